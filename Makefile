@@ -1,0 +1,41 @@
+# agent-eval: `make setup` once, then `make test`. The run targets pass their variables to `agent-eval run`.
+VENV := .venv
+AE := $(VENV)/bin/agent-eval
+MODEL ?=
+EFFORT ?=
+TOOLS ?= python
+JOBS ?= 4
+TASKS ?=
+LIMIT ?=
+DATA ?=
+RUN_ARGS = --model "$(MODEL)" --tools $(TOOLS) --jobs $(JOBS) \
+	$(if $(EFFORT),--effort $(EFFORT)) $(if $(TASKS),--tasks $(TASKS)) \
+	$(if $(LIMIT),--limit $(LIMIT)) $(if $(DATA),--data $(DATA))
+
+.PHONY: setup test claude-code codex demo sweep bench check-model
+
+setup:
+	bash scripts/setup.sh
+
+# pytest exits 5 when it collects nothing; make turns any non-zero into a failure.
+test:
+	$(VENV)/bin/python -m pytest -q
+
+check-model:
+	@test -n "$(MODEL)" || { echo "MODEL is required, e.g. make $(MAKECMDGOALS) MODEL=claude-opus-4-8"; exit 2; }
+
+claude-code: check-model
+	$(AE) run --agent claude-code $(RUN_ARGS)
+
+codex: check-model
+	$(AE) run --agent codex $(RUN_ARGS)
+
+demo:
+	$(AE) demo
+
+sweep:
+	@test -n "$(FILE)" || { echo "FILE is required, e.g. make sweep FILE=sweeps/example.yaml"; exit 2; }
+	$(AE) sweep $(FILE) $(if $(JOBS),--jobs $(JOBS))
+
+bench:
+	$(VENV)/bin/python benchmarks/run_bench.py

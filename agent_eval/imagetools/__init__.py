@@ -1,0 +1,1 @@
+"""Visual inspection tools offered to the agent (MCP server and command line)."""

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The one set-up step: system packages, the Python venv, and the pinned agent CLIs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages: bubblewrap (the OS sandbox), socat + ripgrep (sandbox-runtime's helpers),
+# chromium (the report's browser test), curl (sandbox leak tests).
+SYSTEM_PACKAGES="bubblewrap socat ripgrep chromium curl"
+missing=""
+for pkg in $SYSTEM_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing system packages:$missing"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+  else
+    echo "setup: missing system packages:$missing" >&2
+    echo "setup: run this as root, then 'make setup' again:" >&2
+    echo "    sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 1
+  fi
+fi
+
+# Python: an isolated venv with the package (editable) and its test extras.
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+
+# Agent CLIs: exactly the versions in package-lock.json, inside the project.
+npm ci --no-audit --no-fund --loglevel=error
+echo "setup: done. claude $(node_modules/.bin/claude --version 2>/dev/null | head -1); codex $(node_modules/.bin/codex --version 2>/dev/null | head -1)"
