@@ -1,5 +1,124 @@
-import click
+"""The command line: parse options, build a config, hand it to the runner. Nothing else lives here."""
+from __future__ import annotations
 
-@click.group()
+import functools
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from . import __version__
+from .agents.base import AuthMissing
+from .config import AGENT_EFFORTS, SANDBOX_KINDS, ConfigError, RunConfig
+from .data import DataError, load_dataset, select
+from .prompts import TOOL_MODES
+from .results import ResultsError
+
+USER_ERRORS = (DataError, ConfigError, ResultsError, AuthMissing)
+
+
+def user_errors(func):
+    """Bad input is one clear line and exit code 2, never a traceback."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except USER_ERRORS as error:
+            click.echo(f"error: {error}", err=True)
+            sys.exit(2)
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="agent-eval")
 def main():
-    """agent-eval"""
+    """Run Claude Code and Codex headless over a visual benchmark, one sandboxed workdir per item,
+    grade the answers, and compare tool modes honestly.
+
+    Start with `agent-eval run --agent claude-code --model MODEL`; read results with `show`,
+    `report` and `compare`."""
+
+
+def resolve_data_dir(data: Path | None, console: Console) -> Path:
+    """--data, else ./data, else the bundled sample set (said out loud)."""
+    if data is not None:
+        return data
+    if Path("data").is_dir():
+        return Path("data")
+    from .samples import ensure_default_sample_set
+    path = ensure_default_sample_set()
+    console.print(f"[yellow]No --data and no ./data: using the bundled sample tasks in {path} "
+                  f"(procedurally generated, not the ActiveVision dataset).[/]")
+    return path
+
+
+def selection_options(func):
+    for decorator in reversed([
+        click.option("--data", type=click.Path(path_type=Path), default=None,
+                     help="Dataset dir (metadata.jsonl or manifest.json layout). Default: ./data, else the bundled samples."),
+        click.option("--tasks", default=None, help="Comma-separated task names."),
+        click.option("--ids", default=None, help="Comma-separated item ids, e.g. ACF-0,MPT-3."),
+        click.option("--categories", default=None, help="Comma-separated categories."),
+        click.option("--limit", type=int, default=None, help="At most N items per task."),
+    ]):
+        func = decorator(func)
+    return func
+
+
+@main.command()
+@click.option("--agent", type=click.Choice(sorted(AGENT_EFFORTS)), required=True, help="Which agent CLI to run.")
+@click.option("--model", required=True, help="Model name passed to the CLI, e.g. claude-opus-4-8 or gpt-5.5.")
+@click.option("--effort", default=None,
+              help="Reasoning effort. claude-code: low|medium|high|xhigh|max; codex: none|minimal|low|medium|high|xhigh.")
+@click.option("--tools", type=click.Choice(TOOL_MODES), default="python", show_default=True,
+              help="none: image inline, no tools; image: inspection tools only; python: plus a shell.")
+@selection_options
+@click.option("--jobs", type=int, default=4, show_default=True, help="Items run at once.")
+@click.option("--timeout", "timeout_s", type=float, default=1800, show_default=True, help="Seconds per item attempt.")
+@click.option("--max-turns", type=int, default=None, help="Cap on agent turns (passed to the CLI where it has one).")
+@click.option("--sandbox", type=click.Choice(SANDBOX_KINDS), default="bwrap", show_default=True,
+              help="OS sandbox for the agent. 'none' only where bubblewrap cannot run: loudly marked.")
+@click.option("--out-dir", type=click.Path(path_type=Path), default=Path("results"), show_default=True)
+@click.option("--run-name", default=None, help="Default: <agent>-<model>-<effort>-<tools>.")
+@click.option("--redo", is_flag=True, help="Start over: the old results are moved aside, not deleted.")
+@click.option("--retry-wait", type=float, default=10.0, show_default=True,
+              help="First backoff in seconds after a rate limit; doubles each retry.")
+@user_errors
+def run(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, timeout_s, max_turns, sandbox,
+        out_dir, run_name, redo, retry_wait):
+    """Run an agent over the benchmark and grade every item (resumable)."""
+    from .runner import Runner
+    from .tables import accuracy_table
+    console = Console()
+    config = RunConfig(agent=agent, model=model, effort=effort, tools=tools, sandbox=sandbox,
+                       max_turns=max_turns, timeout_s=timeout_s, jobs=jobs)
+    config.validate()
+    dataset = load_dataset(resolve_data_dir(data, console))
+    items = select(dataset, tasks=tasks, ids=ids, categories=categories, limit=limit)
+    selection = {"tasks": tasks, "ids": ids, "categories": categories, "limit": limit}
+    runner = Runner(config, dataset, items, out_dir, run_name=run_name, redo=redo, console=console,
+                    selection=selection, retry_wait_s=retry_wait)
+    outcome = runner.run()
+    console.print(accuracy_table(outcome.rollup, f"{runner.run_name}  ({outcome.store.root})"))
+    if outcome.stopped_for_auth:
+        click.echo(f"error: {outcome.stopped_for_auth}", err=True)
+        sys.exit(3)
+    if outcome.interrupted:
+        sys.exit(130)
+
+
+@main.command("sample-data")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--per-task", type=int, default=5, show_default=True)
+@click.option("--difficulty", default="normal", show_default=True, help="easy, normal or hard.")
+@user_errors
+def sample_data(out, seed, per_task, difficulty):
+    """Write procedurally generated ActiveVision-style items (exact ground truth) to OUT."""
+    from .samples import SampleError, write_sample_set
+    try:
+        rows = write_sample_set(out, seed=seed, per_task=per_task, difficulty=difficulty)
+    except SampleError as error:
+        raise DataError(str(error)) from None
+    click.echo(f"wrote {len(rows)} items to {out}/metadata.jsonl")

@@ -15,6 +15,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from .config import RunConfig, identity_differences
 from .records import FAILURE_STATUSES, ItemRecord
 
 RUN_MANIFEST = "run.json"
@@ -159,3 +160,19 @@ def rollup_of(records: list[ItemRecord]) -> dict:
         "per_task": {name: summarise(rs) for name, rs in sorted(groups["task"].items())},
         "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+
+
+def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, console) -> RunStore:
+    root = out_dir / run_name
+    if redo and root.exists():
+        aside = out_dir / f"{run_name}.old-{time.strftime('%Y%m%d-%H%M%S')}"
+        root.rename(aside)
+        console.print(f"[yellow]--redo: the previous results were moved to {aside}[/]")
+    store = RunStore(root)
+    old = store.read_manifest()
+    if old is not None:
+        differences = identity_differences(old.get("config", {}), config.identity())
+        if differences:
+            raise ResultsError(f"{root} holds a run with a different configuration ({'; '.join(differences)}); "
+                               f"use another --out-dir or run name, or --redo to start over")
+    return store

@@ -1,0 +1,123 @@
+"""What every agent adapter provides: auth discovery, the command for one item, and its event parser.
+
+An adapter is small: the command line and config files live in its module, the event parser
+in its own `*_events.py`. The runner knows nothing CLI-specific.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from ..transcript import Transcript
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+NODE_BIN = PROJECT_ROOT / "node_modules" / ".bin"
+
+
+class AuthMissing(Exception):
+    """No usable credential: names the agent and what it looked for."""
+
+
+@dataclass
+class Auth:
+    kind: str                        # "api_key", "login" or "custom_endpoint"
+    endpoints: list[str]             # host:port the sandbox must let through
+    env: dict[str, str] = field(default_factory=dict)  # credential variables passed to the CLI
+    files: dict[str, Path] = field(default_factory=dict)  # name in the private home -> the user's file
+    base_url: str | None = None
+
+    @property
+    def endpoint_host(self) -> str:
+        return self.endpoints[0] if self.endpoints else ""
+
+    def describe(self) -> dict:
+        """For run.json: never the secret."""
+        return {"kind": self.kind, "endpoint_host": self.endpoint_host,
+                "credential": sorted(self.env) + sorted(self.files)}
+
+
+@dataclass
+class ItemContext:
+    item_id: str
+    tools: str                # none | image | python
+    model: str
+    effort: str | None
+    max_turns: int | None
+    prompt: str
+    workdir: Path             # the agent's cwd: what the mode allows, nothing else
+    home: Path                # private CLI home
+    image_in_workdir: str | None   # neutral file name, modes image/python
+    inline_image: Path | None      # mode none: the image attached to the first message
+    image_tools_command: list[str]  # MCP server command for the image tools (modes image/python)
+    auth: Auth
+
+
+@dataclass
+class Invocation:
+    argv: list[str]
+    env: dict[str, str]
+    stdin: bytes | None
+
+
+def host_port(url: str) -> str:
+    parsed = urlparse(url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return f"{parsed.hostname}:{port}"
+
+
+def base_env(home: Path) -> dict[str, str]:
+    """A clean environment: nothing of the user's shell leaks into the agent's world."""
+    env = {
+        "HOME": str(home),
+        "PATH": os.pathsep.join([str(NODE_BIN), "/usr/local/bin", "/usr/bin", "/bin"]),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+    }
+    for name in ("TZ", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+class Agent(ABC):
+    name: str
+    binary: str
+
+    @property
+    def executable(self) -> Path:
+        return NODE_BIN / self.binary
+
+    def version(self) -> str:
+        if not self.executable.exists():
+            return "not installed"
+        out = subprocess.run([str(self.executable), "--version"], capture_output=True, text=True, timeout=60)
+        return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "unknown"
+
+    @abstractmethod
+    def find_auth(self, environ: dict[str, str]) -> Auth: ...
+
+    @abstractmethod
+    def prepare(self, ctx: ItemContext) -> Invocation: ...
+
+    @abstractmethod
+    def parse(self, events: list[dict], item_dir: Path) -> Transcript: ...
+
+    def watch(self, event: dict) -> str | None:
+        """Called on every event as it arrives; a status here stops the process at once."""
+        return None
+
+    @staticmethod
+    def copy_credentials(auth: Auth, home: Path) -> None:
+        """The user's login file, copied read-only into the private home; nothing else of theirs."""
+        for name, source in auth.files.items():
+            target = home / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+            target.chmod(0o400)

@@ -1,0 +1,63 @@
+"""Failure classification from one table, not from if-chains in the runner.
+
+An attempt's outcome is decided in this order: the harness's own verdicts (timeout, an early
+stop asked for by the adapter's watcher), then the HTTP status the CLI reported, then the
+first pattern in FAILURE_PATTERNS that matches the CLI's error text or stderr tail, then a
+non-zero exit or a missing final message (agent_error), then a missing answer tag (no_answer).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..process import ProcessResult
+from ..transcript import Transcript
+
+HTTP_STATUS = {
+    401: "auth_error", 403: "auth_error",
+    429: "rate_limited", 529: "rate_limited", 503: "rate_limited",
+}
+
+# (regex over the CLI's error text and stderr tail, status). First match wins.
+FAILURE_PATTERNS: list[tuple[re.Pattern, str]] = [
+    (re.compile(r"^bwrap: |sandbox setup failed", re.MULTILINE), "sandbox_error"),
+    (re.compile(r"invalid (x-)?api[ _-]?key|authentication[_ ]error|unauthori[sz]ed|not logged in|"
+                r"please run /login|\b401\b|\b403\b|missing (an )?api key|OPENAI_API_KEY|permission_error",
+                re.IGNORECASE), "auth_error"),
+    (re.compile(r"rate[ _-]?limit|overloaded|too many requests|\b429\b|\b529\b|usage limit", re.IGNORECASE),
+     "rate_limited"),
+]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    error: str | None = None
+
+
+def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool, timeout_s: float) -> Outcome:
+    if result.timed_out:
+        return Outcome("timeout", f"no result within --timeout {timeout_s:g}s; process group killed")
+    if result.stopped_because:
+        return Outcome(result.stopped_because, transcript.error or result.stderr_tail.strip()[-500:] or None)
+    if transcript.error_status in HTTP_STATUS:
+        return Outcome(HTTP_STATUS[transcript.error_status], transcript.error)
+    failed = transcript.error is not None or result.exit_code != 0 or not (transcript.final_text or "").strip()
+    if failed:
+        text = "\n".join(filter(None, [transcript.error, result.stderr_tail]))
+        for pattern, status in FAILURE_PATTERNS:
+            if pattern.search(text):
+                return Outcome(status, _short(text))
+        if result.exit_code != 0:
+            return Outcome("agent_error", _short(f"exit code {result.exit_code}: {text}"))
+        if transcript.error is not None:
+            return Outcome("agent_error", _short(transcript.error))
+        return Outcome("agent_error", "the agent finished without a final message")
+    if not has_answer_tag:
+        return Outcome("no_answer", "the final message has no <answer>...</answer> tag")
+    return Outcome("ok")
+
+
+def _short(text: str, limit: int = 1500) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else "..." + text[-limit:]

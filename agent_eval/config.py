@@ -1,0 +1,77 @@
+"""A run's configuration: what the user asked for, checked, and what must match to resume."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+AGENT_EFFORTS = {
+    "claude-code": ("low", "medium", "high", "xhigh", "max"),
+    "codex": ("none", "minimal", "low", "medium", "high", "xhigh"),
+}
+SANDBOX_KINDS = ("bwrap", "none")
+
+# Config fields that define what a run measures: resuming into a run that differs in any is refused.
+IDENTITY_FIELDS = ("agent", "model", "effort", "tools", "sandbox", "max_turns",
+                   "prompt_hash", "scorer_hash", "dataset_hash", "cli_version", "benchmark")
+
+
+class ConfigError(Exception):
+    """A bad option combination: one line for the user, exit 2."""
+
+
+@dataclass
+class RunConfig:
+    agent: str
+    model: str
+    tools: str = "python"
+    effort: str | None = None
+    sandbox: str = "bwrap"
+    max_turns: int | None = None
+    timeout_s: float = 1800.0
+    jobs: int = 4
+    # Filled in by the runner once the dataset, prompt and CLI are known.
+    prompt_hash: str | None = None
+    scorer_hash: str | None = None
+    dataset_hash: str | None = None
+    cli_version: str | None = None
+    benchmark: str = "activevision"
+    extra: dict = field(default_factory=dict)
+
+    def validate(self) -> None:
+        if self.agent not in AGENT_EFFORTS:
+            raise ConfigError(f"unknown agent {self.agent!r}; choose one of {', '.join(AGENT_EFFORTS)}")
+        if not self.model:
+            raise ConfigError("--model is required (e.g. claude-opus-4-8 or gpt-5.5)")
+        allowed = AGENT_EFFORTS[self.agent]
+        if self.effort is not None and self.effort not in allowed:
+            raise ConfigError(f"effort {self.effort!r} is not valid for {self.agent}; choose one of {', '.join(allowed)}")
+        if self.sandbox not in SANDBOX_KINDS:
+            raise ConfigError(f"unknown sandbox {self.sandbox!r}; choose one of {', '.join(SANDBOX_KINDS)}")
+        if self.jobs < 1:
+            raise ConfigError(f"--jobs must be at least 1, got {self.jobs}")
+        if self.timeout_s <= 0:
+            raise ConfigError(f"--timeout must be positive, got {self.timeout_s}")
+        if self.max_turns is not None and self.max_turns < 1:
+            raise ConfigError(f"--max-turns must be at least 1, got {self.max_turns}")
+
+    @property
+    def run_name(self) -> str:
+        raw = f"{self.agent}-{self.model}-{self.effort or 'default'}-{self.tools}"
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
+
+    def identity(self) -> dict:
+        return {name: getattr(self, name) for name in IDENTITY_FIELDS}
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def identity_differences(old: dict, new: dict) -> list[str]:
+    """Human-readable differences between two runs' identities, e.g. `model: a -> b`."""
+    return [f"{name}: {old.get(name)!r} -> {new.get(name)!r}"
+            for name in IDENTITY_FIELDS if old.get(name) != new.get(name)]
+
+
+def default_out_dir() -> Path:
+    return Path("results")

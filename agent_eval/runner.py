@@ -1,0 +1,187 @@
+"""Schedules a run: what is left to do, items in parallel, retries with backoff, a live progress
+bar, the auth stop, Ctrl-C, and the summaries at the end."""
+from __future__ import annotations
+
+import platform
+import signal
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from . import __version__
+from .agents import get_agent
+from .agents.base import Agent, Auth
+from .attempt import ItemDir, now_iso, run_attempt
+from .config import RunConfig
+from .data import Dataset, Item
+from .prompts import load_template
+from .records import ItemRecord
+from .results import RunStore, prepare_store
+from .scoring import scorer_hash
+
+RETRY_STATUSES = ("rate_limited",)
+
+
+@dataclass
+class RunOutcome:
+    store: RunStore
+    ran: int = 0
+    skipped: int = 0
+    interrupted: bool = False
+    stopped_for_auth: str | None = None
+    rollup: dict = field(default_factory=dict)
+
+
+def write_manifest(store: RunStore, config: RunConfig, dataset: Dataset, auth: Auth, run_name: str,
+                   selection: dict, scripted_model: bool, finished: bool) -> None:
+    old = store.read_manifest() or {}
+    store.write_manifest({
+        "schema_version": 1,
+        "run_name": run_name,
+        "config": config.identity(),
+        "options": {"timeout_s": config.timeout_s, "jobs": config.jobs, **config.extra},
+        "dataset": {"path": str(dataset.root.resolve()), "layout": dataset.layout, "n_items": len(dataset.items),
+                    "selection": selection},
+        "auth": auth.describe(),
+        "scripted_model": scripted_model,
+        "project_version": __version__,
+        "host": {"python": platform.python_version(), "platform": platform.platform()},
+        "started_at": old.get("started_at") or now_iso(),
+        "resumed_at": now_iso() if old else None,
+        "finished_at": now_iso() if finished else None,
+    })
+
+
+class Runner:
+    def __init__(self, config: RunConfig, dataset: Dataset, items: list[Item], out_dir: Path,
+                 run_name: str | None = None, redo: bool = False, console: Console | None = None,
+                 environ: dict[str, str] | None = None, scripted_model: bool = False, selection: dict | None = None,
+                 retry_wait_s: float = 10.0, max_attempts: int = 4):
+        import os
+        self.console = console or Console()
+        self.config = config
+        self.dataset = dataset
+        self.items = items
+        self.agent: Agent = get_agent(config.agent)
+        self.auth = self.agent.find_auth(dict(os.environ if environ is None else environ))
+        self.template = load_template(config.tools)
+        config.prompt_hash = self.template.hash
+        config.scorer_hash = scorer_hash()
+        config.dataset_hash = dataset.content_hash()
+        config.cli_version = self.agent.version()
+        self.run_name = run_name or config.run_name
+        self.store = prepare_store(out_dir, self.run_name, config, redo, self.console)
+        self.scripted_model = scripted_model
+        self.selection = selection or {}
+        self.retry_wait_s = retry_wait_s
+        self.max_attempts = max_attempts
+        self.cancel = threading.Event()
+        self.auth_failure: str | None = None
+
+    # -- one item, with retries -------------------------------------------------------------
+    def _run_item(self, item: Item, repeat: int) -> ItemRecord | None:
+        retries: list[dict] = []
+        for attempt in range(1, self.max_attempts + 1):
+            if self.cancel.is_set():
+                return None
+            item_dir = ItemDir(self.store.sandbox_dir(item.id, repeat))
+            record = run_attempt(item, repeat, item_dir, self.store.root, self.agent, self.auth, self.config,
+                                 self.template, cancel=self.cancel)
+            if record is None:
+                return None
+            record.attempts, record.retries = attempt, list(retries)
+            if record.status not in RETRY_STATUSES or attempt == self.max_attempts:
+                return record
+            wait_s = min(self.retry_wait_s * 2 ** (attempt - 1), 300.0)
+            retries.append({"attempt": attempt, "status": record.status, "error": record.error, "wait_s": wait_s})
+            if self.cancel.wait(wait_s):
+                return None
+        return None
+
+    # -- the whole run --------------------------------------------------------------------------
+    def run(self, repeats: int = 1) -> RunOutcome:
+        write_manifest(self.store, self.config, self.dataset, self.auth, self.run_name, self.selection,
+                       self.scripted_model, finished=False)
+        done = self.store.done_keys()
+        todo = [(item, r) for r in range(repeats) for item in self.items if (item.id, r) not in done]
+        outcome = RunOutcome(store=self.store, skipped=len(self.items) * repeats - len(todo))
+        if self.config.sandbox == "none":
+            self.console.print("[bold red]WARNING: --sandbox none: the agent can read everything this user can "
+                               "(the dataset's answers included). Results are marked unsandboxed.[/]")
+        if outcome.skipped:
+            self.console.print(f"resuming: {outcome.skipped} item(s) already graded, {len(todo)} to run")
+        previous_handler = self._install_sigint()
+        try:
+            self._execute(todo, outcome)
+        finally:
+            signal.signal(signal.SIGINT, previous_handler) if previous_handler is not None else None
+        outcome.interrupted = self.cancel.is_set() and self.auth_failure is None
+        outcome.stopped_for_auth = self.auth_failure
+        outcome.rollup = self.store.write_summaries()
+        finished = not outcome.interrupted and not outcome.stopped_for_auth
+        write_manifest(self.store, self.config, self.dataset, self.auth, self.run_name, self.selection,
+                       self.scripted_model, finished=finished)
+        return outcome
+
+    def _install_sigint(self):
+        if threading.current_thread() is not threading.main_thread():
+            return None
+
+        def on_sigint(signum, frame):
+            if self.cancel.is_set():
+                raise KeyboardInterrupt
+            self.console.print("\n[yellow]Interrupted: stopping running agents; finished items are saved. "
+                               "Run the same command again to finish the rest.[/]")
+            self.cancel.set()
+        return signal.signal(signal.SIGINT, on_sigint)
+
+    def _execute(self, todo: list[tuple[Item, int]], outcome: RunOutcome) -> None:
+        stats = {"done": 0, "correct": 0, "errors": 0, "cost": 0.0}
+        columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
+                   TimeElapsedColumn(), TimeRemainingColumn()]
+        with Progress(*columns, console=self.console, transient=False) as progress:
+            bar = progress.add_task(self.run_name, total=len(todo), acc="-", errors=0, cost="$0.00")
+            pending = iter(todo)
+            running: dict[Future, Item] = {}
+            with ThreadPoolExecutor(max_workers=self.config.jobs) as pool:
+                def submit_next() -> bool:
+                    if self.cancel.is_set():
+                        return False
+                    nxt = next(pending, None)
+                    if nxt is None:
+                        return False
+                    running[pool.submit(self._run_item, *nxt)] = nxt[0]
+                    return True
+                for _ in range(self.config.jobs):
+                    if not submit_next():
+                        break
+                while running:
+                    finished, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        running.pop(future)
+                        record = future.result()
+                        if record is not None:
+                            self._record(record, stats, outcome)
+                            progress.update(bar, advance=1, acc=f"{stats['correct'] / stats['done']:.1%}",
+                                            errors=stats["errors"], cost=f"${stats['cost']:.2f}")
+                        submit_next()
+
+    def _record(self, record: ItemRecord, stats: dict, outcome: RunOutcome) -> None:
+        self.store.append(record)
+        outcome.ran += 1
+        stats["done"] += 1
+        stats["correct"] += int(record.correct)
+        stats["errors"] += int(not record.is_final)
+        stats["cost"] += record.cost_usd or 0.0
+        if record.status == "auth_error" and self.auth_failure is None:
+            credential = " or ".join(self.auth.describe()["credential"]) or "a login"
+            self.auth_failure = (f"{self.config.agent}: authentication failed on item {record.id} "
+                                 f"(credential used: {credential}; endpoint {self.auth.endpoint_host}). "
+                                 f"Stopped the run; fix the credential and run again.")
+            self.cancel.set()
