@@ -1,0 +1,91 @@
+"""Scripted model server: plays fixed turns to the real agent CLIs over loopback HTTP.
+
+It speaks the two wire APIs the CLIs use against a custom endpoint:
+
+* Anthropic Messages, streaming (Claude Code, ``ANTHROPIC_BASE_URL=<url>``):
+  ``POST /v1/messages?beta=true``; ``POST /v1/messages/count_tokens``; ``HEAD /`` and
+  any ``GET`` are answered 200.
+* OpenAI Responses, streaming (Codex, provider ``base_url = "<url>/v1"``):
+  ``POST /v1/responses``; ``GET /v1/models``.
+
+It never sees ground truth: it only knows its scenario.
+
+Scenario format (YAML file, YAML text or dict)::
+
+    rules:                      # the first rule whose `match` regex is found (re.search)
+      - match: "count the"      # in the prompt text wins; a rule without `match` matches all
+        turns:
+          - say: "Let me look."                    # optional text before the call(s)
+            call: shell                            # one tool call ...
+            input: {command: "python3 -c 'print(1+1)'"}
+          - calls:                                 # ... or several parallel calls
+              - {call: view_file, input: {path: image.png}}
+              - {call: crop, input: {x: 0, y: 0, width: 10, height: 10}}
+          - final: "The answer is <answer>{last_tool_output}</answer>"
+      - turns: ["<answer>unknown</answer>"]        # a bare string is a final turn
+    faults: {}                  # optional, see below
+
+    turns: [...]                # shorthand for `rules: [{turns: [...]}]`
+
+The prompt text is the text of all user messages that are not tool results (Codex's
+``<environment_context>`` message included). The turn to play is derived from the request
+alone: the number of tool results already in the conversation (a turn with k calls consumes
+k results), so a retried request replays its turn and concurrent conversations don't
+interfere. Past the last call turn the server answers ``SCRIPTED-ERROR: scenario exhausted``.
+
+Placeholders (plain text substitution, other braces are left alone) in ``say``, ``final``
+and string inputs: ``{last_tool_output}`` = text of the most recent tool result, stripped
+(Codex's exec_command header "Chunk ID/Wall time/Process exited/Output:" removed);
+``{cwd}`` = the working directory the CLI told the model.
+
+Tool names: ``shell`` is Claude Code's ``Bash`` (``command``) or Codex's ``exec_command``
+(``command`` -> ``cmd``); ``view_file`` is Claude's ``Read`` (``path`` -> ``file_path``) or
+Codex's ``view_image`` (``path``); relative paths are joined to ``{cwd}``. Any other name
+is looked up in the tools the request offers: exact name, then ``<namespace>__<name>``
+(Codex MCP tools live in a ``namespace`` tool ``mcp__<server>__``), then a name ending in
+``__<name>`` (Claude MCP tools are ``mcp__<server>__<tool>``) or a namespace function of
+that name. A freeform (``custom``) tool takes ``input: {input: "<raw text>"}``. If the tool
+is not offered the server does not fake a call: it answers the final text
+``SCRIPTED-ERROR: tool <name> not offered (offered: ...)``.
+
+Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main requests only::
+
+    faults:
+      status: 429          # one of 400 401 403 404 429 500 502 503 529, with an API error body
+      should_retry: false  # adds `x-should-retry: false` (Claude Code then fails at once on 401)
+      retry_after: 0       # adds `retry-after: 0`
+      hang: true           # ... or: accept the request and never answer
+      truncate: true       # ... or: start the stream, stop mid-message, close the connection
+      times: 2             # the first N main requests get the fault, then normal; default "always"
+      delay: 3             # seconds before every main answer (independent of the above)
+
+Side requests: Claude Code's background requests (session title; no tools, no tool
+results, no agent environment block, a system prompt about a title) get a harmless text
+answer, are recorded with ``kind="side"`` and never advance a script or a fault counter.
+
+Usage in every answer is fixed: Anthropic ``message_start`` usage input_tokens=100,
+cache_read_input_tokens=40, cache_creation_input_tokens=0, output_tokens=1, then
+``message_delta`` usage output_tokens=20; Responses ``response.completed`` usage
+input_tokens=100 (cached_tokens=40), output_tokens=20 (reasoning_tokens=5), total 120.
+
+API::
+
+    with ScriptedServer(scenario, log_path=None) as srv:   # 127.0.0.1, free port, thread
+        srv.url                       # http://127.0.0.1:PORT
+        srv.requests                  # [RecordedRequest]; .main_requests() .side_requests()
+        offered_tool_names(req); has_image(req); prompt_text(req); conversation(req)
+
+Command line: ``python -m agent_eval.scripted --scenario FILE [--port N] [--log FILE]``
+prints the URL and serves until killed.
+"""
+
+from .conversation import Conversation, OfferedTool
+from .inspect_requests import conversation, has_image, offered_tool_names, prompt_text, tool_result_count
+from .scenario import Faults, Scenario, ScenarioError, load_scenario
+from .server import RecordedRequest, ScriptedServer
+
+__all__ = [
+    "ScriptedServer", "RecordedRequest", "Scenario", "Faults", "ScenarioError", "load_scenario",
+    "Conversation", "OfferedTool", "conversation", "offered_tool_names", "has_image", "prompt_text",
+    "tool_result_count",
+]

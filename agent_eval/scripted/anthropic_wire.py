@@ -1,0 +1,155 @@
+"""Anthropic Messages API (streaming) as Claude Code uses it: request view and SSE answer."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any, Iterator
+
+from .conversation import Conversation, OfferedTool, ResolvedCall
+
+# Fixed usage of every answer, so tests can check usage parsing.
+USAGE_START = {"input_tokens": 100, "output_tokens": 1,
+               "cache_creation_input_tokens": 0, "cache_read_input_tokens": 40}
+USAGE_DELTA = {"output_tokens": 20}
+MODEL = "scripted"
+
+ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+               404: "not_found_error", 429: "rate_limit_error", 500: "api_error",
+               502: "api_error", 503: "api_error", 529: "overloaded_error"}
+
+_CWD = re.compile(r"Primary working directory: (\S+)")
+# Claude Code's session-title side request (seen on 2.1.x): a short system prompt asking
+# for a title, no tools, the user's prompt quoted inside the single user message.
+_SIDE_SYSTEM = re.compile(r"\btitle\b|\btopic\b|summar", re.I)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content
+                         if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _has_image(content: Any) -> bool:
+    if not isinstance(content, list):
+        return False
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "image":
+            return True
+        if block.get("type") == "tool_result" and _has_image(block.get("content")):
+            return True
+    return False
+
+
+def parse(body: dict[str, Any]) -> Conversation:
+    conv = Conversation(api="anthropic")
+    conv.system = _text_of(body.get("system"))
+    prompt: list[str] = []
+    for msg in body.get("messages") or []:
+        content = msg.get("content")
+        if msg.get("role") == "system":                   # mid-conversation system turns
+            conv.system += "\n" + _text_of(content)
+            continue
+        if _has_image(content):
+            conv.has_image = True
+        if msg.get("role") != "user":
+            continue
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                conv.n_results += 1
+                conv.last_output = _text_of(block.get("content"))
+            elif block.get("type") == "text":
+                prompt.append(block.get("text", ""))
+    conv.prompt = "\n".join(prompt)
+    for tool in body.get("tools") or []:
+        kind = "function" if "input_schema" in tool or "type" not in tool or tool.get("type") == "custom" \
+            else "builtin"
+        conv.tools.append(OfferedTool(tool.get("name", ""), None, kind))
+    found = _CWD.search(conv.system) or _CWD.search(conv.prompt)
+    conv.cwd = found.group(1) if found else None
+    return conv
+
+
+def is_side_request(body: dict[str, Any], conv: Conversation) -> bool:
+    """Background requests (session title etc.): no tools, no tool results, and a system
+    prompt that is not Claude Code's agent prompt but asks for a title/summary."""
+    if conv.tools or conv.n_results:
+        return False
+    if "Primary working directory" in conv.system:        # the main agent's environment block
+        return False
+    return bool(_SIDE_SYSTEM.search(conv.system)) or "output_format" in body
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def _start(model: str) -> bytes:
+    return _sse("message_start", {"type": "message_start", "message": {
+        "id": f"msg_scripted_{uuid.uuid4().hex[:16]}", "type": "message", "role": "assistant",
+        "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": dict(USAGE_START)}})
+
+
+def _text_block(index: int, text: str) -> list[bytes]:
+    half = len(text) // 2
+    return [_sse("content_block_start", {"type": "content_block_start", "index": index,
+                                         "content_block": {"type": "text", "text": ""}}),
+            *[_sse("content_block_delta", {"type": "content_block_delta", "index": index,
+                                           "delta": {"type": "text_delta", "text": part}})
+              for part in (text[:half], text[half:]) if part],
+            _sse("content_block_stop", {"type": "content_block_stop", "index": index})]
+
+
+def events(model: str, text: str, calls: list[ResolvedCall]) -> Iterator[bytes]:
+    """The SSE events of one assistant message: optional text, then tool_use blocks."""
+    yield _start(model)
+    yield _sse("ping", {"type": "ping"})
+    index = 0
+    if text or not calls:
+        yield from _text_block(index, text)
+        index += 1
+    for call in calls:
+        args = json.dumps(call.input)
+        yield _sse("content_block_start", {"type": "content_block_start", "index": index,
+                                           "content_block": {"type": "tool_use",
+                                                             "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
+                                                             "name": call.name, "input": {}}})
+        cut = len(args) // 2                               # two partial_json chunks, like the API
+        for part in (args[:cut], args[cut:]):
+            yield _sse("content_block_delta", {"type": "content_block_delta", "index": index,
+                                               "delta": {"type": "input_json_delta", "partial_json": part}})
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
+        index += 1
+    yield _sse("message_delta", {"type": "message_delta",
+                                 "delta": {"stop_reason": "tool_use" if calls else "end_turn",
+                                           "stop_sequence": None},
+                                 "usage": dict(USAGE_DELTA)})
+    yield _sse("message_stop", {"type": "message_stop"})
+
+
+def truncated_events(model: str) -> Iterator[bytes]:
+    """The head of a message that never finishes (the connection is then closed)."""
+    yield _start(model)
+    yield _sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                       "content_block": {"type": "text", "text": ""}})
+    yield _sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                       "delta": {"type": "text_delta", "text": "The answer is"}})
+
+
+def error_body(status: int) -> dict[str, Any]:
+    kind = ERROR_TYPES.get(status, "api_error")
+    return {"type": "error", "error": {"type": kind, "message": f"scripted fault: HTTP {status} ({kind})"}}
+
+
+def count_tokens_body() -> dict[str, Any]:
+    return {"input_tokens": USAGE_START["input_tokens"]}

@@ -1,0 +1,183 @@
+"""OpenAI Responses API (streaming) as Codex uses it: request view and SSE answer."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any, Iterator
+
+from .conversation import Conversation, OfferedTool, ResolvedCall
+
+# Fixed usage of every answer, so tests can check usage parsing.
+USAGE = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 40},
+         "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 5},
+         "total_tokens": 120}
+
+ERROR_CODES = {400: "invalid_request_error", 401: "invalid_api_key", 403: "permission_denied",
+               404: "model_not_found", 429: "rate_limit_exceeded", 500: "server_error",
+               502: "server_error", 503: "server_is_overloaded", 529: "server_is_overloaded"}
+
+RESULT_TYPES = ("function_call_output", "custom_tool_call_output", "mcp_tool_call_output",
+                "tool_search_output")
+_CWD = re.compile(r"<cwd>([^<]+)</cwd>")
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(c.get("text", "")) for c in content
+                         if isinstance(c, dict) and c.get("type") in ("input_text", "output_text", "text"))
+    if isinstance(content, dict):                 # {content: ..., success: ...} failure shape
+        return _content_text(content.get("content"))
+    return ""
+
+
+def _has_image(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(c, dict) and c.get("type") == "input_image" for c in content)
+
+
+def _walk_tools(tools: Any, namespace: str | None, out: list[OfferedTool]) -> None:
+    for tool in tools or []:
+        kind = tool.get("type")
+        if kind == "namespace":
+            _walk_tools(tool.get("tools"), tool.get("name"), out)
+        elif kind in ("function", "custom"):
+            out.append(OfferedTool(tool.get("name", ""), namespace, kind))
+        else:                                     # web_search, tool_search, image_generation, ...
+            out.append(OfferedTool(tool.get("name") or kind or "?", namespace, "builtin"))
+
+
+def parse(body: dict[str, Any]) -> Conversation:
+    conv = Conversation(api="responses")
+    conv.system = _content_text(body.get("instructions"))
+    _walk_tools(body.get("tools"), None, conv.tools)
+    prompt: list[str] = []
+    items = body.get("input")
+    if isinstance(items, str):
+        items = [{"type": "message", "role": "user", "content": items}]
+    for item in items or []:
+        kind = item.get("type", "message")
+        if kind == "additional_tools":            # "responses lite" models: tools ride in input
+            _walk_tools(item.get("tools"), None, conv.tools)
+        elif kind == "message":
+            content = item.get("content")
+            if _has_image(content):
+                conv.has_image = True
+            if item.get("role") == "user":
+                prompt.append(_content_text(content))
+            elif item.get("role") in ("developer", "system"):
+                conv.system += "\n" + _content_text(content)
+        elif kind in RESULT_TYPES:
+            conv.n_results += 1
+            output = item.get("output")
+            conv.last_output = _content_text(output)
+            if _has_image(output):
+                conv.has_image = True
+    conv.prompt = "\n".join(prompt)
+    found = _CWD.search(conv.prompt)
+    conv.cwd = found.group(1).strip() if found else None
+    return conv
+
+
+def _sse(data: dict[str, Any], seq: list[int]) -> bytes:
+    data = {**data, "sequence_number": seq[0]}
+    seq[0] += 1
+    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def _response(rid: str, model: str, status: str, output: list, usage: dict | None) -> dict[str, Any]:
+    return {"id": rid, "object": "response", "created_at": 0, "status": status, "model": model,
+            "output": output, "usage": usage}
+
+
+def _message_item(mid: str, text: str, status: str) -> dict[str, Any]:
+    return {"type": "message", "id": mid, "role": "assistant", "status": status,
+            "content": [{"type": "output_text", "text": text, "annotations": []}] if status == "completed" else []}
+
+
+def _call_item(call: ResolvedCall, call_id: str, item_id: str, status: str, custom: bool) -> dict[str, Any]:
+    args = json.dumps(call.input) if not custom else str(call.input.get("input", ""))
+    item: dict[str, Any] = {"type": "custom_tool_call" if custom else "function_call", "id": item_id,
+                            "call_id": call_id, "name": call.name, "status": status}
+    item["input" if custom else "arguments"] = args if status == "completed" else ""
+    if call.namespace:
+        item["namespace"] = call.namespace
+    return item
+
+
+def events(model: str, text: str, calls: list[ResolvedCall], custom: set[str] = frozenset()) -> Iterator[bytes]:
+    """SSE events of one response: an optional message item, then function_call items.
+
+    ``custom`` names the resolved calls that are freeform (``custom``) tools.
+    """
+    seq = [0]
+    rid = f"resp_scripted_{uuid.uuid4().hex[:16]}"
+    yield _sse({"type": "response.created", "response": _response(rid, model, "in_progress", [], None)}, seq)
+    yield _sse({"type": "response.in_progress", "response": _response(rid, model, "in_progress", [], None)}, seq)
+    output: list[dict[str, Any]] = []
+    if text or not calls:
+        mid = f"msg_scripted_{uuid.uuid4().hex[:16]}"
+        idx = len(output)
+        yield _sse({"type": "response.output_item.added", "output_index": idx,
+                    "item": _message_item(mid, text, "in_progress")}, seq)
+        yield _sse({"type": "response.content_part.added", "item_id": mid, "output_index": idx,
+                    "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}, seq)
+        half = len(text) // 2
+        for part in (text[:half], text[half:]):
+            if part:
+                yield _sse({"type": "response.output_text.delta", "item_id": mid, "output_index": idx,
+                            "content_index": 0, "delta": part}, seq)
+        yield _sse({"type": "response.output_text.done", "item_id": mid, "output_index": idx,
+                    "content_index": 0, "text": text}, seq)
+        yield _sse({"type": "response.content_part.done", "item_id": mid, "output_index": idx,
+                    "content_index": 0, "part": {"type": "output_text", "text": text, "annotations": []}}, seq)
+        item = _message_item(mid, text, "completed")
+        yield _sse({"type": "response.output_item.done", "output_index": idx, "item": item}, seq)
+        output.append(item)
+    for call in calls:
+        is_custom = call.name in custom
+        call_id = f"call_scripted_{uuid.uuid4().hex[:16]}"
+        item_id = f"{'ctc' if is_custom else 'fc'}_scripted_{uuid.uuid4().hex[:16]}"
+        idx = len(output)
+        yield _sse({"type": "response.output_item.added", "output_index": idx,
+                    "item": _call_item(call, call_id, item_id, "in_progress", is_custom)}, seq)
+        done = _call_item(call, call_id, item_id, "completed", is_custom)
+        if is_custom:
+            yield _sse({"type": "response.custom_tool_call_input.delta", "item_id": item_id,
+                        "output_index": idx, "delta": done["input"]}, seq)
+            yield _sse({"type": "response.custom_tool_call_input.done", "item_id": item_id,
+                        "output_index": idx, "input": done["input"]}, seq)
+        else:
+            yield _sse({"type": "response.function_call_arguments.delta", "item_id": item_id,
+                        "output_index": idx, "delta": done["arguments"]}, seq)
+            yield _sse({"type": "response.function_call_arguments.done", "item_id": item_id,
+                        "output_index": idx, "arguments": done["arguments"]}, seq)
+        yield _sse({"type": "response.output_item.done", "output_index": idx, "item": done}, seq)
+        output.append(done)
+    yield _sse({"type": "response.completed",
+                "response": _response(rid, model, "completed", output, json.loads(json.dumps(USAGE)))}, seq)
+
+
+def truncated_events(model: str) -> Iterator[bytes]:
+    seq = [0]
+    rid = f"resp_scripted_{uuid.uuid4().hex[:16]}"
+    mid = f"msg_scripted_{uuid.uuid4().hex[:16]}"
+    yield _sse({"type": "response.created", "response": _response(rid, model, "in_progress", [], None)}, seq)
+    yield _sse({"type": "response.output_item.added", "output_index": 0,
+                "item": _message_item(mid, "", "in_progress")}, seq)
+    yield _sse({"type": "response.output_text.delta", "item_id": mid, "output_index": 0,
+                "content_index": 0, "delta": "The answer is"}, seq)
+
+
+def error_body(status: int) -> dict[str, Any]:
+    code = ERROR_CODES.get(status, "server_error")
+    return {"error": {"message": f"scripted fault: HTTP {status} ({code})", "type": code,
+                      "param": None, "code": code}}
+
+
+def models_body() -> dict[str, Any]:
+    return {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "scripted"}],
+            "models": []}

@@ -1,0 +1,188 @@
+"""Scenario model: rules of scripted turns plus optional faults (format in the package doc)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ALWAYS = "always"
+FAULT_STATUSES = (400, 401, 403, 404, 429, 500, 502, 503, 529)
+
+
+class ScenarioError(ValueError):
+    """The scenario file or dict is malformed."""
+
+
+@dataclass(frozen=True)
+class Call:
+    tool: str                      # agent-neutral name: shell, view_file, or an offered tool's name
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Turn:
+    say: str = ""                  # text before the calls (or the whole answer of a final turn)
+    calls: tuple[Call, ...] = ()   # empty: this is a final turn
+    final: str | None = None
+
+    @property
+    def is_final(self) -> bool:
+        return not self.calls
+
+
+@dataclass(frozen=True)
+class Rule:
+    turns: tuple[Turn, ...]
+    match: re.Pattern[str] | None = None
+
+    def turn_for(self, n_results: int) -> tuple[int, Turn | None]:
+        """Map 'tool results already in the conversation' to (turn index, turn).
+
+        Turn k is due once the results of all calls in turns 0..k-1 are present, so a
+        turn with two parallel calls consumes two results. None: the script is exhausted.
+        """
+        done = 0
+        for index, turn in enumerate(self.turns):
+            if n_results <= done or turn.is_final:
+                return index, turn
+            done += len(turn.calls)
+            if n_results < done:       # only some results of a parallel turn: replay it
+                return index, turn
+        return len(self.turns), None
+
+
+@dataclass(frozen=True)
+class Faults:
+    status: int | None = None      # answer main requests with this HTTP status
+    times: int | None = None       # how many main requests the status/hang/truncate fault hits; None = always
+    should_retry: bool | None = None   # sets `x-should-retry: true|false` on fault answers
+    retry_after: float | None = None   # sets `retry-after` (seconds) on fault answers
+    hang: bool = False             # accept the request, never answer
+    truncate: bool = False         # start the stream, stop mid-message, close the connection
+    delay: float = 0.0             # seconds to wait before every main answer
+
+    @property
+    def kind(self) -> str | None:
+        if self.status is not None:
+            return "status"
+        if self.hang:
+            return "hang"
+        if self.truncate:
+            return "truncate"
+        return None
+
+    def hits(self, main_index: int) -> bool:
+        """Whether the main request with this 0-based index gets the fault."""
+        return self.kind is not None and (self.times is None or main_index < self.times)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    rules: tuple[Rule, ...]
+    faults: Faults = field(default_factory=Faults)
+
+    def rule_for(self, prompt: str) -> Rule | None:
+        for rule in self.rules:
+            if rule.match is None or rule.match.search(prompt):
+                return rule
+        return None
+
+
+def _call(raw: Any, where: str) -> Call:
+    if not isinstance(raw, dict) or not isinstance(raw.get("call"), str):
+        raise ScenarioError(f"{where}: a call needs `call: <tool name>`")
+    inp = raw.get("input", {})
+    if not isinstance(inp, dict):
+        raise ScenarioError(f"{where}: `input` must be a mapping")
+    return Call(raw["call"], dict(inp))
+
+
+def _turn(raw: Any, where: str) -> Turn:
+    if isinstance(raw, str):
+        return Turn(final=raw)
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{where}: a turn is a mapping or a string (final text)")
+    unknown = set(raw) - {"say", "call", "input", "calls", "final"}
+    if unknown:
+        raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}")
+    calls: list[Call] = []
+    if "call" in raw:
+        calls.append(_call({"call": raw["call"], "input": raw.get("input", {})}, where))
+    for i, c in enumerate(raw.get("calls") or []):
+        calls.append(_call(c, f"{where}.calls[{i}]"))
+    final = raw.get("final")
+    if calls and final is not None:
+        raise ScenarioError(f"{where}: a turn either calls tools or is final, not both")
+    if not calls and final is None:
+        raise ScenarioError(f"{where}: a turn needs `call`, `calls` or `final`")
+    return Turn(say=str(raw.get("say") or ""), calls=tuple(calls),
+                final=None if final is None else str(final))
+
+
+def _rule(raw: Any, where: str) -> Rule:
+    if not isinstance(raw, dict) or not isinstance(raw.get("turns"), list) or not raw["turns"]:
+        raise ScenarioError(f"{where}: a rule needs a non-empty `turns` list")
+    match = raw.get("match")
+    try:
+        pattern = re.compile(match) if match is not None else None
+    except re.error as exc:
+        raise ScenarioError(f"{where}: bad regex {match!r}: {exc}") from exc
+    return Rule(tuple(_turn(t, f"{where}.turns[{i}]") for i, t in enumerate(raw["turns"])), pattern)
+
+
+def parse_faults(raw: Any) -> Faults:
+    if raw is None:
+        return Faults()
+    if isinstance(raw, Faults):
+        return raw
+    if not isinstance(raw, dict):
+        raise ScenarioError("faults: must be a mapping")
+    unknown = set(raw) - {"status", "times", "should_retry", "retry_after", "hang", "truncate", "delay"}
+    if unknown:
+        raise ScenarioError(f"faults: unknown keys {sorted(unknown)}")
+    times = raw.get("times", ALWAYS)
+    if times != ALWAYS and not (isinstance(times, int) and times >= 0):
+        raise ScenarioError("faults.times: a non-negative integer or 'always'")
+    status = raw.get("status")
+    if status is not None and status not in FAULT_STATUSES:
+        raise ScenarioError(f"faults.status: one of {FAULT_STATUSES}")
+    faults = Faults(status=status, times=None if times == ALWAYS else times,
+                    should_retry=raw.get("should_retry"), retry_after=raw.get("retry_after"),
+                    hang=bool(raw.get("hang", False)), truncate=bool(raw.get("truncate", False)),
+                    delay=float(raw.get("delay", 0.0)))
+    if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
+        raise ScenarioError("faults: choose one of status, hang, truncate")
+    return faults
+
+
+def parse_scenario(raw: Any) -> Scenario:
+    """Build a Scenario from a parsed YAML/JSON value (see the package doc for the format)."""
+    if isinstance(raw, Scenario):
+        return raw
+    if not isinstance(raw, dict):
+        raise ScenarioError("a scenario is a mapping with `rules` (or `turns`)")
+    unknown = set(raw) - {"rules", "turns", "faults"}
+    if unknown:
+        raise ScenarioError(f"scenario: unknown keys {sorted(unknown)}")
+    if "turns" in raw and "rules" in raw:
+        raise ScenarioError("scenario: give `rules` or top-level `turns`, not both")
+    rules_raw = raw.get("rules") if "rules" in raw else [{"turns": raw.get("turns")}]
+    if not isinstance(rules_raw, list) or not rules_raw:
+        raise ScenarioError("scenario: `rules` must be a non-empty list")
+    rules = tuple(_rule(r, f"rules[{i}]") for i, r in enumerate(rules_raw))
+    return Scenario(rules, parse_faults(raw.get("faults")))
+
+
+def load_scenario(source: str | Path | dict | Scenario) -> Scenario:
+    """A Scenario from a dict, a Scenario, a YAML file path, or YAML text."""
+    if isinstance(source, (dict, Scenario)):
+        return parse_scenario(source)
+    text = str(source)
+    path = Path(text)
+    if "\n" not in text and path.suffix in (".yaml", ".yml", ".json") or path.is_file():
+        text = path.read_text()
+    return parse_scenario(yaml.safe_load(text))

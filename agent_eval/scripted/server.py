@@ -1,0 +1,351 @@
+"""The loopback HTTP/1.1 server that plays scenarios to Claude Code and Codex."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import socket
+import threading
+import time
+import zlib
+from dataclasses import asdict, dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from . import anthropic_wire, responses_wire
+from .conversation import Conversation, NotOffered, ResolvedCall, fill, fill_input, resolve_call
+from .scenario import Faults, Scenario, load_scenario, parse_faults
+
+SECRET_HEADERS = {"authorization", "x-api-key", "cookie", "proxy-authorization", "chatgpt-account-id"}
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server saw it, plus what it answered."""
+    seq: int
+    time: float
+    method: str
+    path: str                       # without the query
+    query: str
+    headers: dict[str, str]         # secrets removed
+    body: Any                       # parsed JSON (None if empty / not JSON)
+    api: str | None = None          # "anthropic" | "responses" | None
+    kind: str = "other"             # main | side | count_tokens | probe | models | other
+    rule: int | None = None         # index of the matched scenario rule
+    turn: int | None = None         # index of the turn played
+    outcome: str = ""               # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
+    status: int = 200
+
+    def to_json(self, elide_images: bool = True) -> str:
+        data = asdict(self)
+        return json.dumps(_elide(data) if elide_images else data)
+
+
+def _elide(value: Any) -> Any:
+    """Shorten base64 payloads for the log file."""
+    if isinstance(value, dict):
+        return {k: _elide(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_elide(v) for v in value]
+    if isinstance(value, str) and len(value) > 512 and (value.startswith("data:image") or " " not in value[:512]):
+        return f"<{len(value)} chars elided>"
+    return value
+
+
+@dataclass
+class _State:
+    scenario: Scenario
+    faults: Faults
+    log_path: Path | None
+    requests: list[RecordedRequest] = field(default_factory=list)
+    main_count: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "scripted-model/1"
+    state: _State                              # set on the subclass made per server
+
+    def log_message(self, format: str, *args: Any) -> None:   # quiet
+        pass
+
+    # ---- plumbing -------------------------------------------------------
+    def _read_body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):   # trailers
+                        pass
+                    break
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+            data = b"".join(parts)
+        else:
+            length = int(self.headers.get("Content-Length") or 0)
+            data = self.rfile.read(length) if length else b""
+        encoding = (self.headers.get("Content-Encoding") or "").lower()
+        if encoding == "gzip":
+            data = gzip.decompress(data)
+        elif encoding == "deflate":
+            data = zlib.decompress(data)
+        return data
+
+    def _record(self, body: Any) -> RecordedRequest:
+        url = urlsplit(self.path)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in SECRET_HEADERS}
+        with self.state.lock:
+            rec = RecordedRequest(len(self.state.requests), time.time(), self.command, url.path,
+                                  url.query, headers, body)
+            self.state.requests.append(rec)
+        return rec
+
+    def _finish(self, rec: RecordedRequest) -> None:
+        if self.state.log_path is not None:
+            with self.state.lock, self.state.log_path.open("a") as fh:
+                fh.write(rec.to_json() + "\n")
+
+    def _send_json(self, status: int, payload: Any, extra: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _start_sse(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("request-id", f"req_scripted_{int(time.time() * 1000)}")
+        self.end_headers()
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _sse(self, events: Any) -> None:
+        self._start_sse()
+        for event in events:
+            self._chunk(event)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _abort(self) -> None:
+        """Drop the connection without finishing the chunked body."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    # ---- verbs ----------------------------------------------------------
+    def do_HEAD(self) -> None:
+        rec = self._record(None)
+        rec.kind = "probe"
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        self._finish(rec)
+
+    def do_GET(self) -> None:
+        rec = self._record(None)
+        if rec.path.rstrip("/").endswith("/models"):
+            rec.kind = "models"
+            self._send_json(200, responses_wire.models_body())
+        else:
+            rec.kind = "probe"
+            self._send_json(200, {"ok": True})
+        self._finish(rec)
+
+    def do_POST(self) -> None:
+        raw = self._read_body()
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        rec = self._record(body)
+        try:
+            self._post(rec, body if isinstance(body, dict) else {})
+        finally:
+            self._finish(rec)
+
+    def _post(self, rec: RecordedRequest, body: dict[str, Any]) -> None:
+        path = rec.path.rstrip("/")
+        if path.endswith("/messages/count_tokens"):
+            rec.api, rec.kind = "anthropic", "count_tokens"
+            self._send_json(200, anthropic_wire.count_tokens_body())
+            return
+        if path.endswith("/messages"):
+            rec.api = "anthropic"
+            conv = anthropic_wire.parse(body)
+            if anthropic_wire.is_side_request(body, conv):
+                rec.kind, rec.outcome = "side", "side"
+                self._sse(anthropic_wire.events(body.get("model") or anthropic_wire.MODEL,
+                                                "Scripted session", []))
+                return
+        elif path.endswith("/responses"):
+            rec.api = "responses"
+            conv = responses_wire.parse(body)
+        else:
+            rec.status, rec.outcome = 404, "not-found"
+            self._send_json(404, {"error": {"message": f"no route {rec.path}"}})
+            return
+        rec.kind = "main"
+        self._main(rec, body, conv)
+
+    def _main(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> None:
+        state = self.state
+        with state.lock:
+            index = state.main_count
+            state.main_count += 1
+        faults = state.faults
+        if faults.delay and state.stop.wait(faults.delay):
+            self._abort()
+            return
+        wire = anthropic_wire if rec.api == "anthropic" else responses_wire
+        model = body.get("model") or "scripted"
+        if faults.hits(index):
+            if faults.kind == "status":
+                assert faults.status is not None
+                rec.status, rec.outcome = faults.status, f"fault:{faults.status}"
+                extra = {}
+                if faults.should_retry is not None:
+                    extra["x-should-retry"] = "true" if faults.should_retry else "false"
+                if faults.retry_after is not None:
+                    extra["retry-after"] = f"{faults.retry_after:g}"
+                self._send_json(faults.status, wire.error_body(faults.status), extra)
+                return
+            if faults.kind == "hang":
+                rec.outcome = "hang"
+                state.stop.wait()
+                self._abort()
+                return
+            rec.outcome = "truncate"
+            self._start_sse()
+            for event in wire.truncated_events(model):
+                self._chunk(event)
+            self._abort()
+            return
+        text, calls, custom = self._plan(rec, conv)
+        if rec.api == "anthropic":
+            self._sse(anthropic_wire.events(model, text, calls))
+        else:
+            self._sse(responses_wire.events(model, text, calls, custom))
+
+    def _plan(self, rec: RecordedRequest, conv: Conversation) -> tuple[str, list[ResolvedCall], set[str]]:
+        """Pick the rule and turn for this request; return (text, calls, custom tool names)."""
+        rule_index, rule = next(((i, r) for i, r in enumerate(self.state.scenario.rules)
+                                 if r.match is None or r.match.search(conv.prompt)), (None, None))
+        rec.rule = rule_index
+        if rule is None:
+            rec.outcome = "scripted-error"
+            return "SCRIPTED-ERROR: no scenario rule matches the prompt", [], set()
+        turn_index, turn = rule.turn_for(conv.n_results)
+        rec.turn = turn_index
+        if turn is None:
+            rec.outcome = "scripted-error"
+            return f"SCRIPTED-ERROR: scenario exhausted after {conv.n_results} tool results", [], set()
+        if turn.is_final:
+            rec.outcome = "final"
+            text = fill(turn.say + (turn.final or ""), conv)
+            return text, [], set()
+        calls: list[ResolvedCall] = []
+        try:
+            for call in turn.calls:
+                filled = type(call)(call.tool, fill_input(call.input, conv))
+                calls.append(resolve_call(filled, conv))
+        except NotOffered as exc:
+            rec.outcome = "scripted-error"
+            return f"SCRIPTED-ERROR: {exc}", [], set()
+        rec.outcome = "call:" + ",".join(c.name for c in calls)
+        custom = {t.name for t in conv.tools if t.kind == "custom"}
+        return fill(turn.say, conv), calls, custom
+
+
+class ScriptedServer:
+    """A scripted model server on 127.0.0.1 in a background thread.
+
+    >>> with ScriptedServer({"turns": [{"final": "<answer>4</answer>"}]}) as srv:
+    ...     srv.url  # http://127.0.0.1:PORT  (Claude: ANTHROPIC_BASE_URL; Codex: base_url = url + "/v1")
+    """
+
+    def __init__(self, scenario: str | Path | dict | Scenario, log_path: str | Path | None = None, *,
+                 faults: dict | Faults | None = None, host: str = "127.0.0.1", port: int = 0):
+        self.scenario = load_scenario(scenario)
+        chosen = parse_faults(faults) if faults is not None else self.scenario.faults
+        self._state = _State(self.scenario, chosen, Path(log_path) if log_path else None)
+        handler = type("ScriptedHandler", (_Handler,), {"state": self._state})
+        self._httpd = ThreadingHTTPServer((host, port), handler)
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle ------------------------------------------------------
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self._httpd.server_address[0]}:{self.port}"
+
+    def start(self) -> "ScriptedServer":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-server",
+                                            daemon=True)
+            self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
+    def close(self) -> None:
+        self._state.stop.set()              # releases hanging / delayed handlers
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(timeout=5)
+        self._httpd.server_close()
+
+    def __enter__(self) -> "ScriptedServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ---- inspection -----------------------------------------------------
+    @property
+    def faults(self) -> Faults:
+        return self._state.faults
+
+    @faults.setter
+    def faults(self, value: dict | Faults | None) -> None:
+        with self._state.lock:
+            self._state.faults = parse_faults(value)
+            self._state.main_count = 0
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    def main_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.kind == "main"]
+
+    def side_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.kind == "side"]
+
+    def clear(self) -> None:
+        with self._state.lock:
+            self._state.requests.clear()
+            self._state.main_count = 0
