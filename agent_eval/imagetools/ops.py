@@ -90,10 +90,10 @@ def image_info(img: Image.Image) -> dict:
     """Size, mode, distinct colours and the commonest colours, exact and coarse."""
     pixels = as_pixels(img)
     arr = np.asarray(pixels)
-    flat = arr.reshape(-1, arr.shape[2]).astype(np.uint64)
-    packed = np.zeros(len(flat), dtype=np.uint64)
+    flat = arr.reshape(-1, arr.shape[2]).astype(np.uint32)
+    packed = np.zeros(len(flat), dtype=np.uint32)
     for ch in range(flat.shape[1]):
-        packed = (packed << np.uint64(8)) | flat[:, ch]
+        packed = (packed << np.uint32(8)) | flat[:, ch]
     values, counts = np.unique(packed, return_counts=True)
     total = int(counts.sum())
     order = np.argsort(-counts, kind="stable")[:TOP_COLOURS]
