@@ -1,0 +1,66 @@
+"""Accuracy versus cost per item, one marker per run (matplotlib, no display needed).
+
+Built on `Figure` + the Agg canvas rather than pyplot: no global state, no backend choice.
+Runs whose cost is unknown are named in a note on the plot, never placed at zero.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+MARKERS = "osD^vP*Xh<>p"
+
+
+def run_label(run: dict) -> str:
+    c = run["config"]
+    parts = [c.get("agent"), c.get("model"), c.get("effort") and f"effort {c['effort']}", c.get("tools") and f"tools {c['tools']}"]
+    text = ", ".join(p for p in parts if p)
+    return f"{run['letter']}: {text}" if text else f"{run['letter']}: {run['name']} (config unknown)"
+
+
+def _dollars(value: float, _=None) -> str:
+    return f"${value:.2g}" if value < 1 else f"${value:,.0f}"
+
+
+def accuracy_cost_plot(data: dict, path: Path) -> Path:
+    """`data` is compare.build()'s result: accuracy on the shared items, mean known cost per item."""
+    fig = Figure(figsize=(8, 5), dpi=150)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    unknown, xs, spots = [], [], {}
+    for index, (run, accuracy) in enumerate(zip(data["runs"], data["rows"][0]["accuracy"])):
+        cost = run["efficiency"]["cost_usd"]
+        label = run_label(run)
+        if cost["mean"] is None:
+            unknown.append(label)
+            continue
+        if cost["unknown"]:
+            label += f" (cost known for {data['shared'] - cost['unknown']}/{data['shared']} items)"
+        xs.append(cost["mean"])
+        ax.scatter([cost["mean"]], [accuracy * 100], marker=MARKERS[index % len(MARKERS)], s=70, zorder=3, label=label)
+        spots.setdefault((round(cost["mean"], 6), round(accuracy * 100, 3)), []).append(run["letter"])
+    for (x, y), letters in spots.items():  # runs on the same spot share one label
+        ax.annotate(", ".join(letters), (x, y), xytext=(7, 5), textcoords="offset points", fontsize=10, weight="bold")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(_dollars))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: _dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
+    if xs:
+        low, high = min(xs), max(xs)
+        ax.set_xlim(low / 2, high * 2)
+    else:
+        ax.set_xlim(1e-3, 1)
+    ax.set_ylim(0, 100)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_xlabel("mean cost per item (USD, log scale)")
+    ax.set_ylabel(f"accuracy on {data['shared']} shared items (%)")
+    ax.set_title("Accuracy versus cost")
+    if xs:
+        ax.legend(fontsize=7, loc="lower right")
+    if unknown:
+        fig.text(0.01, 0.01, "cost unknown, not plotted: " + "; ".join(unknown), fontsize=7, color="darkred")
+    fig.tight_layout(rect=(0, 0.04 if unknown else 0, 1, 1))
+    fig.savefig(path)
+    return Path(path)

@@ -1,0 +1,294 @@
+"""`agent-eval show RUN [ITEM]`: a run's items as a table, or one item's transcript, in the terminal.
+
+Also home of the small run-reading helpers that report and compare share (`load_run`,
+`run_warnings`, `load_transcript`): one place decides what a run directory is.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from .records import FAILURE_STATUSES, ItemRecord
+from .results import RunStore, summarise
+from .transcript import Transcript
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
+
+
+class RunError(click.ClickException):
+    """A run or item that cannot be shown: one line, exit code 2."""
+    exit_code = 2
+
+
+@dataclass
+class LoadedRun:
+    root: Path
+    manifest: dict | None
+    records: list[ItemRecord]
+
+    @property
+    def config(self) -> dict:
+        return (self.manifest or {}).get("config") or {}
+
+    @property
+    def name(self) -> str:
+        return (self.manifest or {}).get("run_name") or self.root.name
+
+    @property
+    def label(self) -> str:
+        """agent · model · effort · tools, or the directory name when the config is unknown."""
+        c = self.config
+        parts = [c.get("agent"), c.get("model"), c.get("effort"), c.get("tools") and f"tools={c['tools']}"]
+        return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
+
+    def find(self, item_id: str, repeat: int = 0) -> ItemRecord | None:
+        return next((r for r in self.records if r.id == item_id and r.repeat == repeat), None)
+
+
+def load_run(path: str | Path) -> LoadedRun:
+    root = Path(path)
+    if not root.is_dir():
+        raise RunError(f"{root}: no such run directory")
+    store = RunStore(root)
+    try:
+        manifest = store.read_manifest()
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RunError(f"{store.manifest_path}: unreadable run manifest ({error})") from None
+    records = store.records()
+    if not records:
+        inner = sorted(p.name for p in root.iterdir() if p.is_dir() and RunStore(p).task_dirs())
+        hint = f"; runs inside it: {', '.join(inner[:8])}" if inner else ""
+        raise RunError(f"{root}: not a run directory (no <task>/items.jsonl with records){hint}")
+    return LoadedRun(root, manifest, records)
+
+
+def config_line(run: LoadedRun) -> str:
+    if run.manifest is None:
+        return f"run {run.name}: no run.json (config and hashes unknown)"
+    c = run.config
+    keys = ("agent", "model", "effort", "tools", "sandbox")
+    return f"run {run.name}: " + ", ".join(f"{k} {c.get(k) if c.get(k) is not None else '?'}" for k in keys)
+
+
+def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
+    """(loud, note): things a reader must not miss before trusting the numbers."""
+    if run.manifest is None:
+        return [(False, "no run.json: agent, model and hashes unknown (e.g. the benchmark's own no-tool evaluation)")]
+    notes = []
+    if run.config.get("sandbox") == "none":
+        notes.append((True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir"))
+    if run.manifest.get("scripted_model"):
+        notes.append((True, "SCRIPTED MODEL: answers came from a scripted test server, not a real model"))
+    if not run.manifest.get("finished_at"):
+        notes.append((False, "run not finished (interrupted or still running): some items may be missing"))
+    return notes
+
+
+def item_dir(run: LoadedRun, record: ItemRecord) -> Path:
+    if record.transcript:
+        return (run.root / record.transcript).parent
+    return RunStore(run.root).sandbox_dir(record.id, record.repeat)
+
+
+def load_transcript(run: LoadedRun, record: ItemRecord) -> tuple[Transcript | None, str | None]:
+    """The normalised transcript, or None and why not."""
+    path = item_dir(run, record) / "steps.json"
+    if not path.is_file():
+        return None, "no transcript saved for this item"
+    try:
+        return Transcript.load(path), None
+    except (json.JSONDecodeError, TypeError, ValueError) as error:
+        return None, f"{path}: unreadable transcript ({error})"
+
+
+def resolve_image(base: Path, path: str) -> Path:
+    return Path(path) if Path(path).is_absolute() else base / path
+
+
+def image_size(path: Path) -> tuple[int, int] | None:
+    from PIL import Image, UnidentifiedImageError
+    try:
+        with Image.open(path) as img:
+            return img.size
+    except (OSError, UnidentifiedImageError):
+        return None
+
+
+def unseen_images(base: Path, seen: set[str]) -> list[str]:
+    """Images in the workdir the agent made but never looked at (python-mode scratch files)."""
+    work = base / "work"
+    if not work.is_dir():
+        return []
+    found = (p.relative_to(base).as_posix() for p in sorted(work.rglob("*")) if p.suffix.lower() in IMAGE_SUFFIXES)
+    return [p for p in found if p not in seen and p != "work/image.png"]
+
+
+def fold(text: str, lines: int, full: bool) -> str:
+    parts = text.splitlines()
+    if full or len(parts) <= lines:
+        return text
+    return "\n".join(parts[:lines]) + f"\n... {len(parts) - lines} more lines (--full)"
+
+
+def total_time(records: list[ItemRecord]) -> float | None:
+    times = [r.elapsed_s for r in records if r.elapsed_s is not None]
+    return sum(times) if times else None
+
+
+def fmt_cost(value: float | None) -> str:
+    return "?" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
+
+
+def fmt_time(seconds: float | None) -> str:
+    return "?" if seconds is None else f"{seconds:.0f}s" if seconds < 600 else f"{seconds / 60:.1f}m"
+
+
+# -- the table ---------------------------------------------------------------------
+def _print_header(console: Console, run: LoadedRun) -> None:
+    console.print(Text(config_line(run), style="bold"))
+    for loud, note in run_warnings(run):
+        console.print(Text(f"!! {note}" if loud else f"note: {note}", style="bold red" if loud else "yellow"))
+
+
+def _items_table(run: LoadedRun, records: list[ItemRecord]) -> Table:
+    table = Table(show_lines=False, header_style="bold")
+    for name, justify in (("id", "left"), ("task", "left"), ("status", "left"), ("prediction", "left"),
+                          ("truth", "left"), ("ok", "center"), ("turns", "right"), ("tools", "right"),
+                          ("cost", "right"), ("time", "right")):
+        table.add_column(name, justify=justify, no_wrap=name in ("id", "status", "ok"), overflow="fold")
+    for r in records:
+        status_style = "red" if r.status in FAILURE_STATUSES else "yellow" if r.status != "ok" else ""
+        table.add_row(
+            r.id + (f" r{r.repeat}" if r.repeat else ""), r.task, Text(r.status, style=status_style),
+            Text(r.prediction or "—"), Text(r.ground_truth), Text("✓", "green") if r.correct else Text("✗", "red"),
+            "?" if r.num_turns is None else str(r.num_turns), str(r.tool_calls),
+            fmt_cost(r.cost_usd), fmt_time(r.elapsed_s))
+    return table
+
+
+def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task: str | None) -> None:
+    records = run.records
+    if task:
+        tasks = sorted({r.task for r in records})
+        if task not in tasks:
+            raise RunError(f"no task {task!r} in {run.root}; tasks: {', '.join(tasks)}")
+        records = [r for r in records if r.task == task]
+    if wrong:
+        records = [r for r in records if not r.correct]
+    if errors:
+        records = [r for r in records if r.status in FAILURE_STATUSES]
+    _print_header(console, run)
+    console.print(_items_table(run, records))
+    s = summarise(run.records)
+    acc = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "?"
+    cost = fmt_cost(s["cost_usd"]) + (f" ({s['cost_unknown']} unknown)" if s["cost_unknown"] else "")
+    console.print(f"{len(records)} shown of {s['n']} items; whole run: accuracy {acc} ({s['correct']}/{s['n']}), "
+                  f"errors {s['errors']}, no answer {s['no_answer']}, cost {cost}, time {fmt_time(total_time(run.records))}",
+                  markup=False)
+
+
+# -- one transcript -----------------------------------------------------------------
+def _image_line(base: Path, path: str) -> Text:
+    size = image_size(resolve_image(base, path))
+    return Text(f"  image: {path} " + (f"({size[0]}×{size[1]} px)" if size else "(missing)"), style="cyan")
+
+
+def _tool_input(data: dict | None) -> str:
+    if data and len(data) == 1 and isinstance(next(iter(data.values())), str):
+        return next(iter(data.values()))  # a shell command reads better raw than as JSON
+    return json.dumps(data, indent=1, ensure_ascii=False)
+
+
+def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool) -> None:
+    base = item_dir(run, record)
+    _print_header(console, run)
+    console.print(Rule(Text(f"{record.id} · {record.task} · {record.category}" + (f" · repeat {record.repeat}" if record.repeat else ""))))
+    transcript, why = load_transcript(run, record)
+    seen: set[str] = set()
+    if transcript is None:
+        console.print(Text(why, style="yellow"))
+    else:
+        console.print(Text("prompt", style="bold magenta"))
+        console.print(Text(fold(transcript.prompt, lines, full)))
+        for path in transcript.prompt_images:
+            seen.add(path)
+            console.print(_image_line(base, path))
+        for number, step in enumerate(transcript.steps, start=1):
+            when = f" t={step.t:.1f}s" if step.t is not None else ""
+            if step.kind == "tool_call":
+                console.print(Text(f"[{number}] tool call: {step.tool}{when}", style="bold blue"))
+                console.print(Text(fold(_tool_input(step.input), lines, full)))
+            elif step.kind == "tool_result":
+                console.print(Text(f"[{number}] tool result{' (error)' if step.is_error else ''}{when}",
+                                   style="bold red" if step.is_error else "bold green"))
+                if step.text:
+                    console.print(Text(fold(step.text, lines, full), style="dim"))
+            else:
+                style = "italic dim" if step.kind == "reasoning" else ""
+                console.print(Text(f"[{number}] {'reasoning' if step.kind == 'reasoning' else 'assistant'}{when}", style="bold"))
+                console.print(Text(fold(step.text, lines, full), style=style))
+            for path in step.images:
+                seen.add(path)
+                console.print(_image_line(base, path))
+        if transcript.error:
+            console.print(Text(f"agent error: {transcript.error}", style="bold red"))
+    made = unseen_images(base, seen)
+    if made:
+        console.print(Text("images in the workdir the agent did not look at:", style="bold"))
+        for path in made:
+            console.print(_image_line(base, path))
+    _print_outcome(console, record, transcript)
+
+
+def _print_outcome(console: Console, record: ItemRecord, transcript: Transcript | None) -> None:
+    console.print(Rule("outcome"))
+    if record.answer_text:
+        console.print(Text("final answer text: ", style="bold") + Text(record.answer_text.strip()[-400:]))
+    verdict = Text("correct ✓", "bold green") if record.correct else Text("wrong ✗", "bold red")
+    console.print(Text(f"grade: prediction {record.prediction or '—'!r} vs truth {record.ground_truth!r} → ") + verdict
+                  + Text(f"  (status {record.status})"))
+    if record.error:
+        console.print(Text(f"error: {record.error}", style="red"))
+    u = record.usage
+    tokens = ", ".join(f"{k} {v}" for k, v in (("in", u.input_tokens), ("cached", u.cached_input_tokens),
+                                                   ("out", u.output_tokens), ("reasoning", u.reasoning_tokens)) if v is not None)
+    console.print(Text(f"turns {record.num_turns if record.num_turns is not None else '?'}, tool calls {record.tool_calls}, "
+                       f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, time {fmt_time(record.elapsed_s)}, "
+                       f"attempts {record.attempts}"))
+
+
+def _unknown_item(run: LoadedRun, item_id: str, repeat: int) -> RunError:
+    ids = sorted({r.id for r in run.records})
+    close = difflib.get_close_matches(item_id, ids, n=5) or ids[:5]
+    extra = f" (repeat {repeat})" if repeat else ""
+    return RunError(f"no item {item_id!r}{extra} in {run.root}; e.g. {', '.join(close)} ({len(ids)} items in all)")
+
+
+@click.command("show")
+@click.argument("run", type=click.Path(path_type=Path))
+@click.argument("item", required=False)
+@click.option("--repeat", default=0, show_default=True, help="Which repeat of ITEM to show.")
+@click.option("--wrong", is_flag=True, help="Table: only items graded wrong (harness errors count as wrong).")
+@click.option("--errors", is_flag=True, help="Table: only harness failures (timeout, agent/auth/sandbox errors, rate limits).")
+@click.option("--task", default=None, help="Table: only this task.")
+@click.option("--full", is_flag=True, help="Transcript: do not fold long prompts, inputs and outputs.")
+@click.option("--lines", default=12, show_default=True, help="Transcript: fold text longer than this many lines.")
+def command(run, item, repeat, wrong, errors, task, full, lines):
+    """Show a run's items as a table, or ITEM's transcript: prompt, steps, tool calls, images, grade."""
+    console = Console(highlight=False)
+    loaded = load_run(run)
+    if item is None:
+        show_items(console, loaded, wrong, errors, task)
+        return
+    record = loaded.find(item, repeat)
+    if record is None:
+        raise _unknown_item(loaded, item, repeat)
+    show_transcript(console, loaded, record, lines, full)
