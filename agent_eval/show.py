@@ -201,10 +201,12 @@ def _image_line(base: Path, path: str) -> Text:
     return Text(f"  image: {path} " + (f"({size[0]}×{size[1]} px)" if size else "(missing)"), style="cyan")
 
 
-def _tool_input(data: dict | None) -> str:
+def tool_input_text(data: dict | None) -> str:
+    """A lone string argument (a shell command, a path) raw; short arguments on one line; else indented JSON."""
     if data and len(data) == 1 and isinstance(next(iter(data.values())), str):
-        return next(iter(data.values()))  # a shell command reads better raw than as JSON
-    return json.dumps(data, indent=1, ensure_ascii=False)
+        return next(iter(data.values()))
+    flat = json.dumps(data, ensure_ascii=False)
+    return flat if len(flat) <= 100 else json.dumps(data, indent=1, ensure_ascii=False)
 
 
 def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool) -> None:
@@ -225,7 +227,7 @@ def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines:
             when = f" t={step.t:.1f}s" if step.t is not None else ""
             if step.kind == "tool_call":
                 console.print(Text(f"[{number}] tool call: {step.tool}{when}", style="bold blue"))
-                console.print(Text(fold(_tool_input(step.input), lines, full)))
+                console.print(Text(fold(tool_input_text(step.input), lines, full)))
             elif step.kind == "tool_result":
                 console.print(Text(f"[{number}] tool result{' (error)' if step.is_error else ''}{when}",
                                    style="bold red" if step.is_error else "bold green"))
