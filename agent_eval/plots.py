@@ -25,12 +25,13 @@ def _dollars(value: float, _=None) -> str:
     return f"${value:.2g}" if value < 1 else f"${value:,.0f}"
 
 
-def accuracy_cost_plot(data: dict, path: Path) -> Path:
-    """`data` is compare.build()'s result: accuracy on the shared items, mean known cost per item."""
+def accuracy_cost_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
+    """Plot compare.build()'s `data`: accuracy on the shared items vs mean known cost per item.
+    Returns the letters of the runs placed and the labels of those left off for unknown cost."""
     fig = Figure(figsize=(8, 5), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    unknown, xs, spots = [], [], {}
+    placed, unknown, xs, spots = [], [], [], {}
     for index, (run, accuracy) in enumerate(zip(data["runs"], data["rows"][0]["accuracy"])):
         cost = run["efficiency"]["cost_usd"]
         label = run_label(run)
@@ -40,6 +41,7 @@ def accuracy_cost_plot(data: dict, path: Path) -> Path:
         if cost["unknown"]:
             label += f" (cost known for {data['shared'] - cost['unknown']}/{data['shared']} items)"
         xs.append(cost["mean"])
+        placed.append(run["letter"])
         ax.scatter([cost["mean"]], [accuracy * 100], marker=MARKERS[index % len(MARKERS)], s=70, zorder=3, label=label)
         spots.setdefault((round(cost["mean"], 6), round(accuracy * 100, 3)), []).append(run["letter"])
     for (x, y), letters in spots.items():  # runs on the same spot share one label
@@ -63,4 +65,4 @@ def accuracy_cost_plot(data: dict, path: Path) -> Path:
         fig.text(0.01, 0.01, "cost unknown, not plotted: " + "; ".join(unknown), fontsize=7, color="darkred")
     fig.tight_layout(rect=(0, 0.04 if unknown else 0, 1, 1))
     fig.savefig(path)
-    return Path(path)
+    return placed, unknown
