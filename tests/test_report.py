@@ -1,0 +1,132 @@
+"""`agent-eval report`: the self-contained HTML, checked as text and in headless Chromium."""
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image, ImageStat
+
+from agent_eval.report import command
+from conftest import bank_rows, write_metadata_layout
+from runfixtures import ITEMS, make_cot_results, make_run
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+OUTCOMES = {"ACF-0": False, "ACF-1": "timeout", "ACF-2": True, "BFC-0": True, "BFC-1": False,
+            "CZS-0": True, "CMC-0": True, "FDS-0": True}
+COT = {i: i in {"ACF-0", "BFC-0"} for i, *_ in ITEMS}
+
+
+def report(*args):
+    result = CliRunner().invoke(command, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    return [make_run(root, "claude-python", outcomes=OUTCOMES),
+            make_run(root, "codex-image", agent="codex", model="gpt-5.5", effort="medium", tools="image",
+                     sandbox="none", scripted=True, outcomes={i: True for i, *_ in ITEMS}, seed=3),
+            make_cot_results(root, "api-cot", outcomes=COT)]
+
+
+@pytest.fixture(scope="module")
+def html_path(runs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    result = report(*runs, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "24 items" in result.output
+    return out
+
+
+def test_report_is_self_contained_and_complete(html_path):
+    html = html_path.read_text()
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)    # nothing fetched from anywhere
+    assert html.count('<details class="item ') == 24
+    assert 'id="count-total">24<' in html
+    assert html.count("data:image/png;base64,") >= 16 + 16           # originals and views of the two tool runs
+    assert "SANDBOX NONE" in html and "SCRIPTED MODEL" in html and "no run.json" in html
+    assert "mcp__image_tools.inspect" in html and "exec_command" not in html  # codex image mode: no shell
+    assert "work/views/001-inspect.png" in html and "512×384 px" in html
+    assert "timed out after 600 s" in html
+    assert "At a glance" in html
+
+
+def test_text_is_escaped(tmp_path):
+    run = make_run(tmp_path, "r", items=ITEMS[:1], outcomes={"ACF-0": True})
+    steps = run / "sandboxes" / "ACF-0" / "steps.json"
+    data = json.loads(steps.read_text())
+    data["steps"][0]["text"] = "<script>alert('x')</script> & <b>bold</b>"
+    steps.write_text(json.dumps(data))
+    html = (tmp_path / "r.html")
+    report(run, "-o", html)
+    text = html.read_text()
+    assert "<script>alert" not in text and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &lt;b&gt;" in text
+
+
+def test_huge_originals_are_downscaled_with_a_note(tmp_path):
+    run = make_run(tmp_path, "big", items=ITEMS[:1], outcomes={"ACF-0": True}, original_size=(3000, 2000))
+    out = tmp_path / "big.html"
+    report(run, "-o", out, "--max-image-px", "1200")
+    html = out.read_text()
+    assert "shown at 1200×800, downscaled from 3000×2000" in html
+    assert "original · 3000×2000 px" in html
+
+
+def test_dataset_supplies_questions_and_images_for_no_tool_results(tmp_path):
+    rows = [r for r in bank_rows() if r["id"] in {"ACF-0", "BFC-0"}]
+    data = write_metadata_layout(tmp_path / "data", rows)
+    cot = make_cot_results(tmp_path, "cot", items=[i for i in ITEMS if i[0] in {"ACF-0", "BFC-0"}])
+    out = tmp_path / "cot.html"
+    report(cot, "-o", out, "--data", data)
+    html = out.read_text()
+    assert rows[0]["question"][:60] in html.replace("&#39;", "'").replace("&#34;", '"')
+    assert html.count("data:image/png;base64,") == 2
+    assert "no transcript saved" in html
+    bad = report(cot, "-o", out, "--data", tmp_path / "nowhere")
+    assert bad.exit_code == 2
+
+
+def test_unknown_run_exits_2(tmp_path):
+    result = report(tmp_path / "nope", "-o", tmp_path / "x.html")
+    assert result.exit_code == 2 and "no such run directory" in result.output
+
+
+def chromium(tmp_path, *args, url):
+    if not shutil.which(CHROMIUM):
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={tmp_path / 'chromium-profile'}", "--enable-logging=stderr", "--v=0", *args, url]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def test_report_in_headless_chromium(html_path, tmp_path):
+    """Loads without console errors, shows the right counts, every image decodes, filters work."""
+    done = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", url=f"file://{html_path}#selftest")
+    match = re.search(r'<pre id="selftest-result">(.*?)</pre>', done.stdout)
+    assert match, f"no selftest result; chromium said:\n{done.stderr[-2000:]}"
+    status = json.loads(match.group(1).replace("&quot;", '"'))
+    assert status["errors"] == []
+    assert status["items"] == status["count_total"] == status["count_shown"] == status["all_shown"] == 24
+    assert status["images"] >= 32 and status["images_loaded"] == status["images"]
+    assert status["external_refs"] == 0
+    wrong = sum(1 for v in OUTCOMES.values() if v is not True) + sum(1 for v in COT.values() if not v)
+    assert status["wrong_shown"] == wrong and status["errors_shown"] == 1
+    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line]
+    assert not [line for line in console if "Uncaught" in line or "Error" in line], console
+
+
+def test_report_screenshot_is_not_blank(html_path, tmp_path):
+    shot = tmp_path / "report.png"
+    chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2000", url=f"file://{html_path}#expand")
+    with Image.open(shot) as img:
+        assert img.size == (1280, 2000)
+        grey = img.convert("L")
+        assert ImageStat.Stat(grey).stddev[0] > 20            # text, tables, bars: not a flat page
+        assert len(grey.getcolors(256)) > 50
+        top = img.convert("RGB").crop((0, 0, 1280, 400))
+        assert len(top.getcolors(1 << 20) or []) > 20           # the summary at the top rendered too
