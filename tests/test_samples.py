@@ -4,13 +4,14 @@ casting, glyph matching of the labels), never from a generator's internal state.
 import hashlib
 import json
 import re
-from collections import deque
 from functools import lru_cache
 
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 from scipy import ndimage
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
 
 import agent_eval.samples as samples
 from agent_eval.samples import (
@@ -183,6 +184,27 @@ def solve_arrows(img) -> str:
     raise AssertionError("the chain does not end")
 
 
+def along(band, start):
+    """Breadth-first (8-neighbour step) distance from start over the band's pixels; -1 off it."""
+    h, w = band.shape
+    index = np.full(band.shape, -1)
+    index[band] = np.arange(band.sum())
+    src, dst = [], []
+    for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        xs0, xs1 = (0, w - dx) if dx >= 0 else (-dx, w)
+        here = index[0 : h - dy, xs0:xs1]
+        there = index[dy:h, xs0 + dx : xs1 + dx]
+        ok = (here >= 0) & (there >= 0)
+        src.append(here[ok])
+        dst.append(there[ok])
+    src, dst = np.concatenate(src), np.concatenate(dst)
+    graph = csr_matrix((np.ones(len(src)), (src, dst)), shape=(index.max() + 1,) * 2)
+    hops = shortest_path(graph, directed=False, unweighted=True, indices=index[start])
+    dist = np.full(band.shape, -1.0)
+    dist[band] = np.where(np.isinf(hops), -1, hops)
+    return dist
+
+
 def solve_intersections(img) -> str:
     """Curves are told apart by colour and named by the letter nearest their labelled end.
     Walking along curve A (breadth-first distance from its start), each run of another curve's
@@ -194,14 +216,14 @@ def solve_intersections(img) -> str:
     masks = {c: (a == c).all(-1) for c in colours}
     black = (a == 0).all(-1)
     lab, n = components(black)
+    coords = {c: np.nonzero(m) for c, m in masks.items()}
     curve_of, start_of = {}, {}
     for k in range(1, n + 1):
         m = lab == k
         letter = read_letter(m)
         cy, cx = (v.mean() for v in np.nonzero(m))
         best = None
-        for c, cm in masks.items():
-            ys, xs = np.nonzero(cm)
+        for c, (ys, xs) in coords.items():
             d = np.hypot(ys - cy, xs - cx)
             i = d.argmin()
             if best is None or d[i] < best[0]:
@@ -209,19 +231,7 @@ def solve_intersections(img) -> str:
         curve_of[letter], start_of[letter] = best[1], best[2]
     assert len(set(curve_of.values())) == len(curve_of) == len(colours)
     a_mask = masks[curve_of["A"]]
-    band = ndimage.binary_dilation(a_mask, EIGHT, iterations=3)
-    dist = np.full(band.shape, -1)
-    queue = deque([start_of["A"]])
-    dist[start_of["A"]] = 0
-    h, w = band.shape
-    while queue:
-        y, x = queue.popleft()
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                yy, xx = y + dy, x + dx
-                if 0 <= yy < h and 0 <= xx < w and band[yy, xx] and dist[yy, xx] < 0:
-                    dist[yy, xx] = dist[y, x] + 1
-                    queue.append((yy, xx))
+    dist = along(ndimage.binary_dilation(a_mask, EIGHT, iterations=3), start_of["A"])
     near_a = ndimage.binary_dilation(a_mask, EIGHT, iterations=2)
     events = []
     for letter, colour in curve_of.items():
@@ -423,6 +433,22 @@ def test_default_set_crash_leaves_nothing(tmp_path, monkeypatch, small_default):
     with pytest.raises(RuntimeError):
         ensure_default_sample_set(root)
     assert list(root.iterdir()) == []
+
+
+def test_written_set_is_all_or_nothing(tmp_path, monkeypatch):
+    real = samples.generate_item
+
+    def flaky(task, index, *args, **kwargs):
+        if task == "maze_path_tracing":
+            raise RuntimeError("crash mid-way")
+        return real(task, index, *args, **kwargs)
+
+    monkeypatch.setattr(samples, "generate_item", flaky)
+    (tmp_path / "out").mkdir()
+    with pytest.raises(RuntimeError):
+        write_sample_set(tmp_path / "out", per_task=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert list((tmp_path / "out").iterdir()) == []
 
 
 def test_stale_default_set_is_rebuilt(tmp_path, small_default):

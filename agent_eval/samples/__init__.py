@@ -13,7 +13,7 @@ import json
 import os
 import re
 import shutil
-import tempfile
+import uuid
 import zlib
 from pathlib import Path
 from typing import Iterable
@@ -103,6 +103,11 @@ def generate_item(task: str, index: int, seed: int = DEFAULT_SEED, difficulty: s
     return row, image
 
 
+def _fresh_path(beside: Path) -> Path:
+    """An unused hidden name next to `beside`, for writing before an atomic rename."""
+    return beside.parent / f".{beside.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
 def write_sample_set(
     out_dir,
     seed: int = DEFAULT_SEED,
@@ -119,20 +124,30 @@ def write_sample_set(
     if out.is_dir() and any(out.iterdir()):
         raise SampleError(f"{out} exists and is not empty; choose a new directory or empty it first")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _fresh_path(out)
+        tmp.mkdir()
     except OSError as error:
-        raise SampleError(f"cannot create {out}: {error.strerror or error}") from None
-    rows = []
-    for name in names:
-        for index in range(per_task):
-            row, image = generate_item(name, index, seed, difficulty)
-            # Fixed options and no info chunks: same pixels -> same bytes.
-            image.save(out / row["file_name"], format="PNG", compress_level=6)
-            rows.append(row)
-    with (out / "metadata.jsonl").open("w", encoding="utf-8", newline="\n") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return rows
+        raise SampleError(f"cannot write to {out.parent}: {error.strerror or error}") from None
+    # Written beside OUT and renamed into place, so a crash never leaves a half-written set.
+    try:
+        rows = []
+        for name in names:
+            for index in range(per_task):
+                row, image = generate_item(name, index, seed, difficulty)
+                # Fixed options and no info chunks: same pixels -> same bytes.
+                image.save(tmp / row["file_name"], format="PNG", compress_level=6)
+                rows.append(row)
+        with (tmp / "metadata.jsonl").open("w", encoding="utf-8", newline="\n") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        try:
+            os.replace(tmp, out)  # also replaces an existing empty directory
+        except OSError as error:
+            raise SampleError(f"cannot create {out}: {error.strerror or error}") from None
+        return rows
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def default_cache_root() -> Path:
@@ -163,23 +178,21 @@ def ensure_default_sample_set(cache_dir=None) -> Path:
     target = root / f"seed-{DEFAULT_SEED}"
     if _is_current(target):
         return target
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=root))
-    except OSError as error:
-        raise SampleError(f"cannot write the sample cache under {root}: {error.strerror or error}") from None
+    tmp = _fresh_path(target)
     try:
         write_sample_set(tmp, DEFAULT_SEED, DEFAULT_PER_TASK, DEFAULT_DIFFICULTY)
         (tmp / _STAMP).write_text(_stamp())
         if target.exists() and not _is_current(target):  # stale (older generator version): move aside
-            stale = Path(tempfile.mkdtemp(prefix=f".stale-{target.name}-", dir=root))
-            os.replace(target, stale / target.name)
+            stale = _fresh_path(target)
+            os.replace(target, stale)
             shutil.rmtree(stale, ignore_errors=True)
         try:
             os.rename(tmp, target)
         except OSError:
-            if not _is_current(target):  # not just another process winning the race
+            if not _is_current(target):  # anything but another process having won the race
                 raise
         return target
+    except OSError as error:
+        raise SampleError(f"cannot write the sample cache under {root}: {error.strerror or error}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
