@@ -20,9 +20,6 @@ ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "
                502: "api_error", 503: "api_error", 529: "overloaded_error"}
 
 _CWD = re.compile(r"Primary working directory: (\S+)")
-# Claude Code's session-title side request (seen on 2.1.x): a short system prompt asking
-# for a title, no tools, the user's prompt quoted inside the single user message.
-_SIDE_SYSTEM = re.compile(r"\btitle\b|\btopic\b|summar", re.I)
 
 
 def _text_of(content: Any) -> str:
@@ -71,8 +68,12 @@ def parse(body: dict[str, Any]) -> Conversation:
                 prompt.append(block.get("text", ""))
     conv.prompt = "\n".join(prompt)
     for tool in body.get("tools") or []:
-        kind = "function" if "input_schema" in tool or "type" not in tool or tool.get("type") == "custom" \
-            else "builtin"
+        if tool.get("defer_loading"):                     # e.g. DeferredToolPlaceholder: not callable
+            kind = "deferred"
+        elif "input_schema" in tool or tool.get("type") in (None, "custom"):
+            kind = "function"
+        else:                                             # server tools: web_search_2025..., ...
+            kind = "builtin"
         conv.tools.append(OfferedTool(tool.get("name", ""), None, kind))
     found = _CWD.search(conv.system) or _CWD.search(conv.prompt)
     conv.cwd = found.group(1) if found else None
@@ -80,13 +81,15 @@ def parse(body: dict[str, Any]) -> Conversation:
 
 
 def is_side_request(body: dict[str, Any], conv: Conversation) -> bool:
-    """Background requests (session title etc.): no tools, no tool results, and a system
-    prompt that is not Claude Code's agent prompt but asks for a title/summary."""
-    if conv.tools or conv.n_results:
-        return False
-    if "Primary working directory" in conv.system:        # the main agent's environment block
-        return False
-    return bool(_SIDE_SYSTEM.search(conv.system)) or "output_format" in body
+    """Claude Code's background requests (session title, auto-mode safety classifier, ...).
+
+    Seen on 2.1.332: they are not streamed (no ``stream: true``), offer no tools and lack
+    the main agent's environment block ("Primary working directory: ..."), which every
+    main request carries (in ``system`` or a mid-conversation system message).
+    """
+    if not body.get("stream"):
+        return True
+    return not conv.tools and not conv.n_results and "Primary working directory" not in conv.system
 
 
 def _sse(event: str, data: dict[str, Any]) -> bytes:
@@ -135,6 +138,13 @@ def events(model: str, text: str, calls: list[ResolvedCall]) -> Iterator[bytes]:
                                            "stop_sequence": None},
                                  "usage": dict(USAGE_DELTA)})
     yield _sse("message_stop", {"type": "message_stop"})
+
+
+def message_body(model: str, text: str) -> dict[str, Any]:
+    """A complete non-streaming message (the answer to a request without ``stream: true``)."""
+    return {"id": f"msg_scripted_{uuid.uuid4().hex[:16]}", "type": "message", "role": "assistant",
+            "model": model, "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {**USAGE_START, **USAGE_DELTA}}
 
 
 def truncated_events(model: str) -> Iterator[bytes]:

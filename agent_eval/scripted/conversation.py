@@ -33,7 +33,7 @@ PATH_KEYS = {"file_path", "path"}   # made absolute against the conversation's c
 class OfferedTool:
     name: str
     namespace: str | None = None    # Codex: function inside a `namespace` tool (MCP servers)
-    kind: str = "function"          # function | custom | builtin (web_search, tool_search, ...)
+    kind: str = "function"          # function | custom | builtin (web_search, ...) | deferred
 
     @property
     def qualified(self) -> str:
@@ -96,10 +96,10 @@ def _rename(inp: dict[str, Any], renames: dict[str, str], cwd: str | None) -> di
     return out
 
 
-# Codex wraps exec_command output in a header ("Chunk ID: ...\nWall time: ...\n
-# Process exited with code 0\n...Output:\n<text>"); {last_tool_output} is the <text>.
-_CODEX_EXEC_HEADER = re.compile(r"\A(?:[A-Z][A-Za-z ]+: [^\n]*\n|Process exited with code -?\d+\n)+Output:\n",
-                                re.S)
+# Codex wraps tool output in a header: exec_command "Chunk ID: ..\nWall time: ..\nProcess
+# exited with code 0\nOriginal token count: ..\nOutput:\n<text>", MCP tools "Wall time: ..
+# \nOutput:\n<text>" (just "...Output:" before an image). {last_tool_output} is the <text>.
+_CODEX_EXEC_HEADER = re.compile(r"\A(?:[A-Z][A-Za-z ]+: [^\n]*\n|Process exited with code -?\d+\n)*Output:(?:\n|\Z)")
 
 
 def clean_tool_output(text: str) -> str:

@@ -20,10 +20,11 @@ def conversation(req: RecordedRequest | dict[str, Any], api: str | None = None) 
     return (responses_wire if api == "responses" else anthropic_wire).parse(body)
 
 
-def offered_tool_names(req: RecordedRequest | dict[str, Any]) -> list[str]:
+def offered_tool_names(req: RecordedRequest | dict[str, Any], include_deferred: bool = False) -> list[str]:
     """Names of the tools offered; Codex namespace functions as `<namespace>__<name>`
-    (e.g. `mcp__stub__echo`), built-ins (web_search, ...) by their type."""
-    return [t.qualified for t in conversation(req).tools]
+    (e.g. `mcp__stub__echo`), built-ins (web_search, ...) by their type. Claude Code's
+    `defer_loading` tools (DeferredToolPlaceholder) only with include_deferred."""
+    return [t.qualified for t in conversation(req).tools if include_deferred or t.kind != "deferred"]
 
 
 def has_image(req: RecordedRequest | dict[str, Any]) -> bool:

@@ -18,6 +18,7 @@ from . import anthropic_wire, responses_wire
 from .conversation import Conversation, NotOffered, ResolvedCall, fill, fill_input, resolve_call
 from .scenario import Faults, Scenario, load_scenario, parse_faults
 
+SIDE_REPLY = "Scripted session"
 SECRET_HEADERS = {"authorization", "x-api-key", "cookie", "proxy-authorization", "chatgpt-account-id"}
 
 
@@ -106,7 +107,7 @@ class _Handler(BaseHTTPRequestHandler):
         return rec
 
     def _finish(self, rec: RecordedRequest) -> None:
-        if self.state.log_path is not None:
+        if self.state.log_path is not None and not getattr(rec, "logged", False):
             with self.state.lock, self.state.log_path.open("a") as fh:
                 fh.write(rec.to_json() + "\n")
 
@@ -191,8 +192,11 @@ class _Handler(BaseHTTPRequestHandler):
             conv = anthropic_wire.parse(body)
             if anthropic_wire.is_side_request(body, conv):
                 rec.kind, rec.outcome = "side", "side"
-                self._sse(anthropic_wire.events(body.get("model") or anthropic_wire.MODEL,
-                                                "Scripted session", []))
+                model = body.get("model") or anthropic_wire.MODEL
+                if body.get("stream"):
+                    self._sse(anthropic_wire.events(model, SIDE_REPLY, []))
+                else:
+                    self._send_json(200, anthropic_wire.message_body(model, SIDE_REPLY))
                 return
         elif path.endswith("/responses"):
             rec.api = "responses"
@@ -228,6 +232,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if faults.kind == "hang":
                 rec.outcome = "hang"
+                self._finish(rec)                  # log now: this handler may never return
+                rec.logged = True
                 state.stop.wait()
                 self._abort()
                 return
