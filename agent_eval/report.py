@@ -17,8 +17,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from .records import FAILURE_STATUSES, ItemRecord
 from .results import rollup_of
-from .show import (LoadedRun, RunError, fmt_cost, fmt_time, item_dir, load_run, load_transcript,
-                   resolve_image, run_warnings, tool_input_text, total_time, unseen_images)
+from .show import (ItemImages, LoadedRun, RunError, fmt_cost, fmt_time, item_dir, load_run, load_transcript,
+                   resolve_image, run_warnings, tool_input_text, total_time)
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_TEXT_LINES = 400       # a tool output longer than this is cut in the report (show --full has it all)
@@ -33,38 +33,37 @@ class Img:
     width: int = 0
     height: int = 0
     note: str = ""
+    alias: str = ""           # the workdir file with the same pixels (seen/001.png = work/views/001-inspect.png)
 
 
 class ImageEmbedder:
-    """Data URIs, PNG/JPEG bytes as they are unless larger than `max_px`; one embedding per file per item."""
+    """One item's images as data URIs: bytes as they are unless larger than `max_px` (then a PNG
+    thumbnail, noted), and each distinct picture embedded once (a repeat points back to it)."""
 
-    def __init__(self, max_px: int):
-        self.max_px = max_px
-        self.seen: dict[Path, str] = {}
+    def __init__(self, images: ItemImages, max_px: int):
+        self.images, self.max_px = images, max_px
+        self.done: dict[str, str] = {}  # pixel key -> where it was first shown
 
-    def start_item(self) -> None:
-        self.seen = {}
-
-    def __call__(self, path: Path, shown_as: str, label: str) -> Img:
-        from PIL import Image, UnidentifiedImageError
-        key = path.resolve()
-        if key in self.seen:
-            return Img(shown_as, note=f"same image as {self.seen[key]} above")
-        try:
-            with Image.open(path) as img:
-                size, fmt = img.size, img.format
-                if max(size) > self.max_px or fmt not in MIME:
-                    img.thumbnail((self.max_px, self.max_px), Image.LANCZOS)
-                    buffer = io.BytesIO()
-                    img.convert("RGBA" if img.mode in ("RGBA", "LA", "P") else "RGB").save(buffer, "PNG")
-                    data, mime, shown = buffer.getvalue(), "image/png", img.size
-                else:
-                    data, mime, shown = path.read_bytes(), MIME[fmt], size
-        except (OSError, UnidentifiedImageError):
-            return Img(shown_as, note="missing or unreadable")
-        self.seen[key] = label
+    def __call__(self, rel: str, label: str) -> Img:
+        from PIL import Image
+        key, alias = self.images.key(rel), self.images.alias(rel) or ""
+        if key is None:
+            return Img(rel, note="missing or unreadable")
+        if key in self.done:
+            return Img(rel, note=f"same image as {self.done[key]} above", alias=alias)
+        path = resolve_image(self.images.base, rel)
+        with Image.open(path) as img:
+            size, fmt = img.size, img.format
+            if max(size) <= self.max_px and fmt in MIME:
+                data, mime, shown = path.read_bytes(), MIME[fmt], size
+            else:
+                img.thumbnail((self.max_px, self.max_px), Image.LANCZOS)
+                buffer = io.BytesIO()
+                img.convert("RGBA" if img.mode in ("RGBA", "LA", "P") else "RGB").save(buffer, "PNG")
+                data, mime, shown = buffer.getvalue(), "image/png", img.size
+        self.done[key] = label
         note = f"shown at {shown[0]}×{shown[1]}, downscaled from {size[0]}×{size[1]}" if shown != size else ""
-        return Img(shown_as, f"data:{mime};base64,{base64.b64encode(data).decode()}", size[0], size[1], note)
+        return Img(rel, f"data:{mime};base64,{base64.b64encode(data).decode()}", size[0], size[1], note, alias)
 
 
 @dataclass
@@ -83,7 +82,7 @@ def _cut(text: str) -> str:
     return "\n".join(lines[:MAX_TEXT_LINES]) + f"\n... {len(lines) - MAX_TEXT_LINES} more lines (agent-eval show --full)"
 
 
-def _step_views(transcript, base: Path, embed: ImageEmbedder) -> list[StepView]:
+def _step_views(transcript, embed: ImageEmbedder) -> list[StepView]:
     views = []
     for n, step in enumerate(transcript.steps, start=1):
         when = f" · {step.t:.1f}s" if step.t is not None else ""
@@ -94,45 +93,42 @@ def _step_views(transcript, base: Path, embed: ImageEmbedder) -> list[StepView]:
                             _cut(step.text), step.is_error)
         else:
             view = StepView(step.kind, f"{n} · {'reasoning' if step.kind == 'reasoning' else 'assistant'}{when}", _cut(step.text))
-        view.images = [embed(resolve_image(base, p), p, f"step {n}") for p in step.images]
+        view.images = [embed(p, f"step {n}") for p in step.images]
         views.append(view)
     return views
 
 
-def _item(run: LoadedRun, record: ItemRecord, embed: ImageEmbedder, dataset: dict) -> dict:
-    embed.start_item()
-    base = item_dir(run, record)
+def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict) -> dict:
+    images = ItemImages(item_dir(run, record))
+    embed = ImageEmbedder(images, max_px)
     transcript, why = load_transcript(run, record)
     data_item = dataset.get(record.id)
-    candidates = [*(transcript.prompt_images if transcript else []), "work/image.png"]
-    found = next((resolve_image(base, p) for p in candidates if resolve_image(base, p).is_file()), None)
-    if found is None and data_item is not None:
-        found = data_item.image
-    original = embed(found, "original", "the original") if found else None
-    seen = set(transcript.prompt_images) if transcript else set()
-    steps = _step_views(transcript, base, embed) if transcript else []
-    for step in transcript.steps if transcript else []:
-        seen.update(step.images)
-    unseen = unseen_images(base, seen)
+    original_path = images.original(transcript.prompt_images if transcript else [])
+    if original_path is None and data_item is not None:
+        original_path = str(data_item.image.resolve())  # no-tool results keep no image: the dataset's
+    original = embed(original_path, "the original") if original_path else None
+    steps = _step_views(transcript, embed) if transcript else []
+    shown = [*(transcript.prompt_images if transcript else []), *(p for step in (transcript.steps if transcript else []) for p in step.images)]
+    unseen = images.not_shown(shown, original_path)
     final = (record.answer_text or (transcript.final_text if transcript else None) or "").strip() or None
     last_text = next((s.text.strip() for s in reversed(steps) if s.kind == "text"), None)
     u = record.usage
     tokens = ", ".join(f"{k} {v:,}" for k, v in (("in", u.input_tokens), ("cached", u.cached_input_tokens),
                                                     ("out", u.output_tokens), ("reasoning", u.reasoning_tokens)) if v is not None)
     return {
-        "run": run.root.name, "id": record.id, "task": record.task, "category": record.category,
+        "id": record.id, "task": record.task, "category": record.category,
         "repeat": record.repeat, "status": record.status, "is_error": record.status in FAILURE_STATUSES,
         "correct": record.correct, "prediction": record.prediction, "truth": record.ground_truth,
         "question": data_item.question if data_item else None,
         "prompt": transcript.prompt if transcript else None,
-        "original": original, "original_path": str(found) if found else None,
+        "original": original,
         "steps": steps, "transcript_note": why,
         "agent_error": transcript.error if transcript else None,
         "final_text": None if final == last_text else final,  # no need to repeat the last message
         "error": record.error, "tokens": tokens or "?", "cost": fmt_cost(record.cost_usd), "time": fmt_time(record.elapsed_s),
         "turns": "?" if record.num_turns is None else record.num_turns, "tool_calls": record.tool_calls,
         "attempts": record.attempts,
-        "unseen": [embed(base / p, p, p) for p in unseen[:MAX_UNSEEN]], "unseen_more": max(0, len(unseen) - MAX_UNSEEN),
+        "unseen": [embed(p, p) for p in unseen[:MAX_UNSEEN]], "unseen_more": max(0, len(unseen) - MAX_UNSEEN),
     }
 
 
@@ -146,7 +142,6 @@ def _summary(run: LoadedRun) -> dict:
 
 
 def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str) -> dict:
-    embed = ImageEmbedder(max_px)
     run_views = []
     for letter, run in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", runs):
         run_views.append({
@@ -154,7 +149,7 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str)
             "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.items()),
             "manifest": {k: str(v) for k, v in (run.manifest or {}).items() if k in ("started_at", "finished_at", "project_version")},
             "warnings": run_warnings(run), "summary": _summary(run),
-            "entries": [_item(run, r, embed, dataset) for r in run.records],
+            "entries": [_item(run, r, max_px, dataset) for r in run.records],
         })
     tasks = sorted({r.task for run in runs for r in run.records})
     side = [{"task": t, "acc": [rv["summary"]["per_task"].get(t) for rv in run_views]} for t in tasks]

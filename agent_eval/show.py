@@ -6,6 +6,7 @@ Also home of the small run-reading helpers that report and compare share (`load_
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,22 +114,62 @@ def resolve_image(base: Path, path: str) -> Path:
     return Path(path) if Path(path).is_absolute() else base / path
 
 
-def image_size(path: Path) -> tuple[int, int] | None:
-    from PIL import Image, UnidentifiedImageError
-    try:
-        with Image.open(path) as img:
-            return img.size
-    except (OSError, UnidentifiedImageError):
-        return None
+class ItemImages:
+    """The images of one item dir. The parsers save what the model saw as `seen/NNN.png`; matching
+    pixels tells which workdir file (the original, a view in `work/views/`) each one shows."""
 
+    def __init__(self, base: Path):
+        self.base = base
+        self._keys: dict[Path, str | None] = {}
+        self._sizes: dict[Path, tuple[int, int] | None] = {}
 
-def unseen_images(base: Path, seen: set[str]) -> list[str]:
-    """Images in the workdir the agent made but never looked at (python-mode scratch files)."""
-    work = base / "work"
-    if not work.is_dir():
-        return []
-    found = (p.relative_to(base).as_posix() for p in sorted(work.rglob("*")) if p.suffix.lower() in IMAGE_SUFFIXES)
-    return [p for p in found if p not in seen and p != "work/image.png"]
+    def _read(self, path: Path) -> None:
+        from PIL import Image, UnidentifiedImageError
+        try:
+            with Image.open(path) as img:
+                self._sizes[path] = img.size
+                rgba = img.convert("RGBA")  # same pixels in RGB or RGBA files give the same key
+                self._keys[path] = hashlib.sha1(rgba.tobytes() + repr(rgba.size).encode()).hexdigest()
+        except (OSError, UnidentifiedImageError, ValueError):
+            self._keys[path] = self._sizes[path] = None
+
+    def key(self, rel: str) -> str | None:
+        path = resolve_image(self.base, rel)
+        if path not in self._keys:
+            self._read(path)
+        return self._keys[path]
+
+    def size(self, rel: str) -> tuple[int, int] | None:
+        self.key(rel)
+        return self._sizes[resolve_image(self.base, rel)]
+
+    def workdir(self) -> list[str]:
+        work = self.base / "work"
+        if not work.is_dir():
+            return []
+        return [p.relative_to(self.base).as_posix() for p in sorted(work.rglob("*"))
+                if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()]
+
+    def original(self, prompt_images: list[str]) -> str | None:
+        """The item's input image: attached to the prompt (mode none) or `work/image.*`."""
+        inputs = [p for p in prompt_images if resolve_image(self.base, p).is_file()]
+        return (inputs or [p for p in self.workdir() if p.count("/") == 1 and p.startswith("work/image.")] or [None])[0]
+
+    def alias(self, rel: str) -> str | None:
+        """The workdir file holding the same pixels as `rel`, when `rel` is a copy (e.g. seen/001.png)."""
+        if rel.startswith("work/") or self.key(rel) is None:
+            return None
+        return next((p for p in self.workdir() if self.key(p) == self.key(rel)), None)
+
+    def not_shown(self, shown: list[str], original: str | None) -> list[str]:
+        """Workdir images whose pixels appear nowhere in `shown` (e.g. scratch files never opened)."""
+        keys = {self.key(p) for p in shown} - {None}
+        return [p for p in self.workdir() if p != original and p not in shown and self.key(p) not in keys]
+
+    def describe(self, rel: str) -> str:
+        size, alias = self.size(rel), self.alias(rel)
+        return (f"{rel} " + (f"({size[0]}×{size[1]} px)" if size else "(missing)")
+                + (f" = {alias}" if alias else ""))
 
 
 def fold(text: str, lines: int, full: bool) -> str:
@@ -196,9 +237,8 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
 
 
 # -- one transcript -----------------------------------------------------------------
-def _image_line(base: Path, path: str) -> Text:
-    size = image_size(resolve_image(base, path))
-    return Text(f"  image: {path} " + (f"({size[0]}×{size[1]} px)" if size else "(missing)"), style="cyan")
+def _image_line(images: ItemImages, path: str) -> Text:
+    return Text(f"  image: {images.describe(path)}", style="cyan")
 
 
 def tool_input_text(data: dict | None) -> str:
@@ -209,44 +249,51 @@ def tool_input_text(data: dict | None) -> str:
     return flat if len(flat) <= 100 else json.dumps(data, indent=1, ensure_ascii=False)
 
 
+def _print_step(console: Console, images: ItemImages, number: int, step, lines: int, full: bool) -> None:
+    when = f" t={step.t:.1f}s" if step.t is not None else ""
+    if step.kind == "tool_call":
+        console.print(Text(f"[{number}] tool call: {step.tool}{when}", style="bold blue"))
+        console.print(Text(fold(tool_input_text(step.input), lines, full)))
+    elif step.kind == "tool_result":
+        console.print(Text(f"[{number}] tool result{' (error)' if step.is_error else ''}{when}",
+                           style="bold red" if step.is_error else "bold green"))
+        if step.text:
+            console.print(Text(fold(step.text, lines, full), style="dim"))
+    else:
+        name = "reasoning" if step.kind == "reasoning" else "assistant"
+        console.print(Text(f"[{number}] {name}{when}", style="bold"))
+        console.print(Text(fold(step.text, lines, full), style="italic dim" if name == "reasoning" else ""))
+    for path in step.images:
+        console.print(_image_line(images, path))
+
+
 def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool) -> None:
-    base = item_dir(run, record)
+    images = ItemImages(item_dir(run, record))
     _print_header(console, run)
     console.print(Rule(Text(f"{record.id} · {record.task} · {record.category}" + (f" · repeat {record.repeat}" if record.repeat else ""))))
     transcript, why = load_transcript(run, record)
-    seen: set[str] = set()
+    original = images.original(transcript.prompt_images if transcript else [])
+    seen: list[str] = []
     if transcript is None:
         console.print(Text(why, style="yellow"))
     else:
         console.print(Text("prompt", style="bold magenta"))
         console.print(Text(fold(transcript.prompt, lines, full)))
         for path in transcript.prompt_images:
-            seen.add(path)
-            console.print(_image_line(base, path))
+            seen.append(path)
+            console.print(Text(f"  attached image: {images.describe(path)}", style="cyan"))
+        if original and original not in seen:
+            console.print(Text(f"  image in the workdir: {images.describe(original)}", style="cyan"))
         for number, step in enumerate(transcript.steps, start=1):
-            when = f" t={step.t:.1f}s" if step.t is not None else ""
-            if step.kind == "tool_call":
-                console.print(Text(f"[{number}] tool call: {step.tool}{when}", style="bold blue"))
-                console.print(Text(fold(tool_input_text(step.input), lines, full)))
-            elif step.kind == "tool_result":
-                console.print(Text(f"[{number}] tool result{' (error)' if step.is_error else ''}{when}",
-                                   style="bold red" if step.is_error else "bold green"))
-                if step.text:
-                    console.print(Text(fold(step.text, lines, full), style="dim"))
-            else:
-                style = "italic dim" if step.kind == "reasoning" else ""
-                console.print(Text(f"[{number}] {'reasoning' if step.kind == 'reasoning' else 'assistant'}{when}", style="bold"))
-                console.print(Text(fold(step.text, lines, full), style=style))
-            for path in step.images:
-                seen.add(path)
-                console.print(_image_line(base, path))
+            _print_step(console, images, number, step, lines, full)
+            seen += step.images
         if transcript.error:
             console.print(Text(f"agent error: {transcript.error}", style="bold red"))
-    made = unseen_images(base, seen)
+    made = images.not_shown(seen, original)
     if made:
-        console.print(Text("images in the workdir the agent did not look at:", style="bold"))
+        console.print(Text("images in the workdir not shown above:", style="bold"))
         for path in made:
-            console.print(_image_line(base, path))
+            console.print(_image_line(images, path))
     _print_outcome(console, record, transcript)
 
 

@@ -2,8 +2,9 @@
 
 A run made here looks like what the runner writes: `run.json`, `<task>/items.jsonl` through
 `RunStore.append`, and per item `sandboxes/<id>/` with the raw `transcript.jsonl`, the
-normalised `steps.json`, the original `work/image.png` (tool modes) and the lossless views
-in `work/views/NNN-<tool>.png`. `make_cot_results` writes what the benchmark's own no-tool
+normalised `steps.json`, the original (`work/image.png` in tool modes, `home/attachment.png`
+in mode none), the lossless views in `work/views/NNN-<tool>.png`, and `seen/NNN.png`: the
+copies of every image that reached the model, which the steps point at. `make_cot_results` writes what the benchmark's own no-tool
 chain-of-thought evaluation leaves: bare `<task>/items.jsonl` rows, no run.json.
 """
 from __future__ import annotations
@@ -78,12 +79,27 @@ def save_view(original: Path, target: Path, box: tuple[int, int, int, int], size
     crop.resize((round(crop.width * scale), round(crop.height * scale)), Image.NEAREST).save(target)
 
 
+class _Seen:
+    """Like the event parsers: every image that reached the model is saved as `seen/NNN.png`."""
+
+    def __init__(self, item_dir: Path):
+        self.item_dir, self.count = item_dir, 0
+
+    def __call__(self, source: Path) -> str:
+        self.count += 1
+        target = self.item_dir / "seen" / f"{self.count:03d}.png"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+        return target.relative_to(self.item_dir).as_posix()
+
+
 def _steps(agent: str, tools: str, item_dir: Path, answer: str, long_output: bool) -> list[Step]:
     """A plausible episode: look, zoom (tool modes), maybe measure with Python, answer."""
     if tools == "none":
         return [Step("reasoning", "The start ring is left of centre; the arrows point right."),
                 Step("text", f"Following the chain I reach the marker.\n<answer>{answer}</answer>")]
     original = item_dir / "work" / "image.png"
+    seen = _Seen(item_dir)
     steps = [Step("text", "I'll enlarge the region around the green ring first.", t=1.5)]
     for n, box in enumerate([(160, 180, 320, 300), (280, 120, 440, 240)], start=1):
         view = f"work/views/{n:03d}-inspect.png"
@@ -92,7 +108,7 @@ def _steps(agent: str, tools: str, item_dir: Path, answer: str, long_output: boo
         args = {"x": box[0], "y": box[1], "width": box[2] - box[0], "height": box[3] - box[1], "size": 512}
         steps += [Step("tool_call", tool=tool, call_id=f"call_{n}", input=args, t=2.0 + n),
                   Step("tool_result", json.dumps({"saved": view[5:], "scale": 3.2}), call_id=f"call_{n}",
-                       images=[view], t=2.5 + n)]
+                       images=[seen(item_dir / view)], t=2.5 + n)]
     if tools == "python":
         tool = TOOL_NAMES[(agent, "python")]
         key = "command" if agent == "claude-code" else "cmd"
@@ -102,7 +118,7 @@ def _steps(agent: str, tools: str, item_dir: Path, answer: str, long_output: boo
         steps += [Step("tool_call", tool=tool, call_id="call_py", input={key: script}, t=6.0),
                   Step("tool_result", "\n".join(lines), call_id="call_py", t=6.4),
                   Step("tool_call", tool="Read", call_id="call_read", input={"file_path": "image.png"}, t=7.0),
-                  Step("tool_result", "", call_id="call_read", images=["work/image.png"], t=7.1)]
+                  Step("tool_result", "", call_id="call_read", images=[seen(original)], t=7.1)]
     steps.append(Step("text", f"The ray from the ringed piece enters marker {answer}.\n<answer>{answer}</answer>", t=9.0))
     return steps
 
@@ -145,12 +161,13 @@ def _item(store, item_id, task, category, truth, outcome, agent, tools, repeat, 
     failed = isinstance(outcome, str)
     correct = outcome is True
     prediction = truth if correct else ("" if failed else _wrong(truth))
-    if sandboxes:
-        draw_original(item_dir / "work" / "image.png", seed, size)
+    if sandboxes:  # as the runner does: a workdir copy in tool modes, a private attachment in mode none
+        draw_original(item_dir / ("home/attachment.png" if tools == "none" else "work/image.png"), seed, size)
+        (item_dir / "work").mkdir(parents=True, exist_ok=True)
     where = "attached to this message" if tools == "none" else "the file `image.png` in your working directory"
     transcript = Transcript(agent=agent, prompt=f"The image for this question is {where}.\n\n{QUESTION}")
     if tools == "none":
-        transcript.prompt_images = ["work/image.png"]
+        transcript.prompt_images = ["home/attachment.png"]
     if failed:
         transcript.steps = [Step("text", "Let me look at the image.", t=1.0)]
         transcript.error = {"timeout": "timed out after 600 s", "agent_error": "API Error: 529 overloaded"}.get(outcome, outcome)

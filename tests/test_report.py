@@ -30,7 +30,8 @@ def runs(tmp_path_factory):
     return [make_run(root, "claude-python", outcomes=OUTCOMES),
             make_run(root, "codex-image", agent="codex", model="gpt-5.5", effort="medium", tools="image",
                      sandbox="none", scripted=True, outcomes={i: True for i, *_ in ITEMS}, seed=3),
-            make_cot_results(root, "api-cot", outcomes=COT)]
+            make_cot_results(root, "api-cot", outcomes=COT),
+            make_run(root, "claude-none", tools="none", outcomes={i: True for i, *_ in ITEMS}, seed=5)]
 
 
 @pytest.fixture(scope="module")
@@ -38,19 +39,22 @@ def html_path(runs, tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "report.html"
     result = report(*runs, "-o", out)
     assert result.exit_code == 0, result.output
-    assert "24 items" in result.output
+    assert "32 items" in result.output
     return out
 
 
 def test_report_is_self_contained_and_complete(html_path):
     html = html_path.read_text()
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)    # nothing fetched from anywhere
-    assert html.count('<details class="item ') == 24
-    assert 'id="count-total">24<' in html
-    assert html.count("data:image/png;base64,") >= 16 + 16           # originals and views of the two tool runs
+    assert html.count('<details class="item ') == 32
+    assert 'id="count-total">32<' in html
+    # originals of three runs, two views per graded item of the two tool runs
+    assert html.count("data:image/png;base64,") == 3 * 8 + 2 * 7 + 2 * 8
     assert "SANDBOX NONE" in html and "SCRIPTED MODEL" in html and "no run.json" in html
     assert "mcp__image_tools.inspect" in html and "exec_command" not in html  # codex image mode: no shell
-    assert "work/views/001-inspect.png" in html and "512×384 px" in html
+    assert "seen/001.png = work/views/001-inspect.png · 512×384 px" in html
+    assert "same image as the original above" in html                   # the original read back: not embedded twice
+    assert "not shown in the steps above" not in html
     assert "timed out after 600 s" in html
     assert "At a glance" in html
 
@@ -65,6 +69,18 @@ def test_text_is_escaped(tmp_path):
     report(run, "-o", html)
     text = html.read_text()
     assert "<script>alert" not in text and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &lt;b&gt;" in text
+
+
+def test_scratch_images_never_shown_are_listed_but_home_is_never_read(tmp_path):
+    run = make_run(tmp_path, "r", items=ITEMS[:1], outcomes={"ACF-0": True})
+    Image.new("RGB", (30, 20), (200, 0, 0)).save(run / "sandboxes" / "ACF-0" / "work" / "crop.png")
+    (run / "sandboxes" / "ACF-0" / "home").mkdir()
+    Image.new("RGB", (31, 21)).save(run / "sandboxes" / "ACF-0" / "home" / "secret.png")
+    out = tmp_path / "r.html"
+    report(run, "-o", out)
+    html = out.read_text()
+    assert "1 image(s) in the workdir not shown in the steps above" in html and "work/crop.png · 30×20 px" in html
+    assert "secret.png" not in html
 
 
 def test_huge_originals_are_downscaled_with_a_note(tmp_path):
@@ -111,8 +127,8 @@ def test_report_in_headless_chromium(html_path, tmp_path):
     assert match, f"no selftest result; chromium said:\n{done.stderr[-2000:]}"
     status = json.loads(match.group(1).replace("&quot;", '"'))
     assert status["errors"] == []
-    assert status["items"] == status["count_total"] == status["count_shown"] == status["all_shown"] == 24
-    assert status["images"] >= 32 and status["images_loaded"] == status["images"]
+    assert status["items"] == status["count_total"] == status["count_shown"] == status["all_shown"] == 32
+    assert status["images"] == 3 * 8 + 2 * 7 + 2 * 8 and status["images_loaded"] == status["images"]
     assert status["external_refs"] == 0
     wrong = sum(1 for v in OUTCOMES.values() if v is not True) + sum(1 for v in COT.values() if not v)
     assert status["wrong_shown"] == wrong and status["errors_shown"] == 1

@@ -57,8 +57,10 @@ def test_transcript_shows_prompt_steps_images_and_grade(run):
     assert result.exit_code == 0
     assert "The piece highlighted by a green ring" in out                    # the prompt
     assert "tool call: mcp__image_tools__inspect" in out and '"x": 160' in out  # call and its input
-    assert "work/views/001-inspect.png (512×384 px)" in out                 # the view it saw, with its size
-    assert "work/image.png (640×480 px)" in out                              # the original, read back in python mode
+    assert "image in the workdir: work/image.png (640×480 px)" in out       # the input image
+    # what reached the model, matched by pixels to the view the tool saved
+    assert "image: seen/001.png (512×384 px) = work/views/001-inspect.png" in out
+    assert "image: seen/003.png (640×480 px) = work/image.png" in out      # the original, read back
     assert "tool call: Bash" in out and "python3 -c" in out
     assert "... 49 more lines (--full)" in out and "472 (250, 250, 246)" not in out
     assert "grade: prediction 'Z' vs truth 'H' → wrong ✗" in out
@@ -78,7 +80,8 @@ def test_transcript_for_codex_and_no_tool_mode(tmp_path):
     assert "correct ✓" in out
     none = make_run(tmp_path, "no-tools", tools="none", outcomes={"ACF-0": True})
     out = show(none, "ACF-0").output
-    assert "attached to this message" in out and "work/image.png (640×480 px)" in out and "[1] reasoning" in out
+    assert "attached to this message" in out and "attached image: home/attachment.png (640×480 px)" in out
+    assert "[1] reasoning" in out and "not shown above" not in out
 
 
 def test_failed_item_shows_error(run):
@@ -96,8 +99,10 @@ def test_agent_text_is_not_rich_markup(run):
 
 def test_workdir_images_the_agent_never_opened_are_listed(run):
     from PIL import Image
+    assert "not shown above" not in show(run, "BFC-0").output  # every view was seen (as seen/NNN.png)
     Image.new("RGB", (30, 20)).save(run / "sandboxes" / "BFC-0" / "work" / "crop.png")
-    assert "work/crop.png (30×20 px)" in show(run, "BFC-0").output
+    out = show(run, "BFC-0").output
+    assert "images in the workdir not shown above:" in out and "work/crop.png (30×20 px)" in out
 
 
 def test_item_without_transcript(tmp_path):
