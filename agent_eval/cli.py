@@ -122,3 +122,14 @@ def sample_data(out, seed, per_task, difficulty):
     except SampleError as error:
         raise DataError(str(error)) from None
     click.echo(f"wrote {len(rows)} items to {out}/metadata.jsonl")
+
+
+def _register_reading_commands() -> None:
+    from .compare import command as compare_command
+    from .report import command as report_command
+    from .show import command as show_command
+    for command in (show_command, report_command, compare_command):
+        main.add_command(command)
+
+
+_register_reading_commands()

@@ -112,8 +112,8 @@ def test_unknown_run_exits_2(tmp_path):
 
 
 def chromium(tmp_path, *args, url):
-    if not shutil.which(CHROMIUM):
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+    # `make setup` installs chromium: a missing browser is a failed setup, not a reason to skip.
+    assert shutil.which(CHROMIUM), "chromium is not installed: run `make setup` (apt-get install chromium)"
     command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                f"--user-data-dir={tmp_path / 'chromium-profile'}", "--enable-logging=stderr", "--v=0", *args, url]
