@@ -327,6 +327,28 @@ def test_responses_lite_additional_tools_and_custom_tool():
     assert call["input"] == "text('hi')"
 
 
+def test_code_mode_models_get_scripts_for_exec():
+    """gpt-5.6+/gpt-6.x: one freeform `functions.exec` (JavaScript) tool; calls become scripts."""
+    scenario = {"turns": [{"call": "shell", "input": {"command": "echo hi"}},
+                          {"call": "swatch", "input": {"color": "red"}}, {"final": "{last_tool_output}"}]}
+    desc = "### `exec_command`\n```ts\ndeclare const tools: { exec_command(args: {cmd: string}): Promise<unknown>; };\n```"
+    lite = {"type": "additional_tools", "role": "developer", "tools": [
+        {"type": "namespace", "name": "functions", "tools": [{"type": "custom", "name": "exec", "description": desc}]}]}
+    first_result = [{"type": "custom_tool_call", "name": "exec", "namespace": "functions", "input": "", "call_id": "c1"},
+                    {"type": "custom_tool_call_output", "call_id": "c1", "output": [
+                        {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+                        {"type": "input_text", "text": "hi\n"}]}]
+    with ScriptedServer(scenario) as srv:
+        base = responses_body(tools=())
+        calls = [responses_result(sse(post(srv.url, "/v1/responses",
+                                           {**base, "input": [lite] + base["input"] + items})[2]))
+                 for items in ([], first_result[:2], first_result * 2)]
+    shell, swatch = calls[0][1][0], calls[1][1][0]
+    assert shell["input"] == 'const r = await tools.exec_command({"cmd": "echo hi"});\ntext(r.output);'
+    assert 'const want = "swatch"' in swatch["input"] and '{"color": "red"}' in swatch["input"]
+    assert calls[1][0] == "" and calls[2][0] == "hi"
+
+
 def test_responses_image_prompt_detected():
     img = {"type": "message", "role": "user", "content": [
         {"type": "input_image", "image_url": "data:image/png;base64,iVBOR"}]}

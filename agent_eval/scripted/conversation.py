@@ -6,6 +6,7 @@ Each wire module (anthropic_wire, responses_wire) turns a request body into a
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ class Conversation:
     has_image: bool = False                    # any image anywhere (prompt or tool results)
     cwd: str | None = None                     # working directory the CLI told the model
     system: str = ""                           # system / developer text (for side-request checks)
+    nested_tools: list[str] = field(default_factory=list)   # Codex code mode: tools reachable from `exec`
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,41 @@ def resolve_call(call: Call, conv: Conversation) -> ResolvedCall:
         if candidates:
             tool = candidates[0]
             return ResolvedCall(tool.name, tool.namespace, dict(call.input))
+    code_mode = _code_mode_call(call, conv)
+    if code_mode is not None:
+        return code_mode
     raise NotOffered(f"tool {call.tool} not offered (offered: {offered_summary(conv.tools)})")
+
+
+# Codex "code mode" models (tool_mode code_mode_only: gpt-5.6+, gpt-6.x) get one freeform
+# tool `exec` (namespace `functions`) that runs JavaScript; the real tools are methods of a
+# global `tools` object (MCP tools may be "deferred": absent from the description but listed
+# in ALL_TOOLS). A scenario call is then played as a small script calling that method and
+# forwarding its text/image result.
+_FORWARD = """const want = {name};
+const hit = ALL_TOOLS.find(t => t.name === want || t.name.endsWith('__' + want));
+if (!hit) {{ text('SCRIPTED-ERROR: tool ' + want + ' not offered (ALL_TOOLS: ' + ALL_TOOLS.map(t => t.name).join(', ') + ')'); exit(); }}
+const r = await tools[hit.name]({args});
+if (r && Array.isArray(r.content)) {{ for (const c of r.content) {{ if (c.type === 'image') image(c); else if (c.type === 'text') text(c.text); }} }}
+else if (r && r.image_url) image(r);
+else text(typeof r === 'string' ? r : JSON.stringify(r));"""
+
+
+def _code_mode_call(call: Call, conv: Conversation) -> ResolvedCall | None:
+    exec_tool = next((t for t in conv.tools if t.kind == "custom" and t.name == "exec"
+                      and t.namespace == "functions"), None)
+    if exec_tool is None:
+        return None
+    if call.tool == "shell":
+        if conv.nested_tools and "exec_command" not in conv.nested_tools:
+            return None                                   # shell switched off
+        args = _rename(call.input, {"command": "cmd"}, conv.cwd)
+        script = f"const r = await tools.exec_command({json.dumps(args)});\ntext(r.output);"
+    else:
+        name = {"view_file": "view_image"}.get(call.tool, call.tool)
+        args = _rename(call.input, {"file_path": "path"}, conv.cwd)
+        script = _FORWARD.format(name=json.dumps(name), args=json.dumps(args))
+    return ResolvedCall(exec_tool.name, exec_tool.namespace, {"input": script})
 
 
 def _rename(inp: dict[str, Any], renames: dict[str, str], cwd: str | None) -> dict[str, Any]:
@@ -98,8 +134,11 @@ def _rename(inp: dict[str, Any], renames: dict[str, str], cwd: str | None) -> di
 
 # Codex wraps tool output in a header: exec_command "Chunk ID: ..\nWall time: ..\nProcess
 # exited with code 0\nOriginal token count: ..\nOutput:\n<text>", MCP tools "Wall time: ..
-# \nOutput:\n<text>" (just "...Output:" before an image). {last_tool_output} is the <text>.
-_CODEX_EXEC_HEADER = re.compile(r"\A(?:[A-Z][A-Za-z ]+: [^\n]*\n|Process exited with code -?\d+\n)*Output:(?:\n|\Z)")
+# \nOutput:\n<text>" (just "...Output:" before an image), code-mode exec "Script completed
+# \nWall time 0.5 seconds\nOutput:\n<text>". {last_tool_output} is the <text>.
+_CODEX_EXEC_HEADER = re.compile(
+    r"\A(?:(?:Chunk ID|Wall time|Process exited|Process running|Original token count|Total output lines|Script)"
+    r"[^\n]*\n)*Output:(?:\n|\Z)")
 
 
 def clean_tool_output(text: str) -> str:

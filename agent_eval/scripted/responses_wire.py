@@ -21,13 +21,14 @@ ERROR_CODES = {400: "invalid_request_error", 401: "invalid_api_key", 403: "permi
 RESULT_TYPES = ("function_call_output", "custom_tool_call_output", "mcp_tool_call_output",
                 "tool_search_output")
 _CWD = re.compile(r"<cwd>([^<]+)</cwd>")
+_NESTED = re.compile(r"declare const tools: \{ (\w+)\(")   # code-mode `exec` description
 
 
-def _content_text(content: Any) -> str:
+def _content_text(content: Any, sep: str = "\n") -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(c.get("text", "")) for c in content
+        return sep.join(str(c.get("text", "")) for c in content
                          if isinstance(c, dict) and c.get("type") in ("input_text", "output_text", "text"))
     if isinstance(content, dict):                 # {content: ..., success: ...} failure shape
         return _content_text(content.get("content"))
@@ -39,13 +40,15 @@ def _has_image(content: Any) -> bool:
         isinstance(c, dict) and c.get("type") == "input_image" for c in content)
 
 
-def _walk_tools(tools: Any, namespace: str | None, out: list[OfferedTool]) -> None:
+def _walk_tools(tools: Any, namespace: str | None, out: list[OfferedTool], nested: list[str]) -> None:
     for tool in tools or []:
         kind = tool.get("type")
         if kind == "namespace":
-            _walk_tools(tool.get("tools"), tool.get("name"), out)
+            _walk_tools(tool.get("tools"), tool.get("name"), out, nested)
         elif kind in ("function", "custom"):
             out.append(OfferedTool(tool.get("name", ""), namespace, kind))
+            if kind == "custom" and tool.get("name") == "exec":
+                nested.extend(_NESTED.findall(tool.get("description") or ""))
         else:                                     # web_search, tool_search, image_generation, ...
             out.append(OfferedTool(tool.get("name") or kind or "?", namespace, "builtin"))
 
@@ -53,7 +56,7 @@ def _walk_tools(tools: Any, namespace: str | None, out: list[OfferedTool]) -> No
 def parse(body: dict[str, Any]) -> Conversation:
     conv = Conversation(api="responses")
     conv.system = _content_text(body.get("instructions"))
-    _walk_tools(body.get("tools"), None, conv.tools)
+    _walk_tools(body.get("tools"), None, conv.tools, conv.nested_tools)
     prompt: list[str] = []
     items = body.get("input")
     if isinstance(items, str):
@@ -61,7 +64,7 @@ def parse(body: dict[str, Any]) -> Conversation:
     for item in items or []:
         kind = item.get("type", "message")
         if kind == "additional_tools":            # "responses lite" models: tools ride in input
-            _walk_tools(item.get("tools"), None, conv.tools)
+            _walk_tools(item.get("tools"), None, conv.tools, conv.nested_tools)
         elif kind == "message":
             content = item.get("content")
             if _has_image(content):
@@ -73,7 +76,7 @@ def parse(body: dict[str, Any]) -> Conversation:
         elif kind in RESULT_TYPES:
             conv.n_results += 1
             output = item.get("output")
-            conv.last_output = _content_text(output)
+            conv.last_output = _content_text(output, sep="")   # pieces of one output
             if _has_image(output):
                 conv.has_image = True
     conv.prompt = "\n".join(prompt)

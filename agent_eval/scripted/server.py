@@ -308,8 +308,8 @@ class ScriptedServer:
 
     def start(self) -> "ScriptedServer":
         if self._thread is None:
-            self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-server",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
+                                            name="scripted-server", daemon=True)
             self._thread.start()
         return self
 
