@@ -24,14 +24,15 @@ STRAND = (70, 70, 70)
 
 
 def _place_anchors(rng, n, width, height, margin, min_dist):
-    pts = []
+    """Dart throwing: uniform points no closer than min_dist."""
+    pts = np.empty((0, 2))
     for _ in range(n * 300):
         p = rng.uniform((margin, margin), (width - margin, height - margin))
-        if all(np.hypot(*(p - q)) >= min_dist for q in pts):
-            pts.append(p)
+        if not len(pts) or np.hypot(*(pts - p).T).min() >= min_dist:
+            pts = np.vstack([pts, p])
             if len(pts) == n:
                 break
-    return pts
+    return list(pts)
 
 
 def _add_twins(rng, pts, count, radius, width, height, margin):

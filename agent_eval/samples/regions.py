@@ -104,7 +104,9 @@ def _spur(rng, segs, width, height, gap):
 def generate(rng: np.random.Generator, difficulty: str):
     width, height = level(difficulty, (1024, 768), (1280, 960), (1536, 1152))
     line_w = level(difficulty, 3, 2, 2)
-    gap = line_w / 2 + level(difficulty, 6, 4, 3)  # centreline distance from a spur's end to the line
+    # Centreline distance from a spur's end to the line it stops at: a few clear pixels once both
+    # line widths and rasterisation are taken off, so the region really stays open.
+    gap = line_w + level(difficulty, 5, 3.5, 3)
     n_chords = int(rng.integers(*level(difficulty, (3, 5), (4, 7), (7, 10))))
     n_spurs = int(rng.integers(*level(difficulty, (1, 3), (2, 5), (4, 7))))
     segs, border_pts = [], []
