@@ -48,6 +48,13 @@ that name. A freeform (``custom``) tool takes ``input: {input: "<raw text>"}``. 
 is not offered the server does not fake a call: it answers the final text
 ``SCRIPTED-ERROR: tool <name> not offered (offered: ...)``.
 
+Codex "code mode" models (gpt-5.6+, gpt-6.x: one freeform tool ``exec`` in namespace
+``functions`` that runs JavaScript over a global ``tools`` object) are driven the same way:
+a call that no offered tool answers is played as an ``exec`` script that calls
+``tools.exec_command({cmd})`` for ``shell``, or looks the tool up in ``ALL_TOOLS`` (exact
+name or ``...__<name>``; ``view_file`` = ``view_image``) and forwards its text/image result;
+a tool missing there yields a ``SCRIPTED-ERROR`` tool output.
+
 Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main requests only::
 
     faults:
