@@ -115,7 +115,8 @@ def write_sample_set(
     difficulty: str = DEFAULT_DIFFICULTY,
     tasks: Iterable[str] | str | None = None,
 ) -> list[dict]:
-    """Generate `per_task` items of each task into out_dir (which must be new or empty)."""
+    """Generate `per_task` items of each task (all tasks, or the given names or id prefixes) into
+    out_dir, which must be new or empty; returns the metadata rows. Bad requests raise SampleError."""
     _check(seed, per_task, difficulty)
     names = _resolve_tasks(tasks)
     out = Path(out_dir)
