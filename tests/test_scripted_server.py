@@ -190,6 +190,41 @@ def test_tool_not_offered_gives_visible_error_not_a_fake_call():
     assert rec.outcome == "scripted-error"
 
 
+def test_concurrent_conversations_do_not_interfere():
+    from concurrent.futures import ThreadPoolExecutor
+    scenario = {"turns": [{"call": "shell", "input": {"command": "echo a"}},
+                          {"call": "shell", "input": {"command": "echo b"}}, {"final": "{last_tool_output}"}]}
+    with ScriptedServer(scenario, faults={"delay": 0.2}) as srv:
+        def ask(k: int):
+            msgs = tool_round(f"out{k}") if k % 3 else [{"role": "user", "content": "go"}, ENV_BLOCK]
+            if k % 3 == 2:
+                msgs = msgs + [{"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}]},
+                               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": f"r{k}"}]}]
+            return k, anthropic_result(sse(post(srv.url, "/v1/messages", anthropic_body(msgs))[2]))
+        start = time.monotonic()
+        with ThreadPoolExecutor(12) as pool:
+            results = dict(pool.map(ask, range(12)))
+        elapsed = time.monotonic() - start
+    for k, (text, calls, _) in results.items():
+        if k % 3 == 0:
+            assert calls[0]["input"] == {"command": "echo a"}
+        elif k % 3 == 1:
+            assert calls[0]["input"] == {"command": "echo b"}
+        else:
+            assert text == f"r{k}" and calls == []
+    assert elapsed < 1.5          # served in parallel, not one after another (12 x 0.2 s)
+
+
+def test_invalid_json_is_a_400():
+    with ScriptedServer(TWO_TURNS) as srv:
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
+        conn.request("POST", "/v1/messages", body=b"{not json", headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        resp.read()
+        conn.close()
+        assert resp.status == 400 and srv.requests[0].outcome == "bad-json"
+
+
 def test_rules_match_the_prompt_first_match_wins():
     scenario = {"rules": [{"match": "count the", "turns": ["<answer>count</answer>"]},
                           {"match": "colou?r", "turns": ["<answer>color</answer>"]},

@@ -177,7 +177,12 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         rec = self._record(body)
         try:
-            self._post(rec, body if isinstance(body, dict) else {})
+            if raw and not isinstance(body, dict):
+                rec.status, rec.outcome = 400, "bad-json"
+                self._send_json(400, {"error": {"type": "invalid_request_error",
+                                                "message": "body is not a JSON object"}})
+            else:
+                self._post(rec, body or {})
         finally:
             self._finish(rec)
 
