@@ -113,17 +113,17 @@ class Endpoint:
         return pats
 
 
-def tinyproxy_config(endpoints: list[Endpoint], port: int, filter_path: str, log_path: str) -> str:
-    ports = "".join(f"ConnectPort {p}\n" for p in sorted({e.port for e in endpoints}))
+def tinyproxy_config(port: int, filter_path: str, log_path: str) -> str:
     return (
         "# Generated per item by agent_eval/sandbox.py from the endpoint list.\n"
         f"Port {port}\nListen 127.0.0.1\nAllow 127.0.0.1\n"
         "Timeout 3600\nMaxClients 200\nDisableViaHeader Yes\n"
         f"LogFile \"{log_path}\"\nLogLevel Notice\n"
-        # Deny everything the filter does not match; match the whole request URL, not just
-        # the host, so that the port counts too.
+        # Deny everything the filter does not match; match the whole request URL (for CONNECT:
+        # host:port), not just the host, so that the port counts too. No ConnectPort lines:
+        # the filter already pins the port, and its refusals are the ones logged with the URL.
         f"Filter \"{filter_path}\"\nFilterURLs On\nFilterType ere\nFilterCaseSensitive No\n"
-        "FilterDefaultDeny Yes\n" + (ports or "ConnectPort 1\n"))
+        "FilterDefaultDeny Yes\n")
 
 
 # ---------------------------------------------------------------- the sandbox
@@ -313,7 +313,7 @@ exec "$@"
         for attempt in range(3):    # a port picked free can be taken before tinyproxy binds it
             port = _free_port()
             (self._tmp / "proxy" / "tinyproxy.conf").write_text(tinyproxy_config(
-                self.endpoints, port, "/run/proxy/filter", "/run/proxy-log/proxy.log"))
+                port, "/run/proxy/filter", "/run/proxy-log/proxy.log"))
             relay = [self._socat, f"UNIX-LISTEN:/run/net/{PROXY_SOCKET},fork,unlink-early",
                      f"TCP4:127.0.0.1:{port}"]
             script = (f"{shlex.quote(tinyproxy)} -d -c /run/proxy/tinyproxy.conf </dev/null >/dev/null 2>&1 &\n"
