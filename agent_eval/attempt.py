@@ -103,10 +103,10 @@ def run_attempt(item: Item, repeat: int, item_dir: ItemDir, run_root: Path, agen
             "prompt": ctx.prompt, "started_at": started_at,
         }, indent=1))
         result = run_process(argv, env, item_dir.work, invocation.stdin, item_dir.transcript, item_dir.stderr,
-                             config.timeout_s, watch=agent.watch, cancel=cancel)
+                             config.timeout_s, watch=agent.watcher(), cancel=cancel)
     if result.interrupted:
         return None
-    transcript = agent.parse(result.events, item_dir.root)
+    transcript = agent.parse(result.events, item_dir.root, config.model)
     transcript.prompt = ctx.prompt
     if inline is not None:
         transcript.prompt_images = [str(inline.relative_to(item_dir.root))]

@@ -8,9 +8,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 from urllib.parse import urlparse
 
 from ..transcript import Transcript
@@ -74,7 +76,8 @@ def base_env(home: Path) -> dict[str, str]:
     """A clean environment: nothing of the user's shell leaks into the agent's world."""
     env = {
         "HOME": str(home),
-        "PATH": os.pathsep.join([str(NODE_BIN), "/usr/local/bin", "/usr/bin", "/bin"]),
+        # The tools' Python (Pillow, NumPy, agent-eval-image-tools) first; the sandbox sets its own PATH.
+        "PATH": os.pathsep.join([str(Path(sys.prefix) / "bin"), str(NODE_BIN), "/usr/local/bin", "/usr/bin", "/bin"]),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "TERM": "dumb",
@@ -106,12 +109,17 @@ class Agent(ABC):
     @abstractmethod
     def prepare(self, ctx: ItemContext) -> Invocation: ...
 
-    @abstractmethod
-    def parse(self, events: list[dict], item_dir: Path) -> Transcript: ...
+    def priced(self, model: str) -> bool:
+        """Whether a cost can be given for this model (Claude Code reports its own)."""
+        return True
 
-    def watch(self, event: dict) -> str | None:
-        """Called on every event as it arrives; a status here stops the process at once."""
-        return None
+    @abstractmethod
+    def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript: ...
+
+    def watcher(self) -> Callable[[dict], str | None]:
+        """A fresh per-attempt callback, called on every event as it arrives; a status it
+        returns stops the process at once."""
+        return lambda event: None
 
     @staticmethod
     def copy_credentials(auth: Auth, home: Path) -> None:

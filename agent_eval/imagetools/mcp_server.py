@@ -14,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import SERVER_NAME
 from . import descriptions as d
 from .errors import ToolInputError
 from .ops import DEFAULT_SIZE
@@ -90,7 +91,7 @@ def build_server(workdir: str) -> MCPServer:
         tool = Tool.from_function(fn, name=fn.__name__, description=text, structured_output=False)
         tool.parameters = plain_schema(tool.parameters)
         registered.append(tool)
-    return MCPServer(name="imagetools", tools=registered, log_level="WARNING")
+    return MCPServer(name=SERVER_NAME, tools=registered, log_level="WARNING")
 
 
 def main(argv: list[str] | None = None) -> None:
