@@ -250,11 +250,13 @@ class Sandbox:
         relay = shlex.join([self._socat, f"TCP4-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
                             f"UNIX-CONNECT:{NET_DIR_INSIDE}/{PROXY_SOCKET}"])
         # Double fork: the relay is reparented to bwrap's init, not left to the command.
+        # Waiting reads /proc/net/tcp with shell builtins (the 4th field 0A = LISTEN): no forks.
         return f"""({relay} </dev/null >/dev/null 2>&1 &)
+listening() {{ while read -r _ _ _ st _; do [ "$st" = 0A ] && return 0; done </proc/net/tcp; return 1; }}
 i=0
-until [ "$(awk '$4 == "0A" {{n++}} END {{print n+0}}' /proc/net/tcp)" -ge 1 ]; do
-  i=$((i+1)); if [ $i -gt 2500 ]; then echo "agent-eval sandbox: proxy relay did not start" >&2; exit {SETUP_FAILED}; fi
-  sleep 0.002
+until listening; do
+  i=$((i+1)); if [ $i -gt 5000 ]; then echo "agent-eval sandbox: proxy relay did not start" >&2; exit {SETUP_FAILED}; fi
+  sleep 0.001
 done
 exec "$@"
 """
@@ -316,12 +318,16 @@ exec "$@"
                 port, "/run/proxy/filter", "/run/proxy-log/proxy.log"))
             relay = [self._socat, f"UNIX-LISTEN:/run/net/{PROXY_SOCKET},fork,unlink-early",
                      f"TCP4:127.0.0.1:{port}"]
+            # The jail lives while its stdin pipe is open: `read` returns when the Sandbox
+            # closes it or when this process dies however it dies; then bwrap and its pid
+            # namespace end, so no proxy outlives its item (whichever thread started it).
             script = (f"{shlex.quote(tinyproxy)} -d -c /run/proxy/tinyproxy.conf </dev/null >/dev/null 2>&1 &\n"
-                      f"exec {shlex.join(relay)} </dev/null >/dev/null 2>>/run/proxy-log/relay.log")
+                      f"{shlex.join(relay)} </dev/null >/dev/null 2>>/run/proxy-log/relay.log &\n"
+                      "read -r _ || true\n")
             with open(self._tmp / "log" / "jail.log", "ab") as err:
                 self._proxy = subprocess.Popen(
                     [self._bwrap, *self._proxy_jail_options(), "--", "/bin/sh", "-c", script],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
                     start_new_session=True)
             if self._wait_proxy(port):
                 return
@@ -332,6 +338,7 @@ exec "$@"
 
     def _stop_proxy(self) -> None:
         if self._proxy is not None:
+            self._proxy.stdin.close()
             try:   # the jail's bwrap and all under it (--die-with-parent, its own pid namespace)
                 os.killpg(self._proxy.pid, signal.SIGKILL)
             except ProcessLookupError:
