@@ -185,9 +185,21 @@ def test_every_mount_is_one_the_policy_names(world):
     assert r.stdout.strip() == "swept"
 
 
+def test_image_tools_import_but_the_rest_of_the_package_is_hidden(world):
+    with Sandbox(spec(world)) as sb:
+        r = run(sb, "python3 -c 'import agent_eval.imagetools.mcp_server' && echo IMPORT-OK; "
+                    f"ls -A {PROJECT_ROOT / 'agent_eval'}; python3 -c 'import agent_eval.samples' 2>/dev/null "
+                    "|| echo SAMPLES-HIDDEN", login=False)
+    lines = r.stdout.split()
+    assert lines[0] == "IMPORT-OK", r.stderr
+    assert set(lines[1:-1]) == {"__init__.py", "imagetools"}
+    assert lines[-1] == "SAMPLES-HIDDEN"
+
+
 def test_writes_only_in_workdir_home_and_tmp(world):
     outside = [Path("/x"), Path("/usr/x"), Path("/etc/x"), PROJECT_ROOT / "node_modules" / "x",
-               PROJECT_ROOT / "agent_eval" / "x", world["dataset"] / "x", world["sibling"] / "x",
+               PROJECT_ROOT / "agent_eval" / "x", PROJECT_ROOT / "agent_eval" / "imagetools" / "x",
+               world["dataset"] / "x", world["sibling"] / "x",
                world["real_home"] / "x", world["work"].parent.parent / "x"]
     with Sandbox(spec(world)) as sb:
         r = run(sb, "".join(f"touch {p} 2>/dev/null && echo WROTE {p}\n" for p in outside)
