@@ -1,0 +1,49 @@
+"""Running the real agent CLIs against the scripted model server, for end-to-end tests."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.console import Console
+
+from agent_eval.config import RunConfig
+from agent_eval.data import load_dataset, select
+from agent_eval.runner import Runner
+from agent_eval.scripted import ScriptedServer
+
+AGENTS = ("claude-code", "codex")
+MODELS = {"claude-code": "claude-opus-4-8", "codex": "gpt-5.5"}
+
+
+def scripted_environ(agent: str, server: ScriptedServer, key: str = "scripted-key") -> dict[str, str]:
+    """What a user with a custom endpoint would have set; HOME points nowhere so no login leaks in."""
+    if agent == "claude-code":
+        return {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": key, "HOME": "/nonexistent"}
+    return {"OPENAI_BASE_URL": server.url + "/v1", "OPENAI_API_KEY": key, "HOME": "/nonexistent"}
+
+
+def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, out_dir: Path, ids: str | None = None,
+              tasks: str | None = None, jobs: int = 2, timeout_s: float = 90, sandbox: str = "bwrap",
+              retry_wait_s: float = 0.5, run_name: str | None = None, **config):
+    dataset = load_dataset(data_dir)
+    items = select(dataset, ids=ids, tasks=tasks)
+    run_config = RunConfig(agent=agent, model=MODELS[agent], tools=tools, sandbox=sandbox, jobs=jobs,
+                           timeout_s=timeout_s, **config)
+    run_config.validate()
+    runner = Runner(run_config, dataset, items, out_dir, run_name=run_name, console=Console(file=open(os.devnull, "w")),
+                    environ=scripted_environ(agent, server), scripted_model=True, retry_wait_s=retry_wait_s)
+    return runner.run()
+
+
+def processes_mentioning(text: str) -> list[str]:
+    """Command lines of live processes whose argv or environment mentions `text`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if text.encode() in cmdline or text.encode() in environ:
+            found.append(pid + ": " + cmdline.replace(b"\0", b" ").decode(errors="replace")[:200])
+    return found
