@@ -3,9 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages: bubblewrap (the OS sandbox), socat + ripgrep (sandbox-runtime's helpers),
+# System packages: bubblewrap (the OS sandbox), socat + tinyproxy (its allowlisting network door),
 # chromium (the report's browser test), curl (sandbox leak tests).
-SYSTEM_PACKAGES="bubblewrap socat ripgrep chromium curl"
+SYSTEM_PACKAGES="bubblewrap socat tinyproxy-bin chromium curl"
 missing=""
 for pkg in $SYSTEM_PACKAGES; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
