@@ -1,12 +1,16 @@
-"""How much start time the OS sandbox adds: per command, and per item (its proxy).
+"""How much start time the OS sandbox adds, per command and per item.
 
     .venv/bin/python benchmarks/sandbox_startup.py [--runs 20]
 
-Per command: median wall time of `true` and `python3 -c pass` run plainly and through
-`Sandbox.wrap` (with no endpoint, i.e. no network at all, and with one loopback endpoint,
-i.e. the in-sandbox proxy relay). Per item: median time to enter and leave a `Sandbox` with
-one endpoint (generated files + tinyproxy and its relay in their jail, ready-checked).
-The item's added cost is one "enter + exit" plus one wrapped command (the agent CLI).
+Each figure is a median over --runs rounds; within a round the plain and the sandboxed run
+go back to back, so both see the same machine load.
+
+* per command: `true` and `python3 -c pass`, plainly and through `Sandbox.wrap`, with no
+  endpoint (no network at all) and with one loopback endpoint (the in-sandbox proxy relay).
+* per item: what the runner does for one item -- enter a `Sandbox` with one endpoint
+  (generated /etc files, tinyproxy and its relay started in their jail and ready-checked),
+  run the command in it, leave (proxy stopped, files removed) -- against running the
+  command plainly.
 """
 from __future__ import annotations
 
@@ -22,15 +26,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agent_eval.sandbox import Sandbox, SandboxSpec  # noqa: E402
 
+COMMANDS = {"true": ["/bin/true"], "python3 -c pass": [sys.executable, "-c", "pass"]}
 
-def median_ms(fn, runs: int) -> float:
-    fn()                                   # warm caches once
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def side_by_side(plain, boxed, runs: int) -> tuple[float, float, float]:
+    """Medians of plain, sandboxed and of their per-round difference, in ms."""
+    plain(), boxed()                     # warm caches once
+    pairs = [(timed(plain), timed(boxed)) for _ in range(runs)]
+    return (statistics.median(p for p, _ in pairs), statistics.median(b for _, b in pairs),
+            statistics.median(b - p for p, b in pairs))
 
 
 def main() -> None:
@@ -38,33 +48,35 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     runs = ap.parse_args().runs
     root = Path(tempfile.mkdtemp(prefix="agent-eval-bench-", dir=Path.home()))
-    try:
-        (root / "work").mkdir()
-        (root / "home").mkdir()
-        commands = {"true": ["/bin/true"], "python3 -c pass": [sys.executable, "-c", "pass"]}
-        rows = []
-        for endpoints, label in (([], "no network"), (["127.0.0.1:9"], "1 endpoint")):
-            with Sandbox(SandboxSpec(root / "work", root / "home", endpoints=endpoints)) as sb:
-                for name, argv in commands.items():
-                    wrapped, env = sb.wrap(argv)
-                    plain = median_ms(lambda: subprocess.run(argv, check=True), runs)
-                    boxed = median_ms(lambda: subprocess.run(wrapped, env=env, check=True), runs)
-                    rows.append((f"{name} ({label})", plain, boxed))
+    (root / "work").mkdir()
+    (root / "home").mkdir()
 
-        def item():
-            with Sandbox(SandboxSpec(root / "work", root / "home", endpoints=["127.0.0.1:9"])):
-                pass
-        enter_exit = median_ms(item, runs)
+    def spec(endpoints):
+        return SandboxSpec(root / "work", root / "home", endpoints=endpoints)
+
+    rows = []
+    try:
+        for endpoints, label in (([], "no network"), (["127.0.0.1:9"], "1 endpoint")):
+            with Sandbox(spec(endpoints)) as sb:
+                for name, argv in COMMANDS.items():
+                    wrapped, env = sb.wrap(argv)
+                    rows.append((f"{name}, {label}", *side_by_side(
+                        lambda: subprocess.run(argv, check=True),
+                        lambda: subprocess.run(wrapped, env=env, check=True), runs)))
+        for name, argv in COMMANDS.items():
+            def item(argv=argv):
+                with Sandbox(spec(["127.0.0.1:9"])) as sb:
+                    wrapped, env = sb.wrap(argv)
+                    subprocess.run(wrapped, env=env, check=True)
+            rows.append((f"whole item: {name}", *side_by_side(
+                lambda: subprocess.run(argv, check=True), item, runs)))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
-    print(f"median of {runs} runs, ms")
-    print(f"{'command':32} {'plain':>8} {'sandboxed':>10} {'added':>8}")
-    for name, plain, boxed in rows:
-        print(f"{name:32} {plain:8.1f} {boxed:10.1f} {boxed - plain:8.1f}")
-    print(f"{'Sandbox enter+exit (proxy)':32} {'':8} {enter_exit:10.1f} {enter_exit:8.1f}")
-    per_item = enter_exit + max(b - p for n, p, b in rows if "1 endpoint" in n)
-    print(f"added per item (enter+exit + one wrapped command): {per_item:.1f} ms")
+    print(f"median of {runs} rounds, ms")
+    print(f"{'':34} {'plain':>7} {'sandboxed':>10} {'added':>7}")
+    for name, plain, boxed, added in rows:
+        print(f"{name:34} {plain:7.1f} {boxed:10.1f} {added:7.1f}")
 
 
 if __name__ == "__main__":
