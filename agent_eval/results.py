@@ -163,6 +163,7 @@ def rollup_of(records: list[ItemRecord]) -> dict:
 
 
 def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, console) -> RunStore:
+    out_dir = Path(out_dir).resolve()  # agents run elsewhere (cwd = workdir): every path they get is absolute
     root = out_dir / run_name
     if redo and root.exists():
         aside = out_dir / f"{run_name}.old-{time.strftime('%Y%m%d-%H%M%S')}"

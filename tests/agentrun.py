@@ -8,18 +8,12 @@ from rich.console import Console
 
 from agent_eval.config import RunConfig
 from agent_eval.data import load_dataset, select
+from agent_eval.demo import scripted_environ
 from agent_eval.runner import Runner
 from agent_eval.scripted import ScriptedServer
 
 AGENTS = ("claude-code", "codex")
 MODELS = {"claude-code": "claude-opus-4-8", "codex": "gpt-5.5"}
-
-
-def scripted_environ(agent: str, server: ScriptedServer, key: str = "scripted-key") -> dict[str, str]:
-    """What a user with a custom endpoint would have set; HOME points nowhere so no login leaks in."""
-    if agent == "claude-code":
-        return {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": key, "HOME": "/nonexistent"}
-    return {"OPENAI_BASE_URL": server.url + "/v1", "OPENAI_API_KEY": key, "HOME": "/nonexistent"}
 
 
 def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, out_dir: Path, ids: str | None = None,
@@ -31,7 +25,7 @@ def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, ou
                            timeout_s=timeout_s, **config)
     run_config.validate()
     runner = Runner(run_config, dataset, items, out_dir, run_name=run_name, console=Console(file=open(os.devnull, "w")),
-                    environ=scripted_environ(agent, server), scripted_model=True, retry_wait_s=retry_wait_s)
+                    environ=scripted_environ(agent, server.url), scripted_model=True, retry_wait_s=retry_wait_s)
     return runner.run()
 
 
