@@ -94,8 +94,9 @@ def test_endpoint_parse():
     assert Endpoint.parse("https://chatgpt.com/backend-api") == Endpoint("chatgpt.com", 443)
     assert Endpoint.parse("http://localhost/") == Endpoint("localhost", 80)
     assert Endpoint.parse("[::1]:9000") == Endpoint("::1", 9000)
-    with pytest.raises(SandboxError):
-        Endpoint.parse("host:notaport")
+    for bad in ("host:notaport", "ho st:80", "http://a$b:80/", ""):
+        with pytest.raises(SandboxError):
+            Endpoint.parse(bad)
 
 
 def test_filter_patterns_match_exactly_the_endpoint():
@@ -268,10 +269,13 @@ print(get("http://127.0.0.1:{allowed}/"), get("http://localhost:{allowed}/"), ge
 def test_named_endpoint_is_allowed_and_others_refused(world):
     """No internet here: an allowed name gets past the filter (then fails to resolve outside),
     a name not listed is refused by the filter. The proxy's log tells them apart."""
-    with Sandbox(spec(world, endpoints=["api.anthropic.com:443"])) as sb:
+    with Sandbox(spec(world, endpoints=["api.anthropic.com:443", "my-model.internal:8443"])) as sb:
         run(sb, "curl -s -m 5 https://api.anthropic.com/ ; curl -s -m 5 https://example.com/; "
-                "curl -s -m 5 http://api.anthropic.com/", login=False)
-        assert sb.refused_requests() == ["example.com:443", "http://api.anthropic.com/"]
+                "curl -s -m 5 http://api.anthropic.com/; curl -s -m 5 https://my-model.internal:8443/; "
+                "curl -s -m 5 https://my-modelxinternal:8443/; curl -s -m 5 https://my-model.internal:8444/",
+            login=False)
+        assert sb.refused_requests() == ["example.com:443", "http://api.anthropic.com/",
+                                         "my-modelxinternal:8443", "my-model.internal:8444"]
 
 
 def test_no_endpoints_no_network(world):
