@@ -140,6 +140,12 @@ def _within(p: Path, roots) -> bool:
     return any(p == r or r in p.parents for r in roots)
 
 
+def _precious() -> list[Path]:
+    """No bind may be one of these or hold one: the whole filesystem, the user's real home,
+    the project checkout."""
+    return [Path("/"), _real(Path.home()), PROJECT_ROOT]
+
+
 class Sandbox:
     """One per item. A context manager: entering writes the generated /etc files and starts
     the item's proxy (in its own jail); leaving stops it and removes them."""
@@ -245,6 +251,9 @@ class Sandbox:
         for p in (_real(p) for p in paths):   # dedupe; skip what /usr or another entry covers
             if p.exists() and not _within(p, [Path("/usr"), *out]):
                 out = [q for q in out if not _within(q, [p])] + [p]
+        for p in out:
+            if any(_within(q, [p]) for q in _precious()):
+                raise SandboxError(f"read-only bind {p} would expose {', '.join(map(str, _precious()))}")
         return out
 
     def _relay_script(self) -> str:
@@ -299,12 +308,11 @@ exec "$@"
             f"PATH={shlex.quote(self.path_inside())}\nexport PATH\numask 022\n")
 
     def _check_writable_dirs(self) -> None:
-        precious = [Path("/"), _real(Path.home()), PROJECT_ROOT]
         for name, p in (("workdir", self.workdir), ("home", self.home)):
             if not p.is_dir():
                 raise SandboxError(f"sandbox {name} {p} is not a directory")
-            if any(_within(q, [p]) for q in precious):
-                raise SandboxError(f"sandbox {name} {p} would expose {', '.join(map(str, precious))}")
+            if any(_within(q, [p]) for q in _precious()):
+                raise SandboxError(f"sandbox {name} {p} would expose {', '.join(map(str, _precious()))}")
 
     # -- the proxy and its jail
 

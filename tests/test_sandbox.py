@@ -139,6 +139,9 @@ def test_refuses_a_workdir_that_would_expose_too_much(world):
             Sandbox(SandboxSpec(bad, world["home"], endpoints=[]))
     with pytest.raises(SandboxError):
         Sandbox(spec(world)).wrap(["true"])     # not entered
+    bad_ro = SandboxSpec(world["work"], world["home"], endpoints=[], extra_ro=[PROJECT_ROOT])
+    with pytest.raises(SandboxError), Sandbox(bad_ro) as sb:
+        sb.wrap(["true"])
 
 
 # ---------------------------------------------------------------- filesystem
