@@ -123,5 +123,6 @@ def run_attempt(item: Item, repeat: int, item_dir: ItemDir, run_root: Path, agen
         answer_text=transcript.final_text, elapsed_s=result.elapsed_s, usage=transcript.usage,
         cost_usd=transcript.cost_usd, num_turns=transcript.num_turns, tool_calls=transcript.tool_calls,
         transcript=str(item_dir.transcript.relative_to(run_root)), repeat=repeat,
+        api_retries=list(transcript.api_retries),
         started_at=started_at, finished_at=now_iso(),
     )

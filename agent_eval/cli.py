@@ -10,8 +10,8 @@ from rich.console import Console
 
 from . import __version__
 from .agents.base import AuthMissing
-from .config import AGENT_EFFORTS, SANDBOX_KINDS, ConfigError, RunConfig
-from .data import DataError, load_dataset, select
+from .config import AGENT_EFFORTS, SANDBOX_KINDS, ConfigError, RunConfig, parse_shard
+from .data import DataError, load_dataset, select, shard_of
 from .prompts import TOOL_MODES
 from .results import ResultsError
 
@@ -84,23 +84,34 @@ def selection_options(func):
 @click.option("--redo", is_flag=True, help="Start over: the old results are moved aside, not deleted.")
 @click.option("--retry-wait", type=float, default=10.0, show_default=True,
               help="First backoff in seconds after a rate limit; doubles each retry.")
+@click.option("--repeats", type=int, default=1, show_default=True,
+              help="Run each item K times, each in its own workdir (resumable per item and repeat).")
+@click.option("--max-cost-usd", type=float, default=None,
+              help="No new item starts once the run's recorded cost reaches this; rerun with a higher cap to go on.")
+@click.option("--unpriced", is_flag=True, help="Allow a Codex model missing from the pricing table (cost: unknown).")
+@click.option("--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items.")
 @user_errors
 def run(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, timeout_s, max_turns, sandbox,
-        out_dir, run_name, redo, retry_wait):
+        out_dir, run_name, redo, retry_wait, repeats, max_cost_usd, unpriced, shard):
     """Run an agent over the benchmark and grade every item (resumable)."""
     from .runner import Runner
     from .tables import accuracy_table
     console = Console()
     config = RunConfig(agent=agent, model=model, effort=effort, tools=tools, sandbox=sandbox,
-                       max_turns=max_turns, timeout_s=timeout_s, jobs=jobs)
+                       max_turns=max_turns, timeout_s=timeout_s, jobs=jobs, repeats=repeats,
+                       max_cost_usd=max_cost_usd, unpriced=unpriced, shard=shard)
     config.validate()
     dataset = load_dataset(resolve_data_dir(data, console))
     items = select(dataset, tasks=tasks, ids=ids, categories=categories, limit=limit)
-    selection = {"tasks": tasks, "ids": ids, "categories": categories, "limit": limit}
+    if shard:
+        items = shard_of(items, *parse_shard(shard))
+    selection = {"tasks": tasks, "ids": ids, "categories": categories, "limit": limit, "shard": shard}
     runner = Runner(config, dataset, items, out_dir, run_name=run_name, redo=redo, console=console,
                     selection=selection, retry_wait_s=retry_wait)
     outcome = runner.run()
     console.print(accuracy_table(outcome.rollup, f"{runner.run_name}  ({outcome.store.root})"))
+    if outcome.not_run_cost_cap:
+        console.print(f"{outcome.not_run_cost_cap} item(s) not run: cost cap --max-cost-usd {max_cost_usd:g} reached.")
     if outcome.stopped_for_auth:
         click.echo(f"error: {outcome.stopped_for_auth}", err=True)
         sys.exit(3)

@@ -30,6 +30,11 @@ class RunConfig:
     max_turns: int | None = None
     timeout_s: float = 1800.0
     jobs: int = 4
+    # Options that change how much runs, not what is measured: a resume may change them.
+    repeats: int = 1
+    max_cost_usd: float | None = None
+    unpriced: bool = False      # allow a model with no price: its cost is recorded as unknown (null)
+    shard: str | None = None    # "K/N": this machine runs the K-th of N deterministic slices
     # Filled in by the runner once the dataset, prompt and CLI are known.
     prompt_hash: str | None = None
     scorer_hash: str | None = None
@@ -54,17 +59,38 @@ class RunConfig:
             raise ConfigError(f"--timeout must be positive, got {self.timeout_s}")
         if self.max_turns is not None and self.max_turns < 1:
             raise ConfigError(f"--max-turns must be at least 1, got {self.max_turns}")
+        if self.repeats < 1:
+            raise ConfigError(f"--repeats must be at least 1, got {self.repeats}")
+        if self.max_cost_usd is not None and self.max_cost_usd < 0:
+            raise ConfigError(f"--max-cost-usd must not be negative, got {self.max_cost_usd}")
+        if self.shard is not None:
+            parse_shard(self.shard)
 
     @property
     def run_name(self) -> str:
         raw = f"{self.agent}-{self.model}-{self.effort or 'default'}-{self.tools}"
+        if self.shard:
+            index, count = parse_shard(self.shard)
+            raw += f".shard{index}of{count}"
         return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
+
+    def options(self) -> dict:
+        return {"timeout_s": self.timeout_s, "jobs": self.jobs, "repeats": self.repeats,
+                "max_cost_usd": self.max_cost_usd, "unpriced": self.unpriced, "shard": self.shard, **self.extra}
 
     def identity(self) -> dict:
         return {name: getattr(self, name) for name in IDENTITY_FIELDS}
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'K/N' with 1 <= K <= N."""
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise ConfigError(f"--shard takes K/N with 1 <= K <= N (e.g. 2/8), got {text!r}")
+    return int(match.group(1)), int(match.group(2))
 
 
 def identity_differences(old: dict, new: dict) -> list[str]:

@@ -148,6 +148,13 @@ def _check_image(item_id: str, image: Path) -> None:
         raise DataError(f"item {item_id}: image {image} is not a readable image ({error}); re-download it") from None
 
 
+def shard_of(items: list[Item], index: int, count: int) -> list[Item]:
+    """The index-th (1-based) of `count` slices, by a hash of the item id: the same on every machine
+    and independent of the order or the other items selected."""
+    return [item for item in items
+            if int(hashlib.sha256(item.id.encode()).hexdigest(), 16) % count == index - 1]
+
+
 def _split(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
 

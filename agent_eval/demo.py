@@ -63,7 +63,8 @@ def command(agents, tools, limit, jobs, out_dir):
     stopped = False
     with ScriptedServer(demo_scenario(tools)) as server:
         for agent in agents or sorted(DEMO_MODELS):
-            config = RunConfig(agent=agent, model=DEMO_MODELS[agent], tools=tools, jobs=jobs, timeout_s=120)
+            config = RunConfig(agent=agent, model=DEMO_MODELS[agent], tools=tools, jobs=jobs, timeout_s=120,
+                               unpriced=True)  # a scripted model has no price
             runner = Runner(config, dataset, items, out_dir, run_name=f"scripted-{agent}-{tools}", redo=True,
                             console=console, environ=scripted_environ(agent, server.url), scripted_model=True)
             outcome = runner.run()

@@ -45,6 +45,7 @@ class ItemRecord:
     repeat: int = 0
     attempts: int = 1
     retries: list[dict] = field(default_factory=list)  # one entry per retried attempt: status, error, wait
+    api_retries: list = field(default_factory=list)     # HTTP statuses the CLI itself retried on (last attempt)
     started_at: str | None = None
     finished_at: str | None = None
     schema_version: int = SCHEMA_VERSION

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import threading
 import time
 from collections import defaultdict
@@ -115,7 +116,10 @@ class RunStore:
         for record in records:
             by_task[record.task].append(record)
         for task, task_records in by_task.items():
-            write_json_atomic(self.root / task / "summary.json", {"task": task, **summarise(task_records)})
+            summary = {"task": task, **summarise(task_records)}
+            if "repeats" in summary:
+                summary["items_fraction_correct"] = item_fractions(task_records)
+            write_json_atomic(self.root / task / "summary.json", summary)
         rollup = rollup_of(records)
         write_json_atomic(self.root / ROLLUP, rollup)
         return rollup
@@ -136,7 +140,7 @@ def summarise(records: list[ItemRecord]) -> dict:
     status_counts: dict[str, int] = defaultdict(int)
     for record in records:
         status_counts[record.status] += 1
-    return {
+    summary = {
         "n": n,
         "correct": correct,
         "accuracy": correct / n if n else None,
@@ -147,6 +151,28 @@ def summarise(records: list[ItemRecord]) -> dict:
         "cost_unknown": n - len(costs),
         "elapsed_s": sum(times),
     }
+    summary.update(repeat_stats(records))
+    return summary
+
+
+def repeat_stats(records: list[ItemRecord]) -> dict:
+    """With repeats: accuracy per repeat, its mean and sample standard deviation across repeats."""
+    by_repeat: dict[int, list[bool]] = defaultdict(list)
+    for record in records:
+        by_repeat[record.repeat].append(record.correct)
+    if len(by_repeat) < 2:
+        return {}
+    accuracies = [sum(v) / len(v) for _, v in sorted(by_repeat.items())]
+    return {"repeats": len(accuracies), "accuracy_per_repeat": accuracies,
+            "accuracy_mean": statistics.mean(accuracies), "accuracy_std": statistics.stdev(accuracies)}
+
+
+def item_fractions(records: list[ItemRecord]) -> dict[str, float]:
+    """Per item: the fraction of its repeats graded correct."""
+    by_item: dict[str, list[bool]] = defaultdict(list)
+    for record in records:
+        by_item[record.id].append(record.correct)
+    return {item: sum(v) / len(v) for item, v in sorted(by_item.items())}
 
 
 def rollup_of(records: list[ItemRecord]) -> dict:

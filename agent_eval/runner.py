@@ -1,7 +1,9 @@
 """Schedules a run: what is left to do, items in parallel, retries with backoff, a live progress
-bar, the auth stop, Ctrl-C, and the summaries at the end."""
+bar, the cost cap, the auth stop, Ctrl-C, and the summaries at the end."""
 from __future__ import annotations
 
+import contextlib
+import os
 import platform
 import signal
 import threading
@@ -15,16 +17,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from . import __version__
 from .agents import get_agent
-from .agents.base import Agent, Auth
+from .agents.base import Agent
 from .attempt import ItemDir, now_iso, run_attempt
-from .config import RunConfig
+from .config import ConfigError, RunConfig
 from .data import Dataset, Item
+from .pricing import pricing_files
 from .prompts import load_template
 from .records import ItemRecord
 from .results import RunStore, prepare_store
 from .scoring import scorer_hash
 
 RETRY_STATUSES = ("rate_limited",)
+MAX_BACKOFF_S = 300.0
 
 
 @dataclass
@@ -32,43 +36,37 @@ class RunOutcome:
     store: RunStore
     ran: int = 0
     skipped: int = 0
+    not_run_cost_cap: int = 0
     interrupted: bool = False
     stopped_for_auth: str | None = None
     rollup: dict = field(default_factory=dict)
 
 
-def write_manifest(store: RunStore, config: RunConfig, dataset: Dataset, auth: Auth, run_name: str,
-                   selection: dict, scripted_model: bool, finished: bool) -> None:
-    old = store.read_manifest() or {}
-    store.write_manifest({
-        "schema_version": 1,
-        "run_name": run_name,
-        "config": config.identity(),
-        "options": {"timeout_s": config.timeout_s, "jobs": config.jobs, **config.extra},
-        "dataset": {"path": str(dataset.root.resolve()), "layout": dataset.layout, "n_items": len(dataset.items),
-                    "selection": selection},
-        "auth": auth.describe(),
-        "scripted_model": scripted_model,
-        "project_version": __version__,
-        "host": {"python": platform.python_version(), "platform": platform.platform()},
-        "started_at": old.get("started_at") or now_iso(),
-        "resumed_at": now_iso() if old else None,
-        "finished_at": now_iso() if finished else None,
-    })
+def new_progress(console: Console) -> Progress:
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
+               TimeElapsedColumn(), TimeRemainingColumn()]
+    return Progress(*columns, console=console)
 
 
 class Runner:
+    """One run: `cancel`, `slots` (a semaphore bounding agents across runs) and `progress` may be
+    shared by a sweep; on its own a runner makes its own."""
+
     def __init__(self, config: RunConfig, dataset: Dataset, items: list[Item], out_dir: Path,
                  run_name: str | None = None, redo: bool = False, console: Console | None = None,
                  environ: dict[str, str] | None = None, scripted_model: bool = False, selection: dict | None = None,
-                 retry_wait_s: float = 10.0, max_attempts: int = 4):
-        import os
+                 retry_wait_s: float = 10.0, max_attempts: int = 4, cancel: threading.Event | None = None,
+                 slots: threading.Semaphore | None = None, progress: Progress | None = None):
         self.console = console or Console()
         self.config = config
         self.dataset = dataset
         self.items = items
         self.agent: Agent = get_agent(config.agent)
         self.auth = self.agent.find_auth(dict(os.environ if environ is None else environ))
+        if not config.unpriced and not self.agent.priced(config.model):
+            raise ConfigError(f"no price for model {config.model!r} in {pricing_files()}: add it there, or pass "
+                              f"--unpriced to record its cost as unknown")
         self.template = load_template(config.tools)
         config.prompt_hash = self.template.hash
         config.scorer_hash = scorer_hash()
@@ -80,11 +78,37 @@ class Runner:
         self.selection = selection or {}
         self.retry_wait_s = retry_wait_s
         self.max_attempts = max_attempts
-        self.cancel = threading.Event()
+        self.cancel = cancel or threading.Event()
+        self.slots = slots
+        self.progress = progress
         self.auth_failure: str | None = None
+        self._cost_lock = threading.Lock()
 
-    # -- one item, with retries -------------------------------------------------------------
+    # -- manifest ---------------------------------------------------------------------------------
+    def write_manifest(self, finished: bool) -> None:
+        old = self.store.read_manifest() or {}
+        self.store.write_manifest({
+            "schema_version": 1,
+            "run_name": self.run_name,
+            "config": self.config.identity(),
+            "options": self.config.options(),
+            "dataset": {"path": str(self.dataset.root.resolve()), "layout": self.dataset.layout,
+                        "n_items": len(self.dataset.items), "selection": self.selection},
+            "auth": self.auth.describe(),
+            "scripted_model": self.scripted_model,
+            "project_version": __version__,
+            "host": {"python": platform.python_version(), "platform": platform.platform()},
+            "started_at": old.get("started_at") or now_iso(),
+            "resumed_at": now_iso() if old else None,
+            "finished_at": now_iso() if finished else None,
+        })
+
+    # -- one item, with retries -------------------------------------------------------------------
     def _run_item(self, item: Item, repeat: int) -> ItemRecord | None:
+        with self.slots if self.slots is not None else contextlib.nullcontext():
+            return self._attempts(item, repeat)
+
+    def _attempts(self, item: Item, repeat: int) -> ItemRecord | None:
         retries: list[dict] = []
         for attempt in range(1, self.max_attempts + 1):
             if self.cancel.is_set():
@@ -97,40 +121,47 @@ class Runner:
             record.attempts, record.retries = attempt, list(retries)
             if record.status not in RETRY_STATUSES or attempt == self.max_attempts:
                 return record
-            wait_s = min(self.retry_wait_s * 2 ** (attempt - 1), 300.0)
+            wait_s = min(self.retry_wait_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
             retries.append({"attempt": attempt, "status": record.status, "error": record.error, "wait_s": wait_s})
             if self.cancel.wait(wait_s):
                 return None
         return None
 
-    # -- the whole run --------------------------------------------------------------------------
-    def run(self, repeats: int = 1) -> RunOutcome:
-        write_manifest(self.store, self.config, self.dataset, self.auth, self.run_name, self.selection,
-                       self.scripted_model, finished=False)
+    # -- the whole run ----------------------------------------------------------------------------
+    def run(self) -> RunOutcome:
+        self.write_manifest(finished=False)
         done = self.store.done_keys()
+        repeats = self.config.repeats
         todo = [(item, r) for r in range(repeats) for item in self.items if (item.id, r) not in done]
         outcome = RunOutcome(store=self.store, skipped=len(self.items) * repeats - len(todo))
         if self.config.sandbox == "none":
             self.console.print("[bold red]WARNING: --sandbox none: the agent can read everything this user can "
                                "(the dataset's answers included). Results are marked unsandboxed.[/]")
         if outcome.skipped:
-            self.console.print(f"resuming: {outcome.skipped} item(s) already graded, {len(todo)} to run")
+            self.console.print(f"resuming {self.run_name}: {outcome.skipped} item(s) already graded, "
+                               f"{len(todo)} to run")
         previous_handler = self._install_sigint()
         try:
             self._execute(todo, outcome)
         finally:
-            signal.signal(signal.SIGINT, previous_handler) if previous_handler is not None else None
+            if previous_handler is not None:
+                signal.signal(signal.SIGINT, previous_handler)
         outcome.interrupted = self.cancel.is_set() and self.auth_failure is None
         outcome.stopped_for_auth = self.auth_failure
         outcome.rollup = self.store.write_summaries()
-        finished = not outcome.interrupted and not outcome.stopped_for_auth
-        write_manifest(self.store, self.config, self.dataset, self.auth, self.run_name, self.selection,
-                       self.scripted_model, finished=finished)
+        outcome.rollup["not_run"] = {"cost_cap": outcome.not_run_cost_cap,
+                                     "max_cost_usd": self.config.max_cost_usd}
+        finished = not (outcome.interrupted or outcome.stopped_for_auth or outcome.not_run_cost_cap)
+        self.write_manifest(finished=finished)
+        if outcome.not_run_cost_cap:
+            self.console.print(f"[yellow]{self.run_name}: {outcome.not_run_cost_cap} item(s) not run: the recorded "
+                               f"cost reached --max-cost-usd {self.config.max_cost_usd:g}. Run again with a higher "
+                               f"cap to continue.[/]")
         return outcome
 
     def _install_sigint(self):
         if threading.current_thread() is not threading.main_thread():
-            return None
+            return None  # a sweep handles Ctrl-C for all its runs
 
         def on_sigint(signum, frame):
             if self.cancel.is_set():
@@ -140,27 +171,32 @@ class Runner:
             self.cancel.set()
         return signal.signal(signal.SIGINT, on_sigint)
 
+    def _spent(self) -> float:
+        """Recorded cost of this run so far, previous sessions included (unknown costs count as 0 here
+        and are reported apart)."""
+        return sum(r.cost_usd or 0.0 for r in self.store.records())
+
     def _execute(self, todo: list[tuple[Item, int]], outcome: RunOutcome) -> None:
-        stats = {"done": 0, "correct": 0, "errors": 0, "cost": 0.0}
-        columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
-                   TimeElapsedColumn(), TimeRemainingColumn()]
-        with Progress(*columns, console=self.console, transient=False) as progress:
-            bar = progress.add_task(self.run_name, total=len(todo), acc="-", errors=0, cost="$0.00")
-            pending = iter(todo)
+        stats = {"done": 0, "correct": 0, "errors": 0, "cost": self._spent()}
+        cap = self.config.max_cost_usd
+        own_progress = self.progress is None
+        progress = new_progress(self.console) if own_progress else self.progress
+        with progress if own_progress else contextlib.nullcontext():
+            bar = progress.add_task(self.run_name, total=len(todo), acc="-", errors=0, cost=f"${stats['cost']:.2f}")
+            pending = list(reversed(todo))
             running: dict[Future, Item] = {}
             with ThreadPoolExecutor(max_workers=self.config.jobs) as pool:
-                def submit_next() -> bool:
-                    if self.cancel.is_set():
-                        return False
-                    nxt = next(pending, None)
-                    if nxt is None:
-                        return False
-                    running[pool.submit(self._run_item, *nxt)] = nxt[0]
-                    return True
+                def submit_next() -> None:
+                    if self.cancel.is_set() or not pending:
+                        return
+                    if cap is not None and stats["cost"] >= cap:
+                        outcome.not_run_cost_cap = len(pending)
+                        pending.clear()
+                        progress.update(bar, total=progress.tasks[bar].completed + len(running))
+                        return
+                    running[pool.submit(self._run_item, *pending.pop())] = None
                 for _ in range(self.config.jobs):
-                    if not submit_next():
-                        break
+                    submit_next()
                 while running:
                     finished, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
                     for future in finished:

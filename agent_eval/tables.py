@@ -13,9 +13,11 @@ def _money(value: float | None, unknown: int) -> str:
 
 def _row(table: Table, name: str, summary: dict, style: str | None = None) -> None:
     accuracy = summary["accuracy"]
+    shown = f"{accuracy:.1%}" if accuracy is not None else "-"
+    if "accuracy_std" in summary:  # repeats: mean ± sample std across repeats
+        shown = f"{summary['accuracy_mean']:.1%} ± {summary['accuracy_std']:.1%}"
     table.add_row(
-        name, str(summary["n"]), str(summary["correct"]),
-        f"{accuracy:.1%}" if accuracy is not None else "-",
+        name, str(summary["n"]), str(summary["correct"]), shown,
         str(summary["errors"]) if summary["errors"] else "0",
         str(summary["no_answer"]),
         _money(summary["cost_usd"], summary["cost_unknown"]),
@@ -36,4 +38,11 @@ def accuracy_table(rollup: dict, title: str) -> Table:
         _row(table, category, summary, style="cyan")
     table.add_section()
     _row(table, "overall", rollup["overall"], style="bold")
+    not_run = rollup.get("not_run") or {}
+    if not_run.get("cost_cap"):
+        table.caption = (f"{not_run['cost_cap']} item(s) not run: recorded cost reached --max-cost-usd "
+                         f"{not_run['max_cost_usd']:g}")
+    unknown = rollup["overall"]["cost_unknown"]
+    if unknown:
+        table.caption = ((table.caption + "; ") if table.caption else "") + f"{unknown} item(s) with unknown cost"
     return table

@@ -21,6 +21,7 @@ def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, ou
               retry_wait_s: float = 0.5, run_name: str | None = None, **config):
     dataset = load_dataset(data_dir)
     items = select(dataset, ids=ids, tasks=tasks)
+    config.setdefault("unpriced", True)  # the scripted model has no price
     run_config = RunConfig(agent=agent, model=MODELS[agent], tools=tools, sandbox=sandbox, jobs=jobs,
                            timeout_s=timeout_s, **config)
     run_config.validate()

@@ -81,7 +81,7 @@ def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(sample_data, tm
     with ScriptedServer(scenario) as server:
         env = {**os.environ, **scripted_environ("codex", server.url)}
         command = [AGENT_EVAL, "run", "--agent", "codex", "--model", "gpt-5.5", "--data", str(sample_data),
-                   "--out-dir", str(tmp_path), "--run-name", "r", "--jobs", "2"]
+                   "--out-dir", str(tmp_path), "--run-name", "r", "--jobs", "2", "--unpriced"]
         first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                  start_new_session=True)
         run_dir = tmp_path / "r"

@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..imagetools import SERVER_NAME
-from ..pricing import price_usd
+from ..pricing import price_usd, prices
 from ..sandbox import policy_endpoints
 from ..transcript import Transcript
 from .base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
@@ -102,6 +102,9 @@ class Codex(Agent):
         argv.append("-")
         env = base_env(ctx.home) | ctx.auth.env | {"CODEX_HOME": str(codex_home)}
         return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode())
+
+    def priced(self, model: str) -> bool:
+        return prices(model) is not None
 
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
         transcript = parse_codex_events(events, item_dir)
