@@ -1,0 +1,61 @@
+"""Generate a synthetic active-observation dataset with exact ground truth.
+
+    python -m agent_eval.activeobs.generate --out DATA [--sequences 3] [--frames 300]
+                                            [--people 6] [--per-family 2] [--seed 0]
+
+writes DATA/items.jsonl and DATA/scenes/<sequence>.json (no video: frames are rendered on
+demand from the scene). Same arguments, same bytes. Keep DATA outside every sandbox.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from .data import ITEMS_FILE, SCENES_DIR, ActiveDataset, load_active_dataset
+from .questions import FAMILIES
+from .schema import item_to_row
+from .synth import make_scene
+
+TRIES_PER_ITEM = 20
+
+
+def generate_dataset(out: Path | str, sequences: int = 3, n_frames: int = 300, n_people: int = 6,
+                     per_family: int = 2, seed: int = 0, families: tuple[str, ...] | None = None) -> ActiveDataset:
+    out = Path(out)
+    (out / SCENES_DIR).mkdir(parents=True, exist_ok=True)
+    rows = []
+    for number in range(sequences):
+        scene = make_scene(f"seq{number:02d}", seed, n_frames=n_frames, n_people=n_people)
+        scene.save(out / SCENES_DIR / f"{scene.sequence}.json")
+        for family in families or tuple(FAMILIES):
+            for index in range(1, per_family + 1):
+                for attempt in range(TRIES_PER_ITEM):
+                    rng = random.Random(f"{scene.sequence}/{seed}/{family}/{index}/{attempt}")
+                    item = FAMILIES[family](scene, rng, index)
+                    if item is not None:
+                        rows.append(item_to_row(item))
+                        break
+    (out / ITEMS_FILE).write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return load_active_dataset(out, check_boxes=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path, help="dataset directory to write")
+    parser.add_argument("--sequences", type=int, default=3)
+    parser.add_argument("--frames", type=int, default=300, help="frames per sequence (15 FPS)")
+    parser.add_argument("--people", type=int, default=6)
+    parser.add_argument("--per-family", type=int, default=2, help="items per question family and sequence")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    dataset = generate_dataset(args.out, args.sequences, args.frames, args.people, args.per_family, args.seed)
+    counts: dict[str, int] = {}
+    for item in dataset.items:
+        counts[item.family] = counts.get(item.family, 0) + 1
+    print(f"{len(dataset.items)} items in {args.out} ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
+
+
+if __name__ == "__main__":
+    main()
