@@ -140,9 +140,11 @@ def _register_reading_commands() -> None:
     from .demo import command as demo_command
     from .doctor import command as doctor_command
     from .merge import command as merge_command
+    from .sweep import command as sweep_command
     from .report import command as report_command
     from .show import command as show_command
-    for command in (show_command, report_command, compare_command, doctor_command, demo_command, merge_command):
+    for command in (show_command, report_command, compare_command, doctor_command, demo_command, merge_command,
+                    sweep_command):
         main.add_command(command)
 
 

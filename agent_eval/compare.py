@@ -76,7 +76,9 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     for letter, (_, most) in zip(letters, scored):
         if most > 1:
             notes.append(f"{letter} has repeats (up to {most} per item): items are paired on their mean correctness "
-                         "across repeats, and the exact test is the sign test on items whose means differ")
+                         "across repeats, and the exact test is the sign test on items whose means differ (it "
+                         "is McNemar's test when each item ran once; repeats of one item are not independent "
+                         "samples, so the item stays the unit of pairing), with the bootstrap resampling items")
     if not shared:
         raise RunError("the runs share no items: nothing to compare")
     meta = _meta(runs)
