@@ -104,6 +104,22 @@ def test_image_mode_offers_inspection_tools_but_no_shell(agent, sample_data, tmp
 
 
 @pytest.mark.parametrize("agent", AGENTS)
+def test_viewing_the_file_is_in_the_transcript_with_the_image_seen(agent, sample_data, tmp_path):
+    # Codex prints no event for view_image: the adapter takes it from the CLI's session log.
+    with ScriptedServer({"turns": [{"call": "view_file", "input": {"path": "image.png"}}, "<answer>5</answer>"]}) as s:
+        outcome = run_agent(agent, "image", s, sample_data, tmp_path, ids="RC-0")
+        assert has_image(s.main_requests()[1])
+    record = outcome.store.records()[0]
+    assert record.status == "ok" and record.tool_calls == 1 and record.num_turns == 2
+    item = outcome.store.root / "sandboxes" / "RC-0"
+    steps = Transcript.load(item / "steps.json").steps
+    result = next(step for step in steps if step.kind == "tool_result")
+    from PIL import Image
+    assert len(result.images) == 1
+    assert Image.open(item / result.images[0]).size == Image.open(item / "work" / "image.png").size
+
+
+@pytest.mark.parametrize("agent", AGENTS)
 def test_auth_error_stops_the_run(agent, sample_data, tmp_path):
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"status": 401}) as server:
         outcome = run_agent(agent, "none", server, sample_data, tmp_path, jobs=1, timeout_s=120)

@@ -19,7 +19,7 @@ from ..pricing import price_usd, prices
 from ..sandbox import policy_endpoints
 from ..transcript import Transcript
 from .base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
-from .codex_events import parse_codex_events
+from .codex_events import merge_rollout, parse_codex_events, rollout_path
 
 COMMON_SWITCHES = ["features.multi_agent=false", "features.goals=false", "web_search=\"disabled\"",
                    "tools.experimental_request_user_input.enabled=false"]
@@ -108,6 +108,9 @@ class Codex(Agent):
 
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
         transcript = parse_codex_events(events, item_dir)
+        rollout = rollout_path(item_dir)
+        if rollout is not None:
+            merge_rollout(transcript, rollout, item_dir)
         transcript.cost_usd = price_usd(model, transcript.usage)  # Codex reports none; None when unpriced
         return transcript
 

@@ -3,8 +3,9 @@
 Events: thread.started, turn.started, item.started / item.updated / item.completed (item types
 agent_message, reasoning, command_execution, mcp_tool_call, web_search, file_change, todo_list,
 error), turn.completed (usage: running totals), turn.failed, error. Only completed items are
-steps. Codex does not report turns; num_turns is the number of model responses we can see
-(one per tool round plus the final message). Unknown event types are counted, never fatal.
+steps. `--json` leaves out view_image calls and the number of model responses: `merge_rollout`
+takes both from Codex's session log (the rollout file in the private CODEX_HOME); without it,
+num_turns falls back to tool rounds + 1. Unknown event types are counted, never fatal.
 """
 from __future__ import annotations
 
@@ -99,3 +100,58 @@ def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
         transcript.error_status = int(match.group(1)) if match else None
     transcript.api_retries = [int(m.group(1)) for m in map(_STATUS_IN_TEXT.search, errors) if m]
     return transcript
+
+
+def rollout_path(item_dir: Path) -> Path | None:
+    """Codex's own session log in the private CODEX_HOME (one per item: one exec, one session)."""
+    found = sorted((item_dir / "home" / ".codex" / "sessions").glob("**/rollout-*.jsonl"))
+    return found[-1] if found else None
+
+
+def merge_rollout(transcript: Transcript, path: Path, item_dir: Path) -> None:
+    """What `--json` leaves out, taken from the rollout: `view_image` calls with the image the model
+    got (inserted in call order among the other tool calls), and the number of model responses."""
+    seen = SeenImages(item_dir)
+    seen.count = len(list((item_dir / "seen").glob("*"))) if (item_dir / "seen").is_dir() else 0
+    calls, outputs, responses = [], {}, 0
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        payload = entry.get("payload") or {}
+        if entry.get("type") == "token_usage_record":
+            responses += 1
+        elif entry.get("type") == "response_item" and payload.get("type") == "function_call":
+            calls.append(payload)
+        elif entry.get("type") == "response_item" and payload.get("type") == "function_call_output":
+            outputs[payload.get("call_id")] = payload.get("output")
+    if responses:
+        transcript.num_turns = responses
+    position = 0  # index in transcript.steps after the last matched non-view call
+    for call in calls:
+        if call.get("name") != "view_image":
+            position = _after_next_call(transcript.steps, position)
+            continue
+        output = outputs.get(call.get("call_id"))
+        images = [p for p in (seen.save_data_url(part.get("image_url", "")) for part in output or []
+                              if isinstance(part, dict) and part.get("type") == "input_image") if p]
+        try:
+            arguments = json.loads(call.get("arguments") or "{}")
+        except json.JSONDecodeError:
+            arguments = {"raw": call.get("arguments")}
+        steps = [Step(kind="tool_call", tool="view_image", call_id=call.get("call_id"), input=arguments),
+                 Step(kind="tool_result", call_id=call.get("call_id"), images=images,
+                      text="" if images else str(output)[:2000], is_error=not images)]
+        transcript.steps[position:position] = steps
+        position += len(steps)
+
+
+def _after_next_call(steps: list[Step], start: int) -> int:
+    for index in range(start, len(steps)):
+        if steps[index].kind == "tool_call":
+            end = index + 1
+            while end < len(steps) and steps[end].kind == "tool_result":
+                end += 1
+            return end
+    return len(steps)
