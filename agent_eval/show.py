@@ -76,7 +76,9 @@ def config_line(run: LoadedRun) -> str:
         return f"run {run.name}: no run.json (config and hashes unknown)"
     c = run.config
     keys = ("agent", "model", "effort", "tools", "sandbox")
-    return f"run {run.name}: " + ", ".join(f"{k} {c.get(k) if c.get(k) is not None else '?'}" for k in keys)
+    # A run's config holds every key; a null effort means the CLI's own default was used.
+    shown = {k: c.get(k) if c.get(k) is not None else ("default" if k == "effort" and k in c else "?") for k in keys}
+    return f"run {run.name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
 
 
 def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
