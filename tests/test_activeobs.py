@@ -491,6 +491,19 @@ def test_observe_server_with_several_sequences(tmp_path, dataset):
     assert unknown.is_error and "unknown sequence 'seq09'; use one of seq00, seq01" in unknown.content[0].text
 
 
+def test_observe_server_copies_views_into_the_workdir_for_mode_python(tmp_path):
+    seam_scene(20).save(tmp_path / "s.json")
+    work = tmp_path / "work"
+    with ObservationServer(tmp_path / "s.json", tmp_path / "obs", views_dir=work / "views") as server:
+        tools, (ok, bad) = _call_all(server.url, [{"frame_index": 3, "angle_deg": 10}, {"frame_index": 30, "angle_deg": 1}])
+    assert "saved as a PNG in your working directory" in tools[0].description
+    meta = json.loads(ok.content[0].text)
+    assert meta["saved_as"] == "views/001-f0003-a010.0.png"
+    assert (work / meta["saved_as"]).read_bytes() == base64.b64decode(ok.content[1].data)
+    assert bad.is_error and [p.name for p in (work / "views").iterdir()] == ["001-f0003-a010.0.png"]
+    assert json.loads((tmp_path / "obs" / "observations.jsonl").read_text().splitlines()[0])["saved_as"] == meta["saved_as"]
+
+
 def test_observe_server_stops_and_frees_its_port(tmp_path):
     import socket
     scene = seam_scene(10)

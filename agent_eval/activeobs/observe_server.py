@@ -57,9 +57,12 @@ SEQUENCE_HELP = "Which sequence to look at: one of {names}."
 class ObservationLog:
     """Numbered, thread-safe record of the views served (tool calls run in worker threads)."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, views_dir: Path | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self.views_dir = Path(views_dir) if views_dir is not None else None
+        if self.views_dir is not None:
+            self.views_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / LOG_FILE
         self.started = time.monotonic()
         self.entries: list[dict] = []
@@ -74,6 +77,9 @@ class ObservationLog:
                 name = f"{number:03d}-f{entry['frame_index']:04d}-a{entry['angle_deg']:05.1f}.png"
                 (self.directory / name).write_bytes(png)
                 entry["image"] = name
+                if self.views_dir is not None:  # a copy the agent's shell and image tools can open
+                    (self.views_dir / name).write_bytes(png)
+                    entry["saved_as"] = f"{self.views_dir.name}/{name}"
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(entry) + "\n")
             self.entries.append(entry)
@@ -118,7 +124,10 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
             log.add({"ok": False, "request": request, "error": str(error)})
             raise ToolError(str(error)) from None
         entry = log.add({"ok": True, "request": request, **meta}, png)
-        return [json.dumps({**meta, "observation": entry["n"]}), Image(data=png, format="png")]
+        shown = {**meta, "observation": entry["n"]}
+        if "saved_as" in entry:
+            shown["saved_as"] = entry["saved_as"]
+        return [json.dumps(shown), Image(data=png, format="png")]
 
     if len(names) == 1:
         def tool(frame_index: Annotated[int, Field(description=FRAME_HELP)],
@@ -136,6 +145,9 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
     description = DESCRIPTION.format(size=first.height, width=first.width, height=first.height, fps=first.fps,
                                      last=first.n_frames - 1, sequences_note=note,
                                      fov=360.0 * first.height / first.width)
+    if log.views_dir is not None:
+        description += (f" Each view is also saved as a PNG in your working directory, at the path given as "
+                        f"`saved_as` (e.g. {log.views_dir.name}/001-f0010-a090.0.png).")
     registered = Tool.from_function(tool, name=TOOL_NAME, description=description, structured_output=False)
     registered.parameters = plain_schema(registered.parameters)
     return MCPServer(name=SERVER_NAME, tools=[registered], log_level="WARNING")
@@ -144,14 +156,18 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
 class ObservationServer:
     """Start/stop the observe MCP server for one item (context manager).
 
-    scenes: one scene file, or several (then the tool takes a `sequence` argument)."""
+    scenes: one scene file, or several (then the tool takes a `sequence` argument).
+    log_dir: where the log and every view go (outside the sandbox, beside the transcript).
+    views_dir: optional directory directly inside the agent's workdir (e.g. `<work>/views`) that
+    also receives each view, named in the metadata as `saved_as: "views/NNN-...png"`, so a
+    shell or the image tools can open it (tool mode python)."""
 
     def __init__(self, scenes: Path | str | list[Path | str], log_dir: Path | str, host: str = "127.0.0.1",
-                 port: int = 0):
+                 port: int = 0, views_dir: Path | str | None = None):
         paths = [scenes] if isinstance(scenes, (str, Path)) else list(scenes)
         loaded = [load_scene(p) for p in paths]
         self.scenes = {scene.sequence: scene for scene in loaded}
-        self.log = ObservationLog(Path(log_dir))
+        self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
         self.host = host
         self._requested_port = port
         self.port: int | None = None
