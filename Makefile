@@ -8,9 +8,10 @@ JOBS ?= 4
 TASKS ?=
 LIMIT ?=
 DATA ?=
+ARGS ?=
 RUN_ARGS = --model "$(MODEL)" --tools $(TOOLS) --jobs $(JOBS) \
 	$(if $(EFFORT),--effort $(EFFORT)) $(if $(TASKS),--tasks $(TASKS)) \
-	$(if $(LIMIT),--limit $(LIMIT)) $(if $(DATA),--data $(DATA))
+	$(if $(LIMIT),--limit $(LIMIT)) $(if $(DATA),--data $(DATA)) $(ARGS)
 
 .PHONY: setup test claude-code codex demo sweep bench check-model
 

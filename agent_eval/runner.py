@@ -64,7 +64,8 @@ class Runner:
         self.items = items
         self.agent: Agent = get_agent(config.agent)
         self.auth = self.agent.find_auth(dict(os.environ if environ is None else environ))
-        if not config.unpriced and not self.agent.priced(config.model):
+        # A subscription login is not billed per token, so no price is needed there.
+        if not config.unpriced and self.auth.kind != "login" and not self.agent.priced(config.model):
             raise ConfigError(f"no price for model {config.model!r} in {pricing_files()}: add it there, or pass "
                               f"--unpriced to record its cost as unknown")
         self.template = load_template(config.tools)
