@@ -115,14 +115,14 @@ def _draw(draw: ImageDraw.ImageDraw, parts: list[Part], dx: float) -> None:
 
 @lru_cache(maxsize=16)
 def background(scene: Scene) -> np.ndarray:
-    """The static strip (height x width x 3, uint8): sky, ground, landmarks, fixed texture."""
+    """The static strip (height x width x 3, uint8): sky, ground, landmarks, paving lines."""
     w, h, horizon = scene.width, scene.height, scene.horizon
     rows = np.arange(h, dtype=np.float32)[:, None]
     sky = np.array([150, 190, 235], np.float32) + (rows / max(horizon, 1)) * np.array([60, 35, 5], np.float32)
     ground = np.array([125, 118, 105], np.float32) - ((rows - horizon) / max(h - horizon, 1)) * 40
     strip = np.where(rows[..., None] < horizon, sky[:, None, :], ground[:, None, :]) * np.ones((1, w, 1), np.float32)
-    rng = np.random.default_rng(scene.seed)
-    strip += rng.normal(0, 3.0, size=(h, w, 1)).astype(np.float32)
+    strip[horizon:, ::47] -= 14   # paving joints: texture that compresses well (no pixel noise)
+    strip[horizon + 40::60, :] -= 8
     image = Image.fromarray(np.clip(strip, 0, 255).astype(np.uint8))
     draw = ImageDraw.Draw(image)
     for mark in scene.landmarks:
