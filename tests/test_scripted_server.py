@@ -451,6 +451,24 @@ def test_fault_setter_resets_counter():
         assert post(srv.url, "/v1/messages", anthropic_body())[0] == 200
 
 
+@pytest.mark.parametrize("path,make", [("/v1/messages", anthropic_body), ("/v1/responses", responses_body)])
+def test_fault_match_limits_faults_and_times_to_matching_prompts(path, make):
+    faults = {"status": 429, "times": 2, "match": "maze"}
+    with ScriptedServer(TWO_TURNS, faults=faults) as srv:
+        statuses = [post(srv.url, path, make(prompt=p))[0]
+                    for p in ("count the dots", "trace the maze", "count again", "maze again", "maze third")]
+    assert statuses == [200, 429, 200, 429, 200]     # `times` counts matching requests only
+
+
+def test_fault_match_applies_to_delay():
+    with ScriptedServer(TWO_TURNS, faults={"delay": 30, "match": "maze"}) as srv:
+        start = time.monotonic()
+        assert post(srv.url, "/v1/messages", anthropic_body(prompt="count the dots"))[0] == 200
+        assert time.monotonic() - start < 5
+        with pytest.raises(TimeoutError):
+            post(srv.url, "/v1/messages", anthropic_body(prompt="trace the maze"), timeout=0.5)
+
+
 # ---- recording, framing, scenario ------------------------------------------------------
 
 def test_recording_and_jsonl_log_without_secrets(tmp_path):
@@ -483,6 +501,7 @@ def test_chunked_request_body():
     {"turns": []}, {"turns": [{"say": "x"}]}, {"turns": [{"call": "a", "final": "b"}]},
     {"rules": [{"match": "(", "turns": ["x"]}]}, {"turns": ["x"], "faults": {"status": 418}},
     {"turns": ["x"], "faults": {"status": 500, "hang": True}}, {"turns": ["x"], "bogus": 1},
+    {"turns": ["x"], "faults": {"status": 500, "match": "("}},
 ])
 def test_bad_scenarios_are_rejected(bad):
     with pytest.raises(ScenarioError):

@@ -65,6 +65,8 @@ Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main re
       truncate: true       # ... or: start the stream, stop mid-message, close the connection
       times: 2             # the first N main requests get the fault, then normal; default "always"
       delay: 3             # seconds before every main answer (independent of the above)
+      match: "maze"        # only main requests whose prompt text matches (re.search) get the
+                           # faults, delay included; `times` counts those requests only
 
 Side requests: Claude Code's background requests (session title; no tools, no tool
 results, no agent environment block, a system prompt about a title) get a harmless text

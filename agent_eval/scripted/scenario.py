@@ -64,6 +64,11 @@ class Faults:
     hang: bool = False             # accept the request, never answer
     truncate: bool = False         # start the stream, stop mid-message, close the connection
     delay: float = 0.0             # seconds to wait before every main answer
+    match: re.Pattern[str] | None = None   # only main requests whose prompt text matches get the faults
+
+    def applies(self, prompt: str) -> bool:
+        """Whether a main request with this prompt text gets the faults (delay included)."""
+        return self.match is None or self.match.search(prompt) is not None
 
     @property
     def kind(self) -> str | None:
@@ -76,7 +81,7 @@ class Faults:
         return None
 
     def hits(self, main_index: int) -> bool:
-        """Whether the main request with this 0-based index gets the fault."""
+        """Whether the main request with this 0-based index (among those the faults apply to) gets the fault."""
         return self.kind is not None and (self.times is None or main_index < self.times)
 
 
@@ -141,19 +146,24 @@ def parse_faults(raw: Any) -> Faults:
         return raw
     if not isinstance(raw, dict):
         raise ScenarioError("faults: must be a mapping")
-    unknown = set(raw) - {"status", "times", "should_retry", "retry_after", "hang", "truncate", "delay"}
+    unknown = set(raw) - {"status", "times", "should_retry", "retry_after", "hang", "truncate", "delay", "match"}
     if unknown:
         raise ScenarioError(f"faults: unknown keys {sorted(unknown)}")
     times = raw.get("times", ALWAYS)
     if times != ALWAYS and not (isinstance(times, int) and times >= 0):
         raise ScenarioError("faults.times: a non-negative integer or 'always'")
     status = raw.get("status")
+    match = raw.get("match")
+    try:
+        pattern = re.compile(match) if match is not None else None
+    except (re.error, TypeError) as exc:
+        raise ScenarioError(f"faults.match: bad regex {match!r}: {exc}") from exc
     if status is not None and status not in FAULT_STATUSES:
         raise ScenarioError(f"faults.status: one of {FAULT_STATUSES}")
     faults = Faults(status=status, times=None if times == ALWAYS else times,
                     should_retry=raw.get("should_retry"), retry_after=raw.get("retry_after"),
                     hang=bool(raw.get("hang", False)), truncate=bool(raw.get("truncate", False)),
-                    delay=float(raw.get("delay", 0.0)))
+                    delay=float(raw.get("delay", 0.0)), match=pattern)
     if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
         raise ScenarioError("faults: choose one of status, hang, truncate")
     return faults

@@ -216,9 +216,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _main(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> None:
         state = self.state
         with state.lock:
+            faults = state.faults
+            applies = faults.applies(conv.prompt)
             index = state.main_count
-            state.main_count += 1
-        faults = state.faults
+            state.main_count += applies           # `times` counts the requests the faults apply to
+        if not applies:
+            faults = Faults()
         if faults.delay and state.stop.wait(faults.delay):
             self._abort()
             return
