@@ -1,27 +1,21 @@
-"""One attempt at one item: a fresh item dir, the agent's command inside the sandbox, the events
-captured, parsed, classified and graded into an ItemRecord."""
+"""One attempt at one item: a fresh item dir, what the benchmark gives the agent, the agent's command
+inside the sandbox, the events captured, parsed, classified and graded into an ItemRecord."""
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 import threading
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .agents.base import Agent, Auth, ItemContext
 from .agents.failures import classify
+from .benchmarks import Benchmark
 from .config import RunConfig
-from .data import Item
 from .process import run_process
 from .prompts import PromptTemplate
 from .records import ItemRecord
 from .sandbox import Sandbox, SandboxSpec
-from .scoring import grade
-
-IMAGE_TOOLS_MODULE = "agent_eval.imagetools.mcp_server"
 
 
 @dataclass(frozen=True)
@@ -68,61 +62,51 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def image_tools_command(workdir: Path) -> list[str]:
-    return [sys.executable, "-m", IMAGE_TOOLS_MODULE, "--workdir", str(workdir)]
-
-
-def run_attempt(item: Item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Agent, auth: Auth,
-                config: RunConfig, template: PromptTemplate,
+def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Agent, auth: Auth,
+                config: RunConfig, benchmark: Benchmark, template: PromptTemplate,
                 cancel: threading.Event | None = None) -> ItemRecord | None:
     """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item."""
     started_at = now_iso()
     item_dir.fresh()
-    image_name = None
-    if config.tools != "none":
-        image_name = "image" + item.image.suffix.lower()
-        shutil.copyfile(item.image, item_dir.work / image_name)
-    inline = None
-    if config.tools == "none":
-        # Attached to the first message; kept in the private home, which no tool can reach in this mode.
-        inline = item_dir.home / ("attachment" + item.image.suffix.lower())
-        shutil.copyfile(item.image, inline)
     agent.copy_credentials(auth, item_dir.home)
-    ctx = ItemContext(
-        item_id=item.id, tools=config.tools, model=config.model, effort=config.effort,
-        max_turns=config.max_turns, prompt=template.render(item.question, image_name or "the attached image"),
-        workdir=item_dir.work, home=item_dir.home, image_in_workdir=image_name, inline_image=inline,
-        image_tools_command=image_tools_command(item_dir.work), auth=auth,
-    )
-    invocation = agent.prepare(ctx)
-    spec = SandboxSpec(workdir=item_dir.work, home=item_dir.home, endpoints=auth.endpoints, env=invocation.env)
-    with Sandbox(spec, kind=config.sandbox) as sandbox:
-        argv, env = sandbox.wrap(invocation.argv)
-        item_dir.meta.write_text(json.dumps({
-            "argv": argv, "env_names": sorted(env), "cwd": str(item_dir.work), "sandbox": config.sandbox,
-            "prompt": ctx.prompt, "started_at": started_at,
-        }, indent=1))
-        result = run_process(argv, env, item_dir.work, invocation.stdin, item_dir.transcript, item_dir.stderr,
-                             config.timeout_s, watch=agent.watcher(), cancel=cancel)
+    with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
+        ctx = ItemContext(
+            item_id=item.id, model=config.model, effort=config.effort, max_turns=config.max_turns,
+            prompt=setup.prompt, workdir=item_dir.work, home=item_dir.home, tools=setup.tools,
+            inline_images=setup.inline_images, auth=auth,
+        )
+        invocation = agent.prepare(ctx)
+        spec = SandboxSpec(workdir=item_dir.work, home=item_dir.home, endpoints=auth.endpoints + setup.endpoints,
+                           env=invocation.env)
+        with Sandbox(spec, kind=config.sandbox) as sandbox:
+            argv, env = sandbox.wrap(invocation.argv)
+            item_dir.meta.write_text(json.dumps({
+                "argv": argv, "env_names": sorted(env), "cwd": str(item_dir.work), "sandbox": config.sandbox,
+                "prompt": ctx.prompt, "started_at": started_at,
+            }, indent=1))
+            result = run_process(argv, env, item_dir.work, invocation.stdin, item_dir.transcript, item_dir.stderr,
+                                 config.timeout_s, watch=agent.watcher(), cancel=cancel)
     if result.interrupted:
         return None
     transcript = agent.parse(result.events, item_dir.root, config.model)
     transcript.prompt = ctx.prompt
-    if inline is not None:
-        transcript.prompt_images = [str(inline.relative_to(item_dir.root))]
+    transcript.prompt_images = [str(path.relative_to(item_dir.root)) for path in setup.inline_images]
     transcript.save(item_dir.steps)
-    graded = grade(transcript.final_text or "", item.answer)
+    graded = benchmark.grade(transcript.final_text, item)
     outcome = classify(result, transcript, graded.has_answer_tag, config.timeout_s)
-    scored = outcome.status in ("ok", "no_answer")
+    status, error = outcome.status, outcome.error
+    if status == "ok" and graded.malformed:
+        status, error = "no_answer", "the answer tag holds no readable answer"
+    scored = status in ("ok", "no_answer")
     return ItemRecord(
-        id=item.id, task=item.task, category=item.category, ground_truth=item.answer,
-        status=outcome.status, error=outcome.error,
+        id=item.id, task=item.task, category=item.category, ground_truth=benchmark.truth_text(item),
+        status=status, error=error,
         prediction=graded.prediction if scored else "",
         # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
         correct=graded.correct if scored else False,
         answer_text=transcript.final_text, elapsed_s=result.elapsed_s, usage=transcript.usage,
         cost_usd=transcript.cost_usd, num_turns=transcript.num_turns, tool_calls=transcript.tool_calls,
         transcript=str(item_dir.transcript.relative_to(run_root)), repeat=repeat,
-        api_retries=list(transcript.api_retries),
+        api_retries=list(transcript.api_retries), metrics=graded.metrics if scored else {},
         started_at=started_at, finished_at=now_iso(),
     )

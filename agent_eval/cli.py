@@ -11,8 +11,8 @@ from rich.console import Console
 from . import __version__
 from .agents.base import AuthMissing
 from .config import AGENT_EFFORTS, SANDBOX_KINDS, ConfigError, RunConfig, parse_shard
-from .data import DataError, load_dataset, select, shard_of
-from .prompts import TOOL_MODES
+from .data import DataError, select, shard_of
+from .benchmarks import ALL_TOOL_MODES, load_benchmark
 from .results import ResultsError
 
 USER_ERRORS = (DataError, ConfigError, ResultsError, AuthMissing)
@@ -71,8 +71,9 @@ def selection_options(func):
 @click.option("--model", required=True, help="Model name passed to the CLI, e.g. claude-opus-4-8 or gpt-5.5.")
 @click.option("--effort", default=None,
               help="Reasoning effort. claude-code: low|medium|high|xhigh|max; codex: none|minimal|low|medium|high|xhigh.")
-@click.option("--tools", type=click.Choice(TOOL_MODES), default="python", show_default=True,
-              help="none: image inline, no tools; image: inspection tools only; python: plus a shell.")
+@click.option("--tools", type=click.Choice(ALL_TOOL_MODES), default="python", show_default=True,
+              help="none: image inline, no tools; image: inspection tools only; python: plus a shell. "
+                   "Active-observation items: none (sampled frames inline), observe (the observe tool), python.")
 @selection_options
 @click.option("--jobs", type=int, default=4, show_default=True, help="Items run at once.")
 @click.option("--timeout", "timeout_s", type=float, default=1800, show_default=True, help="Seconds per item attempt.")
@@ -101,12 +102,12 @@ def run(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, 
                        max_turns=max_turns, timeout_s=timeout_s, jobs=jobs, repeats=repeats,
                        max_cost_usd=max_cost_usd, unpriced=unpriced, shard=shard)
     config.validate()
-    dataset = load_dataset(resolve_data_dir(data, console))
+    benchmark, dataset = load_benchmark(resolve_data_dir(data, console))
     items = select(dataset, tasks=tasks, ids=ids, categories=categories, limit=limit)
     if shard:
         items = shard_of(items, *parse_shard(shard))
     selection = {"tasks": tasks, "ids": ids, "categories": categories, "limit": limit, "shard": shard}
-    runner = Runner(config, dataset, items, out_dir, run_name=run_name, redo=redo, console=console,
+    runner = Runner(config, benchmark, dataset, items, out_dir, run_name=run_name, redo=redo, console=console,
                     selection=selection, retry_wait_s=retry_wait)
     outcome = runner.run()
     console.print(accuracy_table(outcome.rollup, f"{runner.run_name}  ({outcome.store.root})"))

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.panel import Panel
 
 from .config import RunConfig
-from .data import load_dataset, select
-from .prompts import TOOL_MODES
+from .benchmarks import get_benchmark
+from .data import select
 from .samples import ensure_default_sample_set
 from .scripted import ScriptedServer
 from .tables import accuracy_table
@@ -47,7 +47,7 @@ def demo_scenario(tools: str) -> dict:
 @click.command("demo")
 @click.option("--agent", "agents", type=click.Choice(sorted(DEMO_MODELS)), multiple=True,
               help="Which CLI(s) to drive (repeatable). Default: both.")
-@click.option("--tools", type=click.Choice(TOOL_MODES), default="python", show_default=True)
+@click.option("--tools", type=click.Choice(("none", "image", "python")), default="python", show_default=True)
 @click.option("--limit", type=int, default=None, help="At most N items per task.")
 @click.option("--jobs", type=int, default=4, show_default=True)
 @click.option("--out-dir", type=click.Path(path_type=Path), default=Path("demo-results"), show_default=True)
@@ -58,14 +58,15 @@ def command(agents, tools, limit, jobs, out_dir):
     console.print(Panel("SCRIPTED MODEL DEMO: the real agent CLIs run sandboxed against a local scripted model that "
                         "plays fixed tool calls and fixed guesses. The accuracy below is NOT an evaluation.",
                         style="bold yellow"))
-    dataset = load_dataset(ensure_default_sample_set())
+    benchmark = get_benchmark("activevision")
+    dataset = benchmark.load(ensure_default_sample_set())
     items = select(dataset, limit=limit)
     stopped = False
     with ScriptedServer(demo_scenario(tools)) as server:
         for agent in agents or sorted(DEMO_MODELS):
             config = RunConfig(agent=agent, model=DEMO_MODELS[agent], tools=tools, jobs=jobs, timeout_s=120,
                                unpriced=True)  # a scripted model has no price
-            runner = Runner(config, dataset, items, out_dir, run_name=f"scripted-{agent}-{tools}", redo=True,
+            runner = Runner(config, benchmark, dataset, items, out_dir, run_name=f"scripted-{agent}-{tools}", redo=True,
                             console=console, environ=scripted_environ(agent, server.url), scripted_model=True)
             outcome = runner.run()
             console.print(accuracy_table(outcome.rollup, f"{runner.run_name} (scripted model, not an evaluation)"))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from .benchmarks import get_benchmark
 from .config import identity_differences
 from .records import ItemRecord
 from .results import ResultsError, RunStore
@@ -48,7 +49,7 @@ def merge_runs(out: Path, runs: list[Path]) -> RunStore:
         source = store.sandbox_dir(item_id, repeat)
         if source.is_dir():
             shutil.copytree(source, merged.sandbox_dir(item_id, repeat), symlinks=True)
-    merged.write_summaries()
+    merged.write_summaries(get_benchmark(manifests[0]["config"].get("benchmark") or "activevision").extra_rollup)
     manifest = dict(manifests[0])
     manifest["run_name"] = out.name
     manifest["options"] = {**manifest.get("options", {}), "shard": None}

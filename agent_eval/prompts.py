@@ -1,4 +1,4 @@
-"""Prompt templates: one YAML file per tool mode in `prompts/`, shared by both agents."""
+"""Prompt templates: one YAML file per tool mode in `prompts/<benchmark>/`, shared by both agents."""
 from __future__ import annotations
 
 import hashlib
@@ -7,25 +7,18 @@ from pathlib import Path
 
 import yaml
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
-TOOL_MODES = ("none", "image", "python")
-
 
 @dataclass(frozen=True)
 class PromptTemplate:
     mode: str
     text: str
 
-    def render(self, question: str, image_name: str) -> str:
-        # str.replace, not str.format: questions may contain braces.
-        return self.text.replace("{image}", image_name).replace("{question}", question).strip() + "\n"
-
     @property
     def hash(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
 
-def load_template(mode: str, prompts_dir: Path = PROMPTS_DIR) -> PromptTemplate:
+def load_template(mode: str, prompts_dir: Path) -> PromptTemplate:
     path = prompts_dir / f"{mode}.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("template"), str):

@@ -46,6 +46,7 @@ class ItemRecord:
     attempts: int = 1
     retries: list[dict] = field(default_factory=list)  # one entry per retried attempt: status, error, wait
     api_retries: list = field(default_factory=list)     # HTTP statuses the CLI itself retried on (last attempt)
+    metrics: dict = field(default_factory=dict)         # benchmark-specific grades (e.g. evidence, combined)
     started_at: str | None = None
     finished_at: str | None = None
     schema_version: int = SCHEMA_VERSION

@@ -110,7 +110,8 @@ class RunStore:
         return {key for key, record in self.latest_records().items() if record.is_final}
 
     # -- summaries ------------------------------------------------------------
-    def write_summaries(self) -> dict:
+    def write_summaries(self, extra_rollup=None) -> dict:
+        """Per-task summary.json and rollup.json; `extra_rollup(records)` adds a benchmark's own metrics."""
         records = self.records()
         by_task: dict[str, list[ItemRecord]] = defaultdict(list)
         for record in records:
@@ -121,6 +122,8 @@ class RunStore:
                 summary["items_fraction_correct"] = item_fractions(task_records)
             write_json_atomic(self.root / task / "summary.json", summary)
         rollup = rollup_of(records)
+        if extra_rollup is not None:
+            rollup.update(extra_rollup(records) or {})
         write_json_atomic(self.root / ROLLUP, rollup)
         return rollup
 

@@ -19,13 +19,12 @@ from . import __version__
 from .agents import get_agent
 from .agents.base import Agent
 from .attempt import ItemDir, now_iso, run_attempt
+from .benchmarks import Benchmark
 from .config import ConfigError, RunConfig
-from .data import Dataset, Item
 from .pricing import pricing_files
 from .prompts import load_template
 from .records import ItemRecord
 from .results import RunStore, prepare_store
-from .scoring import scorer_hash
 
 RETRY_STATUSES = ("rate_limited",)
 MAX_BACKOFF_S = 300.0
@@ -53,13 +52,17 @@ class Runner:
     """One run: `cancel`, `slots` (a semaphore bounding agents across runs) and `progress` may be
     shared by a sweep; on its own a runner makes its own."""
 
-    def __init__(self, config: RunConfig, dataset: Dataset, items: list[Item], out_dir: Path,
+    def __init__(self, config: RunConfig, benchmark: Benchmark, dataset, items: list, out_dir: Path,
                  run_name: str | None = None, redo: bool = False, console: Console | None = None,
                  environ: dict[str, str] | None = None, scripted_model: bool = False, selection: dict | None = None,
                  retry_wait_s: float = 10.0, max_attempts: int = 4, cancel: threading.Event | None = None,
                  slots: threading.Semaphore | None = None, progress: Progress | None = None):
         self.console = console or Console()
+        if config.tools not in benchmark.tool_modes:
+            raise ConfigError(f"tool mode {config.tools!r} does not exist for {benchmark.name} items; "
+                              f"choose one of {', '.join(benchmark.tool_modes)}")
         self.config = config
+        self.benchmark = benchmark
         self.dataset = dataset
         self.items = items
         self.agent: Agent = get_agent(config.agent)
@@ -68,9 +71,10 @@ class Runner:
         if not config.unpriced and self.auth.kind != "login" and not self.agent.priced(config.model):
             raise ConfigError(f"no price for model {config.model!r} in {pricing_files()}: add it there, or pass "
                               f"--unpriced to record its cost as unknown")
-        self.template = load_template(config.tools)
+        self.template = load_template(config.tools, benchmark.prompts_dir())
+        config.benchmark = benchmark.name
         config.prompt_hash = self.template.hash
-        config.scorer_hash = scorer_hash()
+        config.scorer_hash = benchmark.scorer_hash()
         config.dataset_hash = dataset.content_hash()
         config.cli_version = self.agent.version()
         self.run_name = run_name or config.run_name
@@ -105,18 +109,18 @@ class Runner:
         })
 
     # -- one item, with retries -------------------------------------------------------------------
-    def _run_item(self, item: Item, repeat: int) -> ItemRecord | None:
+    def _run_item(self, item, repeat: int) -> ItemRecord | None:
         with self.slots if self.slots is not None else contextlib.nullcontext():
             return self._attempts(item, repeat)
 
-    def _attempts(self, item: Item, repeat: int) -> ItemRecord | None:
+    def _attempts(self, item, repeat: int) -> ItemRecord | None:
         retries: list[dict] = []
         for attempt in range(1, self.max_attempts + 1):
             if self.cancel.is_set():
                 return None
             item_dir = ItemDir(self.store.sandbox_dir(item.id, repeat))
             record = run_attempt(item, repeat, item_dir, self.store.root, self.agent, self.auth, self.config,
-                                 self.template, cancel=self.cancel)
+                                 self.benchmark, self.template, cancel=self.cancel)
             if record is None:
                 return None
             record.attempts, record.retries = attempt, list(retries)
@@ -149,7 +153,7 @@ class Runner:
                 signal.signal(signal.SIGINT, previous_handler)
         outcome.interrupted = self.cancel.is_set() and self.auth_failure is None
         outcome.stopped_for_auth = self.auth_failure
-        outcome.rollup = self.store.write_summaries()
+        outcome.rollup = self.store.write_summaries(self.benchmark.extra_rollup)
         outcome.rollup["not_run"] = {"cost_cap": outcome.not_run_cost_cap,
                                      "max_cost_usd": self.config.max_cost_usd}
         finished = not (outcome.interrupted or outcome.stopped_for_auth or outcome.not_run_cost_cap)
@@ -177,7 +181,7 @@ class Runner:
         and are reported apart)."""
         return sum(r.cost_usd or 0.0 for r in self.store.records())
 
-    def _execute(self, todo: list[tuple[Item, int]], outcome: RunOutcome) -> None:
+    def _execute(self, todo: list[tuple], outcome: RunOutcome) -> None:
         stats = {"done": 0, "correct": 0, "errors": 0, "cost": self._spent()}
         cap = self.config.max_cost_usd
         own_progress = self.progress is None

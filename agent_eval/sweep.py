@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.table import Table
 
 from .config import AGENT_EFFORTS, ConfigError, RunConfig
-from .data import DataError, load_dataset, select
-from .prompts import TOOL_MODES
+from .benchmarks import ALL_TOOL_MODES as TOOL_MODES, load_benchmark
+from .data import DataError, select
 from .results import ResultsError, RunStore
 
 # key -> (type check, description) for the top level; `grid` entries have their own keys.
@@ -161,12 +161,12 @@ def run_sweep(sweep: Sweep, console: Console, environ: dict | None = None, scrip
     progress display and one Ctrl-C."""
     from .cli import resolve_data_dir
     from .runner import Runner, new_progress
-    dataset = load_dataset(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
+    benchmark, dataset = load_benchmark(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
     items = select(dataset, **sweep.selection)
     slots = threading.BoundedSemaphore(sweep.jobs)
     cancel = threading.Event()
     progress = new_progress(console)
-    runners = [Runner(config, dataset, items, sweep.root, run_name=_cell_name(config), console=console,
+    runners = [Runner(config, benchmark, dataset, items, sweep.root, run_name=_cell_name(config), console=console,
                       environ=environ, scripted_model=scripted_model, selection=sweep.selection,
                       cancel=cancel, slots=slots, progress=progress) for config in sweep.cells()]
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.set()) \
@@ -209,7 +209,7 @@ def command(file, plan, jobs):
             sweep.jobs = jobs
         if plan:
             from .cli import resolve_data_dir
-            dataset = load_dataset(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
+            _, dataset = load_benchmark(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
             table, _, _ = plan_table(sweep, len(select(dataset, **sweep.selection)))
             console.print(table)
             return

@@ -7,7 +7,8 @@ from pathlib import Path
 from rich.console import Console
 
 from agent_eval.config import RunConfig
-from agent_eval.data import load_dataset, select
+from agent_eval.benchmarks import load_benchmark
+from agent_eval.data import select
 from agent_eval.demo import scripted_environ
 from agent_eval.runner import Runner
 from agent_eval.scripted import ScriptedServer
@@ -19,13 +20,13 @@ MODELS = {"claude-code": "claude-opus-4-8", "codex": "gpt-5.5"}
 def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, out_dir: Path, ids: str | None = None,
               tasks: str | None = None, jobs: int = 2, timeout_s: float = 90, sandbox: str = "bwrap",
               retry_wait_s: float = 0.5, run_name: str | None = None, **config):
-    dataset = load_dataset(data_dir)
+    benchmark, dataset = load_benchmark(data_dir)
     items = select(dataset, ids=ids, tasks=tasks)
     config.setdefault("unpriced", True)  # the scripted model has no price
     run_config = RunConfig(agent=agent, model=MODELS[agent], tools=tools, sandbox=sandbox, jobs=jobs,
                            timeout_s=timeout_s, **config)
     run_config.validate()
-    runner = Runner(run_config, dataset, items, out_dir, run_name=run_name, console=Console(file=open(os.devnull, "w")),
+    runner = Runner(run_config, benchmark, dataset, items, out_dir, run_name=run_name, console=Console(file=open(os.devnull, "w")),
                     environ=scripted_environ(agent, server.url), scripted_model=True, retry_wait_s=retry_wait_s)
     return runner.run()
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
+from ..benchmarks.base import ToolSet
 from ..transcript import Transcript
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -46,16 +47,14 @@ class Auth:
 @dataclass
 class ItemContext:
     item_id: str
-    tools: str                # none | image | python
     model: str
     effort: str | None
     max_turns: int | None
     prompt: str
     workdir: Path             # the agent's cwd: what the mode allows, nothing else
     home: Path                # private CLI home
-    image_in_workdir: str | None   # neutral file name, modes image/python
-    inline_image: Path | None      # mode none: the image attached to the first message
-    image_tools_command: list[str]  # MCP server command for the image tools (modes image/python)
+    tools: ToolSet            # what the agent may call (the benchmark decides per mode)
+    inline_images: list[Path]  # attached to the first message
     auth: Auth
 
 

@@ -13,17 +13,22 @@ import json
 import mimetypes
 from pathlib import Path
 
-from ..imagetools import SERVER_NAME, TOOL_NAMES
+from ..benchmarks.base import McpServer
 from ..sandbox import policy_endpoints
 from ..transcript import Transcript
 from .base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
 from .claude_events import parse_claude_events
 
-BUILTIN_TOOLS = {"none": "", "image": "Read", "python": "Bash,Read"}
 LOGIN_FILE = Path(".claude") / ".credentials.json"
 AUTH_STATUSES = {401: "auth_error", 403: "auth_error"}
 RATE_STATUSES = (429, 529)
 MAX_RATE_RETRIES = 4  # Claude's own retries before we stop it and back off ourselves
+
+
+def _mcp_entry(server: McpServer) -> dict:
+    if server.url:
+        return {"type": "http", "url": server.url}
+    return {"type": "stdio", "command": server.command[0], "args": list(server.command[1:])}
 
 
 class ClaudeCode(Agent):
@@ -51,19 +56,19 @@ class ClaudeCode(Agent):
     def prepare(self, ctx: ItemContext) -> Invocation:
         config_dir = ctx.home / ".claude"
         config_dir.mkdir(exist_ok=True)
+        builtins = [name for name, on in (("Bash", ctx.tools.shell), ("Read", ctx.tools.view_file)) if on]
         argv = [str(self.executable), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                "--verbose", "--model", ctx.model, "--tools", BUILTIN_TOOLS[ctx.tools]]
+                "--verbose", "--model", ctx.model, "--tools", ",".join(builtins)]
         if ctx.effort:
             argv += ["--effort", ctx.effort]
         if ctx.max_turns:
             argv += ["--max-turns", str(ctx.max_turns)]
-        allowed = [t for t in BUILTIN_TOOLS[ctx.tools].split(",") if t]
-        if ctx.tools != "none":
+        allowed = list(builtins)
+        if ctx.tools.mcp:
             mcp_config = ctx.home / "mcp.json"
-            mcp_config.write_text(json.dumps({"mcpServers": {SERVER_NAME: {
-                "type": "stdio", "command": ctx.image_tools_command[0], "args": ctx.image_tools_command[1:]}}}))
+            mcp_config.write_text(json.dumps({"mcpServers": {server.name: _mcp_entry(server) for server in ctx.tools.mcp}}))
             argv += ["--mcp-config", str(mcp_config), "--strict-mcp-config"]
-            allowed += [f"mcp__{SERVER_NAME}__{tool}" for tool in TOOL_NAMES]
+            allowed += [f"mcp__{server.name}__{tool}" for server in ctx.tools.mcp for tool in server.tools]
         if allowed:
             argv += ["--allowedTools", ",".join(allowed)]
         env = base_env(ctx.home) | ctx.auth.env | {
@@ -79,11 +84,10 @@ class ClaudeCode(Agent):
     @staticmethod
     def _first_message(ctx: ItemContext) -> bytes:
         content = []
-        if ctx.inline_image is not None:
-            media_type = mimetypes.guess_type(ctx.inline_image.name)[0] or "image/png"
+        for image in ctx.inline_images:
+            media_type = mimetypes.guess_type(image.name)[0] or "image/png"
             content.append({"type": "image", "source": {
-                "type": "base64", "media_type": media_type,
-                "data": base64.b64encode(ctx.inline_image.read_bytes()).decode()}})
+                "type": "base64", "media_type": media_type, "data": base64.b64encode(image.read_bytes()).decode()}})
         content.append({"type": "text", "text": ctx.prompt})
         message = {"type": "user", "message": {"role": "user", "content": content}}
         return (json.dumps(message) + "\n").encode()

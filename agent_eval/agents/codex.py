@@ -14,7 +14,6 @@ import tempfile
 from functools import cached_property
 from pathlib import Path
 
-from ..imagetools import SERVER_NAME
 from ..pricing import price_usd, prices
 from ..sandbox import policy_endpoints
 from ..transcript import Transcript
@@ -23,11 +22,6 @@ from .codex_events import merge_rollout, parse_codex_events, rollout_path
 
 COMMON_SWITCHES = ["features.multi_agent=false", "features.goals=false", "web_search=\"disabled\"",
                    "tools.experimental_request_user_input.enabled=false"]
-MODE_SWITCHES = {
-    "none": ["features.shell_tool=false", "features.view_image=false"],
-    "image": ["features.shell_tool=false"],
-    "python": [],
-}
 # Catalog fields that add tools beyond the mode's (see the module docstring).
 CATALOG_OVERRIDES = {"apply_patch_tool_type": None, "supports_search_tool": False, "tool_mode": None,
                      "use_responses_lite": False, "multi_agent_version": None, "experimental_supported_tools": []}
@@ -80,10 +74,15 @@ class Codex(Agent):
             lines += [f"model_provider = {_toml(PROVIDER)}", "", f"[model_providers.{PROVIDER}]",
                       f"name = {_toml(PROVIDER)}", f"base_url = {_toml(ctx.auth.base_url)}",
                       f"env_key = {_toml(key_name)}", 'wire_api = "responses"']
-        if ctx.tools != "none":
-            lines += ["", f"[mcp_servers.{SERVER_NAME}]", f"command = {_toml(ctx.image_tools_command[0])}",
-                      f"args = {_toml(ctx.image_tools_command[1:])}",
-                      "required = true",                         # the first request must carry its tools
+        for server in ctx.tools.mcp:
+            lines += ["", f"[mcp_servers.{server.name}]"]
+            if server.url:
+                # One request per connection: kept-alive connections through the sandbox's proxy made
+                # Codex's HTTP MCP client fail now and then (docs/active-observation.md).
+                lines += [f"url = {_toml(server.url)}", 'http_headers = { Connection = "close" }']
+            else:
+                lines += [f"command = {_toml(server.command[0])}", f"args = {_toml(list(server.command[1:]))}"]
+            lines += ["required = true",                          # the first request must carry its tools
                       'default_tools_approval_mode = "approve"']  # exec never asks; approve our own tools
         return "\n".join(lines) + "\n"
 
@@ -95,10 +94,12 @@ class Codex(Agent):
         catalog.write_text(self._catalog)
         argv = [str(self.executable), "exec", "--json", "--skip-git-repo-check", "-s", "danger-full-access",
                 "-c", f"model_catalog_json={_toml(str(catalog))}"]
-        for switch in COMMON_SWITCHES + MODE_SWITCHES[ctx.tools]:
+        switches = COMMON_SWITCHES + [f"features.shell_tool={str(ctx.tools.shell).lower()}",
+                                      f"features.view_image={str(ctx.tools.view_file).lower()}"]
+        for switch in switches:
             argv += ["-c", switch]
-        if ctx.inline_image is not None:
-            argv.append(f"--image={ctx.inline_image}")  # `-i X -` would take `-` as a second image
+        for image in ctx.inline_images:
+            argv.append(f"--image={image}")  # `-i X -` would take `-` as a second image
         argv.append("-")
         env = base_env(ctx.home) | ctx.auth.env | {"CODEX_HOME": str(codex_home)}
         return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode())
