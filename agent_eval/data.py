@@ -55,7 +55,10 @@ class Dataset:
         digest = hashlib.sha256()
         for item in sorted(self.items, key=lambda i: i.id):
             digest.update(json.dumps([item.id, item.task, item.category, item.question, item.answer]).encode())
-            digest.update(hashlib.sha256(item.image.read_bytes()).digest())
+            try:
+                digest.update(hashlib.sha256(item.image.read_bytes()).digest())
+            except OSError as error:
+                raise DataError(f"item {item.id}: image {item.image} cannot be read ({error.strerror})") from None
         return digest.hexdigest()[:16]
 
 
@@ -107,8 +110,10 @@ def load_dataset(root: Path | str) -> Dataset:
             layout, image_field, rows = "manifest.json", "image", _rows_from_manifest(manifest)
         else:
             raise DataError(f"{root}: no metadata.jsonl or manifest.json found; is this the dataset directory?")
-    except PermissionError as error:
-        raise DataError(f"{error.filename}: not readable ({error.strerror}); check its permissions") from None
+    except OSError as error:
+        # Read errors (EIO from a failing disk or mount) carry no file name: name the layout file.
+        where = error.filename or (metadata if metadata.exists() else manifest)
+        raise DataError(f"{where}: cannot be read ({error.strerror}); check the file and its permissions") from None
     dataset = Dataset(root=root, layout=layout)
     seen: dict[str, str] = {}
     for where, row in rows:

@@ -198,6 +198,14 @@ def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, c
         aside = out_dir / f"{run_name}.old-{time.strftime('%Y%m%d-%H%M%S')}"
         root.rename(aside)
         console.print(f"[yellow]--redo: the previous results were moved to {aside}[/]")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        probe = root / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise ResultsError(f"--out-dir {out_dir}: cannot write {root} ({error.strerror}); "
+                           f"choose a writable directory") from None
     store = RunStore(root)
     old = store.read_manifest()
     if old is not None:

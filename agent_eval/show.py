@@ -174,11 +174,21 @@ class ItemImages:
                 + (f" = {alias}" if alias else ""))
 
 
+CHARS_PER_LINE = 200  # a folded block shows about `lines` screen lines, however long its lines are
+
+
 def fold(text: str, lines: int, full: bool) -> str:
     parts = text.splitlines()
-    if full or len(parts) <= lines:
+    budget = lines * CHARS_PER_LINE
+    if full or (len(parts) <= lines and len(text) <= budget):
         return text
-    return "\n".join(parts[:lines]) + f"\n... {len(parts) - lines} more lines (--full)"
+    head = "\n".join(parts[:lines])
+    more_lines = max(len(parts) - lines, 0)
+    if len(head) > budget:
+        hidden = len(text) - budget
+        return head[:budget] + f"\n... {hidden} more characters" + \
+            (f", {more_lines} more lines" if more_lines else "") + " (--full)"
+    return head + f"\n... {more_lines} more lines (--full)"
 
 
 def total_time(records: list[ItemRecord]) -> float | None:

@@ -271,10 +271,6 @@ def _show_item(outcome, *options) -> str:
 @pytest.mark.e2e
 def test_huge_tool_output_is_folded_in_show(huge_output_run, request):
     agent, outcome = huge_output_run
-    if agent == "codex":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "harness bug: show.fold() folds by line count only, so a 1 MiB single-line tool output is "
-            "printed whole by `agent-eval show RUN ITEM`")))
     shown = _show_item(outcome)
     assert len(shown) < 20_000 and "<answer>1</answer>" in shown
     assert "(--full)" in shown or agent == "claude-code"            # Claude's own preview is short already
@@ -408,8 +404,6 @@ def test_unreadable_data_is_a_clear_error_exit_2(target, message, sample_data, t
     assert not out.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="harness bug: load_dataset turns only PermissionError into a DataError; "
-                                       "any other OSError (EIO) reading metadata.jsonl is a traceback")
 def test_io_error_reading_the_dataset_is_one_line_exit_2(sample_data, tmp_path):
     """metadata.jsonl that fails with EIO on read, like a failing disk or a dead network mount
     (/proc/self/mem: a regular file whose read at offset 0 fails with EIO)."""
@@ -422,8 +416,6 @@ def test_io_error_reading_the_dataset_is_one_line_exit_2(sample_data, tmp_path):
     assert "metadata.jsonl" in one_error_line(result.output) and not out.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="harness bug: an --out-dir that cannot be created is not checked; "
-                                       "RunStore.write_manifest's mkdir raises NotADirectoryError (traceback)")
 def test_out_dir_under_a_regular_file_is_one_line_exit_2(sample_data, tmp_path):
     (tmp_path / "afile").write_text("not a directory")
     result = invoke_run("--agent", "claude-code", "--model", "m", "--data", sample_data, "--ids", "CCC-0",
@@ -432,8 +424,6 @@ def test_out_dir_under_a_regular_file_is_one_line_exit_2(sample_data, tmp_path):
     assert "afile" in one_error_line(result.output)
 
 
-@pytest.mark.xfail(strict=True, reason="harness bug: a read-only --out-dir is not checked; "
-                                       "RunStore.write_manifest's mkdir raises an OSError (traceback)")
 def test_read_only_out_dir_is_one_line_exit_2(sample_data, tmp_path):
     parent = tmp_path / "readonly"
     parent.mkdir()

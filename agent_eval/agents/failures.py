@@ -52,7 +52,8 @@ def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool
             return Outcome("agent_error", _short(f"exit code {result.exit_code}: {text}"))
         if transcript.error is not None:
             return Outcome("agent_error", _short(transcript.error))
-        return Outcome("agent_error", "the agent finished without a final message")
+        lost = f" ({result.malformed_lines} event line(s) could not be read)" if result.malformed_lines else ""
+        return Outcome("agent_error", "the agent finished without a final message" + lost)
     if not has_answer_tag:
         return Outcome("no_answer", "the final message has no <answer>...</answer> tag")
     return Outcome("ok")
