@@ -125,10 +125,20 @@ def run(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, 
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--per-task", type=int, default=5, show_default=True)
 @click.option("--difficulty", default="normal", show_default=True, help="easy, normal or hard.")
+@click.option("--kind", type=click.Choice(("activevision", "activeobs")), default="activevision", show_default=True,
+              help="activeobs: synthetic 360° panoramic sequences with active-observation questions.")
 @user_errors
-def sample_data(out, seed, per_task, difficulty):
-    """Write procedurally generated ActiveVision-style items (exact ground truth) to OUT."""
+def sample_data(out, seed, per_task, difficulty, kind):
+    """Write procedurally generated items with exact ground truth to OUT: ActiveVision-style images,
+    or (--kind activeobs) panoramic sequences rendered on demand from scene files."""
     from .samples import SampleError, write_sample_set
+    if kind == "activeobs":
+        from .activeobs.generate import generate_dataset
+        if out.exists() and any(out.iterdir()):
+            raise DataError(f"{out} exists and is not empty; choose a new directory")
+        dataset = generate_dataset(out, per_family=per_task, seed=seed)
+        click.echo(f"wrote {len(dataset.items)} active-observation items to {out}/items.jsonl (+ scenes/)")
+        return
     try:
         rows = write_sample_set(out, seed=seed, per_task=per_task, difficulty=difficulty)
     except SampleError as error:

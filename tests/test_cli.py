@@ -63,6 +63,15 @@ def test_sample_data_command(tmp_path):
     assert again.exit_code == 2 and "error:" in again.output
 
 
+def test_sample_data_active_observation(tmp_path):
+    result = invoke("sample-data", tmp_path / "a", "--kind", "activeobs", "--per-task", "1")
+    assert result.exit_code == 0 and "active-observation items" in result.output
+    from agent_eval.benchmarks import load_benchmark
+    benchmark, dataset = load_benchmark(tmp_path / "a")
+    assert benchmark.name == "activeobs" and len(dataset.items) >= 5
+    assert invoke("sample-data", tmp_path / "a", "--kind", "activeobs").exit_code == 2
+
+
 def _count_ids(run_dir: Path) -> Counter:
     ids = Counter()
     for path in run_dir.glob("*/items.jsonl"):
