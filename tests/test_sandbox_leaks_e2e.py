@@ -5,7 +5,7 @@ import json
 import shutil
 import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -13,20 +13,9 @@ import pytest
 from agent_eval.scripted import ScriptedServer
 from agent_eval.sandbox import PROJECT_ROOT
 from agentrun import AGENTS, run_agent
+from test_sandbox import _Hello
 
 pytestmark = pytest.mark.e2e
-
-
-class _Canary(BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = self.server.canary.encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture
@@ -47,8 +36,8 @@ def canaries(tmp_path, sample_data):
         canary = directory / f"agent-eval-canary-{token}"
         canary.write_text(f"{token}-home")
         created.append((canary, directory if fresh else None))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Canary)
-    server.canary = f"{token}-network"
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)   # answers GET with its marker
+    server.marker = f"{token}-network"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield {"token": token, "data": data, "other": other, "port": server.server_address[1], "out": tmp_path / "out"}
