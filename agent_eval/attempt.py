@@ -72,6 +72,7 @@ def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Age
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
         ctx = ItemContext(
             item_id=item.id, model=config.model, effort=config.effort, max_turns=config.max_turns,
+            max_cost_usd=config.max_item_cost_usd,
             prompt=setup.prompt, workdir=item_dir.work, home=item_dir.home, tools=setup.tools,
             inline_images=setup.inline_images, auth=auth,
         )

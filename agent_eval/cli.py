@@ -56,7 +56,8 @@ def resolve_data_dir(data: Path | None, console: Console) -> Path:
 def selection_options(func):
     for decorator in reversed([
         click.option("--data", type=click.Path(path_type=Path), default=None,
-                     help="Dataset dir (metadata.jsonl or manifest.json layout). Default: ./data, else the bundled samples."),
+                     help="Dataset dir: metadata.jsonl or manifest.json layout, or an active-observation set "
+                          "(items.jsonl + scenes/). Default: ./data, else the bundled samples."),
         click.option("--tasks", default=None, help="Comma-separated task names."),
         click.option("--ids", default=None, help="Comma-separated item ids, e.g. ACF-0,MPT-3."),
         click.option("--categories", default=None, help="Comma-separated categories."),
@@ -77,7 +78,10 @@ def selection_options(func):
 @selection_options
 @click.option("--jobs", type=int, default=4, show_default=True, help="Items run at once.")
 @click.option("--timeout", "timeout_s", type=float, default=1800, show_default=True, help="Seconds per item attempt.")
-@click.option("--max-turns", type=int, default=None, help="Cap on agent turns (passed to the CLI where it has one).")
+@click.option("--max-turns", type=int, default=None,
+              help="Cap on agent turns per item (Claude Code --max-turns; Codex has no such flag).")
+@click.option("--max-item-cost-usd", type=float, default=None,
+              help="Budget per item (Claude Code --max-budget-usd; Codex has no such flag).")
 @click.option("--sandbox", type=click.Choice(SANDBOX_KINDS), default="bwrap", show_default=True,
               help="OS sandbox for the agent. 'none' only where bubblewrap cannot run: loudly marked.")
 @click.option("--out-dir", type=click.Path(path_type=Path), default=Path("results"), show_default=True)
@@ -92,14 +96,15 @@ def selection_options(func):
 @click.option("--unpriced", is_flag=True, help="Allow a Codex model missing from the pricing table (cost: unknown).")
 @click.option("--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items.")
 @user_errors
-def run(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, timeout_s, max_turns, sandbox,
-        out_dir, run_name, redo, retry_wait, repeats, max_cost_usd, unpriced, shard):
+def run(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, timeout_s, max_turns,
+        max_item_cost_usd, sandbox, out_dir, run_name, redo, retry_wait, repeats, max_cost_usd, unpriced, shard):
     """Run an agent over the benchmark and grade every item (resumable)."""
     from .runner import Runner
     from .tables import accuracy_table
     console = Console()
     config = RunConfig(agent=agent, model=model, effort=effort, tools=tools, sandbox=sandbox,
-                       max_turns=max_turns, timeout_s=timeout_s, jobs=jobs, repeats=repeats,
+                       max_turns=max_turns, max_item_cost_usd=max_item_cost_usd, timeout_s=timeout_s, jobs=jobs,
+                       repeats=repeats,
                        max_cost_usd=max_cost_usd, unpriced=unpriced, shard=shard)
     config.validate()
     benchmark, dataset = load_benchmark(resolve_data_dir(data, console))

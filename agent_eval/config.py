@@ -12,7 +12,7 @@ AGENT_EFFORTS = {
 SANDBOX_KINDS = ("bwrap", "none")
 
 # Config fields that define what a run measures: resuming into a run that differs in any is refused.
-IDENTITY_FIELDS = ("agent", "model", "effort", "tools", "sandbox", "max_turns",
+IDENTITY_FIELDS = ("agent", "model", "effort", "tools", "sandbox", "max_turns", "max_item_cost_usd",
                    "prompt_hash", "scorer_hash", "dataset_hash", "cli_version", "benchmark")
 
 
@@ -28,6 +28,7 @@ class RunConfig:
     effort: str | None = None
     sandbox: str = "bwrap"
     max_turns: int | None = None
+    max_item_cost_usd: float | None = None   # per-item budget, passed to the CLI where it has one
     timeout_s: float = 1800.0
     jobs: int = 4
     # Options that change how much runs, not what is measured: a resume may change them.
@@ -59,6 +60,8 @@ class RunConfig:
             raise ConfigError(f"--timeout must be positive, got {self.timeout_s}")
         if self.max_turns is not None and self.max_turns < 1:
             raise ConfigError(f"--max-turns must be at least 1, got {self.max_turns}")
+        if self.max_item_cost_usd is not None and self.max_item_cost_usd <= 0:
+            raise ConfigError(f"--max-item-cost-usd must be positive, got {self.max_item_cost_usd}")
         if self.repeats < 1:
             raise ConfigError(f"--repeats must be at least 1, got {self.repeats}")
         if self.max_cost_usd is not None and self.max_cost_usd < 0:

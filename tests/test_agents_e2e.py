@@ -148,3 +148,17 @@ def test_hang_times_out_and_leaves_no_process(agent, sample_data, tmp_path):
     record = outcome.store.records()[0]
     assert record.status == "timeout" and "--timeout 6s" in record.error
     assert processes_mentioning(str(outcome.store.root)) == []
+
+
+def test_turn_and_budget_caps_reach_claude_code(sample_data, tmp_path):
+    # Three calls scripted, --max-turns 2: Claude stops itself; the item is graded (no answer, wrong)
+    # and not rerun on resume, since the cap is part of what was measured.
+    scenario = {"turns": [{"call": "shell", "input": {"command": "echo 1"}},
+                          {"call": "shell", "input": {"command": "echo 2"}}, "<answer>1</answer>"]}
+    with ScriptedServer(scenario) as server:
+        outcome = run_agent("claude-code", "python", server, sample_data, tmp_path, ids="RC-0", max_turns=2,
+                            max_item_cost_usd=5.0)
+    record = outcome.store.records()[0]
+    meta = json.loads((outcome.store.root / "sandboxes" / "RC-0" / "meta.json").read_text())
+    assert "--max-turns" in meta["argv"] and "--max-budget-usd" in meta["argv"]
+    assert record.status == "no_answer" and not record.correct and "error_max_turns" in record.error

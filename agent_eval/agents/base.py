@@ -50,6 +50,7 @@ class ItemContext:
     model: str
     effort: str | None
     max_turns: int | None
+    max_cost_usd: float | None  # per-item budget, where the CLI has one
     prompt: str
     workdir: Path             # the agent's cwd: what the mode allows, nothing else
     home: Path                # private CLI home

@@ -63,6 +63,8 @@ class ClaudeCode(Agent):
             argv += ["--effort", ctx.effort]
         if ctx.max_turns:
             argv += ["--max-turns", str(ctx.max_turns)]
+        if ctx.max_cost_usd:
+            argv += ["--max-budget-usd", f"{ctx.max_cost_usd:g}"]
         allowed = list(builtins)
         if ctx.tools.mcp:
             mcp_config = ctx.home / "mcp.json"

@@ -20,6 +20,8 @@ HTTP_STATUS = {
 
 # (regex over the CLI's error text and stderr tail, status). First match wins.
 FAILURE_PATTERNS: list[tuple[re.Pattern, str]] = [
+    # The agent used up the turns or budget it was given: its own outcome, graded (wrong), not rerun.
+    (re.compile(r"error_max_turns|error_max_budget"), "no_answer"),
     (re.compile(r"^bwrap: |sandbox setup failed", re.MULTILINE), "sandbox_error"),
     (re.compile(r"invalid (x-)?api[ _-]?key|authentication[_ ]error|unauthori[sz]ed|not logged in|"
                 r"please run /login|\b401\b|\b403\b|missing (an )?api key|OPENAI_API_KEY|permission_error",
