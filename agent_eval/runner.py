@@ -197,7 +197,7 @@ class Runner:
                     if cap is not None and stats["cost"] >= cap:
                         outcome.not_run_cost_cap = len(pending)
                         pending.clear()
-                        progress.update(bar, total=progress.tasks[bar].completed + len(running))
+                        progress.update(bar, total=stats["done"] + len(running))
                         return
                     running[pool.submit(self._run_item, *pending.pop())] = None
                 for _ in range(self.config.jobs):
