@@ -4,6 +4,8 @@ Every run is compared with the first on the items all runs share: exact McNemar 
 bootstrap 95% CI for the paired accuracy difference, per task, per category and overall;
 then cost, time, turns and tool calls per item. Results of the benchmark's own no-tool
 evaluation (no run.json) are accepted, with a note that their hashes are unknown.
+Active-observation runs add answer/evidence/combined/hallucination per family (compare_activeobs);
+runs of different benchmarks are refused.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .records import ItemRecord
-from .show import LoadedRun, RunError, fmt_cost, fmt_time, load_run, run_warnings
+from .show import ACTIVE, LoadedRun, RunError, fmt_cost, fmt_time, load_run, run_warnings
 from .stats import ALPHA, N_RESAMPLES, SEED, median_total, min_possible_p, paired
 
 HASH_KEYS = ("scorer_hash", "dataset_hash")
@@ -62,8 +64,18 @@ def _meta(runs: list[LoadedRun]) -> dict[str, tuple[str, str]]:
     return meta
 
 
+def check_kinds(runs: list[LoadedRun], letters: list[str]) -> str:
+    kinds = {run.benchmark for run in runs}
+    if len(kinds) > 1:
+        named = ", ".join(f"{letter} ({run.name}) is {run.benchmark}" for letter, run in zip(letters, runs))
+        raise RunError(f"cannot compare runs of different benchmarks: {named}; they share no items "
+                       "(compare runs of one benchmark with each other)")
+    return kinds.pop()
+
+
 def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> dict:
     letters = [chr(ord("A") + i) for i in range(len(runs))]
+    benchmark = check_kinds(runs, letters)
     notes = check_hashes(runs, letters, force)
     scored = [item_scores(run.records) for run in runs]
     shared = sorted(set.intersection(*(set(s) for s, _ in scored)))
@@ -95,9 +107,15 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     shared_set = set(shared)
     efficiency = [{key: median_total([getattr(r, key) for r in run.records if r.id in shared_set]) for key, _ in EFFICIENCY}
                   for run in runs]
-    return {"alpha": ALPHA, "n_resamples": n_resamples, "seed": seed, "shared": len(shared),
+    data = {"benchmark": benchmark, "alpha": ALPHA, "n_resamples": n_resamples, "seed": seed, "shared": len(shared),
             "runs": [_run_entry(letter, run, eff) for letter, run, eff in zip(letters, runs, efficiency)],
             "notes": notes, "rows": rows, "verdicts": _verdicts(letters, rows, groups)}
+    if benchmark == ACTIVE:  # answer, evidence, combined, hallucination; tests on answer and on combined
+        from .compare_activeobs import active_verdicts, build_active
+        families = [("family", name, ids) for scope, name, ids in groups if scope == "category"]
+        data["active"] = build_active(runs, [groups[0], *families], n_resamples, seed)
+        data["verdicts"] = active_verdicts(letters, data["active"])
+    return data
 
 
 def _run_entry(letter: str, run: LoadedRun, efficiency: dict) -> dict:
@@ -107,15 +125,17 @@ def _run_entry(letter: str, run: LoadedRun, efficiency: dict) -> dict:
             "warnings": [note for _, note in run_warnings(run)], "efficiency": efficiency}
 
 
+def _verdict(letter: str, stat: dict, what: str = "") -> str:
+    sig = f"significant at α={ALPHA}" if stat["significant"] else f"not significant at α={ALPHA}"
+    same = "; the two runs agree on every shared item" if stat["discordant"] == 0 else ""
+    return (f"{letter} vs A{', ' + what if what else ''}: {_pts(stat['diff'])} [95% CI {_pts(stat['ci_low'])}, "
+            f"{_pts(stat['ci_high'])}], exact McNemar p = {stat['p_value']:.3g} on {stat['discordant']} discordant items "
+            f"({letter} alone right on {stat['b_only']}, A alone on {stat['a_only']}): {sig}{same}")
+
+
 def _verdicts(letters: list[str], rows: list[dict], groups) -> list[str]:
     """Plain sentences for the overall rows, and what small groups can and cannot show."""
-    out = []
-    for letter, stat in zip(letters[1:], rows[0]["vs_first"][1:]):
-        sig = f"significant at α={ALPHA}" if stat["significant"] else f"not significant at α={ALPHA}"
-        same = "; the two runs agree on every shared item" if stat["discordant"] == 0 else ""
-        out.append(f"{letter} vs A: {_pts(stat['diff'])} [95% CI {_pts(stat['ci_low'])}, {_pts(stat['ci_high'])}], "
-                   f"exact McNemar p = {stat['p_value']:.3g} on {stat['discordant']} discordant items "
-                   f"({letter} alone right on {stat['b_only']}, A alone on {stat['a_only']}): {sig}{same}")
+    out = [_verdict(letter, stat) for letter, stat in zip(letters[1:], rows[0]["vs_first"][1:])]
     small = [len(ids) for scope, _, ids in groups if scope != "overall" and min_possible_p(len(ids)) >= ALPHA]
     if small:
         out.append(f"{len(small)} per-category/per-task groups have at most {max(small)} items: even if every item "
@@ -168,7 +188,8 @@ def _efficiency_cells(data: dict) -> tuple[list[str], list[list[str]]]:
 
 
 def _run_lines(data: dict) -> list[str]:
-    return [f"{r['letter']} = {r['name']}: {r['label']} ({r['n_items']} items, accuracy {_pct(r['own_accuracy'])} on its own items)"
+    what = "answer accuracy" if data.get("active") else "accuracy"
+    return [f"{r['letter']} = {r['name']}: {r['label']} ({r['n_items']} items, {what} {_pct(r['own_accuracy'])} on its own items)"
             for r in data["runs"]]
 
 
@@ -203,7 +224,10 @@ def render_table(data: dict, console: Console) -> None:
     header, body = _accuracy_cells(data)
     title = f"accuracy on {data['shared']} shared items"
     k = len(data["runs"])
-    if _fits(header, body, console.width) or k == 2:
+    if data.get("active"):
+        from .compare_activeobs import render_active_table
+        render_active_table(data, console)
+    elif _fits(header, body, console.width) or k == 2:
         console.print(_rich_table(title, header, body))
     else:  # too wide: accuracies first, then one table per comparison with A
         console.print(_rich_table(title, header[:3 + k], [cells[:3 + k] for cells in body]))
@@ -212,7 +236,7 @@ def render_table(data: dict, console: Console) -> None:
             console.print(_rich_table(f"{letter} vs A", [header[c] for c in cols], [[cells[c] for c in cols] for cells in body]))
     console.print(_rich_table("cost, time, turns, tool calls", *_efficiency_cells(data)))
     for line in data["verdicts"]:
-        console.print(Text(line, style="bold" if " vs A: " in line else ""))
+        console.print(Text(line, style="bold" if " vs A" in line.split(":")[0] else ""))
 
 
 def render_markdown(data: dict) -> str:
@@ -222,8 +246,12 @@ def render_markdown(data: dict) -> str:
     parts = ["\n".join(f"- {line}" for line in _run_lines(data))]
     if _warning_lines(data):
         parts.append("\n".join(f"- note: {line}" for line in _warning_lines(data)))
-    parts += [f"Accuracy on {data['shared']} shared items:", md(*_accuracy_cells(data)),
-              "Cost, time, turns and tool calls per item:", md(*_efficiency_cells(data)),
+    if data.get("active"):
+        from .compare_activeobs import markdown_parts
+        parts += markdown_parts(data, md)
+    else:
+        parts += [f"Accuracy on {data['shared']} shared items:", md(*_accuracy_cells(data))]
+    parts += ["Cost, time, turns and tool calls per item:", md(*_efficiency_cells(data)),
               "\n".join(f"- {line}" for line in data["verdicts"])]
     return "\n\n".join(parts) + "\n"
 
@@ -232,6 +260,10 @@ def render_csv(data: dict) -> str:
     """One row per (group, run): accuracy and the paired stats vs A; overall rows carry cost/time/turns/tools."""
     out = io.StringIO()
     writer = csv.writer(out)
+    if data.get("active"):
+        from .compare_activeobs import csv_rows
+        writer.writerows(csv_rows(data))
+        return out.getvalue()
     eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
     writer.writerow(["scope", "group", "n", "run", "name", "label", "accuracy", "diff_vs_A", "ci_low", "ci_high",
                      "p_value", "discordant", "A_only", "run_only", *eff])

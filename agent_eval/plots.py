@@ -2,6 +2,8 @@
 
 Built on `Figure` + the Agg canvas rather than pyplot: no global state, no backend choice.
 Runs whose cost is unknown are named in a note on the plot, never placed at zero.
+Active-observation runs show two markers each: the answer (filled) and combined, answer and
+evidence (hollow), joined by a line whose length is the hallucinated share.
 """
 from __future__ import annotations
 
@@ -32,7 +34,9 @@ def accuracy_cost_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     placed, unknown, xs, spots = [], [], [], {}
-    for index, (run, accuracy) in enumerate(zip(data["runs"], data["rows"][0]["accuracy"])):
+    active = data.get("active")
+    combined = active["rows"][0]["combined"] if active else [None] * len(data["runs"])
+    for index, (run, accuracy, both) in enumerate(zip(data["runs"], data["rows"][0]["accuracy"], combined)):
         cost = run["efficiency"]["cost_usd"]
         label = run_label(run)
         if cost["mean"] is None:
@@ -42,7 +46,12 @@ def accuracy_cost_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
             label += f" (cost known for {data['shared'] - cost['unknown']}/{data['shared']} items)"
         xs.append(cost["mean"])
         placed.append(run["letter"])
-        ax.scatter([cost["mean"]], [accuracy * 100], marker=MARKERS[index % len(MARKERS)], s=70, zorder=3, label=label)
+        dots = ax.scatter([cost["mean"]], [accuracy * 100], marker=MARKERS[index % len(MARKERS)], s=70, zorder=3, label=label)
+        if both is not None:
+            colour = dots.get_facecolor()[0]
+            ax.plot([cost["mean"]] * 2, [accuracy * 100, both * 100], color=colour, lw=1, alpha=0.6, zorder=2)
+            ax.scatter([cost["mean"]], [both * 100], marker=MARKERS[index % len(MARKERS)], s=70, zorder=3,
+                       facecolors="none", edgecolors=[colour])
         spots.setdefault((round(cost["mean"], 6), round(accuracy * 100, 3)), []).append(run["letter"])
     for (x, y), letters in spots.items():  # runs on the same spot share one label
         ax.annotate(", ".join(letters), (x, y), xytext=(7, 5), textcoords="offset points", fontsize=10, weight="bold")
@@ -57,7 +66,8 @@ def accuracy_cost_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
     ax.set_ylim(0, 100)
     ax.grid(True, which="both", alpha=0.3)
     ax.set_xlabel("mean cost per item (USD, log scale)")
-    ax.set_ylabel(f"accuracy on {data['shared']} shared items (%)")
+    ax.set_ylabel(f"accuracy on {data['shared']} shared items (%)"
+                  + ("\nfilled: answer; hollow: combined (answer and evidence)" if active else ""))
     ax.set_title("Accuracy versus cost")
     if xs:
         ax.legend(fontsize=7, loc="lower right")

@@ -98,14 +98,19 @@ def _step_views(transcript, embed: ImageEmbedder) -> list[StepView]:
     return views
 
 
-def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict) -> dict:
+def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=None) -> dict:
     images = ItemImages(item_dir(run, record))
     embed = ImageEmbedder(images, max_px)
     transcript, why = load_transcript(run, record)
     data_item = dataset.get(record.id)
-    original_path = images.original(transcript.prompt_images if transcript else [])
-    if original_path is None and data_item is not None:
-        original_path = str(data_item.image.resolve())  # no-tool results keep no image: the dataset's
+    active, original_path = None, None
+    if truth is not None:  # active observation: the chosen views and the evidence instead of one original
+        from .report_activeobs import active_item
+        active = active_item(run, record, images, embed, transcript, truth)
+    else:
+        original_path = images.original(transcript.prompt_images if transcript else [])
+        if original_path is None and getattr(data_item, "image", None) is not None:
+            original_path = str(data_item.image.resolve())  # no-tool results keep no image: the dataset's
     original = embed(original_path, "the original") if original_path else None
     steps = _step_views(transcript, embed) if transcript else []
     shown = [*(transcript.prompt_images if transcript else []), *(p for step in (transcript.steps if transcript else []) for p in step.images)]
@@ -119,9 +124,9 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict) -> dic
         "id": record.id, "task": record.task, "category": record.category,
         "repeat": record.repeat, "status": record.status, "is_error": record.status in FAILURE_STATUSES,
         "correct": record.correct, "prediction": record.prediction, "truth": record.ground_truth,
-        "question": data_item.question if data_item else None,
+        "question": data_item.question if data_item else (active or {}).get("question"),
         "prompt": transcript.prompt if transcript else None,
-        "original": original,
+        "original": original, "active": active,
         "steps": steps, "transcript_note": why,
         "agent_error": transcript.error if transcript else None,
         "final_text": None if final == last_text else final,  # no need to repeat the last message
@@ -135,26 +140,42 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict) -> dic
 def _summary(run: LoadedRun) -> dict:
     rollup = rollup_of(run.records)
     o = rollup["overall"]
-    return {"overall": o, "per_category": rollup["per_category"], "per_task": rollup["per_task"],
+    active = None
+    if run.active:
+        from .report_activeobs import active_summary
+        active = active_summary(run.records, rollup["per_category"])
+    return {"overall": o, "per_category": rollup["per_category"], "per_task": rollup["per_task"], "active": active,
             "cost": "unknown" if o["cost_usd"] is None else fmt_cost(o["cost_usd"]) + (f" ({o['cost_unknown']} unknown)" if o["cost_unknown"] else ""),
             "time": "unknown" if total_time(run.records) is None else fmt_time(total_time(run.records)),
             "failures": {k: v for k, v in o["statuses"].items() if k != "ok"}}
 
 
-def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str) -> dict:
-    run_views = []
+def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str, data: Path | None = None) -> dict:
+    """`data`: the --data dir; for active-observation runs it supplies the scenes (else run.json's dataset path)."""
+    run_views, loaded = [], {}
     for letter, run in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", runs):
+        truth = None
+        if run.active:
+            from .active_reading import RunTruth
+            from .activeobs import is_active_dataset
+            truth = RunTruth(run, data if data and is_active_dataset(data) else None, loaded)
         run_views.append({
             "letter": letter, "name": run.name, "dir": run.root.name, "path": str(run.root), "label": run.label,
             "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.items()),
             "manifest": {k: str(v) for k, v in (run.manifest or {}).items() if k in ("started_at", "finished_at", "project_version")},
             "warnings": run_warnings(run), "summary": _summary(run),
-            "entries": [_item(run, r, max_px, dataset) for r in run.records],
+            "entries": [_item(run, r, max_px, dataset, truth) for r in run.records], "active": run.active,
         })
     tasks = sorted({r.task for run in runs for r in run.records})
     side = [{"task": t, "acc": [rv["summary"]["per_task"].get(t) for rv in run_views]} for t in tasks]
+    if all(run.active for run in runs):
+        side = []  # one task, and the active table below says more
+    glance = None
+    if any(run.active for run in runs):
+        from .report_activeobs import active_glance
+        glance = active_glance(run_views)
     return {"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
-            "side_by_side": side, "n_items": sum(len(rv["entries"]) for rv in run_views)}
+            "side_by_side": side, "active_glance": glance, "n_items": sum(len(rv["entries"]) for rv in run_views)}
 
 
 def render(context: dict) -> str:
@@ -167,9 +188,10 @@ def render(context: dict) -> str:
 def _dataset_items(path: Path | None) -> dict:
     if path is None:
         return {}
-    from .data import DataError, load_dataset
+    from .benchmarks import load_benchmark
+    from .data import DataError
     try:
-        return {item.id: item for item in load_dataset(path).items}
+        return {item.id: item for item in load_benchmark(path)[1].items}
     except DataError as error:
         raise RunError(str(error)) from None
 
@@ -178,12 +200,13 @@ def _dataset_items(path: Path | None) -> dict:
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path("report.html"), show_default=True)
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Dataset directory: supplies questions, and original images where a run kept none (e.g. no-tool results).")
+              help="Dataset directory: supplies questions, original images where a run kept none (e.g. no-tool "
+                   "results), and for active observation the scenes behind the true boxes (default: run.json's).")
 @click.option("--max-image-px", default=1600, show_default=True, help="Downscale larger images for display (noted under them).")
 @click.option("--title", default="agent-eval report", show_default=True)
 def command(runs, output, data, max_image_px, title):
     """Write one self-contained HTML report of RUN(s): summaries, then every item's transcript with its images."""
     loaded = [load_run(path) for path in runs]
-    html = render(build_context(loaded, _dataset_items(data), max_image_px, title))
+    html = render(build_context(loaded, _dataset_items(data), max_image_px, title, data))
     output.write_text(html, encoding="utf-8")
     click.echo(f"report written to {output} ({len(html) / 1e6:.1f} MB, {sum(len(r.records) for r in loaded)} items)")

@@ -22,6 +22,7 @@ from .results import RunStore, summarise
 from .transcript import Transcript
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
+ACTIVE = "activeobs"  # the active-observation benchmark's name and its items' task (agent_eval.activeobs.schema.TASK)
 
 
 class RunError(click.ClickException):
@@ -49,6 +50,15 @@ class LoadedRun:
         c = self.config
         parts = [c.get("agent"), c.get("model"), c.get("effort"), c.get("tools") and f"tools={c['tools']}"]
         return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
+
+    @property
+    def benchmark(self) -> str:
+        """activeobs or activevision: run.json says; results without one are known by their records."""
+        return self.config.get("benchmark") or (ACTIVE if any(r.task == ACTIVE for r in self.records) else "activevision")
+
+    @property
+    def active(self) -> bool:
+        return self.benchmark == ACTIVE
 
     def find(self, item_id: str, repeat: int = 0) -> ItemRecord | None:
         return next((r for r in self.records if r.id == item_id and r.repeat == repeat), None)
@@ -211,17 +221,26 @@ def _print_header(console: Console, run: LoadedRun) -> None:
         console.print(Text(f"!! {note}" if loud else f"note: {note}", style="bold red" if loud else "yellow"))
 
 
+def _tick(value: bool) -> Text:
+    return Text("✓", "green") if value else Text("✗", "red")
+
+
 def _items_table(run: LoadedRun, records: list[ItemRecord]) -> Table:
+    """One row per item; an active-observation run shows the family, and evidence and combined beside the answer."""
     table = Table(show_lines=False, header_style="bold")
-    for name, justify in (("id", "left"), ("task", "left"), ("status", "left"), ("prediction", "left"),
-                          ("truth", "left"), ("ok", "center"), ("turns", "right"), ("tools", "right"),
-                          ("cost", "right"), ("time", "right")):
-        table.add_column(name, justify=justify, no_wrap=name in ("id", "status", "ok"), overflow="fold")
+    marks = ("ok", "evidence", "combined") if run.active else ("ok",)
+    for name, justify in (("id", "left"), ("family" if run.active else "task", "left"), ("status", "left"),
+                          ("prediction", "left"), ("truth", "left"), *((m, "center") for m in marks),
+                          ("turns", "right"), ("tools", "right"), ("cost", "right"), ("time", "right")):
+        table.add_column(name, justify=justify, no_wrap=name in ("id", "status", *marks), overflow="fold")
     for r in records:
         status_style = "red" if r.status in FAILURE_STATUSES else "yellow" if r.status != "ok" else ""
+        ticks = [_tick(r.correct)]
+        if run.active:
+            ticks += [_tick(bool(r.metrics.get("evidence_correct"))), _tick(bool(r.metrics.get("combined")))]
         table.add_row(
-            r.id + (f" r{r.repeat}" if r.repeat else ""), r.task, Text(r.status, style=status_style),
-            Text(r.prediction or "—"), Text(r.ground_truth), Text("✓", "green") if r.correct else Text("✗", "red"),
+            r.id + (f" r{r.repeat}" if r.repeat else ""), r.category if run.active else r.task,
+            Text(r.status, style=status_style), Text(r.prediction or "—"), Text(r.ground_truth), *ticks,
             "?" if r.num_turns is None else str(r.num_turns), str(r.tool_calls),
             fmt_cost(r.cost_usd), fmt_time(r.elapsed_s))
     return table
@@ -242,8 +261,13 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
     console.print(_items_table(run, records))
     s = summarise(run.records)
     acc = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "?"
+    if run.active:
+        from .show_activeobs import print_active_totals
+        acc = print_active_totals(console, run)
+    else:
+        acc = f"accuracy {acc} ({s['correct']}/{s['n']})"
     cost = fmt_cost(s["cost_usd"]) + (f" ({s['cost_unknown']} unknown)" if s["cost_unknown"] else "")
-    console.print(f"{len(records)} shown of {s['n']} items; whole run: accuracy {acc} ({s['correct']}/{s['n']}), "
+    console.print(f"{len(records)} shown of {s['n']} items; whole run: {acc}, "
                   f"errors {s['errors']}, no answer {s['no_answer']}, cost {cost}, time {fmt_time(total_time(run.records))}",
                   markup=False)
 
@@ -279,7 +303,8 @@ def _print_step(console: Console, images: ItemImages, number: int, step, lines: 
         console.print(_image_line(images, path))
 
 
-def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool) -> None:
+def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool,
+                    data: Path | None = None) -> None:
     images = ItemImages(item_dir(run, record))
     _print_header(console, run)
     console.print(Rule(Text(f"{record.id} · {record.task} · {record.category}" + (f" · repeat {record.repeat}" if record.repeat else ""))))
@@ -306,16 +331,23 @@ def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines:
         console.print(Text("images in the workdir not shown above:", style="bold"))
         for path in made:
             console.print(_image_line(images, path))
-    _print_outcome(console, record, transcript)
+    evidence = None
+    if run.active:
+        from .show_activeobs import print_observations
+        evidence = print_observations(console, run, record, images, data)
+    _print_outcome(console, record, transcript, evidence)
 
 
-def _print_outcome(console: Console, record: ItemRecord, transcript: Transcript | None) -> None:
+def _print_outcome(console: Console, record: ItemRecord, transcript: Transcript | None, evidence=None) -> None:
     console.print(Rule("outcome"))
     if record.answer_text:
         console.print(Text("final answer text: ", style="bold") + Text(record.answer_text.strip()[-400:]))
     verdict = Text("correct ✓", "bold green") if record.correct else Text("wrong ✗", "bold red")
-    console.print(Text(f"grade: prediction {record.prediction or '—'!r} vs truth {record.ground_truth!r} → ") + verdict
-                  + Text(f"  (status {record.status})"))
+    console.print(Text(f"{'answer' if evidence else 'grade'}: prediction {record.prediction or '—'!r} vs truth "
+                       f"{record.ground_truth!r} → ") + verdict + Text(f"  (status {record.status})"))
+    if evidence is not None:
+        from .show_activeobs import print_evidence
+        print_evidence(console, record, evidence)
     if record.error:
         console.print(Text(f"error: {record.error}", style="red"))
     u = record.usage
@@ -342,7 +374,9 @@ def _unknown_item(run: LoadedRun, item_id: str, repeat: int) -> RunError:
 @click.option("--task", default=None, help="Table: only this task.")
 @click.option("--full", is_flag=True, help="Transcript: do not fold long prompts, inputs and outputs.")
 @click.option("--lines", default=12, show_default=True, help="Transcript: fold text longer than this many lines.")
-def command(run, item, repeat, wrong, errors, task, full, lines):
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Active observation: the dataset dir, for the target's true box (default: the run's own).")
+def command(run, item, repeat, wrong, errors, task, full, lines, data):
     """Show a run's items as a table, or ITEM's transcript: prompt, steps, tool calls, images, grade."""
     console = Console(highlight=False)
     loaded = load_run(run)
@@ -352,4 +386,4 @@ def command(run, item, repeat, wrong, errors, task, full, lines):
     record = loaded.find(item, repeat)
     if record is None:
         raise _unknown_item(loaded, item, repeat)
-    show_transcript(console, loaded, record, lines, full)
+    show_transcript(console, loaded, record, lines, full, data)

@@ -210,3 +210,129 @@ def make_cot_results(root: Path, name: str, items=None, outcomes: dict | None = 
         with path.open("a") as handle:
             handle.write(json.dumps(row) + "\n")
     return run_dir
+
+
+# -- active observation ------------------------------------------------------------------------
+# What the runner leaves for an active-observation item: `observations/observations.jsonl` and
+# `observations/NNN-fFFFF-aAAA.A.png` (the observe log), `seen/NNN.png` (what reached the model),
+# `steps.json`; in mode none `home/passive/panorama-NN-fFFFF.png` attached to the prompt. Records
+# are graded by the benchmark's own grader, so their metrics are exactly the runner's.
+ACTIVE_OUTCOMES = ("right", "hallucinated", "wrong", "no_answer")
+
+
+def active_evidence(item, shift_deg: float = 0.0) -> dict:
+    """A correct evidence pointer derived from the truth (shift the angle to make it wrong)."""
+    from agent_eval.activeobs.geometry import pano_box_to_view, view_px_to_norm, x_to_angle
+    frame = sorted(item.boxes)[len(item.boxes) // 2]
+    box = item.boxes[frame]
+    angle = x_to_angle((box[0] + box[2]) / 2, item.width)
+    bbox = [round(v) for v in view_px_to_norm(pano_box_to_view(box, angle, item.width))]
+    return {"frame": frame, "angle": round((angle + shift_deg) % 360, 2), "bbox": bbox}
+
+
+def _wrong_answer(item):
+    if item.answer_mode == "choice":
+        return item.answer % len(item.choices) + 1
+    if item.answer_mode == "span":
+        return [0, 1]
+    if item.answer_mode == "frame_angle":
+        return [item.answer[0], (item.answer[1] + 180) % 360]
+    return item.answer * 5 if item.answer_mode == "numeric" else (item.answer + 60) % item.n_frames
+
+
+def _active_final(item, outcome: str) -> str:
+    if outcome == "no_answer":
+        return 'I could not find them. <answer>{"answer": 1, "evidence": </answer>'
+    answer = item.answer if outcome in ("right", "hallucinated") else _wrong_answer(item)
+    evidence = active_evidence(item, 180 if outcome == "hallucinated" else 0)
+    return f'Found the target. <answer>{json.dumps({"answer": answer, "evidence": evidence})}</answer>'
+
+
+def make_active_run(root: Path, name: str, data_dir: Path, outcomes: dict, *, tools: str = "observe",
+                    agent: str = "claude-code", model: str = "claude-opus-4-8", cost_per_item: float | None = 0.02,
+                    dataset_path: str | None = None, scripted: bool = True) -> Path:
+    """An active-observation run dir over the dataset at `data_dir`; `outcomes` maps item id -> one of
+    ACTIVE_OUTCOMES or a failure status (e.g. "timeout"). In tool modes each item observes the
+    evidence view of its target, then asks for an out-of-range frame (a logged error)."""
+    from agent_eval.activeobs import load_active_dataset, write_passive_sample
+    from agent_eval.activeobs.render import render_view
+    from agent_eval.benchmarks.activeobs import ActiveObservation
+    dataset = load_active_dataset(data_dir)
+    benchmark = ActiveObservation()
+    store = RunStore(root / name)
+    store.write_manifest({
+        "schema_version": 1, "run_name": name,
+        "config": {"agent": agent, "model": model, "effort": None, "tools": tools, "sandbox": "bwrap",
+                   "max_turns": None, "prompt_hash": f"prompt-{tools}", "scorer_hash": benchmark.scorer_hash(),
+                   "dataset_hash": dataset.content_hash(), "cli_version": "2.1.332", "benchmark": "activeobs"},
+        "dataset": {"path": dataset_path if dataset_path is not None else str(data_dir), "layout": "activeobs",
+                    "n_items": len(dataset.items)},
+        "scripted_model": scripted, "project_version": "0.1.0",
+        "started_at": "2026-11-30T10:00:00+0000", "finished_at": "2026-11-30T10:40:00+0000",
+    })
+    for n, item in enumerate(dataset.items):
+        if item.id not in outcomes:
+            continue
+        outcome, scene = outcomes[item.id], dataset.scene(item.sequence)
+        item_dir = store.sandbox_dir(item.id)
+        (item_dir / "work").mkdir(parents=True, exist_ok=True)
+        transcript = Transcript(agent=agent, prompt=f"This question is about a 360° panoramic video.\n\n{item.question}")
+        if tools == "none":
+            frames = write_passive_sample(scene, item_dir / "home" / "passive")
+            transcript.prompt_images = [f.path.relative_to(item_dir).as_posix() for f in frames]
+        else:
+            look = active_evidence(item)
+            view = render_view(scene, look["frame"], look["angle"])
+            png = f"001-f{look['frame']:04d}-a{look['angle']:05.1f}.png"
+            (item_dir / "observations").mkdir(parents=True)
+            view.save(item_dir / "observations" / png)
+            (item_dir / "seen").mkdir()
+            view.save(item_dir / "seen" / "001.png")
+            log = [{"n": 1, "at": "2026-11-30T10:00:01.000+00:00", "elapsed_s": 1.5, "ok": True,
+                    "request": {"frame_index": look["frame"], "angle_deg": look["angle"]}, "sequence": item.sequence,
+                    "frame_index": look["frame"], "time_s": round(look["frame"] / item.fps, 3),
+                    "angle_deg": look["angle"], "wraps_seam": False, "image": png},
+                   {"n": 2, "at": "2026-11-30T10:00:02.000+00:00", "elapsed_s": 2.5, "ok": False,
+                    "request": {"frame_index": 999, "angle_deg": 10}, "error": f"frame_index 999 is out of range: "
+                    f"this video has frames 0..{item.n_frames - 1}"}]
+            (item_dir / "observations" / "observations.jsonl").write_text("".join(json.dumps(e) + "\n" for e in log))
+            call = {"frame_index": look["frame"], "angle_deg": look["angle"]}
+            transcript.steps = [
+                Step("tool_call", tool="mcp__observe__observe", call_id="c1", input=call, t=1.0),
+                Step("tool_result", json.dumps({**call, "observation": 1}), call_id="c1", images=["seen/001.png"], t=1.5),
+                Step("tool_call", tool="mcp__observe__observe", call_id="c2", input={"frame_index": 999, "angle_deg": 10}, t=2.0),
+                Step("tool_result", log[1]["error"], call_id="c2", is_error=True, t=2.5)]
+        failed = outcome not in ACTIVE_OUTCOMES
+        if failed:
+            transcript.error = "timed out after 600 s"
+        else:
+            transcript.steps.append(Step("text", _active_final(item, outcome), t=3.0))
+            transcript.final_text = transcript.steps[-1].text
+        transcript.num_turns, transcript.cost_usd = len(transcript.steps) // 2 + 1, cost_per_item
+        transcript.save(item_dir / "steps.json")
+        (item_dir / "transcript.jsonl").write_text('{"type":"system","subtype":"init"}\n')
+        grade = None if failed else benchmark.grade(transcript.final_text, item)
+        store.append(ItemRecord(
+            id=item.id, task=item.task, category=item.category, ground_truth=item.truth_text(),
+            status=outcome if failed else ("no_answer" if grade.malformed else "ok"),
+            prediction=grade.prediction if grade else "", correct=bool(grade and grade.correct),
+            answer_text=transcript.final_text, error=transcript.error, elapsed_s=20.0 + n, cost_usd=cost_per_item,
+            num_turns=transcript.num_turns, tool_calls=transcript.tool_calls, metrics=grade.metrics if grade else {},
+            transcript=(item_dir / "transcript.jsonl").relative_to(store.root).as_posix()))
+    store.write_summaries(benchmark.extra_rollup)
+    return store.root
+
+
+ACTIVE_PLAN = ("right", "hallucinated", "wrong", "no_answer", "timeout")  # one per item, in dataset order
+
+
+def make_active_pair(root: Path) -> tuple[Path, Path, Path, dict]:
+    """A 5-item active dataset (one item per family), an `observe` run with one item of each outcome in
+    ACTIVE_PLAN, and a `none` run wrong everywhere: (data dir, observe run, none run, {outcome: id})."""
+    from agent_eval.activeobs.generate import generate_dataset
+    dataset = generate_dataset(root / "data", sequences=1, n_frames=120, per_family=1)
+    ids = {outcome: item.id for outcome, item in zip(ACTIVE_PLAN, dataset.items)}
+    observe = make_active_run(root, "claude-observe", root / "data", {i: o for o, i in ids.items()})
+    none = make_active_run(root, "claude-none", root / "data", {i: "wrong" for i in ids.values()}, tools="none",
+                           cost_per_item=0.005)
+    return root / "data", observe, none, ids

@@ -156,3 +156,72 @@ def test_plot_places_known_costs_and_notes_unknown(pair, tmp_path):
 def test_usage_errors(pair, tmp_path):
     assert compare(pair[0]).exit_code == 2
     assert compare(pair[0], tmp_path / "missing").exit_code == 2
+
+
+# -- active observation -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def active(tmp_path_factory):
+    from runfixtures import make_active_pair
+    return make_active_pair(tmp_path_factory.mktemp("active"))
+
+
+def test_active_compare_reports_four_rates_per_family_and_tests_answer_and_combined(active):
+    data_dir, observe, none, ids = active
+    data = json.loads(compare(none, observe, "--format", "json").output)
+    assert data["benchmark"] == "activeobs"
+    rows = {(r["scope"], r["group"]): r for r in data["active"]["rows"]}
+    assert set(rows) == {("overall", "all"), *(("family", f) for f in
+                         ("unique_anchor", "action_boundary", "chain", "frame_viewpoint", "numeric"))}
+    overall = rows[("overall", "all")]
+    # the passive run answers wrong everywhere but points at the right person; the observe run has
+    # one item right, one hallucinated, one wrong with good evidence, one no answer, one timeout
+    assert overall["n"] == 5
+    assert overall["answer"] == [0.0, 0.4] and overall["evidence"] == [1.0, 0.4] and overall["combined"] == [0.0, 0.2]
+    assert overall["hallucination"] == [None, 0.5]
+    answer, combined = overall["answer_vs_first"][1], overall["combined_vs_first"][1]
+    assert (answer["a_only"], answer["b_only"]) == (0, 2) and answer["p_value"] == pytest.approx(mcnemar_exact(0, 2))
+    assert (combined["a_only"], combined["b_only"]) == (0, 1) and combined["p_value"] == 1.0
+    assert combined["diff"] == pytest.approx(0.2) and combined["ci_low"] <= 0.2 <= combined["ci_high"]
+    assert answer["ci_low"] <= 0.4 <= answer["ci_high"]
+    family = load_run(observe).find(ids["hallucinated"]).category
+    hallucinated = rows[("family", family)]
+    assert hallucinated["answer"] == [0.0, 1.0] and hallucinated["combined"] == [0.0, 0.0] and hallucinated["hallucination"][1] == 1.0
+    assert any(v.startswith("B vs A, answer: +40.0 pts") for v in data["verdicts"])
+    assert any(v.startswith("B vs A, combined (answer and evidence): +20.0 pts") for v in data["verdicts"])
+
+
+def test_active_compare_table_markdown_and_csv(active):
+    data_dir, observe, none, ids = active
+    table = compare(none, observe).output
+    assert "answer, evidence, combined and hallucination on 5 shared items" in table
+    assert "B vs A, answer:" in table and "B vs A, combined (answer and evidence):" in table
+    assert "hallucination" in table and "no paired test" in table
+    md = compare(none, observe, "--format", "markdown").output
+    assert "| scope | group | n | run | answer | evidence | combined | hallucination |" in md
+    assert "| overall | all | 5 | B | 40.0% | 40.0% | 20.0% | 50.0% |" in md
+    assert "| overall | all | 5 | B:A | +40.0 [" in md and "p combined (disc.)" in md
+    rows = list(csv.DictReader(io.StringIO(compare(none, observe, "--format", "csv").output)))
+    assert len(rows) == 2 * (1 + 5)
+    b = next(r for r in rows if r["scope"] == "overall" and r["run"] == "B")
+    assert float(b["hallucination_rate"]) == 0.5 and float(b["combined_acc"]) == pytest.approx(0.2)
+    assert float(b["answer_p_value"]) == pytest.approx(0.5) and float(b["combined_p_value"]) == 1.0
+    assert float(b["cost_usd_total"]) == pytest.approx(0.1)
+
+
+def test_active_plot_shows_answer_and_combined(active, tmp_path):
+    from agent_eval.plots import accuracy_cost_plot
+    data_dir, observe, none, ids = active
+    data = build([load_run(none), load_run(observe)], n_resamples=100)
+    placed, unknown = accuracy_cost_plot(data, tmp_path / "plot.png")
+    assert placed == ["A", "B"] and not unknown
+    with Image.open(tmp_path / "plot.png") as img:
+        assert img.size[0] > 600
+
+
+def test_runs_of_different_benchmarks_are_refused(active, tmp_path):
+    data_dir, observe, none, ids = active
+    still = make_run(tmp_path, "activevision-python", outcomes={i: True for i in IDS})
+    result = compare(still, observe)
+    assert result.exit_code == 2
+    assert "different benchmarks" in result.output and "A (activevision-python) is activevision" in result.output
+    assert "B (claude-observe) is activeobs" in result.output and len(result.output.strip().splitlines()) == 1

@@ -146,3 +146,106 @@ def test_report_screenshot_is_not_blank(html_path, tmp_path):
         assert len(grey.getcolors(256)) > 50
         top = img.convert("RGB").crop((0, 0, 1280, 400))
         assert len(top.getcolors(1 << 20) or []) > 20           # the summary at the top rendered too
+
+
+# -- active observation -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def active(tmp_path_factory):
+    from runfixtures import make_active_pair
+    root = tmp_path_factory.mktemp("active")
+    data, observe, none, ids = make_active_pair(root)
+    out = root / "active.html"
+    result = report(none, observe, "-o", out)
+    assert result.exit_code == 0, result.output
+    return data, observe, none, ids, out
+
+
+def item_html(html: str, run_letter: str, item_id: str) -> str:
+    start = html.index(f'data-run="{run_letter}" data-task="activeobs" data-id="{item_id}"')
+    return html[start:html.index("</details>\n", html.index('<div class="outcome', start))]
+
+
+def test_active_report_shows_views_in_call_order_and_evidence_drawn(active):
+    data, observe, none, ids, out = active
+    html = out.read_text()
+    assert html.count('<details class="item ') == 10
+    # per observe item: its logged view once, then 1 figure (evidence right) or 2 (+ where the evidence is);
+    # per passive item: its 8 inline frames and the evidence view
+    assert html.count("data:image/png;base64,") == 5 + (1 + 2 + 1 + 1 + 1) + 5 * (8 + 1)
+    item = item_html(html, "B", ids["hallucinated"])
+    first, second = item.index('<li class="obs'), item.index('<li class="obs failed')
+    assert first < second and "#1" in item[first:second] and "frame_index 999 is out of range" in item[second:]
+    assert "same image as observation #1 above" in item                     # the transcript points back to it
+    assert "the evidence view: frame" in item and "(rendered from the scene)" in item
+    assert "the target (p" in item and "is not in this view" in item        # shifted 180°: the target is elsewhere
+    assert "where the evidence is: target p" in item
+    assert "combined (answer and evidence): wrong" in item and 'class="item half"' in html
+    right = item_html(html, "B", ids["right"])
+    assert "named as evidence" in right and "green: the target&#39;s true box" in right
+    assert "where the evidence is" not in right
+    passive = item_html(html, "A", ids["right"])
+    assert "8 whole panorama frames attached to the prompt" in passive and "image 1 · frame " in passive
+    assert "views chosen" not in passive
+
+
+def test_active_report_summaries_per_family(active):
+    data, observe, none, ids, out = active
+    html = out.read_text()
+    card = html[html.index("claude-observe</h2>"):]
+    card = card[:card.index("</article>")]
+    assert "40.0%</b><span>answer · 2/5" in card and "20.0%</b><span>combined · 1/5" in card
+    assert "40.0%</b><span>evidence · 2/5" in card and "50.0%</b><span>hallucination" in card
+    for family in ("unique_anchor", "action_boundary", "chain", "frame_viewpoint", "numeric"):
+        assert f"<td>{family}</td>" in card
+    assert "active observation: answer · evidence · combined · hallucination" in html   # at a glance
+
+
+def test_active_report_without_the_dataset_keeps_the_logged_views(active, tmp_path):
+    from runfixtures import make_active_run
+    data, observe, none, ids, _ = active
+    moved = make_active_run(tmp_path, "moved", data, {ids["right"]: "right", ids["hallucinated"]: "hallucinated"},
+                            dataset_path=str(tmp_path / "gone"))
+    out = tmp_path / "moved.html"
+    assert report(moved, "-o", out).exit_code == 0
+    html = out.read_text()
+    assert html.count("views chosen, in call order (2)") == 2 and "dataset not readable" in html
+    # evidence naming a logged view is drawn on it; the other cannot be drawn and says why
+    assert "(observation #1 as logged)" in html and "never observed and the dataset is not available" in html
+    assert "where the evidence is" not in html
+    assert html.count("data:image/png;base64,") == 2 + 1
+    report(moved, "-o", out, "--data", data)
+    assert "where the evidence is" in out.read_text() and "dataset not readable" not in out.read_text()
+
+
+def test_active_report_in_headless_chromium(active, tmp_path):
+    data, observe, none, ids, out = active
+    done = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", url=f"file://{out}#selftest")
+    match = re.search(r'<pre id="selftest-result">(.*?)</pre>', done.stdout)
+    assert match, f"no selftest result; chromium said:\n{done.stderr[-2000:]}"
+    status = json.loads(match.group(1).replace("&quot;", '"'))
+    assert status["errors"] == [] and status["items"] == status["all_shown"] == 10
+    assert status["images"] == 56 and status["images_loaded"] == status["images"]
+    assert status["half_shown"] == 1 and status["errors_shown"] == 1 and status["external_refs"] == 0
+
+
+def test_active_odd_evidence_and_a_lost_view_are_reported_not_fatal(active, tmp_path):
+    from agent_eval.results import RunStore
+    from agent_eval.show import command as show_command
+    from runfixtures import make_active_run
+    data, observe, none, ids, _ = active
+    run = make_active_run(tmp_path, "odd", data, {ids["right"]: "right", ids["wrong"]: "wrong"},
+                          dataset_path=str(tmp_path / "gone"))
+    items = run / "activeobs" / "items.jsonl"
+    rows = [json.loads(line) for line in items.read_text().splitlines()]
+    rows[0]["metrics"]["evidence"] = {"frame": 10, "angle": float("nan"), "bbox": [1, 2, 3, 4]}  # json writes NaN
+    items.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    lost = next((RunStore(run).sandbox_dir(rows[1]["id"]) / "observations").glob("*.png"))
+    lost.unlink()
+    out = tmp_path / "odd.html"
+    result = report(run, "-o", out)
+    assert result.exit_code == 0, result.output
+    html = out.read_text()
+    assert "no evidence" in html and "missing or unreadable" in html and "its logged image is unreadable" in html
+    for item_id in (rows[0]["id"], rows[1]["id"]):
+        shown = CliRunner().invoke(show_command, [str(run), item_id])
+        assert shown.exit_code == 0 and "#1 frame " in shown.output, shown.output

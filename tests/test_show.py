@@ -1,5 +1,6 @@
 """`agent-eval show`: the items table, one transcript, and clear errors, on realistic run dirs."""
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -122,3 +123,59 @@ def test_unknown_item_and_run_exit_2_with_one_line(run, tmp_path):
     assert show(empty).exit_code == 2
     parent = show(tmp_path)  # a results root holding runs: say which runs are inside
     assert parent.exit_code == 2 and "claude-python" in parent.output
+
+
+# -- active observation -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def active(tmp_path_factory):
+    from runfixtures import make_active_pair
+    return make_active_pair(tmp_path_factory.mktemp("active"))
+
+
+def test_active_table_has_family_evidence_and_combined_columns(active):
+    data, observe, none, ids = active
+    out = show(observe).output
+    header = next(line for line in out.splitlines() if " id " in line)
+    for column in ("family", "ok", "evidence", "combined"):
+        assert column in header, column
+    assert " task " not in header
+    right = next(line for line in out.splitlines() if ids["right"] in line)
+    hallucinated = next(line for line in out.splitlines() if ids["hallucinated"] in line)
+    assert right.count("✓") == 3 and hallucinated.count("✓") == 1 and hallucinated.count("✗") == 2
+    assert "answer 40.0% (2/5), evidence 40.0%, combined 20.0%, hallucination 50.0%" in out
+    assert "active observation, whole run" in out and "unique_anchor" in out
+
+
+def test_active_item_shows_observations_in_order_and_evidence_against_truth(active):
+    data, observe, none, ids = active
+    out = show(observe, ids["hallucinated"]).output
+    lines = out.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("#1 frame "))
+    assert lines[first + 1].startswith("#2 frame 999") and "error: frame_index 999 is out of range" in lines[first + 1]
+    assert "observations (2, in call order)" in out and "→ observations/001-f" in lines[first] and "(480×480 px)" in lines[first]
+    assert "answer: prediction" in out and "correct ✓" in out
+    assert "(a view the agent never observed)" in out and "evidence wrong" in out
+    assert "truth: target p" in out and "it is not in that view" in out
+    assert "combined (answer and evidence): wrong ✗" in out
+    good = show(observe, ids["right"]).output
+    assert "(the view of observation #1)" in good and re.search(r"evidence correct: IoU (0\.9\d|1\.00) with the target", good)
+    assert "its box in that view is [" in good and "combined (answer and evidence): correct ✓" in good
+
+
+def test_active_item_without_dataset_still_lists_views_and_says_why(active, tmp_path):
+    from runfixtures import make_active_run
+    data, observe, none, ids = active
+    moved = make_active_run(tmp_path, "moved", data, {ids["right"]: "right"}, dataset_path=str(tmp_path / "gone"))
+    out = show(moved, ids["right"]).output
+    assert "#1 frame " in out and "dataset not readable" in out and "truth: target" not in out
+    assert "evidence correct" in out                              # the record's own grade is still shown
+    fixed = show(moved, ids["right"], "--data", data).output
+    assert "truth: target" in fixed and "dataset not readable" not in fixed
+
+
+def test_active_passive_item_lists_the_attached_frames(active):
+    data, observe, none, ids = active
+    out = show(none, ids["right"]).output
+    assert "attached image: home/passive/panorama-01-f" in out and "(3760×480 px)" in out
+    assert "observations: none logged (tool mode none)" in out
+    assert "(a view the agent never observed)" in out
