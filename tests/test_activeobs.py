@@ -578,3 +578,15 @@ def test_real_cli_observes_over_http(tmp_path, agent, sandboxed):
     entries = [json.loads(line) for line in (tmp_path / "observations" / "observations.jsonl").read_text().splitlines()]
     assert [(e["ok"], e["request"]["frame_index"]) for e in entries] == [(True, 10), (False, 99)]
     assert (tmp_path / "observations" / "001-f0010-a355.0.png").is_file()
+
+
+def test_evidence_that_misses_says_so_and_names_the_nearest_frame():
+    from agent_eval.activeobs.grading import evidence_check
+    from agent_eval.activeobs.schema import ActiveItem
+    item = ActiveItem(id="x", sequence="s", family="chain", question="q", answer_mode="frame", answer=30,
+                      track="p1", boxes={28: (100, 100, 150, 300), 31: (110, 100, 160, 300)}, fps=15, n_frames=60)
+    ok, detail = evidence_check({"frame": 30, "angle": 180, "bbox": [0, 0, 100, 100]}, item)
+    assert not ok and detail["evidence_matched_frame"] == 31
+    assert "misses the target at every frame within 15 frames of 30" in detail["evidence_error"]
+    ok, detail = evidence_check({"frame": 59, "angle": 180, "bbox": [0, 0, 100, 100]}, item)
+    assert not ok and detail["evidence_error"].startswith("no target box within 15 frames")

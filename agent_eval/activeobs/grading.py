@@ -142,16 +142,18 @@ def evidence_check(evidence, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> 
     coords = [min(1000.0, max(0.0, v)) for v in coords]
     pano = view_box_to_pano(tuple(coords), angle, item.width, item.height, item.height)
     tolerance = rules.tolerance_frames(item.fps)
-    best_iou, best_frame = 0.0, None
-    for target_frame, box in item.boxes.items():
-        if abs(target_frame - frame) <= tolerance:
-            iou = circular_iou(pano, box, item.width)
-            if iou > best_iou:
-                best_iou, best_frame = iou, target_frame
+    window = sorted((f for f in item.boxes if abs(f - frame) <= tolerance), key=lambda f: abs(f - frame))
+    best_iou, best_frame = 0.0, window[0] if window else None  # no overlap anywhere: the nearest frame
+    for target_frame in window:
+        iou = circular_iou(pano, item.boxes[target_frame], item.width)
+        if iou > best_iou:
+            best_iou, best_frame = iou, target_frame
     detail = {"evidence_pano_box": [round(v, 1) for v in pano], "evidence_iou": round(best_iou, 3),
               "evidence_matched_frame": best_frame}
-    if best_frame is None:
+    if not window:
         detail["evidence_error"] = f"no target box within {tolerance} frames of frame {frame:g}"
+    elif best_iou == 0:
+        detail["evidence_error"] = f"the box misses the target at every frame within {tolerance} frames of {frame:g}"
     return best_iou >= rules.evidence_iou, detail
 
 
