@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from pathlib import Path
 
@@ -30,7 +31,26 @@ def user_errors(func):
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Commands whose modules import heavy libraries (scipy, matplotlib, jinja2, the mcp SDK) load only
+# when called, so `agent-eval run` (and a resumed run with nothing to do) starts fast.
+LAZY_COMMANDS = {
+    "show": "agent_eval.show", "report": "agent_eval.report", "compare": "agent_eval.compare",
+    "doctor": "agent_eval.doctor", "demo": "agent_eval.demo", "merge": "agent_eval.merge",
+    "sweep": "agent_eval.sweep",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx, name):
+        if name in LAZY_COMMANDS:
+            return importlib.import_module(LAZY_COMMANDS[name]).command
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="agent-eval")
 def main():
     """Run Claude Code and Codex headless over a visual benchmark, one sandboxed workdir per item,
@@ -150,18 +170,3 @@ def sample_data(out, seed, per_task, difficulty, kind):
         raise DataError(str(error)) from None
     click.echo(f"wrote {len(rows)} items to {out}/metadata.jsonl")
 
-
-def _register_reading_commands() -> None:
-    from .compare import command as compare_command
-    from .demo import command as demo_command
-    from .doctor import command as doctor_command
-    from .merge import command as merge_command
-    from .sweep import command as sweep_command
-    from .report import command as report_command
-    from .show import command as show_command
-    for command in (show_command, report_command, compare_command, doctor_command, demo_command, merge_command,
-                    sweep_command):
-        main.add_command(command)
-
-
-_register_reading_commands()

@@ -15,7 +15,7 @@ from .sandbox import DoctorCheck, check_sandbox
 
 def agent_checks(name: str) -> list[DoctorCheck]:
     agent = get_agent(name)
-    version = agent.version()
+    version = agent.version(run=True)
     checks = [DoctorCheck(f"{name}: CLI installed", version not in ("not installed", "unknown"),
                           f"{agent.executable}: {version}", "run `make setup` (npm ci installs the pinned CLIs)")]
     try:

@@ -9,15 +9,24 @@ synth + questions + generate (synthetic datasets), schema + data (items and load
 grading (answer modes, evidence, rollup), observe_server (the MCP tool), passive (mode none
 frames), prompting (answer format text).
 """
-from .data import ActiveDataset, is_active_dataset, load_active_dataset
-from .grading import DEFAULT_RULES, ActiveGrade, Rules, grade_active, rollup_active, rules_hash
-from .observe_server import SERVER_NAME, TOOL_NAME, ObservationServer
-from .passive import PassiveFrame, passive_preamble, sample_frames, write_passive_sample
-from .prompting import answer_instructions, question_block
-from .schema import ActiveItem
+import importlib
 
-__all__ = [
-    "ActiveDataset", "ActiveGrade", "ActiveItem", "DEFAULT_RULES", "ObservationServer", "PassiveFrame", "Rules",
-    "SERVER_NAME", "TOOL_NAME", "answer_instructions", "grade_active", "is_active_dataset", "load_active_dataset",
-    "passive_preamble", "question_block", "rollup_active", "rules_hash", "sample_frames", "write_passive_sample",
-]
+# Where each public name lives. Loaded on first use (PEP 562), so checking a dataset's kind or
+# reading its items does not import the mcp SDK and the renderer.
+_EXPORTS = {
+    "ActiveDataset": "data", "is_active_dataset": "data", "load_active_dataset": "data",
+    "DEFAULT_RULES": "grading", "ActiveGrade": "grading", "Rules": "grading", "grade_active": "grading",
+    "rollup_active": "grading", "rules_hash": "grading",
+    "SERVER_NAME": "observe_server", "TOOL_NAME": "observe_server", "ObservationServer": "observe_server",
+    "PassiveFrame": "passive", "passive_preamble": "passive", "sample_frames": "passive",
+    "write_passive_sample": "passive",
+    "answer_instructions": "prompting", "question_block": "prompting",
+    "ActiveItem": "schema",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)

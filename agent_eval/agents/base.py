@@ -5,6 +5,7 @@ in its own `*_events.py`. The runner knows nothing CLI-specific.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -92,14 +93,23 @@ def base_env(home: Path) -> dict[str, str]:
 class Agent(ABC):
     name: str
     binary: str
+    package: str   # the npm package that provides `binary`
 
     @property
     def executable(self) -> Path:
         return NODE_BIN / self.binary
 
-    def version(self) -> str:
+    def version(self, run: bool = False) -> str:
+        """The pinned npm package's version (read from its package.json: no Node start-up on every
+        run); `run=True` asks the CLI itself, which also proves it starts."""
         if not self.executable.exists():
             return "not installed"
+        if not run:
+            manifest = PROJECT_ROOT / "node_modules" / self.package / "package.json"
+            try:
+                return json.loads(manifest.read_text())["version"]
+            except (OSError, ValueError, KeyError):
+                pass
         out = subprocess.run([str(self.executable), "--version"], capture_output=True, text=True, timeout=60)
         return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "unknown"
 

@@ -34,6 +34,7 @@ def _mcp_entry(server: McpServer) -> dict:
 class ClaudeCode(Agent):
     name = "claude-code"
     binary = "claude"
+    package = "@anthropic-ai/claude-code"
 
     def find_auth(self, environ: dict[str, str]) -> Auth:
         keys = {k: environ[k] for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN") if environ.get(k)}

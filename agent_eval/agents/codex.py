@@ -36,6 +36,7 @@ def _toml(value) -> str:
 class Codex(Agent):
     name = "codex"
     binary = "codex"
+    package = "@openai/codex"
 
     def find_auth(self, environ: dict[str, str]) -> Auth:
         key_name = next((k for k in ("OPENAI_API_KEY", "CODEX_API_KEY") if environ.get(k)), None)

@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from ..activeobs import (TOOL_NAME, ObservationServer, answer_instructions, grade_active, load_active_dataset,
-                         passive_preamble, question_block, rollup_active, rules_hash, write_passive_sample)
-from ..activeobs.observe_server import SERVER_NAME as OBSERVE_SERVER
+from ..activeobs.data import load_active_dataset
+from ..activeobs.grading import grade_active, rollup_active, rules_hash
+from ..activeobs.passive import passive_preamble, write_passive_sample
+from ..activeobs.prompting import answer_instructions, question_block
 from .activevision import image_tools, render
 from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
 
@@ -40,6 +41,7 @@ class ActiveObservation(Benchmark):
             yield ItemSetup(prompt=render(template_text, question, ""), tools=ToolSet(),
                             inline_images=[frame.path for frame in frames])
             return
+        from ..activeobs.observe_server import SERVER_NAME as OBSERVE_SERVER, TOOL_NAME, ObservationServer  # mcp SDK
         views = work / "views" if tools == "python" else None  # python mode may process what it saw
         with ObservationServer(scene_path, item_root / "observations", views_dir=views) as server:
             observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
