@@ -54,7 +54,8 @@ def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | 
     it is not JSON) the moment it arrives, so a crash loses nothing the CLI already said."""
     started = time.monotonic()
     result = ProcessResult(exit_code=None)
-    stop = threading.Event()
+    stop = threading.Event()   # the watcher asked to stop
+    wake = threading.Event()   # the CLI exited or the watcher asked to stop: the loop looks at once
     with stderr_path.open("wb") as stderr_file, transcript_path.open("w", encoding="utf-8") as transcript:
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=stderr_file, start_new_session=True)
@@ -90,11 +91,16 @@ def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | 
                     if reason:
                         result.stopped_because = reason
                         stop.set()
+                        wake.set()
 
-        writer = threading.Thread(target=feed_stdin, daemon=True)
-        reader = threading.Thread(target=read_stdout, daemon=True)
-        writer.start()
-        reader.start()
+        def wait_for_exit() -> None:
+            proc.wait()
+            wake.set()
+
+        threads = [threading.Thread(target=f, daemon=True) for f in (feed_stdin, read_stdout, wait_for_exit)]
+        for thread in threads:
+            thread.start()
+        reader = threads[1]
         deadline = started + timeout_s
         while proc.poll() is None:
             if stop.is_set():
@@ -102,10 +108,11 @@ def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | 
             if cancel is not None and cancel.is_set():
                 result.interrupted = True
                 break
-            if time.monotonic() >= deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 result.timed_out = True
                 break
-            stop.wait(0.05)
+            wake.wait(min(0.25, remaining))  # cancel (Ctrl-C) is polled at this pace
         if proc.poll() is None:
             _kill_group(proc)
         else:

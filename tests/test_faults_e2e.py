@@ -387,7 +387,7 @@ def run_cli(*args) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("target,message", [(".", "is not readable"), ("metadata.jsonl", "not readable"),
+@pytest.mark.parametrize("target,message", [(".", "is not readable"), ("metadata.jsonl", "cannot be read (Permission denied)"),
                                             ("MPT-0.png", "Permission denied")], ids=["dir", "metadata", "image"])
 def test_unreadable_data_is_a_clear_error_exit_2(target, message, sample_data, tmp_path):
     data = copy_data(sample_data, tmp_path / "data")

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..data import DataError
-from .render import person_box
 from .scene import Scene, SceneError, load_scene
 from .schema import TASK, ActiveItem, SchemaError, item_from_row
 
@@ -123,6 +122,7 @@ def _check_against_scene(item: ActiveItem, scene: Scene, where: str, check_boxes
     if check_boxes:
         from .geometry import circular_iou
         for frame, box in item.boxes.items():
+            from .render import person_box  # numpy: only when boxes are checked against the scene
             iou = circular_iou(box, person_box(scene, person, frame), scene.width)
             if iou < 0.95:
                 raise DataError(f"{where}: evidence box at frame {frame} does not match person {person.id} in "
