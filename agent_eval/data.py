@@ -62,7 +62,8 @@ class Dataset:
         return digest.hexdigest()[:16]
 
 
-def _rows_from_jsonl(path: Path) -> list[tuple[str, dict]]:
+def jsonl_rows(path: Path) -> list[tuple[str, dict]]:
+    """(`file:line`, object) for each non-empty line; bad JSON is a DataError naming file and line."""
     rows = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -105,7 +106,7 @@ def load_dataset(root: Path | str) -> Dataset:
     metadata, manifest = root / "metadata.jsonl", root / "manifest.json"
     try:
         if metadata.is_file():
-            layout, image_field, rows = "metadata.jsonl", "file_name", _rows_from_jsonl(metadata)
+            layout, image_field, rows = "metadata.jsonl", "file_name", jsonl_rows(metadata)
         elif manifest.is_file():
             layout, image_field, rows = "manifest.json", "image", _rows_from_manifest(manifest)
         else:

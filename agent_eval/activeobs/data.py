@@ -12,11 +12,10 @@ the scene files are the ground truth.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..data import DataError
+from ..data import DataError, jsonl_rows
 from .scene import Scene, SceneError, load_scene
 from .schema import TASK, ActiveItem, SchemaError, item_from_row
 
@@ -69,25 +68,18 @@ def load_active_dataset(root: Path | str, check_boxes: bool = False) -> ActiveDa
     dataset = ActiveDataset(root=root)
     seen: dict[str, str] = {}
     scenes: dict[str, Scene] = {}
-    with items_path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{items_path}:{number}"
-            try:
-                item = item_from_row(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise DataError(f"{where}: malformed JSON ({error.msg} at column {error.colno}); "
-                                f"fix or remove that line") from None
-            except SchemaError as error:
-                raise DataError(f"{where}: {error}; fix the item (schema: docs/active-observation.md)") from None
-            if item.id in seen:
-                raise DataError(f"{where}: duplicate id {item.id!r} (first at {seen[item.id]})")
-            seen[item.id] = where
-            if item.sequence not in scenes:
-                scenes[item.sequence] = _scene(dataset, item.sequence, where)
-            _check_against_scene(item, scenes[item.sequence], where, check_boxes)
-            dataset.items.append(item)
+    for where, row in jsonl_rows(items_path):
+        try:
+            item = item_from_row(row)
+        except SchemaError as error:
+            raise DataError(f"{where}: {error}; fix the item (schema: docs/active-observation.md)") from None
+        if item.id in seen:
+            raise DataError(f"{where}: duplicate id {item.id!r} (first at {seen[item.id]})")
+        seen[item.id] = where
+        if item.sequence not in scenes:
+            scenes[item.sequence] = _scene(dataset, item.sequence, where)
+        _check_against_scene(item, scenes[item.sequence], where, check_boxes)
+        dataset.items.append(item)
     if not dataset.items:
         raise DataError(f"{items_path}: holds no items")
     return dataset
