@@ -7,7 +7,6 @@ import os
 import platform
 import signal
 import threading
-import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,7 +188,7 @@ class Runner:
         with progress if own_progress else contextlib.nullcontext():
             bar = progress.add_task(self.run_name, total=len(todo), acc="-", errors=0, cost=f"${stats['cost']:.2f}")
             pending = list(reversed(todo))
-            running: dict[Future, Item] = {}
+            running: set[Future] = set()
             with ThreadPoolExecutor(max_workers=self.config.jobs) as pool:
                 def submit_next() -> None:
                     if self.cancel.is_set() or not pending:
@@ -199,13 +198,13 @@ class Runner:
                         pending.clear()
                         progress.update(bar, total=stats["done"] + len(running))
                         return
-                    running[pool.submit(self._run_item, *pending.pop())] = None
+                    running.add(pool.submit(self._run_item, *pending.pop()))
                 for _ in range(self.config.jobs):
                     submit_next()
                 while running:
                     finished, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        running.pop(future)
+                        running.discard(future)
                         record = future.result()
                         if record is not None:
                             self._record(record, stats, outcome)

@@ -28,7 +28,6 @@ from agent_eval.agents.claude_code import ClaudeCode
 from agent_eval.agents.codex import Codex
 from agent_eval.cli import main
 from agent_eval.demo import scripted_environ
-from agent_eval.records import FAILURE_STATUSES
 from agent_eval.results import RunStore
 from agent_eval.runner import Runner
 from agent_eval.sandbox import SandboxSpec

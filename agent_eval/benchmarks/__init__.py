@@ -5,6 +5,8 @@ from pathlib import Path
 
 from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
 
+__all__ = ["Benchmark", "BenchmarkGrade", "ItemSetup", "McpServer", "ToolSet", "get_benchmark", "load_benchmark"]
+
 KINDS = ("activevision", "activeobs")
 ALL_TOOL_MODES = ("none", "image", "observe", "python")
 
