@@ -9,6 +9,7 @@ so every model gets the same classic tool list. Codex's own sandbox is off: ours
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import tempfile
 from functools import cached_property
@@ -26,6 +27,7 @@ COMMON_SWITCHES = ["features.multi_agent=false", "features.goals=false", "web_se
 CATALOG_OVERRIDES = {"apply_patch_tool_type": None, "supports_search_tool": False, "tool_mode": None,
                      "use_responses_lite": False, "multi_agent_version": None, "experimental_supported_tools": []}
 LOGIN_FILE = Path(".codex") / "auth.json"
+AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
 PROVIDER = "agent_eval"
 
 
@@ -120,7 +122,7 @@ class Codex(Agent):
         """Fail fast on bad credentials: Codex reconnects five times on a 401 before failing."""
         def watch(event: dict) -> str | None:
             message = event.get("message") or ((event.get("error") or {}).get("message")) or ""
-            if event.get("type") in ("error", "turn.failed") and ("401" in message or "403" in message):
+            if event.get("type") in ("error", "turn.failed") and AUTH_STATUS_IN_TEXT.search(message):
                 return "auth_error"
             return None
         return watch
