@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 AGENT_EFFORTS = {
     "claude-code": ("low", "medium", "high", "xhigh", "max"),
@@ -100,7 +99,3 @@ def identity_differences(old: dict, new: dict) -> list[str]:
     """Human-readable differences between two runs' identities, e.g. `model: a -> b`."""
     return [f"{name}: {old.get(name)!r} -> {new.get(name)!r}"
             for name in IDENTITY_FIELDS if old.get(name) != new.get(name)]
-
-
-def default_out_dir() -> Path:
-    return Path("results")

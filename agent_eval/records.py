@@ -19,11 +19,6 @@ class Usage:
     output_tokens: int | None = None
     reasoning_tokens: int | None = None
 
-    def add(self, other: "Usage") -> "Usage":
-        def plus(a, b):
-            return None if a is None and b is None else (a or 0) + (b or 0)
-        return Usage(*(plus(getattr(self, f.name), getattr(other, f.name)) for f in fields(Usage)))
-
 
 @dataclass
 class ItemRecord:
