@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .agents.base import Agent, Auth, ItemContext
 from .agents.failures import classify
+from .agents.received import received_images
 from .benchmarks import Benchmark
 from .config import RunConfig
-from .process import run_process
+from .process import ProcessResult, run_process
 from .prompts import PromptTemplate
 from .records import ItemRecord
 from .sandbox import Sandbox, SandboxSpec
+from .transcript import Transcript
 
 
 @dataclass(frozen=True)
@@ -89,15 +91,52 @@ def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Age
                                  config.timeout_s, watch=agent.watcher(), cancel=cancel)
     if result.interrupted:
         return None
-    transcript = agent.parse(result.events, item_dir.root, config.model)
-    transcript.prompt = ctx.prompt
-    transcript.prompt_images = [str(path.relative_to(item_dir.root)) for path in setup.inline_images]
+    write_exit(item_dir, result)
+    transcript = parse_item(agent, result.events, item_dir, config.model, ctx.prompt,
+                            [str(path.relative_to(item_dir.root)) for path in setup.inline_images])
+    record = grade_item(item, repeat, transcript, result, benchmark, config.timeout_s,
+                        expects_inline=bool(setup.inline_images))
+    record.elapsed_s = result.elapsed_s
+    record.transcript = str(item_dir.transcript.relative_to(run_root))
+    record.image_conversions = list(setup.conversions)
+    record.started_at, record.finished_at = started_at, now_iso()
+    return record
+
+
+def write_exit(item_dir: ItemDir, result: ProcessResult) -> None:
+    """How the process ended, beside its argv in meta.json, so a saved stream can be re-parsed and
+    re-classified later (`regrade --reparse`)."""
+    meta = json.loads(item_dir.meta.read_text()) if item_dir.meta.exists() else {}
+    meta["exit"] = {"exit_code": result.exit_code, "timed_out": result.timed_out,
+                    "stopped_because": result.stopped_because, "malformed_lines": result.malformed_lines,
+                    "elapsed_s": result.elapsed_s, "stderr_tail": result.stderr_tail}
+    item_dir.meta.write_text(json.dumps(meta, indent=1))
+
+
+def parse_item(agent: Agent, events: list[dict], item_dir: ItemDir, model: str, prompt: str,
+               prompt_images: list[str]) -> Transcript:
+    """The CLI's events (and its own logs beside them) as a normalised transcript, saved as steps.json,
+    with every image the model received and its size."""
+    transcript = agent.parse(events, item_dir.root, model)
+    transcript.prompt = prompt
+    transcript.prompt_images = prompt_images
+    inline = agent.inline_images(item_dir.root) if prompt_images else []
+    transcript.images = received_images(transcript, item_dir.root, inline,
+                                        [item_dir.root / path for path in prompt_images])
     transcript.save(item_dir.steps)
+    return transcript
+
+
+def grade_item(item, repeat: int, transcript: Transcript, result: ProcessResult, benchmark: Benchmark,
+               timeout_s: float, expects_inline: bool) -> ItemRecord:
     graded = benchmark.grade(transcript.final_text, item)
-    outcome = classify(result, transcript, graded.has_answer_tag, config.timeout_s)
+    outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)
     status, error = outcome.status, outcome.error
     if status == "ok" and graded.malformed:
         status, error = "no_answer", "the answer tag holds no readable answer"
+    if status in ("ok", "no_answer") and expects_inline and not any(i.via == "inline" for i in transcript.images):
+        # The mode sends the image with the question; an answer given without it is not a graded answer.
+        status, error = "image_dropped", "the image was to be sent with the question, but none reached the model"
     scored = status in ("ok", "no_answer")
     return ItemRecord(
         id=item.id, task=item.task, category=item.category, ground_truth=benchmark.truth_text(item),
@@ -105,9 +144,8 @@ def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Age
         prediction=graded.prediction if scored else "",
         # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
         correct=graded.correct if scored else False,
-        answer_text=transcript.final_text, elapsed_s=result.elapsed_s, usage=transcript.usage,
+        answer_text=transcript.final_text, usage=transcript.usage, usage_by_model=transcript.usage_by_model,
         cost_usd=transcript.cost_usd, num_turns=transcript.num_turns, tool_calls=transcript.tool_calls,
-        transcript=str(item_dir.transcript.relative_to(run_root)), repeat=repeat,
+        images=[asdict(image) for image in transcript.images], repeat=repeat,
         api_retries=list(transcript.api_retries), metrics=graded.metrics if scored else {},
-        started_at=started_at, finished_at=now_iso(),
     )

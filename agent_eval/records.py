@@ -8,7 +8,11 @@ SCHEMA_VERSION = 1
 # Final statuses: the item was graded and is not run again on resume.
 GRADED_STATUSES = ("ok", "no_answer")
 # Harness failures: counted as wrong, shown apart, and run again on resume.
-FAILURE_STATUSES = ("timeout", "agent_error", "auth_error", "rate_limited", "sandbox_error")
+FAILURE_STATUSES = ("timeout", "agent_error", "auth_error", "rate_limited", "sandbox_error",
+                    "request_error",   # the API refused the request (400/404/422): the configuration's fault
+                    "image_dropped")   # the mode sends the image, but none reached the model
+# Failures that are the run's configuration's, not the item's: the run stops after the first.
+RUN_STOPPING_STATUSES = ("auth_error", "request_error")
 STATUSES = GRADED_STATUSES + FAILURE_STATUSES
 
 
@@ -36,6 +40,9 @@ class ItemRecord:
     cost_usd: float | None = None  # None when unknown: never a made-up 0
     num_turns: int | None = None
     tool_calls: int = 0
+    usage_by_model: dict = field(default_factory=dict)  # model -> its tokens and cost (side calls included)
+    images: list[dict] = field(default_factory=list)    # every image the model received: via, size, source size
+    image_conversions: list[str] = field(default_factory=list)  # formats the APIs refuse, converted losslessly
     transcript: str | None = None  # path of the item's raw transcript, relative to the run dir
     repeat: int = 0
     attempts: int = 1

@@ -22,7 +22,7 @@ from .benchmarks import Benchmark
 from .config import ConfigError, RunConfig
 from .pricing import pricing_files
 from .prompts import load_template
-from .records import ItemRecord
+from .records import RUN_STOPPING_STATUSES, ItemRecord
 from .results import RunStore, prepare_store
 
 RETRY_STATUSES = ("rate_limited",)
@@ -219,9 +219,17 @@ class Runner:
         stats["correct"] += int(record.correct)
         stats["errors"] += int(not record.is_final)
         stats["cost"] += record.cost_usd or 0.0
-        if record.status == "auth_error" and self.auth_failure is None:
-            credential = " or ".join(self.auth.describe()["credential"]) or "a login"
-            self.auth_failure = (f"{self.config.agent}: authentication failed on item {record.id} "
-                                 f"(credential used: {credential}; endpoint {self.auth.endpoint_host}). "
-                                 f"Stopped the run; fix the credential and run again.")
+        if record.status in RUN_STOPPING_STATUSES and self.auth_failure is None:
+            self.auth_failure = self._stop_message(record)
             self.cancel.set()
+
+    def _stop_message(self, record: ItemRecord) -> str:
+        if record.status == "auth_error":
+            credential = " or ".join(self.auth.describe()["credential"]) or "a login"
+            return (f"{self.config.agent}: authentication failed on item {record.id} "
+                    f"(credential used: {credential}; endpoint {self.auth.endpoint_host}). "
+                    f"Stopped the run; fix the credential and run again.")
+        return (f"{self.config.agent}: the API refused the request for item {record.id} as invalid "
+                f"(model {self.config.model!r}, effort {self.config.effort or 'default'}; endpoint "
+                f"{self.auth.endpoint_host}): {(record.error or '').strip()[:300]}. This is the configuration's "
+                f"fault, not the item's: stopped the run; fix the model or options and run again.")

@@ -1,11 +1,18 @@
 """The benchmark's shared scorer: a pure function from (response text, truth) to a grade.
 
-It reproduces ActiveVision's official rules, in order:
-1. keep the content of the last <answer>...</answer> block (tags case-insensitive, content may
-   span lines), stripped; with no block, keep the whole text;
-2. integer truth: the prediction is the last integer in what was kept; otherwise an
-   `answer: X` / `final answer = X` line gives X, else the last non-empty line;
-3. normalise both sides to upper-case A-Z0-9 and compare; "07" matches 7.
+It follows the reference scorer (ActiveVision's official `eval/lib/scoring.py`, as ported to
+VLMEvalKit in PR #1646) rule for rule, so a verdict here is the verdict there:
+1. strip the whole text; if it holds <answer>...</answer> blocks (tags case-insensitive,
+   content may span lines), keep the last block's content, stripped; else keep the text;
+2. the truth is an integer when `truth.strip().lstrip('-')` is all digits (str.isdigit); then
+   the prediction is the last `-?\\d+` in what was kept (empty when there is none);
+3. otherwise the FIRST match anywhere in the kept text of the case-insensitive, multi-line
+   pattern `(?:final answer|answer)\\s*[:=]\\s*(.+?)\\s*$` gives the prediction, stripped. The
+   marker need not start a line and the `\\s*` after the colon may cross a line break, so
+   `Answer:\\nH` predicts `H` and `**Answer:** H` predicts `** H`;
+4. otherwise the last non-empty line (str.splitlines), stripped; else empty;
+5. both sides are normalised to upper-case A-Z0-9; correct when the normalised prediction is
+   non-empty and equal to the truth's, or both read as the same integer ("07" matches 7).
 """
 from __future__ import annotations
 
@@ -15,9 +22,8 @@ import re
 from dataclasses import dataclass
 
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
-_INTEGER_TRUTH = re.compile(r"-?\d+")
-_INTEGER_IN_TEXT = re.compile(r"-?\d+")
-_ANSWER_LINE = re.compile(r"^\s*(?:final\s+)?answer\s*[:=]\s*(.*?)\s*$", re.IGNORECASE)
+_INTEGER = re.compile(r"-?\d+")
+_ANSWER_MARKER = re.compile(r"(?:final answer|answer)\s*[:=]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _NOT_ALNUM = re.compile(r"[^A-Z0-9]")
 
 
@@ -28,25 +34,31 @@ class Grade:
     has_answer_tag: bool
 
 
-def extract_answer(text: str) -> tuple[str, bool]:
-    """The last answer block's content (stripped), or the whole text; and whether a tag was found."""
-    blocks = _ANSWER_TAG.findall(text or "")
+def extract_answer(text: str | None) -> tuple[str, bool]:
+    """What the scorer reads: the last answer block's content (stripped), or the whole stripped
+    text; and whether a tag was found."""
+    text = (text or "").strip()
+    blocks = _ANSWER_TAG.findall(text)
     if blocks:
         return blocks[-1].strip(), True
-    return (text or ""), False
+    return text, False
+
+
+def is_integer_truth(truth: str) -> bool:
+    return truth.strip().lstrip("-").isdigit()
 
 
 def _prediction(kept: str, truth: str) -> str:
-    if _INTEGER_TRUTH.fullmatch(truth.strip()):
-        integers = _INTEGER_IN_TEXT.findall(kept)
+    if is_integer_truth(truth):
+        integers = _INTEGER.findall(kept)
         return integers[-1] if integers else ""
-    lines = kept.splitlines()
-    for line in reversed(lines):
-        match = _ANSWER_LINE.match(line)
-        if match:
-            return match.group(1)
-    non_empty = [line.strip() for line in lines if line.strip()]
-    return non_empty[-1] if non_empty else ""
+    marker = _ANSWER_MARKER.search(kept)
+    if marker:
+        return marker.group(1).strip()
+    for line in reversed(kept.splitlines()):
+        if line.strip():
+            return line.strip()
+    return ""
 
 
 def normalise(value: str) -> str:
@@ -54,19 +66,24 @@ def normalise(value: str) -> str:
 
 
 def _same_integer(a: str, b: str) -> bool:
-    return a.isdigit() and b.isdigit() and int(a) == int(b)
+    # Normalised values hold only A-Z0-9, so int() accepts exactly the all-digit ones.
+    try:
+        return int(a) == int(b)
+    except ValueError:
+        return False
 
 
 def grade(response_text: str | None, truth: str) -> Grade:
-    kept, has_tag = extract_answer(response_text or "")
+    kept, has_tag = extract_answer(response_text)
     prediction = _prediction(kept, str(truth))
     pred_n, truth_n = normalise(prediction), normalise(str(truth))
     correct = bool(pred_n) and (pred_n == truth_n or _same_integer(pred_n, truth_n))
-    return Grade(prediction=prediction.strip(), correct=correct, has_answer_tag=has_tag)
+    return Grade(prediction=prediction, correct=correct, has_answer_tag=has_tag)
 
 
 def scorer_hash() -> str:
     """Identifies the scoring rules, so runs graded differently are never compared silently."""
-    parts = [inspect.getsource(f) for f in (extract_answer, _prediction, normalise, _same_integer, grade)]
-    parts += [p.pattern for p in (_ANSWER_TAG, _INTEGER_TRUTH, _INTEGER_IN_TEXT, _ANSWER_LINE, _NOT_ALNUM)]
+    functions = (extract_answer, is_integer_truth, _prediction, normalise, _same_integer, grade)
+    parts = [inspect.getsource(f) for f in functions]
+    parts += [p.pattern for p in (_ANSWER_TAG, _INTEGER, _ANSWER_MARKER, _NOT_ALNUM)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -28,6 +28,20 @@ class Step:
 
 
 @dataclass
+class ReceivedImage:
+    """One image as it reached the model, from what the CLI itself logged."""
+    via: str                          # "inline" (first message), "file_view" (Read / view_image) or "tool" (MCP)
+    path: str | None = None           # the copy of what the model received, relative to the item dir
+    received: list[int] | None = None  # [width, height] as received
+    source: str | None = None         # the file it came from, relative to the item dir, when known
+    source_size: list[int] | None = None
+
+    @property
+    def reduced(self) -> bool:
+        return bool(self.received and self.source_size and tuple(self.received) != tuple(self.source_size))
+
+
+@dataclass
 class Transcript:
     agent: str
     prompt: str = ""
@@ -35,6 +49,8 @@ class Transcript:
     steps: list[Step] = field(default_factory=list)
     final_text: str | None = None
     usage: Usage = field(default_factory=Usage)
+    usage_by_model: dict[str, dict] = field(default_factory=dict)
+    images: list[ReceivedImage] = field(default_factory=list)
     num_turns: int | None = None
     cost_usd: float | None = None
     error: str | None = None           # the failure the CLI reported, if any
@@ -54,6 +70,7 @@ class Transcript:
         data = dict(data)
         data["steps"] = [Step(**step) for step in data.get("steps", [])]
         data["usage"] = Usage(**(data.get("usage") or {}))
+        data["images"] = [ReceivedImage(**image) for image in data.get("images", [])]
         return cls(**data)
 
     def save(self, path: Path) -> None:

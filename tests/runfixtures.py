@@ -19,17 +19,6 @@ from agent_eval.records import ItemRecord, Usage
 from agent_eval.results import RunStore
 from agent_eval.transcript import Step, Transcript
 
-# A slice of the real bank: ids, tasks, categories and answer formats as released.
-ITEMS = [
-    ("ACF-0", "arrow_chain_following", "sequential_traversal", "H"),
-    ("ACF-1", "arrow_chain_following", "sequential_traversal", "B"),
-    ("ACF-2", "arrow_chain_following", "sequential_traversal", "B"),
-    ("BFC-0", "bounded_face_counting", "distributed_scanning", "7"),
-    ("BFC-1", "bounded_face_counting", "distributed_scanning", "11"),
-    ("CZS-0", "color_zone_sequencing", "sequential_traversal", "C,A,D,B"),
-    ("CMC-0", "constellation_match_counting", "visual_attribute_transfer", "3"),
-    ("FDS-0", "field_difference_spotting", "visual_attribute_transfer", "4-7"),
-]
 QUESTION = ("The piece highlighted by a green ring is the starting point. Follow the chain and report "
             "the letter of the terminus marker. Provide your final answer enclosed in <answer>...</answer> tags.")
 TOOL_NAMES = {
@@ -40,14 +29,24 @@ TOOL_NAMES = {
 }
 
 
+# A hand-picked slice of the real bank's ids, tasks and categories, with answer formats as released.
+ITEMS = [
+    ("ACF-0", "arrow_chain_following", "sequential_traversal", "H"),
+    ("ACF-1", "arrow_chain_following", "sequential_traversal", "B"),
+    ("ACF-2", "arrow_chain_following", "sequential_traversal", "B"),
+    ("BFC-0", "bounded_face_counting", "distributed_scanning", "7"),
+    ("BFC-1", "bounded_face_counting", "distributed_scanning", "11"),
+    ("CZS-0", "color_zone_sequencing", "sequential_traversal", "C,A,D,B"),
+    ("CMC-0", "constellation_match_counting", "visual_attribute_transfer", "3"),
+    ("FDS-0", "field_difference_spotting", "visual_attribute_transfer", "4-7"),
+]
+
+
 def bank_items(n: int | None = None) -> list[tuple[str, str, str, str]]:
-    """(id, task, category, answer) of the real bank when present, else the built-in slice."""
-    bank = Path(__file__).resolve().parent.parent.parent / "shared" / "activevision" / "items.jsonl"
-    if bank.is_file():
-        rows = [json.loads(line) for line in bank.read_text().splitlines() if line.strip()]
-        items = [(r["id"], r["task"], r["category"], str(r["answer"])) for r in rows]
-    else:
-        items = list(ITEMS)
+    """(id, task, category, answer) of the real bank, from the answers kept in the project."""
+    path = Path(__file__).resolve().parent / "data" / "activevision_answers.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    items = [(r["id"], r["task"], r["category"], str(r["answer"])) for r in rows]
     return items[:n] if n else items
 
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from PIL import Image, ImageStat
 
 from agent_eval.report import command
-from conftest import bank_rows, write_metadata_layout
+from conftest import write_metadata_layout
 from runfixtures import ITEMS, make_cot_results, make_run
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -92,8 +92,8 @@ def test_huge_originals_are_downscaled_with_a_note(tmp_path):
     assert "original · 3000×2000 px" in html
 
 
-def test_dataset_supplies_questions_and_images_for_no_tool_results(tmp_path):
-    rows = [r for r in bank_rows() if r["id"] in {"ACF-0", "BFC-0"}]
+def test_dataset_supplies_questions_and_images_for_no_tool_results(tmp_path, bank):
+    rows = [r for r in bank if r["id"] in {"ACF-0", "BFC-0"}]
     data = write_metadata_layout(tmp_path / "data", rows)
     cot = make_cot_results(tmp_path, "cot", items=[i for i in ITEMS if i[0] in {"ACF-0", "BFC-0"}])
     out = tmp_path / "cot.html"

@@ -126,6 +126,10 @@ class Agent(ABC):
     @abstractmethod
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript: ...
 
+    def inline_images(self, item_dir: Path) -> list[str]:
+        """The first message's attachments as the CLI logged them sent (saved under seen/), in order."""
+        return []
+
     def watcher(self) -> Callable[[dict], str | None]:
         """A fresh per-attempt callback, called on every event as it arrives; a status it
         returns stops the process at once."""

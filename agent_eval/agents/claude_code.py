@@ -17,7 +17,8 @@ from ..benchmarks.base import McpServer
 from ..sandbox import policy_endpoints
 from ..transcript import Transcript
 from .base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
-from .claude_events import parse_claude_events
+from .claude_events import inline_images_from_session, parse_claude_events
+from .images import SeenImages
 
 LOGIN_FILE = Path(".claude") / ".credentials.json"
 AUTH_STATUSES = {401: "auth_error", 403: "auth_error"}
@@ -97,6 +98,9 @@ class ClaudeCode(Agent):
 
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
         return parse_claude_events(events, item_dir)
+
+    def inline_images(self, item_dir: Path) -> list[str]:
+        return inline_images_from_session(item_dir, SeenImages(item_dir))
 
     def watcher(self):
         """Fail fast: a 401/403 retry means bad credentials (Claude would retry ~3 minutes);

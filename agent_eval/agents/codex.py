@@ -19,7 +19,8 @@ from ..pricing import price_usd, prices
 from ..sandbox import policy_endpoints
 from ..transcript import Transcript
 from .base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
-from .codex_events import merge_rollout, parse_codex_events, rollout_path
+from .codex_events import inline_images_from_rollout, merge_rollout, parse_codex_events, rollout_path
+from .images import SeenImages
 
 COMMON_SWITCHES = ["features.multi_agent=false", "features.goals=false", "web_search=\"disabled\"",
                    "tools.experimental_request_user_input.enabled=false"]
@@ -116,7 +117,14 @@ class Codex(Agent):
         if rollout is not None:
             merge_rollout(transcript, rollout, item_dir)
         transcript.cost_usd = price_usd(model, transcript.usage)  # Codex reports none; None when unpriced
+        if transcript.usage.input_tokens is not None:
+            # Codex reports one session total, all of it the evaluated model's.
+            transcript.usage_by_model = {model: {**vars(transcript.usage), "cost_usd": transcript.cost_usd}}
         return transcript
+
+    def inline_images(self, item_dir: Path) -> list[str]:
+        rollout = rollout_path(item_dir)
+        return inline_images_from_rollout(rollout, SeenImages(item_dir)) if rollout else []
 
     def watcher(self):
         """Fail fast on bad credentials: Codex reconnects five times on a 401 before failing."""

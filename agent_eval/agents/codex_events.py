@@ -3,7 +3,9 @@
 Events: thread.started, turn.started, item.started / item.updated / item.completed (item types
 agent_message, reasoning, command_execution, mcp_tool_call, web_search, file_change, todo_list,
 error), turn.completed (usage: running totals), turn.failed, error. Only completed items are
-steps. `--json` leaves out view_image calls and the number of model responses: `merge_rollout`
+steps. An API failure arrives as text: often the API's JSON error body, with no status code
+(a 400 is `{"error": {"type": "invalid_request_error", ...}}`, capacity trouble "We're currently
+experiencing high demand..."): agents/failures.py classifies that text. `--json` leaves out view_image calls and the number of model responses: `merge_rollout`
 takes both from Codex's session log (the rollout file in the private CODEX_HOME); without it,
 num_turns falls back to tool rounds + 1. Unknown event types are counted, never fatal.
 """
@@ -16,10 +18,11 @@ from pathlib import Path
 from ..records import Usage
 from ..transcript import Step, Transcript
 from .images import SeenImages
+from .placeholders import is_placeholder
 
 KNOWN_TYPES = {"thread.started", "turn.started", "turn.completed", "turn.failed", "error",
                "item.started", "item.updated", "item.completed"}
-_STATUS_IN_TEXT = re.compile(r"\b(401|403|429|500|502|503|529)\b")
+_STATUS_IN_TEXT = re.compile(r"\b(400|401|403|404|422|429|500|502|503|529)\b")
 
 
 def _mcp_result(item: dict, seen: SeenImages) -> tuple[str, list[str], bool]:
@@ -42,7 +45,11 @@ def _mcp_result(item: dict, seen: SeenImages) -> tuple[str, list[str], bool]:
 
 def _add_item(transcript: Transcript, item: dict, seen: SeenImages) -> None:
     kind, call_id = item.get("type"), item.get("id")
-    if kind == "agent_message":
+    if kind == "agent_message" and is_placeholder(item.get("text")):
+        transcript.steps.append(Step(kind="text", text=f"[codex placeholder, not the model's] {item['text']}",
+                                     is_error=True))
+        transcript.error = item["text"]
+    elif kind == "agent_message":
         transcript.steps.append(Step(kind="text", text=item.get("text", "")))
         transcript.final_text = item.get("text", "")
     elif kind == "reasoning":
@@ -102,6 +109,22 @@ def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
     return transcript
 
 
+def inline_images_from_rollout(path: Path, seen: SeenImages) -> list[str]:
+    """The first message's attachments as Codex sent them, from its rollout: `--json` does not echo them."""
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        payload = entry.get("payload") or {}
+        if entry.get("type") == "response_item" and payload.get("type") == "message" and payload.get("role") == "user":
+            urls = [part.get("image_url", "") for part in payload.get("content") or []
+                    if isinstance(part, dict) and part.get("type") == "input_image"]
+            if urls:
+                return [p for p in map(seen.save_data_url, urls) if p]
+    return []
+
+
 def rollout_path(item_dir: Path) -> Path | None:
     """Codex's own session log in the private CODEX_HOME (one per item: one exec, one session)."""
     found = sorted((item_dir / "home" / ".codex" / "sessions").glob("**/rollout-*.jsonl"))
@@ -112,7 +135,6 @@ def merge_rollout(transcript: Transcript, path: Path, item_dir: Path) -> None:
     """What `--json` leaves out, taken from the rollout: `view_image` calls with the image the model
     got (inserted in call order among the other tool calls), and the number of model responses."""
     seen = SeenImages(item_dir)
-    seen.count = len(list((item_dir / "seen").glob("*"))) if (item_dir / "seen").is_dir() else 0
     calls, outputs, responses = [], {}, 0
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:

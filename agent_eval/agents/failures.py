@@ -15,6 +15,7 @@ from ..transcript import Transcript
 
 HTTP_STATUS = {
     401: "auth_error", 403: "auth_error",
+    400: "request_error", 404: "request_error", 422: "request_error",
     429: "rate_limited", 529: "rate_limited", 503: "rate_limited",
 }
 
@@ -26,8 +27,14 @@ FAILURE_PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(r"invalid (x-)?api[ _-]?key|authentication[_ ]error|unauthori[sz]ed|not logged in|"
                 r"please run /login|\b401\b|\b403\b|missing (an )?api key|OPENAI_API_KEY|permission_error",
                 re.IGNORECASE), "auth_error"),
-    (re.compile(r"rate[ _-]?limit|overloaded|too many requests|\b429\b|\b529\b|usage limit", re.IGNORECASE),
+    (re.compile(r"rate[ _-]?limit|overloaded|too many requests|\b429\b|\b529\b|usage limit|"
+                r"experiencing high demand|server_is_overloaded|slow_down|insufficient capacity", re.IGNORECASE),
      "rate_limited"),
+    # The API refused the request itself (bad model name, bad parameter): the configuration's fault.
+    (re.compile(r"invalid_request_error|model_not_found|does not exist or you do not have access|"
+                r"not supported when using|unsupported_(value|parameter)|API Error:?\s*(400|404|422)\b|"
+                r"\b(400 Bad Request|404 Not Found|422 Unprocessable)|\"status\":\s*(400|404|422)\b", re.IGNORECASE),
+     "request_error"),
 ]
 
 

@@ -13,7 +13,8 @@ class SeenImages:
 
     def __init__(self, item_dir: Path):
         self.item_dir = item_dir
-        self.count = 0
+        # Several parsers (stream, session file, rollout) add to one item's seen/: number on from the last.
+        self.count = len(list((item_dir / "seen").glob("*"))) if (item_dir / "seen").is_dir() else 0
 
     def save(self, data_b64: str, media_type: str) -> str | None:
         try:

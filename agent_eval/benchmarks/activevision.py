@@ -8,6 +8,7 @@ from pathlib import Path
 from ..data import Item, load_dataset
 from ..imagetools import SERVER_NAME, TOOL_NAMES
 from ..scoring import grade, scorer_hash
+from ..imageformats import API_FORMATS, convert_to_png, image_format
 from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet, nothing_to_stop
 
 IMAGE_TOOLS_MODULE = "agent_eval.imagetools.mcp_server"
@@ -16,6 +17,19 @@ IMAGE_TOOLS_MODULE = "agent_eval.imagetools.mcp_server"
 def image_tools(workdir: Path) -> McpServer:
     """The inspection tools, run inside the sandbox on the workdir only."""
     return McpServer(SERVER_NAME, TOOL_NAMES, command=(sys.executable, "-m", IMAGE_TOOLS_MODULE, "--workdir", str(workdir)))
+
+
+def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
+    """Copy the item's image as `<stem>.<ext>`; a format the model APIs refuse (BMP, TIFF, ...) becomes
+    a PNG of the same pixels, and `conversions` says so."""
+    kind = image_format(source)
+    if kind in API_FORMATS:
+        target = stem.with_suffix(source.suffix.lower())
+        shutil.copyfile(source, target)
+        return target
+    target = stem.with_suffix(".png")
+    conversions.append(convert_to_png(source, target, kind))
+    return target
 
 
 def render(template_text: str, question: str, image_name: str) -> str:
@@ -31,17 +45,16 @@ class ActiveVision(Benchmark):
         return load_dataset(root)
 
     def setup(self, item: Item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
-        suffix = item.image.suffix.lower()
+        conversions = []
         if tools == "none":
             # Attached to the first message; kept in the private home, which no tool can reach in this mode.
-            inline = home / f"attachment{suffix}"
-            shutil.copyfile(item.image, inline)
+            inline = place_image(item.image, home / "attachment", conversions)
             return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, "the attached image"),
-                                             tools=ToolSet(), inline_images=[inline]))
-        image_name = f"image{suffix}"  # a neutral name: nothing about the item
-        shutil.copyfile(item.image, work / image_name)
+                                             tools=ToolSet(), inline_images=[inline], conversions=conversions))
+        image = place_image(item.image, work / "image", conversions)  # a neutral name: nothing about the item
         toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(image_tools(work),))
-        return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, image_name), tools=toolset))
+        return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, image.name), tools=toolset,
+                                         conversions=conversions))
 
     def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
         graded = grade(final_text or "", item.answer)

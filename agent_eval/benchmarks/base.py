@@ -36,6 +36,7 @@ class ItemSetup:
     tools: ToolSet
     inline_images: list[Path] = field(default_factory=list)  # attached to the first message
     endpoints: list[str] = field(default_factory=list)        # extra host:port the sandbox must allow
+    conversions: list[str] = field(default_factory=list)      # what was converted to reach the model, and why
 
 
 @dataclass

@@ -1,0 +1,84 @@
+"""Which images reached the model, at what size, from what the CLI itself logged.
+
+The parsers save every image the CLI logged as sent (tool results in the event stream, the first
+message's attachments in Claude's session file or Codex's rollout) under `seen/`. This module pairs
+each with the file it came from, so a record can say "received 2000×1467 of 3000×2200".
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..transcript import ReceivedImage, Transcript
+
+# Tools that show a file to the model, and the argument naming it.
+FILE_VIEWERS = {"Read": "file_path", "view_image": "path"}
+
+
+def image_size(path: Path) -> list[int] | None:
+    from PIL import Image, UnidentifiedImageError
+    try:
+        with Image.open(path) as img:
+            return [img.width, img.height]
+    except (OSError, UnidentifiedImageError, ValueError):
+        return None
+
+
+def _relative(path: Path, item_dir: Path) -> str:
+    try:
+        return path.resolve().relative_to(item_dir.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _viewed_file(arguments: dict, item_dir: Path) -> Path | None:
+    for key in ("file_path", "path"):
+        value = (arguments or {}).get(key)
+        if isinstance(value, str) and value:
+            path = Path(value)
+            path = path if path.is_absolute() else item_dir / "work" / path
+            return path if path.is_file() else None
+    return None
+
+
+def received_images(transcript: Transcript, item_dir: Path, inline_seen: list[str],
+                    inline_sources: list[Path]) -> list[ReceivedImage]:
+    """Inline attachments (paired with the files given to the CLI, in order), then every image in a
+    tool result: a file viewer's source is the file it opened, an MCP view's the k-th saved view."""
+    images = []
+    for index, seen in enumerate(inline_seen):
+        source = inline_sources[index] if index < len(inline_sources) else None
+        images.append(ReceivedImage("inline", seen, image_size(item_dir / seen),
+                                    _relative(source, item_dir) if source else None,
+                                    image_size(source) if source else None))
+    calls = {step.call_id: step for step in transcript.steps if step.kind == "tool_call"}
+    saved_views = sorted((item_dir / "work" / "views").glob("*")) if (item_dir / "work" / "views").is_dir() else []
+    tool_images = 0
+    for step in transcript.steps:
+        if step.kind != "tool_result" or not step.images:
+            continue
+        call = calls.get(step.call_id)
+        viewer = call is not None and call.tool in FILE_VIEWERS
+        for seen in step.images:
+            if viewer:
+                source = _viewed_file(call.input or {}, item_dir)
+                via = "file_view"
+            else:
+                source = saved_views[tool_images] if tool_images < len(saved_views) else None
+                tool_images += 1
+                via = "tool"
+            images.append(ReceivedImage(via, seen, image_size(item_dir / seen),
+                                        _relative(source, item_dir) if source else None,
+                                        image_size(source) if source else None))
+    return images
+
+
+def describe(image: ReceivedImage | dict) -> str:
+    """`model received 2000×1467 of 3000×2200 (reduced by the CLI)`, for show and the report."""
+    if isinstance(image, dict):
+        image = ReceivedImage(**image)
+    if not image.received:
+        return "model received an image of unknown size"
+    got = f"{image.received[0]}×{image.received[1]}"
+    if image.source_size and image.reduced:
+        return f"model received {got} of {image.source_size[0]}×{image.source_size[1]} (reduced by the CLI)"
+    return f"model received {got}" + (" (whole)" if image.source_size else "")
