@@ -1,7 +1,6 @@
 """The command line: parse options, build a config, hand it to the runner. Nothing else lives here."""
 from __future__ import annotations
 
-import functools
 import importlib
 import sys
 from pathlib import Path
@@ -10,33 +9,17 @@ import click
 from rich.console import Console
 
 from . import __version__
-from .agents.base import AuthMissing
-from .config import AGENT_EFFORTS, SANDBOX_KINDS, ConfigError, RunConfig, parse_shard
+from .config import AGENT_EFFORTS, SANDBOX_KINDS, RunConfig, parse_shard
 from .data import DataError, select, shard_of
 from .benchmarks import ALL_TOOL_MODES, load_benchmark
-from .results import ResultsError
-
-USER_ERRORS = (DataError, ConfigError, ResultsError, AuthMissing)
-
-
-def user_errors(func):
-    """Bad input is one clear line and exit code 2, never a traceback."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except USER_ERRORS as error:
-            click.echo(f"error: {error}", err=True)
-            sys.exit(2)
-    return wrapper
-
+from .usererrors import user_errors
 
 # Commands whose modules import heavy libraries (scipy, matplotlib, jinja2, the mcp SDK) load only
 # when called, so `agent-eval run` (and a resumed run with nothing to do) starts fast.
 LAZY_COMMANDS = {
     "show": "agent_eval.show", "report": "agent_eval.report", "compare": "agent_eval.compare",
     "doctor": "agent_eval.doctor", "demo": "agent_eval.demo", "merge": "agent_eval.merge",
-    "sweep": "agent_eval.sweep",
+    "sweep": "agent_eval.sweep", "regrade": "agent_eval.regrade", "parse": "agent_eval.parse_stream",
 }
 
 

@@ -57,10 +57,15 @@ def parse_claude_events(events: list[dict], item_dir: Path, times: list[float] |
         elif kind == "system" and event.get("subtype") not in KNOWN_SYSTEM_SUBTYPES:
             _count(transcript, f"system/{event.get('subtype')}")
         elif kind == "assistant":
-            for block in (event.get("message") or {}).get("content") or []:
+            message = event.get("message") or {}
+            # The CLI writes its own failure notices as "<synthetic>" assistant messages.
+            synthetic = message.get("model") == "<synthetic>"
+            for block in message.get("content") or []:
                 btype = block.get("type")
                 if btype == "text" and block.get("text", "").strip():
-                    transcript.steps.append(Step(kind="text", text=block["text"]))
+                    own = synthetic or is_placeholder(block["text"])
+                    transcript.steps.append(Step(kind="text", is_error=own, text=(
+                        f"[claude-code's own message, not the model's] {block['text']}" if own else block["text"])))
                 elif btype in ("thinking", "redacted_thinking"):
                     text = (block.get("thinking") or "").strip()
                     transcript.steps.append(Step(kind="reasoning", text=text or HIDDEN_THINKING))
@@ -129,9 +134,6 @@ def _apply_result(transcript: Transcript, event: dict) -> None:
         transcript.error_status = event.get("api_error_status") or placeholder_status(text or "")
         if transcript.error_status is None and transcript.api_retries:
             transcript.error_status = transcript.api_retries[-1]
-        if is_placeholder(text):
-            transcript.steps.append(Step(kind="text", text=f"[claude-code placeholder, not the model's] {text}",
-                                         is_error=True))
     else:
         transcript.final_text = text
 

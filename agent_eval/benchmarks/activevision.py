@@ -62,3 +62,9 @@ class ActiveVision(Benchmark):
 
     def scorer_hash(self) -> str:
         return scorer_hash()
+
+    needs_dataset_to_regrade = False  # the record holds the truth, which is all the scorer reads
+
+    def regrade(self, answer_text: str | None, record, item) -> BenchmarkGrade:
+        graded = grade(answer_text or "", record.ground_truth)
+        return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)

@@ -70,6 +70,13 @@ class Benchmark(ABC):
     def truth_text(self, item) -> str:
         return str(item.answer)
 
+    # Regrading a stored answer (`agent-eval regrade`): the item comes from the dataset, unless the
+    # record alone is enough to grade it.
+    needs_dataset_to_regrade: bool = True
+
+    def regrade(self, answer_text: str | None, record, item) -> BenchmarkGrade:
+        return self.grade(answer_text, item)
+
     def extra_rollup(self, records: list) -> dict | None:
         """Benchmark-specific metrics for rollup.json (None: nothing beyond accuracy)."""
         return None
