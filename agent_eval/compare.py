@@ -44,7 +44,10 @@ def check_hashes(runs: list[LoadedRun], letters: list[str], force: bool) -> list
         if len({value for *_, value in known}) > 1:
             values = ", ".join(f"{letter} ({name}) = {value}" for letter, name, value in known)
             if not force:
-                raise RunError(f"runs differ in {key}: {values}; their grades are not comparable (pass --force to compare anyway)")
+                fix = ("run `agent-eval regrade RUN` on the older runs to grade them with the current scorer, or "
+                       if key == "scorer_hash" else "")
+                raise RunError(f"runs differ in {key}: {values}; their grades are not comparable ({fix}"
+                               f"pass --force to compare anyway)")
             notes.append(f"--force: runs differ in {key} ({values}); compared anyway")
     for letter, run in zip(letters, runs):
         missing = [key for key in HASH_KEYS if not run.config.get(key)]

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from .records import FAILURE_STATUSES, ItemRecord
 from .results import RunStore, summarise
+from .agents.received import describe as describe_received
 from .transcript import Transcript
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
@@ -273,8 +274,11 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
 
 
 # -- one transcript -----------------------------------------------------------------
-def _image_line(images: ItemImages, path: str) -> Text:
-    return Text(f"  image: {images.describe(path)}", style="cyan")
+def _image_line(images: ItemImages, path: str, received: dict | None = None) -> Text:
+    line = Text(f"  image: {images.describe(path)}", style="cyan")
+    if received and path in received:
+        line += Text(f" · {describe_received(received[path])}", style="yellow" if received[path].reduced else "cyan")
+    return line
 
 
 def tool_input_text(data: dict | None) -> str:
@@ -285,7 +289,8 @@ def tool_input_text(data: dict | None) -> str:
     return flat if len(flat) <= 100 else json.dumps(data, indent=1, ensure_ascii=False)
 
 
-def _print_step(console: Console, images: ItemImages, number: int, step, lines: int, full: bool) -> None:
+def _print_step(console: Console, images: ItemImages, number: int, step, lines: int, full: bool,
+                received: dict | None = None) -> None:
     when = f" t={step.t:.1f}s" if step.t is not None else ""
     if step.kind == "tool_call":
         console.print(Text(f"[{number}] tool call: {step.tool}{when}", style="bold blue"))
@@ -300,7 +305,7 @@ def _print_step(console: Console, images: ItemImages, number: int, step, lines: 
         console.print(Text(f"[{number}] {name}{when}", style="bold"))
         console.print(Text(fold(step.text, lines, full), style="italic dim" if name == "reasoning" else ""))
     for path in step.images:
-        console.print(_image_line(images, path))
+        console.print(_image_line(images, path, received))
 
 
 def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool,
@@ -316,13 +321,22 @@ def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines:
     else:
         console.print(Text("prompt", style="bold magenta"))
         console.print(Text(fold(transcript.prompt, lines, full)))
-        for path in transcript.prompt_images:
+        received = {image.path: image for image in transcript.images if image.path}
+        inline = [image for image in transcript.images if image.via == "inline"]
+        for index, path in enumerate(transcript.prompt_images):
             seen.append(path)
             console.print(Text(f"  attached image: {images.describe(path)}", style="cyan"))
+            if index < len(inline):
+                console.print(Text(f"    {describe_received(inline[index])}",
+                                   style="yellow" if inline[index].reduced else "cyan"))
+            elif transcript.images or record.status == "image_dropped":
+                console.print(Text("    the model received no image here", style="bold red"))
+        for note in record.image_conversions:
+            console.print(Text(f"  converted: {note}", style="cyan"))
         if original and original not in seen:
             console.print(Text(f"  image in the workdir: {images.describe(original)}", style="cyan"))
         for number, step in enumerate(transcript.steps, start=1):
-            _print_step(console, images, number, step, lines, full)
+            _print_step(console, images, number, step, lines, full, received)
             seen += step.images
         if transcript.error:
             console.print(Text(f"agent error: {transcript.error}", style="bold red"))
