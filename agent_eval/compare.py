@@ -67,6 +67,28 @@ def _meta(runs: list[LoadedRun]) -> dict[str, tuple[str, str]]:
     return meta
 
 
+def item_image_received(record: ItemRecord) -> tuple[int, int] | None:
+    """The size at which the item's own image (attached, or opened with the file viewer) reached the model."""
+    for image in record.images:
+        if image.get("via") in ("inline", "file_view") and image.get("received"):
+            return tuple(image["received"])
+    return None
+
+
+def received_size_warnings(runs: list[LoadedRun], letters: list[str], shared: list[str]) -> list[str]:
+    """Arms that saw the same item's image at different sizes are not comparing like with like."""
+    sizes = [{r.id: item_image_received(r) for r in run.records if r.repeat == 0} for run in runs]
+    notes = []
+    for (a, sa), (b, sb) in zip(zip(letters, sizes), list(zip(letters, sizes))[1:]):
+        differ = [i for i in shared if sa.get(i) and sb.get(i) and sa[i] != sb[i]]
+        if differ:
+            first = differ[0]
+            notes.append(f"WARNING: the model received the item's image at different sizes in {a} and {b} on "
+                         f"{len(differ)} item(s), e.g. {first}: {a} {sa[first][0]}×{sa[first][1]}, "
+                         f"{b} {sb[first][0]}×{sb[first][1]} (a CLI reduced it): the arms did not see the same pixels")
+    return notes
+
+
 def check_kinds(runs: list[LoadedRun], letters: list[str]) -> str:
     kinds = {run.benchmark for run in runs}
     if len(kinds) > 1:
@@ -96,6 +118,7 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
                          "samples, so the item stays the unit of pairing), with the bootstrap resampling items")
     if not shared:
         raise RunError("the runs share no items: nothing to compare")
+    notes += received_size_warnings(runs, letters, shared)
     meta = _meta(runs)
     groups = [("overall", "all", shared)]
     for scope, index in (("category", 1), ("task", 0)):

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from .agents.received import describe as describe_received
 from .records import FAILURE_STATUSES, ItemRecord
 from .results import rollup_of
 from .show import (ItemImages, LoadedRun, RunError, fmt_cost, fmt_time, item_dir, load_run, load_transcript,
@@ -34,6 +35,7 @@ class Img:
     height: int = 0
     note: str = ""
     alias: str = ""           # the workdir file with the same pixels (seen/001.png = work/views/001-inspect.png)
+    received: str = ""        # "model received 2000×1467 of 3000×2200 (reduced by the CLI)"
 
 
 class ImageEmbedder:
@@ -83,6 +85,7 @@ def _cut(text: str) -> str:
 
 
 def _step_views(transcript, embed: ImageEmbedder) -> list[StepView]:
+    received = {image.path: describe_received(image) for image in transcript.images if image.path}
     views = []
     for n, step in enumerate(transcript.steps, start=1):
         when = f" · {step.t:.1f}s" if step.t is not None else ""
@@ -94,6 +97,8 @@ def _step_views(transcript, embed: ImageEmbedder) -> list[StepView]:
         else:
             view = StepView(step.kind, f"{n} · {'reasoning' if step.kind == 'reasoning' else 'assistant'}{when}", _cut(step.text))
         view.images = [embed(p, f"step {n}") for p in step.images]
+        for img in view.images:
+            img.received = received.get(img.path, "")
         views.append(view)
     return views
 
@@ -112,6 +117,11 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
         if original_path is None and getattr(data_item, "image", None) is not None:
             original_path = str(data_item.image.resolve())  # no-tool results keep no image: the dataset's
     original = embed(original_path, "the original") if original_path else None
+    if original is not None and transcript is not None and transcript.prompt_images:
+        inline = [image for image in transcript.images if image.via == "inline"]
+        original.received = (describe_received(inline[0]) if inline else
+                             "the model received no image" if transcript.images or record.status == "image_dropped"
+                             else "")
     steps = _step_views(transcript, embed) if transcript else []
     shown = [*(transcript.prompt_images if transcript else []), *(p for step in (transcript.steps if transcript else []) for p in step.images)]
     unseen = images.not_shown(shown, original_path)

@@ -135,3 +135,22 @@ def test_an_image_that_never_reached_the_model_is_an_error_not_a_grade(agent, tm
     assert record.status == "image_dropped" and not record.correct and record.prediction == ""
     shown = CliRunner().invoke(main, ["show", str(outcome.store.root), "BIG-0"])
     assert "the model received no image here" in shown.output
+
+
+def test_compare_warns_and_report_says_when_arms_received_different_pixels(tmp_path):
+    data = one_item(tmp_path)
+    runs = []
+    for agent in AGENTS:
+        with ScriptedServer(ANSWER) as server:
+            runs.append(run_agent(agent, "none", server, data, tmp_path / "out").store.root)
+    cli = CliRunner()
+    compared = cli.invoke(main, ["compare", *map(str, runs)])
+    assert compared.exit_code == 0, compared.output
+    flat = " ".join(compared.output.split())
+    assert "received the item's image at different sizes in A and B on 1 item(s), e.g. BIG-0: A 2000×1467, B 3000×2200" \
+        in flat, compared.output
+    html = tmp_path / "report.html"
+    assert cli.invoke(main, ["report", *map(str, runs), "-o", str(html)]).exit_code == 0
+    page = html.read_text()
+    assert "model received 2000×1467 of 3000×2200 (reduced by the CLI)" in page
+    assert "model received 3000×2200 (whole)" in page
