@@ -88,7 +88,7 @@ def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Age
                 "prompt": ctx.prompt, "started_at": started_at,
             }, indent=1))
             result = run_process(argv, env, item_dir.work, invocation.stdin, item_dir.transcript, item_dir.stderr,
-                                 config.timeout_s, watch=agent.watcher(), cancel=cancel)
+                                 config.timeout_s, watch=agent.watcher(), cancel=cancel, pass_fds=sandbox.pass_fds)
     if result.interrupted:
         return None
     write_exit(item_dir, result)

@@ -49,7 +49,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None,
                 transcript_path: Path, stderr_path: Path, timeout_s: float,
                 watch: Callable[[dict], str | None] | None = None,
-                cancel: threading.Event | None = None) -> ProcessResult:
+                cancel: threading.Event | None = None, pass_fds: tuple[int, ...] = ()) -> ProcessResult:
     """Each stdout line is written to `transcript_path` as {"t": seconds, "event": ...} (or "raw" when
     it is not JSON) the moment it arrives, so a crash loses nothing the CLI already said."""
     started = time.monotonic()
@@ -58,7 +58,7 @@ def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | 
     wake = threading.Event()   # the CLI exited or the watcher asked to stop: the loop looks at once
     with stderr_path.open("wb") as stderr_file, transcript_path.open("w", encoding="utf-8") as transcript:
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=stderr_file, start_new_session=True)
+                                stderr=stderr_file, start_new_session=True, pass_fds=pass_fds)
 
         def feed_stdin() -> None:
             try:

@@ -161,6 +161,7 @@ class Sandbox:
         self.endpoints = list(dict.fromkeys(Endpoint.parse(e) for e in spec.endpoints))
         self._tmp: Path | None = None
         self._proxy: subprocess.Popen | None = None
+        self._lifeline: tuple[int, int] | None = None
         if kind == "bwrap":
             self.workdir, self.home = _real(spec.workdir), _real(spec.home)
             self._check_writable_dirs()
@@ -176,6 +177,7 @@ class Sandbox:
             for d in ("etc", "proxy", "net", "log"):
                 (self._tmp / d).mkdir()
             self._write_etc()
+            self._lifeline = os.pipe()  # non-inheritable; only the agent's bwrap gets the read end
             if self.endpoints:
                 self._start_proxy()
         except BaseException:
@@ -188,6 +190,10 @@ class Sandbox:
 
     def close(self) -> None:
         self._stop_proxy()
+        if self._lifeline is not None:
+            for fd in self._lifeline:
+                os.close(fd)
+            self._lifeline = None
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
@@ -212,10 +218,13 @@ class Sandbox:
             return list(argv), dict(self.spec.env)
         if self._tmp is None:
             raise SandboxError("enter the Sandbox (a context manager) before wrap()")
-        args = [self._bwrap, *self._bwrap_options(), "--"]
-        if self.endpoints:
-            args += ["/bin/sh", "-c", self._relay_script(), "agent-eval-sandbox"]
+        args = [self._bwrap, *self._bwrap_options(), "--", "/bin/sh", "-c", self._start_script(), "agent-eval-sandbox"]
         return args + list(argv), self._env()
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """File descriptors the wrapped command must inherit (Popen's pass_fds): the lifeline."""
+        return (self._lifeline[0],) if self.kind == "bwrap" and self._lifeline else ()
 
     def _bwrap_options(self) -> list[str]:
         pol, user = self.policy, self.policy["user"]
@@ -256,8 +265,22 @@ class Sandbox:
                 raise SandboxError(f"read-only bind {p} would expose {', '.join(map(str, _precious()))}")
         return out
 
+    def _start_script(self) -> str:
+        """Inside: arm the lifeline, start the proxy address's relay (if any), exec the command.
+
+        The lifeline is a pipe whose only writer is the harness process. Its watcher starts first
+        and waits for end-of-file, which comes when the harness closes the sandbox or dies however
+        it dies (SIGKILL included, at any moment of start-up): it then kills every process in the
+        sandbox, so bwrap's init exits and the pid namespace (relay included) goes with it. Nothing
+        here relies on --die-with-parent having been armed in time."""
+        fd = self._lifeline[0]
+        watcher = (f'[ -e /proc/self/fd/{fd} ] || {{ echo "agent-eval sandbox: lifeline fd {fd} not inherited '
+                   f'(run the wrapped command with pass_fds=Sandbox.pass_fds)" >&2; exit {SETUP_FAILED}; }}\n'
+                   # dash redirects only fds 0-9: the pipe is reopened through /proc instead.
+                   f"( (read -r _ </proc/self/fd/{fd}; kill -KILL -1) </dev/null >/dev/null 2>&1 & )\n")
+        return watcher + (self._relay_script() if self.endpoints else 'exec "$@"\n')
+
     def _relay_script(self) -> str:
-        """Inside: start the proxy address's relay, wait until it listens, exec the command."""
         port = self.net["proxy_port_inside"]
         relay = shlex.join([self._socat, f"TCP4-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
                             f"UNIX-CONNECT:{NET_DIR_INSIDE}/{PROXY_SOCKET}"])
@@ -327,11 +350,12 @@ exec "$@"
             relay = [self._socat, f"UNIX-LISTEN:/run/net/{PROXY_SOCKET},fork,unlink-early",
                      f"TCP4:127.0.0.1:{port}"]
             # The jail lives while its stdin pipe is open: `read` returns when the Sandbox
-            # closes it or when this process dies however it dies; then bwrap and its pid
-            # namespace end, so no proxy outlives its item (whichever thread started it).
+            # closes it or when this process dies however it dies (SIGKILL during start-up
+            # included); then the script kills everything in the jail itself, so bwrap's init
+            # has nothing left to wait for, whether or not --die-with-parent was armed in time.
             script = (f"{shlex.quote(tinyproxy)} -d -c /run/proxy/tinyproxy.conf </dev/null >/dev/null 2>&1 &\n"
                       f"{shlex.join(relay)} </dev/null >/dev/null 2>>/run/proxy-log/relay.log &\n"
-                      "read -r _ || true\n")
+                      "read -r _ || true\nkill -KILL -1\n")
             with open(self._tmp / "log" / "jail.log", "ab") as err:
                 self._proxy = subprocess.Popen(
                     [self._bwrap, *self._proxy_jail_options(), "--", "/bin/sh", "-c", script],
@@ -453,7 +477,7 @@ def check_sandbox() -> list[DoctorCheck]:
 
         def run(sb: Sandbox, cmd: str) -> subprocess.CompletedProcess:
             argv, env = sb.wrap(["/bin/bash", "-lc", cmd])
-            return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+            return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, pass_fds=sb.pass_fds)
 
         try:
             with Sandbox(spec) as sb:

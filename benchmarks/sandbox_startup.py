@@ -62,12 +62,12 @@ def main() -> None:
                     wrapped, env = sb.wrap(argv)
                     rows.append((f"{name}, {label}", *side_by_side(
                         lambda: subprocess.run(argv, check=True),
-                        lambda: subprocess.run(wrapped, env=env, check=True), runs)))
+                        lambda: subprocess.run(wrapped, env=env, check=True, pass_fds=sb.pass_fds), runs)))
         for name, argv in COMMANDS.items():
             def item(argv=argv):
                 with Sandbox(spec(["127.0.0.1:9"])) as sb:
                     wrapped, env = sb.wrap(argv)
-                    subprocess.run(wrapped, env=env, check=True)
+                    subprocess.run(wrapped, env=env, check=True, pass_fds=sb.pass_fds)
             rows.append((f"whole item: {name}", *side_by_side(
                 lambda: subprocess.run(argv, check=True), item, runs)))
     finally:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -43,3 +44,13 @@ def processes_mentioning(text: str) -> list[str]:
         if text.encode() in cmdline or text.encode() in environ:
             found.append(pid + ": " + cmdline.replace(b"\0", b" ").decode(errors="replace")[:200])
     return found
+
+
+def wait_until_gone(marker: str, deadline_s: float = 20.0) -> list[str]:
+    """Processes still mentioning `marker` at the deadline (returns as soon as there are none)."""
+    deadline = time.monotonic() + deadline_s
+    left = processes_mentioning(marker)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = processes_mentioning(marker)
+    return left

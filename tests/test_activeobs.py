@@ -569,7 +569,8 @@ def test_real_cli_observes_over_http(tmp_path, agent, sandboxed):
         with Sandbox(SandboxSpec(workdir=work, home=home, env=env, endpoints=endpoints),
                      kind="bwrap" if sandboxed else "none") as sandbox:
             argv, env = sandbox.wrap(argv)
-            done = subprocess.run(argv, input=stdin, cwd=work, env=env, capture_output=True, timeout=120)
+            done = subprocess.run(argv, input=stdin, cwd=work, env=env, capture_output=True, timeout=120,
+                                  pass_fds=sandbox.pass_fds)
         requests = model.main_requests()
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert [r.outcome for r in requests][-1] == "final" and has_image(requests[1])

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from agent_eval.cli import main
 from agent_eval.demo import scripted_environ
 from agent_eval.scripted import ScriptedServer
-from agentrun import processes_mentioning
+from agentrun import processes_mentioning, wait_until_gone
 
 AGENT_EVAL = str(Path(sys.executable).parent / "agent-eval")
 
@@ -99,8 +99,7 @@ def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(sample_data, tm
             time.sleep(0.1)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-        time.sleep(1)
-        assert processes_mentioning(str(run_dir)) == []    # bwrap --die-with-parent took the agents along
+        assert wait_until_gone(str(run_dir)) == []          # the sandbox lifeline took the agents along
         before = _count_ids(run_dir)
         assert 2 <= sum(before.values()) < 6, before
         second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)

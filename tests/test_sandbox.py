@@ -77,7 +77,7 @@ def world():
 
 def run(sb: Sandbox, cmd: str, login: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
     argv, env = sb.wrap(["/bin/bash", "-lc" if login else "-c", cmd])
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, pass_fds=sb.pass_fds)
 
 
 def spec(world, endpoints=(), env=None) -> SandboxSpec:
@@ -298,7 +298,7 @@ def test_killing_the_process_group_leaves_nothing_running(world):
     marker = "4242.25"          # a sleep duration nobody else uses
     with Sandbox(spec(world, endpoints=["127.0.0.1:9"])) as sb:
         argv, env = sb.wrap(["/bin/bash", "-c", f"sleep {marker} & sleep {marker}"])
-        proc = subprocess.Popen(argv, env=env, start_new_session=True)
+        proc = subprocess.Popen(argv, env=env, start_new_session=True, pass_fds=sb.pass_fds)
         deadline = time.monotonic() + 10
         while len(_pids_with(marker)) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -329,7 +329,7 @@ def test_cli_versions_inside(world):
     with Sandbox(spec(world)) as sb:
         for cli, word in (("claude", "Claude Code"), ("codex", "codex-cli")):
             argv, env = sb.wrap([str(BIN / cli), "--version"])
-            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, pass_fds=sb.pass_fds)
             assert r.returncode == 0 and word in r.stdout, (cli, r.stdout, r.stderr)
 
 
@@ -359,7 +359,8 @@ def test_codex_in_the_sandbox_reaches_the_model_and_its_login_shell_has_the_tool
         with Sandbox(spec(world, endpoints=[srv.url], env=env)) as sb:
             argv, env = sb.wrap([str(BIN / "codex"), "exec", "--json", "--skip-git-repo-check",
                                  "--dangerously-bypass-approvals-and-sandbox", "go"])
-            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                               pass_fds=sb.pass_fds)
     assert "/bin/bash -lc" in r.stdout                        # Codex really used a login shell
     answer = re.findall(r"<answer>(.*?)</answer>", r.stdout)
     assert answer and answer[-1].endswith(" 1000"), r.stdout[-2000:] + r.stderr[-2000:]
@@ -375,7 +376,8 @@ def test_claude_in_the_sandbox_accepts_bypass_permissions_and_reaches_the_model(
         with Sandbox(spec(world, endpoints=[srv.url], env=env)) as sb:
             argv, env = sb.wrap([str(BIN / "claude"), "-p", "go", "--output-format", "stream-json", "--verbose",
                                  "--permission-mode", "bypassPermissions", "--tools", "Bash"])
-            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                               pass_fds=sb.pass_fds)
     answer = re.findall(r"<answer>(.*?)</answer>", r.stdout)
     assert answer and answer[-1].endswith(" 1000"), r.stdout[-2000:] + r.stderr[-2000:]
 
