@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from agent_eval.cli import main
 from agent_eval.demo import scripted_environ
 from agent_eval.scripted import ScriptedServer
-from agentrun import processes_mentioning, wait_until_gone
+from agentrun import wait_until_gone
 
 AGENT_EVAL = str(Path(sys.executable).parent / "agent-eval")
 
