@@ -81,7 +81,7 @@ def test_formats_the_apis_refuse_are_sent_as_png(agent, fmt, suffix, tmp_path):
     assert Image.open(attachment).convert("RGB").tobytes() == original.tobytes()
 
 
-@pytest.mark.parametrize("agent,status", [("codex", 404), ("claude-code", 400)])
+@pytest.mark.parametrize("agent,status", [("codex", 404), ("codex", 400), ("claude-code", 400), ("claude-code", 404)])
 def test_an_invalid_request_stops_the_run_after_the_first_item(agent, status, sample_data, tmp_path):
     with ScriptedServer(ANSWER, faults={"status": status}) as server:
         outcome = run_agent(agent, "none", server, sample_data, tmp_path, jobs=1)

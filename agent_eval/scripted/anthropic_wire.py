@@ -83,12 +83,11 @@ def parse(body: dict[str, Any]) -> Conversation:
 def is_side_request(body: dict[str, Any], conv: Conversation) -> bool:
     """Claude Code's background requests (session title, auto-mode safety classifier, ...).
 
-    Seen on 2.1.332: they are not streamed (no ``stream: true``), offer no tools and lack
-    the main agent's environment block ("Primary working directory: ..."), which every
-    main request carries (in ``system`` or a mid-conversation system message).
+    Seen on 2.1.332: they offer no tools and lack the main agent's environment block
+    ("Primary working directory: ..."), which every main request carries (in ``system`` or a
+    mid-conversation system message); most are not streamed. A main request can be sent
+    without streaming too: Claude Code repeats a main call that failed (e.g. a 404) that way.
     """
-    if not body.get("stream"):
-        return True
     return not conv.tools and not conv.n_results and "Primary working directory" not in conv.system
 
 
@@ -140,10 +139,13 @@ def events(model: str, text: str, calls: list[ResolvedCall]) -> Iterator[bytes]:
     yield _sse("message_stop", {"type": "message_stop"})
 
 
-def message_body(model: str, text: str) -> dict[str, Any]:
+def message_body(model: str, text: str, calls: list[ResolvedCall] = ()) -> dict[str, Any]:
     """A complete non-streaming message (the answer to a request without ``stream: true``)."""
+    content = [{"type": "text", "text": text}] if text or not calls else []
+    content += [{"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}", "name": call.name,
+                 "input": call.input} for call in calls]
     return {"id": f"msg_scripted_{uuid.uuid4().hex[:16]}", "type": "message", "role": "assistant",
-            "model": model, "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "model": model, "content": content, "stop_reason": "tool_use" if calls else "end_turn",
             "stop_sequence": None, "usage": {**USAGE_START, **USAGE_DELTA}}
 
 

@@ -252,7 +252,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._abort()
             return
         text, calls, custom = self._plan(rec, conv)
-        if rec.api == "anthropic":
+        if rec.api == "anthropic" and not body.get("stream"):
+            self._send_json(200, anthropic_wire.message_body(model, text, calls))
+        elif rec.api == "anthropic":
             self._sse(anthropic_wire.events(model, text, calls))
         else:
             self._sse(responses_wire.events(model, text, calls, custom))
