@@ -16,9 +16,8 @@ normalised to 0-1000. Rules (defaults in `Rules`, all documented options):
   the answered fact holds, defined per question family by the generator) and the box, mapped
   to the panorama, has IoU >= 0.5 with the target's box at that frame.
 
-Every threshold is inclusive and compared with a slack of EPS (1e-6 in the threshold's own
-units: degrees, frames, IoU, ratio), far below the data's precision (0.1° angles, 0.1 px
-boxes) but above float rounding: 258.6 - 238.6 is 20.00000000000003, and must count as 20.
+Every threshold is inclusive, compared with geometry.at_most / at_least (a slack of 1e-6 in
+the threshold's own units): 258.6° - 238.6° computes as 20.00000000000003 and counts as 20.
 
 No tag, malformed JSON, or no "answer" key: status `no_answer`, both wrong, the raw text kept.
 A wrong or missing evidence object leaves the answer graded and the evidence wrong.
@@ -33,10 +32,9 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..scoring import extract_answer
-from .geometry import angle_error, circular_iou, interval_iou, view_box_to_pano
+from .geometry import EPS, angle_error, at_least, at_most, circular_iou, interval_iou, view_box_to_pano
 from .schema import ActiveItem
 
-EPS = 1e-6
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
 
 
@@ -110,14 +108,6 @@ def _pair(value) -> tuple[float, float] | None:
         return None
     a, b = _number(value[0]), _number(value[1])
     return None if a is None or b is None else (a, b)
-
-
-def at_most(value: float, limit: float) -> bool:
-    return value <= limit + EPS
-
-
-def at_least(value: float, limit: float) -> bool:
-    return value >= limit - EPS
 
 
 def answer_correct(mode: str, prediction, truth, fps: float, rules: Rules = DEFAULT_RULES) -> bool:

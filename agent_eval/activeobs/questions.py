@@ -105,7 +105,7 @@ def _first(person: Person, action: str) -> Segment | None:
     return next((s for s in person.segments if s.action == action), None)
 
 
-def _item(scene: Scene, family: str, index: int, question: str, mode: str, answer, person: Person,
+def build_item(scene: Scene, family: str, index: int, question: str, mode: str, answer, person: Person,
           frames, choices=None, meta=None) -> ActiveItem:
     return ActiveItem(id=f"{scene.sequence}-{family}-{index}", sequence=scene.sequence, family=family,
                       question=question, answer_mode=mode, answer=answer, track=person.id,
@@ -127,7 +127,7 @@ def unique_anchor(scene: Scene, rng: random.Random, index: int) -> ActiveItem | 
     action, segment = person.action_at(t1), person.segment_at(t2)
     question = (f"At {_stamp(scene, t1)}, exactly one person {look_phrase(person, key)} "
                 f"is {DOING_PHRASE[action]}. What is that person doing at {_stamp(scene, t2)}?")
-    return _item(scene, "unique_anchor", index, question, "choice", ACTIONS.index(segment.action) + 1, person,
+    return build_item(scene, "unique_anchor", index, question, "choice", ACTIONS.index(segment.action) + 1, person,
                  point_window(scene, segment, t2), choices=[DOING_PHRASE[a] for a in ACTIONS],
                  meta={"anchor_frame": t1, "query_frame": t2, "look": look_of(person, (key,)),
                        "anchor_action": action})
@@ -141,10 +141,10 @@ def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) ->
     if span:
         question = (f"During which frames is {who} {DOING_PHRASE[segment.action]}? "
                     f"Give [first_frame, last_frame] of that one continuous period.")
-        return _item(scene, "action_boundary", index, question, "span", [segment.start, segment.end], person,
+        return build_item(scene, "action_boundary", index, question, "span", [segment.start, segment.end], person,
                      range(segment.start, segment.end + 1), meta=meta)
     question = f"At which frame does {who} {START_PHRASE[segment.action]} for the first time? Give the frame index."
-    return _item(scene, "action_boundary", index, question, "frame", segment.start, person,
+    return build_item(scene, "action_boundary", index, question, "frame", segment.start, person,
                  start_window(scene, segment), meta=meta)
 
 
@@ -166,7 +166,7 @@ def chain(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
     question = (f"At {_stamp(scene, frame)}, find the person wearing a {anchor.hat} hat. Consider the nearest "
                 f"person to their left in the panorama (at a smaller angle; angles wrap from 0° to 360°). "
                 f"What is that person doing at that moment?")
-    return _item(scene, "chain", index, question, "choice", ACTIONS.index(segment.action) + 1, target,
+    return build_item(scene, "chain", index, question, "choice", ACTIONS.index(segment.action) + 1, target,
                  point_window(scene, segment, frame), choices=[DOING_PHRASE[a] for a in ACTIONS],
                  meta={"anchor": anchor.id, "anchor_hat": anchor.hat, "frame": frame, "gap_deg": round(gap, 1)})
 
@@ -179,7 +179,7 @@ def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem 
     question = (f"At which frame does {describe(person, keys)} {START_PHRASE[segment.action]} for the "
                 f"first time, and at what viewing angle (degrees, 0-360) are they at that frame? "
                 f"Give [frame_index, angle_deg].")
-    return _item(scene, "frame_viewpoint", index, question, "frame_angle", [segment.start, angle], person,
+    return build_item(scene, "frame_viewpoint", index, question, "frame_angle", [segment.start, angle], person,
                  start_window(scene, segment), meta={"who": look_of(person, keys), "action": segment.action})
 
 
@@ -196,7 +196,7 @@ def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
     question = (f"How many seconds pass between the moment {describe(first, keys_first)} first "
                 f"{STARTS_PHRASE[s_first.action]} and the moment {describe(target, keys_second)} first "
                 f"{STARTS_PHRASE[segment.action]}? Give a number of seconds.")
-    return _item(scene, "numeric", index, question, "numeric", seconds, target, start_window(scene, segment),
+    return build_item(scene, "numeric", index, question, "numeric", seconds, target, start_window(scene, segment),
                  meta={"first": {"who": look_of(first, keys_first), "action": s_first.action, "id": first.id},
                        "second": {"who": look_of(target, keys_second), "action": segment.action, "id": target.id}})
 

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .geometry import circular_iou, pano_box_to_view, wrap_angle
+from .geometry import at_least, at_most, circular_iou, pano_box_to_view, wrap_angle
 from .questions import START_WINDOW_S, POINT_WINDOW_S, left_neighbours
 from .render import person_box
 from .scene import ACTIONS, Person, Scene
@@ -39,7 +39,6 @@ VISIBLE_SHARE = 0.5         # a person counts as seen in a view when half their 
 CHAIN_MAX_GAP_DEG = 120.0   # the left neighbour must be near ...
 CHAIN_MARGIN_DEG = 15.0     # ... and clearly nearer than the next one
 BOX_MATCH_IOU = 0.95        # a listed box is the person's box (boxes are stored to 0.1 px)
-EPS = 1e-6
 
 
 @dataclass
@@ -102,7 +101,7 @@ def _chain_answer(scene: Scene, meta: dict, frame: int) -> tuple[int, Person] | 
     if anchor is None or len(scene.people) < 3:
         return None
     (gap, target), (next_gap, _) = left_neighbours(scene, anchor, frame)[:2]
-    if gap > CHAIN_MAX_GAP_DEG + EPS or next_gap - gap < CHAIN_MARGIN_DEG - EPS:
+    if not (at_most(gap, CHAIN_MAX_GAP_DEG) and at_least(next_gap - gap, CHAIN_MARGIN_DEG)):
         return None
     return _choice(target.action_at(frame)), target
 
@@ -128,7 +127,7 @@ def _same(a: tuple | None, b: tuple) -> bool:
 
 def _near(scene: Scene, point: int, answer_at: Callable, found: tuple) -> Callable[[int], bool]:
     """The fact of a question about one moment holds at f: near that moment, same target, same answer."""
-    return lambda f: abs(f - point) <= POINT_WINDOW_S * scene.fps + EPS and _same(answer_at(f), found)
+    return lambda f: at_most(abs(f - point), POINT_WINDOW_S * scene.fps) and _same(answer_at(f), found)
 
 
 def _shift_changes(scene: Scene, frame: int, answer_at: Callable, found: tuple) -> bool:
@@ -140,7 +139,7 @@ def _shift_changes(scene: Scene, frame: int, answer_at: Callable, found: tuple) 
 def _start_window_holds(scene: Scene, person: Person, action: str) -> Callable[[int], bool]:
     segment = _first_segment(person, action)
     return lambda f: (segment.start <= f <= segment.end and person.action_at(f) == action
-                      and f - segment.start <= START_WINDOW_S * scene.fps + EPS)
+                      and at_most(f - segment.start, START_WINDOW_S * scene.fps))
 
 
 def _boundary(scene: Scene, item: ActiveItem) -> Derived | str:
@@ -200,16 +199,16 @@ DERIVE = {"unique_anchor": _unique_anchor, "chain": _chain, "action_boundary": _
 
 def _same_answer(mode: str, stored, derived) -> bool:
     if mode == "frame_angle":
-        return stored[0] == derived[0] and abs(stored[1] - derived[1]) <= 0.05 + EPS
+        return stored[0] == derived[0] and at_most(abs(stored[1] - derived[1]), 0.05)   # stored to 0.1°
     if mode == "numeric":
-        return abs(stored - derived) <= 0.005 + EPS
+        return at_most(abs(stored - derived), 0.005)   # stored to 0.01 s
     return stored == derived
 
 
 def visible(scene: Scene, person: Person, frame: int, angle: float = DEFAULT_VIEW_ANGLE) -> bool:
     box = person_box(scene, person, frame)
     shown = pano_box_to_view(box, angle, scene.width, scene.height)
-    return shown is not None and shown[2] - shown[0] >= VISIBLE_SHARE * (box[2] - box[0]) - EPS
+    return shown is not None and at_least(shown[2] - shown[0], VISIBLE_SHARE * (box[2] - box[0]))
 
 
 def _evidence_ok(scene: Scene, item: ActiveItem, derived: Derived) -> bool:
@@ -217,8 +216,8 @@ def _evidence_ok(scene: Scene, item: ActiveItem, derived: Derived) -> bool:
         return False
     if derived.point is not None and derived.point not in item.boxes:
         return False
-    return all(derived.holds(f) and circular_iou(box, person_box(scene, derived.target, f), scene.width)
-               >= BOX_MATCH_IOU - EPS for f, box in item.boxes.items())
+    return all(derived.holds(f) and at_least(circular_iou(box, person_box(scene, derived.target, f), scene.width),
+                                             BOX_MATCH_IOU) for f, box in item.boxes.items())
 
 
 def check(item: ActiveItem, scene: Scene) -> str | None:
