@@ -132,8 +132,8 @@ def _near(scene: Scene, point: int, answer_at: Callable, found: tuple) -> Callab
 
 def _shift_changes(scene: Scene, frame: int, answer_at: Callable, found: tuple) -> bool:
     shift = int(round(TEMPORAL_SHIFT_S * scene.fps))
-    moved = [f for f in (frame - shift, frame + shift) if 0 <= f < scene.n_frames]
-    return any(not _same(answer_at(f), found) for f in moved)
+    moved = [answer_at(f) for f in (frame - shift, frame + shift) if 0 <= f < scene.n_frames]
+    return any(other is None or other[0] != found[0] for other in moved)   # no answer there, or another one
 
 
 def _start_window_holds(scene: Scene, person: Person, action: str) -> Callable[[int], bool]:
