@@ -10,7 +10,8 @@ Families (as in JRDB-AVR):
 A proposer returns None only when the scene cannot hold such a question at all; whether a
 candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from
 the question's parameters, kept in `meta`). Evidence frames are only frames where the
-answered fact holds (EVIDENCE_WINDOWS).
+answered fact holds: the asked moment +- POINT_WINDOW_S inside the target's action there, or
+the first START_WINDOW_S of a started action, or a whole span (docs/active-observation.md).
 """
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ STARTS_PHRASE = {"walking": "starts walking", "standing": "starts standing still
                  "waving": "starts waving"}
 DOING_PHRASE = {"walking": "walking", "standing": "standing still", "sitting": "sitting", "waving": "waving"}
 LOOK_KEYS = ("shirt", "hat", "bag", "pants")
+POINT_WINDOW_S = 0.5   # a question about one moment: evidence within this of it, in the same action
+START_WINDOW_S = 1.0   # a question about a start: evidence in the first second of the action
 
 
 def _stamp(scene: Scene, frame: int) -> str:
@@ -59,17 +62,6 @@ def look_phrase(person: Person, key: str) -> str:
             "bag": "carrying a bag" if value else "without a bag"}[key]
 
 
-POINT_WINDOW_S = 0.5   # a question about one moment: evidence within this of it, in the same action
-START_WINDOW_S = 1.0   # a question about a start: evidence in the first second of the action
-EVIDENCE_WINDOWS = {
-    "unique_anchor": "the asked moment ± 0.5 s, within the target's action segment there",
-    "chain": "the asked moment ± 0.5 s, within the target's action segment there",
-    "action_boundary": "frame: the first second of the action (from its first frame); span: the whole span",
-    "frame_viewpoint": "the first second of the action (from its first frame)",
-    "numeric": "the later person, the first second of their action",
-}
-
-
 def look_of(person: Person, keys: tuple[str, ...]) -> dict:
     return {key: getattr(person, key) for key in keys}
 
@@ -82,10 +74,6 @@ def unique_keys(scene: Scene, person: Person) -> tuple[str, ...]:
             if sum(look_of(p, keys) == look_of(person, keys) for p in scene.people) == 1:
                 return keys
     raise ValueError(f"person {person.id} has no unique look")
-
-
-def unique_description(scene: Scene, person: Person) -> str:
-    return describe(person, unique_keys(scene, person))
 
 
 def point_window(scene: Scene, segment: Segment, frame: int) -> range:
@@ -106,7 +94,7 @@ def _first(person: Person, action: str) -> Segment | None:
 
 
 def build_item(scene: Scene, family: str, index: int, question: str, mode: str, answer, person: Person,
-          frames, choices=None, meta=None) -> ActiveItem:
+               frames, choices=None, meta=None) -> ActiveItem:
     return ActiveItem(id=f"{scene.sequence}-{family}-{index}", sequence=scene.sequence, family=family,
                       question=question, answer_mode=mode, answer=answer, track=person.id,
                       boxes=_boxes(scene, person, frames), fps=scene.fps, n_frames=scene.n_frames,
