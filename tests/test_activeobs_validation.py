@@ -90,6 +90,10 @@ def test_no_generated_dataset_repeats_a_question(issue_datasets, tmp_path):
     for dataset in issue_datasets + more:
         asked = Counter((item.sequence, item.question) for item in dataset.items)
         assert max(asked.values()) == 1, [k for k, n in asked.items() if n > 1]
+        moments = Counter((item.sequence, item.family, item.track,
+                           dataset.scene(item.sequence).person(item.track).segment_at(min(item.boxes)).start)
+                          for item in dataset.items if item.family in ("unique_anchor", "chain"))
+        assert max(moments.values()) == 1, [k for k, n in moments.items() if n > 1]
         assert len(dataset.items) == 5 * 3 * 5 or dataset in more
 
 
@@ -249,6 +253,12 @@ def test_rule_unique():
     assert not validator.keep(boundary_item(RED, "walking", "p2"), SCENE)
     report = validator.report()["families"]["action_boundary"]
     assert (report["candidates"], report["kept"], report["unique"], report["anchor"]) == (3, 1, 1, 1)
+    # About one moment: the same person in the same action segment is the same fact, whatever the text.
+    assert validator.keep(anchor_item(RED, 10, "walking", 40, "p5"), SCENE)
+    same_fact = anchor_item(RED, 10, "walking", 45, "p5")           # p5 stands from 30 to 99
+    assert check(same_fact, SCENE) is None and not validator.keep(same_fact, SCENE)
+    assert validator.keep(anchor_item(RED, 65, "standing", 115, "p5"), SCENE)   # walking again: another fact
+    assert validator.report()["families"]["unique_anchor"]["unique"] == 1
 
 
 def test_proposers_only_propose():

@@ -18,7 +18,9 @@ Rules, in the order they are checked (a removed candidate is counted under the f
             answer needs is out of it;
 * hop:      chain and unique_anchor: skipping the hop gives another answer (the anchor's own
             action, the right-hand neighbour's, or the action the question states at the anchor time);
-* unique:   the same question (sequence and text) is not already in the dataset.
+* unique:   the same question is not already in the dataset: the same text in the same sequence,
+            or, for a question about one moment, one of the same family about the same person
+            in the same action segment (repeat_keys).
 """
 from __future__ import annotations
 
@@ -222,20 +224,35 @@ def _evidence_ok(scene: Scene, item: ActiveItem, derived: Derived) -> bool:
 
 def check(item: ActiveItem, scene: Scene) -> str | None:
     """The first rule (except `unique`) the candidate fails, or None when it passes them all."""
+    return _judge(item, scene)[0]
+
+
+def _judge(item: ActiveItem, scene: Scene) -> tuple[str | None, Derived | None]:
     derived = DERIVE[item.family](scene, item)
     if isinstance(derived, str):
-        return derived
+        return derived, None
     if not _same_answer(item.answer_mode, item.answer, derived.answer):
-        return "answer"
+        return "answer", derived
     if not _evidence_ok(scene, item, derived):
-        return "evidence"
+        return "evidence", derived
     if not derived.temporal:
-        return "temporal"
+        return "temporal", derived
     if all(visible(scene, person, frame) for person, frame in derived.needed):
-        return "view"
+        return "view", derived
     if derived.answer in derived.shortcuts:
-        return "hop"
-    return None
+        return "hop", derived
+    return None, derived
+
+
+def repeat_keys(item: ActiveItem, derived: Derived) -> list[tuple]:
+    """What makes two candidates the same question: the same text in the same sequence, or, for a
+    question about one moment, the same family asking about the same person in the same action
+    segment (same answer, overlapping evidence: the errors would be one error counted twice)."""
+    keys = [("text", item.sequence, " ".join(item.question.split()).lower())]
+    if derived.point is not None:
+        segment = derived.target.segment_at(derived.point)
+        keys.append(("fact", item.sequence, item.family, derived.target.id, segment.start))
+    return keys
 
 
 @dataclass
@@ -248,12 +265,14 @@ class Validator:
     def keep(self, item: ActiveItem, scene: Scene) -> bool:
         counts = self.counts.setdefault(item.family, Counter())
         counts["candidates"] += 1
-        key = (item.sequence, " ".join(item.question.split()).lower())
-        rule = check(item, scene) or ("unique" if key in self.seen else None)
+        rule, derived = _judge(item, scene)
+        keys = repeat_keys(item, derived) if derived else []
+        if rule is None and any(key in self.seen for key in keys):
+            rule = "unique"
         if rule:
             counts[rule] += 1
             return False
-        self.seen.add(key)
+        self.seen.update(keys)
         counts["kept"] += 1
         return True
 
