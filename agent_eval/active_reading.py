@@ -132,7 +132,7 @@ class Evidence:
                      else "it is not in that view" if self.target_angle is not None else "frame out of range")
             at = f" (at {self.target_angle:.1f}°)" if self.target_angle is not None else ""
             out.append(f"truth: target {self.target}{at} at frame {self.frame}: {where}; its evidence frames "
-                       f"are {self.frames[0]}..{self.frames[1]} (a box counts within 1 s of one)")
+                       f"are {self.frames[0]}..{self.frames[1]} (evidence counts at those frames only)")
         return out + self.notes
 
 

@@ -141,11 +141,12 @@ def sample_data(out, seed, per_task, difficulty, kind):
     or (--kind activeobs) panoramic sequences rendered on demand from scene files."""
     from .samples import SampleError, write_sample_set
     if kind == "activeobs":
-        from .activeobs.generate import generate_dataset
+        from .activeobs.generate import generate_dataset, validation_summary
         if out.exists() and any(out.iterdir()):
             raise DataError(f"{out} exists and is not empty; choose a new directory")
         dataset = generate_dataset(out, per_family=per_task, seed=seed)
         click.echo(f"wrote {len(dataset.items)} active-observation items to {out}/items.jsonl (+ scenes/)")
+        click.echo(f"{validation_summary(out)} (details: {out}/validation.json)")
         return
     try:
         rows = write_sample_set(out, seed=seed, per_task=per_task, difficulty=difficulty)

@@ -245,11 +245,12 @@ def test_evidence_rule_and_its_edges():
     right = grade_active(answer_text(2, 100, angle, bbox), item)
     assert (right.answer_correct, right.evidence_correct, right.combined, right.status) == (True, True, True, "ok")
     assert right.detail["evidence_iou"] == pytest.approx(1.0)
-    # Time tolerance: +-15 frames at 15 fps, inclusive.
-    assert grade_active(answer_text(2, 115, angle, bbox), item).evidence_correct
-    assert grade_active(answer_text(2, 85, angle, bbox), item).evidence_correct
-    late = grade_active(answer_text(2, 116, angle, bbox), item)
-    assert not late.evidence_correct and "no target box within 15 frames" in late.detail["evidence_error"]
+    # The listed frames are the window: no time tolerance around them.
+    assert grade_active(answer_text(2, 100.0, angle, bbox), item).evidence_correct
+    for frame in (99, 101, 100.5, 115):
+        late = grade_active(answer_text(2, frame, angle, bbox), item)
+        assert not late.evidence_correct, frame
+        assert late.detail["evidence_error"] == f"frame {frame:g} is outside the evidence window (frames 100)"
     # IoU threshold: a box shifted by a third of its width has IoU 0.5 exactly.
     shifted = [bbox[0] + (bbox[2] - bbox[0]) / 3, bbox[1], bbox[2] + (bbox[2] - bbox[0]) / 3, bbox[3]]
     half = grade_active(answer_text(2, 100, angle, shifted), item)
@@ -581,13 +582,14 @@ def test_real_cli_observes_over_http(tmp_path, agent, sandboxed):
     assert (tmp_path / "observations" / "001-f0010-a355.0.png").is_file()
 
 
-def test_evidence_that_misses_says_so_and_names_the_nearest_frame():
+def test_evidence_that_misses_says_so_and_names_the_window():
     from agent_eval.activeobs.grading import evidence_check
     from agent_eval.activeobs.schema import ActiveItem
+    boxes = {f: (100, 100, 150, 300) for f in (28, 29, 30, 31, 40)}
     item = ActiveItem(id="x", sequence="s", family="chain", question="q", answer_mode="frame", answer=30,
-                      track="p1", boxes={28: (100, 100, 150, 300), 31: (110, 100, 160, 300)}, fps=15, n_frames=60)
+                      track="p1", boxes=boxes, fps=15, n_frames=60)
     ok, detail = evidence_check({"frame": 30, "angle": 180, "bbox": [0, 0, 100, 100]}, item)
-    assert not ok and detail["evidence_matched_frame"] == 31
-    assert "misses the target at every frame within 15 frames of 30" in detail["evidence_error"]
-    ok, detail = evidence_check({"frame": 59, "angle": 180, "bbox": [0, 0, 100, 100]}, item)
-    assert not ok and detail["evidence_error"].startswith("no target box within 15 frames")
+    assert not ok and detail["evidence_matched_frame"] == 30
+    assert detail["evidence_error"] == "the box misses the target at frame 30"
+    ok, detail = evidence_check({"frame": 32, "angle": 180, "bbox": [0, 0, 100, 100]}, item)
+    assert not ok and detail["evidence_error"] == "frame 32 is outside the evidence window (frames 28-31, 40)"

@@ -38,7 +38,7 @@ def rule(item, final: str, tools: str) -> dict:
     if tools == "python":
         looks.append({"call": "shell", "input": {"command": f"ls -R {item.sequence} ../../ 2>&1 | head; "
                                                             "ls views; python3 -c 'print(1)'"}})
-    return {"match": re.escape(item.question[:50]), "turns": looks + [{"final": final}]}
+    return {"match": re.escape(item.question), "turns": looks + [{"final": final}]}  # whole: questions may share a beginning
 
 
 @pytest.mark.parametrize("agent,tools", [("claude-code", "observe"), ("codex", "observe"), ("codex", "python")])

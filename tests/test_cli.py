@@ -65,7 +65,7 @@ def test_sample_data_command(tmp_path):
 
 def test_sample_data_active_observation(tmp_path):
     result = invoke("sample-data", tmp_path / "a", "--kind", "activeobs", "--per-task", "1")
-    assert result.exit_code == 0 and "active-observation items" in result.output
+    assert result.exit_code == 0 and "active-observation items" in result.output and "validation: " in result.output
     from agent_eval.benchmarks import load_benchmark
     benchmark, dataset = load_benchmark(tmp_path / "a")
     assert benchmark.name == "activeobs" and len(dataset.items) >= 5

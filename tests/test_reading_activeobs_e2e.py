@@ -40,7 +40,7 @@ def rules(items: dict, tools: str) -> dict:
         if tools == "python":
             turns.append({"call": "shell", "input": {"command": "ls views"}})
         text = f"<answer>{json.dumps(final)}</answer>" if final else '<answer>{"answer": 1, "evidence": </answer>'
-        out.append({"match": re.escape(item.question[:50]), "turns": turns + [{"final": f"I looked. {text}"}]})
+        out.append({"match": re.escape(item.question), "turns": turns + [{"final": f"I looked. {text}"}]})
     return {"rules": out}
 
 

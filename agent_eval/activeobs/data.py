@@ -112,10 +112,10 @@ def _check_against_scene(item: ActiveItem, scene: Scene, where: str, check_boxes
         raise DataError(f"{where}: evidence track {item.track!r} is not a person of scene {scene.sequence}; "
                         f"fix the item") from None
     if check_boxes:
-        from .geometry import circular_iou
+        from .geometry import at_least, circular_iou
         for frame, box in item.boxes.items():
             from .render import person_box  # numpy: only when boxes are checked against the scene
             iou = circular_iou(box, person_box(scene, person, frame), scene.width)
-            if iou < 0.95:
+            if not at_least(iou, 0.95):
                 raise DataError(f"{where}: evidence box at frame {frame} does not match person {person.id} in "
                                 f"the scene (IoU {iou:.2f}); regenerate the dataset")

@@ -21,8 +21,20 @@ PANO_HEIGHT = 480
 VIEW_SIZE = 480
 FPS = 15.0
 NORM = 1000.0
+# Thresholds (angles, frames, IoU, ratios) are inclusive and compared with this slack, in the
+# threshold's own units: far below the data's precision (0.1° angles, 0.1 px boxes, whole
+# frames) and far above float rounding (258.6 - 238.6 is 20.00000000000003).
+EPS = 1e-6
 
 Box = tuple[float, float, float, float]
+
+
+def at_most(value: float, limit: float) -> bool:
+    return value <= limit + EPS
+
+
+def at_least(value: float, limit: float) -> bool:
+    return value >= limit - EPS
 
 
 def wrap_angle(angle: float) -> float:

@@ -12,8 +12,12 @@ normalised to 0-1000. Rules (defaults in `Rules`, all documented options):
 * span: [start, end] has temporal IoU >= 0.5 with the truth (frames inclusive);
 * frame_angle: frame within the tolerance and wrapped angle error <= 20°;
 * numeric: prediction / truth in [0.5, 2.0];
-* evidence: the box, mapped to the panorama, has IoU >= 0.5 with the target's box at some
-  listed frame within the tolerance of the evidence frame.
+* evidence: the evidence frame is one of the item's listed evidence frames (the window where
+  the answered fact holds, defined per question family by the generator) and the box, mapped
+  to the panorama, has IoU >= 0.5 with the target's box at that frame.
+
+Every threshold is inclusive, compared with geometry.at_most / at_least (a slack of 1e-6 in
+the threshold's own units): 258.6° - 238.6° computes as 20.00000000000003 and counts as 20.
 
 No tag, malformed JSON, or no "answer" key: status `no_answer`, both wrong, the raw text kept.
 A wrong or missing evidence object leaves the answer graded and the evidence wrong.
@@ -28,7 +32,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..scoring import extract_answer
-from .geometry import angle_error, circular_iou, interval_iou, view_box_to_pano
+from .geometry import EPS, angle_error, at_least, at_most, circular_iou, interval_iou, view_box_to_pano
 from .schema import ActiveItem
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
@@ -113,18 +117,18 @@ def answer_correct(mode: str, prediction, truth, fps: float, rules: Rules = DEFA
         return value is not None and value == int(truth)
     if mode == "frame":
         value = _number(prediction)
-        return value is not None and abs(value - truth) <= tolerance
+        return value is not None and at_most(abs(value - truth), tolerance)
     if mode == "span":
         pair = _pair(prediction)
-        return pair is not None and interval_iou(pair, tuple(truth)) >= rules.span_iou
+        return pair is not None and at_least(interval_iou(pair, tuple(truth)), rules.span_iou)
     if mode == "frame_angle":
         pair = _pair(prediction)
-        return (pair is not None and abs(pair[0] - truth[0]) <= tolerance
-                and angle_error(pair[1], truth[1]) <= rules.angle_tolerance_deg)
+        return (pair is not None and at_most(abs(pair[0] - truth[0]), tolerance)
+                and at_most(angle_error(pair[1], truth[1]), rules.angle_tolerance_deg))
     if mode == "numeric":
         value = _number(prediction)
         low, high = rules.numeric_ratio
-        return value is not None and low <= value / float(truth) <= high
+        return value is not None and at_least(value / float(truth), low) and at_most(value / float(truth), high)
     raise ValueError(f"unknown answer mode {mode!r}")
 
 
@@ -141,20 +145,31 @@ def evidence_check(evidence, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> 
         return False, {"evidence_error": "evidence \"bbox\" must be [x1, y1, x2, y2] numbers (0-1000)"}
     coords = [min(1000.0, max(0.0, v)) for v in coords]
     pano = view_box_to_pano(tuple(coords), angle, item.width, item.height, item.height)
-    tolerance = rules.tolerance_frames(item.fps)
-    window = sorted((f for f in item.boxes if abs(f - frame) <= tolerance), key=lambda f: abs(f - frame))
-    best_iou, best_frame = 0.0, window[0] if window else None  # no overlap anywhere: the nearest frame
-    for target_frame in window:
-        iou = circular_iou(pano, item.boxes[target_frame], item.width)
-        if iou > best_iou:
-            best_iou, best_frame = iou, target_frame
-    detail = {"evidence_pano_box": [round(v, 1) for v in pano], "evidence_iou": round(best_iou, 3),
-              "evidence_matched_frame": best_frame}
-    if not window:
-        detail["evidence_error"] = f"no target box within {tolerance} frames of frame {frame:g}"
-    elif best_iou == 0:
-        detail["evidence_error"] = f"the box misses the target at every frame within {tolerance} frames of {frame:g}"
-    return best_iou >= rules.evidence_iou, detail
+    # The listed frames are the evidence window (where the answered fact holds): no tolerance
+    # around them, or a frame where the target already does something else would count.
+    target_frame = round(frame) if at_most(abs(frame - round(frame)), 0) else None
+    detail = {"evidence_pano_box": [round(v, 1) for v in pano], "evidence_iou": 0.0,
+              "evidence_matched_frame": None}
+    if target_frame not in item.boxes:
+        detail["evidence_error"] = (f"frame {frame:g} is outside the evidence window "
+                                    f"(frames {frame_ranges(item.boxes)})")
+        return False, detail
+    iou = circular_iou(pano, item.boxes[target_frame], item.width)
+    detail |= {"evidence_iou": round(iou, 3), "evidence_matched_frame": target_frame}
+    if iou == 0:
+        detail["evidence_error"] = f"the box misses the target at frame {target_frame}"
+    return at_least(iou, rules.evidence_iou), detail
+
+
+def frame_ranges(frames) -> str:
+    """Sorted frames as compact ranges: "10-24, 30"."""
+    runs: list[list[int]] = []
+    for frame in sorted(frames):
+        if runs and frame == runs[-1][1] + 1:
+            runs[-1][1] = frame
+        else:
+            runs.append([frame, frame])
+    return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
 
 
 def grade_active(response_text: str | None, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> ActiveGrade:
@@ -204,6 +219,8 @@ def rollup_active(records) -> dict:
 
 def rules_hash(rules: Rules = DEFAULT_RULES) -> str:
     """Identifies the grading rules and options, so runs graded differently are never mixed."""
-    parts = [inspect.getsource(f) for f in (parse_answer, _number, _pair, answer_correct, evidence_check)]
+    parts = [inspect.getsource(f) for f in (parse_answer, _number, _pair, at_most, at_least, answer_correct,
+                                            evidence_check)]
+    parts.append(f"EPS={EPS!r}")
     parts += [json.dumps(asdict(rules), sort_keys=True), _FENCE.pattern]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

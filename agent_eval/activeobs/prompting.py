@@ -24,8 +24,10 @@ EVIDENCE_RULE = (
     "\"evidence\" points at the person the answer is about: \"frame\" and \"angle\" name a view "
     "(the {size}x{size} view of that frame centred on that angle, as the observe tool returns it), "
     "and \"bbox\" is [x1, y1, x2, y2], the box around the person in that view, with coordinates "
-    "normalised to 0-1000 (0,0 top left; 1000,1000 bottom right). It counts when it overlaps the "
-    "person by IoU >= 0.5 at a frame within 1 second.")
+    "normalised to 0-1000 (0,0 top left; 1000,1000 bottom right). It counts when that frame shows "
+    "the fact you answer (for a question about a given moment: that moment, within half a second, while "
+    "the person still does the same thing; for when something starts: its start or the second after; "
+    "for a period: a frame inside it) and the box overlaps the person there by IoU >= 0.5.")
 PASSIVE_EVIDENCE = (
     " You have no observe tool: a panorama column x (of a strip W pixels wide) is angle x / W * 360; "
     "the view centred on angle A covers the {size} panorama pixels (at full {width}-pixel width) "

@@ -1,4 +1,4 @@
-"""Question families over a scene, each with its exact answer and evidence track.
+"""Question families over a scene: each proposes one candidate with its answer and evidence.
 
 Families (as in JRDB-AVR):
 * unique_anchor:   a person singled out by look + action at one time; what do they do later?
@@ -7,7 +7,11 @@ Families (as in JRDB-AVR):
 * frame_viewpoint: at which frame and angle does a person first start an action?
 * numeric:         how many seconds between two people's first starts of two actions?
 
-Every generator returns None when the scene offers no unambiguous instance.
+A proposer returns None only when the scene cannot hold such a question at all; whether a
+candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from
+the question's parameters, kept in `meta`). Evidence frames are only frames where the
+answered fact holds: the asked moment +- POINT_WINDOW_S inside the target's action there, or
+the first START_WINDOW_S of a started action, or a whole span (docs/active-observation.md).
 """
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ STARTS_PHRASE = {"walking": "starts walking", "standing": "starts standing still
                  "waving": "starts waving"}
 DOING_PHRASE = {"walking": "walking", "standing": "standing still", "sitting": "sitting", "waving": "waving"}
 LOOK_KEYS = ("shirt", "hat", "bag", "pants")
+POINT_WINDOW_S = 0.5   # a question about one moment: evidence within this of it, in the same action
+START_WINDOW_S = 1.0   # a question about a start: evidence in the first second of the action
 
 
 def _stamp(scene: Scene, frame: int) -> str:
@@ -56,18 +62,27 @@ def look_phrase(person: Person, key: str) -> str:
             "bag": "carrying a bag" if value else "without a bag"}[key]
 
 
-def _look(person: Person, keys: tuple[str, ...]) -> tuple:
-    return tuple(getattr(person, key) for key in keys)
+def look_of(person: Person, keys: tuple[str, ...]) -> dict:
+    return {key: getattr(person, key) for key in keys}
 
 
-def unique_description(scene: Scene, person: Person) -> str:
-    """The shortest look description (always naming the shirt) that fits only this person."""
+def unique_keys(scene: Scene, person: Person) -> tuple[str, ...]:
+    """The shortest set of look attributes (always the shirt) that fits only this person."""
     for size in range(0, len(LOOK_KEYS)):
         for extra in itertools.combinations(LOOK_KEYS[1:], size):
             keys = ("shirt", *extra)
-            if sum(_look(p, keys) == _look(person, keys) for p in scene.people) == 1:
-                return describe(person, keys)
+            if sum(look_of(p, keys) == look_of(person, keys) for p in scene.people) == 1:
+                return keys
     raise ValueError(f"person {person.id} has no unique look")
+
+
+def point_window(scene: Scene, segment: Segment, frame: int) -> range:
+    half = int(POINT_WINDOW_S * scene.fps)
+    return range(max(segment.start, frame - half), min(segment.end, frame + half) + 1)
+
+
+def start_window(scene: Scene, segment: Segment) -> range:
+    return range(segment.start, min(segment.end, segment.start + int(START_WINDOW_S * scene.fps)) + 1)
 
 
 def _boxes(scene: Scene, person: Person, frames) -> dict[int, tuple]:
@@ -78,8 +93,8 @@ def _first(person: Person, action: str) -> Segment | None:
     return next((s for s in person.segments if s.action == action), None)
 
 
-def _item(scene: Scene, family: str, index: int, question: str, mode: str, answer, person: Person,
-          frames, choices=None, meta=None) -> ActiveItem:
+def build_item(scene: Scene, family: str, index: int, question: str, mode: str, answer, person: Person,
+               frames, choices=None, meta=None) -> ActiveItem:
     return ActiveItem(id=f"{scene.sequence}-{family}-{index}", sequence=scene.sequence, family=family,
                       question=question, answer_mode=mode, answer=answer, track=person.id,
                       boxes=_boxes(scene, person, frames), fps=scene.fps, n_frames=scene.n_frames,
@@ -89,50 +104,43 @@ def _item(scene: Scene, family: str, index: int, question: str, mode: str, answe
 
 def unique_anchor(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
     fps = scene.fps
-    for _ in range(200):
-        t1 = rng.randrange(0, scene.n_frames - int(4 * fps))
-        key = rng.choice(LOOK_KEYS)
-        person = rng.choice(scene.people)
-        same_look = [p for p in scene.people if getattr(p, key) == getattr(person, key)]
-        action = person.action_at(t1)
-        doing = [p for p in same_look if p.action_at(t1) == action]
-        if len(same_look) < 2 or len(doing) != 1:
-            continue  # the look alone must not identify them; look + action at t1 must
-        t2 = t1 + rng.randint(int(4 * fps), int(12 * fps))
-        if t2 >= scene.n_frames:
-            continue
-        segment = person.segment_at(t2)
-        frames = range(max(segment.start, t2 - int(2 * fps)), min(segment.end, t2 + int(2 * fps)) + 1)
-        question = (f"At {_stamp(scene, t1)}, exactly one person {look_phrase(person, key)} "
-                    f"is {DOING_PHRASE[action]}. What is that person doing at {_stamp(scene, t2)}?")
-        return _item(scene, "unique_anchor", index, question, "choice", ACTIONS.index(segment.action) + 1, person,
-                     frames, choices=[DOING_PHRASE[a] for a in ACTIONS],
-                     meta={"anchor_frame": t1, "query_frame": t2, "look_key": key})
-    return None
+    if scene.n_frames <= int(4 * fps):
+        return None
+    t1 = rng.randrange(0, scene.n_frames - int(4 * fps))
+    key = rng.choice(LOOK_KEYS)
+    person = rng.choice(scene.people)
+    t2 = t1 + rng.randint(int(4 * fps), int(12 * fps))
+    if t2 >= scene.n_frames:
+        return None
+    action, segment = person.action_at(t1), person.segment_at(t2)
+    question = (f"At {_stamp(scene, t1)}, exactly one person {look_phrase(person, key)} "
+                f"is {DOING_PHRASE[action]}. What is that person doing at {_stamp(scene, t2)}?")
+    return build_item(scene, "unique_anchor", index, question, "choice", ACTIONS.index(segment.action) + 1, person,
+                 point_window(scene, segment, t2), choices=[DOING_PHRASE[a] for a in ACTIONS],
+                 meta={"anchor_frame": t1, "query_frame": t2, "look": look_of(person, (key,)),
+                       "anchor_action": action})
 
 
 def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) -> ActiveItem | None:
-    candidates = []
-    for person in scene.people:
-        for action in ACTIONS:
-            matching = [s for s in person.segments if s.action == action]
-            segment = matching[0] if matching else None
-            if segment is None or segment.start == 0 or (span and (len(matching) > 1 or segment.end == scene.n_frames - 1)):
-                continue
-            candidates.append((person, segment))
-    if not candidates:
-        return None
+    candidates = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
     person, segment = rng.choice(candidates)
-    who = unique_description(scene, person)
+    keys = unique_keys(scene, person)
+    who, meta = describe(person, keys), {"who": look_of(person, keys), "action": segment.action}
     if span:
         question = (f"During which frames is {who} {DOING_PHRASE[segment.action]}? "
                     f"Give [first_frame, last_frame] of that one continuous period.")
-        return _item(scene, "action_boundary", index, question, "span", [segment.start, segment.end], person,
-                     range(segment.start, segment.end + 1), meta={"action": segment.action})
+        return build_item(scene, "action_boundary", index, question, "span", [segment.start, segment.end], person,
+                     range(segment.start, segment.end + 1), meta=meta)
     question = f"At which frame does {who} {START_PHRASE[segment.action]} for the first time? Give the frame index."
-    return _item(scene, "action_boundary", index, question, "frame", segment.start, person,
-                 range(segment.start, min(segment.end, segment.start + int(scene.fps)) + 1),
-                 meta={"action": segment.action})
+    return build_item(scene, "action_boundary", index, question, "frame", segment.start, person,
+                 start_window(scene, segment), meta=meta)
+
+
+def left_neighbours(scene: Scene, anchor: Person, frame: int) -> list[tuple[float, Person]]:
+    """Everyone else by how far to the anchor's left (smaller angle, wrapping) they are, nearest first."""
+    here = anchor.angle_at(frame)
+    return sorted(((wrap_angle(here - p.angle_at(frame)), p) for p in scene.people if p is not anchor),
+                  key=lambda pair: pair[0])
 
 
 def chain(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
@@ -141,57 +149,44 @@ def chain(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
         return None
     anchor = rng.choice(hatted)
     frame = rng.randrange(0, scene.n_frames)
-    here = anchor.angle_at(frame)
-    gaps = sorted(((wrap_angle(here - p.angle_at(frame)), p) for p in scene.people if p is not anchor),
-                  key=lambda pair: pair[0])
-    (gap, target), (next_gap, _) = gaps[0], gaps[1]
-    if gap > 120 or next_gap - gap < 15:
-        return None
+    gap, target = left_neighbours(scene, anchor, frame)[0]
     segment = target.segment_at(frame)
-    frames = range(max(segment.start, frame - int(scene.fps)), min(segment.end, frame + int(scene.fps)) + 1)
     question = (f"At {_stamp(scene, frame)}, find the person wearing a {anchor.hat} hat. Consider the nearest "
                 f"person to their left in the panorama (at a smaller angle; angles wrap from 0° to 360°). "
                 f"What is that person doing at that moment?")
-    return _item(scene, "chain", index, question, "choice", ACTIONS.index(segment.action) + 1, target, frames,
-                 choices=[DOING_PHRASE[a] for a in ACTIONS],
-                 meta={"anchor": anchor.id, "frame": frame, "gap_deg": round(gap, 1)})
+    return build_item(scene, "chain", index, question, "choice", ACTIONS.index(segment.action) + 1, target,
+                 point_window(scene, segment, frame), choices=[DOING_PHRASE[a] for a in ACTIONS],
+                 meta={"anchor": anchor.id, "anchor_hat": anchor.hat, "frame": frame, "gap_deg": round(gap, 1)})
 
 
 def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
-    candidates = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a)) and s.start > 0]
-    if not candidates:
-        return None
+    candidates = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
     person, segment = rng.choice(candidates)
+    keys = unique_keys(scene, person)
     angle = round(person.angle_at(segment.start), 1)
-    question = (f"At which frame does {unique_description(scene, person)} {START_PHRASE[segment.action]} for the "
+    question = (f"At which frame does {describe(person, keys)} {START_PHRASE[segment.action]} for the "
                 f"first time, and at what viewing angle (degrees, 0-360) are they at that frame? "
                 f"Give [frame_index, angle_deg].")
-    return _item(scene, "frame_viewpoint", index, question, "frame_angle", [segment.start, angle], person,
-                 range(segment.start, min(segment.end, segment.start + int(scene.fps)) + 1),
-                 meta={"action": segment.action})
+    return build_item(scene, "frame_viewpoint", index, question, "frame_angle", [segment.start, angle], person,
+                 start_window(scene, segment), meta={"who": look_of(person, keys), "action": segment.action})
 
 
 def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
-    events = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a)) and s.start > 0]
-    for _ in range(100):
-        (p1, s1), (p2, s2) = rng.sample(events, 2) if len(events) >= 2 else (None, None)
-        if p1 is None:
-            return None
-        if p1 is p2 or abs(s1.start - s2.start) < 2 * scene.fps:
-            continue
-        first, second = sorted([(p1, s1), (p2, s2)], key=lambda e: e[1].start)
-        seconds = round((second[1].start - first[1].start) / scene.fps, 2)
-        question = (f"How many seconds pass between the moment {unique_description(scene, first[0])} first "
-                    f"{STARTS_PHRASE[first[1].action]} and the "
-                    f"moment {unique_description(scene, second[0])} first "
-                    f"{STARTS_PHRASE[second[1].action]}? "
-                    f"Give a number of seconds.")
-        target, segment = second
-        return _item(scene, "numeric", index, question, "numeric", seconds, target,
-                     range(segment.start, min(segment.end, segment.start + int(scene.fps)) + 1),
-                     meta={"first": [first[0].id, first[1].action, first[1].start],
-                           "second": [target.id, segment.action, segment.start]})
-    return None
+    events = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
+    if len(events) < 2:
+        return None
+    (p1, s1), (p2, s2) = rng.sample(events, 2)
+    if p1 is p2 or abs(s1.start - s2.start) < 2 * scene.fps:  # a difference worth measuring: >= 2 s
+        return None
+    (first, s_first), (target, segment) = sorted([(p1, s1), (p2, s2)], key=lambda e: e[1].start)
+    seconds = round((segment.start - s_first.start) / scene.fps, 2)
+    keys_first, keys_second = unique_keys(scene, first), unique_keys(scene, target)
+    question = (f"How many seconds pass between the moment {describe(first, keys_first)} first "
+                f"{STARTS_PHRASE[s_first.action]} and the moment {describe(target, keys_second)} first "
+                f"{STARTS_PHRASE[segment.action]}? Give a number of seconds.")
+    return build_item(scene, "numeric", index, question, "numeric", seconds, target, start_window(scene, segment),
+                 meta={"first": {"who": look_of(first, keys_first), "action": s_first.action, "id": first.id},
+                       "second": {"who": look_of(target, keys_second), "action": segment.action, "id": target.id}})
 
 
 FAMILIES = {
