@@ -11,12 +11,12 @@ Unknown event types are counted, never fatal.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..records import Usage
 from ..transcript import Step, Transcript
 from .images import SeenImages
+from .logfiles import log_entries
 from .placeholders import is_placeholder, placeholder_status
 
 KNOWN_TYPES = {"system", "assistant", "user", "result", "stream_event", "rate_limit_event"}
@@ -142,11 +142,7 @@ def inline_images_from_session(item_dir: Path, seen: SeenImages) -> list[str]:
     """The first message's attachments as Claude Code sent them (after its own resizing), from its
     session file in the private CLAUDE_CONFIG_DIR: the stream does not echo them."""
     for session in sorted((item_dir / "home" / ".claude" / "projects").glob("*/*.jsonl")):
-        for line in session.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
+        for entry in log_entries(session):
             content = (entry.get("message") or {}).get("content") if entry.get("type") == "user" else None
             blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "image"] \
                 if isinstance(content, list) else []

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..records import Usage
 from ..transcript import Step, Transcript
 from .images import SeenImages
+from .logfiles import log_entries
 from .placeholders import is_placeholder
 
 KNOWN_TYPES = {"thread.started", "turn.started", "turn.completed", "turn.failed", "error",
@@ -111,11 +112,7 @@ def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
 
 def inline_images_from_rollout(path: Path, seen: SeenImages) -> list[str]:
     """The first message's attachments as Codex sent them, from its rollout: `--json` does not echo them."""
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for entry in log_entries(path):
         payload = entry.get("payload") or {}
         if entry.get("type") == "response_item" and payload.get("type") == "message" and payload.get("role") == "user":
             urls = [part.get("image_url", "") for part in payload.get("content") or []
@@ -136,11 +133,7 @@ def merge_rollout(transcript: Transcript, path: Path, item_dir: Path) -> None:
     got (inserted in call order among the other tool calls), and the number of model responses."""
     seen = SeenImages(item_dir)
     calls, outputs, responses = [], {}, 0
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for entry in log_entries(path):
         payload = entry.get("payload") or {}
         if entry.get("type") == "token_usage_record":
             responses += 1
