@@ -63,9 +63,9 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
         out.append(f"{len(small)} families have at most {max(small)} items: even if every item differed one way "
                    f"the exact p could not go below {min_possible_p(max(small)):.3g}, so no difference there can be "
                    f"significant at α={ALPHA}")
-    if len(active["rows"]) > 1 and len(letters) > 1:
-        out.append("per-family p-values are not corrected for multiple comparisons")
-    return out
+    from .compare import holm_sentence
+    sentence = holm_sentence(active["rows"], letters, tuple(f"{m}_vs_first" for m, _ in TESTED), "per-family")
+    return out + ([sentence] if sentence else [])
 
 
 def metric_cells(data: dict) -> tuple[list[str], list[list[str]]]:
