@@ -154,7 +154,8 @@ def _run_entry(letter: str, run: LoadedRun, efficiency: dict, shared: set[str]) 
     records = [r for r in run.records if r.id in shared]
     return {"letter": letter, "name": run.name, "path": str(run.root), "label": run.label, "config": run.config,
             "n_items": len(scores), "own_accuracy": sum(scores.values()) / len(scores),
-            "warnings": [note for _, note in run_warnings(run)], "efficiency": efficiency,
+            "warnings": [note for _, note in run_warnings(run)],
+            "loud_warnings": [note for loud, note in run_warnings(run) if loud], "efficiency": efficiency,
             "per_correct": per_correct(records), "task_efficiency": task_efficiency(records),
             "repeats": repeat_summary(run.records, shared), "tool_use": tool_use(run, shared)}
 
@@ -288,8 +289,9 @@ def _fits(header: list[str], body: list[list[str]], width: int) -> bool:
 def render_table(data: dict, console: Console) -> None:
     for line in _run_lines(data):
         console.print(Text(line, style="bold"))
+    loud = {f"{r['letter']}: {w}" for r in data["runs"] for w in r.get("loud_warnings", [])}
     for line in _warning_lines(data):
-        console.print(Text(f"note: {line}", style="yellow"))
+        console.print(Text(f"!! {line}", style="bold red") if line in loud else Text(f"note: {line}", style="yellow"))
     header, body = _accuracy_cells(data)
     title = f"accuracy on {data['shared']} shared items"
     k = len(data["runs"])

@@ -174,7 +174,9 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
     if any(run.active for run in runs):
         from .report_activeobs import active_glance
         glance = active_glance(run_views)
+    from .report_changes import changed_sections
     return {"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
+            "changed": changed_sections(runs, run_views),
             "side_by_side": side, "active_glance": glance, "n_items": sum(len(rv["entries"]) for rv in run_views)}
 
 
