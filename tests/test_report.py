@@ -49,7 +49,11 @@ def test_report_is_self_contained_and_complete(html_path):
     assert html.count('<details class="item ') == 32
     assert 'id="count-total">32<' in html
     # originals of three runs, two views per graded item of the two tool runs
-    assert html.count("data:image/png;base64,") == 3 * 8 + 2 * 7 + 2 * 8
+    items = html[html.index('id="items"'):]
+    assert items.count("data:image/png;base64,") == 3 * 8 + 2 * 7 + 2 * 8
+    # changed items vs A: B and D only right on ACF-0, ACF-1 (A timed out), BFC-1; C alone on ACF-0, A alone on four
+    changed = html[html.index('id="changed"'):html.index('id="items"')]
+    assert changed.count('class="changed-item"') == 3 + 1 + 4 + 3 and "4 items only A got right" in changed
     assert "SANDBOX NONE" in html and "SCRIPTED MODEL" in html and "no run.json" in html
     assert "mcp__image_tools.inspect" in html and "exec_command" not in html  # codex image mode: no shell
     assert "seen/001.png = work/views/001-inspect.png · 512×384 px" in html
@@ -128,7 +132,8 @@ def test_report_in_headless_chromium(html_path, tmp_path):
     status = json.loads(match.group(1).replace("&quot;", '"'))
     assert status["errors"] == []
     assert status["items"] == status["count_total"] == status["count_shown"] == status["all_shown"] == 32
-    assert status["images"] == 3 * 8 + 2 * 7 + 2 * 8 and status["images_loaded"] == status["images"]
+    assert status["images"] == html_path.read_text().count("<img ") and status["images_loaded"] == status["images"]
+    assert status["images"] > 3 * 8 + 2 * 7 + 2 * 8  # the items' images, and the changed items' views again
     assert status["external_refs"] == 0
     wrong = sum(1 for v in OUTCOMES.values() if v is not True) + sum(1 for v in COT.values() if not v)
     assert status["wrong_shown"] == wrong and status["errors_shown"] == 1
