@@ -6,6 +6,8 @@ them); this module only lays them out.
 """
 from __future__ import annotations
 
+import shlex
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -38,7 +40,7 @@ def _plain_table(title: str, header: list[str], body: list[list[str]], wrap_last
     table = Table(title=title, header_style="bold", title_style="bold")
     for i, name in enumerate(header):
         last = wrap_last and i == len(header) - 1
-        table.add_column(name, justify="left" if i == 0 or last or not body else "right",
+        table.add_column(name, justify="left" if i <= 1 or last or not body else "right",
                          no_wrap=not last, overflow="fold" if last else "ellipsis")
     for cells in body:
         table.add_row(*cells)
@@ -50,19 +52,21 @@ def render_table(data: dict, console: Console) -> None:
     cells = repeat_cells(data["runs"])
     if cells:
         console.print(_plain_table("repeats: is it more than noise", *cells))
-    console.print(_plain_table("tool use per item run: calls by kind (item runs)", *tool_cells(data["runs"])))
+    console.print(_plain_table("tool use (each repeat of an item is one item run)", *tool_cells(data["runs"])))
     for entry in data["changed"]:
         a, b = entry["pair"]
+        paths = {r["letter"]: r["path"] for r in data["runs"]}
         for which in (b, a):
             header, body, rest = changed_cells(entry, which, SCREEN_ROWS)
-            total = len(entry[f"only_{which}"])
-            title = f"{b} vs A: {total} item(s) only {which} got right"
+            title = f"{b} vs A: {len(entry[f'only_{which}'])} item(s) only {which} got right"
             if not body:
                 console.print(Text(title, style="bold"))
                 continue
-            console.print(_plain_table(title, header, body, wrap_last=True))
+            console.print(_plain_table(title, header[:-1], [cells[:-1] for cells in body]))
             if rest:
                 console.print(Text(f"... and {rest} more (--format json, markdown or csv lists them all)"))
+        console.print(Text(f"open both transcripts of an item: agent-eval show {shlex.quote(paths[a])} ITEM and "
+                           f"agent-eval show {shlex.quote(paths[b])} ITEM (add --repeat R for the repeat in brackets)"))
 
 
 def markdown_parts(data: dict, md) -> list[str]:

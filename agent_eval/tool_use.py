@@ -100,15 +100,14 @@ def _pct(value: float | None) -> str:
 
 def tool_cells(runs: list[dict]) -> tuple[list[str], list[list[str]]]:
     """Per run: mode, item runs with tools, calls by kind, accuracy with/without tools, answered blind."""
-    header = ["run", "mode", "with tools", "calls", *KINDS[:-1], "acc. with tools", "acc. without", "answered blind"]
+    header = ["run", "mode", "with tools", "calls: kind ×calls (item runs)", "acc. with tools", "acc. without", "answered blind"]
     body = []
     for run in runs:
         u = run["tool_use"]
-        kind_cells = [f"{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" if k in u["by_kind"] else "0"
-                      for k in KINDS[:-1]]
+        kinds = ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in KINDS if k in u["by_kind"])
         blind = "n/a" if u["answered_blind"] is None else f"{u['answered_blind']} ({_pct(u['blind_accuracy'])} right)"
         mode = str(u["mode"] or "?") + (" BROKEN" if u["broken_ablation"] else "")
-        body.append([run["letter"], mode, f"{u['items_with_tools']}/{u['item_runs']}", str(u["calls"]), *kind_cells,
+        body.append([run["letter"], mode, f"{u['items_with_tools']}/{u['item_runs']}", f"{u['calls']}: {kinds}" if kinds else "0",
                      _pct(u["accuracy_with_tools"]), _pct(u["accuracy_without_tools"]), blind])
     return header, body
 
