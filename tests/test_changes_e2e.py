@@ -41,7 +41,7 @@ def _python_rules(truth: dict) -> list[dict]:
         if item_id in LOOKS:
             r0, r1 = (row["answer"] if c == "T" else "Z" for c in LOOKS[item_id])
             decide = f"python3 -c \"import os; print('{r1}' if '.r1/' in os.getcwd() + '/' else '{r0}')\""
-            turns = [{"call": "inspect", "input": {"views": [{"x": 0, "y": 0, "width": 90, "height": 60}], "size": 270}},
+            turns = [{"call": "inspect", "input": {"views": [{"x": 200, "y": 150, "width": 240, "height": 160}], "size": 480}},
                      {"call": "shell", "input": {"command": decide}},
                      {"final": "Measured. <answer>{last_tool_output}</answer>"}]
         elif item_id == "RC-0":
