@@ -223,8 +223,8 @@ def _accuracy_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", *letters]
     names = _per_comparison(data)
     for letter in letters[1:]:
-        header += [f"{letter}−A {names[0]}", f"p {letter}:A (disc.)", f"p Holm {letter}:A",
-                   *([f"perm. p {letter}:A"] if len(names) > 3 else [])]
+        header += [f"{letter}−A {names[0]}", f"p {letter}:A (disc.)", f"Holm {letter}",
+                   *([f"perm. p {letter}"] if len(names) > 3 else [])]
     body = []
     for row in data["rows"]:
         cells = [row["scope"], row["group"], str(row["n"]), *map(_pct, row["accuracy"])]
@@ -232,8 +232,7 @@ def _accuracy_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             cells += [f"{_pts(stat['diff'], '')} [{_pts(stat['ci_low'], '')}, {_pts(stat['ci_high'], '')}]", _pval(stat),
                       _pholm(stat.get("p_holm"))]
             if len(names) > 3:
-                perm = stat["permutation"]
-                cells.append(f"{perm['p_value']:.3g}" + (f" (Holm {perm['p_holm']:.3g})" if perm.get("p_holm") is not None else ""))
+                cells.append(f"{stat['permutation']['p_value']:.3g}")  # its Holm-adjusted p: json and csv
         body.append(cells)
     return header, body
 
@@ -274,7 +273,7 @@ def _rich_table(title: str, header: list[str], body: list[list[str]]) -> Table:
     for i, name in enumerate(header[scoped:]):
         widest = max(len(cells[scoped + i]) for cells in body)
         table.add_column(name, justify="right" if i else "left", overflow="ellipsis",
-                         no_wrap=True, min_width=widest if i else min(widest, 14))
+                         no_wrap=bool(i), min_width=widest if i else min(widest, 14))
     for index, cells in enumerate(body):
         last = index + 1 == len(body) or (scoped and body[index + 1][0] != cells[0])
         table.add_row(*cells[scoped:], end_section=bool(scoped and last))

@@ -40,7 +40,7 @@ def _plain_table(title: str, header: list[str], body: list[list[str]], wrap_last
     table = Table(title=title, header_style="bold", title_style="bold")
     for i, name in enumerate(header):
         last = wrap_last and i == len(header) - 1
-        table.add_column(name, justify="left" if i <= 1 or last or not body else "right",
+        table.add_column(name, justify="left" if i == 0 or name in ("mode", "task") or last or not body else "right",
                          no_wrap=not last, overflow="fold" if last else "ellipsis")
     for cells in body:
         table.add_row(*cells)

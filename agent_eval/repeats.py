@@ -82,7 +82,8 @@ def noise_sentences(entries: list[dict]) -> list[str]:
             missing = [letter for letter, rate in zip((a, b), e["flip_rate"]) if rate is None]
             out.append(f"{head}; {' and '.join(missing)} ran each item once, so its own noise is unknown (run it with --repeats)")
         elif e["exceeds"]:
-            out.append(f"{head}: the modes differ by more than re-running either one does")
+            out.append(f"{head}: the modes differ by more than re-running either one does (rates, not a test: "
+                       "the paired tests above say whether the difference is significant)")
         else:
             out.append(f"{head}: the modes differ by no more than re-running one of them does, so the difference may be noise")
     return out

@@ -150,7 +150,7 @@ def test_table_markdown_csv_and_task_plot(pair, tmp_path):
     table = CliRunner().invoke(compare_command, [str(none_run), str(python_run)], env={"COLUMNS": "220"})
     assert table.exit_code == 0, table.output
     for text in ("B vs A: 4 item(s) only B got right", "B vs A: 1 item(s) only A got right", "flip rate", "answered blind",
-                 "per right answer", "p Holm", "perm. p", "agent-eval show"):
+                 "per right answer", "Holm B", "perm. p B", "agent-eval show"):
         assert text in table.output, text
     markdown = CliRunner().invoke(compare_command, [str(none_run), str(python_run), "--format", "markdown"]).output
     assert "items only B got right (4)" in markdown and "| RC-0 |" in markdown
