@@ -29,7 +29,8 @@ def per_correct_cells(data: dict) -> tuple[list[str], list[list[str]]]:
         cells = []
         for run in data["runs"]:
             p = run["per_correct"]
-            text = "— (none right)" if p[key] is None else FMT[key](p[key])
+            unknown_all = p[f"{key}_unknown"] == p["item_runs"]
+            text = ("unknown" if unknown_all else "— (none right)") if p[key] is None else FMT[key](p[key])
             cells.append(text + (f" ({p[f'{key}_unknown']} unknown)" if p[f"{key}_unknown"] and p[key] is not None else ""))
         body.append([name, *cells])
     body.append(["right answers", *(f"{r['per_correct']['correct']}/{r['per_correct']['item_runs']}" for r in data["runs"])])
