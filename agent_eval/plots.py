@@ -110,6 +110,7 @@ def task_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
         ax.scatter([], [], color="black", marker=MARKERS[t % len(MARKERS)], label=f"task {row['group']}")
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(_dollars))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: _dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
     ax.set_xlim(*((min(xs) / 2, max(xs) * 2) if xs else (1e-3, 1)))
     ax.set_ylim(-3, 103)
     ax.grid(True, which="both", alpha=0.3)

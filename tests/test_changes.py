@@ -162,3 +162,13 @@ def test_cost_per_right_answer_counts_unknown_cost_apart(tmp_path):
     records = load_run(b).records
     assert runs[1]["per_correct"]["cost_usd"] == pytest.approx(sum(r.cost_usd for r in records) / 8)
     assert runs[0]["per_correct"]["elapsed_s"] == pytest.approx(sum(r.elapsed_s for r in load_run(a).records) / 2)
+
+
+def test_plot_by_task_places_runs_with_known_cost_and_names_the_rest(tmp_path):
+    from agent_eval.plots import accuracy_cost_plot
+    a = make_run(tmp_path, "a", outcomes={i: False for i in IDS}, cost_per_item=None, sandboxes=False)
+    b = make_run(tmp_path, "b", outcomes={i: True for i in IDS}, sandboxes=False)
+    data = build([load_run(a), load_run(b)], n_resamples=200)
+    placed, unknown = accuracy_cost_plot(data, tmp_path / "tasks.png", by="task")
+    assert placed == ["B"] and len(unknown) == 1 and unknown[0].startswith("A:")
+    assert (tmp_path / "tasks.png").stat().st_size > 20000
