@@ -5,7 +5,10 @@ bootstrap 95% CI for the paired accuracy difference, per task, per category and 
 then cost, time, turns and tool calls per item. Results of the benchmark's own no-tool
 evaluation (no run.json) are accepted, with a note that their hashes are unknown.
 Active-observation runs add answer/evidence/combined/hallucination per family (compare_activeobs);
-runs of different benchmarks are refused.
+runs of different benchmarks are refused. Item by item (docs/compare.md names the JSON fields):
+the items that changed (changes.py), tool use and broken ablations (tool_use.py), repeats and
+noise (repeats.py), cost per right answer (efficiency.py); compare_sections.py lays them out.
+Group p-values get a Holm-adjusted column; with repeats a permutation test joins the sign test.
 """
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ from .records import ItemRecord
 from .repeats import noise_check, noise_sentences, repeat_summary, share_rows
 from .tool_use import tool_sentences, tool_use
 from .show import ACTIVE, LoadedRun, RunError, fmt_cost, fmt_time, load_run, run_warnings
-from .stats import ALPHA, N_RESAMPLES, SEED, holm, median_total, min_possible_p, paired, sign_flip_test
+from .group_tests import add_holm, holm_sentence
+from .stats import ALPHA, N_RESAMPLES, SEED, median_total, min_possible_p, paired, sign_flip_test
 
 HASH_KEYS = ("scorer_hash", "dataset_hash")
 EFFICIENCY = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns"), ("tool_calls", "tool calls"))
@@ -134,28 +138,14 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     return data
 
 
-def add_holm(rows: list[dict], scopes: tuple[str, ...], keys: tuple[str, ...]) -> None:
-    """`p_holm` on each group row's paired stats: Holm-adjusted within one scope and one comparison,
-    so that of twelve tasks none is called different by chance alone."""
-    for scope in scopes:
-        family = [row for row in rows if row["scope"] == scope]
-        for key in keys:
-            for j in range(1, len(family[0][key]) if family else 0):
-                stats = [row[key][j] for row in family]
-                for stat, adjusted in zip(stats, holm([s["p_value"] for s in stats])):
-                    stat["p_holm"] = adjusted
-                perms = [s["permutation"] for s in stats if "permutation" in s]
-                for perm, adjusted in zip(perms, holm([p["p_value"] for p in perms])):
-                    perm["p_holm"] = adjusted
-
-
 def _run_entry(letter: str, run: LoadedRun, efficiency: dict, shared: set[str]) -> dict:
     scores, _ = item_scores(run.records)
     records = [r for r in run.records if r.id in shared]
+    warnings = run_warnings(run)
     return {"letter": letter, "name": run.name, "path": str(run.root), "label": run.label, "config": run.config,
             "n_items": len(scores), "own_accuracy": sum(scores.values()) / len(scores),
-            "warnings": [note for _, note in run_warnings(run)],
-            "loud_warnings": [note for loud, note in run_warnings(run) if loud], "efficiency": efficiency,
+            "warnings": [note for _, note in warnings],
+            "loud_warnings": [note for loud, note in warnings if loud], "efficiency": efficiency,
             "per_correct": per_correct(records), "task_efficiency": task_efficiency(records),
             "repeats": repeat_summary(run.records, shared), "tool_use": tool_use(run, shared)}
 
@@ -174,18 +164,6 @@ def _permutation_clause(perm: dict) -> str:
     sig = "significant" if perm["p_value"] < ALPHA else "not significant"
     return (f"; on per-item shares of right repeats the paired permutation test gives p = {perm['p_value']:.3g} "
             f"({how}, {perm['nonzero']} items differ): {sig}")
-
-
-def holm_sentence(rows: list[dict], letters: list[str], keys: tuple[str, ...], scopes: str) -> str | None:
-    """Which group rows stay significant once Holm-adjusted (None when there are no group rows)."""
-    groups = [row for row in rows if row["scope"] != "overall"]
-    if not groups or len(letters) < 2:
-        return None
-    kept = [f"{row['group']} ({letters[j]}:A{'' if len(keys) == 1 else ', ' + key.split('_')[0]}, "
-            f"p Holm = {row[key][j]['p_holm']:.3g})"
-            for row in groups for key in keys for j in range(1, len(letters)) if row[key][j]["p_holm"] < ALPHA]
-    head = f"{scopes} p-values are also Holm-adjusted for the number of groups (p Holm)"
-    return f"{head}: still significant at α={ALPHA}: {'; '.join(kept)}" if kept else f"{head}: none stays significant at α={ALPHA}"
 
 
 def _verdicts(letters: list[str], rows: list[dict], groups) -> list[str]:

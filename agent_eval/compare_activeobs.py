@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .compare import ALPHA, EFFICIENCY, _pct, _pholm, _pts, _pval, _verdict
+from .group_tests import holm_sentence
 from .stats import min_possible_p
 from .stats import paired
 
@@ -63,7 +64,6 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
         out.append(f"{len(small)} families have at most {max(small)} items: even if every item differed one way "
                    f"the exact p could not go below {min_possible_p(max(small)):.3g}, so no difference there can be "
                    f"significant at α={ALPHA}")
-    from .compare import holm_sentence
     sentence = holm_sentence(active["rows"], letters, tuple(f"{m}_vs_first" for m, _ in TESTED), "per-family")
     return out + ([sentence] if sentence else [])
 

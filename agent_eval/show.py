@@ -97,8 +97,9 @@ def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
         return [(False, "no run.json: agent, model and hashes unknown (e.g. the benchmark's own no-tool evaluation)")]
     notes = []
     from .tool_use import broken_ablation_warning
-    if broken_ablation_warning(run):
-        notes.append((True, broken_ablation_warning(run)))
+    broken = broken_ablation_warning(run)
+    if broken:
+        notes.append((True, broken))
     if run.config.get("sandbox") == "none":
         notes.append((True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir"))
     if run.manifest.get("scripted_model"):
