@@ -173,6 +173,10 @@ def test_report_shows_changed_items_side_by_side(pair, tmp_path):
     assert changed.count('class="changed-item') == 5
     assert "only B got right" in changed and "only A got right" in changed
     assert changed.count("mcp__imagetools__inspect") >= 4  # B's inspect calls, with the views they returned
+    # per run: tool use, repeats, cost of a right answer; across runs: compare's verdicts (Holm, noise)
+    assert "called on 10 of 12 item runs, 18 calls (inspect ×8 (8), shell ×10 (10))" in text
+    assert "answered blind 4 (0.0% right)" in text and "flip rate 33.3% (2 of 6 items flip)" in text
+    assert "per right answer (6 of 12)" in text and "Holm-adjusted" in text and "the modes differ by more" in text
     done = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", url=f"file://{html}#selftest")
     status = json.loads(re.search(r'<pre id="selftest-result">(.*?)</pre>', done.stdout).group(1).replace("&quot;", '"'))
     assert status["errors"] == [] and status["images_loaded"] == status["images"]

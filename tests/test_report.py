@@ -176,7 +176,11 @@ def test_active_report_shows_views_in_call_order_and_evidence_drawn(active):
     assert html.count('<details class="item ') == 10
     # per observe item: its logged view once, then 1 figure (evidence right) or 2 (+ where the evidence is);
     # per passive item: its 8 inline frames and the evidence view
-    assert html.count("data:image/png;base64,") == 5 + (1 + 2 + 1 + 1 + 1) + 5 * (8 + 1)
+    items = html[html.index('id="items"'):]
+    assert items.count("data:image/png;base64,") == 5 + (1 + 2 + 1 + 1 + 1) + 5 * (8 + 1)
+    # changed vs mode none: B alone right on "right" and "hallucinated", each side showing the view it chose
+    changed = html[html.index('id="changed"'):html.index('id="items"')]
+    assert changed.count('class="changed-item"') == 2 and changed.count("views chosen, in call order (2):") == 2
     item = item_html(html, "B", ids["hallucinated"])
     first, second = item.index('<li class="obs'), item.index('<li class="obs failed')
     assert first < second and "#1" in item[first:second] and "frame_index 999 is out of range" in item[second:]
@@ -229,7 +233,7 @@ def test_active_report_in_headless_chromium(active, tmp_path):
     assert match, f"no selftest result; chromium said:\n{done.stderr[-2000:]}"
     status = json.loads(match.group(1).replace("&quot;", '"'))
     assert status["errors"] == [] and status["items"] == status["all_shown"] == 10
-    assert status["images"] == 56 and status["images_loaded"] == status["images"]
+    assert status["images"] == 56 + 2 and status["images_loaded"] == status["images"]  # + the changed items' views
     assert status["half_shown"] == 1 and status["errors_shown"] == 1 and status["external_refs"] == 0
 
 
