@@ -347,8 +347,9 @@ def render_csv(data: dict, table: str = "accuracy") -> str:
 @click.option("--plot-by", type=click.Choice(["run", "task"]), default="run", show_default=True,
               help="--plot: one point per run, or one per run per task (tasks joined across runs).")
 @click.option("--force", is_flag=True, help="Compare even when scorer or dataset hashes differ.")
-@click.option("--resamples", default=N_RESAMPLES, show_default=True, help="Bootstrap resamples for the CI.")
-@click.option("--seed", default=SEED, show_default=True, help="Bootstrap seed (fixed: same CI every time).")
+@click.option("--resamples", default=N_RESAMPLES, show_default=True,
+              help="Resamples for the bootstrap CI, and for the permutation test when its 2^m sign patterns do not fit.")
+@click.option("--seed", default=SEED, show_default=True, help="Resampling seed (fixed: same CI and p every time).")
 def command(runs, fmt, csv_table, plot, plot_by, force, resamples, seed):
     """Compare RUN_A with RUN_B [RUN...]: per-task/category/overall accuracy with paired tests (Holm-adjusted
     per group), cost and time per item and per right answer, repeats (flip rate, majority and all-K
@@ -356,6 +357,9 @@ def command(runs, fmt, csv_table, plot, plot_by, force, resamples, seed):
     and the items only one run got right with the commands that open both transcripts."""
     if len(runs) < 2:
         raise RunError("compare needs at least two runs")
+    if csv_table != "accuracy" and fmt != "csv":
+        raise RunError(f"--table {csv_table} chooses the table of --format csv; add --format csv "
+                       "(the other formats show every table)")
     data = build([load_run(path) for path in runs], force=force, n_resamples=resamples, seed=seed)
     if fmt == "table":
         render_table(data, Console(highlight=False))

@@ -172,3 +172,10 @@ def test_plot_by_task_places_runs_with_known_cost_and_names_the_rest(tmp_path):
     placed, unknown = accuracy_cost_plot(data, tmp_path / "tasks.png", by="task")
     assert placed == ["B"] and len(unknown) == 1 and unknown[0].startswith("A:")
     assert (tmp_path / "tasks.png").stat().st_size > 20000
+
+
+def test_table_option_needs_csv(tmp_path):
+    a = make_run(tmp_path, "a", outcomes={i: False for i in IDS}, sandboxes=False)
+    b = make_run(tmp_path, "b", outcomes={i: True for i in IDS}, sandboxes=False)
+    result = compare(a, b, "--table", "changed")
+    assert result.exit_code == 2 and "add --format csv" in result.output
