@@ -79,7 +79,7 @@ def tool_use(run, ids: set[str]) -> dict:
         for kind, count in Counter(tool_kind(c) for c in calls).items():
             kinds[kind]["items"] += 1
             kinds[kind]["calls"] += count
-        if mode not in NO_TOOL_MODES and not looked and record.status == "ok":
+        if mode and mode not in NO_TOOL_MODES and not looked and record.status == "ok":
             blind.append(record)
     return {
         "mode": mode, "item_runs": len(records), "no_transcript": unknown,
@@ -87,7 +87,7 @@ def tool_use(run, ids: set[str]) -> dict:
         "by_kind": {kind: dict(c) for kind, c in kinds.items() if c},
         "by_name": dict(names.most_common()),
         "accuracy_with_tools": _rate(with_tools), "accuracy_without_tools": _rate(without),
-        "answered_blind": None if mode in NO_TOOL_MODES else len(blind),
+        "answered_blind": None if not mode or mode in NO_TOOL_MODES else len(blind),  # unknown mode: no run.json
         "blind_accuracy": _rate(blind),
         "blind_items": sorted(r.id + (f" r{r.repeat}" if r.repeat else "") for r in blind),
         "broken_ablation": broken_ablation(run),
