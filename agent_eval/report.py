@@ -178,8 +178,9 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
         glance = active_glance(run_views)
     from .report_changes import changed_sections
     from .report_findings import comparison
-    return {"comparison": comparison(runs),"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
-            "changed": changed_sections(runs, run_views),
+    paired = comparison(runs)  # runs compare refuses to pair (other scorer, other benchmark) get no changed items either
+    return {"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
+            "comparison": paired, "changed": [] if paired["why_not"] else changed_sections(runs, run_views),
             "side_by_side": side, "active_glance": glance, "n_items": sum(len(rv["entries"]) for rv in run_views)}
 
 

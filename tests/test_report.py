@@ -258,3 +258,13 @@ def test_active_odd_evidence_and_a_lost_view_are_reported_not_fatal(active, tmp_
     for item_id in (rows[0]["id"], rows[1]["id"]):
         shown = CliRunner().invoke(show_command, [str(run), item_id])
         assert shown.exit_code == 0 and "#1 frame " in shown.output, shown.output
+
+
+def test_runs_that_cannot_be_paired_still_report_and_say_why(tmp_path):
+    a = make_run(tmp_path, "a", outcomes={i: False for i, *_ in ITEMS}, sandboxes=False)
+    b = make_run(tmp_path, "b", outcomes={i: True for i, *_ in ITEMS}, scorer_hash="scorer-bbbb", sandboxes=False)
+    out = tmp_path / "r.html"
+    assert report(a, b, "-o", out).exit_code == 0
+    html = out.read_text()
+    assert "no paired comparison: runs differ in scorer_hash" in html and "B vs A:" not in html
+    assert 'id="changed"' not in html
