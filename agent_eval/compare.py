@@ -5,7 +5,10 @@ bootstrap 95% CI for the paired accuracy difference, per task, per category and 
 then cost, time, turns and tool calls per item. Results of the benchmark's own no-tool
 evaluation (no run.json) are accepted, with a note that their hashes are unknown.
 Active-observation runs add answer/evidence/combined/hallucination per family (compare_activeobs);
-runs of different benchmarks are refused.
+runs of different benchmarks are refused. Item by item (docs/compare.md names the JSON fields):
+the items that changed (changes.py), tool use and broken ablations (tool_use.py), repeats and
+noise (repeats.py), cost per right answer (efficiency.py); compare_sections.py lays them out.
+Group p-values get a Holm-adjusted column; with repeats a permutation test joins the sign test.
 """
 from __future__ import annotations
 
@@ -20,9 +23,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from . import compare_sections as sections
+from .changes import changed_items
+from .efficiency import PER_CORRECT, per_correct, task_efficiency
 from .records import ItemRecord
+from .repeats import noise_check, noise_sentences, repeat_summary, share_rows
+from .tool_use import tool_sentences, tool_use
 from .show import ACTIVE, LoadedRun, RunError, fmt_cost, fmt_time, load_run, run_warnings
-from .stats import ALPHA, N_RESAMPLES, SEED, median_total, min_possible_p, paired
+from .group_tests import add_holm, holm_sentence
+from .stats import ALPHA, N_RESAMPLES, SEED, median_total, min_possible_p, paired, sign_flip_test
 
 HASH_KEYS = ("scorer_hash", "dataset_hash")
 EFFICIENCY = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns"), ("tool_calls", "tool calls"))
@@ -124,31 +133,47 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     for scope, index in (("category", 1), ("task", 0)):
         names = sorted({meta[i][index] for i in shared})
         groups += [(scope, name or "?", [i for i in shared if meta[i][index] == name]) for name in names]
+    repeated = any(most > 1 for _, most in scored)
     rows = []
     for scope, name, ids in groups:
         columns = [[s[i] for i in ids] for s, _ in scored]
+        vs_first = [None] + [paired(columns[0], c, n_resamples, seed).to_json() for c in columns[1:]]
+        if repeated:  # the permutation test weighs how far each item's share of right repeats moved
+            for stat, column in zip(vs_first[1:], columns[1:]):
+                stat["permutation"] = sign_flip_test(columns[0], column, n_resamples, seed)
         rows.append({"scope": scope, "group": name, "n": len(ids),
-                     "accuracy": [sum(c) / len(c) for c in columns],
-                     "vs_first": [None] + [paired(columns[0], c, n_resamples, seed).to_json() for c in columns[1:]]})
+                     "accuracy": [sum(c) / len(c) for c in columns], "vs_first": vs_first})
+    add_holm(rows, ("category", "task"), ("vs_first",))
     shared_set = set(shared)
     efficiency = [{key: median_total([getattr(r, key) for r in run.records if r.id in shared_set]) for key, _ in EFFICIENCY}
                   for run in runs]
+    entries = [_run_entry(letter, run, eff, shared_set) for letter, run, eff in zip(letters, runs, efficiency)]
+    scores = [s for s, _ in scored]
+    noise = noise_check(letters, [e["repeats"] for e in entries], scores, shared)
     data = {"benchmark": benchmark, "alpha": ALPHA, "n_resamples": n_resamples, "seed": seed, "shared": len(shared),
-            "runs": [_run_entry(letter, run, eff) for letter, run, eff in zip(letters, runs, efficiency)],
-            "notes": notes, "rows": rows, "verdicts": _verdicts(letters, rows, groups)}
+            "runs": entries, "notes": notes, "rows": rows, "verdicts": _verdicts(letters, rows, groups),
+            "changed": changed_items(runs, letters, scores, shared), "noise": noise,
+            "item_shares": dict(zip(("header", "rows"), share_rows(letters, scores, shared)))}
     if benchmark == ACTIVE:  # answer, evidence, combined, hallucination; tests on answer and on combined
-        from .compare_activeobs import active_verdicts, build_active
+        from .compare_activeobs import TESTED, active_verdicts, build_active
         families = [("family", name, ids) for scope, name, ids in groups if scope == "category"]
         data["active"] = build_active(runs, [groups[0], *families], n_resamples, seed)
+        add_holm(data["active"]["rows"], ("family",), tuple(f"{m}_vs_first" for m, _ in TESTED))
         data["verdicts"] = active_verdicts(letters, data["active"])
+    data["verdicts"] += noise_sentences(noise) + tool_sentences(entries)
     return data
 
 
-def _run_entry(letter: str, run: LoadedRun, efficiency: dict) -> dict:
+def _run_entry(letter: str, run: LoadedRun, efficiency: dict, shared: set[str]) -> dict:
     scores, _ = item_scores(run.records)
+    records = [r for r in run.records if r.id in shared]
+    warnings = run_warnings(run)
     return {"letter": letter, "name": run.name, "path": str(run.root), "label": run.label, "config": run.config,
             "n_items": len(scores), "own_accuracy": sum(scores.values()) / len(scores),
-            "warnings": [note for _, note in run_warnings(run)], "efficiency": efficiency}
+            "warnings": [note for _, note in warnings],
+            "loud_warnings": [note for loud, note in warnings if loud], "efficiency": efficiency,
+            "per_correct": per_correct(records), "task_efficiency": task_efficiency(records),
+            "repeats": repeat_summary(run.records, shared), "tool_use": tool_use(run, shared)}
 
 
 def _verdict(letter: str, stat: dict, what: str = "") -> str:
@@ -156,7 +181,15 @@ def _verdict(letter: str, stat: dict, what: str = "") -> str:
     same = "; the two runs agree on every shared item" if stat["discordant"] == 0 else ""
     return (f"{letter} vs A{', ' + what if what else ''}: {_pts(stat['diff'])} [95% CI {_pts(stat['ci_low'])}, "
             f"{_pts(stat['ci_high'])}], exact McNemar p = {stat['p_value']:.3g} on {stat['discordant']} discordant items "
-            f"({letter} alone right on {stat['b_only']}, A alone on {stat['a_only']}): {sig}{same}")
+            f"({letter} alone right on {stat['b_only']}, A alone on {stat['a_only']}): {sig}{same}"
+            + (_permutation_clause(stat["permutation"]) if "permutation" in stat else ""))
+
+
+def _permutation_clause(perm: dict) -> str:
+    how = "exact" if perm["exact"] else "Monte Carlo"
+    sig = "significant" if perm["p_value"] < ALPHA else "not significant"
+    return (f"; on per-item shares of right repeats the paired permutation test gives p = {perm['p_value']:.3g} "
+            f"({how}, {perm['nonzero']} items differ): {sig}")
 
 
 def _verdicts(letters: list[str], rows: list[dict], groups) -> list[str]:
@@ -167,9 +200,8 @@ def _verdicts(letters: list[str], rows: list[dict], groups) -> list[str]:
         out.append(f"{len(small)} per-category/per-task groups have at most {max(small)} items: even if every item "
                    f"differed one way the exact p could not go below {min_possible_p(max(small)):.3g}, so no difference "
                    f"there can be significant at α={ALPHA}")
-    if len(groups) > 1 and len(letters) > 1:
-        out.append("per-category and per-task p-values are not corrected for multiple comparisons")
-    return out
+    sentence = holm_sentence(rows, letters, ("vs_first",), "per-category and per-task")
+    return out + ([sentence] if sentence else [])
 
 
 def _pts(diff: float | None, unit: str = " pts") -> str:
@@ -184,18 +216,33 @@ def _pval(stat: dict) -> str:
     return f"{stat['p_value']:.3g}{'' if stat['significant'] else ' n.s.'} ({stat['discordant']})"
 
 
+def _per_comparison(data: dict) -> list[str]:
+    """The cells each comparison with A adds to a row: CI, p, p Holm, and with repeats the permutation p."""
+    extra = ["perm. p"] if any("permutation" in (s or {}) for s in data["rows"][0]["vs_first"]) else []
+    return ["pts [95% CI]", "p (disc.)", "p Holm", *extra]
+
+
 def _accuracy_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     letters = [r["letter"] for r in data["runs"]]
     header = ["scope", "group", "n", *letters]
+    names = _per_comparison(data)
     for letter in letters[1:]:
-        header += [f"{letter}−A pts [95% CI]", f"p {letter}:A (disc.)"]
+        header += [f"{letter}−A {names[0]}", f"p {letter}:A (disc.)", f"Holm {letter}",
+                   *([f"perm. p {letter}"] if len(names) > 3 else [])]
     body = []
     for row in data["rows"]:
         cells = [row["scope"], row["group"], str(row["n"]), *map(_pct, row["accuracy"])]
         for stat in row["vs_first"][1:]:
-            cells += [f"{_pts(stat['diff'], '')} [{_pts(stat['ci_low'], '')}, {_pts(stat['ci_high'], '')}]", _pval(stat)]
+            cells += [f"{_pts(stat['diff'], '')} [{_pts(stat['ci_low'], '')}, {_pts(stat['ci_high'], '')}]", _pval(stat),
+                      _pholm(stat.get("p_holm"))]
+            if len(names) > 3:
+                cells.append(f"{stat['permutation']['p_value']:.3g}")  # its Holm-adjusted p: json and csv
         body.append(cells)
     return header, body
+
+
+def _pholm(p: float | None) -> str:
+    return "—" if p is None else f"{p:.3g}{'' if p < ALPHA else ' n.s.'}"
 
 
 def _efficiency_cells(data: dict) -> tuple[list[str], list[list[str]]]:
@@ -230,7 +277,7 @@ def _rich_table(title: str, header: list[str], body: list[list[str]]) -> Table:
     for i, name in enumerate(header[scoped:]):
         widest = max(len(cells[scoped + i]) for cells in body)
         table.add_column(name, justify="right" if i else "left", overflow="ellipsis",
-                         no_wrap=True, min_width=widest if i else min(widest, 14))
+                         no_wrap=bool(i), min_width=widest if i else min(widest, 14))
     for index, cells in enumerate(body):
         last = index + 1 == len(body) or (scoped and body[index + 1][0] != cells[0])
         table.add_row(*cells[scoped:], end_section=bool(scoped and last))
@@ -245,8 +292,9 @@ def _fits(header: list[str], body: list[list[str]], width: int) -> bool:
 def render_table(data: dict, console: Console) -> None:
     for line in _run_lines(data):
         console.print(Text(line, style="bold"))
+    loud = {f"{r['letter']}: {w}" for r in data["runs"] for w in r.get("loud_warnings", [])}
     for line in _warning_lines(data):
-        console.print(Text(f"note: {line}", style="yellow"))
+        console.print(Text(f"!! {line}", style="bold red") if line in loud else Text(f"note: {line}", style="yellow"))
     header, body = _accuracy_cells(data)
     title = f"accuracy on {data['shared']} shared items"
     k = len(data["runs"])
@@ -257,10 +305,12 @@ def render_table(data: dict, console: Console) -> None:
         console.print(_rich_table(title, header, body))
     else:  # too wide: accuracies first, then one table per comparison with A
         console.print(_rich_table(title, header[:3 + k], [cells[:3 + k] for cells in body]))
+        w = len(_per_comparison(data))
         for j, letter in enumerate(h for h in header[4:3 + k]):
-            cols = [0, 1, 2, 3, 4 + j, 3 + k + 2 * j, 4 + k + 2 * j]
+            cols = [0, 1, 2, 3, 4 + j, *range(3 + k + w * j, 3 + k + w * (j + 1))]
             console.print(_rich_table(f"{letter} vs A", [header[c] for c in cols], [[cells[c] for c in cols] for cells in body]))
     console.print(_rich_table("cost, time, turns, tool calls", *_efficiency_cells(data)))
+    sections.render_table(data, console)
     for line in data["verdicts"]:
         console.print(Text(line, style="bold" if " vs A" in line.split(":")[0] else ""))
 
@@ -278,28 +328,36 @@ def render_markdown(data: dict) -> str:
     else:
         parts += [f"Accuracy on {data['shared']} shared items:", md(*_accuracy_cells(data))]
     parts += ["Cost, time, turns and tool calls per item:", md(*_efficiency_cells(data)),
-              "\n".join(f"- {line}" for line in data["verdicts"])]
+              *sections.markdown_parts(data, md), "\n".join(f"- {line}" for line in data["verdicts"])]
     return "\n\n".join(parts) + "\n"
 
 
-def render_csv(data: dict) -> str:
-    """One row per (group, run): accuracy and the paired stats vs A; overall rows carry cost/time/turns/tools."""
+def render_csv(data: dict, table: str = "accuracy") -> str:
+    """accuracy: one row per (group, run): accuracy and the paired stats vs A; overall rows carry
+    cost/time/turns/tools and cost/time/turns per right answer. Other tables: compare_sections.csv_table."""
     out = io.StringIO()
     writer = csv.writer(out)
+    if table != "accuracy":
+        writer.writerows(sections.csv_table(data, table))
+        return out.getvalue()
     if data.get("active"):
         from .compare_activeobs import csv_rows
         writer.writerows(csv_rows(data))
         return out.getvalue()
     eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
     writer.writerow(["scope", "group", "n", "run", "name", "label", "accuracy", "diff_vs_A", "ci_low", "ci_high",
-                     "p_value", "discordant", "A_only", "run_only", *eff])
+                     "p_value", "discordant", "A_only", "run_only", "p_holm", "perm_p_value", "perm_p_holm", *eff,
+                     *(f"{key}_per_correct" for key, _ in PER_CORRECT)])
     for row in data["rows"]:
         for run, acc, stat in zip(data["runs"], row["accuracy"], row["vs_first"]):
             s = stat or {}
+            perm = s.get("permutation") or {}
             cells = [row["scope"], row["group"], row["n"], run["letter"], run["name"], run["label"], f"{acc:.6g}",
-                     *(s.get(k, "") for k in ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only"))]
+                     *(s.get(k, "") for k in ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only",
+                                              "p_holm")), perm.get("p_value", ""), perm.get("p_holm", "")]
             if row["scope"] == "overall":
                 cells += [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+                cells += [run["per_correct"][key] for key, _ in PER_CORRECT]
             writer.writerow(["" if c is None else c for c in cells])
     return out.getvalue()
 
@@ -307,21 +365,34 @@ def render_csv(data: dict) -> str:
 @click.command("compare")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True)
+@click.option("--table", "csv_table", type=click.Choice(sections.CSV_TABLES), default="accuracy", show_default=True,
+              help="Which table --format csv writes: accuracy and paired tests per group; changed (the items only one "
+                   "run got right); tools (tool use per run); repeats (flip rate, majority and all-K accuracy); "
+                   "items (each item's share of right repeats per run).")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write an accuracy-vs-cost PNG.")
+@click.option("--plot-by", type=click.Choice(["run", "task"]), default="run", show_default=True,
+              help="--plot: one point per run, or one per run per task (tasks joined across runs).")
 @click.option("--force", is_flag=True, help="Compare even when scorer or dataset hashes differ.")
-@click.option("--resamples", default=N_RESAMPLES, show_default=True, help="Bootstrap resamples for the CI.")
-@click.option("--seed", default=SEED, show_default=True, help="Bootstrap seed (fixed: same CI every time).")
-def command(runs, fmt, plot, force, resamples, seed):
-    """Compare RUN_A with RUN_B [RUN...]: per-task/category/overall accuracy, paired tests, cost and time."""
+@click.option("--resamples", default=N_RESAMPLES, show_default=True,
+              help="Resamples for the bootstrap CI, and for the permutation test when its 2^m sign patterns do not fit.")
+@click.option("--seed", default=SEED, show_default=True, help="Resampling seed (fixed: same CI and p every time).")
+def command(runs, fmt, csv_table, plot, plot_by, force, resamples, seed):
+    """Compare RUN_A with RUN_B [RUN...]: per-task/category/overall accuracy with paired tests (Holm-adjusted
+    per group), cost and time per item and per right answer, repeats (flip rate, majority and all-K
+    accuracy, a permutation test on per-item shares), tool use per run (answered blind, broken ablations),
+    and the items only one run got right with the commands that open both transcripts."""
     if len(runs) < 2:
         raise RunError("compare needs at least two runs")
+    if csv_table != "accuracy" and fmt != "csv":
+        raise RunError(f"--table {csv_table} chooses the table of --format csv; add --format csv "
+                       "(the other formats show every table)")
     data = build([load_run(path) for path in runs], force=force, n_resamples=resamples, seed=seed)
     if fmt == "table":
         render_table(data, Console(highlight=False))
     else:
-        click.echo({"markdown": render_markdown, "csv": render_csv,
+        click.echo({"markdown": render_markdown, "csv": lambda d: render_csv(d, csv_table),
                     "json": lambda d: json.dumps(d, indent=1, ensure_ascii=False) + "\n"}[fmt](data), nl=False)
     if plot:
         from .plots import accuracy_cost_plot
-        accuracy_cost_plot(data, plot)
+        accuracy_cost_plot(data, plot, by=plot_by)
         click.echo(f"plot written to {plot}", err=True)

@@ -13,7 +13,8 @@ from collections import defaultdict
 from rich.console import Console
 from rich.table import Table
 
-from .compare import ALPHA, EFFICIENCY, _pct, _pts, _pval, _verdict
+from .compare import ALPHA, EFFICIENCY, _pct, _pholm, _pts, _pval, _verdict
+from .group_tests import holm_sentence
 from .stats import min_possible_p
 from .stats import paired
 
@@ -63,9 +64,8 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
         out.append(f"{len(small)} families have at most {max(small)} items: even if every item differed one way "
                    f"the exact p could not go below {min_possible_p(max(small)):.3g}, so no difference there can be "
                    f"significant at α={ALPHA}")
-    if len(active["rows"]) > 1 and len(letters) > 1:
-        out.append("per-family p-values are not corrected for multiple comparisons")
-    return out
+    sentence = holm_sentence(active["rows"], letters, tuple(f"{m}_vs_first" for m, _ in TESTED), "per-family")
+    return out + ([sentence] if sentence else [])
 
 
 def metric_cells(data: dict) -> tuple[list[str], list[list[str]]]:
@@ -79,14 +79,15 @@ def metric_cells(data: dict) -> tuple[list[str], list[list[str]]]:
 def paired_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", "run"]
     for metric, _ in TESTED:
-        header += [f"{metric} −A pts [95% CI]", f"p {metric} (disc.)"]
+        header += [f"{metric} −A pts [95% CI]", f"p {metric} (disc.)", f"p Holm {metric}"]
     body = []
     for row in data["active"]["rows"]:
         for k, run in enumerate(data["runs"][1:], start=1):
             cells = [row["scope"], row["group"], str(row["n"]), f"{run['letter']}:A"]
             for metric, _ in TESTED:
                 s = row[f"{metric}_vs_first"][k]
-                cells += [f"{_pts(s['diff'], '')} [{_pts(s['ci_low'], '')}, {_pts(s['ci_high'], '')}]", _pval(s)]
+                cells += [f"{_pts(s['diff'], '')} [{_pts(s['ci_low'], '')}, {_pts(s['ci_high'], '')}]", _pval(s),
+                          _pholm(s.get("p_holm"))]
             body.append(cells)
     return header, body
 
@@ -117,7 +118,7 @@ def render_active_table(data: dict, console: Console) -> None:
         console.print(_screen_table("paired tests against A: answer, and combined", header, body))
     else:  # too wide: one table per tested metric
         for j, (metric, label) in enumerate(TESTED):
-            cols = [0, 1, 2, 3, 4 + 2 * j, 5 + 2 * j]
+            cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
             console.print(_screen_table(f"paired tests against A: {label}", [header[c] for c in cols],
                                         [[cells[c] for c in cols] for cells in body]))
 
@@ -132,7 +133,7 @@ def markdown_parts(data: dict, md) -> list[str]:
 
 def csv_rows(data: dict):
     """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on overall rows."""
-    stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only")
+    stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
     names = {"a_only": "A_only", "b_only": "run_only", "diff": "diff_vs_A"}
     eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
     yield ["scope", "group", "n", "run", "name", "label", "answer_acc", "evidence_acc", "combined_acc",

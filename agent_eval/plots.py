@@ -27,9 +27,12 @@ def _dollars(value: float, _=None) -> str:
     return f"${value:.2g}" if value < 1 else f"${value:,.0f}"
 
 
-def accuracy_cost_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
+def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[str], list[str]]:
     """Plot compare.build()'s `data`: accuracy on the shared items vs mean known cost per item.
-    Returns the letters of the runs placed and the labels of those left off for unknown cost."""
+    Returns the letters of the runs placed and the labels of those left off for unknown cost.
+    by="task": one point per run per task instead (task_plot)."""
+    if by == "task":
+        return task_plot(data, path)
     fig = Figure(figsize=(8, 5), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -71,6 +74,51 @@ def accuracy_cost_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
     ax.set_title("Accuracy versus cost")
     if xs:
         ax.legend(fontsize=7, loc="lower right")
+    if unknown:
+        fig.text(0.01, 0.01, "cost unknown, not plotted: " + "; ".join(unknown), fontsize=7, color="darkred")
+    fig.tight_layout(rect=(0, 0.04 if unknown else 0, 1, 1))
+    fig.savefig(path)
+    return placed, unknown
+
+
+def task_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
+    """One point per run per task: colour = run, marker = task, a grey line joins a task across runs
+    (how far the tools moved it). Per-task accuracy is compare's (shared items, mean over repeats)."""
+    fig = Figure(figsize=(9, 6), dpi=150)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    tasks = [row for row in data["rows"] if row["scope"] == "task"]
+    placed, unknown, xs = [], [], []
+    colours = [f"C{i % 10}" for i in range(len(data["runs"]))]
+    for t, row in enumerate(tasks):
+        points = []
+        for k, run in enumerate(data["runs"]):
+            cost = run["task_efficiency"].get(row["group"], {}).get("cost_usd", {}).get("mean")
+            if cost is None:
+                continue
+            points.append((cost, row["accuracy"][k] * 100))
+            ax.scatter([cost], [row["accuracy"][k] * 100], marker=MARKERS[t % len(MARKERS)], color=colours[k], s=50, zorder=3)
+        if len(points) > 1:
+            ax.plot(*zip(*points), color="grey", lw=0.8, alpha=0.5, zorder=2)
+        xs += [x for x, _ in points]
+    for k, run in enumerate(data["runs"]):
+        known = any(e["cost_usd"]["mean"] is not None for e in run["task_efficiency"].values())
+        (placed.append(run["letter"]) if known else unknown.append(run_label(run)))
+        if known:
+            ax.scatter([], [], color=colours[k], marker="s", label=run_label(run))
+    for t, row in enumerate(tasks):
+        ax.scatter([], [], color="black", marker=MARKERS[t % len(MARKERS)], label=f"task {row['group']}")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(_dollars))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: _dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
+    ax.set_xlim(*((min(xs) / 2, max(xs) * 2) if xs else (1e-3, 1)))
+    ax.set_ylim(-3, 103)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_xlabel("mean cost per item of the task (USD, log scale)")
+    ax.set_ylabel("accuracy on the task's shared items (%)")
+    ax.set_title("Accuracy versus cost, per task (colour: run, marker: task)")
+    if xs:
+        ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     if unknown:
         fig.text(0.01, 0.01, "cost unknown, not plotted: " + "; ".join(unknown), fontsize=7, color="darkred")
     fig.tight_layout(rect=(0, 0.04 if unknown else 0, 1, 1))

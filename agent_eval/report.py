@@ -162,6 +162,7 @@ def _summary(run: LoadedRun) -> dict:
 
 def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str, data: Path | None = None) -> dict:
     """`data`: the --data dir; for active-observation runs it supplies the scenes (else run.json's dataset path)."""
+    from .report_findings import run_findings
     run_views, loaded = [], {}
     for letter, run in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", runs):
         truth = None
@@ -175,6 +176,7 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
             "manifest": {k: str(v) for k, v in (run.manifest or {}).items() if k in ("started_at", "finished_at", "project_version")},
             "warnings": run_warnings(run), "summary": _summary(run),
             "entries": [_item(run, r, max_px, dataset, truth) for r in run.records], "active": run.active,
+            "findings": run_findings(run),
         })
     tasks = sorted({r.task for run in runs for r in run.records})
     side = [{"task": t, "acc": [rv["summary"]["per_task"].get(t) for rv in run_views]} for t in tasks]
@@ -184,7 +186,11 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
     if any(run.active for run in runs):
         from .report_activeobs import active_glance
         glance = active_glance(run_views)
+    from .report_changes import changed_sections
+    from .report_findings import comparison
+    paired = comparison(runs)  # runs compare refuses to pair (other scorer, other benchmark) get no changed items either
     return {"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
+            "comparison": paired, "changed": [] if paired["why_not"] else changed_sections(runs, run_views),
             "side_by_side": side, "active_glance": glance, "n_items": sum(len(rv["entries"]) for rv in run_views)}
 
 

@@ -97,6 +97,10 @@ def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
     if run.manifest is None:
         return [(False, "no run.json: agent, model and hashes unknown (e.g. the benchmark's own no-tool evaluation)")]
     notes = []
+    from .tool_use import broken_ablation_warning
+    broken = broken_ablation_warning(run)
+    if broken:
+        notes.append((True, broken))
     if run.config.get("sandbox") == "none":
         notes.append((True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir"))
     if run.manifest.get("scripted_model"):

@@ -92,3 +92,33 @@ def median_total(values: Sequence[float | None]) -> dict:
             "mean": statistics.fmean(known) if known else None,
             "total": sum(known) if known else None,
             "unknown": len(values) - len(known)}
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm-Bonferroni adjusted p-values for one family of tests (None stays None, not counted).
+    Sorted ascending, the k-th smallest is multiplied by (m - k) and kept monotone; capped at 1."""
+    known = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(known):
+        running = max(running, min(1.0, (len(known) - rank) * p))
+        adjusted[index] = running
+    return adjusted
+
+
+def sign_flip_test(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLES,
+                   seed: int = SEED) -> dict:
+    """Paired permutation test on per-item scores (e.g. mean correctness over repeats): under H0 the
+    two runs are exchangeable on each item, so each item's difference b - a is as likely flipped.
+    Exact over all 2^m sign patterns of the m non-zero differences when that fits in n_resamples,
+    else Monte Carlo with a fixed seed. Unlike the sign test it weighs 1/3 of a flip less than a full one."""
+    from scipy.stats import permutation_test
+    diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    diffs = diffs[diffs != 0]  # zero differences are the same under every flip
+    if diffs.size < 2:  # both sign patterns of one difference are as extreme as the one seen
+        return {"p_value": 1.0, "nonzero": int(diffs.size), "exact": True}
+    exact = 2 ** diffs.size <= n_resamples
+    result = permutation_test((diffs,), lambda x, axis: np.sum(x, axis=axis), permutation_type="samples",
+                              n_resamples=n_resamples, alternative="two-sided", vectorized=True,
+                              rng=np.random.default_rng(seed))
+    return {"p_value": float(min(1.0, result.pvalue)), "nonzero": int(diffs.size), "exact": exact}

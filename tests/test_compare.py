@@ -64,7 +64,7 @@ def test_table_says_plainly_what_is_not_significant(pair):
     assert "B vs A: +25.0 pts" in out and "exact McNemar p = 0.625 on 4 discordant items" in out
     assert "not significant at α=0.05" in out
     assert "no difference there can be significant" in out  # tiny groups: say they cannot show anything
-    assert "not corrected for multiple comparisons" in out
+    assert "Holm-adjusted for the number of groups (p Holm): none stays significant" in out
     assert "cost median" in out and "cost total" in out and "tool calls median" in out
 
 

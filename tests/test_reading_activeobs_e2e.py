@@ -106,8 +106,11 @@ def test_report_of_active_runs_renders_in_chromium(runs, tmp_path):
     result = invoke(report_command, out["none"], out["observe"], out["python"], "-o", html)
     assert result.exit_code == 0, result.output
     text = html.read_text()
+    changed, text = text[text.index('id="changed"'):text.index('id="items"')], text[text.index('id="items"'):]
     assert text.count("views chosen, in call order (2)") == 6
     assert text.count("same image as observation #1 above") == 6  # what the model saw is the logged view
+    # the changed items vs mode none, each tool run's side with the views it chose
+    assert changed.count('class="changed-item"') >= 2 and "views chosen, in call order (2):" in changed
     assert "not shown in the steps above" not in text             # python mode: work/views match the log
     assert text.count("(rendered from the scene)") >= 3 and "where the evidence is" in text
     done = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", url=f"file://{html}#selftest")

@@ -49,7 +49,11 @@ def test_report_is_self_contained_and_complete(html_path):
     assert html.count('<details class="item ') == 32
     assert 'id="count-total">32<' in html
     # originals of three runs, two views per graded item of the two tool runs
-    assert html.count("data:image/png;base64,") == 3 * 8 + 2 * 7 + 2 * 8
+    items = html[html.index('id="items"'):]
+    assert items.count("data:image/png;base64,") == 3 * 8 + 2 * 7 + 2 * 8
+    # changed items vs A: B and D only right on ACF-0, ACF-1 (A timed out), BFC-1; C alone on ACF-0, A alone on four
+    changed = html[html.index('id="changed"'):html.index('id="items"')]
+    assert changed.count('class="changed-item"') == 3 + 1 + 4 + 3 and "4 items only A got right" in changed
     assert "SANDBOX NONE" in html and "SCRIPTED MODEL" in html and "no run.json" in html
     assert "mcp__image_tools.inspect" in html and "exec_command" not in html  # codex image mode: no shell
     assert "seen/001.png = work/views/001-inspect.png · 512×384 px" in html
@@ -128,7 +132,8 @@ def test_report_in_headless_chromium(html_path, tmp_path):
     status = json.loads(match.group(1).replace("&quot;", '"'))
     assert status["errors"] == []
     assert status["items"] == status["count_total"] == status["count_shown"] == status["all_shown"] == 32
-    assert status["images"] == 3 * 8 + 2 * 7 + 2 * 8 and status["images_loaded"] == status["images"]
+    assert status["images"] == html_path.read_text().count("<img ") and status["images_loaded"] == status["images"]
+    assert status["images"] > 3 * 8 + 2 * 7 + 2 * 8  # the items' images, and the changed items' views again
     assert status["external_refs"] == 0
     wrong = sum(1 for v in OUTCOMES.values() if v is not True) + sum(1 for v in COT.values() if not v)
     assert status["wrong_shown"] == wrong and status["errors_shown"] == 1
@@ -171,7 +176,11 @@ def test_active_report_shows_views_in_call_order_and_evidence_drawn(active):
     assert html.count('<details class="item ') == 10
     # per observe item: its logged view once, then 1 figure (evidence right) or 2 (+ where the evidence is);
     # per passive item: its 8 inline frames and the evidence view
-    assert html.count("data:image/png;base64,") == 5 + (1 + 2 + 1 + 1 + 1) + 5 * (8 + 1)
+    items = html[html.index('id="items"'):]
+    assert items.count("data:image/png;base64,") == 5 + (1 + 2 + 1 + 1 + 1) + 5 * (8 + 1)
+    # changed vs mode none: B alone right on "right" and "hallucinated", each side showing the view it chose
+    changed = html[html.index('id="changed"'):html.index('id="items"')]
+    assert changed.count('class="changed-item"') == 2 and changed.count("views chosen, in call order (2):") == 2
     item = item_html(html, "B", ids["hallucinated"])
     first, second = item.index('<li class="obs'), item.index('<li class="obs failed')
     assert first < second and "#1" in item[first:second] and "frame_index 999 is out of range" in item[second:]
@@ -224,7 +233,7 @@ def test_active_report_in_headless_chromium(active, tmp_path):
     assert match, f"no selftest result; chromium said:\n{done.stderr[-2000:]}"
     status = json.loads(match.group(1).replace("&quot;", '"'))
     assert status["errors"] == [] and status["items"] == status["all_shown"] == 10
-    assert status["images"] == 56 and status["images_loaded"] == status["images"]
+    assert status["images"] == 56 + 2 and status["images_loaded"] == status["images"]  # + the changed items' views
     assert status["half_shown"] == 1 and status["errors_shown"] == 1 and status["external_refs"] == 0
 
 
@@ -249,3 +258,13 @@ def test_active_odd_evidence_and_a_lost_view_are_reported_not_fatal(active, tmp_
     for item_id in (rows[0]["id"], rows[1]["id"]):
         shown = CliRunner().invoke(show_command, [str(run), item_id])
         assert shown.exit_code == 0 and "#1 frame " in shown.output, shown.output
+
+
+def test_runs_that_cannot_be_paired_still_report_and_say_why(tmp_path):
+    a = make_run(tmp_path, "a", outcomes={i: False for i, *_ in ITEMS}, sandboxes=False)
+    b = make_run(tmp_path, "b", outcomes={i: True for i, *_ in ITEMS}, scorer_hash="scorer-bbbb", sandboxes=False)
+    out = tmp_path / "r.html"
+    assert report(a, b, "-o", out).exit_code == 0
+    html = out.read_text()
+    assert "no paired comparison: runs differ in scorer_hash" in html and "B vs A:" not in html
+    assert 'id="changed"' not in html
