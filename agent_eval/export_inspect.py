@@ -31,7 +31,7 @@ SCORER = "agent_eval"
 MAIN_SCORE = "correct"
 # Record fields that already have their own place in the sample: the rest goes into its metadata.
 PLACED = {"id", "ground_truth", "prediction", "correct", "usage", "repeat", "answer_text", "metrics",
-          "started_at", "finished_at", "elapsed_s", "error", "retries", "model_usage"}
+          "started_at", "finished_at", "elapsed_s", "error", "retries", "usage_by_model"}
 
 
 def inspect_model_name(agent: str | None, model: str | None) -> str:
@@ -66,11 +66,12 @@ def usage_of(values: dict, cost: float | None = None) -> ModelUsage:
 
 
 def sample_usage(record: ItemRecord, model: str) -> dict[str, ModelUsage]:
-    """Per model when the record breaks usage down by model (read defensively), else the item's total."""
-    per_model = getattr(record, "model_usage", None)
+    """Per model when the record breaks usage down by model (side calls included; newer records
+    only, so read defensively), else the item's total under the run's model."""
+    per_model = getattr(record, "usage_by_model", None)
     if isinstance(per_model, dict) and per_model and all(isinstance(v, dict) for v in per_model.values()):
-        return {inspect_model_name(None, name) if "/" in name else f"{model.split('/')[0]}/{name}": usage_of(v)
-                for name, v in per_model.items()}
+        provider = model.split("/")[0]
+        return {name if "/" in name else f"{provider}/{name}": usage_of(v) for name, v in per_model.items()}
     usage = {k: v for k, v in vars(record.usage).items() if v is not None}
     if not usage and record.cost_usd is None:
         return {}
