@@ -90,7 +90,8 @@ def command(runs, fmt, out):
             log = export_run(load_run(run_dir), target)
             errors = sum(s.error is not None for s in log.samples)
             progress.console.print(f"wrote {target} ({len(log.samples)} samples"
-                                   + (f", {errors} with errors" if errors else "") + ")")
+                                   + (f", {errors} with errors" if errors else "") + ")",
+                                   soft_wrap=True, markup=False, highlight=False)
             progress.advance(bar)
     folder = out if targets[0].parent == out else out.parent
     click.echo(f"open in Inspect's viewer: inspect view --log-dir {folder} --host 127.0.0.1")

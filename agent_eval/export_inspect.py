@@ -1,7 +1,8 @@
 """One agent-eval run as one Inspect log (`inspect_ai.log.EvalLog`), written with Inspect's own API.
 
 Mapping: one sample per (item, repeat) with `id` = item id and `epoch` = repeat + 1; the prompt
-(with inline images) as input; the transcript as chat messages (inspect_messages); score
+(with inline images) as input; the transcript as chat messages (inspect_messages) and as the
+model and tool events of the viewer's Transcript tab (inspect_events); score
 `correct` (C/I, prediction as answer, truth as target) plus one C/I score per boolean
 benchmark metric (active observation: evidence_correct, combined); usage per sample keyed by
 the Inspect model name; the run's configuration and hashes in the eval's metadata; harness
@@ -22,6 +23,7 @@ from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from . import __version__
+from .inspect_events import sample_events
 from .inspect_messages import prompt_message, transcript_messages
 from .records import FAILURE_STATUSES, ItemRecord
 from .show import LoadedRun, item_dir, load_transcript
@@ -120,18 +122,21 @@ def build_sample(run: LoadedRun, record: ItemRecord, model: str, extras: list[st
     base = item_dir(run, record)
     transcript, _ = load_transcript(run, record)
     user = prompt_message(prompt_of(base, transcript), transcript.prompt_images if transcript else [], base)
-    conversation = transcript_messages(transcript, base, model) if transcript else []
+    conversation, times = transcript_messages(transcript, base, model) if transcript else ([], [])
     usage = sample_usage(record, model)
     last = next((m for m in reversed(conversation) if m.role == "assistant"), None)
     output = ModelOutput.from_message(last) if last else ModelOutput(model=model)
     output.model, output.usage = model, next(iter(usage.values()), None) if len(usage) == 1 else None
     error, retries = sample_error(record)
+    scores, started = sample_scores(record, extras), utc(record.started_at)
+    messages = [user, *conversation]
     metadata = {k: v for k, v in record.to_json().items() if k not in PLACED}
     metadata.update({"repeat": record.repeat, "transcript_error": transcript.error if transcript else None})
     return EvalSample(
-        id=record.id, epoch=record.repeat + 1, input=[user], target=record.ground_truth,
-        messages=[user, *conversation], output=output, scores=sample_scores(record, extras), metadata=metadata,
-        model_usage=usage, started_at=utc(record.started_at), completed_at=utc(record.finished_at),
+        id=record.id, epoch=record.repeat + 1, input=[user], target=record.ground_truth, messages=messages,
+        events=sample_events(messages, [None, *times], started, model, scores, record.ground_truth, error),
+        output=output, scores=scores, metadata=metadata,
+        model_usage=usage, started_at=started, completed_at=utc(record.finished_at),
         total_time=record.elapsed_s, working_time=record.elapsed_s, error=error, error_retries=retries,
         uuid=_digest(run.root.resolve().as_posix(), record.id, record.repeat))
 

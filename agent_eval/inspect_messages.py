@@ -38,9 +38,11 @@ def prompt_message(prompt: str, images: list[str], base: Path) -> ChatMessageUse
                            source="input")
 
 
-def transcript_messages(transcript: Transcript, base: Path, model: str) -> list:
-    """The conversation after the prompt: assistant turns and tool results, in order."""
+def transcript_messages(transcript: Transcript, base: Path, model: str) -> tuple[list, list[float | None]]:
+    """The conversation after the prompt: assistant turns and tool results, in order, and when each
+    began (seconds since the agent started, when the CLI said)."""
     messages: list = []
+    times: list[float | None] = []
     turn: dict | None = None          # the assistant message being built: content parts and calls
     call_names: dict[str, str] = {}   # call id -> tool name, for the tool messages
 
@@ -49,6 +51,7 @@ def transcript_messages(transcript: Transcript, base: Path, model: str) -> list:
         if turn and (turn["content"] or turn["calls"]):
             messages.append(ChatMessageAssistant(content=turn["content"], tool_calls=turn["calls"] or None,
                                                  model=model, source="generate"))
+            times.append(turn["t"])
         turn = None
 
     for number, step in enumerate(transcript.steps):
@@ -59,8 +62,9 @@ def transcript_messages(transcript: Transcript, base: Path, model: str) -> list:
             error = ToolCallError("unknown", step.text or "tool error") if step.is_error else None
             messages.append(ChatMessageTool(content=content or "", tool_call_id=step.call_id,
                                             function=call_names.get(step.call_id or ""), error=error))
+            times.append(step.t)
             continue
-        turn = turn or {"content": [], "calls": []}
+        turn = turn or {"content": [], "calls": [], "t": step.t}
         if step.kind == "reasoning":
             if step.text:  # Claude Code's thinking arrives as an empty, signed block: nothing to show
                 turn["content"].append(ContentReasoning(reasoning=step.text))
@@ -72,4 +76,4 @@ def transcript_messages(transcript: Transcript, base: Path, model: str) -> list:
             turn["content"].append(ContentText(text=step.text))
             turn["content"] += [image_content(base, rel) for rel in step.images]
     close_turn()
-    return messages
+    return messages, times

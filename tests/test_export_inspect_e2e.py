@@ -140,6 +140,11 @@ def test_round_trip_matches_the_records(agent, tools, runs, sample_data, sample_
         elif tools == "python":
             assert "42" in results[0].text and len(views) == 1 and views[0].size == (270, 180)
         assert conversation[-1].role == "assistant" and conversation[-1].text == record.answer_text
+        kinds = [e.event for e in sample.events]   # the viewer's Transcript tab: a model event per turn, a tool event per call
+        assert kinds == [{"assistant": "model", "tool": "tool"}[m.role] for m in conversation] + ["score"]
+        model_events = [e for e in sample.events if e.event == "model"]
+        assert [len(e.input) for e in model_events] == [i + 1 for i, m in enumerate(conversation) if m.role == "assistant"]
+        assert [e.result for e in sample.events if e.event == "tool"] == [m.content for m in results]
         assert sample.output.completion == record.answer_text
 
 
@@ -248,6 +253,8 @@ def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(vie
         for expected in ("Sample MPT-0", "Measuring.", "Bash", "mcp__imagetools__inspect", "<answer>A-D</answer>"):
             assert expected in text, expected
         assert browser.console_errors == []
+        browser.evaluate("[...document.images].find(i => i.naturalWidth === 270).scrollIntoView({block: 'center'})")
+        time.sleep(0.5)
         shot = browser.screenshot(tmp_path / "inspect-view-sample.png")
     with Image.open(shot) as image:
         assert image.size == (1400, 1000) and len(image.convert("RGB").getcolors(1 << 20) or []) > 50
