@@ -29,18 +29,23 @@ MISSING = ("inspect-ai is not installed: pip install -e '.[inspect]' (`make setu
 
 
 def run_dirs(paths: tuple[Path, ...]) -> list[Path]:
-    """Each RUN as given, or the runs inside it when it is a folder of runs (a sweep's directory)."""
+    """Each RUN as given, or the runs inside it when it is a folder of runs (a sweep's directory).
+    A run.json marks a run; results without one (the benchmark's own) are known by <task>/items.jsonl."""
     found = []
     for path in paths:
         if not path.is_dir():
             raise RunError(f"{path}: no such run directory")
-        if RunStore(path).task_dirs():
+        subdirs = sorted(p for p in path.iterdir() if p.is_dir())
+        if RunStore(path).manifest_path.is_file():
             found.append(path)
-            continue
-        inner = sorted(p for p in path.iterdir() if p.is_dir() and RunStore(p).task_dirs())
-        if not inner:
+        elif inner := [p for p in subdirs if RunStore(p).manifest_path.is_file()]:
+            found += inner
+        elif RunStore(path).task_dirs():
+            found.append(path)
+        elif inner := [p for p in subdirs if RunStore(p).task_dirs()]:
+            found += inner
+        else:
             raise RunError(f"{path}: neither a run directory (no <task>/items.jsonl) nor a folder of runs")
-        found += inner
     return found
 
 

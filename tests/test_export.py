@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from agent_eval.cli import main
 from agent_eval.export_inspect import sample_usage
 from agent_eval.records import ItemRecord, Usage
+from agent_eval.transcript import Transcript
 from inspect_ai.log import read_eval_log
 from runfixtures import make_cot_results, make_run
 
@@ -88,3 +89,24 @@ def test_without_inspect_ai_one_clear_line(tmp_path, monkeypatch):
     assert result.output.strip().splitlines() == [
         "Error: inspect-ai is not installed: pip install -e '.[inspect]' (`make setup` installs it), "
         "then run the export again"]
+
+
+def test_active_passive_baseline_keeps_its_inline_frames(tmp_path):
+    """Mode none of active observation attaches a sample of whole panorama frames: all are input images."""
+    from runfixtures import make_active_pair
+    _, observe, none, ids = make_active_pair(tmp_path)
+    result = export(tmp_path, "-o", tmp_path / "logs")          # the folder holds both runs
+    assert result.exit_code == 0, result.output
+    passive = read_eval_log(str(tmp_path / "logs" / f"{none.name}.eval"), resolve_attachments=True)
+    frames = [c for c in passive.samples[0].input[0].content if c.type == "image"]
+    assert len(frames) == len(Transcript.load(none / "sandboxes" / passive.samples[0].id / "steps.json").prompt_images) == 8
+    active = read_eval_log(str(tmp_path / "logs" / f"{observe.name}.eval"))
+    by_id = {s.id: s for s in active.samples}
+    assert by_id[ids["timeout"]].error.message.startswith("timeout: ")
+    assert by_id[ids["hallucinated"]].scores["correct"].value == "C"
+    assert by_id[ids["hallucinated"]].scores["evidence_correct"].value == "I"
+    assert by_id[ids["right"]].scores["combined"].value == "C"
+    tool = next(m for m in by_id[ids["right"]].messages if m.role == "tool")
+    assert tool.error is None and any(c.type == "image" for c in tool.content)
+    failed = [m for m in by_id[ids["right"]].messages if m.role == "tool"][1]
+    assert failed.error is not None and "out of range" in failed.error.message   # a tool error stays an error
