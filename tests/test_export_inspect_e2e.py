@@ -4,6 +4,7 @@ folder in Inspect's viewer (`inspect view`, loopback only) in headless Chromium.
 import base64
 import io
 import json
+import os
 import re
 import socket
 import subprocess
@@ -14,11 +15,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from PIL import Image
+from rich.console import Console
 
 from agent_eval.activeobs.generate import generate_dataset
+from agent_eval.demo import scripted_environ
 from agent_eval.export import command as export_command
 from agent_eval.results import RunStore
 from agent_eval.scripted import ScriptedServer
+from agent_eval.sweep import load_sweep, run_sweep, write_grid_comparison
 from agent_eval.transcript import Transcript
 from agentrun import AGENTS, MODELS, run_agent
 from test_activeobs_run_e2e import evidence_for
@@ -168,16 +172,27 @@ def test_active_observation_scores_and_views(runs, tmp_path):
     assert outcomes == {(True, True), (True, False)}          # one right, one hallucinated evidence
 
 
-def test_a_sweep_folder_exports_one_log_per_run(runs, tmp_path):
-    sweep = tmp_path / "sweep"
-    sweep.mkdir()
-    for tools in ("none", "python"):
-        (sweep / runs["codex", tools].name).symlink_to(runs["codex", tools])
+def test_a_sweep_exports_one_log_per_cell_into_a_folder_inspect_lists(sample_data, tmp_path):
+    """A real sweep (codex x {none, python}, one item) through `agent-eval sweep`'s own runner."""
+    (tmp_path / "sweep.yaml").write_text(f"name: grid\ndata: {sample_data}\nids: MPT-0\nout_dir: {tmp_path / 'out'}\n"
+                                         "unpriced: true\ngrid:\n  - agent: codex\n    models: [gpt-5.5]\n"
+                                         "tools: [none, python]\n")
+    sweep = load_sweep(tmp_path / "sweep.yaml")
+    console = Console(file=open(os.devnull, "w"))
+    scenario = {"rules": [{"match": "You also have a shell", "turns": [
+        {"call": "shell", "input": {"command": "echo A-D"}}, "<answer>{last_tool_output}</answer>"]},
+        {"turns": ["<answer>A-B</answer>"]}]}
+    with ScriptedServer(scenario) as server:
+        cells = run_sweep(sweep, console, environ=scripted_environ("codex", server.url), scripted_model=True)
+    write_grid_comparison(cells, sweep.root, console)            # the sweep folder as users have it
     out = tmp_path / "logs"
-    result = CliRunner().invoke(export_command, [str(sweep), "-o", str(out)])
+    result = CliRunner().invoke(export_command, [str(sweep.root), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    listed = sorted(Path(info.name.removeprefix("file://")).name for info in list_eval_logs(str(out)))
-    assert listed == sorted(f"{runs['codex', tools].name}.eval" for tools in ("none", "python"))
+    listed = {Path(info.name.removeprefix("file://")).name: info for info in list_eval_logs(str(out))}
+    assert sorted(listed) == sorted(f"{cell.name}.eval" for cell in cells) and len(listed) == 2
+    scores = {log.eval.metadata["tools"]: log.samples[0].scores["correct"].value
+              for log in (read_eval_log(info) for info in listed.values())}
+    assert scores == {"none": "I", "python": "C"}
     assert f"inspect view --log-dir {out}" in result.output
 
 
