@@ -51,20 +51,16 @@ def utc(text: str | None) -> datetime | None:
 
 
 def usage_of(values: dict, cost: float | None = None) -> ModelUsage:
-    """ModelUsage from a usage dict in our names or Claude Code's per-model camelCase names."""
-    def pick(*names):
-        return next((int(values[n]) for n in names if isinstance(values.get(n), (int, float))), None)
-    cache_read = pick("cached_input_tokens", "cache_read_input_tokens", "cacheReadInputTokens")
-    cache_write = pick("cache_creation_input_tokens", "cacheCreationInputTokens")
-    fresh = pick("input_tokens", "inputTokens") or 0
-    if "inputTokens" in values:  # Claude's modelUsage counts fresh input apart from cache reads and writes
-        fresh += (cache_read or 0) + (cache_write or 0)
-    output = pick("output_tokens", "outputTokens") or 0
-    reasoning = pick("reasoning_tokens", "thinking_tokens", "thinkingTokens")
-    cost = cost if cost is not None else values.get("cost_usd", values.get("costUSD"))
-    return ModelUsage(input_tokens=fresh, output_tokens=output, total_tokens=fresh + output,
-                      input_tokens_cache_read=cache_read, input_tokens_cache_write=cache_write,
-                      reasoning_tokens=reasoning, total_cost=cost)
+    """ModelUsage from a usage dict in agent-eval's names (a record's usage, or one model's in usage_by_model)."""
+    def count(name):
+        value = values.get(name)
+        return int(value) if isinstance(value, (int, float)) else None
+    total_input, output = count("input_tokens") or 0, count("output_tokens") or 0
+    return ModelUsage(input_tokens=total_input, output_tokens=output, total_tokens=total_input + output,
+                      input_tokens_cache_read=count("cached_input_tokens"),
+                      input_tokens_cache_write=count("cache_creation_input_tokens"),
+                      reasoning_tokens=count("reasoning_tokens"),
+                      total_cost=cost if cost is not None else values.get("cost_usd"))
 
 
 def sample_usage(record: ItemRecord, model: str) -> dict[str, ModelUsage]:
@@ -98,15 +94,16 @@ def sample_scores(record: ItemRecord, extras: list[str]) -> dict[str, Score]:
 
 
 def sample_error(record: ItemRecord) -> tuple[EvalError | None, list[EvalRetryError] | None]:
-    def error(status, message):
-        text = f"{status}: {message or 'no message'}"
-        return text, text
-    retries = [EvalRetryError(message=m, traceback=t, traceback_ansi=t)
-               for m, t in (error(r.get("status"), r.get("error")) for r in record.retries or [])] or None
+    """The final failure as the sample's error, earlier failed attempts as its retries. There is no
+    Python traceback to give: Inspect's traceback fields carry the same one-line message."""
+    def text(status, message):
+        return f"{status}: {message or 'no message'}"
+    retries = [EvalRetryError(message=line, traceback=line, traceback_ansi=line)
+               for line in (text(r.get("status"), r.get("error")) for r in record.retries or [])] or None
     if record.status not in FAILURE_STATUSES:
         return None, retries
-    message, trace = error(record.status, record.error)
-    return EvalError(message=message, traceback=trace, traceback_ansi=trace), retries
+    line = text(record.status, record.error)
+    return EvalError(message=line, traceback=line, traceback_ansi=line), retries
 
 
 def prompt_of(base: Path, transcript) -> str:

@@ -110,3 +110,17 @@ def test_active_passive_baseline_keeps_its_inline_frames(tmp_path):
     assert tool.error is None and any(c.type == "image" for c in tool.content)
     failed = [m for m in by_id[ids["right"]].messages if m.role == "tool"][1]
     assert failed.error is not None and "out of range" in failed.error.message   # a tool error stays an error
+
+
+def test_earlier_failed_attempts_are_the_samples_retries(tmp_path):
+    from agent_eval.results import RunStore
+    run = make_run(tmp_path, "r", sandboxes=False, outcomes={"ACF-0": True})
+    store = RunStore(run)
+    first = next(r for r in store.records() if r.id == "ACF-0")
+    first.attempts, first.retries = 2, [{"status": "rate_limited", "error": "HTTP 429: slow down", "wait_s": 10.0}]
+    store.append(first)                                   # the latest record of an item wins
+    result = export(run, "-o", tmp_path / "r.eval")
+    assert result.exit_code == 0, result.output
+    sample = next(s for s in read_eval_log(str(tmp_path / "r.eval")).samples if s.id == "ACF-0")
+    assert sample.error is None and [r.message for r in sample.error_retries] == ["rate_limited: HTTP 429: slow down"]
+    assert sample.metadata["attempts"] == 2
