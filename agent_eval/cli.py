@@ -17,6 +17,7 @@ from .usererrors import user_errors
 # Commands whose modules import heavy libraries (scipy, matplotlib, jinja2, the mcp SDK) load only
 # when called, so `agent-eval run` (and a resumed run with nothing to do) starts fast.
 LAZY_COMMANDS = {
+    "export": "agent_eval.export",
     "show": "agent_eval.show", "report": "agent_eval.report", "compare": "agent_eval.compare",
     "doctor": "agent_eval.doctor", "demo": "agent_eval.demo", "merge": "agent_eval.merge",
     "sweep": "agent_eval.sweep", "regrade": "agent_eval.regrade", "parse": "agent_eval.parse_stream",

@@ -23,11 +23,11 @@ if [ -n "$missing" ]; then
   fi
 fi
 
-# Python: an isolated venv with the package (editable) and its test extras.
+# Python: an isolated venv with the package (editable), its test extras and the Inspect export.
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/python -m pip install -q -e '.[test,inspect]'
 
 # Agent CLIs: exactly the versions in package-lock.json, inside the project.
 npm ci --no-audit --no-fund --loglevel=error
