@@ -8,19 +8,19 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from . import __version__
-from .config import AGENT_EFFORTS, SANDBOX_KINDS, RunConfig, parse_shard
-from .data import DataError, select, shard_of
-from .benchmarks import ALL_TOOL_MODES, load_benchmark
-from .usererrors import user_errors
+from agent_eval import __version__
+from agent_eval.core.config import AGENT_EFFORTS, SANDBOX_KINDS, RunConfig, parse_shard
+from agent_eval.core.data import DataError, select, shard_of
+from agent_eval.benchmarks import ALL_TOOL_MODES, load_benchmark
+from agent_eval.core.usererrors import user_errors
 
 # Commands whose modules import heavy libraries (scipy, matplotlib, jinja2, the mcp SDK) load only
 # when called, so `agent-eval run` (and a resumed run with nothing to do) starts fast.
 LAZY_COMMANDS = {
-    "export": "agent_eval.export",
-    "show": "agent_eval.show", "report": "agent_eval.report", "compare": "agent_eval.compare",
-    "doctor": "agent_eval.doctor", "demo": "agent_eval.demo", "merge": "agent_eval.merge",
-    "sweep": "agent_eval.sweep", "regrade": "agent_eval.regrade", "parse": "agent_eval.parse_stream",
+    "export": "agent_eval.commands.export",
+    "show": "agent_eval.commands.show", "report": "agent_eval.commands.report", "compare": "agent_eval.commands.compare",
+    "doctor": "agent_eval.commands.doctor", "demo": "agent_eval.commands.demo", "merge": "agent_eval.commands.merge",
+    "sweep": "agent_eval.commands.sweep", "regrade": "agent_eval.commands.regrade", "parse": "agent_eval.commands.parse",
 }
 
 
@@ -50,7 +50,7 @@ def resolve_data_dir(data: Path | None, console: Console) -> Path:
         return data
     if Path("data").is_dir():
         return Path("data")
-    from .samples import ensure_default_sample_set
+    from agent_eval.benchmarks.activevision.samples import ensure_default_sample_set
     path = ensure_default_sample_set()
     console.print(f"[yellow]No --data and no ./data: using the bundled sample tasks in {path} "
                   f"(procedurally generated, not the ActiveVision dataset).[/]")
@@ -103,8 +103,8 @@ def selection_options(func):
 def run(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, timeout_s, max_turns,
         max_item_cost_usd, sandbox, out_dir, run_name, redo, retry_wait, repeats, max_cost_usd, unpriced, shard):
     """Run an agent over the benchmark and grade every item (resumable)."""
-    from .runner import Runner
-    from .tables import accuracy_table
+    from agent_eval.core.runner import Runner
+    from agent_eval.reading.tables import accuracy_table
     console = Console()
     config = RunConfig(agent=agent, model=model, effort=effort, tools=tools, sandbox=sandbox,
                        max_turns=max_turns, max_item_cost_usd=max_item_cost_usd, timeout_s=timeout_s, jobs=jobs,
@@ -140,9 +140,9 @@ def run(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, 
 def sample_data(out, seed, per_task, difficulty, kind):
     """Write procedurally generated items with exact ground truth to OUT: ActiveVision-style images,
     or (--kind activeobs) panoramic sequences rendered on demand from scene files."""
-    from .samples import SampleError, write_sample_set
+    from agent_eval.benchmarks.activevision.samples import SampleError, write_sample_set
     if kind == "activeobs":
-        from .activeobs.generate import generate_dataset, validation_summary
+        from agent_eval.benchmarks.activeobs.generate import generate_dataset, validation_summary
         if out.exists() and any(out.iterdir()):
             raise DataError(f"{out} exists and is not empty; choose a new directory")
         dataset = generate_dataset(out, per_family=per_task, seed=seed)

@@ -33,8 +33,8 @@ def _vm_hwm_kb() -> int:
 
 
 def scripted_environ(agent: str, url: str) -> dict[str, str]:
-    """agent_eval.demo.scripted_environ, repeated here so that this process imports only what a run
-    needs (agent_eval.demo pulls the sample generators and NumPy): its peak RSS is the runner's."""
+    """agent_eval.commands.demo.scripted_environ, repeated here so that this process imports only what a run
+    needs (agent_eval.commands.demo pulls the sample generators and NumPy): its peak RSS is the runner's."""
     if agent == "claude-code":
         return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "scripted-key", "HOME": "/nonexistent"}
     return {"OPENAI_BASE_URL": url + "/v1", "OPENAI_API_KEY": "scripted-key", "HOME": "/nonexistent"}
@@ -47,9 +47,9 @@ def run(args: dict) -> dict:
     from rich.console import Console
 
     from agent_eval.benchmarks import get_benchmark
-    from agent_eval.config import RunConfig
-    from agent_eval.data import select
-    from agent_eval.runner import Runner
+    from agent_eval.core.config import RunConfig
+    from agent_eval.core.data import select
+    from agent_eval.core.runner import Runner
 
     # Named, not detected: detection imports the activeobs package and with it the MCP SDK, which a
     # run of ActiveVision items never uses (see the re-run profile); this process's peak RSS is then
@@ -94,10 +94,10 @@ def rerun_profile(args: dict) -> dict:
 
     from agent_eval.agents import get_agent
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.config import RunConfig
-    from agent_eval.data import select
-    from agent_eval.runner import Runner
-    from agent_eval.tables import accuracy_table
+    from agent_eval.core.config import RunConfig
+    from agent_eval.core.data import select
+    from agent_eval.core.runner import Runner
+    from agent_eval.reading.tables import accuracy_table
     console = Console(file=open(os.devnull, "w"))
     config = RunConfig(agent=args["agent"], model=args["model"], tools=args["tools"], jobs=args["jobs"], unpriced=True)
     config.validate()
@@ -131,10 +131,10 @@ def rerun_lean(args: dict) -> dict:
     from rich.console import Console
 
     from agent_eval.benchmarks import get_benchmark
-    from agent_eval.config import RunConfig
-    from agent_eval.data import select
-    from agent_eval.runner import Runner
-    from agent_eval.tables import accuracy_table
+    from agent_eval.core.config import RunConfig
+    from agent_eval.core.data import select
+    from agent_eval.core.runner import Runner
+    from agent_eval.reading.tables import accuracy_table
     console = Console(file=open(os.devnull, "w"))
     config = RunConfig(agent=args["agent"], model=args["model"], tools=args["tools"], jobs=args["jobs"], unpriced=True)
     config.validate()

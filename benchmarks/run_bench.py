@@ -192,7 +192,7 @@ class ServerProcess:
 
 def scripted_env(agent: str, url: str, home: Path) -> dict[str, str]:
     """This process's environment, any real model credential removed, the scripted endpoint set."""
-    from agent_eval.demo import scripted_environ
+    from agent_eval.commands.demo import scripted_environ
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("ANTHROPIC_", "OPENAI_", "CODEX_", "CLAUDE_"))}
     return env | scripted_environ(agent, url) | {"HOME": str(home)}
@@ -376,8 +376,8 @@ def bare_episode(agent: str, benchmark, item, tools: str, template_text: str, au
 def measure_overhead(agent: str, data_dir: Path, work: Path, rounds: int) -> dict:
     from agent_eval.agents import get_agent
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.config import RunConfig
-    from agent_eval.runner import Runner
+    from agent_eval.core.config import RunConfig
+    from agent_eval.core.runner import Runner
 
     benchmark, dataset = load_benchmark(data_dir)
     item = dataset.items[0]
@@ -477,7 +477,7 @@ def run_child(mode: str, args: dict, interval: float = 0.5, pss: bool = False,
 def measure_throughput(agent: str, data_dir: Path, work: Path, sizes: dict[int, int], bare_runs: int) -> dict:
     from agent_eval.agents import get_agent
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.prompts import load_template
+    from agent_eval.core.prompts import load_template
 
     rows = {}
     with ServerProcess(work, f"throughput-{agent}", {"turns": [{"final": "<answer>A</answer>"}]},
@@ -553,7 +553,7 @@ def write_bank_dataset(root: Path) -> tuple[Path, str]:
     (as tests/conftest.py's write_metadata_layout does); without the bank, 85 generated items."""
     from PIL import Image
     if not BANK.is_file():
-        from agent_eval.samples import write_sample_set
+        from agent_eval.benchmarks.activevision.samples import write_sample_set
         write_sample_set(root, seed=0, per_task=15)
         lines = (root / "metadata.jsonl").read_text().splitlines()
         (root / "metadata.jsonl").write_text("\n".join(lines[:85]) + "\n")
@@ -598,8 +598,8 @@ def import_tree(stderr: str, min_ms: float = 40, max_depth: int = 3) -> list[tup
     return out
 
 
-MINIMAL_RUN_IMPORTS = ("click, rich.console, agent_eval.config, agent_eval.data, agent_eval.runner, agent_eval.tables, "
-                       "agent_eval.benchmarks.activevision")
+MINIMAL_RUN_IMPORTS = ("click, rich.console, agent_eval.core.config, agent_eval.core.data, agent_eval.core.runner, agent_eval.reading.tables, "
+                       "agent_eval.benchmarks.activevision.benchmark")
 
 
 def measure_rerun(agent: str, work: Path, runs: int, jobs: int = 16) -> dict:
@@ -842,7 +842,7 @@ def main() -> int:
                   f"Python {m['python']}, {m['claude']}, {m['codex']}, {m['bwrap']}, load {m['loadavg_at_start']}")
     started = time.perf_counter()
     try:
-        from agent_eval.samples import write_sample_set
+        from agent_eval.benchmarks.activevision.samples import write_sample_set
         need = max(sizes.values()) if "throughput" in parts else 1
         data_dir = work / "samples"
         write_sample_set(data_dir, seed=0, per_task=-(-need // 6))

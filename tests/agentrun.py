@@ -7,11 +7,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent_eval.config import RunConfig
+from agent_eval.core.config import RunConfig
 from agent_eval.benchmarks import load_benchmark
-from agent_eval.data import select
-from agent_eval.demo import scripted_environ
-from agent_eval.runner import Runner
+from agent_eval.core.data import select
+from agent_eval.commands.demo import scripted_environ
+from agent_eval.core.runner import Runner
 from agent_eval.scripted import ScriptedServer
 
 AGENTS = ("claude-code", "codex")

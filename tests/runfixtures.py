@@ -15,9 +15,9 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from agent_eval.records import ItemRecord, Usage
-from agent_eval.results import RunStore
-from agent_eval.transcript import Step, Transcript
+from agent_eval.core.records import ItemRecord, Usage
+from agent_eval.core.results import RunStore
+from agent_eval.core.transcript import Step, Transcript
 
 QUESTION = ("The piece highlighted by a green ring is the starting point. Follow the chain and report "
             "the letter of the terminus marker. Provide your final answer enclosed in <answer>...</answer> tags.")
@@ -221,7 +221,7 @@ ACTIVE_OUTCOMES = ("right", "hallucinated", "wrong", "no_answer")
 
 def active_evidence(item, shift_deg: float = 0.0) -> dict:
     """A correct evidence pointer derived from the truth (shift the angle to make it wrong)."""
-    from agent_eval.activeobs.geometry import pano_box_to_view, view_px_to_norm, x_to_angle
+    from agent_eval.benchmarks.activeobs.geometry import pano_box_to_view, view_px_to_norm, x_to_angle
     frame = sorted(item.boxes)[len(item.boxes) // 2]
     box = item.boxes[frame]
     angle = x_to_angle((box[0] + box[2]) / 2, item.width)
@@ -253,9 +253,9 @@ def make_active_run(root: Path, name: str, data_dir: Path, outcomes: dict, *, to
     """An active-observation run dir over the dataset at `data_dir`; `outcomes` maps item id -> one of
     ACTIVE_OUTCOMES or a failure status (e.g. "timeout"). In tool modes each item observes the
     evidence view of its target, then asks for an out-of-range frame (a logged error)."""
-    from agent_eval.activeobs import load_active_dataset, write_passive_sample
-    from agent_eval.activeobs.render import render_view
-    from agent_eval.benchmarks.activeobs import ActiveObservation
+    from agent_eval.benchmarks.activeobs import load_active_dataset, write_passive_sample
+    from agent_eval.benchmarks.activeobs.render import render_view
+    from agent_eval.benchmarks.activeobs.benchmark import ActiveObservation
     dataset = load_active_dataset(data_dir)
     benchmark = ActiveObservation()
     store = RunStore(root / name)
@@ -328,7 +328,7 @@ ACTIVE_PLAN = ("right", "hallucinated", "wrong", "no_answer", "timeout")  # one 
 def make_active_pair(root: Path) -> tuple[Path, Path, Path, dict]:
     """A 5-item active dataset (one item per family), an `observe` run with one item of each outcome in
     ACTIVE_PLAN, and a `none` run wrong everywhere: (data dir, observe run, none run, {outcome: id})."""
-    from agent_eval.activeobs.generate import generate_dataset
+    from agent_eval.benchmarks.activeobs.generate import generate_dataset
     dataset = generate_dataset(root / "data", sequences=1, n_frames=120, per_family=1)
     ids = {outcome: item.id for outcome, item in zip(ACTIVE_PLAN, dataset.items)}
     observe = make_active_run(root, "claude-observe", root / "data", {i: o for o, i in ids.items()})

@@ -10,17 +10,17 @@ import anyio
 import numpy as np
 import pytest
 
-from agent_eval.activeobs import geometry as g
-from agent_eval.activeobs.data import load_active_dataset
-from agent_eval.activeobs.generate import generate_dataset
-from agent_eval.activeobs.grading import Rules, answer_correct, grade_active, rollup_active
-from agent_eval.activeobs.observe_server import ObservationServer
-from agent_eval.activeobs.passive import sample_frames, write_passive_sample
-from agent_eval.activeobs.prompting import answer_instructions
-from agent_eval.activeobs.render import person_box, png_bytes, render_panorama, render_view
-from agent_eval.activeobs.scene import Person, Scene, Segment, load_scene
-from agent_eval.activeobs.schema import ActiveItem, item_to_row
-from agent_eval.data import DataError, select
+from agent_eval.benchmarks.activeobs import geometry as g
+from agent_eval.benchmarks.activeobs.data import load_active_dataset
+from agent_eval.benchmarks.activeobs.generate import generate_dataset
+from agent_eval.benchmarks.activeobs.grading import Rules, answer_correct, grade_active, rollup_active
+from agent_eval.benchmarks.activeobs.observe_server import ObservationServer
+from agent_eval.benchmarks.activeobs.passive import sample_frames, write_passive_sample
+from agent_eval.benchmarks.activeobs.prompting import answer_instructions
+from agent_eval.benchmarks.activeobs.render import person_box, png_bytes, render_panorama, render_view
+from agent_eval.benchmarks.activeobs.scene import Person, Scene, Segment, load_scene
+from agent_eval.benchmarks.activeobs.schema import ActiveItem, item_to_row
+from agent_eval.core.data import DataError, select
 
 W, H = g.PANO_WIDTH, g.PANO_HEIGHT
 
@@ -553,7 +553,7 @@ def test_real_cli_observes_over_http(tmp_path, agent, sandboxed):
     import subprocess
     from urllib.parse import urlparse
 
-    from agent_eval.sandbox import Sandbox, SandboxSpec
+    from agent_eval.core.sandbox import Sandbox, SandboxSpec
     from agent_eval.scripted import ScriptedServer, has_image
 
     scene = seam_scene(60)
@@ -583,8 +583,8 @@ def test_real_cli_observes_over_http(tmp_path, agent, sandboxed):
 
 
 def test_evidence_that_misses_says_so_and_names_the_window():
-    from agent_eval.activeobs.grading import evidence_check
-    from agent_eval.activeobs.schema import ActiveItem
+    from agent_eval.benchmarks.activeobs.grading import evidence_check
+    from agent_eval.benchmarks.activeobs.schema import ActiveItem
     boxes = {f: (100, 100, 150, 300) for f in (28, 29, 30, 31, 40)}
     item = ActiveItem(id="x", sequence="s", family="chain", question="q", answer_mode="frame", answer=30,
                       track="p1", boxes=boxes, fps=15, n_frames=60)

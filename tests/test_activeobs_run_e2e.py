@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from agent_eval.activeobs.generate import generate_dataset
-from agent_eval.activeobs.geometry import pano_box_to_view, view_px_to_norm, x_to_angle
+from agent_eval.benchmarks.activeobs.generate import generate_dataset
+from agent_eval.benchmarks.activeobs.geometry import pano_box_to_view, view_px_to_norm, x_to_angle
 from agent_eval.scripted import ScriptedServer, offered_tool_names
-from agent_eval.transcript import Transcript
+from agent_eval.core.transcript import Transcript
 from agentrun import run_agent
 
 pytestmark = pytest.mark.e2e

@@ -7,14 +7,14 @@ from collections import Counter
 
 import pytest
 
-from agent_eval.activeobs import geometry as g
-from agent_eval.activeobs.generate import generate_dataset, validation_summary
-from agent_eval.activeobs.grading import Rules, answer_correct, grade_active
-from agent_eval.activeobs.questions import FAMILIES, build_item, point_window, start_window
-from agent_eval.activeobs.render import person_box
-from agent_eval.activeobs.scene import ACTIONS, Person, Scene, Segment
-from agent_eval.activeobs.schema import ActiveItem
-from agent_eval.activeobs.validation import RULES, Validator, check, visible
+from agent_eval.benchmarks.activeobs import geometry as g
+from agent_eval.benchmarks.activeobs.generate import generate_dataset, validation_summary
+from agent_eval.benchmarks.activeobs.grading import Rules, answer_correct, grade_active
+from agent_eval.benchmarks.activeobs.questions import FAMILIES, build_item, point_window, start_window
+from agent_eval.benchmarks.activeobs.render import person_box
+from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene, Segment
+from agent_eval.benchmarks.activeobs.schema import ActiveItem
+from agent_eval.benchmarks.activeobs.validation import RULES, Validator, check, visible
 
 
 def answer_text(answer, frame, angle, bbox) -> str:

@@ -8,15 +8,15 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agent_eval.compare import build, command
-from agent_eval.records import ItemRecord
-from agent_eval.repeats import pair_disagreement, repeat_summary
-from agent_eval.results import RunStore
-from agent_eval.show import command as show_command
-from agent_eval.show import load_run
-from agent_eval.stats import holm, sign_flip_test
-from agent_eval.tool_use import tool_kind
-from agent_eval.transcript import Step, Transcript
+from agent_eval.commands.compare import build, command
+from agent_eval.core.records import ItemRecord
+from agent_eval.reading.repeats import pair_disagreement, repeat_summary
+from agent_eval.core.results import RunStore
+from agent_eval.commands.show import command as show_command
+from agent_eval.commands.show import load_run
+from agent_eval.reading.stats import holm, sign_flip_test
+from agent_eval.reading.tool_use import tool_kind
+from agent_eval.core.transcript import Step, Transcript
 from runfixtures import ITEMS, bank_items, make_run
 
 IDS = [i[0] for i in ITEMS]
@@ -165,7 +165,7 @@ def test_cost_per_right_answer_counts_unknown_cost_apart(tmp_path):
 
 
 def test_plot_by_task_places_runs_with_known_cost_and_names_the_rest(tmp_path):
-    from agent_eval.plots import accuracy_cost_plot
+    from agent_eval.reading.plots import accuracy_cost_plot
     a = make_run(tmp_path, "a", outcomes={i: False for i in IDS}, cost_per_item=None, sandboxes=False)
     b = make_run(tmp_path, "b", outcomes={i: True for i in IDS}, sandboxes=False)
     data = build([load_run(a), load_run(b)], n_resamples=200)

@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from agent_eval.compare import build, command, item_scores
-from agent_eval.show import load_run
-from agent_eval.stats import bootstrap_ci, mcnemar_exact
+from agent_eval.commands.compare import build, command, item_scores
+from agent_eval.commands.show import load_run
+from agent_eval.reading.stats import bootstrap_ci, mcnemar_exact
 from runfixtures import ITEMS, bank_items, make_cot_results, make_run
 
 IDS = [item[0] for item in ITEMS]
@@ -141,7 +141,7 @@ def test_markdown_and_csv_formats(pair):
 
 
 def test_plot_places_known_costs_and_notes_unknown(pair, tmp_path):
-    from agent_eval.plots import accuracy_cost_plot
+    from agent_eval.reading.plots import accuracy_cost_plot
     cot = make_cot_results(tmp_path, "cot")
     out = tmp_path / "acc_cost.png"
     result = compare(pair[0], pair[1], cot, "--plot", out)
@@ -209,7 +209,7 @@ def test_active_compare_table_markdown_and_csv(active):
 
 
 def test_active_plot_shows_answer_and_combined(active, tmp_path):
-    from agent_eval.plots import accuracy_cost_plot
+    from agent_eval.reading.plots import accuracy_cost_plot
     data_dir, observe, none, ids = active
     data = build([load_run(none), load_run(observe)], n_resamples=100)
     placed, unknown = accuracy_cost_plot(data, tmp_path / "plot.png")

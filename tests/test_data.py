@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from agent_eval.data import DataError, load_dataset, select
+from agent_eval.core.data import DataError, load_dataset, select
 from conftest import write_manifest_layout, write_metadata_layout
 
 

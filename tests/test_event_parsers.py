@@ -5,12 +5,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agent_eval.agents.claude_events import HIDDEN_THINKING, parse_claude_events
-from agent_eval.agents.codex_events import parse_codex_events
+from agent_eval.agents.claude_code.events import HIDDEN_THINKING, parse_claude_events
+from agent_eval.agents.codex.events import parse_codex_events
 from agent_eval.agents.failures import classify
 from agent_eval.cli import main
-from agent_eval.process import ProcessResult
-from agent_eval.scoring import extract_answer
+from agent_eval.core.process import ProcessResult
+from agent_eval.benchmarks.activevision.scoring import extract_answer
 
 
 def outcome(transcript, exit_code=0):

@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from agent_eval.cli import main
-from agent_eval.export_inspect import sample_usage
-from agent_eval.records import ItemRecord, Usage
-from agent_eval.transcript import Transcript
+from agent_eval.reading.export_inspect import sample_usage
+from agent_eval.core.records import ItemRecord, Usage
+from agent_eval.core.transcript import Transcript
 from inspect_ai.log import read_eval_log
 from runfixtures import make_cot_results, make_run
 
@@ -81,7 +81,7 @@ def test_usage_by_model_keeps_side_calls_apart():
 def test_without_inspect_ai_one_clear_line(tmp_path, monkeypatch):
     run = make_run(tmp_path, "r", sandboxes=False)
     for name in [m for m in sys.modules if m == "inspect_ai" or m.startswith("inspect_ai.")
-                 or m in ("agent_eval.export_inspect", "agent_eval.inspect_messages")]:
+                 or m in ("agent_eval.reading.export_inspect", "agent_eval.reading.inspect_messages")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "inspect_ai", None)     # as if not installed
     result = export(run, "-o", tmp_path / "r.eval")
@@ -113,7 +113,7 @@ def test_active_passive_baseline_keeps_its_inline_frames(tmp_path):
 
 
 def test_earlier_failed_attempts_are_the_samples_retries(tmp_path):
-    from agent_eval.results import RunStore
+    from agent_eval.core.results import RunStore
     run = make_run(tmp_path, "r", sandboxes=False, outcomes={"ACF-0": True})
     store = RunStore(run)
     first = next(r for r in store.records() if r.id == "ACF-0")

@@ -17,13 +17,13 @@ from click.testing import CliRunner
 from PIL import Image
 from rich.console import Console
 
-from agent_eval.activeobs.generate import generate_dataset
-from agent_eval.demo import scripted_environ
-from agent_eval.export import command as export_command
-from agent_eval.results import RunStore
+from agent_eval.benchmarks.activeobs.generate import generate_dataset
+from agent_eval.commands.demo import scripted_environ
+from agent_eval.commands.export import command as export_command
+from agent_eval.core.results import RunStore
 from agent_eval.scripted import ScriptedServer
-from agent_eval.sweep import load_sweep, run_sweep, write_grid_comparison
-from agent_eval.transcript import Transcript
+from agent_eval.commands.sweep import load_sweep, run_sweep, write_grid_comparison
+from agent_eval.core.transcript import Transcript
 from agentrun import AGENTS, MODELS, run_agent
 from test_activeobs_run_e2e import evidence_for
 

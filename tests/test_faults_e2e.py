@@ -23,17 +23,17 @@ import pytest
 from click.testing import CliRunner
 
 import faultwrap
-from agent_eval import attempt
-from agent_eval.agents.claude_code import ClaudeCode
-from agent_eval.agents.codex import Codex
+from agent_eval.core import attempt
+from agent_eval.agents.claude_code.adapter import ClaudeCode
+from agent_eval.agents.codex.adapter import Codex
 from agent_eval.cli import main
-from agent_eval.demo import scripted_environ
-from agent_eval.results import RunStore
-from agent_eval.runner import Runner
-from agent_eval.sandbox import SandboxSpec
+from agent_eval.commands.demo import scripted_environ
+from agent_eval.core.results import RunStore
+from agent_eval.core.runner import Runner
+from agent_eval.core.sandbox import SandboxSpec
 from agent_eval.scripted import ScriptedServer, prompt_text
-from agent_eval.show import command as show_command
-from agent_eval.transcript import Transcript
+from agent_eval.commands.show import command as show_command
+from agent_eval.core.transcript import Transcript
 from agentrun import AGENTS, MODELS, processes_mentioning, run_agent
 
 FAULTWRAP = Path(faultwrap.__file__).resolve()

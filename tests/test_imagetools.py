@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from agent_eval.imagetools import ops
-from agent_eval.imagetools.errors import ToolInputError
-from agent_eval.imagetools.palette import ALPHABET, Palette
-from agent_eval.imagetools.regions import nearest_indices, resolve_region
-from agent_eval.imagetools.service import ImageTools
-from agent_eval.imagetools.workspace import Workspace
+from agent_eval.tools.imagetools import ops
+from agent_eval.tools.imagetools.errors import ToolInputError
+from agent_eval.tools.imagetools.palette import ALPHABET, Palette
+from agent_eval.tools.imagetools.regions import nearest_indices, resolve_region
+from agent_eval.tools.imagetools.service import ImageTools
+from agent_eval.tools.imagetools.workspace import Workspace
 
 
 def noise(width=50, height=40, seed=0) -> np.ndarray:
@@ -152,7 +152,7 @@ def test_palette_is_stable_across_calls(tmp_path):
 
 
 def run_cli(workdir, *args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "agent_eval.imagetools.cli", "--workdir", str(workdir), *args],
+    proc = subprocess.run([sys.executable, "-m", "agent_eval.tools.imagetools.cli", "--workdir", str(workdir), *args],
                           capture_output=True, text=True, timeout=60)
     if check:
         assert proc.returncode == 0, proc.stderr
@@ -283,7 +283,7 @@ def test_mcp_server_over_stdio(tmp_path):
 
     flat_image(tmp_path / "image.png")
     params = StdioServerParameters(command=sys.executable, cwd=str(tmp_path),
-                                   args=["-m", "agent_eval.imagetools.mcp_server", "--workdir", str(tmp_path)])
+                                   args=["-m", "agent_eval.tools.imagetools.mcp_server", "--workdir", str(tmp_path)])
 
     async def session_calls():
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from agent_eval.cli import main
-from agent_eval.results import RunStore
+from agent_eval.core.results import RunStore
 from agent_eval.scripted import ScriptedServer
 from agentrun import AGENTS, run_agent
 from conftest import write_metadata_layout
@@ -125,7 +125,7 @@ def test_regrade_rescoring_and_reparse_on_a_real_run(sample_data, sample_truth, 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_an_image_that_never_reached_the_model_is_an_error_not_a_grade(agent, tmp_path, monkeypatch):
     # Hand the CLI a TIFF as it is (as the harness once did): neither CLI sends it, and the model answers blind.
-    monkeypatch.setattr("agent_eval.benchmarks.activevision.API_FORMATS", {"PNG", "TIFF"})
+    monkeypatch.setattr("agent_eval.benchmarks.activevision.benchmark.API_FORMATS", {"PNG", "TIFF"})
     data = one_item(tmp_path, size=(320, 200), fmt="TIFF", suffix=".tif")
     with ScriptedServer(ANSWER) as server:
         outcome = run_agent(agent, "none", server, data, tmp_path / "out")

@@ -7,11 +7,11 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image, ImageStat
 
-from agent_eval.activeobs.generate import generate_dataset
-from agent_eval.compare import command as compare_command
-from agent_eval.report import command as report_command
+from agent_eval.benchmarks.activeobs.generate import generate_dataset
+from agent_eval.commands.compare import command as compare_command
+from agent_eval.commands.report import command as report_command
 from agent_eval.scripted import ScriptedServer
-from agent_eval.show import command as show_command
+from agent_eval.commands.show import command as show_command
 from agentrun import run_agent
 from runfixtures import active_evidence, make_run
 from test_report import chromium

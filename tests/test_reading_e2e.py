@@ -6,10 +6,10 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from agent_eval.compare import command as compare_command
-from agent_eval.report import command as report_command
+from agent_eval.commands.compare import command as compare_command
+from agent_eval.commands.report import command as report_command
 from agent_eval.scripted import ScriptedServer
-from agent_eval.show import command as show_command
+from agent_eval.commands.show import command as show_command
 from agentrun import run_agent
 from test_report import chromium
 

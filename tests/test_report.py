@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image, ImageStat
 
-from agent_eval.report import command
+from agent_eval.commands.report import command
 from conftest import write_metadata_layout
 from runfixtures import ITEMS, make_cot_results, make_run
 
@@ -238,8 +238,8 @@ def test_active_report_in_headless_chromium(active, tmp_path):
 
 
 def test_active_odd_evidence_and_a_lost_view_are_reported_not_fatal(active, tmp_path):
-    from agent_eval.results import RunStore
-    from agent_eval.show import command as show_command
+    from agent_eval.core.results import RunStore
+    from agent_eval.commands.show import command as show_command
     from runfixtures import make_active_run
     data, observe, none, ids, _ = active
     run = make_active_run(tmp_path, "odd", data, {ids["right"]: "right", ids["wrong"]: "wrong"},

@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from agent_eval.config import ConfigError, RunConfig, identity_differences
-from agent_eval.records import ItemRecord, Usage
-from agent_eval.results import RunStore, read_records
-from agent_eval.results import prepare_store
-from agent_eval.results import ResultsError
+from agent_eval.core.config import ConfigError, RunConfig, identity_differences
+from agent_eval.core.records import ItemRecord, Usage
+from agent_eval.core.results import RunStore, read_records
+from agent_eval.core.results import prepare_store
+from agent_eval.core.results import ResultsError
 from rich.console import Console
 
 

@@ -13,15 +13,15 @@ from scipy import ndimage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-import agent_eval.samples as samples
-from agent_eval.samples import (
+import agent_eval.benchmarks.activevision.samples as samples
+from agent_eval.benchmarks.activevision.samples import (
     DIFFICULTIES,
     SampleError,
     ensure_default_sample_set,
     generate_item,
     write_sample_set,
 )
-from agent_eval.samples.common import get_font
+from agent_eval.benchmarks.activevision.samples.common import get_font
 
 # What the real bank uses for each task: id prefix, category, answer format.
 EXPECTED = {

@@ -15,7 +15,7 @@ from urllib.request import urlopen
 
 import pytest
 
-from agent_eval.sandbox import (
+from agent_eval.core.sandbox import (
     PROJECT_ROOT, Endpoint, Sandbox, SandboxError, SandboxSpec, check_sandbox, load_policy,
     policy_endpoints, tinyproxy_config)
 
@@ -191,8 +191,8 @@ def test_every_mount_is_one_the_policy_names(world):
 
 def test_image_tools_import_but_the_rest_of_the_package_is_hidden(world):
     with Sandbox(spec(world)) as sb:
-        r = run(sb, "python3 -c 'import agent_eval.imagetools.mcp_server' && echo IMPORT-OK; "
-                    f"ls -A {PROJECT_ROOT / 'agent_eval'}; python3 -c 'import agent_eval.samples' 2>/dev/null "
+        r = run(sb, "python3 -c 'import agent_eval.tools.imagetools.mcp_server' && echo IMPORT-OK; "
+                    f"ls -A {PROJECT_ROOT / 'agent_eval'}; python3 -c 'import agent_eval.benchmarks.activevision.samples' 2>/dev/null "
                     "|| echo SAMPLES-HIDDEN", login=False)
     lines = r.stdout.split()
     assert lines[0] == "IMPORT-OK", r.stderr

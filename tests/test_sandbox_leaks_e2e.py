@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_eval.scripted import ScriptedServer
-from agent_eval.sandbox import PROJECT_ROOT
+from agent_eval.core.sandbox import PROJECT_ROOT
 from agentrun import AGENTS, run_agent
 from test_sandbox import _Hello
 

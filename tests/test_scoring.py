@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from agent_eval.scoring import extract_answer, grade, normalise, scorer_hash
+from agent_eval.benchmarks.activevision.scoring import extract_answer, grade, normalise, scorer_hash
 
 
 @pytest.mark.parametrize("text,truth,prediction,correct", [
@@ -108,7 +108,7 @@ def test_scorer_hash_is_stable():
 # ---------------------------------------------------------------- differential test
 
 def reference_verdict(text: str, truth: str) -> tuple[str, bool]:
-    """The reference scorer's rules (issue 12), written independently of agent_eval.scoring, with
+    """The reference scorer's rules (issue 12), written independently of agent_eval.benchmarks.activevision.scoring, with
     string scanning instead of its regular expressions where that is possible."""
     text = text.strip()
     lower = text.lower()

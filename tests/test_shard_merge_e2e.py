@@ -5,10 +5,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agent_eval.config import RunConfig, parse_shard, ConfigError
-from agent_eval.data import load_dataset, shard_of
-from agent_eval.merge import command as merge_command
-from agent_eval.results import RunStore
+from agent_eval.core.config import RunConfig, parse_shard, ConfigError
+from agent_eval.core.data import load_dataset, shard_of
+from agent_eval.commands.merge import command as merge_command
+from agent_eval.core.results import RunStore
 from agent_eval.scripted import ScriptedServer
 from agentrun import run_agent
 

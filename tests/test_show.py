@@ -5,7 +5,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from agent_eval.show import command
+from agent_eval.commands.show import command
 from runfixtures import ITEMS, make_cot_results, make_run
 
 OUTCOMES = {"ACF-0": False, "ACF-1": "timeout", "ACF-2": True, "BFC-0": True, "BFC-1": False,

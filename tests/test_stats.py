@@ -4,7 +4,7 @@ import math
 import pytest
 from scipy.stats import binomtest
 
-from agent_eval.stats import bootstrap_ci, mcnemar_exact, median_total, min_possible_p, paired
+from agent_eval.reading.stats import bootstrap_ci, mcnemar_exact, median_total, min_possible_p, paired
 
 
 @pytest.mark.parametrize("a_only, b_only, expected", [

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
-from ..benchmarks.base import ToolSet
-from ..transcript import Transcript
+from agent_eval.benchmarks.base import ToolSet
+from agent_eval.core.transcript import Transcript
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 NODE_BIN = PROJECT_ROOT / "node_modules" / ".bin"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..transcript import ReceivedImage, Transcript
+from agent_eval.core.transcript import ReceivedImage, Transcript
 
 # Tools that show a file to the model, and the argument naming it.
 FILE_VIEWERS = {"Read": "file_path", "view_image": "path"}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
 
 __all__ = ["Benchmark", "BenchmarkGrade", "ItemSetup", "McpServer", "ToolSet", "get_benchmark", "load_benchmark"]
 
@@ -13,16 +13,16 @@ ALL_TOOL_MODES = ("none", "image", "observe", "python")
 
 def get_benchmark(name: str) -> Benchmark:
     if name == "activevision":
-        from .activevision import ActiveVision
+        from agent_eval.benchmarks.activevision.benchmark import ActiveVision
         return ActiveVision()
     if name == "activeobs":
-        from .activeobs import ActiveObservation
+        from agent_eval.benchmarks.activeobs.benchmark import ActiveObservation
         return ActiveObservation()
     raise ValueError(f"unknown benchmark {name!r}")
 
 
 def detect(root: Path) -> Benchmark:
-    from ..activeobs import is_active_dataset
+    from agent_eval.benchmarks.activeobs import is_active_dataset
     return get_benchmark("activeobs" if is_active_dataset(root) else "activevision")
 
 

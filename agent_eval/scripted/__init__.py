@@ -88,10 +88,10 @@ Command line: ``python -m agent_eval.scripted --scenario FILE [--port N] [--log 
 prints the URL and serves until killed.
 """
 
-from .conversation import Conversation, OfferedTool
-from .inspect_requests import conversation, has_image, offered_tool_names, prompt_text, tool_result_count
-from .scenario import Faults, Scenario, ScenarioError, load_scenario
-from .server import RecordedRequest, ScriptedServer
+from agent_eval.scripted.conversation import Conversation, OfferedTool
+from agent_eval.scripted.inspect_requests import conversation, has_image, offered_tool_names, prompt_text, tool_result_count
+from agent_eval.scripted.scenario import Faults, Scenario, ScenarioError, load_scenario
+from agent_eval.scripted.server import RecordedRequest, ScriptedServer
 
 __all__ = [
     "ScriptedServer", "RecordedRequest", "Scenario", "Faults", "ScenarioError", "load_scenario",

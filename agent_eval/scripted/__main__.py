@@ -7,7 +7,7 @@ import dataclasses
 import signal
 import sys
 
-from .server import ScriptedServer
+from agent_eval.scripted.server import ScriptedServer
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .scenario import Call
+from agent_eval.scripted.scenario import Call
 
 # Agent-neutral names -> the built-in tool each API's CLI offers, with argument renames.
 # Values: list of (wire tool name, {neutral key: wire key}) tried in order.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import anthropic_wire, responses_wire
-from .conversation import Conversation
-from .server import RecordedRequest
+from agent_eval.scripted import anthropic_wire, responses_wire
+from agent_eval.scripted.conversation import Conversation
+from agent_eval.scripted.server import RecordedRequest
 
 
 def conversation(req: RecordedRequest | dict[str, Any], api: str | None = None) -> Conversation:

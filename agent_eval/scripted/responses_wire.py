@@ -7,7 +7,7 @@ import re
 import uuid
 from typing import Any, Iterator
 
-from .conversation import Conversation, OfferedTool, ResolvedCall
+from agent_eval.scripted.conversation import Conversation, OfferedTool, ResolvedCall
 
 # Fixed usage of every answer, so tests can check usage parsing.
 USAGE = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 40},

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import anthropic_wire, responses_wire
-from .conversation import Conversation, NotOffered, ResolvedCall, fill, fill_input, resolve_call
-from .scenario import Faults, Scenario, load_scenario, parse_faults
+from agent_eval.scripted import anthropic_wire, responses_wire
+from agent_eval.scripted.conversation import Conversation, NotOffered, ResolvedCall, fill, fill_input, resolve_call
+from agent_eval.scripted.scenario import Faults, Scenario, load_scenario, parse_faults
 
 SIDE_REPLY = "Scripted session"
 SECRET_HEADERS = {"authorization", "x-api-key", "cookie", "proxy-authorization", "chatgpt-account-id"}

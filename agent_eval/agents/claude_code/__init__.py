@@ -1,0 +1,1 @@
+"""Claude Code: the adapter (command line, env, auth) and its stream-json event parser."""

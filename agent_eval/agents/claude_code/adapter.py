@@ -1,0 +1,121 @@
+"""Claude Code, headless: `claude -p` with stream-json in and out.
+
+Tools per mode are set by the CLI's own switches (`--tools`, `--mcp-config
+--strict-mcp-config`, `--allowedTools`); anything not named, sub-agents and web tools
+included, is not offered. `--allowedTools` names every offered tool, which works as root and
+as the sandbox's non-root uid alike (bypassPermissions is refused as root). The prompt goes
+in on stdin, never argv. docs/cli-notes.md has the checked facts.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+from pathlib import Path
+
+from agent_eval.benchmarks.base import McpServer
+from agent_eval.core.sandbox import policy_endpoints
+from agent_eval.core.transcript import Transcript
+from agent_eval.agents.base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
+from agent_eval.agents.claude_code.events import inline_images_from_session, parse_claude_events
+from agent_eval.agents.images import SeenImages
+
+LOGIN_FILE = Path(".claude") / ".credentials.json"
+AUTH_STATUSES = {401: "auth_error", 403: "auth_error"}
+RATE_STATUSES = (429, 529)
+MAX_RATE_RETRIES = 4  # Claude's own retries before we stop it and back off ourselves
+
+
+def _mcp_entry(server: McpServer) -> dict:
+    if server.url:
+        return {"type": "http", "url": server.url}
+    return {"type": "stdio", "command": server.command[0], "args": list(server.command[1:])}
+
+
+class ClaudeCode(Agent):
+    name = "claude-code"
+    binary = "claude"
+    package = "@anthropic-ai/claude-code"
+
+    def find_auth(self, environ: dict[str, str]) -> Auth:
+        keys = {k: environ[k] for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN") if environ.get(k)}
+        oauth = {k: environ[k] for k in ("CLAUDE_CODE_OAUTH_TOKEN",) if environ.get(k)}
+        base_url = environ.get("ANTHROPIC_BASE_URL")
+        login_file = Path(environ.get("HOME", str(Path.home()))) / LOGIN_FILE
+        if base_url and (keys or oauth):
+            return Auth("custom_endpoint", [host_port(base_url)], env={**keys, **oauth, "ANTHROPIC_BASE_URL": base_url},
+                        base_url=base_url)
+        if keys:
+            return Auth("api_key", policy_endpoints(self.name, "api-key"), env=keys)
+        if oauth:
+            return Auth("login", policy_endpoints(self.name, "oauth"), env=oauth)
+        if login_file.is_file():
+            return Auth("login", policy_endpoints(self.name, "oauth"), files={str(LOGIN_FILE): login_file})
+        raise AuthMissing("claude-code: no credential found. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, "
+                          f"CLAUDE_CODE_OAUTH_TOKEN), or log in with `claude` so {login_file} exists "
+                          "(ANTHROPIC_BASE_URL selects a custom endpoint).")
+
+    def prepare(self, ctx: ItemContext) -> Invocation:
+        config_dir = ctx.home / ".claude"
+        config_dir.mkdir(exist_ok=True)
+        builtins = [name for name, on in (("Bash", ctx.tools.shell), ("Read", ctx.tools.view_file)) if on]
+        argv = [str(self.executable), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                "--verbose", "--model", ctx.model, "--tools", ",".join(builtins)]
+        if ctx.effort:
+            argv += ["--effort", ctx.effort]
+        if ctx.max_turns:
+            argv += ["--max-turns", str(ctx.max_turns)]
+        if ctx.max_cost_usd:
+            argv += ["--max-budget-usd", f"{ctx.max_cost_usd:g}"]
+        allowed = list(builtins)
+        if ctx.tools.mcp:
+            mcp_config = ctx.home / "mcp.json"
+            mcp_config.write_text(json.dumps({"mcpServers": {server.name: _mcp_entry(server) for server in ctx.tools.mcp}}))
+            argv += ["--mcp-config", str(mcp_config), "--strict-mcp-config"]
+            allowed += [f"mcp__{server.name}__{tool}" for server in ctx.tools.mcp for tool in server.tools]
+        if allowed:
+            argv += ["--allowedTools", ",".join(allowed)]
+        env = base_env(ctx.home) | ctx.auth.env | {
+            "CLAUDE_CONFIG_DIR": str(config_dir),
+            "MCP_CONNECTION_NONBLOCKING": "false",   # else the first request may leave before MCP is up
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+        return Invocation(argv=argv, env=env, stdin=self._first_message(ctx))
+
+    @staticmethod
+    def _first_message(ctx: ItemContext) -> bytes:
+        content = []
+        for image in ctx.inline_images:
+            media_type = mimetypes.guess_type(image.name)[0] or "image/png"
+            content.append({"type": "image", "source": {
+                "type": "base64", "media_type": media_type, "data": base64.b64encode(image.read_bytes()).decode()}})
+        content.append({"type": "text", "text": ctx.prompt})
+        message = {"type": "user", "message": {"role": "user", "content": content}}
+        return (json.dumps(message) + "\n").encode()
+
+    def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
+        return parse_claude_events(events, item_dir)
+
+    def inline_images(self, item_dir: Path) -> list[str]:
+        return inline_images_from_session(item_dir, SeenImages(item_dir))
+
+    def watcher(self):
+        """Fail fast: a 401/403 retry means bad credentials (Claude would retry ~3 minutes);
+        a rate limit past a few of Claude's own retries goes back to the runner's backoff."""
+        rate_retries = 0
+
+        def watch(event: dict) -> str | None:
+            nonlocal rate_retries
+            if event.get("type") == "system" and event.get("subtype") == "api_retry":
+                status = event.get("error_status")
+                if status in AUTH_STATUSES:
+                    return AUTH_STATUSES[status]
+                if status in RATE_STATUSES:
+                    rate_retries += 1
+                    if rate_retries >= MAX_RATE_RETRIES:
+                        return "rate_limited"
+            return None
+        return watch

@@ -1,0 +1,1 @@
+"""Codex: the adapter (command line, env, auth) and its JSONL event / rollout parser."""

@@ -1,0 +1,136 @@
+"""Codex CLI, headless: `codex exec --json`, prompt on stdin, config in a private CODEX_HOME.
+
+Tools per mode come from Codex's own switches (features.shell_tool, features.view_image,
+MCP servers in config.toml) plus a model-catalog override that removes what no switch does
+(apply_patch, tool_search, code mode's JavaScript runner, sub-agents, clock/messaging tools),
+so every model gets the same classic tool list. Codex's own sandbox is off: ours isolates
+(its helper cannot run inside bwrap or under /tmp). docs/cli-notes.md has the checked facts.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+from functools import cached_property
+from pathlib import Path
+
+from agent_eval.core.pricing import price_usd, prices
+from agent_eval.core.sandbox import policy_endpoints
+from agent_eval.core.transcript import Transcript
+from agent_eval.agents.base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
+from agent_eval.agents.codex.events import inline_images_from_rollout, merge_rollout, parse_codex_events, rollout_path
+from agent_eval.agents.images import SeenImages
+
+COMMON_SWITCHES = ["features.multi_agent=false", "features.goals=false", "web_search=\"disabled\"",
+                   "tools.experimental_request_user_input.enabled=false"]
+# Catalog fields that add tools beyond the mode's (see the module docstring).
+CATALOG_OVERRIDES = {"apply_patch_tool_type": None, "supports_search_tool": False, "tool_mode": None,
+                     "use_responses_lite": False, "multi_agent_version": None, "experimental_supported_tools": []}
+LOGIN_FILE = Path(".codex") / "auth.json"
+AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
+PROVIDER = "agent_eval"
+
+
+def _toml(value) -> str:
+    return json.dumps(value)  # JSON strings and lists are valid TOML for our values
+
+
+class Codex(Agent):
+    name = "codex"
+    binary = "codex"
+    package = "@openai/codex"
+
+    def find_auth(self, environ: dict[str, str]) -> Auth:
+        key_name = next((k for k in ("OPENAI_API_KEY", "CODEX_API_KEY") if environ.get(k)), None)
+        base_url = environ.get("OPENAI_BASE_URL")
+        login_file = Path(environ.get("HOME", str(Path.home()))) / LOGIN_FILE
+        if key_name and base_url:
+            return Auth("custom_endpoint", [host_port(base_url)], env={key_name: environ[key_name]}, base_url=base_url)
+        if key_name:
+            return Auth("api_key", policy_endpoints(self.name, "api-key"), env={key_name: environ[key_name]},
+                        base_url="https://api.openai.com/v1")
+        if login_file.is_file():
+            return Auth("login", policy_endpoints(self.name, "chatgpt"), files={str(LOGIN_FILE): login_file})
+        raise AuthMissing(f"codex: no credential found. Set OPENAI_API_KEY (or CODEX_API_KEY), or log in with "
+                          f"`codex login` so {login_file} exists (OPENAI_BASE_URL selects a custom endpoint).")
+
+    @cached_property
+    def _catalog(self) -> str:
+        """The CLI's bundled model catalog with the tool-adding fields neutralised."""
+        with tempfile.TemporaryDirectory(prefix="agent-eval-codex-") as scratch:
+            out = subprocess.run([str(self.executable), "debug", "models"], capture_output=True, text=True,
+                                 timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": scratch, "CODEX_HOME": scratch})
+        try:
+            catalog = json.loads(out.stdout)
+        except json.JSONDecodeError:
+            raise RuntimeError(f"`codex debug models` printed no catalog (exit {out.returncode}): {out.stderr[-500:]}")
+        for model in catalog["models"]:
+            model.update(CATALOG_OVERRIDES)
+        return json.dumps(catalog)
+
+    def _config_toml(self, ctx: ItemContext) -> str:
+        lines = [f"model = {_toml(ctx.model)}"]
+        if ctx.effort:
+            lines.append(f"model_reasoning_effort = {_toml(ctx.effort)}")
+        if ctx.auth.kind != "login":
+            key_name = next(iter(ctx.auth.env))
+            lines += [f"model_provider = {_toml(PROVIDER)}", "", f"[model_providers.{PROVIDER}]",
+                      f"name = {_toml(PROVIDER)}", f"base_url = {_toml(ctx.auth.base_url)}",
+                      f"env_key = {_toml(key_name)}", 'wire_api = "responses"']
+        for server in ctx.tools.mcp:
+            lines += ["", f"[mcp_servers.{server.name}]"]
+            if server.url:
+                # One request per connection: kept-alive connections through the sandbox's proxy made
+                # Codex's HTTP MCP client fail now and then (docs/active-observation.md).
+                lines += [f"url = {_toml(server.url)}", 'http_headers = { Connection = "close" }']
+            else:
+                lines += [f"command = {_toml(server.command[0])}", f"args = {_toml(list(server.command[1:]))}"]
+            lines += ["required = true",                          # the first request must carry its tools
+                      'default_tools_approval_mode = "approve"']  # exec never asks; approve our own tools
+        return "\n".join(lines) + "\n"
+
+    def prepare(self, ctx: ItemContext) -> Invocation:
+        codex_home = ctx.home / ".codex"
+        codex_home.mkdir(exist_ok=True)
+        (codex_home / "config.toml").write_text(self._config_toml(ctx))
+        catalog = codex_home / "model-catalog.json"
+        catalog.write_text(self._catalog)
+        argv = [str(self.executable), "exec", "--json", "--skip-git-repo-check", "-s", "danger-full-access",
+                "-c", f"model_catalog_json={_toml(str(catalog))}"]
+        switches = COMMON_SWITCHES + [f"features.shell_tool={str(ctx.tools.shell).lower()}",
+                                      f"features.view_image={str(ctx.tools.view_file).lower()}"]
+        for switch in switches:
+            argv += ["-c", switch]
+        for image in ctx.inline_images:
+            argv.append(f"--image={image}")  # `-i X -` would take `-` as a second image
+        argv.append("-")
+        env = base_env(ctx.home) | ctx.auth.env | {"CODEX_HOME": str(codex_home)}
+        return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode())
+
+    def priced(self, model: str) -> bool:
+        return prices(model) is not None
+
+    def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
+        transcript = parse_codex_events(events, item_dir)
+        rollout = rollout_path(item_dir)
+        if rollout is not None:
+            merge_rollout(transcript, rollout, item_dir)
+        transcript.cost_usd = price_usd(model, transcript.usage)  # Codex reports none; None when unpriced
+        if transcript.usage.input_tokens is not None:
+            # Codex reports one session total, all of it the evaluated model's.
+            transcript.usage_by_model = {model: {**vars(transcript.usage), "cost_usd": transcript.cost_usd}}
+        return transcript
+
+    def inline_images(self, item_dir: Path) -> list[str]:
+        rollout = rollout_path(item_dir)
+        return inline_images_from_rollout(rollout, SeenImages(item_dir)) if rollout else []
+
+    def watcher(self):
+        """Fail fast on bad credentials: Codex reconnects five times on a 401 before failing."""
+        def watch(event: dict) -> str | None:
+            message = event.get("message") or ((event.get("error") or {}).get("message")) or ""
+            if event.get("type") in ("error", "turn.failed") and AUTH_STATUS_IN_TEXT.search(message):
+                return "auth_error"
+            return None
+        return watch

@@ -1,0 +1,66 @@
+"""Active observation: questions about a panoramic video the agent never sees whole. It asks for
+views through the `observe` tool, served from outside the sandbox for one item at a time; the
+answer and its evidence are graded (agent_eval/benchmarks/activeobs, docs/active-observation.md)."""
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Iterator
+
+from agent_eval.benchmarks.activeobs.data import load_active_dataset
+from agent_eval.benchmarks.activeobs.grading import grade_active, rollup_active, rules_hash
+from agent_eval.benchmarks.activeobs.passive import passive_preamble, write_passive_sample
+from agent_eval.benchmarks.activeobs.prompting import answer_instructions, question_block
+from agent_eval.benchmarks.activevision.benchmark import image_tools, render
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
+
+
+class ActiveObservation(Benchmark):
+    name = "activeobs"
+    tool_modes = ("none", "observe", "python")
+
+    def __init__(self):
+        self.dataset = None
+
+    def load(self, root: Path):
+        self.dataset = load_active_dataset(root)
+        return self.dataset
+
+    def truth_text(self, item) -> str:
+        return item.truth_text()
+
+    @contextlib.contextmanager
+    def setup(self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str) -> Iterator[ItemSetup]:
+        scene_path = self.dataset.scene_path(item.sequence)
+        question = question_block(item) + "\n\n" + answer_instructions(item, passive=tools == "none")
+        if tools == "none":
+            # The passive baseline: a fixed sample of whole panorama frames, inline; no tools.
+            frames = write_passive_sample(self.dataset.scene(item.sequence), home / "passive")
+            question = passive_preamble(frames, self.dataset.scene(item.sequence)) + "\n\n" + question
+            yield ItemSetup(prompt=render(template_text, question, ""), tools=ToolSet(),
+                            inline_images=[frame.path for frame in frames])
+            return
+        from agent_eval.benchmarks.activeobs.observe_server import SERVER_NAME as OBSERVE_SERVER, TOOL_NAME, ObservationServer  # mcp SDK
+        views = work / "views" if tools == "python" else None  # python mode may process what it saw
+        with ObservationServer(scene_path, item_root / "observations", views_dir=views) as server:
+            observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
+            toolset = (ToolSet(mcp=(observe,)) if tools == "observe"
+                       else ToolSet(shell=True, view_file=True, mcp=(observe, image_tools(work))))
+            yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=[server.host_port])
+
+    def grade(self, final_text: str | None, item) -> BenchmarkGrade:
+        graded = grade_active(final_text, item)
+        metrics = {"family": item.family, "answer_correct": graded.answer_correct,
+                   "evidence_correct": graded.evidence_correct, "combined": graded.combined,
+                   "evidence": graded.evidence, "grade_detail": graded.detail}
+        return BenchmarkGrade(prediction=json.dumps(graded.prediction) if graded.prediction is not None else "",
+                              correct=graded.answer_correct, has_answer_tag=graded.has_answer_tag,
+                              malformed=graded.status == "no_answer" and graded.has_answer_tag, metrics=metrics)
+
+    def scorer_hash(self) -> str:
+        return rules_hash()
+
+    def extra_rollup(self, records: list) -> dict | None:
+        rows = [{**record.metrics, "status": record.status, "family": record.category} for record in records]
+        return {"active_observation": rollup_active(rows)}

@@ -1,0 +1,152 @@
+"""The active-observation part of `agent-eval compare`: per family and overall, each run's answer,
+evidence and combined accuracy and hallucination rate side by side, and the paired tests (exact
+McNemar, bootstrap CI) run separately on the answer and on combined (answer and evidence).
+
+Scores pair on items as in compare.item_scores: with repeats, an item's score is its mean.
+Hallucination (right answers whose evidence fails, as a share of right answers) is descriptive:
+its denominator differs between runs, so it gets no paired test.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rich.console import Console
+from rich.table import Table
+
+from agent_eval.commands.compare import ALPHA, EFFICIENCY, _pct, _pholm, _pts, _pval, _verdict
+from agent_eval.reading.group_tests import holm_sentence
+from agent_eval.reading.stats import min_possible_p
+from agent_eval.reading.stats import paired
+
+METRICS = ("answer", "evidence", "combined")
+TESTED = (("answer", "answer"), ("combined", "combined (answer and evidence)"))
+
+
+def metric_scores(records) -> dict[str, dict[str, float]]:
+    """metric -> item id -> score (mean over repeats); harness failures count as wrong."""
+    by = {m: defaultdict(list) for m in METRICS}
+    for r in records:
+        answer, evidence = bool((r.metrics or {}).get("answer_correct", r.correct)), bool((r.metrics or {}).get("evidence_correct"))
+        for metric, value in zip(METRICS, (answer, evidence, answer and evidence)):
+            by[metric][r.id].append(float(value))
+    return {m: {i: sum(v) / len(v) for i, v in d.items()} for m, d in by.items()}
+
+
+def hallucination(answer: float, combined: float) -> float | None:
+    return (answer - combined) / answer if answer else None
+
+
+def build_active(runs, groups, n_resamples: int, seed: int) -> dict:
+    """`groups`: (scope, name, ids) with scope overall or family, on the shared items."""
+    scores = [metric_scores(run.records) for run in runs]
+    rows = []
+    for scope, name, ids in groups:
+        row = {"scope": scope, "group": name, "n": len(ids)}
+        sums = {m: [sum(s[m][i] for i in ids) for s in scores] for m in METRICS}
+        for metric in METRICS:
+            row[metric] = [total / len(ids) for total in sums[metric]]
+        row["hallucination"] = [hallucination(a, c) for a, c in zip(sums["answer"], sums["combined"])]
+        for metric, _ in TESTED:
+            columns = [[s[metric][i] for i in ids] for s in scores]
+            row[f"{metric}_vs_first"] = [None] + [paired(columns[0], c, n_resamples, seed).to_json() for c in columns[1:]]
+        rows.append(row)
+    return {"metrics": list(METRICS), "tested": [m for m, _ in TESTED], "rows": rows}
+
+
+def active_verdicts(letters: list[str], active: dict) -> list[str]:
+    overall = active["rows"][0]
+    out = [_verdict(letter, overall[f"{metric}_vs_first"][j], label)
+           for j, letter in enumerate(letters[1:], start=1) for metric, label in TESTED]
+    out.append("hallucination (right answers without supporting evidence, as a share of right answers) is "
+               "descriptive: its denominator differs between runs, so it has no paired test")
+    small = [row["n"] for row in active["rows"][1:] if min_possible_p(row["n"]) >= ALPHA]
+    if small:
+        out.append(f"{len(small)} families have at most {max(small)} items: even if every item differed one way "
+                   f"the exact p could not go below {min_possible_p(max(small)):.3g}, so no difference there can be "
+                   f"significant at α={ALPHA}")
+    sentence = holm_sentence(active["rows"], letters, tuple(f"{m}_vs_first" for m, _ in TESTED), "per-family")
+    return out + ([sentence] if sentence else [])
+
+
+def metric_cells(data: dict) -> tuple[list[str], list[list[str]]]:
+    header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
+    body = [[row["scope"], row["group"], str(row["n"]), run["letter"], *(_pct(row[m][k]) for m in METRICS),
+             "—" if row["hallucination"][k] is None else _pct(row["hallucination"][k])]
+            for row in data["active"]["rows"] for k, run in enumerate(data["runs"])]
+    return header, body
+
+
+def paired_cells(data: dict) -> tuple[list[str], list[list[str]]]:
+    header = ["scope", "group", "n", "run"]
+    for metric, _ in TESTED:
+        header += [f"{metric} −A pts [95% CI]", f"p {metric} (disc.)", f"p Holm {metric}"]
+    body = []
+    for row in data["active"]["rows"]:
+        for k, run in enumerate(data["runs"][1:], start=1):
+            cells = [row["scope"], row["group"], str(row["n"]), f"{run['letter']}:A"]
+            for metric, _ in TESTED:
+                s = row[f"{metric}_vs_first"][k]
+                cells += [f"{_pts(s['diff'], '')} [{_pts(s['ci_low'], '')}, {_pts(s['ci_high'], '')}]", _pval(s),
+                          _pholm(s.get("p_holm"))]
+            body.append(cells)
+    return header, body
+
+
+def _screen_table(title: str, header: list[str], body: list[list[str]]) -> Table:
+    """Scope dropped; the group and n shown once per group, groups in sections."""
+    table = Table(title=title, header_style="bold", title_style="bold")
+    for i, name in enumerate(header[1:]):
+        widest = max(len(cells[1 + i]) for cells in body)
+        table.add_column(name, justify="left" if i in (0, 2) else "right", no_wrap=True,
+                         min_width=min(widest, 14) if i == 0 else widest, overflow="ellipsis")
+    for index, cells in enumerate(body):
+        first = index == 0 or body[index - 1][1] != cells[1]
+        last = index + 1 == len(body) or body[index + 1][1] != cells[1]
+        shown = cells[1:] if first else ["", "", *cells[3:]]
+        table.add_row(*shown, end_section=last and len(body) > 1)
+    return table
+
+
+def render_active_table(data: dict, console: Console) -> None:
+    shared = data["shared"]
+    console.print(_screen_table(f"answer, evidence, combined and hallucination on {shared} shared items", *metric_cells(data)))
+    if len(data["runs"]) < 2:
+        return
+    header, body = paired_cells(data)
+    widths = [max(len(c) for c in column) for column in zip(*[header[1:], *(cells[1:] for cells in body)])]
+    if sum(widths) + 3 * len(widths) + 1 <= console.width:
+        console.print(_screen_table("paired tests against A: answer, and combined", header, body))
+    else:  # too wide: one table per tested metric
+        for j, (metric, label) in enumerate(TESTED):
+            cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
+            console.print(_screen_table(f"paired tests against A: {label}", [header[c] for c in cols],
+                                        [[cells[c] for c in cols] for cells in body]))
+
+
+def markdown_parts(data: dict, md) -> list[str]:
+    parts = [f"Answer, evidence, combined and hallucination on {data['shared']} shared items:", md(*metric_cells(data))]
+    if len(data["runs"]) > 1:
+        parts += ["Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
+                  md(*paired_cells(data))]
+    return parts
+
+
+def csv_rows(data: dict):
+    """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on overall rows."""
+    stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
+    names = {"a_only": "A_only", "b_only": "run_only", "diff": "diff_vs_A"}
+    eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+    yield ["scope", "group", "n", "run", "name", "label", "answer_acc", "evidence_acc", "combined_acc",
+           "hallucination_rate", *(f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys), *eff]
+    for row in data["active"]["rows"]:
+        for k, run in enumerate(data["runs"]):
+            cells = [row["scope"], row["group"], row["n"], run["letter"], run["name"], run["label"],
+                     *(f"{row[m][k]:.6g}" for m in METRICS), row["hallucination"][k]]
+            for metric, _ in TESTED:
+                s = row[f"{metric}_vs_first"][k] or {}
+                cells += [s.get(key, "") for key in stat_keys]
+            if row["scope"] == "overall":
+                cells += [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+            yield ["" if c is None else c for c in cells]
+
+

@@ -1,0 +1,246 @@
+"""The `observe` tool: an MCP server over streamable HTTP on loopback, one per item.
+
+The panorama never enters the sandbox: this server runs in the harness process (a thread
+with its own event loop), renders views from the scene description on request, and is
+reachable from the item's sandbox only because its `127.0.0.1:PORT` is allowlisted there.
+One server per item keeps items apart without tokens: each sandbox can reach only its own.
+
+    with ObservationServer(scene_path, item_dir / "observations") as server:
+        server.url          # http://127.0.0.1:PORT/mcp  -> the CLIs' MCP config
+        server.host_port    # 127.0.0.1:PORT             -> the sandbox allowlist
+    server.log              # the observations made, as logged
+
+Every call is logged to `<log_dir>/observations.jsonl` (one JSON object per call, errors
+included) and each returned view is kept as `<log_dir>/NNN-f<frame>-a<angle>.png`.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import socket
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated
+
+from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from pydantic import Field
+
+from agent_eval.tools.imagetools.mcp_server import plain_schema
+from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
+from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
+from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
+
+SERVER_NAME = "observe"
+TOOL_NAME = "observe"
+LOG_FILE = "observations.jsonl"
+START_TIMEOUT_S = 10.0
+
+DESCRIPTION = """Look at the 360° panoramic video: returns one {size}x{size} view of frame `frame_index`, \
+centred on the horizontal angle `angle_deg`, plus its metadata as JSON.
+
+The panorama is {width}x{height} pixels at {fps:g} frames per second; frames are 0..{last}{sequences_note}. \
+Angle 0° is the panorama's left edge and angles grow to the right up to 360°, where the strip wraps \
+around to 0° (any finite angle is accepted and wrapped). One view spans {fov:.1f}° of the circle. \
+Metadata: frame_index, time_s, angle_deg (wrapped), and the view's columns in the panorama \
+(x_start, x_end, wraps_seam). Evidence boxes refer to a view by its frame and angle, with \
+coordinates in that view normalised to 0-1000."""
+FRAME_HELP = "Frame index, 0-based."
+ANGLE_HELP = "Centre of the view in degrees (0-360, wraps)."
+SEQUENCE_HELP = "Which sequence to look at: one of {names}."
+
+
+class ObservationLog:
+    """Numbered, thread-safe record of the views served (tool calls run in worker threads)."""
+
+    def __init__(self, directory: Path, views_dir: Path | None = None):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.views_dir = Path(views_dir) if views_dir is not None else None
+        if self.views_dir is not None:
+            self.views_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / LOG_FILE
+        self.started = time.monotonic()
+        self.entries: list[dict] = []
+        self._lock = threading.Lock()
+
+    def add(self, entry: dict, png: bytes | None = None) -> dict:
+        with self._lock:
+            number = len(self.entries) + 1
+            entry = {"n": number, "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                     "elapsed_s": round(time.monotonic() - self.started, 3), **entry}
+            if png is not None:
+                name = f"{number:03d}-f{entry['frame_index']:04d}-a{entry['angle_deg']:05.1f}.png"
+                (self.directory / name).write_bytes(png)
+                entry["image"] = name
+                if self.views_dir is not None:  # a copy the agent's shell and image tools can open
+                    (self.views_dir / name).write_bytes(png)
+                    entry["saved_as"] = f"{self.views_dir.name}/{name}"
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(entry) + "\n")
+            self.entries.append(entry)
+            return entry
+
+
+def observe(scene: Scene, frame_index: int, angle_deg: float) -> tuple[dict, bytes]:
+    """The view and its metadata; ValueError with a message meant for the model."""
+    if isinstance(frame_index, bool) or not isinstance(frame_index, int):
+        raise ValueError(f"frame_index must be an integer, got {frame_index!r}")
+    if not 0 <= frame_index < scene.n_frames:
+        raise ValueError(f"frame_index {frame_index} is out of range: this video has frames 0..{scene.n_frames - 1} "
+                         f"({scene.fps:g} fps, {scene.n_frames / scene.fps:.1f} s)")
+    if isinstance(angle_deg, bool) or not isinstance(angle_deg, (int, float)) or not math.isfinite(angle_deg):
+        raise ValueError(f"angle_deg must be a finite number of degrees, got {angle_deg!r}")
+    angle = round(wrap_angle(float(angle_deg)), 3)
+    span = view_span(angle, scene.width, scene.height)
+    meta = {"sequence": scene.sequence, "frame_index": frame_index, "time_s": round(scene.time_of(frame_index), 3),
+            "angle_deg": angle, "view_size": [scene.height, scene.height],
+            "panorama_size": [scene.width, scene.height], **span.describe()}
+    return meta, png_bytes(render_view(scene, frame_index, angle))
+
+
+def _loggable(value):
+    """NaN/inf are not JSON: log them as text."""
+    return repr(value) if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
+    names = sorted(scenes)
+    first = scenes[names[0]]
+
+    def serve(sequence: str | None, frame_index: int, angle_deg: float) -> list:
+        request = {"frame_index": frame_index, "angle_deg": _loggable(angle_deg)}
+        if len(names) > 1:
+            request["sequence"] = sequence
+        try:
+            if sequence not in scenes:
+                raise ValueError(f"unknown sequence {sequence!r}; use one of {', '.join(names)}")
+            meta, png = observe(scenes[sequence], frame_index, angle_deg)
+        except ValueError as error:
+            log.add({"ok": False, "request": request, "error": str(error)})
+            raise ToolError(str(error)) from None
+        entry = log.add({"ok": True, "request": request, **meta}, png)
+        shown = {**meta, "observation": entry["n"]}
+        if "saved_as" in entry:
+            shown["saved_as"] = entry["saved_as"]
+        return [json.dumps(shown), Image(data=png, format="png")]
+
+    if len(names) == 1:
+        def tool(frame_index: Annotated[int, Field(description=FRAME_HELP)],
+                 angle_deg: Annotated[float, Field(description=ANGLE_HELP)]) -> list:
+            return serve(names[0], frame_index, angle_deg)
+        note = ""
+    else:
+        def tool(sequence: str, frame_index: Annotated[int, Field(description=FRAME_HELP)],
+                 angle_deg: Annotated[float, Field(description=ANGLE_HELP)]) -> list:
+            return serve(sequence, frame_index, angle_deg)
+        # The description depends on this item's sequences: set as an object, not a string
+        # annotation (those are evaluated in module scope, where `names` does not exist).
+        tool.__annotations__["sequence"] = Annotated[str, Field(description=SEQUENCE_HELP.format(names=", ".join(names)))]
+        note = f" in each sequence ({', '.join(names)}; frame counts may differ)"
+    description = DESCRIPTION.format(size=first.height, width=first.width, height=first.height, fps=first.fps,
+                                     last=first.n_frames - 1, sequences_note=note,
+                                     fov=360.0 * first.height / first.width)
+    if log.views_dir is not None:
+        description += (f" Each view is also saved as a PNG in your working directory, at the path given as "
+                        f"`saved_as` (e.g. {log.views_dir.name}/001-f0010-a090.0.png).")
+    registered = Tool.from_function(tool, name=TOOL_NAME, description=description, structured_output=False)
+    registered.parameters = plain_schema(registered.parameters)
+    return MCPServer(name=SERVER_NAME, tools=[registered], log_level="WARNING")
+
+
+class ObservationServer:
+    """Start/stop the observe MCP server for one item (context manager).
+
+    scenes: one scene file, or several (then the tool takes a `sequence` argument).
+    log_dir: where the log and every view go (outside the sandbox, beside the transcript).
+    views_dir: optional directory directly inside the agent's workdir (e.g. `<work>/views`) that
+    also receives each view, named in the metadata as `saved_as: "views/NNN-...png"`, so a
+    shell or the image tools can open it (tool mode python)."""
+
+    def __init__(self, scenes: Path | str | list[Path | str], log_dir: Path | str, host: str = "127.0.0.1",
+                 port: int = 0, views_dir: Path | str | None = None):
+        paths = [scenes] if isinstance(scenes, (str, Path)) else list(scenes)
+        loaded = [load_scene(p) for p in paths]
+        self.scenes = {scene.sequence: scene for scene in loaded}
+        self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
+        self.host = host
+        self._requested_port = port
+        self.port: int | None = None
+        self._thread: threading.Thread | None = None
+        self._server = None
+        self._error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/mcp"
+
+    @property
+    def host_port(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def start(self) -> "ObservationServer":
+        import uvicorn
+        app = build_server(self.scenes, self.log).streamable_http_app(host=self.host)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self._requested_port))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
+                                access_log=False)
+        self._server = uvicorn.Server(config)
+
+        def run() -> None:
+            try:
+                asyncio.run(self._server.serve(sockets=[sock]))
+            except BaseException as error:  # reported by start() or stop()
+                self._error = error
+            finally:
+                sock.close()
+
+        self._thread = threading.Thread(target=run, name=f"observe-{self.port}", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"observation server did not start on {self.host_port}: {self._error!r}")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> "ObservationServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve one scene until Ctrl-C (manual checks): python -m agent_eval.benchmarks.activeobs.observe_server SCENE LOGDIR"""
+    import argparse
+    parser = argparse.ArgumentParser(description="Serve the observe tool over streamable HTTP on loopback.")
+    parser.add_argument("scene", nargs="+", type=Path)
+    parser.add_argument("--log-dir", type=Path, required=True)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    with ObservationServer(args.scene, args.log_dir, port=args.port) as server:
+        print(server.url, flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""The scene description of one panoramic sequence: people, their looks, actions and paths.
+
+A scene is pure data (one JSON file per sequence, `scenes/<sequence>.json` in the dataset
+dir, never inside a sandbox); `render.py` turns it into pixels deterministically, and every
+ground-truth fact (where a person is, what they do, their box) is a query on it.
+
+    {"format": "agent-eval/activeobs-scene", "version": 1, "sequence": "seq00",
+     "panorama": {"width": 3760, "height": 480}, "fps": 15, "n_frames": 300,
+     "seed": 7, "horizon": 200,
+     "landmarks": [{"kind": "building", "angle": 40.0, "width_deg": 25.0, "height": 150,
+                    "colour": [150, 120, 100]}, ...],
+     "people": [{"id": "p1", "shirt": "red", "pants": "black", "hat": "blue" | null,
+                 "bag": true, "distance": 3.2,
+                 "segments": [{"start": 0, "end": 44, "action": "walking",
+                               "angle_start": 10.0, "angle_end": 25.0}, ...]}]}
+
+Segments of a person are contiguous and cover frames 0 .. n_frames-1 (`end` inclusive);
+during a segment the angle moves linearly from angle_start to angle_end (equal unless
+walking; values may leave [0, 360), they are wrapped when used).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from agent_eval.benchmarks.activeobs.geometry import FPS, PANO_HEIGHT, PANO_WIDTH, wrap_angle
+
+FORMAT = "agent-eval/activeobs-scene"
+VERSION = 1
+ACTIONS = ("walking", "standing", "sitting", "waving")
+SHIRT_COLOURS = {"red": (200, 30, 35), "blue": (35, 70, 205), "green": (35, 150, 60), "yellow": (235, 205, 35),
+                 "purple": (125, 45, 165), "orange": (240, 130, 25), "white": (240, 240, 240),
+                 "black": (25, 25, 28)}
+PANTS_COLOURS = {"black": (30, 30, 35), "blue": (45, 65, 115), "grey": (115, 115, 120), "brown": (105, 70, 40)}
+HAT_COLOURS = {"red": (215, 25, 25), "blue": (30, 90, 220), "green": (30, 170, 70), "yellow": (245, 215, 20),
+               "white": (245, 245, 245), "black": (20, 20, 20)}
+LANDMARK_KINDS = ("building", "tree", "pole")
+
+
+class SceneError(ValueError):
+    """The scene description is inconsistent; the message says where."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    start: int
+    end: int            # inclusive
+    action: str
+    angle_start: float
+    angle_end: float
+
+    def angle_at(self, frame: int) -> float:
+        if self.end == self.start:
+            return wrap_angle(self.angle_start)
+        t = (frame - self.start) / (self.end - self.start)
+        return wrap_angle(self.angle_start + t * (self.angle_end - self.angle_start))
+
+
+@dataclass(frozen=True)
+class Person:
+    id: str
+    shirt: str
+    pants: str
+    hat: str | None
+    bag: bool
+    distance: float
+    segments: tuple[Segment, ...]
+
+    def segment_at(self, frame: int) -> Segment:
+        for segment in self.segments:
+            if segment.start <= frame <= segment.end:
+                return segment
+        raise SceneError(f"person {self.id}: no segment covers frame {frame}")
+
+    def action_at(self, frame: int) -> str:
+        return self.segment_at(frame).action
+
+    def angle_at(self, frame: int) -> float:
+        return self.segment_at(frame).angle_at(frame)
+
+
+@dataclass(frozen=True)
+class Landmark:
+    kind: str
+    angle: float         # left edge
+    width_deg: float
+    height: int          # pixels above the horizon
+    colour: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Scene:
+    sequence: str
+    n_frames: int
+    people: tuple[Person, ...]
+    landmarks: tuple[Landmark, ...] = ()
+    fps: float = FPS
+    width: int = PANO_WIDTH
+    height: int = PANO_HEIGHT
+    horizon: int = 200
+    seed: int = 0
+
+    def person(self, person_id: str) -> Person:
+        for person in self.people:
+            if person.id == person_id:
+                return person
+        raise SceneError(f"scene {self.sequence}: no person {person_id!r}")
+
+    def time_of(self, frame: int) -> float:
+        return frame / self.fps
+
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT, "version": VERSION, "sequence": self.sequence,
+            "panorama": {"width": self.width, "height": self.height}, "fps": self.fps,
+            "n_frames": self.n_frames, "seed": self.seed, "horizon": self.horizon,
+            "landmarks": [{**asdict(l), "colour": list(l.colour)} for l in self.landmarks],
+            "people": [{**{k: v for k, v in asdict(p).items() if k != "segments"},
+                        "segments": [asdict(s) for s in p.segments]} for p in self.people],
+        }
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Scene":
+        try:
+            return _parse(data)
+        except SceneError:
+            raise
+        except (KeyError, TypeError, ValueError) as error:
+            raise SceneError(f"malformed scene description ({type(error).__name__}: {error})") from None
+
+
+def _parse(data: dict) -> Scene:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SceneError(f"not a scene description (expected \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise SceneError(f"unsupported scene version {data.get('version')!r} (this harness reads {VERSION})")
+    n_frames = int(data["n_frames"])
+    if n_frames < 1:
+        raise SceneError("n_frames must be at least 1")
+    panorama = data.get("panorama", {})
+    people = []
+    for raw in data["people"]:
+        segments = tuple(Segment(int(s["start"]), int(s["end"]), str(s["action"]),
+                                 float(s["angle_start"]), float(s["angle_end"])) for s in raw["segments"])
+        person = Person(str(raw["id"]), str(raw["shirt"]), str(raw["pants"]),
+                        None if raw.get("hat") is None else str(raw["hat"]), bool(raw.get("bag", False)),
+                        float(raw["distance"]), segments)
+        _check_person(person, n_frames)
+        people.append(person)
+    if len({p.id for p in people}) != len(people):
+        raise SceneError("person ids are not unique")
+    landmarks = []
+    for raw in data.get("landmarks", []):
+        if raw["kind"] not in LANDMARK_KINDS:
+            raise SceneError(f"landmark kind {raw['kind']!r} is not one of {', '.join(LANDMARK_KINDS)}")
+        landmarks.append(Landmark(str(raw["kind"]), float(raw["angle"]), float(raw["width_deg"]),
+                                  int(raw["height"]), tuple(int(c) for c in raw["colour"])))
+    return Scene(sequence=str(data["sequence"]), n_frames=n_frames, people=tuple(people),
+                 landmarks=tuple(landmarks), fps=float(data.get("fps", FPS)),
+                 width=int(panorama.get("width", PANO_WIDTH)), height=int(panorama.get("height", PANO_HEIGHT)),
+                 horizon=int(data.get("horizon", 200)), seed=int(data.get("seed", 0)))
+
+
+def _check_person(person: Person, n_frames: int) -> None:
+    where = f"person {person.id}"
+    if person.shirt not in SHIRT_COLOURS:
+        raise SceneError(f"{where}: shirt colour {person.shirt!r} is not one of {', '.join(SHIRT_COLOURS)}")
+    if person.pants not in PANTS_COLOURS:
+        raise SceneError(f"{where}: pants colour {person.pants!r} is not one of {', '.join(PANTS_COLOURS)}")
+    if person.hat is not None and person.hat not in HAT_COLOURS:
+        raise SceneError(f"{where}: hat colour {person.hat!r} is not one of {', '.join(HAT_COLOURS)}")
+    if not 1.0 <= person.distance <= 20.0:
+        raise SceneError(f"{where}: distance {person.distance} is outside 1..20")
+    expected = 0
+    for segment in person.segments:
+        if segment.action not in ACTIONS:
+            raise SceneError(f"{where}: action {segment.action!r} is not one of {', '.join(ACTIONS)}")
+        if segment.start != expected or segment.end < segment.start:
+            raise SceneError(f"{where}: segments must be contiguous from frame 0 (segment at {segment.start}, "
+                             f"expected {expected})")
+        expected = segment.end + 1
+    if expected != n_frames:
+        raise SceneError(f"{where}: segments end at frame {expected - 1}, the sequence at {n_frames - 1}")
+
+
+def load_scene(path: Path | str) -> Scene:
+    """Read and check a scene file; cached per (path, mtime) so concurrent items share it."""
+    path = Path(path)
+    return _load_cached(str(path.resolve()), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=32)
+def _load_cached(path: str, mtime_ns: int) -> Scene:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise SceneError(f"malformed JSON at line {error.lineno} ({error.msg})") from None
+    return Scene.from_dict(data)

@@ -1,0 +1,57 @@
+"""The active-observation parts of `agent-eval show`: answer, evidence, combined and hallucination
+per family under the items table; per item the observe calls in order and the evidence against the truth."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from agent_eval.benchmarks.activeobs.reading import Evidence, RunTruth, active_rollup, evidence_of, fmt_pct, load_observations
+from agent_eval.core.records import ItemRecord
+from agent_eval.commands.show import ItemImages, LoadedRun
+
+
+def print_active_totals(console: Console, run: LoadedRun) -> str:
+    """Answer, evidence, combined and hallucination per family (a table) and overall (returned)."""
+    rollup = active_rollup(run.records)
+    table = Table(header_style="bold", title="active observation, whole run", title_style="bold")
+    for name in ("family", "n", "answer", "evidence", "combined", "hallucination", "no answer"):
+        table.add_column(name, justify="left" if name == "family" else "right", no_wrap=True)
+    for name, s in [*rollup["families"].items(), ("overall", rollup["overall"])]:
+        table.add_row(name, str(s["n"]), *(fmt_pct(s[k]) for k in ("answer_acc", "evidence_acc", "combined_acc",
+                                                                   "hallucination_rate")), str(s["no_answer"]),
+                      end_section=name == next(reversed(rollup["families"]), None))
+    console.print(table)
+    o = rollup["overall"]
+    return (f"answer {fmt_pct(o['answer_acc'])} ({o['answer_correct']}/{o['n']}), evidence {fmt_pct(o['evidence_acc'])}, "
+            f"combined {fmt_pct(o['combined_acc'])}, hallucination {fmt_pct(o['hallucination_rate'])}")
+
+
+def print_observations(console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None):
+    """An active item's observe calls in order (frame, angle, ok or the error, the view saved); returns its evidence."""
+    observations, note = load_observations(images.base)
+    if observations is None:
+        console.print(Rule(f"observations: none logged (tool mode {run.config.get('tools') or '?'})"))
+    else:
+        console.print(Rule(f"observations ({len(observations)}, in call order)"))
+        for o in observations:
+            saved = f" → {images.describe(o.image)}" if o.image else ""
+            console.print(Text(f"#{o.n} {o.describe()}{saved}", style="" if o.ok else "red"))
+    if note:
+        console.print(Text(note, style="yellow"))
+    truth = RunTruth(run, data)
+    item, scene = truth.item_and_scene(record.id)
+    evidence = evidence_of(record, observations, item, scene)
+    if truth.note:
+        evidence.notes.append(truth.note)
+    return evidence
+
+
+def print_evidence(console: Console, record: ItemRecord, evidence: Evidence) -> None:
+    for line in evidence.lines():
+        console.print(Text(line, style="yellow" if line.startswith(("dataset", "the dataset")) else ""))
+    console.print(Text("combined (answer and evidence): ") + (Text("correct ✓", "bold green")
+                  if record.metrics.get("combined") else Text("wrong ✗", "bold red")))

@@ -1,0 +1,284 @@
+"""The generator's validation pass (JRDB-AVR): a candidate question is kept only if it passes
+every rule, checked against the scene from the question's own parameters (item.meta), not
+from the proposer's choices.
+
+Rules, in the order they are checked (a removed candidate is counted under the first it fails):
+
+* anchor:   every person the question names resolves to exactly one person (look, look +
+            action at the anchor time, "the nearest to the left" by a clear margin), and a
+            unique_anchor look alone is not enough (the action is needed);
+* answer:   the stored answer equals the one re-derived from the scene;
+* evidence: the evidence track is the re-derived target, every listed box is that person's box
+            in the scene, the answered fact holds at every listed frame, and a question about
+            one moment lists that moment;
+* temporal: the answer depends on the time: for a question about a moment, the answer changes
+            when that moment moves by TEMPORAL_SHIFT_S (either way); for a question whose
+            answer is a time, each boundary it asks about is a visible change inside the video;
+* view:     not answerable from the default view (DEFAULT_VIEW_ANGLE): some person-moment the
+            answer needs is out of it;
+* hop:      chain and unique_anchor: skipping the hop gives another answer (the anchor's own
+            action, the right-hand neighbour's, or the action the question states at the anchor time);
+* unique:   the same question is not already in the dataset: the same text in the same sequence,
+            or, for a question about one moment, one of the same family about the same person
+            in the same action segment (repeat_keys).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from agent_eval.benchmarks.activeobs.geometry import at_least, at_most, circular_iou, pano_box_to_view, wrap_angle
+from agent_eval.benchmarks.activeobs.questions import START_WINDOW_S, POINT_WINDOW_S, left_neighbours
+from agent_eval.benchmarks.activeobs.render import person_box
+from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene
+from agent_eval.benchmarks.activeobs.schema import ActiveItem
+
+RULES = ("anchor", "answer", "evidence", "temporal", "view", "hop", "unique")
+TEMPORAL_SHIFT_S = 2.0      # a question about a moment must change its answer within this shift
+DEFAULT_VIEW_ANGLE = 180.0  # this generator's default view: the panorama's middle, away from the seam
+VISIBLE_SHARE = 0.5         # a person counts as seen in a view when half their box width is in it
+CHAIN_MAX_GAP_DEG = 120.0   # the left neighbour must be near ...
+CHAIN_MARGIN_DEG = 15.0     # ... and clearly nearer than the next one
+BOX_MATCH_IOU = 0.95        # a listed box is the person's box (boxes are stored to 0.1 px)
+
+
+@dataclass
+class Derived:
+    """What the scene says about a question, from its parameters."""
+    answer: object
+    target: Person
+    holds: Callable[[int], bool]          # the answered fact holds at this frame
+    needed: list[tuple[Person, int]]      # person-moments an answerer must see
+    temporal: bool                        # the temporal-necessity rule passes
+    shortcuts: list = field(default_factory=list)   # answers a skipped hop would give
+    point: int | None = None              # the asked moment, for a question about one moment
+
+
+def _matching(scene: Scene, look: dict) -> list[Person]:
+    return [p for p in scene.people if all(getattr(p, k) == v for k, v in look.items())]
+
+
+def _one(scene: Scene, look: dict) -> Person | None:
+    found = _matching(scene, look)
+    return found[0] if len(found) == 1 else None
+
+
+def _choice(action: str) -> int:
+    return ACTIONS.index(action) + 1
+
+
+def _first_segment(person: Person, action: str):
+    return next((s for s in person.segments if s.action == action), None)
+
+
+def _is_change(person: Person, frame: int, n_frames: int) -> bool:
+    """A visible boundary: inside the video, with another action on the frame before."""
+    return 0 < frame < n_frames and person.action_at(frame - 1) != person.action_at(frame)
+
+
+def _unique_anchor_answer(scene: Scene, meta: dict, query: int) -> tuple[int, Person] | None:
+    anchor_frame = meta["anchor_frame"]
+    doing = [p for p in _matching(scene, meta["look"]) if p.action_at(anchor_frame) == meta["anchor_action"]]
+    return (_choice(doing[0].action_at(query)), doing[0]) if len(doing) == 1 else None
+
+
+def _unique_anchor(scene: Scene, item: ActiveItem) -> Derived | str:
+    meta = item.meta
+    if len(_matching(scene, meta["look"])) < 2:
+        return "anchor"  # the look alone names them: the anchor action is not needed
+    found = _unique_anchor_answer(scene, meta, meta["query_frame"])
+    if found is None:
+        return "anchor"
+    answer, target = found
+    t1, t2 = meta["anchor_frame"], meta["query_frame"]
+    return Derived(answer, target, holds=_near(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found),
+                   needed=[(p, t1) for p in _matching(scene, meta["look"])] + [(target, t2)],
+                   temporal=_shift_changes(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found),
+                   shortcuts=[_choice(meta["anchor_action"])], point=t2)
+
+
+def _chain_answer(scene: Scene, meta: dict, frame: int) -> tuple[int, Person] | None:
+    anchor = _one(scene, {"hat": meta["anchor_hat"]})
+    if anchor is None or len(scene.people) < 3:
+        return None
+    (gap, target), (next_gap, _) = left_neighbours(scene, anchor, frame)[:2]
+    if not (at_most(gap, CHAIN_MAX_GAP_DEG) and at_least(next_gap - gap, CHAIN_MARGIN_DEG)):
+        return None
+    return _choice(target.action_at(frame)), target
+
+
+def _chain(scene: Scene, item: ActiveItem) -> Derived | str:
+    meta, frame = item.meta, item.meta["frame"]
+    found = _chain_answer(scene, meta, frame)
+    if found is None:
+        return "anchor"
+    answer, target = found
+    anchor = _one(scene, {"hat": meta["anchor_hat"]})
+    right = min((p for p in scene.people if p is not anchor),
+                key=lambda p: wrap_angle(p.angle_at(frame) - anchor.angle_at(frame)))
+    return Derived(answer, target, holds=_near(scene, frame, lambda f: _chain_answer(scene, meta, f), found),
+                   needed=[(anchor, frame), (target, frame)],
+                   temporal=_shift_changes(scene, frame, lambda f: _chain_answer(scene, meta, f), found),
+                   shortcuts=[_choice(anchor.action_at(frame)), _choice(right.action_at(frame))], point=frame)
+
+
+def _same(a: tuple | None, b: tuple) -> bool:
+    return a is not None and a[0] == b[0] and a[1] is b[1]
+
+
+def _near(scene: Scene, point: int, answer_at: Callable, found: tuple) -> Callable[[int], bool]:
+    """The fact of a question about one moment holds at f: near that moment, same target, same answer."""
+    return lambda f: at_most(abs(f - point), POINT_WINDOW_S * scene.fps) and _same(answer_at(f), found)
+
+
+def _shift_changes(scene: Scene, frame: int, answer_at: Callable, found: tuple) -> bool:
+    shift = int(round(TEMPORAL_SHIFT_S * scene.fps))
+    moved = [answer_at(f) for f in (frame - shift, frame + shift) if 0 <= f < scene.n_frames]
+    return any(other is None or other[0] != found[0] for other in moved)   # no answer there, or another one
+
+
+def _start_window_holds(scene: Scene, person: Person, action: str) -> Callable[[int], bool]:
+    segment = _first_segment(person, action)
+    return lambda f: (segment.start <= f <= segment.end and person.action_at(f) == action
+                      and at_most(f - segment.start, START_WINDOW_S * scene.fps))
+
+
+def _boundary(scene: Scene, item: ActiveItem) -> Derived | str:
+    person = _one(scene, item.meta["who"])
+    if person is None:
+        return "anchor"
+    occurrences = [s for s in person.segments if s.action == item.meta["action"]]
+    if not occurrences:
+        return "answer"
+    first = occurrences[0]
+    if item.answer_mode == "span":
+        if len(occurrences) != 1:
+            return "answer"  # "that one continuous period" names no single period
+        before_after = [first.start - 1, first.start, first.end, first.end + 1]
+        return Derived([first.start, first.end], person, holds=lambda f: first.start <= f <= first.end,
+                       needed=[(person, f) for f in before_after if 0 <= f < scene.n_frames],
+                       temporal=_is_change(person, first.start, scene.n_frames)
+                       and _is_change(person, first.end + 1, scene.n_frames))
+    return Derived(first.start, person, holds=_start_window_holds(scene, person, first.action),
+                   needed=[(person, f) for f in (first.start - 1, first.start) if f >= 0],
+                   temporal=_is_change(person, first.start, scene.n_frames))
+
+
+def _viewpoint(scene: Scene, item: ActiveItem) -> Derived | str:
+    person = _one(scene, item.meta["who"])
+    if person is None:
+        return "anchor"
+    segment = _first_segment(person, item.meta["action"])
+    if segment is None:
+        return "answer"
+    return Derived([segment.start, round(person.angle_at(segment.start), 1)], person,
+                   holds=_start_window_holds(scene, person, item.meta["action"]),
+                   needed=[(person, f) for f in (segment.start - 1, segment.start) if f >= 0],
+                   temporal=_is_change(person, segment.start, scene.n_frames))
+
+
+def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
+    events = []
+    for key in ("first", "second"):
+        person = _one(scene, item.meta[key]["who"])
+        if person is None:
+            return "anchor"
+        segment = _first_segment(person, item.meta[key]["action"])
+        if segment is None:
+            return "answer"
+        events.append((person, segment))
+    (_, s1), (later, s2) = sorted(events, key=lambda e: e[1].start)
+    return Derived(round((s2.start - s1.start) / scene.fps, 2), later,
+                   holds=_start_window_holds(scene, later, s2.action),
+                   needed=[(p, f) for p, s in events for f in (s.start - 1, s.start) if f >= 0],
+                   temporal=all(_is_change(p, s.start, scene.n_frames) for p, s in events))
+
+
+DERIVE = {"unique_anchor": _unique_anchor, "chain": _chain, "action_boundary": _boundary,
+          "frame_viewpoint": _viewpoint, "numeric": _numeric}
+
+
+def _same_answer(mode: str, stored, derived) -> bool:
+    if mode == "frame_angle":
+        return stored[0] == derived[0] and at_most(abs(stored[1] - derived[1]), 0.05)   # stored to 0.1°
+    if mode == "numeric":
+        return at_most(abs(stored - derived), 0.005)   # stored to 0.01 s
+    return stored == derived
+
+
+def visible(scene: Scene, person: Person, frame: int, angle: float = DEFAULT_VIEW_ANGLE) -> bool:
+    box = person_box(scene, person, frame)
+    shown = pano_box_to_view(box, angle, scene.width, scene.height)
+    return shown is not None and at_least(shown[2] - shown[0], VISIBLE_SHARE * (box[2] - box[0]))
+
+
+def _evidence_ok(scene: Scene, item: ActiveItem, derived: Derived) -> bool:
+    if item.track != derived.target.id or not item.boxes:
+        return False
+    if derived.point is not None and derived.point not in item.boxes:
+        return False
+    return all(derived.holds(f) and at_least(circular_iou(box, person_box(scene, derived.target, f), scene.width),
+                                             BOX_MATCH_IOU) for f, box in item.boxes.items())
+
+
+def check(item: ActiveItem, scene: Scene) -> str | None:
+    """The first rule (except `unique`) the candidate fails, or None when it passes them all."""
+    return _judge(item, scene)[0]
+
+
+def _judge(item: ActiveItem, scene: Scene) -> tuple[str | None, Derived | None]:
+    derived = DERIVE[item.family](scene, item)
+    if isinstance(derived, str):
+        return derived, None
+    if not _same_answer(item.answer_mode, item.answer, derived.answer):
+        return "answer", derived
+    if not _evidence_ok(scene, item, derived):
+        return "evidence", derived
+    if not derived.temporal:
+        return "temporal", derived
+    if all(visible(scene, person, frame) for person, frame in derived.needed):
+        return "view", derived
+    if derived.answer in derived.shortcuts:
+        return "hop", derived
+    return None, derived
+
+
+def repeat_keys(item: ActiveItem, derived: Derived) -> list[tuple]:
+    """What makes two candidates the same question: the same text in the same sequence, or, for a
+    question about one moment, the same family asking about the same person in the same action
+    segment (same answer, overlapping evidence: the errors would be one error counted twice)."""
+    keys = [("text", item.sequence, " ".join(item.question.split()).lower())]
+    if derived.point is not None:
+        segment = derived.target.segment_at(derived.point)
+        keys.append(("fact", item.sequence, item.family, derived.target.id, segment.start))
+    return keys
+
+
+@dataclass
+class Validator:
+    """Checks candidates one by one for one dataset, remembering kept questions (uniqueness) and
+    counting, per family, candidates seen, kept and removed by each rule."""
+    seen: set = field(default_factory=set)
+    counts: dict[str, Counter] = field(default_factory=dict)
+
+    def keep(self, item: ActiveItem, scene: Scene) -> bool:
+        counts = self.counts.setdefault(item.family, Counter())
+        counts["candidates"] += 1
+        rule, derived = _judge(item, scene)
+        keys = repeat_keys(item, derived) if derived else []
+        if rule is None and any(key in self.seen for key in keys):
+            rule = "unique"
+        if rule:
+            counts[rule] += 1
+            return False
+        self.seen.update(keys)
+        counts["kept"] += 1
+        return True
+
+    def report(self) -> dict:
+        """{"rules": [...], "families": {family: {candidates, kept, <rule>: removed}}, "total": {...}}"""
+        fields = ("candidates", "kept", *RULES)
+        families = {f: {k: c[k] for k in fields} for f, c in sorted(self.counts.items())}
+        total = {k: sum(c[k] for c in self.counts.values()) for k in fields}
+        return {"rules": list(RULES), "families": families, "total": total}

@@ -1,0 +1,1 @@
+"""ActiveVision-style static-image benchmark: loader, scoring, the procedural sample generators."""

@@ -1,0 +1,70 @@
+"""ActiveVision-style static images: one image and one question per item, graded by the shared scorer."""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from agent_eval.core.data import Item, load_dataset
+from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
+from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
+from agent_eval.core.imageformats import API_FORMATS, convert_to_png, image_format
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet, nothing_to_stop
+
+IMAGE_TOOLS_MODULE = "agent_eval.tools.imagetools.mcp_server"
+
+
+def image_tools(workdir: Path) -> McpServer:
+    """The inspection tools, run inside the sandbox on the workdir only."""
+    return McpServer(SERVER_NAME, TOOL_NAMES, command=(sys.executable, "-m", IMAGE_TOOLS_MODULE, "--workdir", str(workdir)))
+
+
+def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
+    """Copy the item's image as `<stem>.<ext>`; a format the model APIs refuse (BMP, TIFF, ...) becomes
+    a PNG of the same pixels, and `conversions` says so."""
+    kind = image_format(source)
+    if kind in API_FORMATS:
+        target = stem.with_suffix(source.suffix.lower())
+        shutil.copyfile(source, target)
+        return target
+    target = stem.with_suffix(".png")
+    conversions.append(convert_to_png(source, target, kind))
+    return target
+
+
+def render(template_text: str, question: str, image_name: str) -> str:
+    # str.replace, not str.format: questions may contain braces.
+    return template_text.replace("{image}", image_name).replace("{question}", question).strip() + "\n"
+
+
+class ActiveVision(Benchmark):
+    name = "activevision"
+    tool_modes = ("none", "image", "python")
+
+    def load(self, root: Path):
+        return load_dataset(root)
+
+    def setup(self, item: Item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
+        conversions = []
+        if tools == "none":
+            # Attached to the first message; kept in the private home, which no tool can reach in this mode.
+            inline = place_image(item.image, home / "attachment", conversions)
+            return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, "the attached image"),
+                                             tools=ToolSet(), inline_images=[inline], conversions=conversions))
+        image = place_image(item.image, work / "image", conversions)  # a neutral name: nothing about the item
+        toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(image_tools(work),))
+        return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, image.name), tools=toolset,
+                                         conversions=conversions))
+
+    def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
+        graded = grade(final_text or "", item.answer)
+        return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
+
+    def scorer_hash(self) -> str:
+        return scorer_hash()
+
+    needs_dataset_to_regrade = False  # the record holds the truth, which is all the scorer reads
+
+    def regrade(self, answer_text: str | None, record, item) -> BenchmarkGrade:
+        graded = grade(answer_text or "", record.ground_truth)
+        return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)

@@ -1,0 +1,76 @@
+"""`agent-eval demo`: the whole pipeline offline, with the real CLIs, on the bundled sample tasks,
+driven by the scripted model server. A scripted model, not an evaluation: its answers are fixed."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.panel import Panel
+
+from agent_eval.core.config import RunConfig
+from agent_eval.benchmarks import get_benchmark
+from agent_eval.core.data import select
+from agent_eval.benchmarks.activevision.samples import ensure_default_sample_set
+from agent_eval.scripted import ScriptedServer
+from agent_eval.reading.tables import accuracy_table
+
+DEMO_MODELS = {"claude-code": "claude-opus-4-8", "codex": "gpt-5.5"}
+# A fixed guess per task family (matched on the question), nothing computed from the image.
+GUESSES = [("maze", "A-B"), ("arrow", "C"), ("intersect", "B, C"), ("difference", "none"), ("", "12")]
+
+
+def scripted_environ(agent: str, url: str, key: str = "scripted-key") -> dict[str, str]:
+    """A custom endpoint as a user would set it; HOME points nowhere so no real login leaks in."""
+    if agent == "claude-code":
+        return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": key, "HOME": "/nonexistent"}
+    return {"OPENAI_BASE_URL": url + "/v1", "OPENAI_API_KEY": key, "HOME": "/nonexistent"}
+
+
+def demo_scenario(tools: str) -> dict:
+    """Look with the tools the mode offers, then give the fixed guess."""
+    looks = {
+        "none": [],
+        "image": [{"say": "Let me enlarge the top-left corner.", "call": "inspect",
+                   "input": {"views": [{"x": 0, "y": 0, "width": 256, "height": 192}], "grid": 64}}],
+        "python": [{"say": "Let me measure the image.", "call": "shell",
+                    "input": {"command": "python3 -c \"from PIL import Image; import numpy as np; "
+                                         "a = np.asarray(Image.open('image.png').convert('L')); "
+                                         "print(a.shape, int((a < 128).sum()), 'dark pixels')\""}},
+                   {"call": "inspect", "input": {"views": [{"x": 0, "y": 0, "width": 256, "height": 192}]}}],
+    }[tools]
+    return {"rules": [{"match": match, "turns": looks + [{"final": f"(scripted guess) <answer>{guess}</answer>"}]}
+                      for match, guess in GUESSES]}
+
+
+@click.command("demo")
+@click.option("--agent", "agents", type=click.Choice(sorted(DEMO_MODELS)), multiple=True,
+              help="Which CLI(s) to drive (repeatable). Default: both.")
+@click.option("--tools", type=click.Choice(("none", "image", "python")), default="python", show_default=True)
+@click.option("--limit", type=int, default=None, help="At most N items per task.")
+@click.option("--jobs", type=int, default=4, show_default=True)
+@click.option("--out-dir", type=click.Path(path_type=Path), default=Path("demo-results"), show_default=True)
+def command(agents, tools, limit, jobs, out_dir):
+    """Run the real CLIs on the bundled sample tasks against the scripted model (offline, no key)."""
+    from agent_eval.core.runner import Runner
+    console = Console()
+    console.print(Panel("SCRIPTED MODEL DEMO: the real agent CLIs run sandboxed against a local scripted model that "
+                        "plays fixed tool calls and fixed guesses. The accuracy below is NOT an evaluation.",
+                        style="bold yellow"))
+    benchmark = get_benchmark("activevision")
+    dataset = benchmark.load(ensure_default_sample_set())
+    items = select(dataset, limit=limit)
+    stopped = False
+    with ScriptedServer(demo_scenario(tools)) as server:
+        for agent in agents or sorted(DEMO_MODELS):
+            config = RunConfig(agent=agent, model=DEMO_MODELS[agent], tools=tools, jobs=jobs, timeout_s=120,
+                               unpriced=True)  # a scripted model has no price
+            runner = Runner(config, benchmark, dataset, items, out_dir, run_name=f"scripted-{agent}-{tools}", redo=True,
+                            console=console, environ=scripted_environ(agent, server.url), scripted_model=True)
+            outcome = runner.run()
+            console.print(accuracy_table(outcome.rollup, f"{runner.run_name} (scripted model, not an evaluation)"))
+            stopped = stopped or outcome.interrupted
+            console.print(f"Read it: agent-eval show {outcome.store.root}   |   "
+                          f"agent-eval report {outcome.store.root} -o report.html\n")
+    sys.exit(130 if stopped else 0)

@@ -1,0 +1,162 @@
+"""`agent-eval regrade RUN`: grade a finished run again from its stored answers with the current
+scorer (no agent runs), optionally re-parsing its saved event streams with the current parsers."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import click
+
+from agent_eval.agents import get_agent
+from agent_eval.core.attempt import ItemDir, grade_item, parse_item
+from agent_eval.benchmarks import get_benchmark
+from agent_eval.core.process import ProcessResult
+from agent_eval.core.records import GRADED_STATUSES, ItemRecord
+from agent_eval.core.results import ResultsError, RunStore, read_records
+from agent_eval.core.usererrors import user_errors
+
+
+@dataclass
+class Changes:
+    records: int = 0
+    verdicts: int = 0
+    now_right: int = 0
+    now_wrong: int = 0
+    predictions: int = 0
+    statuses: int = 0
+
+    def count(self, old: ItemRecord, new: ItemRecord) -> None:
+        self.records += 1
+        if old.correct != new.correct:
+            self.verdicts += 1
+            self.now_right += new.correct
+            self.now_wrong += old.correct
+        self.predictions += old.prediction != new.prediction
+        self.statuses += old.status != new.status
+
+
+def saved_events(path: Path) -> list[dict]:
+    """The events of a transcript.jsonl ({"t", "event"} lines) or of a bare CLI stream (one event a line)."""
+    events = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(entry, dict) and "event" in entry and "t" in entry:
+            entry = entry["event"]
+        if isinstance(entry, dict) and "raw" not in entry:
+            events.append(entry)
+    return events
+
+
+def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:
+    """How the process ended, from meta.json; runs written before that was saved fall back on the record."""
+    exit_info = meta.get("exit")
+    if exit_info:
+        return ProcessResult(exit_code=exit_info.get("exit_code"), timed_out=bool(exit_info.get("timed_out")),
+                             stopped_because=exit_info.get("stopped_because"),
+                             malformed_lines=exit_info.get("malformed_lines") or 0,
+                             stderr_tail=exit_info.get("stderr_tail") or "")
+    return ProcessResult(exit_code=0, timed_out=record.status == "timeout",
+                         stopped_because=record.status if record.status in ("auth_error", "rate_limited") else None)
+
+
+class Regrader:
+    def __init__(self, store: RunStore, manifest: dict, data: Path | None, reparse: bool):
+        config = manifest.get("config") or {}
+        self.store = store
+        self.benchmark = get_benchmark(config.get("benchmark") or "activevision")
+        self.model = config.get("model") or ""
+        self.timeout_s = float((manifest.get("options") or {}).get("timeout_s") or 0)
+        self.agent = get_agent(config["agent"]) if reparse else None
+        self.items = {}
+        if self.benchmark.needs_dataset_to_regrade or reparse:
+            root = data or Path((manifest.get("dataset") or {}).get("path") or "")
+            if not root.is_dir():
+                raise ResultsError(f"{store.root}: the dataset at {root} is gone; pass --data DIR")
+            self.items = {item.id: item for item in self.benchmark.load(root).items}
+
+    def item(self, record: ItemRecord):
+        if record.id not in self.items and (self.benchmark.needs_dataset_to_regrade or self.agent):
+            raise ResultsError(f"{record.id}: not in the dataset; pass the run's --data DIR")
+        return self.items.get(record.id)
+
+    def regrade(self, record: ItemRecord) -> ItemRecord:
+        if record.status not in GRADED_STATUSES:
+            return record  # a harness failure holds no answer to grade
+        graded = self.benchmark.regrade(record.answer_text, record, self.item(record))
+        status = "no_answer" if record.status == "ok" and graded.malformed else record.status
+        return replace(record, status=status, prediction=graded.prediction, correct=graded.correct,
+                       metrics=graded.metrics)
+
+    def reparse(self, record: ItemRecord) -> ItemRecord:
+        item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
+        if not item_dir.transcript.is_file():
+            return self.regrade(record)
+        meta = json.loads(item_dir.meta.read_text()) if item_dir.meta.is_file() else {}
+        old_steps = json.loads(item_dir.steps.read_text()) if item_dir.steps.is_file() else {}
+        for old in (item_dir.root / "seen").glob("*"):
+            old.unlink()  # the parsers write every received image again
+        prompt_images = old_steps.get("prompt_images") or []
+        transcript = parse_item(self.agent, saved_events(item_dir.transcript), item_dir, self.model,
+                                meta.get("prompt") or old_steps.get("prompt") or "", prompt_images)
+        new = grade_item(self.item(record), record.repeat, transcript, saved_exit(meta, record), self.benchmark,
+                         self.timeout_s, expects_inline=bool(prompt_images))
+        keep = ("elapsed_s", "transcript", "attempts", "retries", "started_at", "finished_at", "image_conversions")
+        return replace(new, **{name: getattr(record, name) for name in keep})
+
+
+def rewrite(path: Path, records: list[ItemRecord]) -> None:
+    tmp = path.with_name(f".{path.name}.regrade.tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+@click.command("regrade")
+@click.argument("run", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--reparse", is_flag=True,
+              help="Also re-parse every item's saved event stream (transcript.jsonl) with the current parsers: "
+                   "usage, failures, received images and the answer text itself.")
+@click.option("--data", type=click.Path(path_type=Path), default=None,
+              help="The dataset, when it moved (needed by --reparse and by benchmarks that grade against it).")
+@user_errors
+def command(run, reparse, data):
+    """Grade every record of RUN again with the current scorer (no agent is run), rewrite its summaries
+    and its manifest's scorer hash, and say how many verdicts changed."""
+    store = RunStore(run)
+    manifest = store.read_manifest()
+    if manifest is None:
+        raise ResultsError(f"{run}: no run.json here; regrade works on a run made by `agent-eval run`")
+    regrader = Regrader(store, manifest, data, reparse)
+    changes = Changes()
+    latest = store.latest_records()
+    for task_dir in store.task_dirs():
+        records, problems = read_records(task_dir / "items.jsonl")
+        for problem in problems:
+            click.echo(f"warning: {problem}", err=True)
+        new_records = []
+        for record in records:
+            is_latest = latest.get(record.key) is record or latest.get(record.key) == record
+            new = regrader.reparse(record) if reparse and is_latest else regrader.regrade(record)
+            if is_latest:
+                changes.count(record, new)
+            new_records.append(new)
+        rewrite(task_dir / "items.jsonl", new_records)
+    store.write_summaries(regrader.benchmark.extra_rollup)
+    old_hash = (manifest.get("config") or {}).get("scorer_hash")
+    new_hash = regrader.benchmark.scorer_hash()
+    manifest["config"]["scorer_hash"] = new_hash
+    manifest.setdefault("regraded", []).append({"from_scorer_hash": old_hash, "to_scorer_hash": new_hash,
+                                                "reparsed": reparse})
+    store.write_manifest(manifest)
+    click.echo(f"regraded {changes.records} item(s) of {run}{' (event streams re-parsed)' if reparse else ''}: "
+               f"{changes.verdicts} verdict(s) changed ({changes.now_right} now right, {changes.now_wrong} now wrong), "
+               f"{changes.predictions} prediction(s) and {changes.statuses} status(es) changed; "
+               f"scorer {old_hash} -> {new_hash}")

@@ -1,0 +1,81 @@
+"""The normalised transcript: what any agent did, in one shape that show, report and compare read.
+
+Each agent's event parser (agents/*_events.py) turns its CLI's raw JSONL events into a
+`Transcript`. The runner writes it as `steps.json` beside the raw `transcript.jsonl`.
+Image paths are relative to the item's directory (`<run>/sandboxes/<item>/`).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from agent_eval.core.records import Usage
+
+STEP_KINDS = ("text", "reasoning", "tool_call", "tool_result")
+
+
+@dataclass
+class Step:
+    kind: str                      # one of STEP_KINDS
+    text: str = ""                 # assistant text, reasoning, or tool output text
+    tool: str | None = None        # tool_call: the tool's name as the CLI reported it
+    call_id: str | None = None     # pairs a tool_call with its tool_result
+    input: dict | None = None      # tool_call: the arguments
+    images: list[str] = field(default_factory=list)  # images the agent saw in this step
+    is_error: bool = False
+    t: float | None = None         # seconds since the agent started
+
+
+@dataclass
+class ReceivedImage:
+    """One image as it reached the model, from what the CLI itself logged."""
+    via: str                          # "inline" (first message), "file_view" (Read / view_image) or "tool" (MCP)
+    path: str | None = None           # the copy of what the model received, relative to the item dir
+    received: list[int] | None = None  # [width, height] as received
+    source: str | None = None         # the file it came from, relative to the item dir, when known
+    source_size: list[int] | None = None
+
+    @property
+    def reduced(self) -> bool:
+        return bool(self.received and self.source_size and tuple(self.received) != tuple(self.source_size))
+
+
+@dataclass
+class Transcript:
+    agent: str
+    prompt: str = ""
+    prompt_images: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    final_text: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    usage_by_model: dict[str, dict] = field(default_factory=dict)
+    images: list[ReceivedImage] = field(default_factory=list)
+    num_turns: int | None = None
+    cost_usd: float | None = None
+    error: str | None = None           # the failure the CLI reported, if any
+    error_status: int | None = None    # its HTTP status, when known
+    api_retries: list[int] = field(default_factory=list)  # HTTP statuses the CLI retried on
+    unknown_events: dict[str, int] = field(default_factory=dict)  # kept in the raw file, counted here
+
+    @property
+    def tool_calls(self) -> int:
+        return sum(step.kind == "tool_call" for step in self.steps)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Transcript":
+        data = dict(data)
+        data["steps"] = [Step(**step) for step in data.get("steps", [])]
+        data["usage"] = Usage(**(data.get("usage") or {}))
+        data["images"] = [ReceivedImage(**image) for image in data.get("images", [])]
+        return cls(**data)
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_json(), indent=1, ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> "Transcript":
+        return cls.from_json(json.loads(path.read_text(encoding="utf-8")))

@@ -1,0 +1,1 @@
+"""Libraries the read commands share: loading a run, its images, formatting, statistics, plots, comparison tables. Never imports a command or a benchmark kind."""

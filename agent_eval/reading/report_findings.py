@@ -1,0 +1,50 @@
+"""What the report adds per run and across runs, from the same code compare uses: tool use (and
+answers given blind), repeats (flip rate, majority and all-K accuracy), cost per right answer;
+and, for two or more runs, compare's own verdicts (paired tests, Holm, noise, tool-use findings)."""
+from __future__ import annotations
+
+from agent_eval.reading.efficiency import per_correct
+from agent_eval.reading.repeats import repeat_summary
+from agent_eval.commands.show import RunError, fmt_cost, fmt_time
+from agent_eval.reading.tool_use import KINDS, tool_use
+
+
+def _pct(value) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def run_findings(run) -> list[str]:
+    """Plain lines for one run's card, on all of its own item runs."""
+    ids = {r.id for r in run.records}
+    lines = []
+    u = tool_use(run, ids)
+    kinds = ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in KINDS if k in u["by_kind"])
+    line = f"tools: called on {u['items_with_tools']} of {u['item_runs']} item runs, {u['calls']} calls"
+    line += f" ({kinds})" if kinds else ""
+    line += f" · accuracy with tools {_pct(u['accuracy_with_tools'])}, without {_pct(u['accuracy_without_tools'])}"
+    if u["answered_blind"] is not None:
+        line += f" · answered blind {u['answered_blind']} ({_pct(u['blind_accuracy'])} right)"
+    lines.append(line)
+    s = repeat_summary(run.records, ids)
+    if s:
+        lines.append(f"repeats: K={s['repeats']} · flip rate {_pct(s['flip_rate'])} ({s['items_that_flip']} of "
+                     f"{s['items_repeated']} items flip) · mean {_pct(s['mean_accuracy'])} · majority "
+                     f"{_pct(s['majority_accuracy'])} · all {s['repeats']} {_pct(s['all_accuracy'])} · any {_pct(s['any_accuracy'])}")
+    p = per_correct(run.records)
+    cost = fmt_cost(p["cost_usd"]) if p["cost_usd"] is not None else ("unknown" if p["cost_usd_unknown"] == p["item_runs"] else "—")
+    time = fmt_time(p["elapsed_s"]) if p["elapsed_s"] is not None else "—"
+    turns = f"{p['num_turns']:.3g}" if p["num_turns"] is not None else "—"
+    lines.append(f"per right answer ({p['correct']} of {p['item_runs']}): cost {cost} · time {time} · turns {turns}")
+    return lines
+
+
+def comparison(runs) -> dict:
+    """compare's verdicts and notes for the runs, or why there are none."""
+    if len(runs) < 2:
+        return {"verdicts": [], "notes": [], "why_not": None}
+    from agent_eval.commands.compare import build
+    try:
+        data = build(runs)
+    except RunError as error:
+        return {"verdicts": [], "notes": [], "why_not": str(error.message)}
+    return {"verdicts": data["verdicts"], "notes": data["notes"], "why_not": None}

@@ -1,0 +1,133 @@
+"""Did the tools get used: per run, from the saved transcripts (steps.json), on how many item runs
+(each repeat counts) the agent called any tool, which kinds and how often, accuracy with and
+without tools, and the answers given without looking.
+
+"Answered blind": the agent gave an answer although no image reached it after the prompt (no tool
+result carried one). In a tool mode that is a different finding from "the tools did not help": the
+tools were never used to look. In mode none every answer is blind by design, so it is not counted.
+
+A run in mode none whose transcripts show a tool call is a broken ablation: its numbers do not
+measure "no tools". That is flagged loudly wherever the run is read (run_warnings).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from agent_eval.core.records import ItemRecord
+
+KINDS = ("file_view", "inspect", "read_pixels", "shell", "observe", "other")
+NO_TOOL_MODES = ("none",)
+
+
+def tool_kind(name: str | None) -> str:
+    """Claude Code and Codex name the same tool differently; MCP tools are mcp__<server>__<tool>."""
+    name = name or ""
+    if name in ("Read", "view_image"):
+        return "file_view"
+    if name in ("Bash", "shell", "exec_command", "local_shell", "exec"):
+        return "shell"
+    for kind in ("inspect", "read_pixels", "observe"):
+        if name == kind or name.endswith(f"__{kind}") or name.endswith(f".{kind}"):
+            return kind
+    return "other"
+
+
+def broken_ablation(run) -> list[str]:
+    """Ids (with repeat) of the items where a run whose mode offers no tools called one anyway."""
+    if run.config.get("tools") not in NO_TOOL_MODES:
+        return []
+    return [r.id + (f" r{r.repeat}" if r.repeat else "") for r in run.records if r.tool_calls]
+
+
+def broken_ablation_warning(run) -> str | None:
+    broken = broken_ablation(run)
+    if not broken:
+        return None
+    return (f"BROKEN ABLATION: mode {run.config.get('tools')} should offer no tools, but the agent called tools on "
+            f"{len(broken)} item run(s) ({', '.join(broken[:5])}{' ...' if len(broken) > 5 else ''}): "
+            "these numbers do not measure the agent without tools")
+
+
+def _calls_and_looked(run, record: ItemRecord) -> tuple[list[str] | None, bool | None]:
+    from agent_eval.commands.show import load_transcript
+    transcript, _ = load_transcript(run, record)
+    if transcript is None:
+        return None, None
+    calls = [s.tool or "?" for s in transcript.steps if s.kind == "tool_call"]
+    looked = any(s.images for s in transcript.steps if s.kind == "tool_result")
+    return calls, looked
+
+
+def _rate(records: list[ItemRecord]) -> float | None:
+    return sum(r.correct for r in records) / len(records) if records else None
+
+
+def tool_use(run, ids: set[str]) -> dict:
+    mode = run.config.get("tools")
+    records = [r for r in run.records if r.id in ids]
+    with_tools, without, blind, unknown = [], [], [], 0
+    kinds: dict[str, Counter] = {kind: Counter() for kind in KINDS}
+    names: Counter = Counter()
+    for record in records:
+        calls, looked = _calls_and_looked(run, record)
+        if calls is None:  # no transcript: the record's count still says whether tools ran
+            unknown += 1
+            (with_tools if record.tool_calls else without).append(record)
+            continue
+        (with_tools if calls else without).append(record)
+        names.update(calls)
+        for kind, count in Counter(tool_kind(c) for c in calls).items():
+            kinds[kind]["items"] += 1
+            kinds[kind]["calls"] += count
+        if mode and mode not in NO_TOOL_MODES and not looked and record.status == "ok":
+            blind.append(record)
+    return {
+        "mode": mode, "item_runs": len(records), "no_transcript": unknown,
+        "items_with_tools": len(with_tools), "calls": sum(r.tool_calls for r in records),
+        "by_kind": {kind: dict(c) for kind, c in kinds.items() if c},
+        "by_name": dict(names.most_common()),
+        "accuracy_with_tools": _rate(with_tools), "accuracy_without_tools": _rate(without),
+        "answered_blind": None if not mode or mode in NO_TOOL_MODES else len(blind),  # unknown mode: no run.json
+        "blind_accuracy": _rate(blind),
+        "blind_items": sorted(r.id + (f" r{r.repeat}" if r.repeat else "") for r in blind),
+        "broken_ablation": broken_ablation(run),
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def tool_cells(runs: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """Per run: mode, item runs with tools, calls by kind, accuracy with/without tools, answered blind."""
+    header = ["run", "mode", "with tools", "calls: kind ×calls (item runs)", "acc. with tools", "acc. without", "answered blind"]
+    body = []
+    for run in runs:
+        u = run["tool_use"]
+        kinds = ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in KINDS if k in u["by_kind"])
+        blind = "n/a" if u["answered_blind"] is None else f"{u['answered_blind']} ({_pct(u['blind_accuracy'])} right)"
+        mode = str(u["mode"] or "?") + (" BROKEN" if u["broken_ablation"] else "")
+        body.append([run["letter"], mode, f"{u['items_with_tools']}/{u['item_runs']}", f"{u['calls']}: {kinds}" if kinds else "0",
+                     _pct(u["accuracy_with_tools"]), _pct(u["accuracy_without_tools"]), blind])
+    return header, body
+
+
+def tool_sentences(runs: list[dict]) -> list[str]:
+    """What a reader should not miss: broken ablations, blind answers, other tools by name."""
+    out = []
+    for run in runs:
+        u = run["tool_use"]
+        if u["broken_ablation"]:
+            out.append(f"{run['letter']}: BROKEN ABLATION: mode {u['mode']} offers no tools, yet tools were called on "
+                       f"{len(u['broken_ablation'])} item run(s): {', '.join(u['broken_ablation'][:10])}")
+        if u["answered_blind"]:
+            out.append(f"{run['letter']}: answered {u['answered_blind']} of {u['item_runs']} item runs blind (no image "
+                       f"reached the agent after the prompt; {_pct(u['blind_accuracy'])} right): "
+                       f"{', '.join(u['blind_items'][:10])}{' ...' if len(u['blind_items']) > 10 else ''}")
+        other = {name: n for name, n in u["by_name"].items() if tool_kind(name) == "other"}
+        if other:
+            out.append(f"{run['letter']}: other tools called: " + ", ".join(f"{name} ×{n}" for name, n in other.items()))
+        if u["no_transcript"]:
+            out.append(f"{run['letter']}: {u['no_transcript']} item run(s) have no transcript: counted by their "
+                       "record's tool-call count only")
+    return out

@@ -1,0 +1,1 @@
+"""Tools offered to the agents (served inside or outside the sandbox)."""

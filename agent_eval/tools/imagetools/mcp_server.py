@@ -1,0 +1,105 @@
+"""MCP server `imagetools` over stdio: inspect, read_pixels, info on the item's workdir.
+
+    python -m agent_eval.tools.imagetools.mcp_server --workdir DIR   (default: the current directory)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_eval.tools.imagetools import SERVER_NAME
+from agent_eval.tools.imagetools import descriptions as d
+from agent_eval.tools.imagetools.errors import ToolInputError
+from agent_eval.tools.imagetools.ops import DEFAULT_SIZE
+from agent_eval.tools.imagetools.service import ImageTools, format_pixels
+
+
+class ViewSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    x: Annotated[int | None, Field(description=d.X)] = None
+    y: Annotated[int | None, Field(description=d.Y)] = None
+    width: Annotated[int | None, Field(description=d.WIDTH)] = None
+    height: Annotated[int | None, Field(description=d.HEIGHT)] = None
+
+
+def plain_schema(schema: dict) -> dict:
+    """Inline $refs and turn `anyOf [T, null]` into T: Codex drops tools whose schemas use them."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            node = {**defs[node["$ref"].split("/")[-1]], **{k: v for k, v in node.items() if k != "$ref"}}
+        options = node.get("anyOf")
+        if options and any(o == {"type": "null"} for o in options):
+            rest = [o for o in options if o != {"type": "null"}]
+            if len(rest) == 1:
+                node = {**{k: v for k, v in node.items() if k not in ("anyOf", "default")}, **rest[0]}
+        return {k: walk(v) for k, v in node.items() if k not in ("$defs", "title")}
+
+    return walk(schema)
+
+
+def build_server(workdir: str) -> MCPServer:
+    tools = ImageTools(workdir)
+
+    def guarded(call):
+        try:
+            return call()
+        except ToolInputError as exc:
+            raise ToolError(str(exc)) from exc
+
+    def inspect(
+        views: Annotated[list[ViewSpec] | None, Field(description=d.VIEWS)] = None,
+        size: Annotated[int, Field(description=d.SIZE)] = DEFAULT_SIZE,
+        grid: Annotated[int, Field(description=d.GRID)] = 0,
+        path: Annotated[str | None, Field(description=d.PATH)] = None,
+    ) -> list:
+        specs = [v.model_dump(exclude_none=True) for v in views or []]
+        result = guarded(lambda: tools.inspect(specs, size, grid, path))
+        content: list = []
+        for view in result:
+            content += [json.dumps(view.meta), Image(data=view.png, format="png")]
+        return content
+
+    def read_pixels(
+        x: Annotated[int | None, Field(description=d.X)] = None,
+        y: Annotated[int | None, Field(description=d.Y)] = None,
+        width: Annotated[int | None, Field(description=d.WIDTH)] = None,
+        height: Annotated[int | None, Field(description=d.HEIGHT)] = None,
+        rows: Annotated[int | None, Field(description=d.ROWS)] = None,
+        columns: Annotated[int | None, Field(description=d.COLUMNS)] = None,
+        path: Annotated[str | None, Field(description=d.PATH)] = None,
+    ) -> str:
+        return format_pixels(guarded(lambda: tools.read_pixels(x, y, width, height, rows, columns, path)))
+
+    def info(path: Annotated[str | None, Field(description=d.PATH)] = None) -> str:
+        return json.dumps(guarded(lambda: tools.info(path)))
+
+    registered = []
+    for fn, text in ((inspect, d.INSPECT), (read_pixels, d.READ_PIXELS), (info, d.INFO)):
+        tool = Tool.from_function(fn, name=fn.__name__, description=text, structured_output=False)
+        tool.parameters = plain_schema(tool.parameters)
+        registered.append(tool)
+    return MCPServer(name=SERVER_NAME, tools=registered, log_level="WARNING")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Serve the image tools over MCP stdio.")
+    parser.add_argument("--workdir", default=os.getcwd(), help="the item's working directory")
+    args = parser.parse_args(argv)
+    build_server(args.workdir).run("stdio")
+
+
+if __name__ == "__main__":
+    main()
