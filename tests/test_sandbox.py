@@ -192,12 +192,15 @@ def test_every_mount_is_one_the_policy_names(world):
 def test_image_tools_import_but_the_rest_of_the_package_is_hidden(world):
     with Sandbox(spec(world)) as sb:
         r = run(sb, "python3 -c 'import agent_eval.tools.imagetools.mcp_server' && echo IMPORT-OK; "
-                    f"ls -A {PROJECT_ROOT / 'agent_eval'}; python3 -c 'import agent_eval.benchmarks.activevision.samples' 2>/dev/null "
+                    f"ls -A {PROJECT_ROOT / 'agent_eval'}; echo /; ls -A {PROJECT_ROOT / 'agent_eval' / 'tools'}; "
+                    "python3 -c 'import agent_eval.benchmarks.activevision.samples' 2>/dev/null "
                     "|| echo SAMPLES-HIDDEN", login=False)
     lines = r.stdout.split()
     assert lines[0] == "IMPORT-OK", r.stderr
     # __pycache__ appears when the checkout lies under the private /tmp (python writes it there, in the tmpfs).
-    assert set(lines[1:-1]) - {"__pycache__"} == {"__init__.py", "imagetools"}
+    top, tools = " ".join(lines[1:-1]).split(" / ")
+    assert set(top.split()) - {"__pycache__"} == {"__init__.py", "tools"}
+    assert set(tools.split()) - {"__pycache__"} == {"__init__.py", "imagetools"}
     assert lines[-1] == "SAMPLES-HIDDEN"
 
 

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
+from agent_eval.benchmarks.base import (
+    Benchmark,
+    BenchmarkGrade,
+    ItemSetup,
+    McpServer,
+    ToolSet,
+)
 
 __all__ = ["Benchmark", "BenchmarkGrade", "ItemSetup", "McpServer", "ToolSet", "get_benchmark", "load_benchmark"]
 

@@ -9,12 +9,12 @@ import click
 from rich.console import Console
 from rich.panel import Panel
 
-from agent_eval.core.config import RunConfig
 from agent_eval.benchmarks import get_benchmark
-from agent_eval.core.data import select
 from agent_eval.benchmarks.activevision.samples import ensure_default_sample_set
-from agent_eval.scripted import ScriptedServer
+from agent_eval.core.config import RunConfig
+from agent_eval.core.data import select
 from agent_eval.reading.tables import accuracy_table
+from agent_eval.scripted import ScriptedServer
 
 DEMO_MODELS = {"claude-code": "claude-opus-4-8", "codex": "gpt-5.5"}
 # A fixed guess per task family (matched on the question), nothing computed from the image.

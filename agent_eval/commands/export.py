@@ -13,7 +13,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_eval.core.results import RunStore
-from agent_eval.commands.show import RunError, load_run
+from agent_eval.reading.run import RunError, load_run
 
 FORMATS = ("inspect",)
 SUFFIXES = (".eval", ".json")   # Inspect's binary log (zip) and its JSON form

@@ -13,10 +13,10 @@ import click
 
 from agent_eval.agents import get_agent
 from agent_eval.agents.failures import classify
+from agent_eval.benchmarks.activevision.scoring import extract_answer
 from agent_eval.core.config import AGENT_EFFORTS
 from agent_eval.core.process import ProcessResult
-from agent_eval.commands.regrade import saved_events
-from agent_eval.benchmarks.activevision.scoring import extract_answer
+from agent_eval.core.transcript import saved_events
 
 
 def parse_saved_stream(agent_name: str, stream: Path, rollout: Path | None = None, exit_code: int = 0,

@@ -10,11 +10,12 @@ from pathlib import Path
 import click
 
 from agent_eval.agents import get_agent
-from agent_eval.core.attempt import ItemDir, grade_item, parse_item
 from agent_eval.benchmarks import get_benchmark
+from agent_eval.core.attempt import ItemDir, grade_item, parse_item
 from agent_eval.core.process import ProcessResult
 from agent_eval.core.records import GRADED_STATUSES, ItemRecord
 from agent_eval.core.results import ResultsError, RunStore, read_records
+from agent_eval.core.transcript import saved_events
 from agent_eval.core.usererrors import user_errors
 
 
@@ -37,19 +38,6 @@ class Changes:
         self.statuses += old.status != new.status
 
 
-def saved_events(path: Path) -> list[dict]:
-    """The events of a transcript.jsonl ({"t", "event"} lines) or of a bare CLI stream (one event a line)."""
-    events = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(entry, dict) and "event" in entry and "t" in entry:
-            entry = entry["event"]
-        if isinstance(entry, dict) and "raw" not in entry:
-            events.append(entry)
-    return events
 
 
 def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:

@@ -6,9 +6,6 @@ Also home of the small run-reading helpers that report and compare share (`load_
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -17,206 +14,27 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
-from agent_eval.core.results import RunStore, summarise
 from agent_eval.agents.received import describe as describe_received
+from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.core.results import summarise
 from agent_eval.core.transcript import Transcript
-
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"}
-ACTIVE = "activeobs"  # the active-observation benchmark's name and its items' task (agent_eval.benchmarks.activeobs.schema.TASK)
-
-
-class RunError(click.ClickException):
-    """A run or item that cannot be shown: one line, exit code 2."""
-    exit_code = 2
-
-
-@dataclass
-class LoadedRun:
-    root: Path
-    manifest: dict | None
-    records: list[ItemRecord]
-
-    @property
-    def config(self) -> dict:
-        return (self.manifest or {}).get("config") or {}
-
-    @property
-    def name(self) -> str:
-        return (self.manifest or {}).get("run_name") or self.root.name
-
-    @property
-    def label(self) -> str:
-        """agent · model · effort · tools, or the directory name when the config is unknown."""
-        c = self.config
-        parts = [c.get("agent"), c.get("model"), c.get("effort"), c.get("tools") and f"tools={c['tools']}"]
-        return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
-
-    @property
-    def benchmark(self) -> str:
-        """activeobs or activevision: run.json says; results without one are known by their records."""
-        return self.config.get("benchmark") or (ACTIVE if any(r.task == ACTIVE for r in self.records) else "activevision")
-
-    @property
-    def active(self) -> bool:
-        return self.benchmark == ACTIVE
-
-    def find(self, item_id: str, repeat: int = 0) -> ItemRecord | None:
-        return next((r for r in self.records if r.id == item_id and r.repeat == repeat), None)
-
-
-def load_run(path: str | Path) -> LoadedRun:
-    root = Path(path)
-    if not root.is_dir():
-        raise RunError(f"{root}: no such run directory")
-    store = RunStore(root)
-    try:
-        manifest = store.read_manifest()
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise RunError(f"{store.manifest_path}: unreadable run manifest ({error})") from None
-    records = store.records()
-    if not records:
-        inner = sorted(p.name for p in root.iterdir() if p.is_dir() and RunStore(p).task_dirs())
-        hint = f"; runs inside it: {', '.join(inner[:8])}" if inner else ""
-        raise RunError(f"{root}: not a run directory (no <task>/items.jsonl with records){hint}")
-    return LoadedRun(root, manifest, records)
-
-
-def config_line(run: LoadedRun) -> str:
-    if run.manifest is None:
-        return f"run {run.name}: no run.json (config and hashes unknown)"
-    c = run.config
-    keys = ("agent", "model", "effort", "tools", "sandbox")
-    # A run's config holds every key; a null effort means the CLI's own default was used.
-    shown = {k: c.get(k) if c.get(k) is not None else ("default" if k == "effort" and k in c else "?") for k in keys}
-    return f"run {run.name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
-
-
-def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
-    """(loud, note): things a reader must not miss before trusting the numbers."""
-    if run.manifest is None:
-        return [(False, "no run.json: agent, model and hashes unknown (e.g. the benchmark's own no-tool evaluation)")]
-    notes = []
-    from agent_eval.reading.tool_use import broken_ablation_warning
-    broken = broken_ablation_warning(run)
-    if broken:
-        notes.append((True, broken))
-    if run.config.get("sandbox") == "none":
-        notes.append((True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir"))
-    if run.manifest.get("scripted_model"):
-        notes.append((True, "SCRIPTED MODEL: answers came from a scripted test server, not a real model"))
-    if not run.manifest.get("finished_at"):
-        notes.append((False, "run not finished (interrupted or still running): some items may be missing"))
-    return notes
-
-
-def item_dir(run: LoadedRun, record: ItemRecord) -> Path:
-    if record.transcript:
-        return (run.root / record.transcript).parent
-    return RunStore(run.root).sandbox_dir(record.id, record.repeat)
-
-
-def load_transcript(run: LoadedRun, record: ItemRecord) -> tuple[Transcript | None, str | None]:
-    """The normalised transcript, or None and why not."""
-    path = item_dir(run, record) / "steps.json"
-    if not path.is_file():
-        return None, "no transcript saved for this item"
-    try:
-        return Transcript.load(path), None
-    except (json.JSONDecodeError, TypeError, ValueError) as error:
-        return None, f"{path}: unreadable transcript ({error})"
-
-
-def resolve_image(base: Path, path: str) -> Path:
-    return Path(path) if Path(path).is_absolute() else base / path
-
-
-class ItemImages:
-    """The images of one item dir. The parsers save what the model saw as `seen/NNN.png`; matching
-    pixels tells which workdir file (the original, a view in `work/views/`) each one shows."""
-
-    def __init__(self, base: Path):
-        self.base = base
-        self._keys: dict[Path, str | None] = {}
-        self._sizes: dict[Path, tuple[int, int] | None] = {}
-
-    def _read(self, path: Path) -> None:
-        from PIL import Image, UnidentifiedImageError
-        try:
-            with Image.open(path) as img:
-                self._sizes[path] = img.size
-                rgba = img.convert("RGBA")  # same pixels in RGB or RGBA files give the same key
-                self._keys[path] = hashlib.sha1(rgba.tobytes() + repr(rgba.size).encode()).hexdigest()
-        except (OSError, UnidentifiedImageError, ValueError):
-            self._keys[path] = self._sizes[path] = None
-
-    def key(self, rel: str) -> str | None:
-        path = resolve_image(self.base, rel)
-        if path not in self._keys:
-            self._read(path)
-        return self._keys[path]
-
-    def size(self, rel: str) -> tuple[int, int] | None:
-        self.key(rel)
-        return self._sizes[resolve_image(self.base, rel)]
-
-    def workdir(self) -> list[str]:
-        work = self.base / "work"
-        if not work.is_dir():
-            return []
-        return [p.relative_to(self.base).as_posix() for p in sorted(work.rglob("*"))
-                if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()]
-
-    def original(self, prompt_images: list[str]) -> str | None:
-        """The item's input image: attached to the prompt (mode none) or `work/image.*`."""
-        inputs = [p for p in prompt_images if resolve_image(self.base, p).is_file()]
-        return (inputs or [p for p in self.workdir() if p.count("/") == 1 and p.startswith("work/image.")] or [None])[0]
-
-    def alias(self, rel: str) -> str | None:
-        """The workdir file holding the same pixels as `rel`, when `rel` is a copy (e.g. seen/001.png)."""
-        if rel.startswith("work/") or self.key(rel) is None:
-            return None
-        return next((p for p in self.workdir() if self.key(p) == self.key(rel)), None)
-
-    def not_shown(self, shown: list[str], original: str | None) -> list[str]:
-        """Workdir images whose pixels appear nowhere in `shown` (e.g. scratch files never opened)."""
-        keys = {self.key(p) for p in shown} - {None}
-        return [p for p in self.workdir() if p != original and p not in shown and self.key(p) not in keys]
-
-    def describe(self, rel: str) -> str:
-        size, alias = self.size(rel), self.alias(rel)
-        return (f"{rel} " + (f"({size[0]}×{size[1]} px)" if size else "(missing)")
-                + (f" = {alias}" if alias else ""))
-
-
-CHARS_PER_LINE = 200  # a folded block shows about `lines` screen lines, however long its lines are
-
-
-def fold(text: str, lines: int, full: bool) -> str:
-    parts = text.splitlines()
-    budget = lines * CHARS_PER_LINE
-    if full or (len(parts) <= lines and len(text) <= budget):
-        return text
-    head = "\n".join(parts[:lines])
-    more_lines = max(len(parts) - lines, 0)
-    if len(head) > budget:
-        hidden = len(text) - budget
-        return head[:budget] + f"\n... {hidden} more characters" + \
-            (f", {more_lines} more lines" if more_lines else "") + " (--full)"
-    return head + f"\n... {more_lines} more lines (--full)"
-
-
-def total_time(records: list[ItemRecord]) -> float | None:
-    times = [r.elapsed_s for r in records if r.elapsed_s is not None]
-    return sum(times) if times else None
-
-
-def fmt_cost(value: float | None) -> str:
-    return "?" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
-
-
-def fmt_time(seconds: float | None) -> str:
-    return "?" if seconds is None else f"{seconds:.0f}s" if seconds < 600 else f"{seconds / 60:.1f}m"
+from agent_eval.reading.formatting import (
+    fmt_cost,
+    fmt_time,
+    fold,
+    tool_input_text,
+    total_time,
+)
+from agent_eval.reading.images import ItemImages
+from agent_eval.reading.run import (
+    LoadedRun,
+    RunError,
+    config_line,
+    item_dir,
+    load_run,
+    load_transcript,
+    run_warnings,
+)
 
 
 # -- the table ---------------------------------------------------------------------
@@ -285,12 +103,6 @@ def _image_line(images: ItemImages, path: str, received: dict | None = None) -> 
     return line
 
 
-def tool_input_text(data: dict | None) -> str:
-    """A lone string argument (a shell command, a path) raw; short arguments on one line; else indented JSON."""
-    if data and len(data) == 1 and isinstance(next(iter(data.values())), str):
-        return next(iter(data.values()))
-    flat = json.dumps(data, ensure_ascii=False)
-    return flat if len(flat) <= 100 else json.dumps(data, indent=1, ensure_ascii=False)
 
 
 def _print_step(console: Console, images: ItemImages, number: int, step, lines: int, full: bool,

@@ -16,8 +16,9 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from agent_eval.benchmarks import ALL_TOOL_MODES as TOOL_MODES
+from agent_eval.benchmarks import load_benchmark
 from agent_eval.core.config import AGENT_EFFORTS, ConfigError, RunConfig
-from agent_eval.benchmarks import ALL_TOOL_MODES as TOOL_MODES, load_benchmark
 from agent_eval.core.data import DataError, select
 from agent_eval.core.results import ResultsError, RunStore
 
@@ -159,7 +160,7 @@ def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
 def run_sweep(sweep: Sweep, console: Console, environ: dict | None = None, scripted_model: bool = False) -> list[Path]:
     """Every cell as its own Runner, all sharing one slot semaphore (the global --jobs), one
     progress display and one Ctrl-C."""
-    from agent_eval.cli import resolve_data_dir
+    from agent_eval.commands.options import resolve_data_dir
     from agent_eval.core.runner import Runner, new_progress
     benchmark, dataset = load_benchmark(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
     items = select(dataset, **sweep.selection)
@@ -185,9 +186,11 @@ def run_sweep(sweep: Sweep, console: Console, environ: dict | None = None, scrip
 def write_grid_comparison(roots: list[Path], out: Path, console: Console) -> None:
     """One compare table (markdown + json) and the accuracy-vs-cost plot for the whole grid."""
     import json
-    from agent_eval.commands.compare import build, render_markdown, render_table
+
+    from agent_eval.reading.compare_render import render_markdown, render_table
+    from agent_eval.reading.comparison import build
     from agent_eval.reading.plots import accuracy_cost_plot
-    from agent_eval.commands.show import load_run
+    from agent_eval.reading.run import load_run
     data = build([load_run(root) for root in roots])
     render_table(data, console)
     (out / "compare.md").write_text(render_markdown(data))
@@ -208,7 +211,7 @@ def command(file, plan, jobs):
         if jobs is not None:
             sweep.jobs = jobs
         if plan:
-            from agent_eval.cli import resolve_data_dir
+            from agent_eval.commands.options import resolve_data_dir
             _, dataset = load_benchmark(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
             table, _, _ = plan_table(sweep, len(select(dataset, **sweep.selection)))
             console.print(table)

@@ -12,13 +12,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from agent_eval import __version__
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import Agent
-from agent_eval.core.attempt import ItemDir, now_iso, run_attempt
 from agent_eval.benchmarks import Benchmark
+from agent_eval.core.attempt import ItemDir, now_iso, run_attempt
 from agent_eval.core.config import ConfigError, RunConfig
 from agent_eval.core.pricing import pricing_files
 from agent_eval.core.prompts import load_template

@@ -79,3 +79,18 @@ class Transcript:
     @classmethod
     def load(cls, path: Path) -> "Transcript":
         return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+def saved_events(path: Path) -> list[dict]:
+    """The events of a transcript.jsonl ({"t", "event"} lines) or of a bare CLI stream (one event a line)."""
+    events = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(entry, dict) and "event" in entry and "t" in entry:
+            entry = entry["event"]
+        if isinstance(entry, dict) and "raw" not in entry:
+            events.append(entry)
+    return events

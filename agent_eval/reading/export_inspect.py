@@ -17,16 +17,30 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from inspect_ai.log import (EvalConfig, EvalDataset, EvalError, EvalLog, EvalMetric, EvalPlan, EvalPlanStep,
-                            EvalResults, EvalRetryError, EvalSample, EvalScore, EvalSpec, EvalStats, write_eval_log)
+from inspect_ai.log import (
+    EvalConfig,
+    EvalDataset,
+    EvalError,
+    EvalLog,
+    EvalMetric,
+    EvalPlan,
+    EvalPlanStep,
+    EvalResults,
+    EvalRetryError,
+    EvalSample,
+    EvalScore,
+    EvalSpec,
+    EvalStats,
+    write_eval_log,
+)
 from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from agent_eval import __version__
+from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
 from agent_eval.reading.inspect_events import sample_events
 from agent_eval.reading.inspect_messages import prompt_message, transcript_messages
-from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
-from agent_eval.commands.show import LoadedRun, item_dir, load_transcript
+from agent_eval.reading.run import LoadedRun, item_dir, load_transcript
 
 PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}   # Inspect names models provider/model
 SCORER = "agent_eval"

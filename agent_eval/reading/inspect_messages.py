@@ -10,12 +10,18 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from inspect_ai.model import (ChatMessageAssistant, ChatMessageTool, ChatMessageUser, ContentImage, ContentReasoning,
-                              ContentText)
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentImage,
+    ContentReasoning,
+    ContentText,
+)
 from inspect_ai.tool import ToolCall, ToolCallError
 
-from agent_eval.commands.show import resolve_image
 from agent_eval.core.transcript import Transcript
+from agent_eval.reading.images import resolve_image
 
 MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
 

@@ -7,7 +7,7 @@ from agent_eval.reading.changes import changed_items
 
 
 def changed_sections(runs, run_views: list[dict]) -> list[dict]:
-    from agent_eval.commands.compare import item_scores
+    from agent_eval.reading.comparison import item_scores
     if len(runs) < 2:
         return []
     letters = [rv["letter"] for rv in run_views]

@@ -4,8 +4,9 @@ and, for two or more runs, compare's own verdicts (paired tests, Holm, noise, to
 from __future__ import annotations
 
 from agent_eval.reading.efficiency import per_correct
+from agent_eval.reading.formatting import fmt_cost, fmt_time
 from agent_eval.reading.repeats import repeat_summary
-from agent_eval.commands.show import RunError, fmt_cost, fmt_time
+from agent_eval.reading.run import RunError
 from agent_eval.reading.tool_use import KINDS, tool_use
 
 
@@ -42,7 +43,7 @@ def comparison(runs) -> dict:
     """compare's verdicts and notes for the runs, or why there are none."""
     if len(runs) < 2:
         return {"verdicts": [], "notes": [], "why_not": None}
-    from agent_eval.commands.compare import build
+    from agent_eval.reading.comparison import build
     try:
         data = build(runs)
     except RunError as error:

@@ -13,12 +13,23 @@ import json
 import mimetypes
 from pathlib import Path
 
+from agent_eval.agents.base import (
+    Agent,
+    Auth,
+    AuthMissing,
+    Invocation,
+    ItemContext,
+    base_env,
+    host_port,
+)
+from agent_eval.agents.claude_code.events import (
+    inline_images_from_session,
+    parse_claude_events,
+)
+from agent_eval.agents.images import SeenImages
 from agent_eval.benchmarks.base import McpServer
 from agent_eval.core.sandbox import policy_endpoints
 from agent_eval.core.transcript import Transcript
-from agent_eval.agents.base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
-from agent_eval.agents.claude_code.events import inline_images_from_session, parse_claude_events
-from agent_eval.agents.images import SeenImages
 
 LOGIN_FILE = Path(".claude") / ".credentials.json"
 AUTH_STATUSES = {401: "auth_error", 403: "auth_error"}

@@ -15,12 +15,25 @@ import tempfile
 from functools import cached_property
 from pathlib import Path
 
+from agent_eval.agents.base import (
+    Agent,
+    Auth,
+    AuthMissing,
+    Invocation,
+    ItemContext,
+    base_env,
+    host_port,
+)
+from agent_eval.agents.codex.events import (
+    inline_images_from_rollout,
+    merge_rollout,
+    parse_codex_events,
+    rollout_path,
+)
+from agent_eval.agents.images import SeenImages
 from agent_eval.core.pricing import price_usd, prices
 from agent_eval.core.sandbox import policy_endpoints
 from agent_eval.core.transcript import Transcript
-from agent_eval.agents.base import Agent, Auth, AuthMissing, Invocation, ItemContext, base_env, host_port
-from agent_eval.agents.codex.events import inline_images_from_rollout, merge_rollout, parse_codex_events, rollout_path
-from agent_eval.agents.images import SeenImages
 
 COMMON_SWITCHES = ["features.multi_agent=false", "features.goals=false", "web_search=\"disabled\"",
                    "tools.experimental_request_user_input.enabled=false"]

@@ -9,11 +9,27 @@ from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.activeobs.data import load_active_dataset
-from agent_eval.benchmarks.activeobs.grading import grade_active, rollup_active, rules_hash
-from agent_eval.benchmarks.activeobs.passive import passive_preamble, write_passive_sample
-from agent_eval.benchmarks.activeobs.prompting import answer_instructions, question_block
+from agent_eval.benchmarks.activeobs.grading import (
+    grade_active,
+    rollup_active,
+    rules_hash,
+)
+from agent_eval.benchmarks.activeobs.passive import (
+    passive_preamble,
+    write_passive_sample,
+)
+from agent_eval.benchmarks.activeobs.prompting import (
+    answer_instructions,
+    question_block,
+)
 from agent_eval.benchmarks.activevision.benchmark import image_tools, render
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
+from agent_eval.benchmarks.base import (
+    Benchmark,
+    BenchmarkGrade,
+    ItemSetup,
+    McpServer,
+    ToolSet,
+)
 
 
 class ActiveObservation(Benchmark):
@@ -41,7 +57,13 @@ class ActiveObservation(Benchmark):
             yield ItemSetup(prompt=render(template_text, question, ""), tools=ToolSet(),
                             inline_images=[frame.path for frame in frames])
             return
-        from agent_eval.benchmarks.activeobs.observe_server import SERVER_NAME as OBSERVE_SERVER, TOOL_NAME, ObservationServer  # mcp SDK
+        from agent_eval.benchmarks.activeobs.observe_server import (  # mcp SDK
+            SERVER_NAME as OBSERVE_SERVER,
+        )
+        from agent_eval.benchmarks.activeobs.observe_server import (
+            TOOL_NAME,
+            ObservationServer,
+        )
         views = work / "views" if tools == "python" else None  # python mode may process what it saw
         with ObservationServer(scene_path, item_root / "observations", views_dir=views) as server:
             observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)

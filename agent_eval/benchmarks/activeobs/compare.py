@@ -13,10 +13,10 @@ from collections import defaultdict
 from rich.console import Console
 from rich.table import Table
 
-from agent_eval.commands.compare import ALPHA, EFFICIENCY, _pct, _pholm, _pts, _pval, _verdict
+from agent_eval.reading.comparison import EFFICIENCY
 from agent_eval.reading.group_tests import holm_sentence
-from agent_eval.reading.stats import min_possible_p
-from agent_eval.reading.stats import paired
+from agent_eval.reading.stats import ALPHA, min_possible_p, paired
+from agent_eval.reading.verdicts import pct, pholm, pts, pval, verdict
 
 METRICS = ("answer", "evidence", "combined")
 TESTED = (("answer", "answer"), ("combined", "combined (answer and evidence)"))
@@ -55,7 +55,7 @@ def build_active(runs, groups, n_resamples: int, seed: int) -> dict:
 
 def active_verdicts(letters: list[str], active: dict) -> list[str]:
     overall = active["rows"][0]
-    out = [_verdict(letter, overall[f"{metric}_vs_first"][j], label)
+    out = [verdict(letter, overall[f"{metric}_vs_first"][j], label)
            for j, letter in enumerate(letters[1:], start=1) for metric, label in TESTED]
     out.append("hallucination (right answers without supporting evidence, as a share of right answers) is "
                "descriptive: its denominator differs between runs, so it has no paired test")
@@ -70,8 +70,8 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
 
 def metric_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
-    body = [[row["scope"], row["group"], str(row["n"]), run["letter"], *(_pct(row[m][k]) for m in METRICS),
-             "—" if row["hallucination"][k] is None else _pct(row["hallucination"][k])]
+    body = [[row["scope"], row["group"], str(row["n"]), run["letter"], *(pct(row[m][k]) for m in METRICS),
+             "—" if row["hallucination"][k] is None else pct(row["hallucination"][k])]
             for row in data["active"]["rows"] for k, run in enumerate(data["runs"])]
     return header, body
 
@@ -86,8 +86,8 @@ def paired_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             cells = [row["scope"], row["group"], str(row["n"]), f"{run['letter']}:A"]
             for metric, _ in TESTED:
                 s = row[f"{metric}_vs_first"][k]
-                cells += [f"{_pts(s['diff'], '')} [{_pts(s['ci_low'], '')}, {_pts(s['ci_high'], '')}]", _pval(s),
-                          _pholm(s.get("p_holm"))]
+                cells += [f"{pts(s['diff'], '')} [{pts(s['ci_low'], '')}, {pts(s['ci_high'], '')}]", pval(s),
+                          pholm(s.get("p_holm"))]
             body.append(cells)
     return header, body
 

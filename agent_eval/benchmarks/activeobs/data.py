@@ -15,9 +15,14 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.core.data import DataError, jsonl_rows
 from agent_eval.benchmarks.activeobs.scene import Scene, SceneError, load_scene
-from agent_eval.benchmarks.activeobs.schema import TASK, ActiveItem, SchemaError, item_from_row
+from agent_eval.benchmarks.activeobs.schema import (
+    TASK,
+    ActiveItem,
+    SchemaError,
+    item_from_row,
+)
+from agent_eval.core.data import DataError, jsonl_rows
 
 ITEMS_FILE = "items.jsonl"
 SCENES_DIR = "scenes"
@@ -114,7 +119,9 @@ def _check_against_scene(item: ActiveItem, scene: Scene, where: str, check_boxes
     if check_boxes:
         from agent_eval.benchmarks.activeobs.geometry import at_least, circular_iou
         for frame, box in item.boxes.items():
-            from agent_eval.benchmarks.activeobs.render import person_box  # numpy: only when boxes are checked against the scene
+            from agent_eval.benchmarks.activeobs.render import (
+                person_box,  # numpy: only when boxes are checked against the scene
+            )
             iou = circular_iou(box, person_box(scene, person, frame), scene.width)
             if not at_least(iou, 0.95):
                 raise DataError(f"{where}: evidence box at frame {frame} does not match person {person.id} in "

@@ -31,9 +31,17 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
-from agent_eval.benchmarks.activevision.scoring import extract_answer
-from agent_eval.benchmarks.activeobs.geometry import EPS, angle_error, at_least, at_most, circular_iou, interval_iou, view_box_to_pano
+from agent_eval.benchmarks.activeobs.geometry import (
+    EPS,
+    angle_error,
+    at_least,
+    at_most,
+    circular_iou,
+    interval_iou,
+    view_box_to_pano,
+)
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
+from agent_eval.benchmarks.activevision.scoring import extract_answer
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
 

@@ -30,10 +30,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
-from agent_eval.tools.imagetools.mcp_server import plain_schema
 from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
+from agent_eval.tools.imagetools.mcp_server import plain_schema
 
 SERVER_NAME = "observe"
 TOOL_NAME = "observe"

@@ -8,8 +8,15 @@ import base64
 import io
 import re
 
-from agent_eval.benchmarks.activeobs.reading import RunTruth, active_rollup, evidence_of, evidence_view, load_observations, truth_view
-from agent_eval.commands.report import Img
+from agent_eval.benchmarks.activeobs.reading import (
+    RunTruth,
+    active_rollup,
+    evidence_of,
+    evidence_view,
+    load_observations,
+    truth_view,
+)
+from agent_eval.reading.images import Img
 
 PASSIVE_NAME = re.compile(r"panorama-(\d+)-f(\d+)\.png$")
 

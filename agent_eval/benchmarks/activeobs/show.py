@@ -9,9 +9,17 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from agent_eval.benchmarks.activeobs.reading import Evidence, RunTruth, active_rollup, evidence_of, fmt_pct, load_observations
+from agent_eval.benchmarks.activeobs.reading import (
+    Evidence,
+    RunTruth,
+    active_rollup,
+    evidence_of,
+    fmt_pct,
+    load_observations,
+)
 from agent_eval.core.records import ItemRecord
-from agent_eval.commands.show import ItemImages, LoadedRun
+from agent_eval.reading.images import ItemImages
+from agent_eval.reading.run import LoadedRun
 
 
 def print_active_totals(console: Console, run: LoadedRun) -> str:

@@ -8,7 +8,16 @@ from __future__ import annotations
 import random
 
 from agent_eval.benchmarks.activeobs.geometry import FPS, PANO_HEIGHT, PANO_WIDTH
-from agent_eval.benchmarks.activeobs.scene import ACTIONS, HAT_COLOURS, PANTS_COLOURS, SHIRT_COLOURS, Landmark, Person, Scene, Segment
+from agent_eval.benchmarks.activeobs.scene import (
+    ACTIONS,
+    HAT_COLOURS,
+    PANTS_COLOURS,
+    SHIRT_COLOURS,
+    Landmark,
+    Person,
+    Scene,
+    Segment,
+)
 
 SECTOR_MARGIN_DEG = 8.0            # keeps a figure (about 12° wide at the nearest) inside its sector
 WALK_SPEED_DEG_S = (3.0, 7.0)

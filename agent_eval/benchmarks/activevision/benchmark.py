@@ -5,11 +5,18 @@ import shutil
 import sys
 from pathlib import Path
 
-from agent_eval.core.data import Item, load_dataset
-from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
+from agent_eval.benchmarks.base import (
+    Benchmark,
+    BenchmarkGrade,
+    ItemSetup,
+    McpServer,
+    ToolSet,
+    nothing_to_stop,
+)
+from agent_eval.core.data import Item, load_dataset
 from agent_eval.core.imageformats import API_FORMATS, convert_to_png, image_format
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet, nothing_to_stop
+from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
 
 IMAGE_TOOLS_MODULE = "agent_eval.tools.imagetools.mcp_server"
 

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent_eval.benchmarks.activevision.samples.common import GenerationFailed, TaskSpec, canvas, draw_label, level, point_segment_distance, question
+from agent_eval.benchmarks.activevision.samples.common import (
+    GenerationFailed,
+    TaskSpec,
+    canvas,
+    draw_label,
+    level,
+    point_segment_distance,
+    question,
+)
 
 QUESTION = question(
     "The image shows many small pieces scattered across the canvas, each clearly oriented in a "

@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import Delaunay
 
-from agent_eval.benchmarks.activevision.samples.common import GenerationFailed, TaskSpec, canvas, level, point_segment_distance, question
+from agent_eval.benchmarks.activevision.samples.common import (
+    GenerationFailed,
+    TaskSpec,
+    canvas,
+    level,
+    point_segment_distance,
+    question,
+)
 
 QUESTION = question(
     "How many connected components are there in the image? A connected component is a maximal "

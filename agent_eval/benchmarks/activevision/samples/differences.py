@@ -11,7 +11,15 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from agent_eval.benchmarks.activevision.samples.common import BLACK, GenerationFailed, TaskSpec, canvas, draw_label, level, question
+from agent_eval.benchmarks.activevision.samples.common import (
+    BLACK,
+    GenerationFailed,
+    TaskSpec,
+    canvas,
+    draw_label,
+    level,
+    question,
+)
 
 QUESTION = question(
     "Three panels are shown side by side. The leftmost panel is an INDEX key: a grid of cells "

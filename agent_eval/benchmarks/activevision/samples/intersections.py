@@ -11,7 +11,15 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from agent_eval.benchmarks.activevision.samples.common import BLACK, GenerationFailed, TaskSpec, canvas, draw_label, level, question
+from agent_eval.benchmarks.activevision.samples.common import (
+    BLACK,
+    GenerationFailed,
+    TaskSpec,
+    canvas,
+    draw_label,
+    level,
+    question,
+)
 
 COLORS = [(210, 40, 40), (30, 90, 210), (20, 150, 60), (150, 60, 175), (225, 130, 0)]
 FRAME = (190, 190, 190)

@@ -11,7 +11,15 @@ from collections import deque
 
 import numpy as np
 
-from agent_eval.benchmarks.activevision.samples.common import BLACK, GenerationFailed, TaskSpec, canvas, draw_label, level, question
+from agent_eval.benchmarks.activevision.samples.common import (
+    BLACK,
+    GenerationFailed,
+    TaskSpec,
+    canvas,
+    draw_label,
+    level,
+    question,
+)
 
 QUESTION = question(
     "The image shows a maze with several labeled openings on its border. Exactly one pair of "

@@ -1,0 +1,174 @@
+"""Build the comparison of runs (paired statistics, efficiency, item-by-item sections) that compare, report and sweep render."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from agent_eval.core.records import ItemRecord
+from agent_eval.reading.changes import changed_items
+from agent_eval.reading.efficiency import per_correct, task_efficiency
+from agent_eval.reading.group_tests import add_holm
+from agent_eval.reading.repeats import (
+    noise_check,
+    noise_sentences,
+    repeat_summary,
+    share_rows,
+)
+from agent_eval.reading.run import ACTIVE, LoadedRun, RunError, run_warnings
+from agent_eval.reading.stats import (
+    ALPHA,
+    N_RESAMPLES,
+    SEED,
+    median_total,
+    paired,
+    sign_flip_test,
+)
+from agent_eval.reading.tool_use import tool_sentences, tool_use
+from agent_eval.reading.verdicts import verdicts
+
+HASH_KEYS = ("scorer_hash", "dataset_hash")
+
+
+EFFICIENCY = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns"), ("tool_calls", "tool calls"))
+
+
+def item_scores(records: list[ItemRecord]) -> tuple[dict[str, float], int]:
+    """Score per item id, and the most repeats any item has. The one place that decides pairing:
+    with repeats, an item's score is its mean correctness across them."""
+    by_id: dict[str, list[float]] = defaultdict(list)
+    for record in records:
+        by_id[record.id].append(float(record.correct))
+    return {i: sum(v) / len(v) for i, v in by_id.items()}, max((len(v) for v in by_id.values()), default=0)
+
+
+def check_hashes(runs: list[LoadedRun], letters: list[str], force: bool) -> list[str]:
+    notes = []
+    for key in HASH_KEYS:
+        known = [(letter, run.name, run.config.get(key)) for letter, run in zip(letters, runs) if run.config.get(key)]
+        if len({value for *_, value in known}) > 1:
+            values = ", ".join(f"{letter} ({name}) = {value}" for letter, name, value in known)
+            if not force:
+                fix = ("run `agent-eval regrade RUN` on the older runs to grade them with the current scorer, or "
+                       if key == "scorer_hash" else "")
+                raise RunError(f"runs differ in {key}: {values}; their grades are not comparable ({fix}"
+                               f"pass --force to compare anyway)")
+            notes.append(f"--force: runs differ in {key} ({values}); compared anyway")
+    for letter, run in zip(letters, runs):
+        missing = [key for key in HASH_KEYS if not run.config.get(key)]
+        if missing:
+            notes.append(f"{letter} ({run.name}) has unknown {' and '.join(missing)}"
+                         f"{' (no run.json)' if run.manifest is None else ''}: check it used the same data and scorer")
+    return notes
+
+
+def _meta(runs: list[LoadedRun]) -> dict[str, tuple[str, str]]:
+    """task and category per item id, from whichever run records them (no-tool records may lack a category)."""
+    meta: dict[str, tuple[str, str]] = {}
+    for run in runs:
+        for r in run.records:
+            task, category = meta.get(r.id, ("", ""))
+            meta[r.id] = (task or r.task, category or r.category)
+    return meta
+
+
+def item_image_received(record: ItemRecord) -> tuple[int, int] | None:
+    """The size at which the item's own image (attached, or opened with the file viewer) reached the model."""
+    for image in record.images:
+        if image.get("via") in ("inline", "file_view") and image.get("received"):
+            return tuple(image["received"])
+    return None
+
+
+def received_size_warnings(runs: list[LoadedRun], letters: list[str], shared: list[str]) -> list[str]:
+    """Arms that saw the same item's image at different sizes are not comparing like with like."""
+    sizes = [{r.id: item_image_received(r) for r in run.records if r.repeat == 0} for run in runs]
+    notes = []
+    for (a, sa), (b, sb) in zip(zip(letters, sizes), list(zip(letters, sizes))[1:]):
+        differ = [i for i in shared if sa.get(i) and sb.get(i) and sa[i] != sb[i]]
+        if differ:
+            first = differ[0]
+            notes.append(f"WARNING: the model received the item's image at different sizes in {a} and {b} on "
+                         f"{len(differ)} item(s), e.g. {first}: {a} {sa[first][0]}×{sa[first][1]}, "
+                         f"{b} {sb[first][0]}×{sb[first][1]} (a CLI reduced it): the arms did not see the same pixels")
+    return notes
+
+
+def check_kinds(runs: list[LoadedRun], letters: list[str]) -> str:
+    kinds = {run.benchmark for run in runs}
+    if len(kinds) > 1:
+        named = ", ".join(f"{letter} ({run.name}) is {run.benchmark}" for letter, run in zip(letters, runs))
+        raise RunError(f"cannot compare runs of different benchmarks: {named}; they share no items "
+                       "(compare runs of one benchmark with each other)")
+    return kinds.pop()
+
+
+def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> dict:
+    letters = [chr(ord("A") + i) for i in range(len(runs))]
+    benchmark = check_kinds(runs, letters)
+    notes = check_hashes(runs, letters, force)
+    scored = [item_scores(run.records) for run in runs]
+    shared = sorted(set.intersection(*(set(s) for s, _ in scored)))
+    union = set.union(*(set(s) for s, _ in scored))
+    missing = {letter: sorted(union - set(s)) for letter, (s, _) in zip(letters, scored) if union - set(s)}
+    for letter, ids in missing.items():
+        notes.append(f"{letter} lacks {len(ids)} item(s) other runs have: {', '.join(ids[:10])}{' ...' if len(ids) > 10 else ''}")
+    if missing:
+        notes.append(f"all numbers below are on the {len(shared)} items every run has")
+    for letter, (_, most) in zip(letters, scored):
+        if most > 1:
+            notes.append(f"{letter} has repeats (up to {most} per item): items are paired on their mean correctness "
+                         "across repeats, and the exact test is the sign test on items whose means differ (it "
+                         "is McNemar's test when each item ran once; repeats of one item are not independent "
+                         "samples, so the item stays the unit of pairing), with the bootstrap resampling items")
+    if not shared:
+        raise RunError("the runs share no items: nothing to compare")
+    notes += received_size_warnings(runs, letters, shared)
+    meta = _meta(runs)
+    groups = [("overall", "all", shared)]
+    for scope, index in (("category", 1), ("task", 0)):
+        names = sorted({meta[i][index] for i in shared})
+        groups += [(scope, name or "?", [i for i in shared if meta[i][index] == name]) for name in names]
+    repeated = any(most > 1 for _, most in scored)
+    rows = []
+    for scope, name, ids in groups:
+        columns = [[s[i] for i in ids] for s, _ in scored]
+        vs_first = [None] + [paired(columns[0], c, n_resamples, seed).to_json() for c in columns[1:]]
+        if repeated:  # the permutation test weighs how far each item's share of right repeats moved
+            for stat, column in zip(vs_first[1:], columns[1:]):
+                stat["permutation"] = sign_flip_test(columns[0], column, n_resamples, seed)
+        rows.append({"scope": scope, "group": name, "n": len(ids),
+                     "accuracy": [sum(c) / len(c) for c in columns], "vs_first": vs_first})
+    add_holm(rows, ("category", "task"), ("vs_first",))
+    shared_set = set(shared)
+    efficiency = [{key: median_total([getattr(r, key) for r in run.records if r.id in shared_set]) for key, _ in EFFICIENCY}
+                  for run in runs]
+    entries = [_run_entry(letter, run, eff, shared_set) for letter, run, eff in zip(letters, runs, efficiency)]
+    scores = [s for s, _ in scored]
+    noise = noise_check(letters, [e["repeats"] for e in entries], scores, shared)
+    data = {"benchmark": benchmark, "alpha": ALPHA, "n_resamples": n_resamples, "seed": seed, "shared": len(shared),
+            "runs": entries, "notes": notes, "rows": rows, "verdicts": verdicts(letters, rows, groups),
+            "changed": changed_items(runs, letters, scores, shared), "noise": noise,
+            "item_shares": dict(zip(("header", "rows"), share_rows(letters, scores, shared)))}
+    if benchmark == ACTIVE:  # answer, evidence, combined, hallucination; tests on answer and on combined
+        from agent_eval.benchmarks.activeobs.compare import (
+            TESTED,
+            active_verdicts,
+            build_active,
+        )
+        families = [("family", name, ids) for scope, name, ids in groups if scope == "category"]
+        data["active"] = build_active(runs, [groups[0], *families], n_resamples, seed)
+        add_holm(data["active"]["rows"], ("family",), tuple(f"{m}_vs_first" for m, _ in TESTED))
+        data["verdicts"] = active_verdicts(letters, data["active"])
+    data["verdicts"] += noise_sentences(noise) + tool_sentences(entries)
+    return data
+
+
+def _run_entry(letter: str, run: LoadedRun, efficiency: dict, shared: set[str]) -> dict:
+    scores, _ = item_scores(run.records)
+    records = [r for r in run.records if r.id in shared]
+    warnings = run_warnings(run)
+    return {"letter": letter, "name": run.name, "path": str(run.root), "label": run.label, "config": run.config,
+            "n_items": len(scores), "own_accuracy": sum(scores.values()) / len(scores),
+            "warnings": [note for _, note in warnings],
+            "loud_warnings": [note for loud, note in warnings if loud], "efficiency": efficiency,
+            "per_correct": per_correct(records), "task_efficiency": task_efficiency(records),
+            "repeats": repeat_summary(run.records, shared), "tool_use": tool_use(run, shared)}

@@ -1,0 +1,178 @@
+"""The self-contained HTML report: one context dict built from runs, laid out by templates/report.html.j2."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from agent_eval.agents.received import describe as describe_received
+from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.core.results import rollup_of
+from agent_eval.reading.formatting import (
+    fmt_cost,
+    fmt_time,
+    tool_input_text,
+    total_time,
+)
+from agent_eval.reading.images import ImageEmbedder, Img, ItemImages
+from agent_eval.reading.run import (
+    LoadedRun,
+    RunError,
+    item_dir,
+    load_transcript,
+    run_warnings,
+)
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "reading" / "templates"
+
+
+MAX_TEXT_LINES = 400       # a tool output longer than this is cut in the report (show --full has it all)
+
+
+MAX_UNSEEN = 12            # scratch images per item shown from the workdir
+
+
+@dataclass
+class StepView:
+    kind: str
+    label: str
+    text: str = ""
+    is_error: bool = False
+    images: list[Img] = field(default_factory=list)
+
+
+def _cut(text: str) -> str:
+    lines = text.splitlines()
+    if len(lines) <= MAX_TEXT_LINES:
+        return text
+    return "\n".join(lines[:MAX_TEXT_LINES]) + f"\n... {len(lines) - MAX_TEXT_LINES} more lines (agent-eval show --full)"
+
+
+def _step_views(transcript, embed: ImageEmbedder) -> list[StepView]:
+    received = {image.path: describe_received(image) for image in transcript.images if image.path}
+    views = []
+    for n, step in enumerate(transcript.steps, start=1):
+        when = f" · {step.t:.1f}s" if step.t is not None else ""
+        if step.kind == "tool_call":
+            view = StepView("tool_call", f"{n} · tool call · {step.tool}{when}", _cut(tool_input_text(step.input)))
+        elif step.kind == "tool_result":
+            view = StepView("tool_result", f"{n} · tool result{' · error' if step.is_error else ''}{when}",
+                            _cut(step.text), step.is_error)
+        else:
+            view = StepView(step.kind, f"{n} · {'reasoning' if step.kind == 'reasoning' else 'assistant'}{when}", _cut(step.text))
+        view.images = [embed(p, f"step {n}") for p in step.images]
+        for img in view.images:
+            img.received = received.get(img.path, "")
+        views.append(view)
+    return views
+
+
+def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=None) -> dict:
+    images = ItemImages(item_dir(run, record))
+    embed = ImageEmbedder(images, max_px)
+    transcript, why = load_transcript(run, record)
+    data_item = dataset.get(record.id)
+    active, original_path = None, None
+    if truth is not None:  # active observation: the chosen views and the evidence instead of one original
+        from agent_eval.benchmarks.activeobs.report import active_item
+        active = active_item(run, record, images, embed, transcript, truth)
+    else:
+        original_path = images.original(transcript.prompt_images if transcript else [])
+        if original_path is None and getattr(data_item, "image", None) is not None:
+            original_path = str(data_item.image.resolve())  # no-tool results keep no image: the dataset's
+    original = embed(original_path, "the original") if original_path else None
+    if original is not None and transcript is not None and transcript.prompt_images:
+        inline = [image for image in transcript.images if image.via == "inline"]
+        original.received = (describe_received(inline[0]) if inline else
+                             "the model received no image" if transcript.images or record.status == "image_dropped"
+                             else "")
+    steps = _step_views(transcript, embed) if transcript else []
+    shown = [*(transcript.prompt_images if transcript else []), *(p for step in (transcript.steps if transcript else []) for p in step.images)]
+    unseen = images.not_shown(shown, original_path)
+    final = (record.answer_text or (transcript.final_text if transcript else None) or "").strip() or None
+    last_text = next((s.text.strip() for s in reversed(steps) if s.kind == "text"), None)
+    u = record.usage
+    tokens = ", ".join(f"{k} {v:,}" for k, v in (("in", u.input_tokens), ("cached", u.cached_input_tokens),
+                                                    ("out", u.output_tokens), ("reasoning", u.reasoning_tokens)) if v is not None)
+    return {
+        "id": record.id, "task": record.task, "category": record.category,
+        "repeat": record.repeat, "status": record.status, "is_error": record.status in FAILURE_STATUSES,
+        "correct": record.correct, "prediction": record.prediction, "truth": record.ground_truth,
+        "question": data_item.question if data_item else (active or {}).get("question"),
+        "prompt": transcript.prompt if transcript else None,
+        "original": original, "active": active,
+        "steps": steps, "transcript_note": why,
+        "agent_error": transcript.error if transcript else None,
+        "final_text": None if final == last_text else final,  # no need to repeat the last message
+        "error": record.error, "tokens": tokens or "?", "cost": fmt_cost(record.cost_usd), "time": fmt_time(record.elapsed_s),
+        "turns": "?" if record.num_turns is None else record.num_turns, "tool_calls": record.tool_calls,
+        "attempts": record.attempts,
+        "unseen": [embed(p, p) for p in unseen[:MAX_UNSEEN]], "unseen_more": max(0, len(unseen) - MAX_UNSEEN),
+    }
+
+
+def _summary(run: LoadedRun) -> dict:
+    rollup = rollup_of(run.records)
+    o = rollup["overall"]
+    active = None
+    if run.active:
+        from agent_eval.benchmarks.activeobs.report import active_summary
+        active = active_summary(run.records, rollup["per_category"])
+    return {"overall": o, "per_category": rollup["per_category"], "per_task": rollup["per_task"], "active": active,
+            "cost": "unknown" if o["cost_usd"] is None else fmt_cost(o["cost_usd"]) + (f" ({o['cost_unknown']} unknown)" if o["cost_unknown"] else ""),
+            "time": "unknown" if total_time(run.records) is None else fmt_time(total_time(run.records)),
+            "failures": {k: v for k, v in o["statuses"].items() if k != "ok"}}
+
+
+def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str, data: Path | None = None) -> dict:
+    """`data`: the --data dir; for active-observation runs it supplies the scenes (else run.json's dataset path)."""
+    from agent_eval.reading.report_findings import run_findings
+    run_views, loaded = [], {}
+    for letter, run in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", runs):
+        truth = None
+        if run.active:
+            from agent_eval.benchmarks.activeobs import is_active_dataset
+            from agent_eval.benchmarks.activeobs.reading import RunTruth
+            truth = RunTruth(run, data if data and is_active_dataset(data) else None, loaded)
+        run_views.append({
+            "letter": letter, "name": run.name, "dir": run.root.name, "path": str(run.root), "label": run.label,
+            "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.items()),
+            "manifest": {k: str(v) for k, v in (run.manifest or {}).items() if k in ("started_at", "finished_at", "project_version")},
+            "warnings": run_warnings(run), "summary": _summary(run),
+            "entries": [_item(run, r, max_px, dataset, truth) for r in run.records], "active": run.active,
+            "findings": run_findings(run),
+        })
+    tasks = sorted({r.task for run in runs for r in run.records})
+    side = [{"task": t, "acc": [rv["summary"]["per_task"].get(t) for rv in run_views]} for t in tasks]
+    if all(run.active for run in runs):
+        side = []  # one task, and the active table below says more
+    glance = None
+    if any(run.active for run in runs):
+        from agent_eval.benchmarks.activeobs.report import active_glance
+        glance = active_glance(run_views)
+    from agent_eval.reading.report_changes import changed_sections
+    from agent_eval.reading.report_findings import comparison
+    paired = comparison(runs)  # runs compare refuses to pair (other scorer, other benchmark) get no changed items either
+    return {"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
+            "comparison": paired, "changed": [] if paired["why_not"] else changed_sections(runs, run_views),
+            "side_by_side": side, "active_glance": glance, "n_items": sum(len(rv["entries"]) for rv in run_views)}
+
+
+def render(context: dict) -> str:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["pct"] = lambda v: "—" if v is None else f"{v:.1%}"
+    return env.get_template("report.html.j2").render(**context)
+
+
+def dataset_items(path: Path | None) -> dict:
+    if path is None:
+        return {}
+    from agent_eval.benchmarks import load_benchmark
+    from agent_eval.core.data import DataError
+    try:
+        return {item.id: item for item in load_benchmark(path)[1].items}
+    except DataError as error:
+        raise RunError(str(error)) from None

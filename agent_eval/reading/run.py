@@ -1,0 +1,115 @@
+"""What a run directory is: its manifest, records and transcripts, loaded once for show, report, compare, export and sweep."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from agent_eval.core.records import ItemRecord
+from agent_eval.core.results import RunStore
+from agent_eval.core.transcript import Transcript
+
+ACTIVE = "activeobs"  # the active-observation benchmark's name and its items' task (agent_eval.benchmarks.activeobs.schema.TASK)
+
+
+class RunError(click.ClickException):
+    """A run or item that cannot be shown: one line, exit code 2."""
+    exit_code = 2
+
+
+@dataclass
+class LoadedRun:
+    root: Path
+    manifest: dict | None
+    records: list[ItemRecord]
+
+    @property
+    def config(self) -> dict:
+        return (self.manifest or {}).get("config") or {}
+
+    @property
+    def name(self) -> str:
+        return (self.manifest or {}).get("run_name") or self.root.name
+
+    @property
+    def label(self) -> str:
+        """agent · model · effort · tools, or the directory name when the config is unknown."""
+        c = self.config
+        parts = [c.get("agent"), c.get("model"), c.get("effort"), c.get("tools") and f"tools={c['tools']}"]
+        return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
+
+    @property
+    def benchmark(self) -> str:
+        """activeobs or activevision: run.json says; results without one are known by their records."""
+        return self.config.get("benchmark") or (ACTIVE if any(r.task == ACTIVE for r in self.records) else "activevision")
+
+    @property
+    def active(self) -> bool:
+        return self.benchmark == ACTIVE
+
+    def find(self, item_id: str, repeat: int = 0) -> ItemRecord | None:
+        return next((r for r in self.records if r.id == item_id and r.repeat == repeat), None)
+
+
+def load_run(path: str | Path) -> LoadedRun:
+    root = Path(path)
+    if not root.is_dir():
+        raise RunError(f"{root}: no such run directory")
+    store = RunStore(root)
+    try:
+        manifest = store.read_manifest()
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RunError(f"{store.manifest_path}: unreadable run manifest ({error})") from None
+    records = store.records()
+    if not records:
+        inner = sorted(p.name for p in root.iterdir() if p.is_dir() and RunStore(p).task_dirs())
+        hint = f"; runs inside it: {', '.join(inner[:8])}" if inner else ""
+        raise RunError(f"{root}: not a run directory (no <task>/items.jsonl with records){hint}")
+    return LoadedRun(root, manifest, records)
+
+
+def config_line(run: LoadedRun) -> str:
+    if run.manifest is None:
+        return f"run {run.name}: no run.json (config and hashes unknown)"
+    c = run.config
+    keys = ("agent", "model", "effort", "tools", "sandbox")
+    # A run's config holds every key; a null effort means the CLI's own default was used.
+    shown = {k: c.get(k) if c.get(k) is not None else ("default" if k == "effort" and k in c else "?") for k in keys}
+    return f"run {run.name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
+
+
+def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
+    """(loud, note): things a reader must not miss before trusting the numbers."""
+    if run.manifest is None:
+        return [(False, "no run.json: agent, model and hashes unknown (e.g. the benchmark's own no-tool evaluation)")]
+    notes = []
+    from agent_eval.reading.tool_use import broken_ablation_warning
+    broken = broken_ablation_warning(run)
+    if broken:
+        notes.append((True, broken))
+    if run.config.get("sandbox") == "none":
+        notes.append((True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir"))
+    if run.manifest.get("scripted_model"):
+        notes.append((True, "SCRIPTED MODEL: answers came from a scripted test server, not a real model"))
+    if not run.manifest.get("finished_at"):
+        notes.append((False, "run not finished (interrupted or still running): some items may be missing"))
+    return notes
+
+
+def item_dir(run: LoadedRun, record: ItemRecord) -> Path:
+    if record.transcript:
+        return (run.root / record.transcript).parent
+    return RunStore(run.root).sandbox_dir(record.id, record.repeat)
+
+
+def load_transcript(run: LoadedRun, record: ItemRecord) -> tuple[Transcript | None, str | None]:
+    """The normalised transcript, or None and why not."""
+    path = item_dir(run, record) / "steps.json"
+    if not path.is_file():
+        return None, "no transcript saved for this item"
+    try:
+        return Transcript.load(path), None
+    except (json.JSONDecodeError, TypeError, ValueError) as error:
+        return None, f"{path}: unreadable transcript ({error})"
