@@ -30,11 +30,10 @@ from agent_eval.reading.run import (
     LoadedRun,
     RunError,
     config_line,
-    item_dir,
     load_run,
-    load_transcript,
     run_warnings,
 )
+from agent_eval.reading.transcripts import item_dir, load_transcript
 
 
 # -- the table ---------------------------------------------------------------------

@@ -9,8 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.reading import compare_sections as sections
-from agent_eval.reading.comparison import EFFICIENCY
-from agent_eval.reading.efficiency import PER_CORRECT
+from agent_eval.reading.efficiency import EFFICIENCY, PER_CORRECT
 from agent_eval.reading.formatting import fmt_cost, fmt_time
 from agent_eval.reading.verdicts import pct, pholm, pts, pval
 

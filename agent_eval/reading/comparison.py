@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from agent_eval.core.records import ItemRecord
 from agent_eval.reading.changes import changed_items
-from agent_eval.reading.efficiency import per_correct, task_efficiency
+from agent_eval.reading.efficiency import EFFICIENCY, per_correct, task_efficiency
 from agent_eval.reading.group_tests import add_holm
 from agent_eval.reading.repeats import (
     noise_check,
@@ -28,7 +28,6 @@ from agent_eval.reading.verdicts import verdicts
 HASH_KEYS = ("scorer_hash", "dataset_hash")
 
 
-EFFICIENCY = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns"), ("tool_calls", "tool calls"))
 
 
 def item_scores(records: list[ItemRecord]) -> tuple[dict[str, float], int]:

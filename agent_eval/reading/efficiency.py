@@ -13,6 +13,9 @@ from agent_eval.reading.stats import median_total
 
 PER_CORRECT = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns"))
 
+# The per-item quantities compare reports beside accuracy: (record field, name in tables).
+EFFICIENCY = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns"), ("tool_calls", "tool calls"))
+
 
 def per_correct(records: list[ItemRecord]) -> dict:
     out = {"correct": sum(r.correct for r in records), "item_runs": len(records)}

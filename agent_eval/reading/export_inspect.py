@@ -40,7 +40,8 @@ from agent_eval import __version__
 from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
 from agent_eval.reading.inspect_events import sample_events
 from agent_eval.reading.inspect_messages import prompt_message, transcript_messages
-from agent_eval.reading.run import LoadedRun, item_dir, load_transcript
+from agent_eval.reading.run import LoadedRun
+from agent_eval.reading.transcripts import item_dir, load_transcript
 
 PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}   # Inspect names models provider/model
 SCORER = "agent_eval"

@@ -17,13 +17,8 @@ from agent_eval.reading.formatting import (
     total_time,
 )
 from agent_eval.reading.images import ImageEmbedder, Img, ItemImages
-from agent_eval.reading.run import (
-    LoadedRun,
-    RunError,
-    item_dir,
-    load_transcript,
-    run_warnings,
-)
+from agent_eval.reading.run import LoadedRun, RunError, run_warnings
+from agent_eval.reading.transcripts import item_dir, load_transcript
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "reading" / "templates"
 

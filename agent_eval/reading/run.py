@@ -9,7 +9,6 @@ import click
 
 from agent_eval.core.records import ItemRecord
 from agent_eval.core.results import RunStore
-from agent_eval.core.transcript import Transcript
 
 ACTIVE = "activeobs"  # the active-observation benchmark's name and its items' task (agent_eval.benchmarks.activeobs.schema.TASK)
 
@@ -98,18 +97,5 @@ def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
     return notes
 
 
-def item_dir(run: LoadedRun, record: ItemRecord) -> Path:
-    if record.transcript:
-        return (run.root / record.transcript).parent
-    return RunStore(run.root).sandbox_dir(record.id, record.repeat)
 
 
-def load_transcript(run: LoadedRun, record: ItemRecord) -> tuple[Transcript | None, str | None]:
-    """The normalised transcript, or None and why not."""
-    path = item_dir(run, record) / "steps.json"
-    if not path.is_file():
-        return None, "no transcript saved for this item"
-    try:
-        return Transcript.load(path), None
-    except (json.JSONDecodeError, TypeError, ValueError) as error:
-        return None, f"{path}: unreadable transcript ({error})"

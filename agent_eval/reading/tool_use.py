@@ -49,7 +49,7 @@ def broken_ablation_warning(run) -> str | None:
 
 
 def _calls_and_looked(run, record: ItemRecord) -> tuple[list[str] | None, bool | None]:
-    from agent_eval.reading.run import load_transcript
+    from agent_eval.reading.transcripts import load_transcript
     transcript, _ = load_transcript(run, record)
     if transcript is None:
         return None, None

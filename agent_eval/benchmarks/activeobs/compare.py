@@ -13,7 +13,7 @@ from collections import defaultdict
 from rich.console import Console
 from rich.table import Table
 
-from agent_eval.reading.comparison import EFFICIENCY
+from agent_eval.reading.efficiency import EFFICIENCY
 from agent_eval.reading.group_tests import holm_sentence
 from agent_eval.reading.stats import ALPHA, min_possible_p, paired
 from agent_eval.reading.verdicts import pct, pholm, pts, pval, verdict

@@ -1,0 +1,30 @@
+"""One item's saved transcript and directory inside a run."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_eval.core.records import ItemRecord
+from agent_eval.core.results import RunStore
+from agent_eval.core.transcript import Transcript
+
+if TYPE_CHECKING:  # annotations only: run.py's warnings read transcripts through tool_use
+    from agent_eval.reading.run import LoadedRun
+
+
+def item_dir(run: LoadedRun, record: ItemRecord) -> Path:
+    if record.transcript:
+        return (run.root / record.transcript).parent
+    return RunStore(run.root).sandbox_dir(record.id, record.repeat)
+
+
+def load_transcript(run: LoadedRun, record: ItemRecord) -> tuple[Transcript | None, str | None]:
+    """The normalised transcript, or None and why not."""
+    path = item_dir(run, record) / "steps.json"
+    if not path.is_file():
+        return None, "no transcript saved for this item"
+    try:
+        return Transcript.load(path), None
+    except (json.JSONDecodeError, TypeError, ValueError) as error:
+        return None, f"{path}: unreadable transcript ({error})"
