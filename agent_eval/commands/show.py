@@ -48,20 +48,20 @@ def _tick(value: bool) -> Text:
 
 
 def _items_table(run: LoadedRun, records: list[ItemRecord]) -> Table:
-    """One row per item; an active-observation run shows the family, and evidence and combined beside the answer."""
+    """One row per item; the run's kind names the group column and may add ✓/✗ columns beside the answer's."""
+    hooks = run.hooks
     table = Table(show_lines=False, header_style="bold")
-    marks = ("ok", "evidence", "combined") if run.active else ("ok",)
-    for name, justify in (("id", "left"), ("family" if run.active else "task", "left"), ("status", "left"),
+    marks = ("ok", *(name for name, _ in hooks.marks))
+    for name, justify in (("id", "left"), (hooks.group_column, "left"), ("status", "left"),
                           ("prediction", "left"), ("truth", "left"), *((m, "center") for m in marks),
                           ("turns", "right"), ("tools", "right"), ("cost", "right"), ("time", "right")):
         table.add_column(name, justify=justify, no_wrap=name in ("id", "status", *marks), overflow="fold")
     for r in records:
         status_style = "red" if r.status in FAILURE_STATUSES else "yellow" if r.status != "ok" else ""
         ticks = [_tick(r.correct)]
-        if run.active:
-            ticks += [_tick(bool(r.metrics.get("evidence_correct"))), _tick(bool(r.metrics.get("combined")))]
+        ticks += [_tick(bool(r.metrics.get(key))) for _, key in hooks.marks]
         table.add_row(
-            r.id + (f" r{r.repeat}" if r.repeat else ""), r.category if run.active else r.task,
+            r.id + (f" r{r.repeat}" if r.repeat else ""), hooks.group_of(r),
             Text(r.status, style=status_style), Text(r.prediction or "—"), Text(r.ground_truth), *ticks,
             "?" if r.num_turns is None else str(r.num_turns), str(r.tool_calls),
             fmt_cost(r.cost_usd), fmt_time(r.elapsed_s))
@@ -83,11 +83,7 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
     console.print(_items_table(run, records))
     s = summarise(run.records)
     acc = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "?"
-    if run.active:
-        from agent_eval.benchmarks.activeobs.show import print_active_totals
-        acc = print_active_totals(console, run)
-    else:
-        acc = f"accuracy {acc} ({s['correct']}/{s['n']})"
+    acc = run.hooks.show_totals(console, run) or f"accuracy {acc} ({s['correct']}/{s['n']})"
     cost = fmt_cost(s["cost_usd"]) + (f" ({s['cost_unknown']} unknown)" if s["cost_unknown"] else "")
     console.print(f"{len(records)} shown of {s['n']} items; whole run: {acc}, "
                   f"errors {s['errors']}, no answer {s['no_answer']}, cost {cost}, time {fmt_time(total_time(run.records))}",
@@ -160,23 +156,20 @@ def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines:
         console.print(Text("images in the workdir not shown above:", style="bold"))
         for path in made:
             console.print(_image_line(images, path))
-    evidence = None
-    if run.active:
-        from agent_eval.benchmarks.activeobs.show import print_observations
-        evidence = print_observations(console, run, record, images, data)
-    _print_outcome(console, record, transcript, evidence)
+    state = run.hooks.show_item(console, run, record, images, data)
+    _print_outcome(console, run, record, transcript, state)
 
 
-def _print_outcome(console: Console, record: ItemRecord, transcript: Transcript | None, evidence=None) -> None:
+def _print_outcome(console: Console, run: LoadedRun, record: ItemRecord, transcript: Transcript | None, state=None) -> None:
+    """The grade line; `state`: what the kind's show_item returned (then the grade is the answer's, and the kind adds its lines)."""
     console.print(Rule("outcome"))
     if record.answer_text:
         console.print(Text("final answer text: ", style="bold") + Text(record.answer_text.strip()[-400:]))
     verdict = Text("correct ✓", "bold green") if record.correct else Text("wrong ✗", "bold red")
-    console.print(Text(f"{'answer' if evidence else 'grade'}: prediction {record.prediction or '—'!r} vs truth "
+    console.print(Text(f"{'answer' if state is not None else 'grade'}: prediction {record.prediction or '—'!r} vs truth "
                        f"{record.ground_truth!r} → ") + verdict + Text(f"  (status {record.status})"))
-    if evidence is not None:
-        from agent_eval.benchmarks.activeobs.show import print_evidence
-        print_evidence(console, record, evidence)
+    if state is not None:
+        run.hooks.show_outcome(console, record, state)
     if record.error:
         console.print(Text(f"error: {record.error}", style="red"))
     u = record.usage

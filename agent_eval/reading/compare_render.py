@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent_eval.benchmarks.registry import reading_hooks
 from agent_eval.reading import compare_sections as sections
 from agent_eval.reading.efficiency import EFFICIENCY, PER_CORRECT
 from agent_eval.reading.formatting import fmt_cost, fmt_time
@@ -57,7 +58,7 @@ def _efficiency_cells(data: dict) -> tuple[list[str], list[list[str]]]:
 
 
 def _run_lines(data: dict) -> list[str]:
-    what = "answer accuracy" if data.get("active") else "accuracy"
+    what = reading_hooks(data["benchmark"]).accuracy_name
     return [f"{r['letter']} = {r['name']}: {r['label']} ({r['n_items']} items, {what} {pct(r['own_accuracy'])} on its own items)"
             for r in data["runs"]]
 
@@ -94,9 +95,8 @@ def render_table(data: dict, console: Console) -> None:
     header, body = _accuracy_cells(data)
     title = f"accuracy on {data['shared']} shared items"
     k = len(data["runs"])
-    if data.get("active"):
-        from agent_eval.benchmarks.activeobs.compare import render_active_table
-        render_active_table(data, console)
+    if reading_hooks(data["benchmark"]).compare_table(data, console):
+        pass  # the kind printed its own accuracy table
     elif _fits(header, body, console.width) or k == 2:
         console.print(_rich_table(title, header, body))
     else:  # too wide: accuracies first, then one table per comparison with A
@@ -118,9 +118,9 @@ def render_markdown(data: dict) -> str:
     parts = ["\n".join(f"- {line}" for line in _run_lines(data))]
     if _warning_lines(data):
         parts.append("\n".join(f"- note: {line}" for line in _warning_lines(data)))
-    if data.get("active"):
-        from agent_eval.benchmarks.activeobs.compare import markdown_parts
-        parts += markdown_parts(data, md)
+    own = reading_hooks(data["benchmark"]).compare_markdown(data, md)
+    if own is not None:
+        parts += own
     else:
         parts += [f"Accuracy on {data['shared']} shared items:", md(*_accuracy_cells(data))]
     parts += ["Cost, time, turns and tool calls per item:", md(*_efficiency_cells(data)),
@@ -136,9 +136,9 @@ def render_csv(data: dict, table: str = "accuracy") -> str:
     if table != "accuracy":
         writer.writerows(sections.csv_table(data, table))
         return out.getvalue()
-    if data.get("active"):
-        from agent_eval.benchmarks.activeobs.compare import csv_rows
-        writer.writerows(csv_rows(data))
+    own = reading_hooks(data["benchmark"]).compare_csv(data)
+    if own is not None:
+        writer.writerows(own)
         return out.getvalue()
     eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
     writer.writerow(["scope", "group", "n", "run", "name", "label", "accuracy", "diff_vs_A", "ci_low", "ci_high",

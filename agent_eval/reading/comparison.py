@@ -13,7 +13,7 @@ from agent_eval.reading.repeats import (
     repeat_summary,
     share_rows,
 )
-from agent_eval.reading.run import ACTIVE, LoadedRun, RunError, run_warnings
+from agent_eval.reading.run import LoadedRun, RunError, run_warnings
 from agent_eval.reading.stats import (
     ALPHA,
     N_RESAMPLES,
@@ -147,16 +147,7 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
             "runs": entries, "notes": notes, "rows": rows, "verdicts": verdicts(letters, rows, groups),
             "changed": changed_items(runs, letters, scores, shared), "noise": noise,
             "item_shares": dict(zip(("header", "rows"), share_rows(letters, scores, shared)))}
-    if benchmark == ACTIVE:  # answer, evidence, combined, hallucination; tests on answer and on combined
-        from agent_eval.benchmarks.activeobs.compare import (
-            TESTED,
-            active_verdicts,
-            build_active,
-        )
-        families = [("family", name, ids) for scope, name, ids in groups if scope == "category"]
-        data["active"] = build_active(runs, [groups[0], *families], n_resamples, seed)
-        add_holm(data["active"]["rows"], ("family",), tuple(f"{m}_vs_first" for m, _ in TESTED))
-        data["verdicts"] = active_verdicts(letters, data["active"])
+    data.update(runs[0].hooks.compare(runs, letters, groups, n_resamples, seed) or {})  # the kind's own metrics and tests
     data["verdicts"] += noise_sentences(noise) + tool_sentences(entries)
     return data
 

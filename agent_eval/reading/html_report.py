@@ -65,15 +65,15 @@ def _step_views(transcript, embed: ImageEmbedder) -> list[StepView]:
 
 
 def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=None) -> dict:
+    """`truth`: the run's kind's report_truth; with one, the kind's own view replaces the single original."""
     images = ItemImages(item_dir(run, record))
     embed = ImageEmbedder(images, max_px)
     transcript, why = load_transcript(run, record)
     data_item = dataset.get(record.id)
-    active, original_path = None, None
-    if truth is not None:  # active observation: the chosen views and the evidence instead of one original
-        from agent_eval.benchmarks.activeobs.report import active_item
-        active = active_item(run, record, images, embed, transcript, truth)
-    else:
+    kind, original_path = None, None
+    if truth is not None:
+        kind = run.hooks.report_item(run, record, images, embed, transcript, truth)
+    if kind is None:
         original_path = images.original(transcript.prompt_images if transcript else [])
         if original_path is None and getattr(data_item, "image", None) is not None:
             original_path = str(data_item.image.resolve())  # no-tool results keep no image: the dataset's
@@ -95,9 +95,9 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
         "id": record.id, "task": record.task, "category": record.category,
         "repeat": record.repeat, "status": record.status, "is_error": record.status in FAILURE_STATUSES,
         "correct": record.correct, "prediction": record.prediction, "truth": record.ground_truth,
-        "question": data_item.question if data_item else (active or {}).get("question"),
+        "question": data_item.question if data_item else (kind or {}).get("question"),
         "prompt": transcript.prompt if transcript else None,
-        "original": original, "active": active,
+        "original": original, "kind": kind,
         "steps": steps, "transcript_note": why,
         "agent_error": transcript.error if transcript else None,
         "final_text": None if final == last_text else final,  # no need to repeat the last message
@@ -111,52 +111,46 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
 def _summary(run: LoadedRun) -> dict:
     rollup = rollup_of(run.records)
     o = rollup["overall"]
-    active = None
-    if run.active:
-        from agent_eval.benchmarks.activeobs.report import active_summary
-        active = active_summary(run.records, rollup["per_category"])
-    return {"overall": o, "per_category": rollup["per_category"], "per_task": rollup["per_task"], "active": active,
+    kind = run.hooks.report_summary(run.records, rollup["per_category"])
+    return {"overall": o, "per_category": rollup["per_category"], "per_task": rollup["per_task"], "kind": kind,
             "cost": "unknown" if o["cost_usd"] is None else fmt_cost(o["cost_usd"]) + (f" ({o['cost_unknown']} unknown)" if o["cost_unknown"] else ""),
             "time": "unknown" if total_time(run.records) is None else fmt_time(total_time(run.records)),
             "failures": {k: v for k, v in o["statuses"].items() if k != "ok"}}
 
 
 def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str, data: Path | None = None) -> dict:
-    """`data`: the --data dir; for active-observation runs it supplies the scenes (else run.json's dataset path)."""
+    """`data`: the --data dir, handed to each run's kind (e.g. the scenes behind an active-observation run)."""
     from agent_eval.reading.report_findings import run_findings
     run_views, loaded = [], {}
     for letter, run in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", runs):
-        truth = None
-        if run.active:
-            from agent_eval.benchmarks.activeobs import is_active_dataset
-            from agent_eval.benchmarks.activeobs.reading import RunTruth
-            truth = RunTruth(run, data if data and is_active_dataset(data) else None, loaded)
+        truth = run.hooks.report_truth(run, data, loaded)
         run_views.append({
             "letter": letter, "name": run.name, "dir": run.root.name, "path": str(run.root), "label": run.label,
             "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.items()),
             "manifest": {k: str(v) for k, v in (run.manifest or {}).items() if k in ("started_at", "finished_at", "project_version")},
             "warnings": run_warnings(run), "summary": _summary(run),
-            "entries": [_item(run, r, max_px, dataset, truth) for r in run.records], "active": run.active,
+            "entries": [_item(run, r, max_px, dataset, truth) for r in run.records],
             "findings": run_findings(run),
         })
     tasks = sorted({r.task for run in runs for r in run.records})
     side = [{"task": t, "acc": [rv["summary"]["per_task"].get(t) for rv in run_views]} for t in tasks]
-    if all(run.active for run in runs):
-        side = []  # one task, and the active table below says more
-    glance = None
-    if any(run.active for run in runs):
-        from agent_eval.benchmarks.activeobs.report import active_glance
-        glance = active_glance(run_views)
+    kinds = {run.benchmark: run.hooks for run in runs}
+    if not any(hooks.side_by_side for hooks in kinds.values()):
+        side = []  # e.g. one task, and the kind's own glance table says more
+    glance = next(filter(None, (hooks.report_glance(run_views) for hooks in kinds.values())), None)
     from agent_eval.reading.report_changes import changed_sections
     from agent_eval.reading.report_findings import comparison
     paired = comparison(runs)  # runs compare refuses to pair (other scorer, other benchmark) get no changed items either
     return {"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
             "comparison": paired, "changed": [] if paired["why_not"] else changed_sections(runs, run_views),
-            "side_by_side": side, "active_glance": glance, "n_items": sum(len(rv["entries"]) for rv in run_views)}
+            "side_by_side": side, "kind_glance": glance,
+            "kind_templates": [str(h.templates_dir) for h in kinds.values() if h.templates_dir], "n_items": sum(len(rv["entries"]) for rv in run_views)}
 
 
 def render(context: dict) -> str:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined,
+    # The kinds' own templates (their items, summaries, glance tables) are found after the report's.
+    search = [TEMPLATES, *context.get("kind_templates", [])]
+    env = Environment(loader=FileSystemLoader(search), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda v: "—" if v is None else f"{v:.1%}"
     return env.get_template("report.html.j2").render(**context)

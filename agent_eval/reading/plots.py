@@ -13,6 +13,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from agent_eval.benchmarks.registry import reading_hooks
+
 MARKERS = "osD^vP*Xh<>p"
 
 
@@ -37,8 +39,8 @@ def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[st
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     placed, unknown, xs, spots = [], [], [], {}
-    active = data.get("active")
-    combined = active["rows"][0]["combined"] if active else [None] * len(data["runs"])
+    second = reading_hooks(data.get("benchmark")).plot_second_point(data)  # e.g. combined beside answer accuracy
+    combined = second[0] if second else [None] * len(data["runs"])
     for index, (run, accuracy, both) in enumerate(zip(data["runs"], data["rows"][0]["accuracy"], combined)):
         cost = run["efficiency"]["cost_usd"]
         label = run_label(run)
@@ -70,7 +72,7 @@ def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[st
     ax.grid(True, which="both", alpha=0.3)
     ax.set_xlabel("mean cost per item (USD, log scale)")
     ax.set_ylabel(f"accuracy on {data['shared']} shared items (%)"
-                  + ("\nfilled: answer; hollow: combined (answer and evidence)" if active else ""))
+                  + (f"\n{second[1]}" if second else ""))
     ax.set_title("Accuracy versus cost")
     if xs:
         ax.legend(fontsize=7, loc="lower right")

@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import click
 
 from agent_eval.core.records import ItemRecord
+from agent_eval.benchmarks.base import ReadingHooks
+from agent_eval.benchmarks.registry import kind_of_records, reading_hooks
 from agent_eval.core.results import RunStore
 
-ACTIVE = "activeobs"  # the active-observation benchmark's name and its items' task (agent_eval.benchmarks.activeobs.schema.TASK)
 
 
 class RunError(click.ClickException):
@@ -41,12 +43,13 @@ class LoadedRun:
 
     @property
     def benchmark(self) -> str:
-        """activeobs or activevision: run.json says; results without one are known by their records."""
-        return self.config.get("benchmark") or (ACTIVE if any(r.task == ACTIVE for r in self.records) else "activevision")
+        """The benchmark kind: run.json says; results without one are known by their records."""
+        return self.config.get("benchmark") or kind_of_records(self.records)
 
-    @property
-    def active(self) -> bool:
-        return self.benchmark == ACTIVE
+    @cached_property
+    def hooks(self) -> ReadingHooks:
+        """How this run's kind is shown, reported and compared (benchmarks/registry.py)."""
+        return reading_hooks(self.benchmark)
 
     def find(self, item_id: str, repeat: int = 0) -> ItemRecord | None:
         return next((r for r in self.records if r.id == item_id and r.repeat == repeat), None)

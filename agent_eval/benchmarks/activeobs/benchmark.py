@@ -36,6 +36,10 @@ class ActiveObservation(Benchmark):
     name = "activeobs"
     tool_modes = ("none", "observe", "python")
 
+    def reading(self):
+        from agent_eval.benchmarks.activeobs.hooks import ActiveReading
+        return ActiveReading()
+
     def __init__(self):
         self.dataset = None
 

@@ -67,10 +67,10 @@ def active_summary(records, per_category: dict) -> dict:
 
 def active_glance(run_views: list[dict]) -> dict | None:
     """Side by side for the active runs of a report: overall and per family, each run's four rates."""
-    active = [rv for rv in run_views if rv["summary"].get("active")]
+    active = [rv for rv in run_views if rv["summary"].get("kind")]
     if not active:
         return None
-    families = sorted({f for rv in active for f in rv["summary"]["active"]["families"]})
-    rows = [("overall", [rv["summary"]["active"]["overall"] for rv in active])]
-    rows += [(f, [rv["summary"]["active"]["families"].get(f) for rv in active]) for f in families]
+    families = sorted({f for rv in active for f in rv["summary"]["kind"]["families"]})
+    rows = [("overall", [rv["summary"]["kind"]["overall"] for rv in active])]
+    rows += [(f, [rv["summary"]["kind"]["families"].get(f) for rv in active]) for f in families]
     return {"runs": active, "rows": rows}

@@ -1,0 +1,62 @@
+"""Which benchmark kinds exist: name -> "module:Class", plus how a dataset directory is recognised.
+
+Adding a kind is one line here and one package under benchmarks/. Nothing outside benchmarks/
+imports a kind's modules: the run and read paths look the kind up here by name.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_eval.benchmarks.base import Benchmark, ReadingHooks
+
+
+@dataclass(frozen=True)
+class Kind:
+    target: str                  # "module:Class" of the Benchmark
+    detect: str | None = None    # "module:function(root) -> bool"; None: the fallback kind
+
+
+# Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
+KINDS: dict[str, Kind] = {
+    "activeobs": Kind("agent_eval.benchmarks.activeobs.benchmark:ActiveObservation",
+                      "agent_eval.benchmarks.activeobs.data:is_active_dataset"),
+    "activevision": Kind("agent_eval.benchmarks.activevision.benchmark:ActiveVision"),
+}
+DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
+
+
+def _load(target: str):
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(KINDS)
+
+
+def get_benchmark(name: str) -> Benchmark:
+    if name not in KINDS:
+        raise ValueError(f"unknown benchmark {name!r} (known: {', '.join(KINDS)})")
+    return _load(KINDS[name].target)()
+
+
+def detect(root: Path) -> Benchmark:
+    for name, kind in KINDS.items():
+        if kind.detect and _load(kind.detect)(Path(root)):
+            return get_benchmark(name)
+    return get_benchmark(next(name for name, kind in KINDS.items() if kind.detect is None))
+
+
+def kind_of_records(records) -> str:
+    """A run without run.json: a kind whose name its records carry as their task, else the default."""
+    tasks = {r.task for r in records}
+    return next((name for name in KINDS if name in tasks), DEFAULT)
+
+
+def reading_hooks(name: str | None) -> ReadingHooks:
+    """How runs of this kind are shown, reported and compared; plain accuracy for an unknown kind."""
+    if name not in KINDS:
+        return ReadingHooks()
+    return get_benchmark(name).reading()
