@@ -192,7 +192,7 @@ class ServerProcess:
 
 def scripted_env(agent: str, url: str, home: Path) -> dict[str, str]:
     """This process's environment, any real model credential removed, the scripted endpoint set."""
-    from agent_eval.commands.demo import scripted_environ
+    from agent_eval.agents.registry import scripted_environ
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("ANTHROPIC_", "OPENAI_", "CODEX_", "CLAUDE_"))}
     return env | scripted_environ(agent, url) | {"HOME": str(home)}

@@ -10,7 +10,7 @@ from rich.console import Console
 from agent_eval.core.config import RunConfig
 from agent_eval.benchmarks import load_benchmark
 from agent_eval.core.data import select
-from agent_eval.commands.demo import scripted_environ
+from agent_eval.agents.registry import scripted_environ
 from agent_eval.core.runner import Runner
 from agent_eval.scripted import ScriptedServer
 

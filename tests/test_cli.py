@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from agent_eval.cli import main
-from agent_eval.commands.demo import scripted_environ
+from agent_eval.agents.registry import scripted_environ
 from agent_eval.scripted import ScriptedServer
 from agentrun import wait_until_gone
 

@@ -7,8 +7,10 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from agent_eval.commands.compare import build, command, item_scores
-from agent_eval.commands.show import load_run
+from agent_eval.reading.comparison import build, item_scores
+
+from agent_eval.commands.compare import command
+from agent_eval.reading.run import load_run
 from agent_eval.reading.stats import bootstrap_ci, mcnemar_exact
 from runfixtures import ITEMS, bank_items, make_cot_results, make_run
 

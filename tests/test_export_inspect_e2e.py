@@ -18,7 +18,7 @@ from PIL import Image
 from rich.console import Console
 
 from agent_eval.benchmarks.activeobs.generate import generate_dataset
-from agent_eval.commands.demo import scripted_environ
+from agent_eval.agents.registry import scripted_environ
 from agent_eval.commands.export import command as export_command
 from agent_eval.core.results import RunStore
 from agent_eval.scripted import ScriptedServer

@@ -27,7 +27,7 @@ from agent_eval.core import attempt
 from agent_eval.agents.claude_code.adapter import ClaudeCode
 from agent_eval.agents.codex.adapter import Codex
 from agent_eval.cli import main
-from agent_eval.commands.demo import scripted_environ
+from agent_eval.agents.registry import scripted_environ
 from agent_eval.core.results import RunStore
 from agent_eval.core.runner import Runner
 from agent_eval.core.sandbox import SandboxSpec

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_eval.commands.demo import scripted_environ
+from agent_eval.agents.registry import scripted_environ
 from agent_eval.scripted import ScriptedServer
 from agentrun import MODELS, processes_mentioning, wait_until_gone
 

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from agent_eval.commands.demo import scripted_environ
+from agent_eval.agents.registry import scripted_environ
 from agent_eval.core.results import RunStore
 from agent_eval.scripted import ScriptedServer
 from agent_eval.commands.sweep import SweepError, command as sweep_command, load_sweep, plan_table, run_sweep, \

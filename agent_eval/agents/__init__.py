@@ -1,14 +1,6 @@
-"""Agent adapters, one module per CLI."""
+"""Agent adapters, one package per CLI (claude_code/, codex/: adapter + event parser); registry.py names them."""
 from __future__ import annotations
 
-from agent_eval.agents.base import Agent
+from agent_eval.agents.registry import get_agent
 
-
-def get_agent(name: str) -> Agent:
-    if name == "claude-code":
-        from agent_eval.agents.claude_code.adapter import ClaudeCode
-        return ClaudeCode()
-    if name == "codex":
-        from agent_eval.agents.codex.adapter import Codex
-        return Codex()
-    raise ValueError(f"unknown agent {name!r}")
+__all__ = ["get_agent"]

@@ -91,9 +91,17 @@ def base_env(home: Path) -> dict[str, str]:
 
 
 class Agent(ABC):
-    name: str
+    name: str      # also its key in sandbox/policy.yaml's endpoint lists
     binary: str
     package: str   # the npm package that provides `binary`
+    efforts: tuple[str, ...]   # what --effort accepts
+    provider: str  # the model provider, as Inspect names models (provider/model)
+    demo_model: str            # the model name `agent-eval demo` passes against the scripted server
+
+    @staticmethod
+    @abstractmethod
+    def scripted_environ(url: str, key: str) -> dict[str, str]:
+        """The env that points this CLI at a custom endpoint (the scripted model server) as a user would."""
 
     @property
     def executable(self) -> Path:

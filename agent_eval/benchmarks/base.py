@@ -84,6 +84,14 @@ class Benchmark(ABC):
     def prompts_dir(self) -> Path:
         return Path(__file__).resolve().parents[2] / "prompts" / self.name
 
+    def bundled_samples(self) -> Path | None:
+        """A dataset this kind can make without downloads (the default --data), or None."""
+        return None
+
+    def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
+        """`agent-eval sample-data --kind NAME`: write a generated set to OUT; lines saying what was written."""
+        raise NotImplementedError(f"benchmark {self.name} has no sample generator")
+
     def reading(self) -> "ReadingHooks":
         """How show, report and compare present this kind's runs (plain accuracy by default)."""
         return ReadingHooks()

@@ -55,6 +55,11 @@ def kind_of_records(records) -> str:
     return next((name for name in KINDS if name in tasks), DEFAULT)
 
 
+def default_kind() -> Benchmark:
+    """The fallback kind: what `run` and `demo` use without --data (its bundled samples)."""
+    return get_benchmark(DEFAULT)
+
+
 def reading_hooks(name: str | None) -> ReadingHooks:
     """How runs of this kind are shown, reported and compared; plain accuracy for an unknown kind."""
     if name not in KINDS:

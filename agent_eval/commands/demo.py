@@ -9,23 +9,16 @@ import click
 from rich.console import Console
 from rich.panel import Panel
 
-from agent_eval.benchmarks import get_benchmark
-from agent_eval.benchmarks.activevision.samples import ensure_default_sample_set
+from agent_eval.agents import registry as agent_registry
+from agent_eval.agents.registry import scripted_environ
+from agent_eval.benchmarks.registry import default_kind
 from agent_eval.core.config import RunConfig
 from agent_eval.core.data import select
 from agent_eval.reading.tables import accuracy_table
 from agent_eval.scripted import ScriptedServer
 
-DEMO_MODELS = {"claude-code": "claude-opus-4-8", "codex": "gpt-5.5"}
 # A fixed guess per task family (matched on the question), nothing computed from the image.
 GUESSES = [("maze", "A-B"), ("arrow", "C"), ("intersect", "B, C"), ("difference", "none"), ("", "12")]
-
-
-def scripted_environ(agent: str, url: str, key: str = "scripted-key") -> dict[str, str]:
-    """A custom endpoint as a user would set it; HOME points nowhere so no real login leaks in."""
-    if agent == "claude-code":
-        return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": key, "HOME": "/nonexistent"}
-    return {"OPENAI_BASE_URL": url + "/v1", "OPENAI_API_KEY": key, "HOME": "/nonexistent"}
 
 
 def demo_scenario(tools: str) -> dict:
@@ -45,7 +38,7 @@ def demo_scenario(tools: str) -> dict:
 
 
 @click.command("demo")
-@click.option("--agent", "agents", type=click.Choice(sorted(DEMO_MODELS)), multiple=True,
+@click.option("--agent", "agents", type=click.Choice(agent_registry.names()), multiple=True,
               help="Which CLI(s) to drive (repeatable). Default: both.")
 @click.option("--tools", type=click.Choice(("none", "image", "python")), default="python", show_default=True)
 @click.option("--limit", type=int, default=None, help="At most N items per task.")
@@ -58,13 +51,13 @@ def command(agents, tools, limit, jobs, out_dir):
     console.print(Panel("SCRIPTED MODEL DEMO: the real agent CLIs run sandboxed against a local scripted model that "
                         "plays fixed tool calls and fixed guesses. The accuracy below is NOT an evaluation.",
                         style="bold yellow"))
-    benchmark = get_benchmark("activevision")
-    dataset = benchmark.load(ensure_default_sample_set())
+    benchmark = default_kind()  # its bundled sample tasks, which the fixed guesses below know
+    dataset = benchmark.load(benchmark.bundled_samples())
     items = select(dataset, limit=limit)
     stopped = False
     with ScriptedServer(demo_scenario(tools)) as server:
-        for agent in agents or sorted(DEMO_MODELS):
-            config = RunConfig(agent=agent, model=DEMO_MODELS[agent], tools=tools, jobs=jobs, timeout_s=120,
+        for agent in agents or agent_registry.names():
+            config = RunConfig(agent=agent, model=agent_registry.agent_class(agent).demo_model, tools=tools, jobs=jobs, timeout_s=120,
                                unpriced=True)  # a scripted model has no price
             runner = Runner(config, benchmark, dataset, items, out_dir, run_name=f"scripted-{agent}-{tools}", redo=True,
                             console=console, environ=scripted_environ(agent, server.url), scripted_model=True)

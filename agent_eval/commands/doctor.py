@@ -9,7 +9,7 @@ from rich.console import Console
 
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import AuthMissing
-from agent_eval.core.config import AGENT_EFFORTS
+from agent_eval.agents import registry as agent_registry
 from agent_eval.core.sandbox import DoctorCheck, check_sandbox
 
 
@@ -37,13 +37,13 @@ def print_checks(console: Console, checks: list[DoctorCheck]) -> None:
 
 
 @click.command("doctor")
-@click.option("--agent", "agents", type=click.Choice(sorted(AGENT_EFFORTS)), multiple=True,
+@click.option("--agent", "agents", type=click.Choice(agent_registry.names()), multiple=True,
               help="Only fail for what this agent needs (repeatable). Default: both.")
 @click.option("--no-sandbox-check", is_flag=True, help="Skip the sandbox checks (for --sandbox none machines).")
 def command(agents, no_sandbox_check):
     """Check the CLIs, credentials, the OS sandbox and the tools' Python; exit 1 if a needed check fails."""
     console = Console()
-    wanted = list(agents) or sorted(AGENT_EFFORTS)
+    wanted = list(agents) or list(agent_registry.names())
     checks = [check for name in wanted for check in agent_checks(name)]
     if not no_sandbox_check:
         checks += check_sandbox()

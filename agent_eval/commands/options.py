@@ -13,8 +13,8 @@ def resolve_data_dir(data: Path | None, console: Console) -> Path:
         return data
     if Path("data").is_dir():
         return Path("data")
-    from agent_eval.benchmarks.activevision.samples import ensure_default_sample_set
-    path = ensure_default_sample_set()
+    from agent_eval.benchmarks.registry import default_kind
+    path = default_kind().bundled_samples()
     console.print(f"[yellow]No --data and no ./data: using the bundled sample tasks in {path} "
                   f"(procedurally generated, not the ActiveVision dataset).[/]")
     return path

@@ -13,8 +13,8 @@ import click
 
 from agent_eval.agents import get_agent
 from agent_eval.agents.failures import classify
-from agent_eval.benchmarks.activevision.scoring import extract_answer
-from agent_eval.core.config import AGENT_EFFORTS
+from agent_eval.benchmarks.answers import extract_answer
+from agent_eval.agents import registry as agent_registry
 from agent_eval.core.process import ProcessResult
 from agent_eval.core.transcript import saved_events
 
@@ -44,7 +44,7 @@ def parse_saved_stream(agent_name: str, stream: Path, rollout: Path | None = Non
 
 
 @click.command("parse")
-@click.option("--agent", type=click.Choice(sorted(AGENT_EFFORTS)), required=True, help="Which CLI wrote the stream.")
+@click.option("--agent", type=click.Choice(agent_registry.names()), required=True, help="Which CLI wrote the stream.")
 @click.argument("stream", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--rollout", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
               help="Codex: its session log (rollout-*.jsonl), which holds view_image calls and the turn count.")

@@ -9,13 +9,14 @@ from rich.console import Console
 
 from agent_eval.benchmarks import ALL_TOOL_MODES, load_benchmark
 from agent_eval.commands.options import resolve_data_dir, selection_options
-from agent_eval.core.config import AGENT_EFFORTS, SANDBOX_KINDS, RunConfig, parse_shard
+from agent_eval.agents import registry as agent_registry
+from agent_eval.core.config import SANDBOX_KINDS, RunConfig, parse_shard
 from agent_eval.core.data import select, shard_of
 from agent_eval.core.usererrors import user_errors
 
 
 @click.command("run")
-@click.option("--agent", type=click.Choice(sorted(AGENT_EFFORTS)), required=True, help="Which agent CLI to run.")
+@click.option("--agent", type=click.Choice(agent_registry.names()), required=True, help="Which agent CLI to run.")
 @click.option("--model", required=True, help="Model name passed to the CLI, e.g. claude-opus-4-8 or gpt-5.5.")
 @click.option("--effort", default=None,
               help="Reasoning effort. claude-code: low|medium|high|xhigh|max; codex: none|minimal|low|medium|high|xhigh.")

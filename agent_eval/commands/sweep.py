@@ -18,7 +18,8 @@ from rich.table import Table
 
 from agent_eval.benchmarks import ALL_TOOL_MODES as TOOL_MODES
 from agent_eval.benchmarks import load_benchmark
-from agent_eval.core.config import AGENT_EFFORTS, ConfigError, RunConfig
+from agent_eval.agents import registry as agent_registry
+from agent_eval.core.config import ConfigError, RunConfig
 from agent_eval.core.data import DataError, select
 from agent_eval.core.results import ResultsError, RunStore
 
@@ -105,15 +106,15 @@ def load_sweep(path: Path) -> Sweep:
             if key not in GRID_KEYS:
                 raise SweepError(f"{_where(path, key_node)}: unknown grid key {key!r}; known: agent, models, efforts")
             entry[key] = value_node.value if key == "agent" else _as_list(path, value_node, key)
-            if key == "agent" and entry[key] not in AGENT_EFFORTS:
+            if key == "agent" and entry[key] not in agent_registry.AGENTS:
                 raise SweepError(f"{_where(path, value_node)}: unknown agent {entry[key]!r}; "
-                                 f"choose {', '.join(AGENT_EFFORTS)}")
+                                 f"choose {', '.join(agent_registry.AGENTS)}")
             if key == "efforts":
                 agent = entry.get("agent")
-                bad = [e for e in entry[key] if agent and e not in AGENT_EFFORTS[agent]]
+                bad = [e for e in entry[key] if agent and e not in agent_registry.efforts(agent)]
                 if bad:
                     raise SweepError(f"{_where(path, value_node)}: effort(s) {', '.join(bad)} not valid for {agent}; "
-                                     f"choose {', '.join(AGENT_EFFORTS[agent])}")
+                                     f"choose {', '.join(agent_registry.efforts(agent))}")
         if "agent" not in entry or not entry.get("models"):
             raise SweepError(f"{_where(path, entry_node)}: a grid entry needs agent and models")
         grid.append(entry)

@@ -4,10 +4,6 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-AGENT_EFFORTS = {
-    "claude-code": ("low", "medium", "high", "xhigh", "max"),
-    "codex": ("none", "minimal", "low", "medium", "high", "xhigh"),
-}
 SANDBOX_KINDS = ("bwrap", "none")
 
 # Config fields that define what a run measures: resuming into a run that differs in any is refused.
@@ -44,11 +40,12 @@ class RunConfig:
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> None:
-        if self.agent not in AGENT_EFFORTS:
-            raise ConfigError(f"unknown agent {self.agent!r}; choose one of {', '.join(AGENT_EFFORTS)}")
+        from agent_eval.agents import registry as agents  # efforts are the adapters' attributes
+        if self.agent not in agents.AGENTS:
+            raise ConfigError(f"unknown agent {self.agent!r}; choose one of {', '.join(agents.AGENTS)}")
         if not self.model:
             raise ConfigError("--model is required (e.g. claude-opus-4-8 or gpt-5.5)")
-        allowed = AGENT_EFFORTS[self.agent]
+        allowed = agents.efforts(self.agent)
         if self.effort is not None and self.effort not in allowed:
             raise ConfigError(f"effort {self.effort!r} is not valid for {self.agent}; choose one of {', '.join(allowed)}")
         if self.sandbox not in SANDBOX_KINDS:

@@ -43,7 +43,6 @@ from agent_eval.reading.inspect_messages import prompt_message, transcript_messa
 from agent_eval.reading.run import LoadedRun
 from agent_eval.reading.transcripts import item_dir, load_transcript
 
-PROVIDERS = {"claude-code": "anthropic", "codex": "openai"}   # Inspect names models provider/model
 SCORER = "agent_eval"
 MAIN_SCORE = "correct"
 # Record fields that already have their own place in the sample: the rest goes into its metadata.
@@ -51,9 +50,15 @@ PLACED = {"id", "ground_truth", "prediction", "correct", "usage", "repeat", "ans
           "started_at", "finished_at", "elapsed_s", "error", "retries", "usage_by_model"}
 
 
+def _provider(agent: str | None) -> str:
+    """Inspect names models provider/model: the adapter says its provider; an unknown agent names itself."""
+    from agent_eval.agents import registry
+    return registry.agent_class(agent).provider if agent in registry.AGENTS else agent or "unknown"
+
+
 def inspect_model_name(agent: str | None, model: str | None) -> str:
     model = model or "unknown"
-    return model if "/" in model else f"{PROVIDERS.get(agent or '', agent or 'unknown')}/{model}"
+    return model if "/" in model else f"{_provider(agent)}/{model}"
 
 
 def utc(text: str | None) -> datetime | None:

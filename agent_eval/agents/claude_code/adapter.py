@@ -47,6 +47,13 @@ class ClaudeCode(Agent):
     name = "claude-code"
     binary = "claude"
     package = "@anthropic-ai/claude-code"
+    efforts = ("low", "medium", "high", "xhigh", "max")
+    provider = "anthropic"
+    demo_model = "claude-opus-4-8"
+
+    @staticmethod
+    def scripted_environ(url: str, key: str) -> dict[str, str]:
+        return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": key, "HOME": "/nonexistent"}
 
     def find_auth(self, environ: dict[str, str]) -> Auth:
         keys = {k: environ[k] for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN") if environ.get(k)}

@@ -53,6 +53,13 @@ class Codex(Agent):
     name = "codex"
     binary = "codex"
     package = "@openai/codex"
+    efforts = ("none", "minimal", "low", "medium", "high", "xhigh")
+    provider = "openai"
+    demo_model = "gpt-5.5"
+
+    @staticmethod
+    def scripted_environ(url: str, key: str) -> dict[str, str]:
+        return {"OPENAI_BASE_URL": url + "/v1", "OPENAI_API_KEY": key, "HOME": "/nonexistent"}
 
     def find_auth(self, environ: dict[str, str]) -> Auth:
         key_name = next((k for k in ("OPENAI_API_KEY", "CODEX_API_KEY") if environ.get(k)), None)

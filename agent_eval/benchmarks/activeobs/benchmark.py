@@ -36,6 +36,15 @@ class ActiveObservation(Benchmark):
     name = "activeobs"
     tool_modes = ("none", "observe", "python")
 
+    def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
+        from agent_eval.benchmarks.activeobs.generate import generate_dataset, validation_summary
+        from agent_eval.core.data import DataError
+        if out.exists() and any(out.iterdir()):
+            raise DataError(f"{out} exists and is not empty; choose a new directory")
+        dataset = generate_dataset(out, per_family=per_task, seed=seed)
+        return [f"wrote {len(dataset.items)} active-observation items to {out}/items.jsonl (+ scenes/)",
+                f"{validation_summary(out)} (details: {out}/validation.json)"]
+
     def reading(self):
         from agent_eval.benchmarks.activeobs.hooks import ActiveReading
         return ActiveReading()

@@ -41,7 +41,7 @@ from agent_eval.benchmarks.activeobs.geometry import (
     view_box_to_pano,
 )
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
-from agent_eval.benchmarks.activevision.scoring import extract_answer
+from agent_eval.benchmarks.answers import extract_answer
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
 

@@ -51,6 +51,19 @@ class ActiveVision(Benchmark):
     def load(self, root: Path):
         return load_dataset(root)
 
+    def bundled_samples(self) -> Path:
+        from agent_eval.benchmarks.activevision.samples import ensure_default_sample_set
+        return ensure_default_sample_set()
+
+    def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
+        from agent_eval.benchmarks.activevision.samples import SampleError, write_sample_set
+        from agent_eval.core.data import DataError
+        try:
+            rows = write_sample_set(out, seed=seed, per_task=per_task, difficulty=difficulty)
+        except SampleError as error:
+            raise DataError(str(error)) from None
+        return [f"wrote {len(rows)} items to {out}/metadata.jsonl"]
+
     def setup(self, item: Item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
         conversions = []
         if tools == "none":

@@ -21,7 +21,8 @@ import inspect
 import re
 from dataclasses import dataclass
 
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+from agent_eval.benchmarks.answers import ANSWER_TAG, extract_answer
+
 _INTEGER = re.compile(r"-?\d+")
 _ANSWER_MARKER = re.compile(r"(?:final answer|answer)\s*[:=]\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _NOT_ALNUM = re.compile(r"[^A-Z0-9]")
@@ -32,16 +33,6 @@ class Grade:
     prediction: str
     correct: bool
     has_answer_tag: bool
-
-
-def extract_answer(text: str | None) -> tuple[str, bool]:
-    """What the scorer reads: the last answer block's content (stripped), or the whole stripped
-    text; and whether a tag was found."""
-    text = (text or "").strip()
-    blocks = _ANSWER_TAG.findall(text)
-    if blocks:
-        return blocks[-1].strip(), True
-    return text, False
 
 
 def is_integer_truth(truth: str) -> bool:
@@ -85,5 +76,5 @@ def scorer_hash() -> str:
     """Identifies the scoring rules, so runs graded differently are never compared silently."""
     functions = (extract_answer, is_integer_truth, _prediction, normalise, _same_integer, grade)
     parts = [inspect.getsource(f) for f in functions]
-    parts += [p.pattern for p in (_ANSWER_TAG, _INTEGER, _ANSWER_MARKER, _NOT_ALNUM)]
+    parts += [p.pattern for p in (ANSWER_TAG, _INTEGER, _ANSWER_MARKER, _NOT_ALNUM)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
