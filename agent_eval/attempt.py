@@ -2,6 +2,7 @@
 inside the sandbox, the events captured, parsed, classified and graded into an ItemRecord."""
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from .agents.base import Agent, Auth, ItemContext
 from .agents.failures import classify
 from .benchmarks import Benchmark
 from .config import RunConfig
+from .gateway import Gateway, Redactor, record_item
 from .process import run_process
 from .prompts import PromptTemplate
 from .records import ItemRecord
@@ -64,10 +66,23 @@ def now_iso() -> str:
 
 def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Agent, auth: Auth,
                 config: RunConfig, benchmark: Benchmark, template: PromptTemplate,
-                cancel: threading.Event | None = None) -> ItemRecord | None:
-    """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item."""
+                cancel: threading.Event | None = None, gateway: Gateway | None = None,
+                redactor: Redactor | None = None) -> ItemRecord | None:
+    """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item.
+    With a `gateway` the sandbox gets a dummy credential and the gateway's URL, never `auth` itself."""
     started_at = now_iso()
     item_dir.fresh()
+    with gateway.lease() if gateway else contextlib.nullcontext() as lease:
+        record = _attempt(item, repeat, item_dir, run_root, agent, lease.auth if lease else auth, config, benchmark,
+                          template, cancel, started_at, lease)
+    if redactor:
+        redactor.tree(item_dir.root)
+        record = redactor.record(record) if record is not None else None
+    return record
+
+
+def _attempt(item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at,
+             lease) -> ItemRecord | None:
     agent.copy_credentials(auth, item_dir.home)
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
         ctx = ItemContext(
@@ -93,6 +108,7 @@ def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Age
     transcript.prompt = ctx.prompt
     transcript.prompt_images = [str(path.relative_to(item_dir.root)) for path in setup.inline_images]
     transcript.save(item_dir.steps)
+    gateway_summary = record_item(lease, item_dir.root, transcript) if lease else None
     graded = benchmark.grade(transcript.final_text, item)
     outcome = classify(result, transcript, graded.has_answer_tag, config.timeout_s)
     status, error = outcome.status, outcome.error
@@ -109,5 +125,5 @@ def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Age
         cost_usd=transcript.cost_usd, num_turns=transcript.num_turns, tool_calls=transcript.tool_calls,
         transcript=str(item_dir.transcript.relative_to(run_root)), repeat=repeat,
         api_retries=list(transcript.api_retries), metrics=graded.metrics if scored else {},
-        started_at=started_at, finished_at=now_iso(),
+        started_at=started_at, finished_at=now_iso(), gateway=gateway_summary,
     )
