@@ -1,0 +1,116 @@
+"""The user's key never enters the sandbox (issue 14), through the real CLIs, the sandbox and the
+gateway, in every tool mode: a planted key is found in no process's environment while the agent
+runs, in no tool output the model receives (the scripted model dumps the environment, every
+process's environment and the CLIs' credential files), and in no file under the results
+folder; yet it reaches the upstream (the scripted server, as the user's custom *_BASE_URL)."""
+import hashlib
+import json
+import threading
+import uuid
+
+import pytest
+from click.testing import CliRunner
+
+from agent_eval.demo import scripted_environ
+from agent_eval.report import command as report_command
+from agent_eval.scripted import ScriptedServer
+from agent_eval.show import command as show_command
+from agentrun import AGENTS, processes_mentioning, run_agent
+
+pytestmark = pytest.mark.e2e
+
+DUMP = ("env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; echo; done; "
+        "for f in $HOME/.claude/.credentials.json $HOME/.codex/auth.json $HOME/.codex/config.toml; do "
+        "echo \"== $f\"; cat $f; done 2>&1; grep -rIl -e sk- -e KEY $HOME 2>/dev/null | head -20")
+TURNS = {
+    "none": ["<answer>7</answer>"],
+    "image": [{"call": "inspect", "input": {"views": [{"x": 0, "y": 0, "width": 32, "height": 32}]}},
+              "<answer>7</answer>"],
+    "python": [{"call": "shell", "input": {"command": DUMP}}, "<answer>7</answer>"],
+}
+
+
+def planted_key() -> str:
+    return f"sk-planted-{uuid.uuid4().hex}"
+
+
+def files_holding(root, text: str) -> list[str]:
+    return [str(p) for p in root.rglob("*") if p.is_file() and text.encode() in p.read_bytes()]
+
+
+class Watch:
+    """Polls every process on the machine for the key in its argv or environment while the run runs."""
+
+    def __init__(self, key: str):
+        self.key, self.hits, self.rounds = key, [], 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self):
+        while not self.stop.is_set():
+            self.hits += processes_mentioning(self.key)
+            self.rounds += 1
+            self.stop.wait(0.05)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+@pytest.mark.parametrize("tools", ["none", "image", "python"])
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_key_stays_outside_the_sandbox_in_every_mode(agent, tools, sample_data, tmp_path):
+    key = planted_key()
+    # A pause before each answer, so that the watcher sees the CLI's processes for a while.
+    scenario = {"turns": TURNS[tools], "faults": {"delay": 0.7}}
+    with ScriptedServer(scenario) as server, Watch(key) as watch:
+        outcome = run_agent(agent, tools, server, sample_data, tmp_path / "out", ids="RC-0", run_name="r",
+                            timeout_s=120, environ=scripted_environ(agent, server.url, key=key))
+        requests = list(server.requests)
+    record = outcome.store.records()[0]
+    assert record.status == "ok" and record.prediction == "7", record.error
+    assert watch.rounds >= 5 and watch.hits == [], "a process held the real key"
+    seen_by_model = json.dumps([r.body for r in requests])
+    assert key not in seen_by_model
+    assert files_holding(tmp_path / "out", key) == []
+    # The real key did reach the model API: the gateway put it on every request it attributed to the item.
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    with_credential = [r for r in requests if r.credential_sha256]
+    assert with_credential and all(r.credential_sha256 == digest for r in with_credential)
+    gateway = record.gateway
+    assert gateway["requests"] == len(with_credential) and gateway["http_errors"] == []
+    assert json.loads((outcome.store.root / "sandboxes" / "RC-0" / "gateway.json").read_text())["summary"]["requests"] \
+        == gateway["requests"]
+    if tools == "python":   # the dump ran and came back: the sandbox held only the per-item dummy
+        assert seen_by_model.count("sk-agent-eval-gateway-") >= 2 and "== " in seen_by_model
+    else:                   # the image reached the API, and the gateway measured it
+        assert gateway["images"] >= 1 and gateway["image_sizes"]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_key_that_reaches_the_transcript_anyway_is_redacted_everywhere(agent, sample_data, tmp_path):
+    """Defence in depth: here the scripted model itself knows the key (as if a provider echoed it)
+    and the agent writes it into its workdir and final answer. Nothing the harness writes or shows
+    keeps it: transcripts, steps, the CLI's session log, the workdir, the record, show and report."""
+    key = planted_key()
+    scenario = {"turns": [{"call": "shell", "input": {"command": f"echo {key} > leaked.txt; cat leaked.txt"}},
+                          f"The key is {key}. <answer>7</answer>"]}
+    out = tmp_path / "out"
+    with ScriptedServer(scenario) as server:
+        outcome = run_agent(agent, "python", server, sample_data, out, ids="RC-0", run_name="r", timeout_s=120,
+                            environ=scripted_environ(agent, server.url, key=key))
+        assert key in json.dumps([r.body for r in server.requests])   # it really went through the agent
+    record = outcome.store.records()[0]
+    item = outcome.store.root / "sandboxes" / "RC-0"
+    assert record.status == "ok" and "[REDACTED]" in record.answer_text
+    assert "[REDACTED]" in (item / "work" / "leaked.txt").read_text()
+    assert "[REDACTED]" in (item / "transcript.jsonl").read_text()
+    report = tmp_path / "report.html"
+    assert CliRunner().invoke(report_command, [str(outcome.store.root), "-o", str(report)]).exit_code == 0
+    shown = CliRunner().invoke(show_command, [str(outcome.store.root), "RC-0", "--full"])
+    assert shown.exit_code == 0 and key not in shown.output
+    assert files_holding(tmp_path, key) == []
