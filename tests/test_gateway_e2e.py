@@ -3,15 +3,18 @@ gateway, in every tool mode: a planted key is found in no process's environment 
 runs, in no tool output the model receives (the scripted model dumps the environment, every
 process's environment and the CLIs' credential files), and in no file under the results
 folder; yet it reaches the upstream (the scripted server, as the user's custom *_BASE_URL)."""
+import base64
 import hashlib
 import json
 import threading
+import time
 import uuid
 
 import pytest
 from click.testing import CliRunner
 
 from agent_eval.demo import scripted_environ
+from agent_eval.gateway import credentials
 from agent_eval.report import command as report_command
 from agent_eval.scripted import ScriptedServer
 from agent_eval.show import command as show_command
@@ -114,3 +117,59 @@ def test_a_key_that_reaches_the_transcript_anyway_is_redacted_everywhere(agent, 
     shown = CliRunner().invoke(show_command, [str(outcome.store.root), "RC-0", "--full"])
     assert shown.exit_code == 0 and key not in shown.output
     assert files_holding(tmp_path, key) == []
+
+
+def write_login(home, agent: str, access: str, refresh: str) -> None:
+    """A subscription login as each CLI leaves it in the user's home."""
+    if agent == "claude-code":
+        (home / ".claude").mkdir(parents=True)
+        (home / ".claude" / ".credentials.json").write_text(json.dumps({"claudeAiOauth": {
+            "accessToken": access, "refreshToken": refresh, "expiresAt": int(time.time() * 1000) + 3_600_000,
+            "scopes": ["user:inference"], "subscriptionType": "max"}}))
+    else:
+        claims = base64.urlsafe_b64encode(json.dumps({"email": "u@example.com", "https://api.openai.com/auth": {
+            "chatgpt_plan_type": "pro", "chatgpt_account_id": "acct-1"}}).encode()).decode().rstrip("=")
+        (home / ".codex").mkdir(parents=True)
+        (home / ".codex" / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": None, "tokens": {
+            "id_token": f"eyJhbGciOiJSUzI1NiJ9.{claims}.{refresh[::-1]}", "access_token": access,
+            "refresh_token": refresh, "account_id": "acct-1"}, "last_refresh": "2026-11-30T00:00:00Z"}))
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_subscription_login_stays_outside_too(agent, sample_data, tmp_path, monkeypatch):
+    """The login file's tokens stay in the user's home: the sandbox's copy holds a dummy access token
+    and no refresh token, the CLI accepts it, and the gateway sends the real access token upstream
+    (here the scripted server stands in for the subscription endpoint)."""
+    access, refresh = planted_key(), planted_key()
+    home = tmp_path / "home"
+    write_login(home, agent, access, refresh)
+    scenario = {"turns": TURNS["python"]}
+    with ScriptedServer(scenario) as server, Watch(access) as watch:
+        monkeypatch.setitem(credentials.UPSTREAMS, (agent, "file"), server.url + ("/v1" if agent == "codex" else ""))
+        outcome = run_agent(agent, "python", server, sample_data, tmp_path / "out", ids="RC-0", run_name="r",
+                            timeout_s=120, environ={"HOME": str(home)})
+        requests = list(server.requests)
+    record = outcome.store.records()[0]
+    assert record.status == "ok" and record.prediction == "7", record.error
+    assert watch.hits == []
+    seen_by_model = json.dumps([r.body for r in requests])
+    assert access not in seen_by_model and refresh not in seen_by_model and "sk-agent-eval-gateway-" in seen_by_model
+    assert files_holding(tmp_path / "out", access) == [] and files_holding(tmp_path / "out", refresh) == []
+    digest = hashlib.sha256(access.encode()).hexdigest()
+    assert [r.credential_sha256 for r in requests if r.credential_sha256] == [digest] * record.gateway["requests"]
+
+
+def test_claude_codes_oauth_token_variable_stays_outside(sample_data, tmp_path):
+    token = planted_key()
+    with ScriptedServer({"turns": TURNS["python"]}) as server:
+        environ = {"CLAUDE_CODE_OAUTH_TOKEN": token, "ANTHROPIC_BASE_URL": server.url, "HOME": "/nonexistent"}
+        outcome = run_agent("claude-code", "python", server, sample_data, tmp_path / "out", ids="RC-0", run_name="r",
+                            timeout_s=120, environ=environ)
+        requests = list(server.requests)
+    record = outcome.store.records()[0]
+    assert record.status == "ok", record.error
+    seen_by_model = json.dumps([r.body for r in requests])
+    assert token not in seen_by_model and "CLAUDE_CODE_OAUTH_TOKEN=sk-agent-eval-gateway-" in seen_by_model
+    assert files_holding(tmp_path / "out", token) == []
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    assert {r.credential_sha256 for r in requests if r.credential_sha256} == {digest}
