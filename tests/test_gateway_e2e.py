@@ -4,6 +4,7 @@ runs, in no tool output the model receives (the scripted model dumps the environ
 process's environment and the CLIs' credential files), and in no file under the results
 folder; yet it reaches the upstream (the scripted server, as the user's custom *_BASE_URL)."""
 import base64
+import dataclasses
 import hashlib
 import json
 import threading
@@ -13,8 +14,11 @@ import uuid
 import pytest
 from click.testing import CliRunner
 
+from agent_eval.agents import get_agent
 from agent_eval.demo import scripted_environ
 from agent_eval.gateway import credentials
+from agent_eval.gateway import server as gateway_server
+from agent_eval.gateway.doctor import check_credential_hidden
 from agent_eval.report import command as report_command
 from agent_eval.scripted import ScriptedServer
 from agent_eval.show import command as show_command
@@ -173,3 +177,18 @@ def test_claude_codes_oauth_token_variable_stays_outside(sample_data, tmp_path):
     assert files_holding(tmp_path / "out", token) == []
     digest = hashlib.sha256(token.encode()).hexdigest()
     assert {r.credential_sha256 for r in requests if r.credential_sha256} == {digest}
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_doctor_finds_no_key_inside_and_says_so_when_one_is_there(agent, monkeypatch):
+    key = planted_key()
+    cli = get_agent(agent)
+    auth = cli.find_auth(scripted_environ(agent, "http://127.0.0.1:9", key=key))
+    check = check_credential_hidden(cli, auth)
+    assert check.ok and "dummy" in check.detail, check.detail
+    # The same check against a sandbox that does get the real key (as before the gateway) fails.
+    leaky = lambda agent, auth, token, url, scratch: dataclasses.replace(
+        auth, env={**auth.env, "MARK": credentials.dummy(token, 0)}, endpoints=[url.split("//")[1]])
+    monkeypatch.setattr(gateway_server, "inside_auth", leaky)
+    check = check_credential_hidden(cli, auth)
+    assert not check.ok and "1 secret value(s) visible inside" in check.detail
