@@ -17,12 +17,16 @@ import json
 import threading
 import time
 import zlib
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 
 from PIL import Image
 
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
 ERROR_BODY_CHARS = 500
+HEADER_B64_CHARS = 1 << 16   # enough of an image's base64 for PIL to read its size
+# One worker reads request bodies for every ledger: bounded CPU, and it never competes with forwarding.
+_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-eval-gateway-ledger")
 
 
 @dataclass
@@ -60,6 +64,7 @@ class Ledger:
         self.entries: list[RequestEntry] = []
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
+        self._reading: list[Future] = []
 
     def begin(self, method: str, path: str, size: int) -> RequestEntry:
         with self._lock:
@@ -68,6 +73,10 @@ class Ledger:
         return entry
 
     # -- the request body
+    def read_later(self, entry: RequestEntry, body: bytes, encoding: str | None) -> None:
+        with self._lock:
+            self._reading.append(_READER.submit(self.read_request, entry, body, encoding))
+
     @staticmethod
     def read_request(entry: RequestEntry, body: bytes, encoding: str | None) -> None:
         if not body:
@@ -95,13 +104,17 @@ class Ledger:
     # -- the item's view
     def to_json(self) -> dict:
         with self._lock:
+            reading = list(self._reading)
+        wait(reading)
+        with self._lock:
             return {"requests": [asdict(e) for e in self.entries]}
 
     def summary(self, cli: dict) -> dict:
         """Totals for the record, and where they disagree with the CLI's own report (`cli`: usage,
         images, error statuses, as the CLI's event stream gave them)."""
         with self._lock:
-            entries = list(self.entries)
+            entries, reading = list(self.entries), list(self._reading)
+        wait(reading)
         images: dict[str, dict] = {}
         for e in entries:
             for image in e.images:
@@ -271,10 +284,15 @@ def _images(value):
 
 
 def _measure(key: str, media_type: str, b64: str) -> ImageSeen:
-    try:
-        raw = base64.b64decode(b64, validate=False)
-        with Image.open(io.BytesIO(raw)) as image:
-            width, height = image.size
-    except (binascii.Error, ValueError, OSError):
-        raw, width, height = b"", None, None
-    return ImageSeen(key, media_type, width, height, len(raw))
+    """The size from the first 64 KB of the image (its header); the whole image only if that fails."""
+    b64 = b64.strip()
+    size = len(b64) * 3 // 4 - b64[-2:].count("=")
+    width = height = None
+    for text in (b64[:HEADER_B64_CHARS], b64) if len(b64) > HEADER_B64_CHARS else (b64,):
+        try:
+            with Image.open(io.BytesIO(base64.b64decode(text, validate=False))) as image:
+                width, height = image.size
+            break
+        except (binascii.Error, ValueError, OSError):
+            continue
+    return ImageSeen(key, media_type, width, height, size)

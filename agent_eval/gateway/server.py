@@ -134,8 +134,6 @@ class Gateway:
             self.unattributed += 1
         ledger = lease.ledger if lease else Ledger()
         entry = ledger.begin(request.method, request.path, len(body))
-        parsing = asyncio.get_running_loop().run_in_executor(
-            None, Ledger.read_request, entry, body, request.headers.get("Content-Encoding"))
         url = URL(self.credential.upstream + request.raw_path, encoded=True)
         response: web.StreamResponse | None = None
         reader = None
@@ -161,8 +159,8 @@ class Gateway:
             if response is None:
                 response = _refusal(502, f"agent-eval gateway: the model endpoint {self.credential.upstream} "
                                          f"is unreachable ({note})", retry=True)
-        finally:
-            await parsing
+        finally:   # read the body for the ledger only now, off the loop: the answer never waits for it
+            ledger.read_later(entry, body, request.headers.get("Content-Encoding"))
         return response
 
 
