@@ -109,12 +109,17 @@ def main() -> None:
             via = http.client.HTTPConnection("127.0.0.1", gateway.port)
             print(f"gateway latency on loopback, {args.requests} requests per body and path, alternating")
             results = {}
-            for name, body in bodies().items():
+            image = list(bodies().items())[1]
+            cases = [(name, body, False) for name, body in bodies().items()]
+            cases.append((image[0] + ", ledger idle", image[1], True))
+            for name, body, settle in cases:
                 for _ in range(10):   # warm-up: connections, caches
                     timed_request(direct, body, "sk-bench-real-key-0000")
                     timed_request(via, body, dummy)
                 rows = {"direct": [], "gateway": []}
                 for n in range(args.requests):
+                    if settle:   # as in a run: the model's turn leaves the ledger time to read the last body
+                        lease.ledger.settle()
                     order = [("direct", direct, "sk-bench-real-key-0000"), ("gateway", via, dummy)]
                     for label, conn, key in (order if n % 2 == 0 else order[::-1]):
                         rows[label].append(timed_request(conn, body, key))
@@ -130,9 +135,9 @@ def main() -> None:
             assert all(e.usage and e.usage["output_tokens"] == 20 for e in entries), "the ledger missed a usage"
             sizes = {(i.width, i.height) for e in entries for i in e.images}
             print(f"\nledger: {len(entries)} requests recorded, usage on every one, image sizes {sorted(sizes)}")
-        worst = max(results.values())
-        print(f"\ntarget: added median < 5 ms per request   measured: {worst:.2f} ms   "
-              f"{'PASS' if worst < 5 else 'MISS'}")
+        print("\ntarget: added median < 5 ms per request (loopback)")
+        for name, added in results.items():
+            print(f"  {name:55s} {added:6.2f} ms   {'PASS' if added < 5 else 'MISS'}")
     finally:
         upstream.kill()
         upstream.wait()

@@ -102,19 +102,23 @@ class Ledger:
         return _ResponseReader(entry, status, content_type, encoding, self._t0)
 
     # -- the item's view
-    def to_json(self) -> dict:
+    def settle(self) -> None:
+        """Wait until every request body handed over so far has been read."""
         with self._lock:
             reading = list(self._reading)
         wait(reading)
+
+    def to_json(self) -> dict:
+        self.settle()
         with self._lock:
             return {"requests": [asdict(e) for e in self.entries]}
 
     def summary(self, cli: dict) -> dict:
         """Totals for the record, and where they disagree with the CLI's own report (`cli`: usage,
         images, error statuses, as the CLI's event stream gave them)."""
+        self.settle()
         with self._lock:
-            entries, reading = list(self.entries), list(self._reading)
-        wait(reading)
+            entries = list(self.entries)
         images: dict[str, dict] = {}
         for e in entries:
             for image in e.images:

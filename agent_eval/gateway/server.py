@@ -129,16 +129,24 @@ class Gateway:
         lease, headers, problem = self._authorise(request.headers)
         if problem:
             return _refusal(401, problem)
-        body = await request.read()
         if lease is None:
             self.unattributed += 1
         ledger = lease.ledger if lease else Ledger()
-        entry = ledger.begin(request.method, request.path, len(body))
+        entry = ledger.begin(request.method, request.path, request.content_length or 0)
+        chunks: list[bytes] = []
+
+        async def relay_body():   # the body goes on as it comes in; the ledger gets a copy
+            async for chunk in request.content.iter_any():
+                chunks.append(chunk)
+                yield chunk
+        if request.content_length is not None:
+            headers["Content-Length"] = str(request.content_length)   # same framing as the CLI chose
         url = URL(self.credential.upstream + request.raw_path, encoded=True)
         response: web.StreamResponse | None = None
         reader = None
         try:
-            async with self._session.request(request.method, url, headers=headers, data=body or None,
+            async with self._session.request(request.method, url, headers=headers,
+                                             data=relay_body() if request.body_exists else None,
                                              allow_redirects=False) as upstream:
                 reader = ledger.response_reader(entry, upstream.status, upstream.headers.get("Content-Type", ""),
                                                 upstream.headers.get("Content-Encoding"))
@@ -160,6 +168,8 @@ class Gateway:
                 response = _refusal(502, f"agent-eval gateway: the model endpoint {self.credential.upstream} "
                                          f"is unreachable ({note})", retry=True)
         finally:   # read the body for the ledger only now, off the loop: the answer never waits for it
+            body = b"".join(chunks)
+            entry.request_bytes = len(body)
             ledger.read_later(entry, body, request.headers.get("Content-Encoding"))
         return response
 
