@@ -1,6 +1,7 @@
 """The model gateway on its own: the real credential goes on only outside, answers stream through
 as they arrive, and the ledger records images, usage and errors as the API saw and answered them."""
 import base64
+import http.client
 import io
 import json
 import threading
@@ -42,6 +43,14 @@ class Upstream(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.seen.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if "cut" in self.path:   # promises 1000 bytes, sends 20, hangs up
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b"event: message_start\n")
+            self.wfile.flush()
+            return
         if "fail" in self.path:
             data = json.dumps({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}).encode()
             self.send_response(429)
@@ -150,6 +159,18 @@ def test_the_ledger_records_images_with_sizes_usage_errors_and_disagreements(ups
     assert "input_tokens: the API returned 20 in total, the CLI reported 10" in notes
     assert "output_tokens: the API returned 22" in notes and "3 distinct image(s)" in notes
     assert "the API answered [429], the CLI reported none" in notes
+
+
+def test_a_stream_the_upstream_cuts_reaches_the_cli_cut(upstream):
+    """Not a cleanly ended (shorter) answer: the CLI must see the cut to retry as it would."""
+    _, _, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        response = post(f"{gateway.base_url}/cut", {}, {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]})
+        with pytest.raises(http.client.IncompleteRead) as cut:
+            response.read()
+        assert cut.value.partial == b"event: message_start\n"
+    assert lease.ledger.entries[0].error["type"] == "stream"
 
 
 def test_an_unreachable_upstream_is_a_recorded_502():

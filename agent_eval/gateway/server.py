@@ -162,6 +162,8 @@ class Gateway:
             note = f"{type(e).__name__}: {e}"
             if reader is not None:
                 reader.close(note)   # the CLI went away, or the upstream broke mid-stream
+            if response is not None and request.transport is not None:
+                request.transport.close()   # pass a cut stream on as a cut (what was sent is flushed first)
             else:
                 entry.status, entry.error = 502, {"status": 502, "type": "gateway", "message": f"upstream unreachable: {note}"}
             if response is None:
