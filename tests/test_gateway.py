@@ -43,6 +43,9 @@ class Upstream(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.seen.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if "hang" in self.path:
+            time.sleep(30)
+            return
         if "cut" in self.path:   # promises 1000 bytes, sends 20, hangs up
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -171,6 +174,41 @@ def test_a_stream_the_upstream_cuts_reaches_the_cli_cut(upstream):
             response.read()
         assert cut.value.partial == b"event: message_start\n"
     assert lease.ledger.entries[0].error["type"] == "stream"
+
+
+def test_a_custom_base_url_keeps_its_path(upstream):
+    """E.g. a LiteLLM proxy at http://host/anthropic: the CLI's path goes under it, query and all."""
+    _, seen, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url + "/litellm/anthropic/")
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        post(f"{gateway.base_url}/v1/messages?beta=true", {}, {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}).read()
+    assert seen[0]["path"] == "/litellm/anthropic/v1/messages?beta=true"
+
+
+def test_a_cli_that_hangs_up_cancels_its_request_and_the_gateway_stops_at_once(upstream):
+    _, _, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        request = urllib.request.Request(f"{gateway.base_url}/hang", data=b"{}", method="POST",
+                                         headers={"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]})
+        with pytest.raises(OSError):   # the client gives up (as a killed CLI would)
+            urllib.request.urlopen(request, timeout=0.5)
+        deadline = time.monotonic() + 5
+        while lease.ledger.entries[0].error is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert lease.ledger.entries[0].error["message"] == "the CLI closed the connection"
+        # A second request left hanging when the run ends does not hold the gateway up.
+        threading.Thread(target=lambda: _ignore(lambda: urllib.request.urlopen(request, timeout=20)), daemon=True).start()
+        time.sleep(0.3)
+        stopping = time.monotonic()
+    assert time.monotonic() - stopping < 5
+
+
+def _ignore(call):
+    try:
+        call()
+    except OSError:
+        pass
 
 
 def test_an_unreachable_upstream_is_a_recorded_502():

@@ -192,3 +192,17 @@ def test_doctor_finds_no_key_inside_and_says_so_when_one_is_there(agent, monkeyp
     monkeypatch.setattr(gateway_server, "inside_auth", leaky)
     check = check_credential_hidden(cli, auth)
     assert not check.ok and "1 secret value(s) visible inside" in check.detail
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_without_the_os_sandbox_the_cli_still_holds_only_the_dummy(agent, sample_data, tmp_path):
+    """`--sandbox none` (machines without bubblewrap): the CLI talks to the gateway directly."""
+    key = planted_key()
+    with ScriptedServer({"turns": [{"call": "shell", "input": {"command": "env"}}, "<answer>7</answer>"]}) as server:
+        outcome = run_agent(agent, "python", server, sample_data, tmp_path / "out", ids="RC-0", run_name="r",
+                            timeout_s=120, sandbox="none", environ=scripted_environ(agent, server.url, key=key))
+        seen_by_model = json.dumps([r.body for r in server.requests])
+    record = outcome.store.records()[0]
+    assert record.status == "ok", record.error
+    assert key not in seen_by_model and "sk-agent-eval-gateway-" in seen_by_model
+    assert files_holding(tmp_path / "out", key) == []

@@ -77,15 +77,18 @@ class Gateway:
             connector=aiohttp.TCPConnector(limit=0))
         app = web.Application(client_max_size=1 << 30)
         app.router.add_route("*", "/{tail:.*}", self._forward)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # handler_cancellation: a CLI that is killed or hangs up cancels its request upstream too
+        # (no orphaned generation); a short shutdown: the run is over, in-flight answers are moot.
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True,
+                                     shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         self.port = self._runner.addresses[0][1]
 
     async def _stop(self) -> None:
+        await self._session.close()   # first: requests still waiting on the upstream end now
         await self._runner.cleanup()
-        await self._session.close()
 
     # -- items
     @contextmanager
@@ -169,6 +172,12 @@ class Gateway:
             if response is None:
                 response = _refusal(502, f"agent-eval gateway: the model endpoint {self.credential.upstream} "
                                          f"is unreachable ({note})", retry=True)
+        except asyncio.CancelledError:
+            if reader is not None:
+                reader.close("the CLI closed the connection")
+            else:
+                entry.error = {"status": 0, "type": "cancelled", "message": "the CLI closed the connection"}
+            raise
         finally:   # read the body for the ledger only now, off the loop: the answer never waits for it
             body = b"".join(chunks)
             entry.request_bytes = len(body)
