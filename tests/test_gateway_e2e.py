@@ -4,9 +4,11 @@ runs, in no tool output the model receives (the scripted model dumps the environ
 process's environment and the CLIs' credential files), and in no file under the results
 folder; yet it reaches the upstream (the scripted server, as the user's custom *_BASE_URL)."""
 import base64
+import io
 import dataclasses
 import hashlib
 import json
+import shutil
 import threading
 import time
 import uuid
@@ -206,3 +208,69 @@ def test_without_the_os_sandbox_the_cli_still_holds_only_the_dummy(agent, sample
     assert record.status == "ok", record.error
     assert key not in seen_by_model and "sk-agent-eval-gateway-" in seen_by_model
     assert files_holding(tmp_path / "out", key) == []
+
+
+@pytest.fixture
+def big_image_data(sample_data, tmp_path):
+    """The sample set with RC-0's image replaced by a 3000x2200 picture (the CLIs shrink it)."""
+    from PIL import Image, ImageDraw
+    data = tmp_path / "data"
+    shutil.copytree(sample_data, data)
+    image = Image.new("RGB", (3000, 2200), (250, 250, 246))
+    ImageDraw.Draw(image).rectangle([100, 100, 2900, 2100], outline=(0, 0, 0), width=9)
+    image.save(data / "RC-0.png")
+    return data
+
+
+def sizes_in(body) -> set[str]:
+    """Decoded independently of the gateway: every image in a request body the upstream received."""
+    from PIL import Image
+    found = set()
+    def walk(value):
+        if isinstance(value, dict):
+            source = value.get("source")
+            if isinstance(source, dict) and source.get("type") == "base64":
+                found.add(Image.open(io.BytesIO(base64.b64decode(source["data"]))).size)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str) and value.startswith("data:image/"):
+            found.add(Image.open(io.BytesIO(base64.b64decode(value.split(",", 1)[1]))).size)
+    walk(body)
+    return {f"{w}x{h}" for w, h in found}
+
+
+@pytest.mark.parametrize("tools", ["none", "image"])
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_record_says_what_size_the_image_reached_the_api_at(agent, tools, big_image_data, tmp_path):
+    """A 3000x2200 image, attached (none) or opened with the file viewer (image): the record's sizes
+    are the ones in the bodies the upstream received (here Claude Code shrinks it to 2000x1467)."""
+    turns = ["<answer>7</answer>"] if tools == "none" else [{"call": "view_file", "input": {"path": "image.png"}},
+                                                           "<answer>7</answer>"]
+    with ScriptedServer({"turns": turns}) as server:
+        outcome = run_agent(agent, tools, server, big_image_data, tmp_path / "out", ids="RC-0", run_name="r")
+        received = set().union(*(sizes_in(r.body) for r in server.requests))
+    record = outcome.store.records()[0]
+    assert record.status == "ok", record.error
+    assert received and record.gateway["image_sizes"] == sorted(received)
+    if agent == "claude-code":
+        assert received == {"2000x1467"}
+    detail = json.loads((outcome.store.root / "sandboxes" / "RC-0" / "gateway.json").read_text())
+    first = next(r for r in detail["requests"] if r["images"])["images"][0]
+    assert first["media_type"].startswith("image/") and first["bytes"] > 0
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_http_errors_are_recorded_next_to_what_the_cli_reported(agent, sample_data, tmp_path):
+    """One 500, then the answer: the gateway saw the 500; where the CLI's own events do not carry the
+    status (Codex's reconnect messages have none), the record says so."""
+    with ScriptedServer({"turns": ["<answer>7</answer>"]}, faults={"status": 500, "times": 1}) as server:
+        outcome = run_agent(agent, "none", server, sample_data, tmp_path / "out", ids="RC-0", run_name="r")
+    record = outcome.store.records()[0]
+    assert record.status == "ok", record.error
+    assert record.gateway["http_errors"] == [{"status": 500, "count": 1}]
+    cli_saw_it = 500 in record.api_retries
+    mentioned = any(note.startswith("HTTP errors: the API answered [500]") for note in record.gateway["discrepancies"])
+    assert mentioned != cli_saw_it, (record.api_retries, record.gateway["discrepancies"])
