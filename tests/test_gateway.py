@@ -1,6 +1,7 @@
 """The model gateway on its own: the real credential goes on only outside, answers stream through
 as they arrive, and the ledger records images, usage and errors as the API saw and answered them."""
 import base64
+import gzip
 import http.client
 import io
 import json
@@ -43,6 +44,15 @@ class Upstream(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.seen.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+        if "gz" in self.path:   # a gzip-compressed stream, as a proxy may send
+            data = gzip.compress(b'event: message_delta\ndata: {"type": "message_delta", "usage": {"output_tokens": 5}}\n\n')
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         if "hang" in self.path:
             time.sleep(30)
             return
@@ -209,6 +219,23 @@ def _ignore(call):
         call()
     except OSError:
         pass
+
+
+def test_compressed_bodies_pass_unchanged_and_are_still_read(upstream):
+    _, seen, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    body = gzip.compress(json.dumps({"messages": [{"content": [{"type": "image", "source": {
+        "type": "base64", "media_type": "image/png", "data": png_b64(12, 34)}}]}]}).encode())
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        request = urllib.request.Request(f"{gateway.base_url}/gz", data=body, method="POST", headers={
+            "Content-Encoding": "gzip", "Accept-Encoding": "gzip", "x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.headers["Content-Encoding"] == "gzip"
+            assert b"output_tokens" in gzip.decompress(response.read())
+        lease.ledger.settle()
+    assert seen[0]["body"] == body   # the bytes the CLI sent, not re-encoded
+    entry = lease.ledger.entries[0]
+    assert [(i.width, i.height) for i in entry.images] == [(12, 34)] and entry.usage["output_tokens"] == 5
 
 
 def test_an_unreachable_upstream_is_a_recorded_502():

@@ -22,6 +22,11 @@ from dataclasses import asdict, dataclass, field
 
 from PIL import Image
 
+try:   # Python 3.14+ reads zstd; before that such a body is forwarded all the same, and noted
+    from compression import zstd as _zstd
+except ImportError:
+    _zstd = None
+
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
 ERROR_BODY_CHARS = 500
 HEADER_B64_CHARS = 1 << 16   # enough of an image's base64 for PIL to read its size
@@ -83,8 +88,8 @@ class Ledger:
             return
         try:
             data = json.loads(_decode(body, encoding))
-        except (ValueError, OSError, zlib.error) as e:
-            entry.body_note = f"not read ({encoding or 'plain'}): {type(e).__name__}"
+        except Exception as e:   # the body was forwarded all the same
+            entry.body_note = f"request not read ({encoding or 'plain'}): {type(e).__name__}"
             return
         if isinstance(data, dict):
             entry.model = data.get("model") if isinstance(data.get("model"), str) else None
@@ -161,16 +166,20 @@ def _discrepancies(gateway: dict, cli: dict) -> list[str]:
     if api_statuses != cli_statuses:
         notes.append(f"HTTP errors: the API answered {api_statuses or 'none'}, the CLI reported {cli_statuses or 'none'}")
     if gateway["unread_bodies"]:
-        notes.append(f"{gateway['unread_bodies']} request body(ies) could not be read (images unknown there)")
+        notes.append(f"{gateway['unread_bodies']} request(s) whose body or answer could not be read "
+                     f"(their images or usage are unknown here)")
     return notes
 
 
 class _ResponseReader:
-    """Fed the response bytes as they pass; keeps only the usage and, for errors, the message."""
+    """Fed the response bytes as they pass; keeps only the usage and, for errors, the message.
+    A plain SSE stream is read line by line as it passes; anything else (JSON, a compressed
+    stream) is kept (up to 4 MB) and read at the end."""
 
     def __init__(self, entry: RequestEntry, status: int, content_type: str, encoding: str | None, t0: float):
-        self.entry, self.encoding, self.t0 = entry, encoding, t0
-        self.sse = "text/event-stream" in (content_type or "")
+        self.entry, self.encoding = entry, encoding
+        self.events = "text/event-stream" in (content_type or "")
+        self.live = self.events and (encoding or "identity").lower() == "identity"
         self.started = time.monotonic()
         self.first = None
         self.buffer = b""
@@ -181,7 +190,7 @@ class _ResponseReader:
         if self.first is None:
             self.first = time.monotonic()
             self.entry.first_byte_ms = round((self.first - self.started) * 1000, 2)
-        if not self.sse:
+        if not self.live:
             if len(self.body) < 4 << 20:
                 self.body += chunk
             return
@@ -193,24 +202,31 @@ class _ResponseReader:
 
     def close(self, note: str | None = None) -> None:
         self.entry.elapsed_ms = round((time.monotonic() - self.started) * 1000, 2)
-        if self.sse and self.buffer.startswith(b"data:"):
+        status = self.entry.status or 0
+        if self.live and self.buffer.startswith(b"data:"):
             self._event(self.buffer[5:])
-        if not self.sse and self.body:
-            try:
-                data = json.loads(_decode(bytes(self.body), self.encoding))
-            except (ValueError, OSError, zlib.error):
-                data = None
-            if isinstance(data, dict):
-                if isinstance(data.get("usage"), dict):
+        elif self.body:
+            raw = _safe_decode(bytes(self.body), self.encoding)
+            if not raw:
+                self.entry.body_note = f"response not read ({self.encoding})"
+            elif self.events:
+                for line in raw.split(b"\n"):
+                    if line.startswith(b"data:"):
+                        self._event(line[5:])
+            else:
+                try:
+                    data = json.loads(raw)
+                except ValueError:
+                    data = None
+                if isinstance(data, dict) and isinstance(data.get("usage"), dict):
                     self._usage(data["usage"])
-                if self.entry.status and self.entry.status >= 400:
-                    self._error(data.get("error"), self.entry.status)
-            elif self.entry.status and self.entry.status >= 400:
-                self._error(None, self.entry.status, bytes(self.body[:ERROR_BODY_CHARS]).decode(errors="replace"))
-        elif self.entry.status and self.entry.status >= 400 and self.entry.error is None:
-            self._error(None, self.entry.status)
+                if status >= 400:
+                    self._error(data.get("error") if isinstance(data, dict) else None, status,
+                                raw[:ERROR_BODY_CHARS].decode(errors="replace"))
+        if status >= 400 and self.entry.error is None:
+            self._error(None, status)
         if note and self.entry.error is None:
-            self.entry.error = {"status": self.entry.status or 0, "type": "stream", "message": note}
+            self.entry.error = {"status": status, "type": "stream", "message": note}
 
     def _event(self, payload: bytes) -> None:
         try:
@@ -261,6 +277,8 @@ def normalise_usage(raw: dict) -> dict:
 
 def _decode(body: bytes, encoding: str | None) -> bytes:
     encoding = (encoding or "").lower()
+    if encoding == "zstd" and _zstd is not None:   # Codex compresses to the ChatGPT backend
+        return _zstd.decompress(body)
     if encoding == "gzip":
         return gzip.decompress(body)
     if encoding == "deflate":
@@ -268,6 +286,13 @@ def _decode(body: bytes, encoding: str | None) -> bytes:
     if encoding in ("", "identity"):
         return body
     raise OSError(f"unsupported content-encoding {encoding}")
+
+
+def _safe_decode(body: bytes, encoding: str | None) -> bytes:
+    try:
+        return _decode(body, encoding)
+    except Exception:   # any codec's error: the ledger notes it, forwarding never depends on it
+        return b""
 
 
 def _images(value):

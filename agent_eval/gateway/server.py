@@ -78,9 +78,10 @@ class Gateway:
         app = web.Application(client_max_size=1 << 30)
         app.router.add_route("*", "/{tail:.*}", self._forward)
         # handler_cancellation: a CLI that is killed or hangs up cancels its request upstream too
-        # (no orphaned generation); a short shutdown: the run is over, in-flight answers are moot.
+        # (no orphaned generation); a short shutdown: the run is over, in-flight answers are moot;
+        # auto_decompress off: a compressed request body goes on as the CLI compressed it.
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True,
-                                     shutdown_timeout=1.0)
+                                     auto_decompress=False, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
