@@ -15,7 +15,6 @@ import shutil
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import aiohttp
 from aiohttp import web
