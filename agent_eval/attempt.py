@@ -2,7 +2,6 @@
 inside the sandbox, the events captured, parsed, classified and graded into an ItemRecord."""
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from dataclasses import dataclass
@@ -66,15 +65,15 @@ def now_iso() -> str:
 
 def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Agent, auth: Auth,
                 config: RunConfig, benchmark: Benchmark, template: PromptTemplate,
-                cancel: threading.Event | None = None, gateway: Gateway | None = None,
-                redactor: Redactor | None = None) -> ItemRecord | None:
+                gateway: Gateway, redactor: Redactor | None = None,
+                cancel: threading.Event | None = None) -> ItemRecord | None:
     """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item.
-    With a `gateway` the sandbox gets a dummy credential and the gateway's URL, never `auth` itself."""
+    The sandbox gets a dummy credential and the `gateway`'s URL, never `auth` itself."""
     started_at = now_iso()
     item_dir.fresh()
-    with gateway.lease() if gateway else contextlib.nullcontext() as lease:
-        record = _attempt(item, repeat, item_dir, run_root, agent, lease.auth if lease else auth, config, benchmark,
-                          template, cancel, started_at, lease)
+    with gateway.lease() as lease:
+        record = _attempt(item, repeat, item_dir, run_root, agent, lease.auth, config, benchmark, template, cancel,
+                          started_at, lease)
     if redactor:
         redactor.tree(item_dir.root)
         record = redactor.record(record) if record is not None else None
@@ -108,7 +107,7 @@ def _attempt(item, repeat, item_dir, run_root, agent, auth, config, benchmark, t
     transcript.prompt = ctx.prompt
     transcript.prompt_images = [str(path.relative_to(item_dir.root)) for path in setup.inline_images]
     transcript.save(item_dir.steps)
-    gateway_summary = record_item(lease, item_dir.root, transcript) if lease else None
+    gateway_summary = record_item(lease, item_dir.root, transcript)
     graded = benchmark.grade(transcript.final_text, item)
     outcome = classify(result, transcript, graded.has_answer_tag, config.timeout_s)
     status, error = outcome.status, outcome.error

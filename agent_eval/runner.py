@@ -122,8 +122,8 @@ class Runner:
                 return None
             item_dir = ItemDir(self.store.sandbox_dir(item.id, repeat))
             record = run_attempt(item, repeat, item_dir, self.store.root, self.agent, self.auth, self.config,
-                                 self.benchmark, self.template, cancel=self.cancel, gateway=self.gateway,
-                                 redactor=self.redactor)
+                                 self.benchmark, self.template, gateway=self.gateway, redactor=self.redactor,
+                                 cancel=self.cancel)
             if record is None:
                 return None
             record.attempts, record.retries = attempt, list(retries)
