@@ -163,15 +163,14 @@ class Gateway:
                 reader.close()
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as e:
             note = f"{type(e).__name__}: {e}"
-            if reader is not None:
-                reader.close(note)   # the CLI went away, or the upstream broke mid-stream
-            if response is not None and request.transport is not None:
-                request.transport.close()   # pass a cut stream on as a cut (what was sent is flushed first)
-            else:
+            if response is None:   # nothing sent to the CLI yet: the endpoint could not be reached
                 entry.status, entry.error = 502, {"status": 502, "type": "gateway", "message": f"upstream unreachable: {note}"}
-            if response is None:
                 response = _refusal(502, f"agent-eval gateway: the model endpoint {self.credential.upstream} "
                                          f"is unreachable ({note})", retry=True)
+            else:                  # cut mid-stream, by the upstream or by the CLI
+                reader.close(note)
+                if request.transport is not None:
+                    request.transport.close()   # pass a cut on as a cut (what was sent is flushed first)
         except asyncio.CancelledError:
             if reader is not None:
                 reader.close("the CLI closed the connection")
