@@ -274,3 +274,21 @@ def test_http_errors_are_recorded_next_to_what_the_cli_reported(agent, sample_da
     cli_saw_it = 500 in record.api_retries
     mentioned = any(note.startswith("HTTP errors: the API answered [500]") for note in record.gateway["discrepancies"])
     assert mentioned != cli_saw_it, (record.api_retries, record.gateway["discrepancies"])
+
+
+@pytest.mark.parametrize("agent, variable", [("claude-code", "ANTHROPIC_AUTH_TOKEN"), ("codex", "CODEX_API_KEY")])
+def test_the_other_key_variables_stay_outside_too(agent, variable, sample_data, tmp_path):
+    key = planted_key()
+    with ScriptedServer({"turns": TURNS["python"]}) as server:
+        environ = scripted_environ(agent, server.url, key=key)
+        environ[variable] = environ.pop("ANTHROPIC_API_KEY" if agent == "claude-code" else "OPENAI_API_KEY")
+        outcome = run_agent(agent, "python", server, sample_data, tmp_path / "out", ids="RC-0", run_name="r",
+                            timeout_s=120, environ=environ)
+        requests = list(server.requests)
+    record = outcome.store.records()[0]
+    assert record.status == "ok", record.error
+    seen_by_model = json.dumps([r.body for r in requests])
+    assert key not in seen_by_model and f"{variable}=sk-agent-eval-gateway-" in seen_by_model
+    assert files_holding(tmp_path / "out", key) == []
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    assert {r.credential_sha256 for r in requests if r.credential_sha256} == {digest}
