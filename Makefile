@@ -40,3 +40,4 @@ sweep:
 
 bench:
 	$(VENV)/bin/python benchmarks/run_bench.py
+	$(VENV)/bin/python benchmarks/gateway_latency.py

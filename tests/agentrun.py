@@ -20,7 +20,7 @@ MODELS = {"claude-code": "claude-opus-4-8", "codex": "gpt-5.5"}
 
 def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, out_dir: Path, ids: str | None = None,
               tasks: str | None = None, jobs: int = 2, timeout_s: float = 90, sandbox: str = "bwrap",
-              retry_wait_s: float = 0.5, run_name: str | None = None, **config):
+              retry_wait_s: float = 0.5, run_name: str | None = None, environ: dict | None = None, **config):
     benchmark, dataset = load_benchmark(data_dir)
     items = select(dataset, ids=ids, tasks=tasks)
     config.setdefault("unpriced", True)  # the scripted model has no price
@@ -28,7 +28,7 @@ def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, ou
                            timeout_s=timeout_s, **config)
     run_config.validate()
     runner = Runner(run_config, benchmark, dataset, items, out_dir, run_name=run_name, console=Console(file=open(os.devnull, "w")),
-                    environ=scripted_environ(agent, server.url), scripted_model=True, retry_wait_s=retry_wait_s)
+                    environ=environ or scripted_environ(agent, server.url), scripted_model=True, retry_wait_s=retry_wait_s)
     return runner.run()
 
 

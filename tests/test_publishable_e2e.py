@@ -55,6 +55,7 @@ def test_record_says_which_pixels_the_model_received(agent, mode, tmp_path):
     image = record.images[0]
     assert image["via"] == ("inline" if mode == "none" else "file_view")
     assert tuple(image["received"]) == got[0]           # what the CLI logged is what the API got
+    assert image["at_api"] == image["received"]          # and the run's gateway saw the same bytes
     assert image["source_size"] == [3000, 2200]
     if agent == "claude-code":
         assert image["received"] == [2000, 1467]         # measured: Claude Code shrinks it
@@ -119,6 +120,7 @@ def test_regrade_rescoring_and_reparse_on_a_real_run(sample_data, sample_truth, 
     assert reparsed.exit_code == 0, reparsed.output
     again = store.records()[0]
     assert again.usage.input_tokens and again.images and again.images[0]["via"] == "inline"
+    assert again.images[0]["at_api"] == again.images[0]["received"]   # re-confirmed from gateway.json
     assert refused.exit_code != 0
 
 

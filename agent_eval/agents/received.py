@@ -76,9 +76,9 @@ def describe(image: ReceivedImage | dict) -> str:
     """`model received 2000×1467 of 3000×2200 (reduced by the CLI)`, for show and the report."""
     if isinstance(image, dict):
         image = ReceivedImage(**image)
-    if not image.received:
+    if not image.size:
         return "model received an image of unknown size"
-    got = f"{image.received[0]}×{image.received[1]}"
+    got = f"{image.size[0]}×{image.size[1]}"
     if image.source_size and image.reduced:
         return f"model received {got} of {image.source_size[0]}×{image.source_size[1]} (reduced by the CLI)"
     return f"model received {got}" + (" (whole)" if image.source_size else "")

@@ -13,7 +13,7 @@ from agent_eval.agents import registry as agent_registry
 from agent_eval.core.sandbox import DoctorCheck, check_sandbox
 
 
-def agent_checks(name: str) -> list[DoctorCheck]:
+def agent_checks(name: str, sandbox: bool = True) -> list[DoctorCheck]:
     agent = get_agent(name)
     version = agent.version(run=True)
     checks = [DoctorCheck(f"{name}: CLI installed", version not in ("not installed", "unknown"),
@@ -22,6 +22,9 @@ def agent_checks(name: str) -> list[DoctorCheck]:
         auth = agent.find_auth(dict(os.environ))
         detail = f"{auth.kind} via {', '.join(auth.describe()['credential'])}; endpoint {auth.endpoint_host}"
         checks.append(DoctorCheck(f"{name}: credential found", True, detail))
+        if sandbox:
+            from agent_eval.core.gateway.doctor import check_credential_hidden
+            checks.append(check_credential_hidden(agent, auth))
     except AuthMissing as error:
         checks.append(DoctorCheck(f"{name}: credential found", False, str(error).split(". ", 1)[0],
                                   str(error).split(". ", 1)[-1]))
@@ -44,7 +47,7 @@ def command(agents, no_sandbox_check):
     """Check the CLIs, credentials, the OS sandbox and the tools' Python; exit 1 if a needed check fails."""
     console = Console()
     wanted = list(agents) or list(agent_registry.names())
-    checks = [check for name in wanted for check in agent_checks(name)]
+    checks = [check for name in wanted for check in agent_checks(name, sandbox=not no_sandbox_check)]
     if not no_sandbox_check:
         checks += check_sandbox()
     print_checks(console, checks)

@@ -17,6 +17,7 @@ from agent_eval.core.records import GRADED_STATUSES, ItemRecord
 from agent_eval.core.results import ResultsError, RunStore, read_records
 from agent_eval.core.transcript import saved_events
 from agent_eval.core.usererrors import user_errors
+from agent_eval.core.gateway.item import confirm_received
 
 
 @dataclass
@@ -91,9 +92,16 @@ class Regrader:
         prompt_images = old_steps.get("prompt_images") or []
         transcript = parse_item(self.agent, saved_events(item_dir.transcript), item_dir, self.model,
                                 meta.get("prompt") or old_steps.get("prompt") or "", prompt_images)
+        gateway_log = item_dir.root / "gateway.json"
+        if gateway_log.is_file():  # what the run's gateway saw stays the authority on sizes
+            requests = json.loads(gateway_log.read_text()).get("requests") or []
+            confirm_received(transcript, item_dir.root, {i["sha1"]: (i["width"], i["height"])
+                                                         for r in requests for i in r.get("images") or []})
+            transcript.save(item_dir.steps)
         new = grade_item(self.item(record), record.repeat, transcript, saved_exit(meta, record), self.benchmark,
                          self.timeout_s, expects_inline=bool(prompt_images))
-        keep = ("elapsed_s", "transcript", "attempts", "retries", "started_at", "finished_at", "image_conversions")
+        keep = ("elapsed_s", "transcript", "attempts", "retries", "started_at", "finished_at", "image_conversions",
+                "gateway")
         return replace(new, **{name: getattr(record, name) for name in keep})
 
 

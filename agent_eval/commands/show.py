@@ -178,6 +178,17 @@ def _print_outcome(console: Console, run: LoadedRun, record: ItemRecord, transcr
     console.print(Text(f"turns {record.num_turns if record.num_turns is not None else '?'}, tool calls {record.tool_calls}, "
                        f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, time {fmt_time(record.elapsed_s)}, "
                        f"attempts {record.attempts}"))
+    if len(record.usage_by_model) > 1:
+        console.print(Text("usage by model: " + "; ".join(
+            f"{model} in {u.get('input_tokens')}, out {u.get('output_tokens')}, cost {fmt_cost(u.get('cost_usd'))}"
+            for model, u in record.usage_by_model.items()), style="dim"))
+    if record.gateway:
+        g = record.gateway
+        console.print(Text(f"at the API (the run's gateway): {g.get('model_requests', '?')} model request(s), "
+                           f"{g.get('images', 0)} distinct image(s) {', '.join(g.get('image_sizes') or [])}".rstrip(),
+                           style="dim"))
+        for note in g.get("discrepancies") or []:
+            console.print(Text(f"  the CLI's report differs: {note}", style="yellow"))
 
 
 def _unknown_item(run: LoadedRun, item_id: str, repeat: int) -> RunError:

@@ -18,6 +18,7 @@ from agent_eval.core.prompts import PromptTemplate
 from agent_eval.core.records import ItemRecord
 from agent_eval.core.sandbox import Sandbox, SandboxSpec
 from agent_eval.core.transcript import Transcript
+from agent_eval.core.gateway import Gateway, Redactor, record_item
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,23 @@ def now_iso() -> str:
 
 def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Agent, auth: Auth,
                 config: RunConfig, benchmark: Benchmark, template: PromptTemplate,
+                gateway: Gateway, redactor: Redactor | None = None,
                 cancel: threading.Event | None = None) -> ItemRecord | None:
-    """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item."""
+    """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item.
+    The sandbox gets a dummy credential and the `gateway`'s URL, never `auth` itself."""
     started_at = now_iso()
     item_dir.fresh()
+    with gateway.lease() as lease:
+        record = _attempt(item, repeat, item_dir, run_root, agent, lease.auth, config, benchmark, template, cancel,
+                          started_at, lease)
+    if redactor:
+        redactor.tree(item_dir.root)
+        record = redactor.record(record) if record is not None else None
+    return record
+
+
+def _attempt(item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at,
+             lease) -> ItemRecord | None:
     agent.copy_credentials(auth, item_dir.home)
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
         ctx = ItemContext(
@@ -94,8 +108,11 @@ def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Age
     write_exit(item_dir, result)
     transcript = parse_item(agent, result.events, item_dir, config.model, ctx.prompt,
                             [str(path.relative_to(item_dir.root)) for path in setup.inline_images])
+    gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
+    transcript.save(item_dir.steps)
     record = grade_item(item, repeat, transcript, result, benchmark, config.timeout_s,
                         expects_inline=bool(setup.inline_images))
+    record.gateway = gateway
     record.elapsed_s = result.elapsed_s
     record.transcript = str(item_dir.transcript.relative_to(run_root))
     record.image_conversions = list(setup.conversions)

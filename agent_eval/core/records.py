@@ -51,6 +51,7 @@ class ItemRecord:
     metrics: dict = field(default_factory=dict)         # benchmark-specific grades (e.g. evidence, combined)
     started_at: str | None = None
     finished_at: str | None = None
+    gateway: dict | None = None   # what reached the model API per the gateway, and where the CLI disagrees
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self):

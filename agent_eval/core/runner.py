@@ -31,6 +31,7 @@ from agent_eval.core.pricing import pricing_files
 from agent_eval.core.prompts import load_template
 from agent_eval.core.records import RUN_STOPPING_STATUSES, ItemRecord
 from agent_eval.core.results import RunStore, prepare_store
+from agent_eval.core.gateway import Gateway, Redactor, secret_values
 
 RETRY_STATUSES = ("rate_limited",)
 MAX_BACKOFF_S = 300.0
@@ -93,6 +94,8 @@ class Runner:
         self.slots = slots
         self.progress = progress
         self.auth_failure: str | None = None
+        self.gateway: Gateway | None = None   # the run's model gateway, while the run runs
+        self.redactor = Redactor(secret_values(self.auth))
         self._cost_lock = threading.Lock()
 
     # -- manifest ---------------------------------------------------------------------------------
@@ -126,7 +129,8 @@ class Runner:
                 return None
             item_dir = ItemDir(self.store.sandbox_dir(item.id, repeat))
             record = run_attempt(item, repeat, item_dir, self.store.root, self.agent, self.auth, self.config,
-                                 self.benchmark, self.template, cancel=self.cancel)
+                                 self.benchmark, self.template, gateway=self.gateway, redactor=self.redactor,
+                                 cancel=self.cancel)
             if record is None:
                 return None
             record.attempts, record.retries = attempt, list(retries)
@@ -153,8 +157,10 @@ class Runner:
                                f"{len(todo)} to run")
         previous_handler = self._install_sigint()
         try:
-            self._execute(todo, outcome)
+            with Gateway(self.agent.name, self.auth) as self.gateway:   # the credential stays out here
+                self._execute(todo, outcome)
         finally:
+            self.gateway = None
             if previous_handler is not None:
                 signal.signal(signal.SIGINT, previous_handler)
         outcome.interrupted = self.cancel.is_set() and self.auth_failure is None

@@ -35,10 +35,15 @@ class ReceivedImage:
     received: list[int] | None = None  # [width, height] as received
     source: str | None = None         # the file it came from, relative to the item dir, when known
     source_size: list[int] | None = None
+    at_api: list[int] | None = None   # the size in the request itself, as the run's gateway saw it (the authority)
+
+    @property
+    def size(self) -> list[int] | None:
+        return self.at_api or self.received
 
     @property
     def reduced(self) -> bool:
-        return bool(self.received and self.source_size and tuple(self.received) != tuple(self.source_size))
+        return bool(self.size and self.source_size and tuple(self.size) != tuple(self.source_size))
 
 
 @dataclass

@@ -72,8 +72,9 @@ def _meta(runs: list[LoadedRun]) -> dict[str, tuple[str, str]]:
 def item_image_received(record: ItemRecord) -> tuple[int, int] | None:
     """The size at which the item's own image (attached, or opened with the file viewer) reached the model."""
     for image in record.images:
-        if image.get("via") in ("inline", "file_view") and image.get("received"):
-            return tuple(image["received"])
+        size = image.get("at_api") or image.get("received")  # the gateway's view is the authority
+        if image.get("via") in ("inline", "file_view") and size:
+            return tuple(size)
     return None
 
 

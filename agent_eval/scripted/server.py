@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import socket
 import threading
@@ -38,10 +39,16 @@ class RecordedRequest:
     turn: int | None = None         # index of the turn played
     outcome: str = ""               # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
     status: int = 200
+    credential_sha256: str | None = None   # of the x-api-key or bearer value: which key arrived, not the key
 
     def to_json(self, elide_images: bool = True) -> str:
         data = asdict(self)
         return json.dumps(_elide(data) if elide_images else data)
+
+
+def _credential_digest(headers) -> str | None:
+    value = headers.get("x-api-key") or (headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+    return hashlib.sha256(value.encode()).hexdigest() if value else None
 
 
 def _elide(value: Any) -> Any:
@@ -102,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k: v for k, v in self.headers.items() if k.lower() not in SECRET_HEADERS}
         with self.state.lock:
             rec = RecordedRequest(len(self.state.requests), time.time(), self.command, url.path,
-                                  url.query, headers, body)
+                                  url.query, headers, body, credential_sha256=_credential_digest(self.headers))
             self.state.requests.append(rec)
         return rec
 

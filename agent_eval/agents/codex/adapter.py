@@ -93,11 +93,12 @@ class Codex(Agent):
         lines = [f"model = {_toml(ctx.model)}"]
         if ctx.effort:
             lines.append(f"model_reasoning_effort = {_toml(ctx.effort)}")
-        if ctx.auth.kind != "login":
-            key_name = next(iter(ctx.auth.env))
+        if ctx.auth.base_url:
+            # A key from the environment, or (through the gateway) the login file's dummy tokens.
+            key = f"env_key = {_toml(next(iter(ctx.auth.env)))}" if ctx.auth.env else "requires_openai_auth = true"
             lines += [f"model_provider = {_toml(PROVIDER)}", "", f"[model_providers.{PROVIDER}]",
                       f"name = {_toml(PROVIDER)}", f"base_url = {_toml(ctx.auth.base_url)}",
-                      f"env_key = {_toml(key_name)}", 'wire_api = "responses"']
+                      key, 'wire_api = "responses"']
         for server in ctx.tools.mcp:
             lines += ["", f"[mcp_servers.{server.name}]"]
             if server.url:
