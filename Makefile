@@ -13,7 +13,7 @@ RUN_ARGS = --model "$(MODEL)" --tools $(TOOLS) --jobs $(JOBS) \
 	$(if $(EFFORT),--effort $(EFFORT)) $(if $(TASKS),--tasks $(TASKS)) \
 	$(if $(LIMIT),--limit $(LIMIT)) $(if $(DATA),--data $(DATA)) $(ARGS)
 
-.PHONY: setup test claude-code codex demo sweep bench check-model
+.PHONY: setup test test-fast claude-code codex demo sweep bench check-model
 
 setup:
 	bash scripts/setup.sh
@@ -21,6 +21,10 @@ setup:
 # pytest exits 5 when it collects nothing; make turns any non-zero into a failure.
 test:
 	$(VENV)/bin/python -m pytest -q
+
+# Everything but the real-CLI tests: tests/e2e/ and the few e2e-marked tests beside the unit tests.
+test-fast:
+	$(VENV)/bin/python -m pytest -q -m "not e2e" --ignore=tests/e2e
 
 check-model:
 	@test -n "$(MODEL)" || { echo "MODEL is required, e.g. make $(MAKECMDGOALS) MODEL=claude-opus-4-8"; exit 2; }

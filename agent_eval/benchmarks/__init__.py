@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ReadingHooks, ToolSet
+from agent_eval.benchmarks.base import (
+    Benchmark,
+    BenchmarkGrade,
+    ItemSetup,
+    McpServer,
+    ReadingHooks,
+    ToolSet,
+)
 from agent_eval.benchmarks.registry import detect, get_benchmark, reading_hooks
 
 __all__ = ["Benchmark", "BenchmarkGrade", "ItemSetup", "McpServer", "ReadingHooks", "ToolSet", "get_benchmark",

@@ -22,7 +22,6 @@ from agent_eval.benchmarks.activeobs.prompting import (
     answer_instructions,
     question_block,
 )
-from agent_eval.benchmarks.activevision.benchmark import image_tools, render
 from agent_eval.benchmarks.base import (
     Benchmark,
     BenchmarkGrade,
@@ -30,6 +29,7 @@ from agent_eval.benchmarks.base import (
     McpServer,
     ToolSet,
 )
+from agent_eval.benchmarks.shared import image_tools, render
 
 
 class ActiveObservation(Benchmark):
@@ -37,7 +37,10 @@ class ActiveObservation(Benchmark):
     tool_modes = ("none", "observe", "python")
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
-        from agent_eval.benchmarks.activeobs.generate import generate_dataset, validation_summary
+        from agent_eval.benchmarks.activeobs.generate import (
+            generate_dataset,
+            validation_summary,
+        )
         from agent_eval.core.data import DataError
         if out.exists() and any(out.iterdir()):
             raise DataError(f"{out} exists and is not empty; choose a new directory")

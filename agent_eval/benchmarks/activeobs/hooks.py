@@ -34,7 +34,11 @@ class ActiveReading(ReadingHooks):
 
     # -- compare
     def compare(self, runs, letters, groups, n_resamples, seed) -> dict:
-        from agent_eval.benchmarks.activeobs.compare import TESTED, active_verdicts, build_active
+        from agent_eval.benchmarks.activeobs.compare import (
+            TESTED,
+            active_verdicts,
+            build_active,
+        )
         from agent_eval.reading.group_tests import add_holm
         families = [("family", name, ids) for scope, name, ids in groups if scope == "category"]
         active = build_active(runs, [groups[0], *families], n_resamples, seed)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
@@ -10,20 +9,12 @@ from agent_eval.benchmarks.base import (
     Benchmark,
     BenchmarkGrade,
     ItemSetup,
-    McpServer,
     ToolSet,
     nothing_to_stop,
 )
+from agent_eval.benchmarks.shared import image_tools, render
 from agent_eval.core.data import Item, load_dataset
 from agent_eval.core.imageformats import API_FORMATS, convert_to_png, image_format
-from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
-
-IMAGE_TOOLS_MODULE = "agent_eval.tools.imagetools.mcp_server"
-
-
-def image_tools(workdir: Path) -> McpServer:
-    """The inspection tools, run inside the sandbox on the workdir only."""
-    return McpServer(SERVER_NAME, TOOL_NAMES, command=(sys.executable, "-m", IMAGE_TOOLS_MODULE, "--workdir", str(workdir)))
 
 
 def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
@@ -39,9 +30,6 @@ def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
     return target
 
 
-def render(template_text: str, question: str, image_name: str) -> str:
-    # str.replace, not str.format: questions may contain braces.
-    return template_text.replace("{image}", image_name).replace("{question}", question).strip() + "\n"
 
 
 class ActiveVision(Benchmark):
@@ -56,7 +44,10 @@ class ActiveVision(Benchmark):
         return ensure_default_sample_set()
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
-        from agent_eval.benchmarks.activevision.samples import SampleError, write_sample_set
+        from agent_eval.benchmarks.activevision.samples import (
+            SampleError,
+            write_sample_set,
+        )
         from agent_eval.core.data import DataError
         try:
             rows = write_sample_set(out, seed=seed, per_task=per_task, difficulty=difficulty)

@@ -1,0 +1,381 @@
+"""The OS sandbox, with the real bwrap, socat and tinyproxy: what an agent can see, write and reach."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from urllib.request import urlopen
+
+import pytest
+
+from agent_eval.core.sandbox import (
+    PROJECT_ROOT, Endpoint, Sandbox, SandboxError, SandboxSpec, check_sandbox, load_policy,
+    policy_endpoints, tinyproxy_config)
+from support.hello import Hello
+
+CANARY = "CANARY-4e1d-never-inside"
+BIN = PROJECT_ROOT / "node_modules" / ".bin"
+
+
+
+
+@pytest.fixture
+def http_server():
+    """Start loopback HTTP servers; each answers GET with its own marker."""
+    servers = []
+
+    def start(marker: str) -> int:
+        srv = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+        srv.marker = marker
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        servers.append(srv)
+        return srv.server_address[1]
+
+    yield start
+    for srv in servers:
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.fixture
+def world():
+    """An item's workdir and home beside a sibling item and a dataset, all holding canaries,
+    plus a canary elsewhere in the real home. Not under /tmp: that is private inside anyway."""
+    tmp_path = Path(tempfile.mkdtemp(prefix="agent-eval-test-world-", dir=Path.home()))
+    item = tmp_path / "results" / "run1" / "item1"
+    for d in ("work", "home"):
+        (item / d).mkdir(parents=True)
+    (item / "work" / "image.png").write_bytes(b"not really a png")
+    sibling = tmp_path / "results" / "run1" / "item2" / "work"
+    sibling.mkdir(parents=True)
+    (sibling / "answer.txt").write_text(CANARY)
+    (tmp_path / "dataset").mkdir()
+    (tmp_path / "dataset" / "truth.jsonl").write_text(CANARY)
+    real_home = Path(tempfile.mkdtemp(prefix="agent-eval-test-", dir=Path.home()))
+    (real_home / "secret.txt").write_text(CANARY)
+    yield {"work": item / "work", "home": item / "home", "sibling": sibling,
+           "dataset": tmp_path / "dataset", "real_home": real_home}
+    shutil.rmtree(real_home, ignore_errors=True)
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def run(sb: Sandbox, cmd: str, login: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
+    argv, env = sb.wrap(["/bin/bash", "-lc" if login else "-c", cmd])
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, pass_fds=sb.pass_fds)
+
+
+def spec(world, endpoints=(), env=None) -> SandboxSpec:
+    return SandboxSpec(world["work"], world["home"], endpoints=list(endpoints), env=env or {})
+
+
+# ---------------------------------------------------------------- pure parts
+
+
+def test_endpoint_parse():
+    assert Endpoint.parse("api.anthropic.com:443") == Endpoint("api.anthropic.com", 443)
+    assert Endpoint.parse("API.OpenAI.com") == Endpoint("api.openai.com", 443)
+    assert Endpoint.parse("http://127.0.0.1:8123/v1") == Endpoint("127.0.0.1", 8123)
+    assert Endpoint.parse("https://chatgpt.com/backend-api") == Endpoint("chatgpt.com", 443)
+    assert Endpoint.parse("http://localhost/") == Endpoint("localhost", 80)
+    assert Endpoint.parse("[::1]:9000") == Endpoint("::1", 9000)
+    for bad in ("host:notaport", "ho st:80", "http://a$b:80/", ""):
+        with pytest.raises(SandboxError):
+            Endpoint.parse(bad)
+
+
+def test_filter_patterns_match_exactly_the_endpoint():
+    pats = [re.compile(p, re.I) for e in ("127.0.0.1:8123", "api.anthropic.com:443")
+            for p in Endpoint.parse(e).filter_patterns()]
+
+    def allowed(url: str) -> bool:
+        return any(p.search(url) for p in pats)
+
+    for url in ("http://127.0.0.1:8123/v1/messages?beta=true", "http://127.0.0.1:8123",
+                "127.0.0.1:8123", "api.anthropic.com:443", "API.anthropic.com:443"):
+        assert allowed(url), url
+    for url in ("http://127.0.0.1:8124/", "127.0.0.1:81234", "http://127.0.0.1:81230/",
+                "http://127.0.0.1:8123@evil.example/", "http://127.0.0.1.evil:8123/",
+                "127.0.0.1:22", "api.anthropic.com:80", "evil.api.anthropic.com:443",
+                "api.anthropic.com.evil:443", "http://api.anthropic.com:443.evil/", "example.com:443"):
+        assert not allowed(url), url
+    conf = tinyproxy_config(4000, "/f", "/l")
+    assert "FilterDefaultDeny Yes" in conf and "FilterURLs On" in conf
+
+
+def test_policy_endpoints_table():
+    assert policy_endpoints("claude-code", "api-key") == ["api.anthropic.com:443"]
+    assert "chatgpt.com:443" in policy_endpoints("codex", "chatgpt")
+    with pytest.raises(SandboxError):
+        policy_endpoints("codex", "nope")
+
+
+def test_kind_none_returns_the_command_unchanged(world):
+    env = {"A": "1", "HTTPS_PROXY": "http://x"}
+    with Sandbox(spec(world, env=env), kind="none") as sb:
+        assert sb.wrap(["claude", "-p", "hi"]) == (["claude", "-p", "hi"], env)
+    with pytest.raises(ValueError):
+        Sandbox(spec(world), kind="docker")
+
+
+def test_refuses_a_workdir_that_would_expose_too_much(world):
+    for bad in (Path("/"), Path.home(), PROJECT_ROOT, PROJECT_ROOT.parent):
+        with pytest.raises(SandboxError):
+            Sandbox(SandboxSpec(bad, world["home"], endpoints=[]))
+    with pytest.raises(SandboxError):
+        Sandbox(spec(world)).wrap(["true"])     # not entered
+    bad_ro = SandboxSpec(world["work"], world["home"], endpoints=[], extra_ro=[PROJECT_ROOT])
+    with pytest.raises(SandboxError), Sandbox(bad_ro) as sb:
+        sb.wrap(["true"])
+
+
+# ---------------------------------------------------------------- filesystem
+
+
+def test_nothing_outside_is_readable(world):
+    targets = [world["dataset"] / "truth.jsonl", world["sibling"] / "answer.txt",
+               world["real_home"] / "secret.txt", PROJECT_ROOT / "pyproject.toml",
+               PROJECT_ROOT / ".git" / "HEAD", Path.home() / ".ssh", Path.home() / ".bash_history"]
+    with Sandbox(spec(world)) as sb:
+        r = run(sb, "".join(f"cat {t} && echo READ-OK {t}\n" for t in targets))
+        assert CANARY not in r.stdout + r.stderr
+        assert "READ-OK" not in r.stdout
+        r = run(sb, "ls -A ..; echo ===; ls -A ../..; echo ===; "
+                    f"ls -A {PROJECT_ROOT}; echo ===; ls -A {Path.home()}; echo ===; ls -A /")
+        pol = load_policy()
+        named = [*pol["system_readonly"], *pol["usr_links"], *pol["generated"], *pol["private_tmpfs"],
+                 *map(str, sb.readonly_paths()), str(sb.workdir), str(sb.home), "/proc", "/dev", "/run"]
+    parent, grandparent, project, home, root = [s.split() for s in r.stdout.split("===")]
+    assert parent == ["home", "work"]
+    assert grandparent == ["item1"]                  # the sibling item is not there
+    assert set(project) <= {".venv", "agent_eval", "node_modules"}
+    # Only the tools' base interpreter (if it lives there) and the path down to this workdir.
+    assert set(home) <= {".pyenv", world["work"].parents[3].name}
+    assert set(root) <= {Path(p).parts[1] for p in named}   # no /sys, /boot, /opt, /srv ... unless named
+
+
+def test_every_mount_is_one_the_policy_names(world):
+    """Structural check: list the mounts inside and compare them with what the policy allows."""
+    pol = load_policy()
+    with Sandbox(spec(world, endpoints=["127.0.0.1:9"])) as sb:
+        expected = {"/", "/proc", "/dev", "/dev/pts", "/dev/shm", "/dev/mqueue", "/run/agent-eval-net",
+                    str(sb.workdir), str(sb.home), *pol["private_tmpfs"], *pol["generated"],
+                    *map(str, sb.readonly_paths())}
+        expected |= {p for p in pol["system_readonly"] if os.path.exists(p)}
+        r = run(sb, "cat /proc/self/mountinfo", login=False)
+    mounts = {line.split()[4] for line in r.stdout.splitlines()}
+    # bwrap's own /dev nodes and read-only /proc masks are fine.
+    assert {m for m in mounts - expected if not m.startswith(("/dev/", "/proc/"))} == set()
+    # And a sweep of everything mounted that is not a runtime: no canary anywhere.
+    with Sandbox(spec(world)) as sb:
+        skip = " ".join(f"--exclude-dir={Path(p).name}" for p in
+                        ["/usr", "/proc", "/sys", "/dev", *map(str, sb.readonly_paths())])
+        r = run(sb, f"grep -rIl {skip} {CANARY} / 2>/dev/null; echo swept", login=False)
+    assert r.stdout.strip() == "swept"
+
+
+def test_image_tools_import_but_the_rest_of_the_package_is_hidden(world):
+    with Sandbox(spec(world)) as sb:
+        r = run(sb, "python3 -c 'import agent_eval.tools.imagetools.mcp_server' && echo IMPORT-OK; "
+                    f"ls -A {PROJECT_ROOT / 'agent_eval'}; echo /; ls -A {PROJECT_ROOT / 'agent_eval' / 'tools'}; "
+                    "python3 -c 'import agent_eval.benchmarks.activevision.samples' 2>/dev/null "
+                    "|| echo SAMPLES-HIDDEN", login=False)
+    lines = r.stdout.split()
+    assert lines[0] == "IMPORT-OK", r.stderr
+    # __pycache__ appears when the checkout lies under the private /tmp (python writes it there, in the tmpfs).
+    top, tools = " ".join(lines[1:-1]).split(" / ")
+    assert set(top.split()) - {"__pycache__"} == {"__init__.py", "tools"}
+    assert set(tools.split()) - {"__pycache__"} == {"__init__.py", "imagetools"}
+    assert lines[-1] == "SAMPLES-HIDDEN"
+
+
+def test_writes_only_in_workdir_home_and_tmp(world):
+    outside = [Path("/x"), Path("/usr/x"), Path("/etc/x"), PROJECT_ROOT / "node_modules" / "x",
+               PROJECT_ROOT / "agent_eval" / "x", PROJECT_ROOT / "agent_eval" / "imagetools" / "x",
+               world["dataset"] / "x", world["sibling"] / "x",
+               world["real_home"] / "x", world["work"].parent.parent / "x"]
+    with Sandbox(spec(world)) as sb:
+        r = run(sb, "".join(f"touch {p} 2>/dev/null && echo WROTE {p}\n" for p in outside)
+                + "touch ./in-work ~/in-home /tmp/in-tmp && echo INSIDE-OK")
+    # A checkout under /tmp (CI may clone there) has its parents in the sandbox's private /tmp tmpfs:
+    # a write there stays in that tmpfs and never reaches the disk, which the last assert checks.
+    wrote = [Path(line.split(" ", 1)[1]) for line in r.stdout.splitlines() if line.startswith("WROTE ")]
+    assert all(p.is_relative_to("/tmp") or p.is_relative_to("/var/tmp") for p in wrote), wrote
+    assert "INSIDE-OK" in r.stdout
+    assert not any(p.exists() for p in outside)
+    assert (world["work"] / "in-work").exists() and (world["home"] / "in-home").exists()
+
+
+def test_non_root_user_and_login_shell_python(world):
+    with Sandbox(spec(world)) as sb:
+        r = run(sb, "id -u; id -un; echo $HOME; pwd; python3 -c 'import sys, PIL, numpy; print(sys.executable)'")
+        assert r.returncode == 0, r.stderr
+        uid, name, home, cwd, python = r.stdout.split()
+        assert (uid, name) == ("1000", "agent")
+        assert (home, cwd) == (str(sb.home), str(sb.workdir))
+        r2 = run(sb, "command -v python3", login=False)   # the environment's PATH agrees
+    assert Path(python).parent == Path(r2.stdout.strip()).parent
+    assert "pyenv/shims" not in python
+
+
+# ---------------------------------------------------------------- network
+
+
+def test_network_reaches_only_the_allowed_loopback_endpoint(world, http_server):
+    allowed = http_server("hello-from-allowed")
+    other = http_server("hello-from-other")
+    # The other server really is reachable outside, so a refusal inside is the sandbox's doing.
+    assert urlopen(f"http://127.0.0.1:{other}/", timeout=5).read() == b"hello-from-other"
+    env = {"NO_PROXY": "127.0.0.1,localhost", "HTTPS_PROXY": "http://10.0.0.1:1"}   # must be dropped
+    with Sandbox(spec(world, endpoints=[f"http://127.0.0.1:{allowed}"], env=env)) as sb:
+        probe = f"""
+import socket, urllib.request, urllib.error
+def get(url):
+    try: return urllib.request.urlopen(url, timeout=5).read().decode()
+    except urllib.error.HTTPError as e: return f"HTTP {{e.code}}"
+    except OSError as e: return "OSError"
+def raw(host, port):
+    try: socket.create_connection((host, port), 3).close(); return "connected"
+    except OSError as e: return type(e).__name__
+print(get("http://127.0.0.1:{allowed}/"), get("http://localhost:{allowed}/"), get("http://127.0.0.1:{other}/"),
+      raw("127.0.0.1", {other}), raw("127.0.0.1", {allowed}), raw("1.1.1.1", 443))
+"""
+        r = run(sb, f"python3 - <<'EOF'\n{probe}\nEOF")
+        assert r.stdout.split() == ["hello-from-allowed", "HTTP", "403", "HTTP", "403",
+                                    "ConnectionRefusedError", "ConnectionRefusedError", "OSError"], r.stderr
+        c = "curl -s -m 5 -o /dev/null -w '%{http_code}/%{http_connect} '"
+        r = run(sb, f"curl -s -m 5 http://127.0.0.1:{allowed}/; echo; "
+                    f"{c} http://127.0.0.1:{other}/; echo $?; "
+                    f"{c} --noproxy '*' http://127.0.0.1:{other}/; echo $?; "
+                    f"{c} https://1.1.1.1/; echo $?; "
+                    f"{c} --noproxy '*' https://1.1.1.1/; echo $?")
+        lines = r.stdout.splitlines()
+        assert lines[0] == "hello-from-allowed"
+        assert lines[1] == "403/000 0"         # the proxy refuses the other local port
+        assert lines[2] == "000/000 7"         # no direct route: nothing listens inside
+        assert lines[3].startswith("000/403 ")  # CONNECT to an outside address refused
+        assert lines[4].split()[0] == "000/000" and lines[4].split()[1] in {"7", "28"}
+        refused = sb.refused_requests()
+    assert f"http://127.0.0.1:{other}/" in refused and "1.1.1.1:443" in refused
+    assert f"http://127.0.0.1:{allowed}/" not in refused
+    assert f"http://localhost:{allowed}/" in refused     # the same port by another name is another URL
+
+
+def test_named_endpoint_is_allowed_and_others_refused(world):
+    """No internet here: an allowed name gets past the filter (then fails to resolve outside),
+    a name not listed is refused by the filter. The proxy's log tells them apart."""
+    with Sandbox(spec(world, endpoints=["api.anthropic.com:443", "my-model.internal:8443"])) as sb:
+        run(sb, "curl -s -m 5 https://api.anthropic.com/ ; curl -s -m 5 https://example.com/; "
+                "curl -s -m 5 http://api.anthropic.com/; curl -s -m 5 https://my-model.internal:8443/; "
+                "curl -s -m 5 https://my-modelxinternal:8443/; curl -s -m 5 https://my-model.internal:8444/",
+            login=False)
+        assert sb.refused_requests() == ["example.com:443", "http://api.anthropic.com/",
+                                         "my-modelxinternal:8443", "my-model.internal:8444"]
+
+
+def test_no_endpoints_no_network(world):
+    with Sandbox(spec(world)) as sb:
+        r = run(sb, "echo $HTTPS_PROXY; curl -s -m 3 -o /dev/null https://1.1.1.1/; echo $?", login=False)
+    assert r.stdout.split() == ["7"]
+
+
+# ---------------------------------------------------------------- processes and CLIs
+
+
+def test_killing_the_process_group_leaves_nothing_running(world):
+    marker = "4242.25"          # a sleep duration nobody else uses
+    with Sandbox(spec(world, endpoints=["127.0.0.1:9"])) as sb:
+        argv, env = sb.wrap(["/bin/bash", "-c", f"sleep {marker} & sleep {marker}"])
+        proc = subprocess.Popen(argv, env=env, start_new_session=True, pass_fds=sb.pass_fds)
+        deadline = time.monotonic() + 10
+        while len(_pids_with(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(_pids_with(marker)) == 2
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while _pids_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _pids_with(marker) == []
+        proxy_pid = sb._proxy.pid
+    assert not Path(f"/proc/{proxy_pid}").exists()     # the proxy's jail ends with the Sandbox
+
+
+def _pids_with(text: str) -> list[int]:
+    pids = []
+    for d in Path("/proc").iterdir():
+        try:
+            if (d.name.isdigit() and (d / "comm").read_text().strip() == "sleep"
+                    and text in (d / "cmdline").read_bytes().decode(errors="replace")):
+                pids.append(int(d.name))
+        except OSError:
+            pass
+    return pids
+
+
+def test_cli_versions_inside(world):
+    with Sandbox(spec(world)) as sb:
+        for cli, word in (("claude", "Claude Code"), ("codex", "codex-cli")):
+            argv, env = sb.wrap([str(BIN / cli), "--version"])
+            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, pass_fds=sb.pass_fds)
+            assert r.returncode == 0 and word in r.stdout, (cli, r.stdout, r.stderr)
+
+
+def test_doctor_checks_pass():
+    checks = check_sandbox()
+    assert checks and all(c.ok for c in checks), [c for c in checks if not c.ok]
+
+
+# ---------------------------------------------------------------- real CLIs, scripted model
+
+
+SHELL_SCENARIO = {"turns": [
+    {"call": "shell", "input": {"command": "python3 -c 'import os, sys, PIL, numpy; print(sys.executable, os.getuid())'"}},
+    {"final": "<answer>{last_tool_output}</answer>"}]}
+
+
+@pytest.mark.e2e
+def test_codex_in_the_sandbox_reaches_the_model_and_its_login_shell_has_the_tools_python(world):
+    from agent_eval.scripted import ScriptedServer
+    with ScriptedServer(SHELL_SCENARIO) as srv:
+        codex_home = world["home"] / "codex"
+        codex_home.mkdir()
+        (codex_home / "config.toml").write_text(
+            'model = "scripted"\nmodel_provider = "scripted"\n[model_providers.scripted]\n'
+            f'name = "scripted"\nbase_url = "{srv.url}/v1"\nenv_key = "SCRIPTED_API_KEY"\nwire_api = "responses"\n')
+        env = {"CODEX_HOME": str(codex_home), "SCRIPTED_API_KEY": "x"}
+        with Sandbox(spec(world, endpoints=[srv.url], env=env)) as sb:
+            argv, env = sb.wrap([str(BIN / "codex"), "exec", "--json", "--skip-git-repo-check",
+                                 "--dangerously-bypass-approvals-and-sandbox", "go"])
+            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                               pass_fds=sb.pass_fds)
+    assert "/bin/bash -lc" in r.stdout                        # Codex really used a login shell
+    answer = re.findall(r"<answer>(.*?)</answer>", r.stdout)
+    assert answer and answer[-1].endswith(" 1000"), r.stdout[-2000:] + r.stderr[-2000:]
+    assert Path(answer[-1].split()[0]).parent == Path(_tools_python_bin())
+
+
+@pytest.mark.e2e
+def test_claude_in_the_sandbox_accepts_bypass_permissions_and_reaches_the_model(world):
+    from agent_eval.scripted import ScriptedServer
+    with ScriptedServer(SHELL_SCENARIO) as srv:
+        env = {"ANTHROPIC_BASE_URL": srv.url, "ANTHROPIC_API_KEY": "x",
+               "CLAUDE_CONFIG_DIR": str(world["home"] / ".claude")}
+        with Sandbox(spec(world, endpoints=[srv.url], env=env)) as sb:
+            argv, env = sb.wrap([str(BIN / "claude"), "-p", "go", "--output-format", "stream-json", "--verbose",
+                                 "--permission-mode", "bypassPermissions", "--tools", "Bash"])
+            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                               pass_fds=sb.pass_fds)
+    answer = re.findall(r"<answer>(.*?)</answer>", r.stdout)
+    assert answer and answer[-1].endswith(" 1000"), r.stdout[-2000:] + r.stderr[-2000:]
+
+
+def _tools_python_bin() -> str:
+    import sys
+    return str(Path(os.path.realpath(sys.prefix)) / "bin")

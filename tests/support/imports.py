@@ -1,0 +1,101 @@
+"""The import graph of a package, read with ast (every import, also those inside functions; not
+those under `if TYPE_CHECKING:`, which never run), and the house rules checked on it."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str   # module doing the import
+    target: str     # module imported (a package's __init__ is the package's name)
+    names: tuple[str, ...]
+    line: int
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def package_imports(root: Path) -> tuple[set[str], list[Import]]:
+    """(every module of the package at `root`, every import between them)."""
+    modules = {module_name(root, p): p for p in root.rglob("*.py")}
+    found = []
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(), str(path))
+        skip = _type_checking_lines(tree)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(tree):
+            if getattr(node, "lineno", None) in skip:
+                continue
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                if not (base == root.name or base.startswith(root.name + ".")):
+                    continue
+                for alias in node.names:  # `from pkg import module` imports the module
+                    sub = f"{base}.{alias.name}"
+                    target = sub if sub in modules else base
+                    found.append(Import(module, target, (alias.name,) if target == base else (), node.lineno))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == root.name or alias.name.startswith(root.name + "."):
+                        found.append(Import(module, alias.name, (), node.lineno))
+    return set(modules), found
+
+
+def cycles(modules: set[str], imports: list[Import]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), each sorted."""
+    graph = {m: sorted({i.target for i in imports if i.importer == m and i.target in modules and i.target != m})
+             for m in modules}
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(modules):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+def private_imports(imports: list[Import]) -> list[str]:
+    """`from other_module import _name`: reaching into another module's private helpers."""
+    return [f"{i.importer}:{i.line} imports {i.target}.{name}" for i in imports for name in i.names
+            if name.startswith("_") and not name.startswith("__") and i.target != i.importer]
+
+
+def under(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
