@@ -144,12 +144,12 @@ class Runner:
         if outcome.skipped:
             self.console.print(f"resuming {self.run_name}: {outcome.skipped} item(s) already graded, "
                                f"{len(todo)} to run")
-        previous_handler = self._install_sigint()
+        previous_handlers = self._install_stop_handlers()
         try:
             self._execute(todo, outcome)
         finally:
-            if previous_handler is not None:
-                signal.signal(signal.SIGINT, previous_handler)
+            for signum, handler in previous_handlers.items():
+                signal.signal(signum, handler)
         outcome.interrupted = self.cancel.is_set() and self.auth_failure is None
         outcome.stopped_for_auth = self.auth_failure
         outcome.rollup = self.store.write_summaries(self.benchmark.extra_rollup)
@@ -163,17 +163,20 @@ class Runner:
                                f"cap to continue.[/]")
         return outcome
 
-    def _install_sigint(self):
+    def _install_stop_handlers(self) -> dict:
+        """Ctrl-C, and SIGTERM (what a scheduler sends on preemption or requeue): stop the running
+        agents, keep what is graded, record nothing half done, so a rerun resumes cleanly."""
         if threading.current_thread() is not threading.main_thread():
-            return None  # a sweep handles Ctrl-C for all its runs
+            return {}  # a sweep handles Ctrl-C for all its runs
 
-        def on_sigint(signum, frame):
+        def on_stop(signum, frame):
             if self.cancel.is_set():
                 raise KeyboardInterrupt
-            self.console.print("\n[yellow]Interrupted: stopping running agents; finished items are saved. "
+            why = "Interrupted" if signum == signal.SIGINT else "Terminated (SIGTERM)"
+            self.console.print(f"\n[yellow]{why}: stopping running agents; finished items are saved. "
                                "Run the same command again to finish the rest.[/]")
             self.cancel.set()
-        return signal.signal(signal.SIGINT, on_sigint)
+        return {signum: signal.signal(signum, on_stop) for signum in (signal.SIGINT, signal.SIGTERM)}
 
     def _spent(self) -> float:
         """Recorded cost of this run so far, previous sessions included (unknown costs count as 0 here
