@@ -49,10 +49,11 @@ def _merge_into(target: Path, shard_dirs: list[Path]) -> int:
     manifest = merged.read_manifest()
     manifest["run_name"] = target.name
     merged.write_manifest(manifest)
+    count = len(merged.records())
     if target.exists():
         shutil.rmtree(target)
     staging.rename(target)
-    return len(merged.records())
+    return count
 
 
 def finish(plan: SlurmPlan, console: Console) -> bool:
