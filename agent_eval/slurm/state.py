@@ -68,7 +68,7 @@ def _run(argv: list[str]) -> str | None:
 
 
 def slurm_states(plan: SlurmPlan) -> tuple[dict[int, str], str | None, bool]:
-    """({array task: state}, merge job state, whether Slurm could be asked). The newest job wins for
+    """({array task: state}, "merge job N: STATE" of the newest merge, whether Slurm could be asked). The newest job wins for
     a task submitted more than once; jobs this folder's submissions made are found by their name."""
     tasks: dict[int, tuple[int, str]] = {}
     merge: tuple[int, str] | None = None
@@ -99,4 +99,4 @@ def slurm_states(plan: SlurmPlan) -> tuple[dict[int, str], str | None, bool]:
             elif not index and merge is None:
                 merge = (int(base), state)
     return ({index: state for index, (_, state) in tasks.items()},
-            merge[1] if merge else None, queried)
+            f"merge job {merge[0]}: {merge[1]}" if merge else None, queried)

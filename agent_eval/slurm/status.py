@@ -38,18 +38,20 @@ def show_status(plan: SlurmPlan, console: Console) -> bool:
     tasks, merge, queried = slurm_states(plan)
     table = Table(title=f"{plan.name}: {len(plan.cells)} cell(s) x {plan.shards} shard(s)  ({plan.root})",
                   title_justify="left")
-    for column in ("cell", "shard", "task", "items", "graded", "failed", "missing", "slurm"):
-        table.add_column(column, justify="left" if column in ("cell", "slurm") else "right")
+    columns = ("cell",) * (len(plan.cells) > 1) + ("shard", "task", "items", "graded", "failed", "missing", "slurm")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("cell", "slurm") else "right",
+                         overflow="fold", no_wrap=column != "cell")
     for state in states:
         slurm = tasks.get(state.task) or ("-" if queried else "(no squeue)")
-        table.add_row(state.cell.name, f"{state.shard}/{plan.shards}", str(state.task), str(len(state.expected)),
-                      str(len(state.graded)), str(len(state.failed)) if state.failed else "",
-                      str(len(state.missing)) if state.missing else "", slurm)
+        row = [f"{state.shard}/{plan.shards}", str(state.task), str(len(state.expected)), str(len(state.graded)),
+               str(len(state.failed)) if state.failed else "", str(len(state.missing)) if state.missing else "", slurm]
+        table.add_row(*([state.cell.name] if len(plan.cells) > 1 else []), *row)
     console.print(table)
     if plan.submissions:
         last = plan.submissions[-1]
-        console.print(f"array job {last['array_job']}, merge job {last['merge_job']}: "
-                      f"{merge or ('-' if queried else 'unknown (no squeue)')}", highlight=False)
+        console.print(f"submitted: array job {last['array_job']}, merge job {last['merge_job']}; "
+                      f"{merge or ('merge job: not in the queue' if queried else 'no squeue here')}", highlight=False)
     for state in states:
         if state.failed:
             console.print(f"{state.cell.name} shard {state.shard}: harness errors (rerun on resume): " +
@@ -66,7 +68,7 @@ def show_status(plan: SlurmPlan, console: Console) -> bool:
 
 
 @click.command("status")
-@click.argument("results", type=click.Path(path_type=Path, exists=True))
+@click.argument("results", type=click.Path(path_type=Path))
 def command(results):
     """Per-shard progress, failures and missing items of a Slurm submission (its .slurm folder or the
     merged run / sweep folder), the tasks' Slurm states where squeue or sacct answers, and the merge."""
