@@ -100,7 +100,7 @@ def test_three_shards_merge_into_the_single_machine_run(slurm, agent, sample_dat
                                "--sbatch", "--cpus-per-task=1", *options)
         name = f"{agent}-{MODELS[agent]}-default-python"
         folder = tmp_path / "cluster" / f"{name}.slurm"
-        assert f"submitted array job" in submitted.stdout and "3 array task(s)" in submitted.stdout
+        assert "submitted array job" in submitted.stdout and "3 array task(s)" in submitted.stdout
         assert wait_for_job(slurm, merge_job(folder), folder) == "COMPLETED"
         agent_eval(env, tmp_path, "run", *options, "--out-dir", tmp_path / "single")
     merged, single = tmp_path / "cluster" / name, tmp_path / "single" / name
