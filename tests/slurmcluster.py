@@ -98,7 +98,8 @@ class SlurmCluster:
                                 f"--key-file={self.root}/munge/munge.key", f"--pid-file={self.root}/munge/munged.pid",
                                 f"--log-file={self.root}/munge/munged.log", f"--seed-file={self.root}/munge/seed",
                                 "--force"], self.pid_files["munged"])
-        self._daemon("slurmctld", ["slurmctld", "-f", str(self.conf), "-i"], self.pid_files["slurmctld"])
+        # -c: a fresh cluster forgets jobs queued by an earlier, crashed session
+        self._daemon("slurmctld", ["slurmctld", "-f", str(self.conf), "-c"], self.pid_files["slurmctld"])
         self._daemon("slurmd", ["slurmd", "-f", str(self.conf)], self.pid_files["slurmd"])
         if not self._node_up(30):
             state = self.run("sinfo", "-N", "-o", "%N %T %E", check=False)
