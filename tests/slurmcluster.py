@@ -3,7 +3,8 @@
 Debian's `slurmctld`, `slurmd`, `slurm-client` and `munge` (installed here when missing and we
 are root). `munged` runs as user munge with its own key and socket, then `slurmctld` and `slurmd`
 run directly with a private slurm.conf: proctrack/linuxproc, task/none, select/cons_tres with
-CR_Core, no accounting, the node line from `slurmd -C`, and everything on 127.0.0.1.
+CR_Core, no accounting, the node line from `slurmd -C`, and everything on 127.0.0.1. A second
+partition, `urgent`, preempts (requeues) jobs of the default one, as a lab's priority queue would.
 Two settings keep the tests short: `cred_expire=5` (a requeued job is held for the credential
 lifetime plus one second, 121 s by default) and `sched_interval=2` (the main scheduler pass that
 starts a requeued job).
@@ -141,7 +142,10 @@ class SlurmCluster:
             f"SlurmctldPidFile={r}/slurmctld.pid", f"SlurmdPidFile={r}/slurmd.pid",
             f"SlurmctldLogFile={r}/slurmctld.log", f"SlurmdLogFile={r}/slurmd.log",
             f"{node} NodeAddr=127.0.0.1 State=UNKNOWN",
-            f"PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP",
+            # A job in `urgent` preempts (requeues) jobs in `debug` when it needs their cores.
+            "PreemptType=preempt/partition_prio", "PreemptMode=REQUEUE",
+            f"PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP PriorityTier=1",
+            f"PartitionName=urgent Nodes={host} MaxTime=INFINITE State=UP PriorityTier=10",
         ]) + "\n")
 
     def _daemon(self, name: str, argv: list[str], pid_file: Path) -> None:

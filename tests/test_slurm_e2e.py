@@ -124,8 +124,10 @@ def test_three_shards_merge_into_the_single_machine_run(slurm, agent, sample_dat
     assert status.stdout.count("COMPLETED") >= 4 and f"merged: {merged} (6 item record(s))" in status.stdout
 
 
-def test_requeued_task_resumes_its_shard(slurm, sample_data, tmp_path):
-    """Requeued while its agent is mid-item: the task resumes (the graded item is not run again, the
+@pytest.mark.parametrize("interrupt", ["requeue", "preempt"])
+def test_requeued_or_preempted_task_resumes_its_shard(slurm, interrupt, sample_data, tmp_path):
+    """Requeued (scontrol requeue) or preempted (a job in a higher-tier partition needs both cores)
+    while its agent is mid-item: the task resumes (the graded item is not run again, the
     interrupted one is), the merge has every item once, and nothing is left running."""
     items = load_dataset(sample_data).items
     k = max((1, 2), key=lambda k: len(shard_of(items, k, 2)))   # the shard with at least two items
@@ -151,13 +153,18 @@ def test_requeued_task_resumes_its_shard(slurm, sample_data, tmp_path):
             time.sleep(0.2)
         else:
             pytest.fail(f"shard {k} never got mid-item: {sorted(shard.rglob('*'))}")
-        task = plan_of(folder)["submissions"][-1]["array_job"] + f"_{k - 1}"
-        slurm.run("scontrol", "requeue", task)
+        status = agent_eval(env, tmp_path, "slurm", "status", folder).stdout
+        assert re.search(rf"{k}/2 .*RUNNING", status) and "resubmit" not in status, status   # no gaps while running
+        if interrupt == "requeue":
+            slurm.run("scontrol", "requeue", plan_of(folder)["submissions"][-1]["array_job"] + f"_{k - 1}")
+        else:
+            slurm.run("sbatch", "--partition=urgent", "--cpus-per-task=2", "--output=/dev/null", "--wrap", "sleep 1")
         assert wait_for_job(slurm, merge_job(folder), folder) == "COMPLETED"
         leftovers = processes_mentioning(server.url)
     assert leftovers == []
     log = (folder / "logs" / f"task-{k - 1}.out").read_text()
     assert "restart 0)" in log and "restart 1)" in log, log     # one log, appended across the requeue
+    assert ("DUE TO JOB REQUEUE" if interrupt == "requeue" else "DUE TO PREEMPTION") in log, log
     assert "Terminated (SIGTERM)" in log and "already graded" in log, log
     assert sorted(record_lines(shard)) == sorted((i, 0) for i in ids)   # nothing graded twice or lost
     assert talking[0] in {p.name.split(".")[0] for p in (shard / "sandboxes" / ".attempts").iterdir()}
