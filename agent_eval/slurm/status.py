@@ -36,9 +36,10 @@ def show_status(plan: SlurmPlan, console: Console) -> bool:
     """Prints the table; True when every expected item has a record (and the merge can run)."""
     states = shard_states(plan)
     tasks, merge, queried = slurm_states(plan)
-    table = Table(title=f"{plan.name}: {len(plan.cells)} cell(s) x {plan.shards} shard(s)  ({plan.root})",
-                  title_justify="left")
-    columns = ("cell",) * (len(plan.cells) > 1) + ("shard", "task", "items", "graded", "failed", "missing", "slurm")
+    console.print(f"{plan.name}: {len(plan.cells)} cell(s) x {plan.shards} shard(s) in {plan.root}",
+                  highlight=False, soft_wrap=True)
+    table = Table()
+    columns = ("cell",) * (len(plan.cells) > 1) + ("shard", "task", "items", "graded", "failed", "to do", "slurm")
     for column in columns:
         table.add_column(column, justify="left" if column in ("cell", "slurm") else "right",
                          overflow="fold", no_wrap=column != "cell")

@@ -163,7 +163,7 @@ def submit(plan: SlurmPlan, no_submit: bool, console: Console) -> None:
                              "tasks": f"0-{plan.n_tasks - 1}"})
     plan.save()
     console.print(f"submitted array job {array_job} ({shape}) and merge job {merge_job} (after all of them)",
-                  highlight=False)
+                  highlight=False, soft_wrap=True)
     console.print(f"follow it:      agent-eval slurm status {folder}", highlight=False, soft_wrap=True)
     console.print(f"merged result:  {plan.target}", highlight=False, soft_wrap=True)
 
