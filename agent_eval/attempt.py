@@ -62,13 +62,6 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _stopped_with_the_run(exit_code: int | None, cancel: threading.Event | None) -> bool:
-    """A scheduler's SIGTERM (Slurm requeue or preemption) reaches the agent and the runner at once: an
-    agent killed by a signal gets a moment for the runner's handler to say the whole run is stopping,
-    so the item is left for the resume instead of being recorded as an agent error."""
-    return cancel is not None and exit_code is not None and exit_code < 0 and cancel.wait(2.0)
-
-
 def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Agent, auth: Auth,
                 config: RunConfig, benchmark: Benchmark, template: PromptTemplate,
                 cancel: threading.Event | None = None) -> ItemRecord | None:
@@ -94,7 +87,7 @@ def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Age
             }, indent=1))
             result = run_process(argv, env, item_dir.work, invocation.stdin, item_dir.transcript, item_dir.stderr,
                                  config.timeout_s, watch=agent.watcher(), cancel=cancel)
-    if result.interrupted or _stopped_with_the_run(result.exit_code, cancel):
+    if result.interrupted:
         return None
     transcript = agent.parse(result.events, item_dir.root, config.model)
     transcript.prompt = ctx.prompt

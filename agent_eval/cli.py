@@ -36,8 +36,9 @@ def user_errors(func):
 LAZY_COMMANDS = {
     "show": "agent_eval.show", "report": "agent_eval.report", "compare": "agent_eval.compare",
     "doctor": "agent_eval.doctor", "demo": "agent_eval.demo", "merge": "agent_eval.merge",
-    "sweep": "agent_eval.sweep", "slurm": "agent_eval.slurm",
+    "sweep": "agent_eval.sweep",
 }
+LAZY_COMMANDS["slurm"] = "agent_eval.slurm"   # scale-out on Slurm (docs/scale-out.md)
 
 
 class LazyGroup(click.Group):
