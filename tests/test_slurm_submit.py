@@ -25,7 +25,7 @@ def test_no_submit_writes_scripts_that_map_tasks_to_shards(sample_data, tmp_path
     script = (folder / "array.sbatch").read_text()
     assert "#SBATCH --array=0-3" in script and "#SBATCH --open-mode=append" in script
     assert "#SBATCH --partition=lab --time=1:00:00" in script
-    assert f"--data {sample_data}" in script and "--jobs 3" in script and "--redo" not in script
+    assert f"--data {sample_data}" in script and "--jobs 3 --unpriced" in script and "--redo" not in script
     assert "not submitted" in result.output and "--array=0,1,2,3" in result.output
     plan = json.loads((folder / "job.json").read_text())
     items = load_dataset(sample_data).items

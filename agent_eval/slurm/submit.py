@@ -72,8 +72,7 @@ def _option_args(ctx: click.Context, values: dict) -> list[str]:
     args = []
     for param in ctx.command.params:
         name = param.name
-        if name in NOT_PASSED or name == "data" or not isinstance(param, click.Option) or param.opts[0] in (
-                "--shards", "--sweep", "--sbatch", "--no-submit"):
+        if name not in values or name in NOT_PASSED or name == "data":   # `values`: the run options only
             continue
         if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, None) or values[name] is None:
             continue
