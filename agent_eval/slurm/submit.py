@@ -15,9 +15,10 @@ from click.core import ParameterSource
 from rich.console import Console
 
 from ..agents import get_agent
+from ..agents.base import AuthMissing
 from ..benchmarks import load_benchmark
 from ..config import ConfigError, RunConfig
-from ..data import select
+from ..data import DataError, select
 from ..results import ResultsError
 from .plan import ARRAY_SCRIPT, MERGE_SCRIPT, Cell, SlurmPlan, expected_keys, new_plan
 from .scripts import array_script, merge_script
@@ -181,7 +182,6 @@ def command(ctx, shards, sweep_file, sbatch_text, no_submit, **values):
     under requeue) and a job that merges them, after all tasks end, into one run laid out as a
     single-machine run. Takes the `run` options (--jobs is per task) or --sweep FILE. The scripts,
     job.json, logs and shard folders go to OUT_DIR/NAME.slurm/; the merged run to OUT_DIR/NAME."""
-    from ..cli import USER_ERRORS
     console = Console()
     try:
         sbatch_args = _check_sbatch(sbatch_text)
@@ -196,7 +196,7 @@ def command(ctx, shards, sweep_file, sbatch_text, no_submit, **values):
         else:
             plan = plan_run(ctx, values, shards, sbatch_args, console)
         submit(plan, no_submit, console)
-    except USER_ERRORS as error:
+    except (ConfigError, DataError, ResultsError, AuthMissing) as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(2)
 
