@@ -3,6 +3,7 @@ bar, the cost cap, the auth stop, Ctrl-C, and the summaries at the end."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import signal
@@ -45,6 +46,28 @@ def new_progress(console: Console) -> Progress:
                TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
                TimeElapsedColumn(), TimeRemainingColumn()]
     return Progress(*columns, console=console)
+
+
+def _sigterm_stops_the_run(execute):
+    """SIGTERM (what Slurm sends on requeue, preemption or a time limit) stops a run as Ctrl-C does:
+    the running agents are stopped, graded items kept, nothing half done recorded, so a rerun of the
+    same command resumes. Only in the main thread: a sweep's cells run in threads of one process."""
+    @functools.wraps(execute)
+    def wrapper(self, *args):
+        if threading.current_thread() is not threading.main_thread():
+            return execute(self, *args)
+
+        def on_sigterm(signum, frame):
+            if not self.cancel.is_set():
+                self.console.print("\n[yellow]Terminated (SIGTERM): stopping running agents; finished items are "
+                                   "saved. Run the same command again to finish the rest.[/]")
+            self.cancel.set()
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
+        try:
+            return execute(self, *args)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    return wrapper
 
 
 class Runner:
@@ -144,12 +167,12 @@ class Runner:
         if outcome.skipped:
             self.console.print(f"resuming {self.run_name}: {outcome.skipped} item(s) already graded, "
                                f"{len(todo)} to run")
-        previous_handlers = self._install_stop_handlers()
+        previous_handler = self._install_sigint()
         try:
             self._execute(todo, outcome)
         finally:
-            for signum, handler in previous_handlers.items():
-                signal.signal(signum, handler)
+            if previous_handler is not None:
+                signal.signal(signal.SIGINT, previous_handler)
         outcome.interrupted = self.cancel.is_set() and self.auth_failure is None
         outcome.stopped_for_auth = self.auth_failure
         outcome.rollup = self.store.write_summaries(self.benchmark.extra_rollup)
@@ -163,26 +186,24 @@ class Runner:
                                f"cap to continue.[/]")
         return outcome
 
-    def _install_stop_handlers(self) -> dict:
-        """Ctrl-C, and SIGTERM (what a scheduler sends on preemption or requeue): stop the running
-        agents, keep what is graded, record nothing half done, so a rerun resumes cleanly."""
+    def _install_sigint(self):
         if threading.current_thread() is not threading.main_thread():
-            return {}  # a sweep handles Ctrl-C for all its runs
+            return None  # a sweep handles Ctrl-C for all its runs
 
-        def on_stop(signum, frame):
+        def on_sigint(signum, frame):
             if self.cancel.is_set():
                 raise KeyboardInterrupt
-            why = "Interrupted" if signum == signal.SIGINT else "Terminated (SIGTERM)"
-            self.console.print(f"\n[yellow]{why}: stopping running agents; finished items are saved. "
+            self.console.print("\n[yellow]Interrupted: stopping running agents; finished items are saved. "
                                "Run the same command again to finish the rest.[/]")
             self.cancel.set()
-        return {signum: signal.signal(signum, on_stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+        return signal.signal(signal.SIGINT, on_sigint)
 
     def _spent(self) -> float:
         """Recorded cost of this run so far, previous sessions included (unknown costs count as 0 here
         and are reported apart)."""
         return sum(r.cost_usd or 0.0 for r in self.store.records())
 
+    @_sigterm_stops_the_run
     def _execute(self, todo: list[tuple], outcome: RunOutcome) -> None:
         stats = {"done": 0, "correct": 0, "errors": 0, "cost": self._spent()}
         cap = self.config.max_cost_usd
