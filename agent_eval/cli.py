@@ -22,6 +22,7 @@ LAZY_COMMANDS = {
     "doctor": "agent_eval.doctor", "demo": "agent_eval.demo", "merge": "agent_eval.merge",
     "sweep": "agent_eval.sweep", "regrade": "agent_eval.regrade", "parse": "agent_eval.parse_stream",
 }
+LAZY_COMMANDS["slurm"] = "agent_eval.slurm"   # scale-out on Slurm (docs/scale-out.md)
 
 
 class LazyGroup(click.Group):
