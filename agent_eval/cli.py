@@ -17,6 +17,7 @@ LAZY_COMMANDS = {
     "doctor": "agent_eval.commands.doctor", "demo": "agent_eval.commands.demo", "merge": "agent_eval.commands.merge",
     "sweep": "agent_eval.commands.sweep", "regrade": "agent_eval.commands.regrade", "parse": "agent_eval.commands.parse",
 }
+LAZY_COMMANDS["slurm"] = "agent_eval.slurm"   # scale-out on Slurm (docs/scale-out.md)
 
 
 class LazyGroup(click.Group):

@@ -113,12 +113,18 @@ def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | 
                 result.timed_out = True
                 break
             wake.wait(min(0.25, remaining))  # cancel (Ctrl-C) is polled at this pace
+        signalled_from_outside = proc.poll() is not None and proc.returncode < 0   # nothing here killed it
         if proc.poll() is None:
             _kill_group(proc)
         else:
             _kill_group_leftovers(proc)
         reader.join(timeout=10)
         result.exit_code = proc.wait()
+    if signalled_from_outside and cancel is not None and not result.interrupted:
+        # A scheduler's SIGTERM (Slurm requeue, preemption) reaches the agent and the runner at once: give
+        # the runner's handler a moment to say the run is stopping, so the item is left for the resume
+        # instead of being recorded as an agent error.
+        result.interrupted = cancel.wait(2.0)
     result.elapsed_s = round(time.monotonic() - started, 3)
     result.stderr_tail = _tail(stderr_path)
     return result

@@ -3,6 +3,7 @@ bar, the cost cap, the auth stop, Ctrl-C, and the summaries at the end."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import signal
@@ -53,6 +54,28 @@ def new_progress(console: Console) -> Progress:
                TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
                TimeElapsedColumn(), TimeRemainingColumn()]
     return Progress(*columns, console=console)
+
+
+def _sigterm_stops_the_run(execute):
+    """SIGTERM (what Slurm sends on requeue, preemption or a time limit) stops a run as Ctrl-C does:
+    the running agents are stopped, graded items kept, nothing half done recorded, so a rerun of the
+    same command resumes. Only in the main thread: a sweep's cells run in threads of one process."""
+    @functools.wraps(execute)
+    def wrapper(self, *args):
+        if threading.current_thread() is not threading.main_thread():
+            return execute(self, *args)
+
+        def on_sigterm(signum, frame):
+            if not self.cancel.is_set():
+                self.console.print("\n[yellow]Terminated (SIGTERM): stopping running agents; finished items are "
+                                   "saved. Run the same command again to finish the rest.[/]")
+            self.cancel.set()
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
+        try:
+            return execute(self, *args)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    return wrapper
 
 
 class Runner:
@@ -193,6 +216,7 @@ class Runner:
         and are reported apart)."""
         return sum(r.cost_usd or 0.0 for r in self.store.records())
 
+    @_sigterm_stops_the_run
     def _execute(self, todo: list[tuple], outcome: RunOutcome) -> None:
         stats = {"done": 0, "correct": 0, "errors": 0, "cost": self._spent()}
         cap = self.config.max_cost_usd
