@@ -16,8 +16,8 @@ LAZY_COMMANDS = {
     "show": "agent_eval.commands.show", "report": "agent_eval.commands.report", "compare": "agent_eval.commands.compare",
     "doctor": "agent_eval.commands.doctor", "demo": "agent_eval.commands.demo", "merge": "agent_eval.commands.merge",
     "sweep": "agent_eval.commands.sweep", "regrade": "agent_eval.commands.regrade", "parse": "agent_eval.commands.parse",
+    "slurm": "agent_eval.commands.slurm",  # scale-out on Slurm (docs/scale-out.md)
 }
-LAZY_COMMANDS["slurm"] = "agent_eval.slurm"   # scale-out on Slurm (docs/scale-out.md)
 
 
 class LazyGroup(click.Group):

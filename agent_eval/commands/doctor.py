@@ -8,8 +8,8 @@ import click
 from rich.console import Console
 
 from agent_eval.agents import get_agent
-from agent_eval.agents.base import AuthMissing
 from agent_eval.agents import registry as agent_registry
+from agent_eval.agents.base import AuthMissing
 from agent_eval.core.sandbox import DoctorCheck, check_sandbox
 
 

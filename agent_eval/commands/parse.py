@@ -12,9 +12,9 @@ from pathlib import Path
 import click
 
 from agent_eval.agents import get_agent
+from agent_eval.agents import registry as agent_registry
 from agent_eval.agents.failures import classify
 from agent_eval.benchmarks.answers import extract_answer
-from agent_eval.agents import registry as agent_registry
 from agent_eval.core.process import ProcessResult
 from agent_eval.core.transcript import saved_events
 

@@ -12,12 +12,12 @@ import click
 from agent_eval.agents import get_agent
 from agent_eval.benchmarks import get_benchmark
 from agent_eval.core.attempt import ItemDir, grade_item, parse_item
+from agent_eval.core.gateway.item import confirm_received
 from agent_eval.core.process import ProcessResult
 from agent_eval.core.records import GRADED_STATUSES, ItemRecord
 from agent_eval.core.results import ResultsError, RunStore, read_records
 from agent_eval.core.transcript import saved_events
 from agent_eval.core.usererrors import user_errors
-from agent_eval.core.gateway.item import confirm_received
 
 
 @dataclass

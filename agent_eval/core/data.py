@@ -194,3 +194,16 @@ def select(dataset: Dataset, tasks: str | None = None, ids: str | None = None,
     if not items:
         raise DataError("the filters select no items; loosen --tasks/--ids/--categories")
     return items
+
+
+def resolve_data_dir(data: Path | None, console) -> Path:
+    """--data, else ./data, else the bundled sample set (said out loud)."""
+    if data is not None:
+        return data
+    if Path("data").is_dir():
+        return Path("data")
+    from agent_eval.benchmarks.registry import default_kind
+    path = default_kind().bundled_samples()
+    console.print(f"[yellow]No --data and no ./data: using the bundled sample tasks in {path} "
+                  f"(procedurally generated, not the ActiveVision dataset).[/]")
+    return path

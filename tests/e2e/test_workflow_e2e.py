@@ -9,8 +9,9 @@ from rich.console import Console
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.core.results import RunStore
 from agent_eval.scripted import ScriptedServer
-from agent_eval.commands.sweep import SweepError, command as sweep_command, load_sweep, plan_table, run_sweep, \
-    write_grid_comparison
+from agent_eval.commands.sweep import command as sweep_command
+from agent_eval.core.sweeps import SweepError, load_sweep, plan_table, run_sweep
+from agent_eval.reading.grid import write_grid_comparison
 from support.agentrun import run_agent
 
 pytestmark = pytest.mark.e2e

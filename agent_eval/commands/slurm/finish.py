@@ -13,10 +13,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ..merge import merge_runs
-from ..results import ResultsError
-from .plan import SlurmPlan, load_plan
-from .state import ShardState, item_label, shard_states
+from agent_eval.commands.slurm.plan import SlurmPlan, load_plan
+from agent_eval.commands.slurm.state import ShardState, item_label, shard_states
+from agent_eval.core.merging import merge_runs
+from agent_eval.core.results import ResultsError
 
 
 def describe_gaps(plan: SlurmPlan, states: list[ShardState]) -> list[str]:
@@ -82,7 +82,7 @@ def finish(plan: SlurmPlan, console: Console) -> bool:
         console.print("to retry them (they run again on resume), then merge again:", highlight=False)
         console.print(f"  {plan.resubmit_command(sorted({s.task for s in failed}))}", highlight=False, soft_wrap=True)
     if plan.kind == "sweep":
-        from ..sweep import write_grid_comparison
+        from agent_eval.reading.grid import write_grid_comparison
         write_grid_comparison(roots, Path(plan.target), console)
     return True
 

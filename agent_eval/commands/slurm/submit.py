@@ -14,14 +14,21 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
-from ..agents import get_agent
-from ..agents.base import AuthMissing
-from ..benchmarks import load_benchmark
-from ..config import ConfigError, RunConfig
-from ..data import DataError, select
-from ..results import ResultsError
-from .plan import ARRAY_SCRIPT, MERGE_SCRIPT, Cell, SlurmPlan, expected_keys, new_plan
-from .scripts import array_script, merge_script
+from agent_eval.agents import get_agent
+from agent_eval.agents.base import AuthMissing
+from agent_eval.benchmarks import load_benchmark
+from agent_eval.commands.slurm.plan import (
+    ARRAY_SCRIPT,
+    MERGE_SCRIPT,
+    Cell,
+    SlurmPlan,
+    expected_keys,
+    new_plan,
+)
+from agent_eval.commands.slurm.scripts import array_script, merge_script
+from agent_eval.core.config import ConfigError, RunConfig
+from agent_eval.core.data import DataError, select
+from agent_eval.core.results import ResultsError
 
 # Run options a task does not take from the user: it gets its own shard, folder and name, and a
 # requeued task must resume its shard, never start it over.
@@ -33,9 +40,9 @@ RESERVED_SBATCH = ("-a", "--array", "-d", "--dependency", "-o", "--output", "-e"
 
 def run_params() -> list[click.Parameter]:
     """The `run` command's own options, so submit takes and checks exactly what `run` takes."""
-    from ..cli import run
+    from agent_eval.commands.options import run_options
     params = []
-    for param in run.params:
+    for param in click.command()(run_options(lambda **_: None)).params:
         if param.name in ("shard", "redo"):
             continue
         param = copy.copy(param)
@@ -85,7 +92,7 @@ def _option_args(ctx: click.Context, values: dict) -> list[str]:
 
 
 def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
-    from ..cli import resolve_data_dir
+    from agent_eval.core.data import resolve_data_dir
     if not values["agent"] or not values["model"]:
         raise ConfigError("--agent and --model are required (or --sweep FILE)")
     config = RunConfig(agent=values["agent"], model=values["model"], effort=values["effort"], tools=values["tools"],
@@ -104,8 +111,8 @@ def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[st
 
 
 def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
-    from ..cli import resolve_data_dir
-    from ..sweep import SweepError, load_sweep
+    from agent_eval.core.data import resolve_data_dir
+    from agent_eval.core.sweeps import SweepError, load_sweep
     try:
         sweep = load_sweep(path)
     except SweepError as error:
@@ -141,7 +148,7 @@ def _sbatch(argv: list[str]) -> str:
 
 
 def submit(plan: SlurmPlan, no_submit: bool, console: Console) -> None:
-    from ..attempt import now_iso
+    from agent_eval.core.attempt import now_iso
     folder = plan.folder
     (folder / "logs").mkdir(parents=True, exist_ok=True)
     (folder / "shards").mkdir(exist_ok=True)

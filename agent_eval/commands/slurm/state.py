@@ -7,8 +7,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..results import RunStore
-from .plan import Cell, SlurmPlan
+from agent_eval.commands.slurm.plan import Cell, SlurmPlan
+from agent_eval.core.results import RunStore
 
 
 @dataclass

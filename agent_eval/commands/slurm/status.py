@@ -10,10 +10,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from ..results import ResultsError
-from .finish import describe_gaps
-from .plan import SlurmPlan, load_plan
-from .state import item_label, shard_states, slurm_states
+from agent_eval.commands.slurm.finish import describe_gaps
+from agent_eval.commands.slurm.plan import SlurmPlan, load_plan
+from agent_eval.commands.slurm.state import item_label, shard_states, slurm_states
+from agent_eval.core.results import ResultsError
 
 ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
          "DEADLINE")

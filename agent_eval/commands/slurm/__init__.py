@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import finish, status, submit
+from agent_eval.commands.slurm import finish, status, submit
 
 
 @click.group("slurm")

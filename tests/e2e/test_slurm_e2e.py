@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent_eval.data import load_dataset, shard_of
-from agent_eval.demo import scripted_environ
-from agent_eval.results import RunStore
+from agent_eval.core.data import load_dataset, shard_of
+from agent_eval.agents.registry import scripted_environ
+from agent_eval.core.results import RunStore
 from agent_eval.scripted import ScriptedServer
-from agentrun import AGENTS, MODELS, processes_mentioning
-from slurmcluster import ClusterUnavailable, SlurmCluster
+from support.agentrun import AGENTS, MODELS, processes_mentioning
+from support.slurmcluster import ClusterUnavailable, SlurmCluster
 
 pytestmark = pytest.mark.e2e
 
-AGENT_EVAL = str(Path(__file__).resolve().parent.parent / ".venv" / "bin" / "agent-eval")
+AGENT_EVAL = str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "agent-eval")
 SCENARIO = {"turns": [{"call": "shell", "input": {"command": "echo looked"}}, "<answer>3</answer>"]}
 ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from .plan import SlurmPlan
+from agent_eval.commands.slurm.plan import SlurmPlan
 
 
 def _header(plan: SlurmPlan, lines: list[str]) -> list[str]:

@@ -1,0 +1,22 @@
+"""The comparison of a sweep's cells: compare's tables and the accuracy-vs-cost plot, written beside the grid."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+
+def write_grid_comparison(roots: list[Path], out: Path, console: Console) -> None:
+    """One compare table (markdown + json) and the accuracy-vs-cost plot for the whole grid."""
+    import json
+
+    from agent_eval.reading.compare_render import render_markdown, render_table
+    from agent_eval.reading.comparison import build
+    from agent_eval.reading.plots import accuracy_cost_plot
+    from agent_eval.reading.run import load_run
+    data = build([load_run(root) for root in roots])
+    render_table(data, console)
+    (out / "compare.md").write_text(render_markdown(data))
+    (out / "compare.json").write_text(json.dumps(data, indent=1, ensure_ascii=False))
+    accuracy_cost_plot(data, out / "accuracy-vs-cost.png")
+    console.print(f"wrote {out / 'compare.md'}, {out / 'compare.json'} and {out / 'accuracy-vs-cost.png'}")
