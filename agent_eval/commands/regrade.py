@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from agent_eval.agents import get_agent
-from agent_eval.benchmarks import get_benchmark
+from agent_eval.benchmarks import get_benchmark, registry
 from agent_eval.core.attempt import ItemDir, grade_item, parse_item
 from agent_eval.core.gateway.item import confirm_received
 from agent_eval.core.process import ProcessResult
@@ -57,7 +57,7 @@ class Regrader:
     def __init__(self, store: RunStore, manifest: dict, data: Path | None, reparse: bool):
         config = manifest.get("config") or {}
         self.store = store
-        self.benchmark = get_benchmark(config.get("benchmark") or "activevision")
+        self.benchmark = get_benchmark(config.get("benchmark") or registry.DEFAULT)
         self.model = config.get("model") or ""
         self.timeout_s = float((manifest.get("options") or {}).get("timeout_s") or 0)
         self.agent = get_agent(config["agent"]) if reparse else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from agent_eval.benchmarks import get_benchmark
+from agent_eval.benchmarks import get_benchmark, registry
 from agent_eval.core.config import identity_differences
 from agent_eval.core.records import ItemRecord
 from agent_eval.core.results import ResultsError, RunStore
@@ -45,7 +45,7 @@ def merge_runs(out: Path, runs: list[Path]) -> RunStore:
         source = store.sandbox_dir(item_id, repeat)
         if source.is_dir():
             shutil.copytree(source, merged.sandbox_dir(item_id, repeat), symlinks=True)
-    merged.write_summaries(get_benchmark(manifests[0]["config"].get("benchmark") or "activevision").extra_rollup)
+    merged.write_summaries(get_benchmark(manifests[0]["config"].get("benchmark") or registry.DEFAULT).extra_rollup)
     manifest = dict(manifests[0])
     manifest["run_name"] = out.name
     manifest["options"] = {**manifest.get("options", {}), "shard": None}
