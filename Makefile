@@ -43,5 +43,5 @@ sweep:
 	$(AE) sweep $(FILE) $(if $(JOBS),--jobs $(JOBS))
 
 bench:
-	$(VENV)/bin/python benchmarks/run_bench.py
-	$(VENV)/bin/python benchmarks/gateway_latency.py
+	$(VENV)/bin/python perf/run_bench.py
+	$(VENV)/bin/python perf/gateway_latency.py

@@ -5,7 +5,7 @@ import os
 import time
 from pathlib import Path
 
-from agent_eval.agents.registry import scripted_environ
+from agent_eval.agents.registry import agent_class, names, scripted_environ
 from agent_eval.benchmarks import load_benchmark
 from agent_eval.core.config import RunConfig
 from agent_eval.core.data import select
@@ -13,8 +13,8 @@ from agent_eval.core.runner import Runner
 from agent_eval.scripted import ScriptedServer
 from rich.console import Console
 
-AGENTS = ("claude-code", "codex")
-MODELS = {"claude-code": "claude-opus-4-8", "codex": "gpt-5.5"}
+AGENTS = names()   # every registered CLI runs in the end-to-end tests
+MODELS = {agent: agent_class(agent).demo_model for agent in AGENTS}
 
 
 def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, out_dir: Path, ids: str | None = None,

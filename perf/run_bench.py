@@ -1,6 +1,6 @@
 """Load and speed of the harness, measured side by side in one run on the scripted model.
 
-    .venv/bin/python benchmarks/run_bench.py [--quick] [--agents claude-code,codex] [--json OUT]
+    .venv/bin/python perf/run_bench.py [--quick] [--agents claude-code,codex] [--json OUT]
     make bench
 
 Four measurements, all with the real CLIs (node_modules/.bin) against the scripted model
@@ -27,10 +27,10 @@ server (agent_eval/scripted, run as its own process), the bwrap sandbox on:
               (start-up, imports, each step, exit), the imports profiled, and the same re-run
               timed importing only what it needs.
 
-Each runner runs in its own process (benchmarks/_bench_child.py) so it shares nothing with
+Each runner runs in its own process (perf/_bench_child.py) so it shares nothing with
 the scripted server or this script; the CPU of every phase is split into ours and the rest
 of the machine's. Results go to a temporary dir, removed at the end (--keep keeps it). A
-compact target/measured/PASS-MISS table closes the output. docs/benchmarks.md has the figures.
+compact target/measured/PASS-MISS table closes the output. docs/perf.md has the figures.
 """
 from __future__ import annotations
 
@@ -727,7 +727,7 @@ def print_report(results: dict) -> None:
                           _medmax(m["agent_rss_mib"]), str(m["agent_procs_max"]), _medmax(m["proxy_pss_mib"]),
                           f"{m['peak_total_pss_mib']:.0f} MiB", "-")
         console.print(table)
-        console.print("  runner VmHWM: the runner process's own peak RSS (benchmarks/_bench_child.py, which imports "
+        console.print("  runner VmHWM: the runner process's own peak RSS (perf/_bench_child.py, which imports "
                       "only what a run needs)" + (f"; the real `agent-eval run` process of part 4 (85 items, --jobs "
                       f"{rerun['first_run_jobs']}, {results.get('rerun_agent')}): "
                       f"{rerun['first_run_agent_eval_hwm_kb'] / 1024:.0f} MiB" if rerun else "") + ".")
@@ -751,7 +751,7 @@ def print_report(results: dict) -> None:
         for depth, name, ms in rerun["import_tree"]:
             table.add_row(f"[dim]  importtime: {'  ' * depth}{name}[/]", f"{ms:.0f} ms")
         table.add_row("[bold]the same re-run, whole process, importing only what it needs[/] "
-                      "(benchmarks/_bench_child.py rerun-lean: a lower bound)", f"{rerun['rerun_lean_s'] * 1000:.0f} ms")
+                      "(perf/_bench_child.py rerun-lean: a lower bound)", f"{rerun['rerun_lean_s'] * 1000:.0f} ms")
         console.print(table)
 
     phases = [(f"1. overhead, {a}", r.get("cpu")) for a, r in overhead.items()]

@@ -1,6 +1,6 @@
 """What the model gateway adds per request, on loopback.
 
-    .venv/bin/python benchmarks/gateway_latency.py [--requests 300]
+    .venv/bin/python perf/gateway_latency.py [--requests 300]
     make bench   (runs it after run_bench.py)
 
 An upstream standing in for the provider (aiohttp, its own process) answers POST /v1/messages
@@ -10,7 +10,7 @@ theirs) sends the same request directly and through a `Gateway` (in this process
 thread, as in a run), alternating, and times the first byte and the whole answer. Two bodies:
 a small turn (2 KB of JSON) and a turn carrying a 1232x912 PNG as base64 (the ledger decodes
 its header for the size). Reported: medians and p90 of each, and of the per-pair difference.
-Target: the added median under 5 ms. docs/benchmarks.md has the figures.
+Target: the added median under 5 ms. docs/perf.md has the figures.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Child processes for run_bench.py (not meant to be run by hand).
 
-    python benchmarks/_bench_child.py run '<json>'            one Runner.run(), timed in-process
-    python benchmarks/_bench_child.py rerun-profile '<json>'  the steps of `agent-eval run`, timed
+    python perf/_bench_child.py run '<json>'            one Runner.run(), timed in-process
+    python perf/_bench_child.py rerun-profile '<json>'  the steps of `agent-eval run`, timed
 
 Each prints one JSON line on stdout. Running the runner in its own process gives it its own
 interpreter (no GIL shared with the benchmark) and lets the parent read its own peak memory

@@ -1,6 +1,6 @@
 """How much start time the OS sandbox adds, per command and per item.
 
-    .venv/bin/python benchmarks/sandbox_startup.py [--runs 20]
+    .venv/bin/python perf/sandbox_startup.py [--runs 20]
 
 Each figure is a median over --runs rounds; within a round the plain and the sandboxed run
 go back to back, so both see the same machine load.
