@@ -13,10 +13,16 @@ RUN_ARGS = --model "$(MODEL)" --tools $(TOOLS) --jobs $(JOBS) \
 	$(if $(EFFORT),--effort $(EFFORT)) $(if $(TASKS),--tasks $(TASKS)) \
 	$(if $(LIMIT),--limit $(LIMIT)) $(if $(DATA),--data $(DATA)) $(ARGS)
 
-.PHONY: setup test test-fast claude-code codex demo sweep bench check-model
+.PHONY: setup lock test test-fast claude-code codex demo sweep bench check-model
 
 setup:
 	bash scripts/setup.sh
+
+# Pin every Python dependency (and theirs) after a change to pyproject.toml's dependencies; commit the result.
+lock:
+	$(VENV)/bin/python -m pip install -q pip-tools
+	$(VENV)/bin/pip-compile --quiet --strip-extras --no-emit-index-url --no-emit-find-links \
+		--extra test --extra inspect --output-file requirements.lock pyproject.toml
 
 # pytest exits 5 when it collects nothing; make turns any non-zero into a failure.
 test:

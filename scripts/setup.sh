@@ -23,11 +23,13 @@ if [ -n "$missing" ]; then
   fi
 fi
 
-# Python: an isolated venv with the package (editable), its test extras and the Inspect export.
+# Python: an isolated venv with exactly the versions in requirements.lock (pip-compile of pyproject.toml
+# with the test and inspect extras; `make lock` regenerates it), then the package itself, editable.
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test,inspect]'
+.venv/bin/python -m pip install -q -r requirements.lock
+.venv/bin/python -m pip install -q --no-deps -e .
 
 # Agent CLIs: exactly the versions in package-lock.json, inside the project.
 npm ci --no-audit --no-fund --loglevel=error
