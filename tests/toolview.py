@@ -20,23 +20,25 @@ def offered_tools(body: dict) -> list[dict]:
 
 def tool_results(body: dict) -> list:
     """Every tool result in the request, ids blanked: Anthropic `tool_result` blocks, Responses
-    `function_call_output` items (Codex reports MCP results with a wall time, blanked too)."""
+    `function_call_output` items; wall times and saved-image paths blanked."""
     found = []
     for message in body.get("messages", []):                          # Anthropic Messages
         for block in message.get("content", []) if isinstance(message.get("content"), list) else []:
             if block.get("type") == "tool_result":
-                found.append({**block, "tool_use_id": "-"})
+                found.append(_blank_volatile({**block, "tool_use_id": "-"}))
     for item in body.get("input", []):                                 # OpenAI Responses
         if isinstance(item, dict) and item.get("type") == "function_call_output":
-            found.append(_blank_wall_time({**item, "call_id": "-", "id": "-"}))
+            found.append(_blank_volatile({**item, "call_id": "-", "id": "-"}))
     return found
 
 
-def _blank_wall_time(value):
+def _blank_volatile(value):
+    """Codex's wall time; the path where Claude Code saved an image it received (session id, clock)."""
     if isinstance(value, str):
-        return re.sub(r"Wall time: [0-9.]+ seconds", "Wall time: - seconds", value)
+        value = re.sub(r"Wall time: [0-9.]+ seconds", "Wall time: - seconds", value)
+        return re.sub(r"/\S*/tool-results/mcp-[\w.-]+\.png", "<saved image>", value)
     if isinstance(value, list):
-        return [_blank_wall_time(v) for v in value]
+        return [_blank_volatile(v) for v in value]
     if isinstance(value, dict):
-        return {k: _blank_wall_time(v) for k, v in value.items()}
+        return {k: _blank_volatile(v) for k, v in value.items()}
     return value
