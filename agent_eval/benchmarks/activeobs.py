@@ -43,11 +43,15 @@ class ActiveObservation(Benchmark):
             return
         from ..activeobs.observe_server import SERVER_NAME as OBSERVE_SERVER, TOOL_NAME, ObservationServer  # mcp SDK
         views = work / "views" if tools == "python" else None  # python mode may process what it saw
-        with ObservationServer(scene_path, item_root / "observations", views_dir=views) as server:
+        with contextlib.ExitStack() as stack:
+            server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))
             observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
-            toolset = (ToolSet(mcp=(observe,)) if tools == "observe"
-                       else ToolSet(shell=True, view_file=True, mcp=(observe, image_tools(work))))
-            yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=[server.host_port])
+            toolset, endpoints = ToolSet(mcp=(observe,)), [server.host_port]
+            if tools == "python":
+                inspection, endpoint = stack.enter_context(image_tools(work))
+                toolset = ToolSet(shell=True, view_file=True, mcp=(observe, inspection))
+                endpoints.append(endpoint)
+            yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=endpoints)
 
     def grade(self, final_text: str | None, item) -> BenchmarkGrade:
         graded = grade_active(final_text, item)

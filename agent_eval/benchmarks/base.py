@@ -9,7 +9,6 @@ import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 
 @dataclass(frozen=True)
@@ -83,8 +82,3 @@ class Benchmark(ABC):
 
     def prompts_dir(self) -> Path:
         return Path(__file__).resolve().parents[2] / "prompts" / self.name
-
-
-@contextlib.contextmanager
-def nothing_to_stop(setup: ItemSetup) -> Iterator[ItemSetup]:
-    yield setup
