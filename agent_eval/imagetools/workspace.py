@@ -156,6 +156,28 @@ class Workspace:
     def _listing(self) -> str:
         return ", ".join(self._root_images()) or "(none)"
 
+    # -- for the harness, after the run (the same confinement: the agent left the workdir as it liked) --------
+
+    def view_files(self) -> list[str]:
+        """Workdir-relative paths of the saved views (regular files `views/NNN-...`), in order; none if
+        `views` is not a real directory."""
+        try:
+            with self._dir([VIEWS_DIR]) as views, os.scandir(views) as entries:
+                names = [e.name for e in entries if _VIEW_NAME.match(e.name) and e.is_file(follow_symlinks=False)]
+        except (ToolInputError, FileNotFoundError):
+            return []
+        return [f"{VIEWS_DIR}/{name}" for name in sorted(names)]
+
+    def image_size(self, path: str | os.PathLike) -> list[int] | None:
+        """[width, height] of an image file inside the workdir, from its header; None if it is not a
+        regular file inside it or not an image of an accepted format."""
+        try:
+            rel = self._relative(str(path))
+            with self._open_regular(rel, rel) as handle, Image.open(handle, formats=PILLOW_FORMATS) as img:
+                return [img.width, img.height]
+        except (ToolInputError, OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+            return None
+
     # -- what the tools write ---------------------------------------------------------------------------
 
     def save_view(self, png: bytes, tool: str) -> str:
