@@ -121,3 +121,19 @@ def test_views_and_palette_are_never_written_through_a_link(setup):
     assert json.loads((work / "views" / "palette.json").read_text())
     assert (outside / "canary.txt").read_text() == "CANARY"
     assert sorted(p.name for p in outside.iterdir()) == ["canary.txt", "secret.png"]
+
+
+def test_the_observe_tool_never_writes_its_views_through_a_link(tmp_path):
+    from agent_eval.activeobs.observe_server import ObservationLog
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    outside.mkdir()
+    log = ObservationLog(tmp_path / "obs", views_dir=work / "views")
+    meta = {"frame_index": 1, "angle_deg": 10.0}
+    assert log.add(dict(meta), b"png1")["saved_as"] == "views/001-f0001-a010.0.png"
+    (work / "views" / "002-f0001-a010.0.png").symlink_to(outside / "planted.png")   # a name taken by a link
+    assert "saved_as" not in log.add(dict(meta), b"png2")
+    (work / "views").rename(work / "old")
+    (work / "views").symlink_to(outside)                                              # views/ itself a link
+    entry = log.add(dict(meta), b"png3")
+    assert "saved_as" not in entry and (tmp_path / "obs" / entry["image"]).read_bytes() == b"png3"
+    assert list(outside.iterdir()) == []

@@ -28,7 +28,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
+from ..imagetools.errors import ToolInputError
 from ..imagetools.mcp_server import plain_schema
+from ..imagetools.workspace import Workspace
 from ..mcp_http import LoopbackMcpServer
 from .geometry import view_span, wrap_angle
 from .render import png_bytes, render_view
@@ -76,8 +78,12 @@ class ObservationLog:
                 (self.directory / name).write_bytes(png)
                 entry["image"] = name
                 if self.views_dir is not None:  # a copy the agent's shell and image tools can open
-                    (self.views_dir / name).write_bytes(png)
-                    entry["saved_as"] = f"{self.views_dir.name}/{name}"
+                    try:  # never through a link the agent made there (we run outside its sandbox)
+                        saved = Workspace(self.views_dir.parent).create_file(self.views_dir.name, name, png)
+                    except ToolInputError:
+                        saved = None
+                    if saved:
+                        entry["saved_as"] = saved
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(entry) + "\n")
             self.entries.append(entry)

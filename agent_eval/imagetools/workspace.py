@@ -196,6 +196,18 @@ class Workspace:
                     f.write(png)
                 return f"{VIEWS_DIR}/{name}"
 
+    def create_file(self, directory: str, name: str, data: bytes) -> str | None:
+        """Write a new file `directory/name` (created if missing); None if that name is already taken
+        (by a file, or by a link the agent made). For other writers into the workdir (the observe tool)."""
+        with self._dir([directory], create=True) as fd:
+            try:
+                handle = os.open(name, _CREATE, 0o644, dir_fd=fd)
+            except FileExistsError:
+                return None
+            with os.fdopen(handle, "wb") as f:
+                f.write(data)
+        return f"{directory}/{name}"
+
     @contextmanager
     def palette(self):
         """The session palette, locked for the duration and saved on success."""
