@@ -26,10 +26,13 @@ BACKLOG = 64
 class LoopbackMcpServer:
     """Start/stop one MCP server over streamable HTTP on 127.0.0.1 (a context manager).
 
-    build: returns the `MCPServer` to serve; called in the server's thread (it may import the SDK)."""
+    build: returns the `MCPServer` to serve; called in the server's thread (it may import the SDK).
+    wait_on_exit: leaving the context waits until the server has stopped (about 0.2 s: uvicorn
+    polls its exit flag); False lets it stop in its own thread, off the item's path."""
 
-    def __init__(self, build: Callable[[], object], name: str = "mcp", host: str = "127.0.0.1", port: int = 0):
-        self._build, self.name, self.host = build, name, host
+    def __init__(self, build: Callable[[], object], name: str = "mcp", host: str = "127.0.0.1", port: int = 0,
+                 wait_on_exit: bool = True):
+        self._build, self.name, self.host, self.wait_on_exit = build, name, host, wait_on_exit
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
@@ -83,18 +86,19 @@ class LoopbackMcpServer:
         self._ready.set()
         await task
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
+        """Ask the server to exit; with wait, until it has (uvicorn notices within 0.1-0.2 s).
+        Without, it finishes in its own thread: the item need not wait for it."""
         self._stopping.set()
         if self._server is not None:
             self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=STOP_TIMEOUT_S)
-            self._thread = None
-        else:
+        if self._thread is None:
             self._sock.close()
+        elif wait:
+            self._thread.join(timeout=STOP_TIMEOUT_S)
 
     def __enter__(self) -> "LoopbackMcpServer":
         return self.start()
 
     def __exit__(self, *exc) -> None:
-        self.stop()
+        self.stop(wait=self.wait_on_exit)

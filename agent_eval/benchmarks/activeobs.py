@@ -12,7 +12,7 @@ from ..activeobs.data import load_active_dataset
 from ..activeobs.grading import grade_active, rollup_active, rules_hash
 from ..activeobs.passive import passive_preamble, write_passive_sample
 from ..activeobs.prompting import answer_instructions, question_block
-from .activevision import image_tools, render
+from .activevision import image_tools, import_in_background, render
 from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
 
 
@@ -26,6 +26,10 @@ class ActiveObservation(Benchmark):
     def load(self, root: Path):
         self.dataset = load_active_dataset(root)
         return self.dataset
+
+    def warm_up(self, tools: str) -> None:
+        if tools != "none":
+            import_in_background("agent_eval.activeobs.observe_server")   # the MCP SDK
 
     def truth_text(self, item) -> str:
         return item.truth_text()

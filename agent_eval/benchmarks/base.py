@@ -66,6 +66,10 @@ class Benchmark(ABC):
     @abstractmethod
     def scorer_hash(self) -> str: ...
 
+    def warm_up(self, tools: str) -> None:
+        """Called once when a run starts: begin, in the background, whatever the items' setup will
+        need and is slow to load, so that the first item does not wait for it."""
+
     def truth_text(self, item) -> str:
         return str(item.answer)
 
