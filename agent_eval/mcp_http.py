@@ -15,12 +15,28 @@ once per process), and no item waits for its server's start-up.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import socket
 import threading
 from typing import Callable
 
 STOP_TIMEOUT_S = 5.0
 BACKLOG = 64
+_IMPORT_LOCK = threading.Lock()
+
+
+def load_sdk_module(name: str):
+    """Import a module that imports the MCP SDK, one thread at a time: the SDK's modules import each
+    other in a cycle, and a thread entering through `mcp` while another enters through `mcp.server`
+    can see a half-initialised module ("cannot import name 'Server' from partially initialized
+    module 'mcp.server'", seen in tests/test_mcp_http.py)."""
+    with _IMPORT_LOCK:
+        return importlib.import_module(name)
+
+
+def load_in_background(name: str) -> None:
+    """Start load_sdk_module(name) in a daemon thread (a run's warm-up: later loads wait for it)."""
+    threading.Thread(target=load_sdk_module, args=(name,), name=f"import-{name}", daemon=True).start()
 
 
 class LoopbackMcpServer:
@@ -76,8 +92,8 @@ class LoopbackMcpServer:
         except BaseException as error:  # kept for stop() and wait_ready(); the socket closes below
             self.error = error
         finally:
-            self._ready.set()
             self._sock.close()   # queued and later connections are refused, not left hanging
+            self._ready.set()
 
     async def _serve(self, server) -> None:
         task = asyncio.ensure_future(server.serve(sockets=[self._sock]))

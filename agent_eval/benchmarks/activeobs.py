@@ -12,8 +12,12 @@ from ..activeobs.data import load_active_dataset
 from ..activeobs.grading import grade_active, rollup_active, rules_hash
 from ..activeobs.passive import passive_preamble, write_passive_sample
 from ..activeobs.prompting import answer_instructions, question_block
-from .activevision import image_tools, import_in_background, render
+from ..mcp_http import load_in_background, load_sdk_module
+from .activevision import image_tools, render
 from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
+
+
+OBSERVE_MODULE = "agent_eval.activeobs.observe_server"
 
 
 class ActiveObservation(Benchmark):
@@ -29,7 +33,7 @@ class ActiveObservation(Benchmark):
 
     def warm_up(self, tools: str) -> None:
         if tools != "none":
-            import_in_background("agent_eval.activeobs.observe_server")   # the MCP SDK
+            load_in_background(OBSERVE_MODULE)   # the MCP SDK
 
     def truth_text(self, item) -> str:
         return item.truth_text()
@@ -45,7 +49,9 @@ class ActiveObservation(Benchmark):
             yield ItemSetup(prompt=render(template_text, question, ""), tools=ToolSet(),
                             inline_images=[frame.path for frame in frames])
             return
-        from ..activeobs.observe_server import SERVER_NAME as OBSERVE_SERVER, TOOL_NAME, ObservationServer  # mcp SDK
+        observe_server = load_sdk_module(OBSERVE_MODULE)
+        ObservationServer, OBSERVE_SERVER, TOOL_NAME = (observe_server.ObservationServer, observe_server.SERVER_NAME,
+                                                        observe_server.TOOL_NAME)
         views = work / "views" if tools == "python" else None  # python mode may process what it saw
         with contextlib.ExitStack() as stack:
             server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))

@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import shutil
-import threading
 from pathlib import Path
 from typing import Iterator
 
@@ -12,15 +10,10 @@ from ..data import Item, load_dataset
 from ..imagetools import SERVER_NAME, TOOL_NAMES
 from ..scoring import grade, scorer_hash
 from ..imageformats import API_FORMATS, convert_to_png, image_format
-from ..mcp_http import LoopbackMcpServer
+from ..mcp_http import LoopbackMcpServer, load_in_background, load_sdk_module
 from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
 
 IMAGE_TOOLS_MODULE = "agent_eval.imagetools.mcp_server"
-
-
-def import_in_background(module: str) -> None:
-    """Import `module` in a daemon thread (an import in progress makes other importers wait for it)."""
-    threading.Thread(target=importlib.import_module, args=(module,), name=f"import-{module}", daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -29,7 +22,7 @@ def image_tools(workdir: Path) -> Iterator[tuple[McpServer, str]]:
     harness process over HTTP (a server inside each sandbox would import the MCP SDK per item, about
     0.9 CPU-s), acting on this item's workdir only and confined to it (imagetools/workspace.py)."""
     def build():
-        return importlib.import_module(IMAGE_TOOLS_MODULE).build_server(str(workdir))  # the MCP SDK, once
+        return load_sdk_module(IMAGE_TOOLS_MODULE).build_server(str(workdir))  # the MCP SDK, once
     # Not waiting for it to stop: by then the CLI has exited, no call is in flight, and its thread
     # finishes alone (waiting would add 0.2 s to every item).
     with LoopbackMcpServer(build, name=SERVER_NAME, wait_on_exit=False) as server:
@@ -63,7 +56,7 @@ class ActiveVision(Benchmark):
 
     def warm_up(self, tools: str) -> None:
         if tools != "none":
-            import_in_background(IMAGE_TOOLS_MODULE)
+            load_in_background(IMAGE_TOOLS_MODULE)
 
     @contextlib.contextmanager
     def setup(self, item: Item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
