@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/run_bench.py [--quick] [--agents claude-code,codex] [--json OUT]
     make bench
 
-Four measurements, all with the real CLIs (node_modules/.bin) against the scripted model
+Five measurements, all with the real CLIs (node_modules/.bin) against the scripted model
 server (agent_eval/scripted, run as its own process), the bwrap sandbox on:
 
 1. overhead   per-item wall time of the harness (an in-process Runner running one item,
@@ -26,6 +26,11 @@ server (agent_eval/scripted, run as its own process), the bwrap sandbox on:
               new sandbox dir) and it must finish in under 1 s. The time is broken down
               (start-up, imports, each step, exit), the imports profiled, and the same re-run
               timed importing only what it needs.
+5. modes      what a tool mode costs (benchmarks/tool_modes.py): runs of 3 and 12 items per
+              mode at --jobs 1, the model answering in one call; slope = one more item,
+              intercept = the run's fixed start-up, against the bare CLI with no tools. Part 2
+              also runs in mode python (2b). Targets: per item <= 1.15x wall, <= 1.2x CPU;
+              start-up < 0.5 s.
 
 Each runner runs in its own process (benchmarks/_bench_child.py) so it shares nothing with
 the scripted server or this script; the CPU of every phase is split into ours and the rest
@@ -879,9 +884,9 @@ def main() -> int:
             results["modes"] = {}
             for agent in agents:
                 log(f"5. tool modes: {agent}, runs of {' and '.join(map(str, tool_modes.SIZES))} items in modes "
-                    f"{', '.join(tool_modes.MODES)}, {2 if args.quick else 3} rounds (load {loadavg()})")
+                    f"{', '.join(tool_modes.MODES)}, {2 if args.quick else 4} rounds (load {loadavg()})")
                 results["modes"][agent] = tool_modes.measure_modes(agent, data_dir, work / f"modes-{agent}",
-                                                                   rounds=2 if args.quick else 3,
+                                                                   rounds=2 if args.quick else 4,
                                                                    bare_runs=3 if args.quick else 5)
         if "rerun" in parts:
             log(f"4. re-run of a finished 85-item run ({args.rerun_agent})")

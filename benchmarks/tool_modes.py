@@ -105,7 +105,11 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
     from agent_eval.benchmarks import load_benchmark
     from agent_eval.prompts import load_template
 
+    from agent_eval.benchmarks.activevision import IMAGE_TOOLS_MODULE
+    from agent_eval.mcp_http import load_sdk_module
+
     benchmark, dataset = load_benchmark(data_dir)
+    load_sdk_module(IMAGE_TOOLS_MODULE)   # the bare CLI's image tools are served from here: SDK loaded beforehand
     with ServerProcess(work, f"modes-{agent}", ONE_CALL) as server:
         auth = get_agent(agent).find_auth(scripted_env(agent, server.url, work / "nohome"))
         templates = {mode: load_template(mode, benchmark.prompts_dir()).text for mode in ("none", "image")}
