@@ -834,7 +834,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="Fewer rounds and items (about 3 minutes).")
     ap.add_argument("--agents", default="claude-code,codex", help="Comma-separated agents for parts 1-3.")
     ap.add_argument("--parts", default="overhead,throughput,rerun,modes",
-                    help="Comma-separated: overhead, throughput (modes none and python), rerun, modes.")
+                    help="Comma-separated: overhead, throughput, rerun, modes (part 5 and 2b, mode python).")
     ap.add_argument("--rounds", type=int, default=None, help="Overhead rounds per agent (default 15, quick 4).")
     ap.add_argument("--rerun-agent", default="claude-code", help="Agent for the 85-item run and its re-run.")
     ap.add_argument("--json", type=Path, default=None, help="Also write every figure to this JSON file.")
@@ -854,7 +854,7 @@ def main() -> int:
     started = time.perf_counter()
     try:
         from agent_eval.samples import write_sample_set
-        need = max(sizes.values()) if "throughput" in parts else 12 if "modes" in parts else 1
+        need = max(sizes.values()) if parts & {"throughput", "modes"} else 1
         data_dir = work / "samples"
         write_sample_set(data_dir, seed=0, per_task=-(-need // 6))
         if "overhead" in parts:
@@ -873,14 +873,13 @@ def main() -> int:
                     results["throughput"][agent] = measure_throughput(agent, data_dir, work / f"tp-{agent}", sizes,
                                                                   bare_runs=2 if args.quick else 3)
                 results["throughput"][agent]["cpu"] = meter.describe()
+        if "modes" in parts:
             import tool_modes
             results["throughput_python"] = {}
             for agent in agents:
                 log(f"2b. throughput in mode python: {agent}, --jobs {', '.join(map(str, sizes))}")
                 results["throughput_python"][agent] = tool_modes.measure_python_throughput(
                     agent, data_dir, work / f"tp-python-{agent}", sizes)
-        if "modes" in parts:
-            import tool_modes
             results["modes"] = {}
             for agent in agents:
                 log(f"5. tool modes: {agent}, runs of {' and '.join(map(str, tool_modes.SIZES))} items in modes "

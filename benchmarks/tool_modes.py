@@ -90,6 +90,17 @@ def run_counted(mode: str, args: dict, name: str) -> tuple[dict, float, bool]:
     return result, cpu, exact
 
 
+def failures(run_dir: Path) -> list[str]:
+    """What went wrong in a run's records that are not ok (for the error message: the scratch dir goes)."""
+    out = []
+    for path in run_dir.glob("*/items.jsonl"):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            if record.get("status") != "ok":
+                out.append(f"{record.get('id')}: {record.get('status')}: {str(record.get('error'))[:600]}")
+    return out[:5]
+
+
 def fit(points: dict[int, float]) -> tuple[float, float]:
     """(slope, intercept) through the two run sizes."""
     small, large = sorted(points)
@@ -138,7 +149,8 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
                     "out_dir": str(work / "runs"), "run_name": f"{agent}-{mode}-{n}-{r}", "url": server.url},
                     f"agent-eval-bench-{os.getpid()}-{agent}-{mode}-{n}-{r}")
                 if result["statuses"] != {"ok": n}:
-                    raise RuntimeError(f"{agent} mode {mode}, {n} items: statuses {result['statuses']}")
+                    raise RuntimeError(f"{agent} mode {mode}, {n} items: statuses {result['statuses']}; "
+                                       f"errors: {failures(work / 'runs' / f'{agent}-{mode}-{n}-{r}')}")
                 exact &= exact_here
                 runs[mode][n].append({"wall_s": result["init_s"] + result["run_s"], "cpu_s": cpu})
         outcomes = server.main_outcomes()
@@ -174,7 +186,8 @@ def measure_python_throughput(agent: str, data_dir: Path, work: Path, sizes: dic
                 "out_dir": str(work / "runs"), "run_name": f"{agent}-python-j{jobs}", "url": server.url},
                 f"agent-eval-bench-{os.getpid()}-{agent}-tp-{jobs}")
             if result["statuses"] != {"ok": n}:
-                raise RuntimeError(f"{agent} mode python, jobs {jobs}: statuses {result['statuses']}")
+                raise RuntimeError(f"{agent} mode python, jobs {jobs}: statuses {result['statuses']}; "
+                                   f"errors: {failures(work / 'runs' / f'{agent}-python-j{jobs}')}")
             rows[jobs] = {"n": n, "run_s": result["run_s"], "child_wall_s": time.perf_counter() - t0,
                           "items_per_s": n / result["run_s"], "cpu_per_item_s": cpu / n, "cpu_exact": exact,
                           "item_elapsed_median_s": statistics.median(result["item_elapsed_s"]),
