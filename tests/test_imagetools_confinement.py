@@ -67,6 +67,7 @@ def test_fifos_devices_and_directories_are_not_opened(setup):
         tools.info("zero.png")
 
 
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")   # Pillow's own, for 144 MP
 def test_oversized_files_and_decompression_bombs_are_refused(setup, monkeypatch):
     work, _ = setup
     monkeypatch.setattr(workspace, "MAX_FILE_BYTES", 1000)
