@@ -12,8 +12,12 @@ from ..activeobs.data import load_active_dataset
 from ..activeobs.grading import grade_active, rollup_active, rules_hash
 from ..activeobs.passive import passive_preamble, write_passive_sample
 from ..activeobs.prompting import answer_instructions, question_block
+from ..mcp_http import load_in_background, load_sdk_module
 from .activevision import image_tools, render
 from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
+
+
+OBSERVE_MODULE = "agent_eval.activeobs.observe_server"
 
 
 class ActiveObservation(Benchmark):
@@ -26,6 +30,10 @@ class ActiveObservation(Benchmark):
     def load(self, root: Path):
         self.dataset = load_active_dataset(root)
         return self.dataset
+
+    def warm_up(self, tools: str) -> None:
+        if tools != "none":
+            load_in_background(OBSERVE_MODULE)   # the MCP SDK
 
     def truth_text(self, item) -> str:
         return item.truth_text()
@@ -41,13 +49,19 @@ class ActiveObservation(Benchmark):
             yield ItemSetup(prompt=render(template_text, question, ""), tools=ToolSet(),
                             inline_images=[frame.path for frame in frames])
             return
-        from ..activeobs.observe_server import SERVER_NAME as OBSERVE_SERVER, TOOL_NAME, ObservationServer  # mcp SDK
+        observe_server = load_sdk_module(OBSERVE_MODULE)
+        ObservationServer, OBSERVE_SERVER, TOOL_NAME = (observe_server.ObservationServer, observe_server.SERVER_NAME,
+                                                        observe_server.TOOL_NAME)
         views = work / "views" if tools == "python" else None  # python mode may process what it saw
-        with ObservationServer(scene_path, item_root / "observations", views_dir=views) as server:
+        with contextlib.ExitStack() as stack:
+            server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))
             observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
-            toolset = (ToolSet(mcp=(observe,)) if tools == "observe"
-                       else ToolSet(shell=True, view_file=True, mcp=(observe, image_tools(work))))
-            yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=[server.host_port])
+            toolset, endpoints = ToolSet(mcp=(observe,)), [server.host_port]
+            if tools == "python":
+                inspection, endpoint = stack.enter_context(image_tools(work))
+                toolset = ToolSet(shell=True, view_file=True, mcp=(observe, inspection))
+                endpoints.append(endpoint)
+            yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=endpoints)
 
     def grade(self, final_text: str | None, item) -> BenchmarkGrade:
         graded = grade_active(final_text, item)

@@ -1,22 +1,32 @@
 """ActiveVision-style static images: one image and one question per item, graded by the shared scorer."""
 from __future__ import annotations
 
+import contextlib
 import shutil
-import sys
 from pathlib import Path
+from typing import Iterator
 
 from ..data import Item, load_dataset
 from ..imagetools import SERVER_NAME, TOOL_NAMES
 from ..scoring import grade, scorer_hash
 from ..imageformats import API_FORMATS, convert_to_png, image_format
-from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet, nothing_to_stop
+from ..mcp_http import LoopbackMcpServer, load_in_background, load_sdk_module
+from .base import Benchmark, BenchmarkGrade, ItemSetup, McpServer, ToolSet
 
 IMAGE_TOOLS_MODULE = "agent_eval.imagetools.mcp_server"
 
 
-def image_tools(workdir: Path) -> McpServer:
-    """The inspection tools, run inside the sandbox on the workdir only."""
-    return McpServer(SERVER_NAME, TOOL_NAMES, command=(sys.executable, "-m", IMAGE_TOOLS_MODULE, "--workdir", str(workdir)))
+@contextlib.contextmanager
+def image_tools(workdir: Path) -> Iterator[tuple[McpServer, str]]:
+    """The inspection tools for one item and the host:port its sandbox must reach: served from the
+    harness process over HTTP (a server inside each sandbox would import the MCP SDK per item, about
+    0.9 CPU-s), acting on this item's workdir only and confined to it (imagetools/workspace.py)."""
+    def build():
+        return load_sdk_module(IMAGE_TOOLS_MODULE).build_server(str(workdir))  # the MCP SDK, once
+    # Not waiting for it to stop: by then the CLI has exited, no call is in flight, and its thread
+    # finishes alone (waiting would add 0.2 s to every item).
+    with LoopbackMcpServer(build, name=SERVER_NAME, wait_on_exit=False) as server:
+        yield McpServer(SERVER_NAME, TOOL_NAMES, url=server.url), server.host_port
 
 
 def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
@@ -44,17 +54,24 @@ class ActiveVision(Benchmark):
     def load(self, root: Path):
         return load_dataset(root)
 
+    def warm_up(self, tools: str) -> None:
+        if tools != "none":
+            load_in_background(IMAGE_TOOLS_MODULE)
+
+    @contextlib.contextmanager
     def setup(self, item: Item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
         conversions = []
         if tools == "none":
             # Attached to the first message; kept in the private home, which no tool can reach in this mode.
             inline = place_image(item.image, home / "attachment", conversions)
-            return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, "the attached image"),
-                                             tools=ToolSet(), inline_images=[inline], conversions=conversions))
+            yield ItemSetup(prompt=render(template_text, item.question, "the attached image"), tools=ToolSet(),
+                            inline_images=[inline], conversions=conversions)
+            return
         image = place_image(item.image, work / "image", conversions)  # a neutral name: nothing about the item
-        toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(image_tools(work),))
-        return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, image.name), tools=toolset,
-                                         conversions=conversions))
+        with image_tools(work) as (server, endpoint):
+            toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(server,))
+            yield ItemSetup(prompt=render(template_text, item.question, image.name), tools=toolset,
+                            endpoints=[endpoint], conversions=conversions)
 
     def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
         graded = grade(final_text or "", item.answer)
