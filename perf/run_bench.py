@@ -3,7 +3,7 @@
     .venv/bin/python perf/run_bench.py [--quick] [--agents claude-code,codex] [--json OUT]
     make bench
 
-Four measurements, all with the real CLIs (node_modules/.bin) against the scripted model
+Five measurements, all with the real CLIs (node_modules/.bin) against the scripted model
 server (agent_eval/scripted, run as its own process), the bwrap sandbox on:
 
 1. overhead   per-item wall time of the harness (an in-process Runner running one item,
@@ -26,6 +26,11 @@ server (agent_eval/scripted, run as its own process), the bwrap sandbox on:
               new sandbox dir) and it must finish in under 1 s. The time is broken down
               (start-up, imports, each step, exit), the imports profiled, and the same re-run
               timed importing only what it needs.
+5. modes      what a tool mode costs (benchmarks/tool_modes.py): runs of 3 and 12 items per
+              mode at --jobs 1, the model answering in one call; slope = one more item,
+              intercept = the run's fixed start-up, against the bare CLI with no tools. Part 2
+              also runs in mode python (2b). Targets: per item <= 1.15x wall, <= 1.2x CPU;
+              start-up < 0.5 s.
 
 Each runner runs in its own process (perf/_bench_child.py) so it shares nothing with
 the scripted server or this script; the CPU of every phase is split into ours and the rest
@@ -52,6 +57,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.modules.setdefault("run_bench", sys.modules[__name__])   # benchmarks/tool_modes.py imports from here
 
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
@@ -669,7 +675,9 @@ def verdict(ok: bool) -> str:
 
 
 def print_report(results: dict) -> None:
+    import tool_modes
     overhead, throughput, rerun = results.get("overhead", {}), results.get("throughput", {}), results.get("rerun")
+    mode_targets = tool_modes.print_modes(results.get("modes", {}), results.get("throughput_python", {}), throughput)
     if overhead:
         table = Table(title="1. per-item overhead, mode python, 2 model calls (median of rounds)")
         for column in ("agent", "rounds", "bare CLI", "agent-eval (bwrap)", "added / item", "ratio",
@@ -770,6 +778,8 @@ def print_report(results: dict) -> None:
     table = Table(title="Targets")
     for column in ("measure", "target", "measured", ""):
         table.add_column(column, justify="right" if column in ("target", "measured") else "left")
+    for row in mode_targets:
+        table.add_row(*row)
     for agent, r in overhead.items():
         table.add_row(f"overhead per item, {agent}, python, bwrap", f"≤ {OVERHEAD_TARGET:.2f}x",
                       f"{r['ratio']:.3f}x ({r['median_added_s'] * 1000:+.0f} ms)", verdict(r["ratio"] <= OVERHEAD_TARGET))
@@ -823,7 +833,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="Fewer rounds and items (about 3 minutes).")
     ap.add_argument("--agents", default="claude-code,codex", help="Comma-separated agents for parts 1-3.")
-    ap.add_argument("--parts", default="overhead,throughput,rerun", help="Comma-separated: overhead, throughput, rerun.")
+    ap.add_argument("--parts", default="overhead,throughput,rerun,modes",
+                    help="Comma-separated: overhead, throughput, rerun, modes (part 5 and 2b, mode python).")
     ap.add_argument("--rounds", type=int, default=None, help="Overhead rounds per agent (default 15, quick 4).")
     ap.add_argument("--rerun-agent", default="claude-code", help="Agent for the 85-item run and its re-run.")
     ap.add_argument("--json", type=Path, default=None, help="Also write every figure to this JSON file.")
@@ -843,7 +854,7 @@ def main() -> int:
     started = time.perf_counter()
     try:
         from agent_eval.benchmarks.activevision.samples import write_sample_set
-        need = max(sizes.values()) if "throughput" in parts else 1
+        need = max(sizes.values()) if parts & {"throughput", "modes"} else 1
         data_dir = work / "samples"
         write_sample_set(data_dir, seed=0, per_task=-(-need // 6))
         if "overhead" in parts:
@@ -862,6 +873,20 @@ def main() -> int:
                     results["throughput"][agent] = measure_throughput(agent, data_dir, work / f"tp-{agent}", sizes,
                                                                   bare_runs=2 if args.quick else 3)
                 results["throughput"][agent]["cpu"] = meter.describe()
+        if "modes" in parts:
+            import tool_modes
+            results["throughput_python"] = {}
+            for agent in agents:
+                log(f"2b. throughput in mode python: {agent}, --jobs {', '.join(map(str, sizes))}")
+                results["throughput_python"][agent] = tool_modes.measure_python_throughput(
+                    agent, data_dir, work / f"tp-python-{agent}", sizes)
+            results["modes"] = {}
+            for agent in agents:
+                log(f"5. tool modes: {agent}, runs of {' and '.join(map(str, tool_modes.SIZES))} items in modes "
+                    f"{', '.join(tool_modes.MODES)}, {2 if args.quick else 4} rounds (load {loadavg()})")
+                results["modes"][agent] = tool_modes.measure_modes(agent, data_dir, work / f"modes-{agent}",
+                                                                   rounds=2 if args.quick else 4,
+                                                                   bare_runs=3 if args.quick else 5)
         if "rerun" in parts:
             log(f"4. re-run of a finished 85-item run ({args.rerun_agent})")
             results["rerun_agent"] = args.rerun_agent

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_eval.core.transcript import ReceivedImage, Transcript
+from agent_eval.tools.imagetools.workspace import Workspace
 
 # Tools that show a file to the model, and the argument naming it.
 FILE_VIEWERS = {"Read": "file_path", "view_image": "path"}
@@ -30,13 +31,15 @@ def _relative(path: Path, item_dir: Path) -> str:
         return str(path)
 
 
-def _viewed_file(arguments: dict, item_dir: Path) -> Path | None:
+def _viewed_file(arguments: dict, work: Workspace) -> Path | None:
+    """The workdir file a viewer showed. Opened only through the Workspace: the agent may have made
+    any name in its workdir a link to a file outside the sandbox, which the harness must not open."""
     for key in ("file_path", "path"):
         value = (arguments or {}).get(key)
         if isinstance(value, str) and value:
             path = Path(value)
-            path = path if path.is_absolute() else item_dir / "work" / path
-            return path if path.is_file() else None
+            path = path if path.is_absolute() else work.root / path
+            return path if work.image_size(path) else None
     return None
 
 
@@ -51,7 +54,8 @@ def received_images(transcript: Transcript, item_dir: Path, inline_seen: list[st
                                     _relative(source, item_dir) if source else None,
                                     image_size(source) if source else None))
     calls = {step.call_id: step for step in transcript.steps if step.kind == "tool_call"}
-    saved_views = sorted((item_dir / "work" / "views").glob("*")) if (item_dir / "work" / "views").is_dir() else []
+    work = Workspace(item_dir / "work")
+    saved_views = [work.root / rel for rel in work.view_files()]
     tool_images = 0
     for step in transcript.steps:
         if step.kind != "tool_result" or not step.images:
@@ -60,7 +64,7 @@ def received_images(transcript: Transcript, item_dir: Path, inline_seen: list[st
         viewer = call is not None and call.tool in FILE_VIEWERS
         for seen in step.images:
             if viewer:
-                source = _viewed_file(call.input or {}, item_dir)
+                source = _viewed_file(call.input or {}, work)
                 via = "file_view"
             else:
                 source = saved_views[tool_images] if tool_images < len(saved_views) else None
@@ -68,7 +72,7 @@ def received_images(transcript: Transcript, item_dir: Path, inline_seen: list[st
                 via = "tool"
             images.append(ReceivedImage(via, seen, image_size(item_dir / seen),
                                         _relative(source, item_dir) if source else None,
-                                        image_size(source) if source else None))
+                                        work.image_size(source) if source else None))
     return images
 
 

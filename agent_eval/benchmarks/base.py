@@ -9,7 +9,6 @@ import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 
 @dataclass(frozen=True)
@@ -66,6 +65,10 @@ class Benchmark(ABC):
 
     @abstractmethod
     def scorer_hash(self) -> str: ...
+
+    def warm_up(self, tools: str) -> None:
+        """Called once when a run starts: begin, in the background, whatever the items' setup will
+        need and is slow to load, so that the first item does not wait for it."""
 
     def truth_text(self, item) -> str:
         return str(item.answer)
@@ -162,7 +165,3 @@ class ReadingHooks:
         """The at-a-glance section across runs: a dict with "template" and what it reads."""
         return None
 
-
-@contextlib.contextmanager
-def nothing_to_stop(setup: ItemSetup) -> Iterator[ItemSetup]:
-    yield setup

@@ -91,6 +91,7 @@ class Runner:
         if config.tools not in benchmark.tool_modes:
             raise ConfigError(f"tool mode {config.tools!r} does not exist for {benchmark.name} items; "
                               f"choose one of {', '.join(benchmark.tool_modes)}")
+        benchmark.warm_up(config.tools)   # slow imports (the MCP SDK) start now, beside the run's own start-up
         self.config = config
         self.benchmark = benchmark
         self.dataset = dataset

@@ -3,7 +3,7 @@ input misbehaves, with the real Claude Code and Codex CLIs, sandboxed, against t
 server. docs/reliability.md is the fault matrix these tests back.
 
 Server faults come from the scripted server (`faults:` status / hang / truncate / delay, `match`
-to hit only some items). CLI faults come from tests/faultwrap.py, a wrapper that runs the REAL
+to hit only some items). CLI faults come from tests/support/faultwrap.py, a wrapper that runs the REAL
 CLI and corrupts its stdout or exit code; the sandbox binds it read-only like the CLIs themselves.
 """
 from __future__ import annotations
@@ -144,7 +144,7 @@ def test_codex_gives_up_on_a_cut_stream_before_a_long_timeout(sample_data, tmp_p
     assert processes_mentioning(str(outcome.store.root)) == []
 
 
-# ---- the agent CLI misbehaves (tests/faultwrap.py around the real CLI) -----------------------------
+# ---- the agent CLI misbehaves (tests/support/faultwrap.py around the real CLI) -----------------------------
 
 @pytest.fixture
 def wrap_cli(monkeypatch):

@@ -1,7 +1,10 @@
 """The scripted model tries every leak a cheating agent would, through the real CLIs and the
 whole runner (issue: the agent sees only its workdir and reaches only the model API). Every
-attempt fails, no canary reaches the transcript or the model, and the run still answers."""
+attempt fails, no canary reaches the transcript or the model, and the run still answers. The image
+tools run outside the sandbox, so the agent also turns its workdir into traps for them (links to
+files outside, FIFOs, a linked views/): the canaries must stay unopened (inotify says so)."""
 import json
+import shlex
 import shutil
 import threading
 import uuid
@@ -9,11 +12,13 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from agent_eval.scripted import ScriptedServer
 from agent_eval.core.sandbox import PROJECT_ROOT
 from support.agentrun import AGENTS, run_agent
 from support.hello import Hello
+from support.openwatch import OpenWatch
 
 pytestmark = pytest.mark.e2e
 
@@ -85,3 +90,71 @@ def test_every_leak_attempt_fails_and_the_run_still_answers(agent, canaries):
     assert (item / "work" / "inside.txt").read_text() == "ok\n"
     for path in (canaries["data"] / "pwned.txt", PROJECT_ROOT / "pwned.txt", Path.home() / "pwned.txt"):
         assert not path.exists()
+
+
+@pytest.fixture
+def outside_canary(tmp_path):
+    """A canary image and a canary text outside the sandbox, in a directory the harness can read and
+    write: what an image-tools server running outside the sandbox must never open or write into."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    Image.new("RGB", (333, 222), CANARY_COLOUR).save(secret / "canary.png")
+    (secret / "canary.txt").write_text(f"CANARY-{uuid.uuid4().hex[:12]}")
+    return secret
+
+
+CANARY_COLOUR = "#ca7a11"
+
+
+def tool_attacks(secret: Path) -> list[dict]:
+    """The agent (python mode: it has a shell) turns its workdir into traps, then calls the image tools."""
+    png, txt = secret / "canary.png", secret / "canary.txt"
+    # In Python, not `ln -s`: Claude Code's Bash tool refuses commands that make links to paths it
+    # considers out of bounds, and the point here is what the image tools do once the links exist.
+    setup = python_command(f"""import os
+os.rename('image.png', 'real.png'); os.symlink({str(png)!r}, 'image.png'); os.symlink({str(secret)!r}, 'd')
+os.mkdir('sub'); os.symlink('..', 'sub/up'); os.mkfifo('pipe.png'); os.mkdir('views')
+os.symlink({str(txt)!r}, 'views/palette.json'); os.symlink({str(png)!r}, 'views/001-inspect.png')
+os.symlink({str(secret)!r}, 'views2'); print(sorted(os.listdir('.')), 'views2 ->', os.readlink('views2'))""")
+    relink = python_command(f"""import os, shutil
+shutil.rmtree('views'); os.symlink({str(secret)!r}, 'views'); print('views ->', os.readlink('views'))""")
+    return [
+        {"call": "shell", "input": {"command": setup}},
+        {"call": "info", "input": {}},                                       # the default image is a link
+        {"call": "inspect", "input": {"path": "image.png"}},
+        {"call": "inspect", "input": {"path": "d/canary.png"}},              # through a linked directory
+        {"call": "info", "input": {"path": "sub/up/image.png"}},
+        {"call": "info", "input": {"path": str(png)}},                       # absolute, outside
+        {"call": "info", "input": {"path": "../../../../secret/canary.png"}},
+        {"call": "info", "input": {"path": "pipe.png"}},                     # a FIFO: must not hang
+        {"call": "read_pixels", "input": {"path": "real.png"}},              # palette.json is a link
+        {"call": "inspect", "input": {"path": "views/001-inspect.png"}},     # a view name taken by a link
+        {"call": "shell", "input": {"command": relink}},
+        {"call": "inspect", "input": {"path": "real.png"}},                 # views/ itself is a link now
+    ]
+
+
+def python_command(program: str) -> str:
+    return f"python3 -c {shlex.quote(program)}"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_image_tools_never_open_a_file_outside_the_workdir(agent, outside_canary, sample_data, tmp_path):
+    calls = tool_attacks(outside_canary)
+    scenario = {"turns": calls + ["<answer>7</answer>"]}
+    before = sorted(p.name for p in outside_canary.iterdir())
+    with OpenWatch([outside_canary, *outside_canary.iterdir()]) as watch, ScriptedServer(scenario) as server:
+        outcome = run_agent(agent, "python", server, sample_data, tmp_path / "out", ids="RC-0", timeout_s=120)
+        seen_by_model = json.dumps([r.body for r in server.requests])
+        touched = watch.events()
+    record = outcome.store.records()[0]
+    assert record.status == "ok" and record.tool_calls == len(calls), record.error
+    assert touched == [], f"the canary directory was opened, read or written: {touched}"
+    assert sorted(p.name for p in outside_canary.iterdir()) == before
+    assert CANARY_COLOUR not in seen_by_model.lower() and "333" not in seen_by_model
+    assert "CANARY-" not in seen_by_model
+    # The traps were really set (the shell's listing came back) and each tool call was refused.
+    assert "pipe.png" in seen_by_model and "views2 ->" in seen_by_model and "views ->" in seen_by_model
+    assert seen_by_model.count("symbolic link") >= 5
+    assert seen_by_model.count("outside the working directory") >= 2
+    assert "no file 'pipe.png'" in seen_by_model and "is not a directory" in seen_by_model

@@ -1,4 +1,4 @@
-"""`agent-eval slurm` against a real single-node Slurm (tests/slurmcluster.py), the real CLIs and the
+"""`agent-eval slurm` against a real single-node Slurm (tests/support/slurmcluster.py), the real CLIs and the
 scripted model: sharded runs merge into the single-machine run, a requeued task resumes its shard,
 a failed task is named with its missing items and resubmit command, a sweep is one array."""
 import json

@@ -12,7 +12,7 @@ starts a requeued job).
 Idempotent: a cluster already running from the same directory is reused and left running; only
 daemons this process started are stopped, by their pids.
 
-By hand: `python tests/slurmcluster.py start` prints the `export SLURM_CONF=...` line; `stop` ends it.
+By hand: `python tests/support/slurmcluster.py start` prints the `export SLURM_CONF=...` line; `stop` ends it.
 """
 from __future__ import annotations
 

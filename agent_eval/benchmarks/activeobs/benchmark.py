@@ -30,11 +30,17 @@ from agent_eval.benchmarks.base import (
     ToolSet,
 )
 from agent_eval.benchmarks.shared import image_tools, render
+from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
+
+OBSERVE_MODULE = "agent_eval.benchmarks.activeobs.observe_server"
 
 
 class ActiveObservation(Benchmark):
     name = "activeobs"
     tool_modes = ("none", "observe", "python")
+
+    def __init__(self):
+        self.dataset = None
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
         from agent_eval.benchmarks.activeobs.generate import (
@@ -52,12 +58,13 @@ class ActiveObservation(Benchmark):
         from agent_eval.benchmarks.activeobs.hooks import ActiveReading
         return ActiveReading()
 
-    def __init__(self):
-        self.dataset = None
-
     def load(self, root: Path):
         self.dataset = load_active_dataset(root)
         return self.dataset
+
+    def warm_up(self, tools: str) -> None:
+        if tools != "none":
+            load_in_background(OBSERVE_MODULE)   # the MCP SDK
 
     def truth_text(self, item) -> str:
         return item.truth_text()
@@ -73,19 +80,19 @@ class ActiveObservation(Benchmark):
             yield ItemSetup(prompt=render(template_text, question, ""), tools=ToolSet(),
                             inline_images=[frame.path for frame in frames])
             return
-        from agent_eval.benchmarks.activeobs.observe_server import (  # mcp SDK
-            SERVER_NAME as OBSERVE_SERVER,
-        )
-        from agent_eval.benchmarks.activeobs.observe_server import (
-            TOOL_NAME,
-            ObservationServer,
-        )
+        observe_server = load_sdk_module(OBSERVE_MODULE)
+        ObservationServer, OBSERVE_SERVER, TOOL_NAME = (observe_server.ObservationServer, observe_server.SERVER_NAME,
+                                                        observe_server.TOOL_NAME)
         views = work / "views" if tools == "python" else None  # python mode may process what it saw
-        with ObservationServer(scene_path, item_root / "observations", views_dir=views) as server:
+        with contextlib.ExitStack() as stack:
+            server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))
             observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
-            toolset = (ToolSet(mcp=(observe,)) if tools == "observe"
-                       else ToolSet(shell=True, view_file=True, mcp=(observe, image_tools(work))))
-            yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=[server.host_port])
+            toolset, endpoints = ToolSet(mcp=(observe,)), [server.host_port]
+            if tools == "python":
+                inspection, endpoint = stack.enter_context(image_tools(work))
+                toolset = ToolSet(shell=True, view_file=True, mcp=(observe, inspection))
+                endpoints.append(endpoint)
+            yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=endpoints)
 
     def grade(self, final_text: str | None, item) -> BenchmarkGrade:
         graded = grade_active(final_text, item)

@@ -15,10 +15,8 @@ included) and each returned view is kept as `<log_dir>/NNN-f<frame>-a<angle>.png
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import math
-import socket
 import threading
 import time
 from datetime import datetime, timezone
@@ -30,15 +28,17 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
+from agent_eval.tools.imagetools.errors import ToolInputError
+from agent_eval.tools.imagetools.mcp_server import plain_schema
+from agent_eval.tools.imagetools.workspace import Workspace
+from agent_eval.tools.mcp_http import LoopbackMcpServer
 from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
-from agent_eval.tools.imagetools.mcp_server import plain_schema
 
 SERVER_NAME = "observe"
 TOOL_NAME = "observe"
 LOG_FILE = "observations.jsonl"
-START_TIMEOUT_S = 10.0
 
 DESCRIPTION = """Look at the 360° panoramic video: returns one {size}x{size} view of frame `frame_index`, \
 centred on the horizontal angle `angle_deg`, plus its metadata as JSON.
@@ -78,8 +78,12 @@ class ObservationLog:
                 (self.directory / name).write_bytes(png)
                 entry["image"] = name
                 if self.views_dir is not None:  # a copy the agent's shell and image tools can open
-                    (self.views_dir / name).write_bytes(png)
-                    entry["saved_as"] = f"{self.views_dir.name}/{name}"
+                    try:  # never through a link the agent made there (we run outside its sandbox)
+                        saved = Workspace(self.views_dir.parent).create_file(self.views_dir.name, name, png)
+                    except ToolInputError:
+                        saved = None
+                    if saved:
+                        entry["saved_as"] = saved
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(entry) + "\n")
             self.entries.append(entry)
@@ -170,10 +174,11 @@ class ObservationServer:
         self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
         self.host = host
         self._requested_port = port
-        self.port: int | None = None
-        self._thread: threading.Thread | None = None
-        self._server = None
-        self._error: BaseException | None = None
+        self._server: LoopbackMcpServer | None = None
+
+    @property
+    def port(self) -> int | None:
+        return self._server.port if self._server else None
 
     @property
     def url(self) -> str:
@@ -184,40 +189,13 @@ class ObservationServer:
         return f"{self.host}:{self.port}"
 
     def start(self) -> "ObservationServer":
-        import uvicorn
-        app = build_server(self.scenes, self.log).streamable_http_app(host=self.host)
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self._requested_port))
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
-                                access_log=False)
-        self._server = uvicorn.Server(config)
-
-        def run() -> None:
-            try:
-                asyncio.run(self._server.serve(sockets=[sock]))
-            except BaseException as error:  # reported by start() or stop()
-                self._error = error
-            finally:
-                sock.close()
-
-        self._thread = threading.Thread(target=run, name=f"observe-{self.port}", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"observation server did not start on {self.host_port}: {self._error!r}")
-            time.sleep(0.01)
+        self._server = LoopbackMcpServer(lambda: build_server(self.scenes, self.log), name="observe", host=self.host,
+                                         port=self._requested_port).start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+            self._server.stop()
 
     def __enter__(self) -> "ObservationServer":
         return self.start()

@@ -1,20 +1,16 @@
 """ActiveVision-style static images: one image and one question per item, graded by the shared scorer."""
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
-from agent_eval.benchmarks.base import (
-    Benchmark,
-    BenchmarkGrade,
-    ItemSetup,
-    ToolSet,
-    nothing_to_stop,
-)
-from agent_eval.benchmarks.shared import image_tools, render
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, ToolSet
+from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, render
 from agent_eval.core.data import Item, load_dataset
 from agent_eval.core.imageformats import API_FORMATS, convert_to_png, image_format
+from agent_eval.tools.mcp_http import load_in_background
 
 
 def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
@@ -55,17 +51,24 @@ class ActiveVision(Benchmark):
             raise DataError(str(error)) from None
         return [f"wrote {len(rows)} items to {out}/metadata.jsonl"]
 
+    def warm_up(self, tools: str) -> None:
+        if tools != "none":
+            load_in_background(IMAGE_TOOLS_MODULE)
+
+    @contextlib.contextmanager
     def setup(self, item: Item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
         conversions = []
         if tools == "none":
             # Attached to the first message; kept in the private home, which no tool can reach in this mode.
             inline = place_image(item.image, home / "attachment", conversions)
-            return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, "the attached image"),
-                                             tools=ToolSet(), inline_images=[inline], conversions=conversions))
+            yield ItemSetup(prompt=render(template_text, item.question, "the attached image"), tools=ToolSet(),
+                            inline_images=[inline], conversions=conversions)
+            return
         image = place_image(item.image, work / "image", conversions)  # a neutral name: nothing about the item
-        toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(image_tools(work),))
-        return nothing_to_stop(ItemSetup(prompt=render(template_text, item.question, image.name), tools=toolset,
-                                         conversions=conversions))
+        with image_tools(work) as (server, endpoint):
+            toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(server,))
+            yield ItemSetup(prompt=render(template_text, item.question, image.name), tools=toolset,
+                            endpoints=[endpoint], conversions=conversions)
 
     def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
         graded = grade(final_text or "", item.answer)

@@ -1,0 +1,109 @@
+"""The loopback MCP-over-HTTP server the tool servers share (agent_eval/tools/mcp_http.py): the image
+tools served from the harness answer as the stdio server did, a client that connects while the
+SDK is still loading waits instead of failing, and stopping frees the port."""
+import json
+import socket
+import sys
+import threading
+import time
+
+import anyio
+import mcp  # noqa: F401  (the client, imported before any server thread imports the SDK)
+from PIL import Image
+
+from agent_eval.benchmarks.activevision.benchmark import image_tools
+from agent_eval.tools.mcp_http import LoopbackMcpServer
+
+
+def list_and_call(url: str, name: str, args: dict):
+    from mcp import Client
+
+    async def run():
+        async with Client(url) as client:
+            return (await client.list_tools()).tools, await client.call_tool(name, args)
+    return anyio.run(run)
+
+
+def test_image_tools_over_http_act_on_their_own_workdir_only(tmp_path):
+    works = [tmp_path / "a", tmp_path / "b"]
+    for size, work in zip(((30, 20), (70, 10)), works):
+        work.mkdir()
+        Image.new("RGB", size, "white").save(work / "image.png")
+    with image_tools(works[0]) as (a, endpoint_a), image_tools(works[1]) as (b, endpoint_b):
+        assert a.url.startswith("http://127.0.0.1:") and endpoint_a in a.url and endpoint_a != endpoint_b
+        assert a.command is None and a.tools == ("inspect", "read_pixels", "info")
+        tools, info_a = list_and_call(a.url, "info", {})
+        _, info_b = list_and_call(b.url, "info", {})
+    assert sorted(t.name for t in tools) == ["info", "inspect", "read_pixels"]
+    assert json.loads(info_a.content[0].text)["width"] == 30 and json.loads(info_b.content[0].text)["width"] == 70
+
+
+def test_a_client_connecting_before_the_app_is_built_waits_for_it(tmp_path):
+    Image.new("RGB", (5, 5)).save(tmp_path / "image.png")
+    released = threading.Event()
+
+    def slow_build():                       # as the first item's server waits for the SDK's import
+        released.wait(10)
+        from agent_eval.tools.imagetools.mcp_server import build_server
+        return build_server(str(tmp_path))
+    with LoopbackMcpServer(slow_build) as server:
+        threading.Timer(0.5, released.set).start()
+        t0 = time.monotonic()
+        _, info = list_and_call(server.url, "info", {})
+        assert time.monotonic() - t0 >= 0.4
+    assert json.loads(info.content[0].text)["width"] == 5
+
+
+def test_a_failed_build_refuses_connections_and_stop_frees_the_port(tmp_path):
+    def broken():
+        raise RuntimeError("no SDK")
+    server = LoopbackMcpServer(broken).start()
+    assert not server.wait_ready(5) and "no SDK" in str(server.error)
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", server.port)) != 0
+    server.stop()
+    ok = LoopbackMcpServer(lambda: __import__("agent_eval.tools.imagetools.mcp_server", fromlist=["x"]).build_server(
+        str(tmp_path))).start()
+    assert ok.wait_ready(10)
+    ok.stop()
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", ok.port)) != 0
+
+
+CONCURRENT_FIRST_ITEMS = """
+import json, sys, threading
+from pathlib import Path
+import anyio
+from PIL import Image
+from agent_eval.benchmarks.activevision.benchmark import ActiveVision, image_tools
+from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
+root = Path(sys.argv[1])
+ActiveVision().warm_up("image")                   # the run's warm-up import, racing the first items' builds
+load_in_background("agent_eval.benchmarks.activeobs.observe_server")   # and another entry into the SDK (activeobs python mode)
+results = []
+def item(k):
+    work = root / str(k)
+    work.mkdir()
+    Image.new("RGB", (10 + k, 5)).save(work / "image.png")
+    with image_tools(work) as (server, _):
+        Client = load_sdk_module("mcp").Client    # the test's client too: any SDK import races otherwise
+        async def call():
+            async with Client(server.url) as client:
+                return (await client.call_tool("info", {})).content[0].text
+        results.append(json.loads(anyio.run(call))["width"] - 10)
+threads = [threading.Thread(target=item, args=(k,)) for k in range(6)]
+[t.start() for t in threads]
+[t.join(60) for t in threads]
+print(sorted(results))
+"""
+
+
+def test_the_first_items_of_a_run_start_their_servers_at_once(tmp_path):
+    """Fresh interpreter: the SDK is imported through several modules (the warm-ups, six item servers, a
+    client) at the same time, and every server must start. (When this test's client imported `mcp`
+    without the lock, a server thread entering through `mcp.server` saw a half-initialised module.)"""
+    import subprocess
+    done = subprocess.run([sys.executable, "-c", CONCURRENT_FIRST_ITEMS, str(tmp_path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[-2] == "[0, 1, 2, 3, 4, 5]", done.stdout + done.stderr[-2000:]
