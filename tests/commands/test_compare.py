@@ -163,7 +163,7 @@ def test_usage_errors(pair, tmp_path):
 # -- active observation -------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def active(tmp_path_factory):
-    from runfixtures import make_active_pair
+    from support.runfixtures import make_active_pair
     return make_active_pair(tmp_path_factory.mktemp("active"))
 
 

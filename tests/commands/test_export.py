@@ -93,7 +93,7 @@ def test_without_inspect_ai_one_clear_line(tmp_path, monkeypatch):
 
 def test_active_passive_baseline_keeps_its_inline_frames(tmp_path):
     """Mode none of active observation attaches a sample of whole panorama frames: all are input images."""
-    from runfixtures import make_active_pair
+    from support.runfixtures import make_active_pair
     _, observe, none, ids = make_active_pair(tmp_path)
     result = export(tmp_path, "-o", tmp_path / "logs")          # the folder holds both runs
     assert result.exit_code == 0, result.output

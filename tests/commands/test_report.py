@@ -147,7 +147,7 @@ def test_report_screenshot_is_not_blank(html_path, tmp_path):
 # -- active observation -------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def active(tmp_path_factory):
-    from runfixtures import make_active_pair
+    from support.runfixtures import make_active_pair
     root = tmp_path_factory.mktemp("active")
     data, observe, none, ids = make_active_pair(root)
     out = root / "active.html"
@@ -201,7 +201,7 @@ def test_active_report_summaries_per_family(active):
 
 
 def test_active_report_without_the_dataset_keeps_the_logged_views(active, tmp_path):
-    from runfixtures import make_active_run
+    from support.runfixtures import make_active_run
     data, observe, none, ids, _ = active
     moved = make_active_run(tmp_path, "moved", data, {ids["right"]: "right", ids["hallucinated"]: "hallucinated"},
                             dataset_path=str(tmp_path / "gone"))
@@ -231,7 +231,7 @@ def test_active_report_in_headless_chromium(active, tmp_path):
 def test_active_odd_evidence_and_a_lost_view_are_reported_not_fatal(active, tmp_path):
     from agent_eval.core.results import RunStore
     from agent_eval.commands.show import command as show_command
-    from runfixtures import make_active_run
+    from support.runfixtures import make_active_run
     data, observe, none, ids, _ = active
     run = make_active_run(tmp_path, "odd", data, {ids["right"]: "right", ids["wrong"]: "wrong"},
                           dataset_path=str(tmp_path / "gone"))

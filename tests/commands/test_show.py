@@ -128,7 +128,7 @@ def test_unknown_item_and_run_exit_2_with_one_line(run, tmp_path):
 # -- active observation -------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def active(tmp_path_factory):
-    from runfixtures import make_active_pair
+    from support.runfixtures import make_active_pair
     return make_active_pair(tmp_path_factory.mktemp("active"))
 
 
@@ -163,7 +163,7 @@ def test_active_item_shows_observations_in_order_and_evidence_against_truth(acti
 
 
 def test_active_item_without_dataset_still_lists_views_and_says_why(active, tmp_path):
-    from runfixtures import make_active_run
+    from support.runfixtures import make_active_run
     data, observe, none, ids = active
     moved = make_active_run(tmp_path, "moved", data, {ids["right"]: "right"}, dataset_path=str(tmp_path / "gone"))
     out = show(moved, ids["right"]).output

@@ -220,7 +220,7 @@ def listening_addresses(port: int) -> set[str]:
 @pytest.fixture
 def viewer(runs, tmp_path):
     """`inspect view` on a folder of exported runs, bound to 127.0.0.1: (base url, folder)."""
-    from cdp import Browser  # noqa: F401  (fails here, not mid-test, if the helper is broken)
+    from support.cdp import Browser  # noqa: F401  (fails here, not mid-test, if the helper is broken)
     folder = tmp_path / "logs"
     for key in (("claude-code", "python"), ("codex", "none")):
         export(runs[key], folder / f"{runs[key].name}.eval")
@@ -245,7 +245,7 @@ def viewer(runs, tmp_path):
 
 
 def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(viewer, runs, tmp_path):
-    from cdp import Browser
+    from support.cdp import Browser
     base, folder = viewer
     python_run = runs["claude-code", "python"]
     with Browser(tmp_path / "chromium-profile") as browser:
