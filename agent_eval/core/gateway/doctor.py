@@ -46,7 +46,7 @@ def check_credential_hidden(agent: Agent, auth: Auth) -> DoctorCheck:
             spec = SandboxSpec(work, home, endpoints=lease.auth.endpoints, env=invocation.env)
             with Sandbox(spec) as sandbox:
                 argv, env = sandbox.wrap(["/bin/bash", "-lc", SEARCH])
-                found = subprocess.run(argv, env=env, capture_output=True, timeout=60).stdout
+                found = subprocess.run(argv, env=env, capture_output=True, timeout=60, pass_fds=sandbox.pass_fds).stdout
     except (SandboxError, OSError, subprocess.SubprocessError, RuntimeError) as e:
         return DoctorCheck(name, False, f"could not look: {e}", "fix the sandbox checks above first")
     leaked = [s for s in secrets if s.encode() in found]

@@ -20,7 +20,9 @@ def cli_reported(transcript: Transcript, item_root: Path) -> dict:
             digests.add(hashlib.sha1((item_root / rel).read_bytes()).hexdigest())
         except OSError:
             digests.add(rel)
-    statuses = list(transcript.api_retries) + ([transcript.error_status] if transcript.error_status else [])
+    # A retry after a connection error carries no status (None): only HTTP statuses compare.
+    statuses = [s for s in transcript.api_retries if s is not None] + \
+        ([transcript.error_status] if transcript.error_status else [])
     return {"usage": asdict(transcript.usage), "images": len(digests), "error_statuses": statuses}
 
 

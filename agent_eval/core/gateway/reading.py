@@ -63,6 +63,9 @@ class AnswerReader:
                 self._event(line[5:])
 
     def close(self, note: str | None = None) -> None:
+        if getattr(self, "closed", False):   # read once: the answer is recorded before the CLI sees its end
+            return
+        self.closed = True
         self.entry.elapsed_ms = round((time.monotonic() - self.started) * 1000, 2)
         status = self.entry.status or 0
         if self.live and self.buffer.startswith(b"data:"):

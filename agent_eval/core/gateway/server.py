@@ -147,6 +147,15 @@ class Gateway:
         url = URL(self.credential.upstream + request.raw_path, encoded=True)
         response: web.StreamResponse | None = None
         reader = None
+        handed_over = False
+
+        def hand_over_body() -> None:   # to the ledger's reader, off the loop: the answer never waits for it
+            nonlocal handed_over
+            if not handed_over:
+                handed_over = True
+                body = b"".join(chunks)
+                entry.request_bytes = len(body)
+                ledger.read_later(entry, body, request.headers.get("Content-Encoding"))
         try:
             async with self._session.request(request.method, url, headers=headers,
                                              data=relay_body() if request.body_exists else None,
@@ -159,8 +168,9 @@ class Gateway:
                 async for chunk in upstream.content.iter_any():
                     await response.write(chunk)   # as it arrives: no buffering of the stream
                     reader.feed(chunk)
+                reader.close()   # recorded before the CLI sees the end: the item's record never misses it
+                hand_over_body()
                 await response.write_eof()
-                reader.close()
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as e:
             note = f"{type(e).__name__}: {e}"
             if response is None:   # nothing sent to the CLI yet: the endpoint could not be reached
@@ -177,10 +187,8 @@ class Gateway:
             else:
                 entry.error = {"status": 0, "type": "cancelled", "message": "the CLI closed the connection"}
             raise
-        finally:   # read the body for the ledger only now, off the loop: the answer never waits for it
-            body = b"".join(chunks)
-            entry.request_bytes = len(body)
-            ledger.read_later(entry, body, request.headers.get("Content-Encoding"))
+        finally:
+            hand_over_body()
         return response
 
 
