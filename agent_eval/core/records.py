@@ -1,19 +1,29 @@
-"""Typed result records. One JSON object per line in `<run>/<task>/items.jsonl`."""
+"""Typed result records. One JSON object per line in `<run>/<task>/items.jsonl`.
+
+Validated with pydantic when built (a status outside `Status` is refused, numbers and strings are
+checked), read leniently: the benchmark's own no-tool records and records from older or newer
+versions load, and keys this version does not know are kept (`extra`) and written back as read.
+"""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
+from typing import Literal, get_args
+
+from pydantic.dataclasses import dataclass
 
 SCHEMA_VERSION = 1
 
+Status = Literal["ok", "no_answer",
+                 "timeout", "agent_error", "auth_error", "rate_limited", "sandbox_error",
+                 "request_error",   # the API refused the request (400/404/422): the configuration's fault
+                 "image_dropped"]   # the mode sends the image, but none reached the model
+STATUSES: tuple[str, ...] = get_args(Status)
 # Final statuses: the item was graded and is not run again on resume.
-GRADED_STATUSES = ("ok", "no_answer")
+GRADED_STATUSES = STATUSES[:2]
 # Harness failures: counted as wrong, shown apart, and run again on resume.
-FAILURE_STATUSES = ("timeout", "agent_error", "auth_error", "rate_limited", "sandbox_error",
-                    "request_error",   # the API refused the request (400/404/422): the configuration's fault
-                    "image_dropped")   # the mode sends the image, but none reached the model
+FAILURE_STATUSES = STATUSES[2:]
 # Failures that are the run's configuration's, not the item's: the run stops after the first.
 RUN_STOPPING_STATUSES = ("auth_error", "request_error")
-STATUSES = GRADED_STATUSES + FAILURE_STATUSES
 
 
 @dataclass
@@ -30,8 +40,8 @@ class ItemRecord:
     task: str
     category: str
     ground_truth: str
-    status: str
-    prediction: str = ""
+    status: Status
+    prediction: str | None = ""    # None: a kind that grades without one (active observation's no-answer)
     correct: bool = False
     answer_text: str | None = None
     error: str | None = None
@@ -53,10 +63,7 @@ class ItemRecord:
     finished_at: str | None = None
     gateway: dict | None = None   # what reached the model API per the gateway, and where the CLI disagrees
     schema_version: int = SCHEMA_VERSION
-
-    def __post_init__(self):
-        if self.status not in STATUSES:
-            raise ValueError(f"unknown status {self.status!r}")
+    extra: dict = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
 
     @property
     def key(self) -> tuple[str, int]:
@@ -67,15 +74,18 @@ class ItemRecord:
         return self.status in GRADED_STATUSES
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        return {**data.pop("extra"), **data}
 
     @classmethod
     def from_json(cls, data: dict) -> "ItemRecord":
-        """Read our own records and the benchmark's no-tool records (id, task, correct, ...)."""
-        known = {f.name for f in fields(cls)}
+        """Read our own records (any version) and the benchmark's no-tool records (id, task, correct, ...)."""
+        known = {f.name for f in fields(cls)} - {"extra"}
         values = {k: v for k, v in data.items() if k in known}
+        values["extra"] = {k: v for k, v in data.items() if k not in known}
         values.setdefault("category", data.get("category", ""))
-        values.setdefault("ground_truth", str(data.get("ground_truth", data.get("answer", ""))))
+        truth = data.get("ground_truth", data.get("answer", ""))
+        values["ground_truth"] = "" if truth is None else str(truth)
         values.setdefault("status", "ok")
         values["usage"] = Usage(**{k: v for k, v in (data.get("usage") or {}).items()
                                    if k in {f.name for f in fields(Usage)}})
