@@ -3,6 +3,7 @@ import json
 import pytest
 
 from support.datasets import bank_rows, full_bank_rows, write_metadata_layout
+from support.sandboxes import world  # noqa: F401  (the sandbox tests' fixture, for every folder)
 
 
 @pytest.fixture

@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from http.server import ThreadingHTTPServer
@@ -19,9 +17,8 @@ from agent_eval.core.sandbox import (
     PROJECT_ROOT, Endpoint, Sandbox, SandboxError, SandboxSpec, check_sandbox, load_policy,
     policy_endpoints, tinyproxy_config)
 from support.hello import Hello
+from support.sandboxes import BIN, CANARY, run, spec
 
-CANARY = "CANARY-4e1d-never-inside"
-BIN = PROJECT_ROOT / "node_modules" / ".bin"
 
 
 
@@ -44,35 +41,10 @@ def http_server():
         srv.server_close()
 
 
-@pytest.fixture
-def world():
-    """An item's workdir and home beside a sibling item and a dataset, all holding canaries,
-    plus a canary elsewhere in the real home. Not under /tmp: that is private inside anyway."""
-    tmp_path = Path(tempfile.mkdtemp(prefix="agent-eval-test-world-", dir=Path.home()))
-    item = tmp_path / "results" / "run1" / "item1"
-    for d in ("work", "home"):
-        (item / d).mkdir(parents=True)
-    (item / "work" / "image.png").write_bytes(b"not really a png")
-    sibling = tmp_path / "results" / "run1" / "item2" / "work"
-    sibling.mkdir(parents=True)
-    (sibling / "answer.txt").write_text(CANARY)
-    (tmp_path / "dataset").mkdir()
-    (tmp_path / "dataset" / "truth.jsonl").write_text(CANARY)
-    real_home = Path(tempfile.mkdtemp(prefix="agent-eval-test-", dir=Path.home()))
-    (real_home / "secret.txt").write_text(CANARY)
-    yield {"work": item / "work", "home": item / "home", "sibling": sibling,
-           "dataset": tmp_path / "dataset", "real_home": real_home}
-    shutil.rmtree(real_home, ignore_errors=True)
-    shutil.rmtree(tmp_path, ignore_errors=True)
 
 
-def run(sb: Sandbox, cmd: str, login: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
-    argv, env = sb.wrap(["/bin/bash", "-lc" if login else "-c", cmd])
-    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, pass_fds=sb.pass_fds)
 
 
-def spec(world, endpoints=(), env=None) -> SandboxSpec:
-    return SandboxSpec(world["work"], world["home"], endpoints=list(endpoints), env=env or {})
 
 
 # ---------------------------------------------------------------- pure parts
@@ -335,47 +307,9 @@ def test_doctor_checks_pass():
 # ---------------------------------------------------------------- real CLIs, scripted model
 
 
-SHELL_SCENARIO = {"turns": [
-    {"call": "shell", "input": {"command": "python3 -c 'import os, sys, PIL, numpy; print(sys.executable, os.getuid())'"}},
-    {"final": "<answer>{last_tool_output}</answer>"}]}
 
 
-@pytest.mark.e2e
-def test_codex_in_the_sandbox_reaches_the_model_and_its_login_shell_has_the_tools_python(world):
-    from agent_eval.scripted import ScriptedServer
-    with ScriptedServer(SHELL_SCENARIO) as srv:
-        codex_home = world["home"] / "codex"
-        codex_home.mkdir()
-        (codex_home / "config.toml").write_text(
-            'model = "scripted"\nmodel_provider = "scripted"\n[model_providers.scripted]\n'
-            f'name = "scripted"\nbase_url = "{srv.url}/v1"\nenv_key = "SCRIPTED_API_KEY"\nwire_api = "responses"\n')
-        env = {"CODEX_HOME": str(codex_home), "SCRIPTED_API_KEY": "x"}
-        with Sandbox(spec(world, endpoints=[srv.url], env=env)) as sb:
-            argv, env = sb.wrap([str(BIN / "codex"), "exec", "--json", "--skip-git-repo-check",
-                                 "--dangerously-bypass-approvals-and-sandbox", "go"])
-            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-                               pass_fds=sb.pass_fds)
-    assert "/bin/bash -lc" in r.stdout                        # Codex really used a login shell
-    answer = re.findall(r"<answer>(.*?)</answer>", r.stdout)
-    assert answer and answer[-1].endswith(" 1000"), r.stdout[-2000:] + r.stderr[-2000:]
-    assert Path(answer[-1].split()[0]).parent == Path(_tools_python_bin())
 
 
-@pytest.mark.e2e
-def test_claude_in_the_sandbox_accepts_bypass_permissions_and_reaches_the_model(world):
-    from agent_eval.scripted import ScriptedServer
-    with ScriptedServer(SHELL_SCENARIO) as srv:
-        env = {"ANTHROPIC_BASE_URL": srv.url, "ANTHROPIC_API_KEY": "x",
-               "CLAUDE_CONFIG_DIR": str(world["home"] / ".claude")}
-        with Sandbox(spec(world, endpoints=[srv.url], env=env)) as sb:
-            argv, env = sb.wrap([str(BIN / "claude"), "-p", "go", "--output-format", "stream-json", "--verbose",
-                                 "--permission-mode", "bypassPermissions", "--tools", "Bash"])
-            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-                               pass_fds=sb.pass_fds)
-    answer = re.findall(r"<answer>(.*?)</answer>", r.stdout)
-    assert answer and answer[-1].endswith(" 1000"), r.stdout[-2000:] + r.stderr[-2000:]
 
 
-def _tools_python_bin() -> str:
-    import sys
-    return str(Path(os.path.realpath(sys.prefix)) / "bin")
