@@ -151,7 +151,11 @@ def test_the_image_tools_never_open_a_file_outside_the_workdir(agent, outside_ca
     assert record.status == "ok" and record.tool_calls == len(calls), record.error
     assert touched == [], f"the canary directory was opened, read or written: {touched}"
     assert sorted(p.name for p in outside_canary.iterdir()) == before
-    assert CANARY_COLOUR not in seen_by_model.lower() and "333" not in seen_by_model
+    # The canary's colour and size, however a tool would print them (a bare "333" also occurs by chance
+    # in base64 image data and random ids, so the size is looked for as a size).
+    leaked = [m for m in (CANARY_COLOUR, "202, 122, 17", "(202,122,17)", "333x222", "333 x 222", "333×222", "333, 222", "width=333",
+                          '"width": 333', '\\"width\\": 333') if m in seen_by_model.lower()]
+    assert leaked == [], leaked
     assert "CANARY-" not in seen_by_model
     # The traps were really set (the shell's listing came back) and each tool call was refused.
     assert "pipe.png" in seen_by_model and "views2 ->" in seen_by_model and "views ->" in seen_by_model
