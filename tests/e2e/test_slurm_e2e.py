@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent_eval.core.data import load_dataset, shard_of
+from agent_eval.benchmarks.activevision.loader import load_dataset
+from agent_eval.core.data import shard_of
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.core.results import RunStore
 from agent_eval.scripted import ScriptedServer

@@ -8,7 +8,7 @@ from pathlib import Path
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, ToolSet
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, render
-from agent_eval.core.data import Item, load_dataset
+from agent_eval.benchmarks.activevision.loader import Item, load_dataset
 from agent_eval.core.imageformats import API_FORMATS, convert_to_png, image_format
 from agent_eval.tools.mcp_http import load_in_background
 

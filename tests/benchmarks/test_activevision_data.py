@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from agent_eval.core.data import DataError, load_dataset, select
+from agent_eval.benchmarks.activevision.loader import load_dataset
+from agent_eval.core.data import DataError, select
 from support.datasets import write_manifest_layout, write_metadata_layout
 
 

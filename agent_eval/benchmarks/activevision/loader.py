@@ -1,0 +1,133 @@
+"""ActiveVision's dataset: the released layouts, checked and hashed.
+
+Layouts read:
+- `DATA/metadata.jsonl`: rows `id, file_name, task, category, question, answer`, image at
+  `DATA/<file_name>` (the released dataset);
+- `DATA/manifest.json`: records `id, task, category, image, question, answer`, images under
+  `DATA/images/` (an older archive).
+Every problem is a `DataError` with one line naming the file, line or id, and what to do.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_eval.core.data import DataError, jsonl_rows
+
+REQUIRED_FIELDS = ("id", "task", "category", "question", "answer")
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    task: str
+    category: str
+    question: str
+    answer: str
+    image: Path
+
+    def public(self) -> dict:
+        """What may be shown to the agent: never the answer."""
+        return {"id": self.id, "task": self.task, "category": self.category, "question": self.question}
+
+
+@dataclass
+class Dataset:
+    root: Path
+    layout: str
+    items: list[Item] = field(default_factory=list)
+
+    @property
+    def tasks(self) -> list[str]:
+        return sorted({item.task for item in self.items})
+
+    @property
+    def categories(self) -> list[str]:
+        return sorted({item.category for item in self.items})
+
+    def content_hash(self) -> str:
+        """Hash of every item's text fields and image bytes: two runs with equal hashes saw the same data."""
+        digest = hashlib.sha256()
+        for item in sorted(self.items, key=lambda i: i.id):
+            digest.update(json.dumps([item.id, item.task, item.category, item.question, item.answer]).encode())
+            try:
+                digest.update(hashlib.sha256(item.image.read_bytes()).digest())
+            except OSError as error:
+                raise DataError(f"item {item.id}: image {item.image} cannot be read ({error.strerror})") from None
+        return digest.hexdigest()[:16]
+
+
+def _rows_from_manifest(path: Path) -> list[tuple[str, dict]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise DataError(f"{path}:{error.lineno}: malformed JSON ({error.msg}); fix the manifest") from None
+    records = data.get("items") if isinstance(data, dict) else data
+    if not isinstance(records, list):
+        raise DataError(f"{path}: expected a list of item records (or an object with an 'items' list)")
+    return [(f"{path} record {index}", row) for index, row in enumerate(records)]
+
+
+def _check_fields(where: str, row: dict, image_field: str) -> None:
+    if not isinstance(row, dict):
+        raise DataError(f"{where}: expected an object, got {type(row).__name__}")
+    missing = [name for name in (*REQUIRED_FIELDS, image_field) if name not in row]
+    if missing:
+        raise DataError(f"{where}: missing field(s) {', '.join(missing)}")
+
+
+def load_dataset(root: Path | str) -> Dataset:
+    root = Path(root)
+    if not root.is_dir():
+        raise DataError(f"dataset directory {root} does not exist; download the dataset there or pass --data DIR")
+    metadata, manifest = root / "metadata.jsonl", root / "manifest.json"
+    try:
+        if metadata.is_file():
+            layout, image_field, rows = "metadata.jsonl", "file_name", jsonl_rows(metadata)
+        elif manifest.is_file():
+            layout, image_field, rows = "manifest.json", "image", _rows_from_manifest(manifest)
+        else:
+            raise DataError(f"{root}: no metadata.jsonl or manifest.json found; is this the dataset directory?")
+    except OSError as error:
+        # Read errors (EIO from a failing disk or mount) carry no file name: name the layout file.
+        where = error.filename or (metadata if metadata.exists() else manifest)
+        raise DataError(f"{where}: cannot be read ({error.strerror}); check the file and its permissions") from None
+    dataset = Dataset(root=root, layout=layout)
+    seen: dict[str, str] = {}
+    for where, row in rows:
+        _check_fields(where, row, image_field)
+        item_id = str(row["id"])
+        if item_id in seen:
+            raise DataError(f"{where}: duplicate id {item_id!r} (first at {seen[item_id]})")
+        seen[item_id] = where
+        image = _image_path(root, layout, str(row[image_field]))
+        _check_image(item_id, image)
+        dataset.items.append(Item(
+            id=item_id, task=str(row["task"]), category=str(row["category"]),
+            question=str(row["question"]), answer=str(row["answer"]), image=image,
+        ))
+    if not dataset.items:
+        raise DataError(f"{root / layout}: holds no items")
+    return dataset
+
+
+def _image_path(root: Path, layout: str, name: str) -> Path:
+    if layout == "metadata.jsonl":
+        return root / name
+    direct = root / name  # some manifests already say "images/X.png"
+    return direct if direct.is_file() else root / "images" / name
+
+
+def _check_image(item_id: str, image: Path) -> None:
+    if not image.is_file():
+        raise DataError(f"item {item_id}: image {image} is missing; re-download the dataset or remove the item")
+    if image.stat().st_size == 0:
+        raise DataError(f"item {item_id}: image {image} is empty (0 bytes); re-download it")
+    from PIL import Image, UnidentifiedImageError
+    try:
+        with Image.open(image) as handle:
+            handle.verify()
+    except (UnidentifiedImageError, OSError, SyntaxError) as error:
+        raise DataError(f"item {item_id}: image {image} is not a readable image ({error}); re-download it") from None
