@@ -154,7 +154,11 @@ class ReadingHooks:
         return None
 
     def report_item(self, run, record, images, embed, transcript, truth) -> dict | None:
-        """An item's kind view (replaces the single original image); needs report_truth's object."""
+        """An item's kind view, a dict the report's item reads as `item.kind`: "template" (included below
+        the question), and optionally "chips_template" (the summary line), "figures_template" (in place
+        of the original image), "outcome_template" (below the grade), "group" (the label beside the id),
+        "answer_label" (before the prediction) and "partial" (half credit: shown as ½); needs
+        report_truth's object."""
         return None
 
     def report_summary(self, records, per_category: dict) -> dict | None:

@@ -69,7 +69,12 @@ class ActiveReading(ReadingHooks):
 
     def report_item(self, run, record, images, embed, transcript, truth):
         from agent_eval.benchmarks.activeobs.report import active_item
-        return {**active_item(run, record, images, embed, transcript, truth), "template": "active_item.html.j2"}
+        view = active_item(run, record, images, embed, transcript, truth)
+        return {**view, "template": "active_item.html.j2", "chips_template": "active_chips.html.j2",
+                "figures_template": "active_figures.html.j2", "outcome_template": "active_outcome.html.j2",
+                "group": record.category, "answer_label": "answer: ",
+                # right answer, wrong evidence: shown as half credit
+                "partial": record.correct and not view["combined"]}
 
     def report_summary(self, records, per_category):
         from agent_eval.benchmarks.activeobs.report import active_summary
@@ -78,4 +83,6 @@ class ActiveReading(ReadingHooks):
     def report_glance(self, run_views):
         from agent_eval.benchmarks.activeobs.report import active_glance
         glance = active_glance(run_views)
-        return {**glance, "template": "active_glance.html.j2"} if glance else None
+        return {**glance, "template": "active_glance.html.j2", "partial_filter": {
+            "label": "right answer, wrong evidence",
+            "title": "active observation: the answer is right but the evidence does not support it"}} if glance else None
