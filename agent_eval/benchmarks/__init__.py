@@ -12,12 +12,12 @@ from agent_eval.benchmarks.base import (
     ReadingHooks,
     ToolSet,
 )
-from agent_eval.benchmarks.registry import detect, get_benchmark, reading_hooks
+from agent_eval.benchmarks.registry import all_tool_modes, detect, get_benchmark, reading_hooks
 
 __all__ = ["Benchmark", "BenchmarkGrade", "ItemSetup", "McpServer", "ReadingHooks", "ToolSet", "get_benchmark",
            "load_benchmark", "reading_hooks"]
 
-ALL_TOOL_MODES = ("none", "image", "observe", "python")
+ALL_TOOL_MODES = all_tool_modes()
 
 
 def load_benchmark(root: Path):

@@ -15,14 +15,15 @@ from agent_eval.benchmarks.base import Benchmark, ReadingHooks
 @dataclass(frozen=True)
 class Kind:
     target: str                  # "module:Class" of the Benchmark
+    tool_modes: tuple[str, ...]  # its Benchmark.tool_modes, here so the CLI can offer them without importing it
     detect: str | None = None    # "module:function(root) -> bool"; None: the fallback kind
 
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
 KINDS: dict[str, Kind] = {
-    "activeobs": Kind("agent_eval.benchmarks.activeobs.benchmark:ActiveObservation",
+    "activeobs": Kind("agent_eval.benchmarks.activeobs.benchmark:ActiveObservation", ("none", "observe", "python"),
                       "agent_eval.benchmarks.activeobs.data:is_active_dataset"),
-    "activevision": Kind("agent_eval.benchmarks.activevision.benchmark:ActiveVision"),
+    "activevision": Kind("agent_eval.benchmarks.activevision.benchmark:ActiveVision", ("none", "image", "python")),
 }
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 
@@ -34,6 +35,13 @@ def _load(target: str):
 
 def names() -> tuple[str, ...]:
     return tuple(KINDS)
+
+
+def all_tool_modes() -> tuple[str, ...]:
+    """Every registered kind's tool modes, in the ladder's order where it has one."""
+    ladder = ("none", "image", "observe", "python")
+    modes = {mode for kind in KINDS.values() for mode in kind.tool_modes}
+    return tuple(m for m in ladder if m in modes) + tuple(sorted(modes - set(ladder)))
 
 
 def get_benchmark(name: str) -> Benchmark:

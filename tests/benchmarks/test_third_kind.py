@@ -26,7 +26,7 @@ def runs(tmp_path):
 @pytest.fixture
 def registered(monkeypatch):
     """The one line a new kind adds to benchmarks/registry.py."""
-    monkeypatch.setitem(registry.KINDS, "tally", registry.Kind("support.tally.benchmark:Tally"))
+    monkeypatch.setitem(registry.KINDS, "tally", registry.Kind("support.tally.benchmark:Tally", ("none",)))
 
 
 def invoke(command, *args):
@@ -57,3 +57,10 @@ def test_unregistered_the_same_runs_read_as_plain_accuracy(runs):
     assert "shape" not in table and "tally:" not in table and "close rate" not in table and "accuracy 50.0%" in table
     markdown = invoke(compare_command, *runs, "--format", "markdown")
     assert "Tally close rates" not in markdown and "exact accuracy" not in markdown
+
+
+def test_the_registry_states_each_kinds_tool_modes_as_the_kind_does():
+    from agent_eval.benchmarks import ALL_TOOL_MODES, get_benchmark
+    for name, kind in registry.KINDS.items():
+        assert tuple(get_benchmark(name).tool_modes) == kind.tool_modes, name
+    assert set(ALL_TOOL_MODES) == {m for kind in registry.KINDS.values() for m in kind.tool_modes}
