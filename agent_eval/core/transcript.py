@@ -7,17 +7,26 @@ Image paths are relative to the item's directory (`<run>/sandboxes/<item>/`).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Literal, get_args
 
 from agent_eval.core.records import Usage
 
-STEP_KINDS = ("text", "reasoning", "tool_call", "tool_result")
+# 1: the first steps.json; 2: received images, usage per model, the schema version itself.
+TRANSCRIPT_SCHEMA_VERSION = 2
+StepKind = Literal["text", "reasoning", "tool_call", "tool_result"]
+STEP_KINDS: tuple[str, ...] = get_args(StepKind)
+
+
+def _known(cls, data: dict) -> dict:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in (data or {}).items() if k in names}
 
 
 @dataclass
 class Step:
-    kind: str                      # one of STEP_KINDS
+    kind: StepKind
     text: str = ""                 # assistant text, reasoning, or tool output text
     tool: str | None = None        # tool_call: the tool's name as the CLI reported it
     call_id: str | None = None     # pairs a tool_call with its tool_result
@@ -62,21 +71,31 @@ class Transcript:
     error_status: int | None = None    # its HTTP status, when known
     api_retries: list[int] = field(default_factory=list)  # HTTP statuses the CLI retried on
     unknown_events: dict[str, int] = field(default_factory=dict)  # kept in the raw file, counted here
+    extra: dict = field(default_factory=dict)   # keys of a newer steps.json this version does not know: kept
+    schema_version: int = TRANSCRIPT_SCHEMA_VERSION
 
     @property
     def tool_calls(self) -> int:
         return sum(step.kind == "tool_call" for step in self.steps)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        return {**data.pop("extra"), **data}
 
     @classmethod
     def from_json(cls, data: dict) -> "Transcript":
-        data = dict(data)
-        data["steps"] = [Step(**step) for step in data.get("steps", [])]
-        data["usage"] = Usage(**(data.get("usage") or {}))
-        data["images"] = [ReceivedImage(**image) for image in data.get("images", [])]
-        return cls(**data)
+        """Any version's steps.json: missing fields take their defaults (version 1 had no images),
+        unknown ones are kept in `extra`, a step of an unknown kind is refused by name."""
+        values = _known(cls, data)
+        values["extra"] = {k: v for k, v in data.items() if k not in values and k != "extra"}
+        values["steps"] = [Step(**_known(Step, step)) for step in data.get("steps", [])]
+        for step in values["steps"]:
+            if step.kind not in STEP_KINDS:
+                raise ValueError(f"unknown step kind {step.kind!r} (known: {', '.join(STEP_KINDS)})")
+        values["usage"] = Usage(**_known(Usage, data.get("usage") or {}))
+        values["images"] = [ReceivedImage(**_known(ReceivedImage, image)) for image in data.get("images", [])]
+        values.setdefault("schema_version", 1)
+        return cls(**values)
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_json(), indent=1, ensure_ascii=False), encoding="utf-8")

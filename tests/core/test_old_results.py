@@ -58,3 +58,18 @@ def test_show_and_compare_read_the_old_run(tmp_path):
     assert compared.exit_code == 0, compared.output
     overall = json.loads(compared.output)["rows"][0]
     assert overall["n"] == 4 and overall["accuracy"] == [0.5, 0.5]
+
+
+def test_a_first_version_steps_json_reads_and_a_newer_ones_keys_are_kept():
+    from agent_eval.core.transcript import TRANSCRIPT_SCHEMA_VERSION, Transcript
+    old = Path(__file__).resolve().parents[1] / "data" / "old-steps-v1.json"
+    transcript = Transcript.load(old)
+    assert transcript.schema_version == 1 and transcript.images == [] and transcript.usage_by_model == {}
+    assert transcript.tool_calls == 1 and transcript.final_text == "<answer>7</answer>"
+    assert transcript.usage.input_tokens == 420
+    newer = {**json.loads(old.read_text()), "schema_version": TRANSCRIPT_SCHEMA_VERSION + 1, "from_the_future": [1]}
+    again = Transcript.from_json(newer)
+    assert again.to_json()["from_the_future"] == [1]          # kept and written back, not lost
+    bad = {**json.loads(old.read_text()), "steps": [{"kind": "telepathy"}]}
+    with pytest.raises(ValueError, match="unknown step kind 'telepathy'"):
+        Transcript.from_json(bad)
