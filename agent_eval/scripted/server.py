@@ -117,6 +117,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.state.log_path is not None and not getattr(rec, "logged", False):
             with self.state.lock, self.state.log_path.open("a") as fh:
                 fh.write(rec.to_json() + "\n")
+        rec.done = True   # close() waits for this: the client may have its answer before the log line exists
 
     def _send_json(self, status: int, payload: Any, extra: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -335,6 +336,9 @@ class ScriptedServer:
 
     def close(self) -> None:
         self._state.stop.set()              # releases hanging / delayed handlers
+        deadline = time.monotonic() + 2.0   # handlers finish their record after the answer went out
+        while time.monotonic() < deadline and not all(getattr(r, "done", False) for r in list(self._state.requests)):
+            time.sleep(0.005)
         if self._thread is not None:
             self._httpd.shutdown()
             self._thread.join(timeout=5)
