@@ -1,6 +1,6 @@
 """The normalised transcript: what any agent did, in one shape that show, report and compare read.
 
-Each agent's event parser (agents/*_events.py) turns its CLI's raw JSONL events into a
+Each agent's event parser (agents/<cli>/events.py) turns its CLI's raw JSONL events into a
 `Transcript`. The runner writes it as `steps.json` beside the raw `transcript.jsonl`.
 Image paths are relative to the item's directory (`<run>/sandboxes/<item>/`).
 """
