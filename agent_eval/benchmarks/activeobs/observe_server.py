@@ -182,11 +182,11 @@ class ObservationServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}/mcp"
+        return self._server.url          # once started: the loopback server says where it listens
 
     @property
     def host_port(self) -> str:
-        return f"{self.host}:{self.port}"
+        return self._server.host_port
 
     def start(self) -> "ObservationServer":
         self._server = LoopbackMcpServer(lambda: build_server(self.scenes, self.log), name="observe", host=self.host,
