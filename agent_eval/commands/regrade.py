@@ -132,14 +132,14 @@ def command(run, reparse, data):
         raise ResultsError(f"{run}: no run.json here; regrade works on a run made by `agent-eval run`")
     regrader = Regrader(store, manifest, data, reparse)
     changes = Changes()
-    latest = store.latest_records()
     for task_dir in store.task_dirs():
         records, problems = read_records(task_dir / "items.jsonl")
         for problem in problems:
             click.echo(f"warning: {problem}", err=True)
+        last_line = {record.key: index for index, record in enumerate(records)}  # the latest record wins
         new_records = []
-        for record in records:
-            is_latest = latest.get(record.key) is record or latest.get(record.key) == record
+        for index, record in enumerate(records):
+            is_latest = last_line[record.key] == index
             new = regrader.reparse(record) if reparse and is_latest else regrader.regrade(record)
             if is_latest:
                 changes.count(record, new)
