@@ -10,6 +10,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_eval.core.ondisk import dump, split_known
+
 
 @dataclass(frozen=True)
 class McpServer:
@@ -39,17 +41,41 @@ class ItemSetup:
 
 
 @dataclass
+class KindMetrics:
+    """A benchmark kind's own grades, typed: a kind subclasses this (every field with a default) and
+    stores it as the record's `metrics` object; readers get it back with `Kind.of(record)`. Unknown
+    keys (a newer version's) are kept in `extra` and written back as read."""
+    extra: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_json(cls, data: dict | None):
+        return cls(**split_known(cls, data or {}))
+
+    @classmethod
+    def of(cls, record):
+        """The metrics of an item record; every field at its default when the record has none."""
+        return cls.from_json(record.metrics)
+
+    def to_json(self) -> dict:
+        return dump(self)
+
+
+@dataclass
 class BenchmarkGrade:
     prediction: str
     correct: bool
     has_answer_tag: bool
     malformed: bool = False          # an answer tag whose content the benchmark cannot read
-    metrics: dict = field(default_factory=dict)
+    metrics: KindMetrics | None = None   # the kind's own grades (None: nothing beyond correctness)
+
+    def metrics_json(self) -> dict:
+        return self.metrics.to_json() if self.metrics is not None else {}
 
 
 class Benchmark(ABC):
     name: str
     tool_modes: tuple[str, ...]
+    metrics_type: type[KindMetrics] | None = None   # what grade() puts in a record's `metrics`
 
     @abstractmethod
     def load(self, root: Path): ...
@@ -147,6 +173,7 @@ class ReadingHooks:
 
     # -- report: data for the HTML report's templates (each kind may bring its own templates dir)
     templates_dir: Path | None = None
+    report_css: str | None = None                # a stylesheet template (<style>...</style>) in templates_dir
     side_by_side = True                          # the per-task side-by-side table means something
 
     def report_truth(self, run, data: Path | None, loaded: dict):
@@ -156,7 +183,7 @@ class ReadingHooks:
     def report_item(self, run, record, images, embed, transcript, truth) -> dict | None:
         """An item's kind view, a dict the report's item reads as `item.kind`: "template" (included below
         the question), and optionally "chips_template" (the summary line), "figures_template" (in place
-        of the original image), "outcome_template" (below the grade), "group" (the label beside the id),
+        of the original image), "outcome_template" (below the grade), "changed_template" (one side of a changed item), "group" (the label beside the id),
         "answer_label" (before the prediction) and "partial" (half credit: shown as ½); needs
         report_truth's object."""
         return None

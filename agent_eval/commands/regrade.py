@@ -13,6 +13,7 @@ from agent_eval.agents import get_agent
 from agent_eval.benchmarks import get_benchmark, registry
 from agent_eval.core.attempt import ItemDir, grade_item, parse_item
 from agent_eval.core.gateway.item import confirm_received
+from agent_eval.core.manifest import RunManifest
 from agent_eval.core.process import ProcessResult
 from agent_eval.core.records import GRADED_STATUSES, ItemRecord
 from agent_eval.core.results import ResultsError, RunStore, read_records
@@ -54,16 +55,18 @@ def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:
 
 
 class Regrader:
-    def __init__(self, store: RunStore, manifest: dict, data: Path | None, reparse: bool):
-        config = manifest.get("config") or {}
+    def __init__(self, store: RunStore, manifest: RunManifest, data: Path | None, reparse: bool):
+        config = manifest.config
         self.store = store
-        self.benchmark = get_benchmark(config.get("benchmark") or registry.DEFAULT)
-        self.model = config.get("model") or ""
-        self.timeout_s = float((manifest.get("options") or {}).get("timeout_s") or 0)
-        self.agent = get_agent(config["agent"]) if reparse else None
+        self.benchmark = get_benchmark(config.benchmark or registry.DEFAULT)
+        self.model = config.model or ""
+        self.timeout_s = float(manifest.options.get("timeout_s") or 0)
+        if reparse and not config.agent:
+            raise ResultsError(f"{store.manifest_path}: names no agent, so its event streams cannot be re-parsed")
+        self.agent = get_agent(config.agent) if reparse else None
         self.items = {}
         if self.benchmark.needs_dataset_to_regrade or reparse:
-            root = data or Path((manifest.get("dataset") or {}).get("path") or "")
+            root = data or Path(manifest.dataset.path or "")
             if not root.is_dir():
                 raise ResultsError(f"{store.root}: the dataset at {root} is gone; pass --data DIR")
             self.items = {item.id: item for item in self.benchmark.load(root).items}
@@ -79,7 +82,7 @@ class Regrader:
         graded = self.benchmark.regrade(record.answer_text, record, self.item(record))
         status = "no_answer" if record.status == "ok" and graded.malformed else record.status
         return replace(record, status=status, prediction=graded.prediction, correct=graded.correct,
-                       metrics=graded.metrics)
+                       metrics=graded.metrics_json())
 
     def reparse(self, record: ItemRecord) -> ItemRecord:
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
@@ -146,12 +149,11 @@ def command(run, reparse, data):
             new_records.append(new)
         rewrite(task_dir / "items.jsonl", new_records)
     store.write_summaries(regrader.benchmark.extra_rollup)
-    old_hash = (manifest.get("config") or {}).get("scorer_hash")
+    old_hash = manifest.config.scorer_hash
     new_hash = regrader.benchmark.scorer_hash()
-    manifest["config"]["scorer_hash"] = new_hash
-    manifest.setdefault("regraded", []).append({"from_scorer_hash": old_hash, "to_scorer_hash": new_hash,
-                                                "reparsed": reparse})
-    store.write_manifest(manifest)
+    store.write_manifest(manifest.but(
+        config=replace(manifest.config, scorer_hash=new_hash),
+        regraded=[*manifest.regraded, {"from_scorer_hash": old_hash, "to_scorer_hash": new_hash, "reparsed": reparse}]))
     click.echo(f"regraded {changes.records} item(s) of {run}{' (event streams re-parsed)' if reparse else ''}: "
                f"{changes.verdicts} verdict(s) changed ({changes.now_right} now right, {changes.now_wrong} now wrong), "
                f"{changes.predictions} prediction(s) and {changes.statuses} status(es) changed; "

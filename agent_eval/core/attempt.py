@@ -164,5 +164,5 @@ def grade_item(item, repeat: int, transcript: Transcript, result: ProcessResult,
         answer_text=transcript.final_text, usage=transcript.usage, usage_by_model=transcript.usage_by_model,
         cost_usd=transcript.cost_usd, num_turns=transcript.num_turns, tool_calls=transcript.tool_calls,
         images=[asdict(image) for image in transcript.images], repeat=repeat,
-        api_retries=list(transcript.api_retries), metrics=graded.metrics if scored else {},
+        api_retries=list(transcript.api_retries), metrics=graded.metrics_json() if scored else {},
     )

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from agent_eval.benchmarks import get_benchmark, registry
@@ -28,7 +29,7 @@ def merge_runs(out: Path, runs: list[Path]) -> RunStore:
             raise ResultsError(f"{store.root}: no run.json; is this an agent-eval run directory?")
         manifests.append(manifest)
     for store, manifest in zip(stores[1:], manifests[1:]):
-        differences = identity_differences(manifests[0]["config"], manifest["config"])
+        differences = identity_differences(manifests[0].config.as_dict(), manifest.config.as_dict())
         if differences:
             raise ResultsError(f"{store.root} was run with a different configuration than {stores[0].root} "
                                f"({'; '.join(differences)}); only shards of one run can be merged")
@@ -45,14 +46,14 @@ def merge_runs(out: Path, runs: list[Path]) -> RunStore:
         source = store.sandbox_dir(item_id, repeat)
         if source.is_dir():
             shutil.copytree(source, merged.sandbox_dir(item_id, repeat), symlinks=True)
-    merged.write_summaries(get_benchmark(manifests[0]["config"].get("benchmark") or registry.DEFAULT).extra_rollup)
-    manifest = dict(manifests[0])
-    manifest["run_name"] = out.name
-    manifest["options"] = {**manifest.get("options", {}), "shard": None}
-    manifest["dataset"] = {**manifest["dataset"], "selection": {**manifest["dataset"].get("selection", {}), "shard": None}}
-    manifest["merged_from"] = [str(store.root.resolve()) for store in stores]
-    manifest["started_at"] = min(m.get("started_at") or "" for m in manifests) or None
-    finished = [m.get("finished_at") for m in manifests]
-    manifest["finished_at"] = max(finished) if all(finished) else None
-    merged.write_manifest(manifest)
+    first = manifests[0]
+    merged.write_summaries(get_benchmark(first.config.benchmark or registry.DEFAULT).extra_rollup)
+    finished = [m.finished_at for m in manifests]
+    merged.write_manifest(first.but(
+        run_name=out.name,
+        options={**first.options, "shard": None},
+        dataset=replace(first.dataset, selection={**first.dataset.selection, "shard": None}),
+        merged_from=[str(store.root.resolve()) for store in stores],
+        started_at=min(m.started_at or "" for m in manifests) or None,
+        finished_at=max(finished) if all(finished) else None))
     return merged

@@ -6,10 +6,12 @@ versions load, and keys this version does not know are kept (`extra`) and writte
 """
 from __future__ import annotations
 
-from dataclasses import asdict, field, fields
+from dataclasses import field
 from typing import Literal, get_args
 
 from pydantic.dataclasses import dataclass
+
+from agent_eval.core.ondisk import dump, known_fields, split_known
 
 SCHEMA_VERSION = 1
 
@@ -74,20 +76,16 @@ class ItemRecord:
         return self.status in GRADED_STATUSES
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        return {**data.pop("extra"), **data}
+        return dump(self)
 
     @classmethod
     def from_json(cls, data: dict) -> "ItemRecord":
         """Read our own records (any version) and the benchmark's no-tool records (id, task, correct, ...)."""
-        known = {f.name for f in fields(cls)} - {"extra"}
-        values = {k: v for k, v in data.items() if k in known}
-        values["extra"] = {k: v for k, v in data.items() if k not in known}
+        values = split_known(cls, data)
         values.setdefault("category", data.get("category", ""))
         truth = data.get("ground_truth", data.get("answer", ""))
         values["ground_truth"] = "" if truth is None else str(truth)
         values.setdefault("status", "ok")
-        values["usage"] = Usage(**{k: v for k, v in (data.get("usage") or {}).items()
-                                   if k in {f.name for f in fields(Usage)}})
+        values["usage"] = Usage(**known_fields(Usage, data.get("usage") or {}))
         values["correct"] = bool(values.get("correct", False))
         return cls(**values)

@@ -17,6 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from agent_eval.core.config import RunConfig, identity_differences
+from agent_eval.core.manifest import RunManifest
 from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
 
 RUN_MANIFEST = "run.json"
@@ -58,14 +59,19 @@ class RunStore:
     def manifest_path(self) -> Path:
         return self.root / RUN_MANIFEST
 
-    def read_manifest(self) -> dict | None:
+    def read_manifest(self) -> RunManifest | None:
+        """None when the run has no run.json."""
         if not self.manifest_path.exists():
             return None
-        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        try:
+            return RunManifest.read(self.manifest_path)
+        except (OSError, UnicodeDecodeError, ValueError) as error:   # JSON and validation errors are ValueErrors
+            raise ResultsError(f"{self.manifest_path}: unreadable run manifest ({error}); "
+                               f"restore it or move the run aside") from None
 
-    def write_manifest(self, manifest: dict) -> None:
+    def write_manifest(self, manifest: RunManifest) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(self.manifest_path, manifest)
+        write_json_atomic(self.manifest_path, manifest.to_json())
 
     # -- records --------------------------------------------------------------
     def items_path(self, task: str) -> Path:
@@ -209,7 +215,7 @@ def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, c
     store = RunStore(root)
     old = store.read_manifest()
     if old is not None:
-        differences = identity_differences(old.get("config", {}), config.identity())
+        differences = identity_differences(old.config.as_dict(), config.identity())
         if differences:
             raise ResultsError(f"{root} holds a run with a different configuration ({'; '.join(differences)}); "
                                f"use another --out-dir or run name, or --redo to start over")

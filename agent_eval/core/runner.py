@@ -30,6 +30,7 @@ from agent_eval.core.attempt import ItemDir, now_iso, run_attempt
 from agent_eval.core.config import ConfigError, RunConfig
 from agent_eval.core.pricing import pricing_files
 from agent_eval.core.prompts import load_template
+from agent_eval.core.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.core.records import RUN_STOPPING_STATUSES, ItemRecord
 from agent_eval.core.results import RunStore, prepare_store
 from agent_eval.core.gateway import Gateway, Redactor, secret_values
@@ -124,22 +125,23 @@ class Runner:
 
     # -- manifest ---------------------------------------------------------------------------------
     def write_manifest(self, finished: bool) -> None:
-        old = self.store.read_manifest() or {}
-        self.store.write_manifest({
-            "schema_version": 1,
-            "run_name": self.run_name,
-            "config": self.config.identity(),
-            "options": self.config.options(),
-            "dataset": {"path": str(self.dataset.root.resolve()), "layout": self.dataset.layout,
-                        "n_items": len(self.dataset.items), "selection": self.selection},
-            "auth": self.auth.describe(),
-            "scripted_model": self.scripted_model,
-            "project_version": __version__,
-            "host": {"python": platform.python_version(), "platform": platform.platform()},
-            "started_at": old.get("started_at") or now_iso(),
-            "resumed_at": now_iso() if old else None,
-            "finished_at": now_iso() if finished else None,
-        })
+        old = self.store.read_manifest()
+        self.store.write_manifest(RunManifest(
+            run_name=self.run_name,
+            config=RunIdentity(**self.config.identity()),
+            options=self.config.options(),
+            dataset=DatasetInfo(path=str(self.dataset.root.resolve()), layout=self.dataset.layout,
+                                n_items=len(self.dataset.items), selection=self.selection or {}),
+            auth=self.auth.describe(),
+            scripted_model=self.scripted_model,
+            project_version=__version__,
+            host={"python": platform.python_version(), "platform": platform.platform()},
+            started_at=(old and old.started_at) or now_iso(),
+            resumed_at=now_iso() if old else None,
+            finished_at=now_iso() if finished else None,
+            regraded=old.regraded if old else [],
+            extra=old.extra if old else {},   # a newer version's keys survive a resume by this one
+        ))
 
     # -- one item, with retries -------------------------------------------------------------------
     def _run_item(self, item, repeat: int) -> ItemRecord | None:

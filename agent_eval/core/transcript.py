@@ -7,10 +7,11 @@ Image paths are relative to the item's directory (`<run>/sandboxes/<item>/`).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
+from agent_eval.core.ondisk import dump, known_fields, split_known
 from agent_eval.core.records import Usage
 
 # 1: the first steps.json; 2: received images, usage per model, the schema version itself.
@@ -18,10 +19,6 @@ TRANSCRIPT_SCHEMA_VERSION = 2
 StepKind = Literal["text", "reasoning", "tool_call", "tool_result"]
 STEP_KINDS: tuple[str, ...] = get_args(StepKind)
 
-
-def _known(cls, data: dict) -> dict:
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in (data or {}).items() if k in names}
 
 
 @dataclass
@@ -79,21 +76,19 @@ class Transcript:
         return sum(step.kind == "tool_call" for step in self.steps)
 
     def to_json(self) -> dict:
-        data = asdict(self)
-        return {**data.pop("extra"), **data}
+        return dump(self)
 
     @classmethod
     def from_json(cls, data: dict) -> "Transcript":
         """Any version's steps.json: missing fields take their defaults (version 1 had no images),
         unknown ones are kept in `extra`, a step of an unknown kind is refused by name."""
-        values = _known(cls, data)
-        values["extra"] = {k: v for k, v in data.items() if k not in values and k != "extra"}
-        values["steps"] = [Step(**_known(Step, step)) for step in data.get("steps", [])]
+        values = split_known(cls, data)
+        values["steps"] = [Step(**known_fields(Step, step)) for step in data.get("steps", [])]
         for step in values["steps"]:
             if step.kind not in STEP_KINDS:
                 raise ValueError(f"unknown step kind {step.kind!r} (known: {', '.join(STEP_KINDS)})")
-        values["usage"] = Usage(**_known(Usage, data.get("usage") or {}))
-        values["images"] = [ReceivedImage(**_known(ReceivedImage, image)) for image in data.get("images", [])]
+        values["usage"] = Usage(**known_fields(Usage, data.get("usage") or {}))
+        values["images"] = [ReceivedImage(**known_fields(ReceivedImage, image)) for image in data.get("images", [])]
         values.setdefault("schema_version", 1)
         return cls(**values)
 

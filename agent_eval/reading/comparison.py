@@ -42,7 +42,8 @@ def item_scores(records: list[ItemRecord]) -> tuple[dict[str, float], int]:
 def check_hashes(runs: list[LoadedRun], letters: list[str], force: bool) -> list[str]:
     notes = []
     for key in HASH_KEYS:
-        known = [(letter, run.name, run.config.get(key)) for letter, run in zip(letters, runs) if run.config.get(key)]
+        known = [(letter, run.name, getattr(run.config, key)) for letter, run in zip(letters, runs)
+                 if getattr(run.config, key)]
         if len({value for *_, value in known}) > 1:
             values = ", ".join(f"{letter} ({name}) = {value}" for letter, name, value in known)
             if not force:
@@ -52,7 +53,7 @@ def check_hashes(runs: list[LoadedRun], letters: list[str], force: bool) -> list
                                f"pass --force to compare anyway)")
             notes.append(f"--force: runs differ in {key} ({values}); compared anyway")
     for letter, run in zip(letters, runs):
-        missing = [key for key in HASH_KEYS if not run.config.get(key)]
+        missing = [key for key in HASH_KEYS if not getattr(run.config, key)]
         if missing:
             notes.append(f"{letter} ({run.name}) has unknown {' and '.join(missing)}"
                          f"{' (no run.json)' if run.manifest is None else ''}: check it used the same data and scorer")
@@ -157,7 +158,7 @@ def _run_entry(letter: str, run: LoadedRun, efficiency: dict, shared: set[str]) 
     scores, _ = item_scores(run.records)
     records = [r for r in run.records if r.id in shared]
     warnings = run_warnings(run)
-    return {"letter": letter, "name": run.name, "path": str(run.root), "label": run.label, "config": run.config,
+    return {"letter": letter, "name": run.name, "path": str(run.root), "label": run.label, "config": run.config.as_dict() if run.manifest else {},
             "n_items": len(scores), "own_accuracy": sum(scores.values()) / len(scores),
             "warnings": [note for _, note in warnings],
             "loud_warnings": [note for loud, note in warnings if loud], "efficiency": efficiency,

@@ -37,6 +37,7 @@ from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from agent_eval import __version__
+from agent_eval.core.manifest import RunManifest
 from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
 from agent_eval.reading.inspect_events import sample_events
 from agent_eval.reading.inspect_messages import prompt_message, transcript_messages
@@ -179,39 +180,39 @@ def total_usage(samples: list[EvalSample]) -> dict[str, ModelUsage]:
 
 def run_metadata(run: LoadedRun) -> dict:
     """What the reader needs to trust the numbers: configuration, CLI version, hashes, sandbox, scripted model."""
-    manifest = run.manifest or {}
+    manifest, config = run.manifest, run.config.as_dict()
     keys = ("agent", "cli_version", "model", "effort", "tools", "sandbox", "prompt_hash", "scorer_hash",
             "dataset_hash", "max_turns", "repeats")
-    return {**{k: run.config.get(k) for k in keys}, "benchmark": run.benchmark, "run_name": run.name,
-            "scripted_model": bool(manifest.get("scripted_model")), "agent_eval_run": manifest or None,
+    return {**{k: config.get(k) for k in keys}, "benchmark": run.benchmark, "run_name": run.name,
+            "scripted_model": bool(manifest and manifest.scripted_model),
+            "agent_eval_run": manifest.to_json() if manifest else None,
             "exported_by": f"agent-eval {__version__}"}
 
 
 def run_to_eval_log(run: LoadedRun) -> EvalLog:
-    config = run.config
-    model = inspect_model_name(config.get("agent"), config.get("model"))
+    config, manifest = run.config, run.manifest or RunManifest()
+    model = inspect_model_name(config.agent, config.model)
     extras = extra_score_names(run.records)
     samples = [build_sample(run, record, model, extras) for record in run.records]
-    manifest = run.manifest or {}
-    created = utc(manifest.get("started_at")) or min((s.started_at for s in samples if s.started_at),
+    created = utc(manifest.started_at) or min((s.started_at for s in samples if s.started_at),
                                                       default=datetime.now(timezone.utc).isoformat())
     repeats = max(r.repeat for r in run.records) + 1
-    dataset = manifest.get("dataset") or {}
-    agent = config.get("agent") or "unknown agent"
-    solver_args = {k: config.get(k) for k in ("tools", "effort", "sandbox", "max_turns") if k in config}
+    dataset = manifest.dataset
+    agent = config.agent or "unknown agent"
+    solver_args = {k: getattr(config, k) for k in ("tools", "effort", "sandbox", "max_turns")} if run.manifest else {}
     spec = EvalSpec(
         eval_id=_digest("eval", run.root.resolve().as_posix()), run_id=_digest("run", run.name),
         created=created, task=run.name, task_id=_digest("task", run.name), task_display_name=run.name,
         task_description=f"{run.benchmark} · {run.label}", task_args=solver_args, solver=agent, solver_args=solver_args,
-        tags=[t for t in (run.benchmark, agent, config.get("tools") and f"tools={config['tools']}") if t],
-        dataset=EvalDataset(name=run.benchmark, location=dataset.get("path"), samples=dataset.get("n_items"),
+        tags=[t for t in (run.benchmark, agent, config.tools and f"tools={config.tools}") if t],
+        dataset=EvalDataset(name=run.benchmark, location=dataset.path, samples=dataset.n_items,
                             sample_ids=sorted({r.id for r in run.records})),
         model=model, config=EvalConfig(epochs=repeats), metadata=run_metadata(run),
-        packages={"agent-eval": __version__, agent: str(config.get("cli_version") or "unknown")})
+        packages={"agent-eval": __version__, agent: str(config.cli_version or "unknown")})
     plan = EvalPlan(steps=[EvalPlanStep(solver=agent, params=solver_args)])
-    stats = EvalStats(started_at=created, completed_at=utc(manifest.get("finished_at")) or "",
+    stats = EvalStats(started_at=created, completed_at=utc(manifest.finished_at) or "",
                       model_usage=total_usage(samples))
-    return EvalLog(status="success" if manifest.get("finished_at") else "cancelled", eval=spec, plan=plan,
+    return EvalLog(status="success" if manifest.finished_at else "cancelled", eval=spec, plan=plan,
                    results=eval_results(samples, [MAIN_SCORE, *extras]), stats=stats, samples=samples)
 
 

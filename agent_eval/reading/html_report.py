@@ -126,8 +126,9 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
         truth = run.hooks.report_truth(run, data, loaded)
         run_views.append({
             "letter": letter, "name": run.name, "dir": run.root.name, "path": str(run.root), "label": run.label,
-            "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.items()),
-            "manifest": {k: str(v) for k, v in (run.manifest or {}).items() if k in ("started_at", "finished_at", "project_version")},
+            "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.as_dict().items()) if run.manifest else [],
+            "manifest": {k: str(getattr(run.manifest, k)) for k in ("started_at", "finished_at", "project_version")}
+                        if run.manifest else {},
             "warnings": run_warnings(run), "summary": _summary(run),
             "entries": [_item(run, r, max_px, dataset, truth) for r in run.records],
             "findings": run_findings(run),
@@ -144,7 +145,8 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
     return {"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
             "comparison": paired, "changed": [] if paired["why_not"] else changed_sections(runs, run_views),
             "side_by_side": side, "kind_glance": glance,
-            "kind_templates": [str(h.templates_dir) for h in kinds.values() if h.templates_dir], "n_items": sum(len(rv["entries"]) for rv in run_views)}
+            "kind_templates": [str(h.templates_dir) for h in kinds.values() if h.templates_dir],
+            "kind_css": [h.report_css for h in kinds.values() if h.report_css], "n_items": sum(len(rv["entries"]) for rv in run_views)}
 
 
 def render(context: dict) -> str:

@@ -25,7 +25,7 @@ def changed_sections(runs, run_views: list[dict]) -> list[dict]:
                 for k, letter in ((0, a), (j, b)):
                     side = e["runs"][letter]
                     marks = "".join("✓" if c else "✗" for c in side["correct"])
-                    inline = runs[k].config.get("tools") == "none"
+                    inline = runs[k].config.tools == "none"
                     sides.append({"letter": letter, "name": run_views[k]["name"], "share": side["share_right"],
                                   "first_view": ("attached to the prompt: the agent's first and only view" if inline
                                                  else "a file in the workdir: the agent saw only what its tools showed below"),

@@ -1,17 +1,17 @@
 """What a run directory is: its manifest, records and transcripts, loaded once for show, report, compare, export and sweep."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import click
 
+from agent_eval.core.manifest import RunIdentity, RunManifest
 from agent_eval.core.records import ItemRecord
 from agent_eval.benchmarks.base import ReadingHooks
 from agent_eval.benchmarks.registry import kind_of_records, reading_hooks
-from agent_eval.core.results import RunStore
+from agent_eval.core.results import ResultsError, RunStore
 
 
 
@@ -23,28 +23,29 @@ class RunError(click.ClickException):
 @dataclass
 class LoadedRun:
     root: Path
-    manifest: dict | None
+    manifest: RunManifest | None
     records: list[ItemRecord]
 
     @property
-    def config(self) -> dict:
-        return (self.manifest or {}).get("config") or {}
+    def config(self) -> RunIdentity:
+        """What the run measured; every field None when it has no run.json."""
+        return self.manifest.config if self.manifest else RunIdentity()
 
     @property
     def name(self) -> str:
-        return (self.manifest or {}).get("run_name") or self.root.name
+        return (self.manifest and self.manifest.run_name) or self.root.name
 
     @property
     def label(self) -> str:
         """agent · model · effort · tools, or the directory name when the config is unknown."""
         c = self.config
-        parts = [c.get("agent"), c.get("model"), c.get("effort"), c.get("tools") and f"tools={c['tools']}"]
+        parts = [c.agent, c.model, c.effort, c.tools and f"tools={c.tools}"]
         return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
 
     @property
     def benchmark(self) -> str:
         """The benchmark kind: run.json says; results without one are known by their records."""
-        return self.config.get("benchmark") or kind_of_records(self.records)
+        return self.config.benchmark or kind_of_records(self.records)
 
     @cached_property
     def hooks(self) -> ReadingHooks:
@@ -62,8 +63,8 @@ def load_run(path: str | Path) -> LoadedRun:
     store = RunStore(root)
     try:
         manifest = store.read_manifest()
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise RunError(f"{store.manifest_path}: unreadable run manifest ({error})") from None
+    except ResultsError as error:
+        raise RunError(str(error)) from None
     records = store.records()
     if not records:
         inner = sorted(p.name for p in root.iterdir() if p.is_dir() and RunStore(p).task_dirs())
@@ -75,10 +76,10 @@ def load_run(path: str | Path) -> LoadedRun:
 def config_line(run: LoadedRun) -> str:
     if run.manifest is None:
         return f"run {run.name}: no run.json (config and hashes unknown)"
-    c = run.config
+    c = run.config.as_dict()
     keys = ("agent", "model", "effort", "tools", "sandbox")
-    # A run's config holds every key; a null effort means the CLI's own default was used.
-    shown = {k: c.get(k) if c.get(k) is not None else ("default" if k == "effort" and k in c else "?") for k in keys}
+    # A null effort means the CLI's own default was used.
+    shown = {k: c[k] if c[k] is not None else ("default" if k == "effort" else "?") for k in keys}
     return f"run {run.name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
 
 
@@ -91,11 +92,11 @@ def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
     broken = broken_ablation_warning(run)
     if broken:
         notes.append((True, broken))
-    if run.config.get("sandbox") == "none":
+    if run.config.sandbox == "none":
         notes.append((True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir"))
-    if run.manifest.get("scripted_model"):
+    if run.manifest.scripted_model:
         notes.append((True, "SCRIPTED MODEL: answers came from a scripted test server, not a real model"))
-    if not run.manifest.get("finished_at"):
+    if not run.manifest.finished_at:
         notes.append((False, "run not finished (interrupted or still running): some items may be missing"))
     return notes
 

@@ -34,7 +34,7 @@ def tool_kind(name: str | None) -> str:
 
 def broken_ablation(run) -> list[str]:
     """Ids (with repeat) of the items where a run whose mode offers no tools called one anyway."""
-    if run.config.get("tools") not in NO_TOOL_MODES:
+    if run.config.tools not in NO_TOOL_MODES:
         return []
     return [r.id + (f" r{r.repeat}" if r.repeat else "") for r in run.records if r.tool_calls]
 
@@ -43,7 +43,7 @@ def broken_ablation_warning(run) -> str | None:
     broken = broken_ablation(run)
     if not broken:
         return None
-    return (f"BROKEN ABLATION: mode {run.config.get('tools')} should offer no tools, but the agent called tools on "
+    return (f"BROKEN ABLATION: mode {run.config.tools} should offer no tools, but the agent called tools on "
             f"{len(broken)} item run(s) ({', '.join(broken[:5])}{' ...' if len(broken) > 5 else ''}): "
             "these numbers do not measure the agent without tools")
 
@@ -63,7 +63,7 @@ def _rate(records: list[ItemRecord]) -> float | None:
 
 
 def tool_use(run, ids: set[str]) -> dict:
-    mode = run.config.get("tools")
+    mode = run.config.tools
     records = [r for r in run.records if r.id in ids]
     with_tools, without, blind, unknown = [], [], [], 0
     kinds: dict[str, Counter] = {kind: Counter() for kind in KINDS}

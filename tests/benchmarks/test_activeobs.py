@@ -529,3 +529,27 @@ def test_evidence_that_misses_says_so_and_names_the_window():
     assert detail["evidence_error"] == "the box misses the target at frame 30"
     ok, detail = evidence_check({"frame": 32, "angle": 180, "bbox": [0, 0, 100, 100]}, item)
     assert not ok and detail["evidence_error"] == "frame 32 is outside the evidence window (frames 28-31, 40)"
+
+
+def test_the_kinds_metrics_are_typed_on_the_record():
+    """grade() stores ActiveObsMetrics; readers get it back typed, a newer key is kept, a bad value refused."""
+    from agent_eval.benchmarks.activeobs.benchmark import ActiveObservation
+    from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
+    from agent_eval.core.records import ItemRecord
+    box = (1000.0, 100.0, 1096.0, 400.0)
+    item = make_item("choice", 2, boxes={100: box}, choices=["a", "b"])
+    angle = g.x_to_angle(1048)
+    benchmark = ActiveObservation()
+    assert benchmark.metrics_type is ActiveObsMetrics
+    graded = benchmark.grade(answer_text(2, 100, angle, exact_evidence(box, angle)), item)
+    stored = json.loads(json.dumps(graded.metrics_json()))
+    record = ItemRecord.from_json({"id": item.id, "task": "activeobs", "ground_truth": "2", "status": "ok",
+                                   "metrics": {**stored, "newer": 1}})
+    metrics = ActiveObsMetrics.of(record)
+    assert (metrics.answer_correct, metrics.evidence_correct, metrics.combined) == (True, True, True)
+    assert metrics.grade_detail["evidence_iou"] == pytest.approx(1.0) and metrics.to_json()["newer"] == 1
+    assert set(stored) == {"family", "answer_correct", "evidence_correct", "combined", "evidence", "grade_detail"}
+    unread = ActiveObsMetrics.of(ItemRecord.from_json({"id": "x", "task": "activeobs", "ground_truth": "1"}))
+    assert (unread.answer_correct, unread.combined, unread.evidence) == (None, False, None)
+    with pytest.raises(ValueError):
+        ActiveObsMetrics.from_json({"combined": "perhaps"})

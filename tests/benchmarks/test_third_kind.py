@@ -48,7 +48,8 @@ def test_compare_and_report_carry_the_kinds_sections(runs, registered, tmp_path)
     assert "Tally close rates:" in markdown and "exact accuracy" in markdown
     html_path = tmp_path / "report.html"
     invoke(report_command, *runs, "-o", html_path)
-    assert "tally close rate" in html_path.read_text()
+    html = html_path.read_text()
+    assert "tally close rate" in html and ".tally-close { color: #8250df; }" in html   # its summary and stylesheet
 
 
 def test_unregistered_the_same_runs_read_as_plain_accuracy(runs):
@@ -57,6 +58,9 @@ def test_unregistered_the_same_runs_read_as_plain_accuracy(runs):
     assert "shape" not in table and "tally:" not in table and "close rate" not in table and "accuracy 50.0%" in table
     markdown = invoke(compare_command, *runs, "--format", "markdown")
     assert "Tally close rates" not in markdown and "exact accuracy" not in markdown
+    html_path = runs[0].parent / "plain.html"
+    invoke(report_command, *runs, "-o", html_path)
+    assert "tally-close" not in html_path.read_text()
 
 
 def test_the_registry_states_each_kinds_tool_modes_as_the_kind_does():

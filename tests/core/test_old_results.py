@@ -2,6 +2,7 @@
 tests/data/old-run-v1 loads, writes back with every key it had, and show and compare read the run."""
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -73,3 +74,65 @@ def test_a_first_version_steps_json_reads_and_a_newer_ones_keys_are_kept():
     bad = {**json.loads(old.read_text()), "steps": [{"kind": "telepathy"}]}
     with pytest.raises(ValueError, match="unknown step kind 'telepathy'"):
         Transcript.from_json(bad)
+
+
+def nested_items(data, prefix=""):
+    """Every leaf of a JSON object as (dotted key, value)."""
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            yield from nested_items(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def test_a_first_version_run_json_reads_typed_and_writes_back_without_loss():
+    from agent_eval.core.manifest import MANIFEST_SCHEMA_VERSION, RunManifest
+    raw = json.loads((OLD_RUN / "run.json").read_text())
+    manifest = RunManifest.from_json(raw)
+    assert manifest.schema_version == 1 and manifest.run_name == "old-run-v1"
+    assert (manifest.config.agent, manifest.config.tools, manifest.config.max_turns) == ("claude-code", "python", 30)
+    assert manifest.config.benchmark is None and manifest.dataset.n_items == 4 and not manifest.scripted_model
+    assert manifest.config.extra == {"timeout_s": 1800.0, "jobs": 4}    # v1 kept options in config: not lost
+    written = dict(nested_items(manifest.to_json()))
+    assert {k: v for k, v in nested_items(raw) if written.get(k) != v} == {}
+    newer = {**raw, "schema_version": MANIFEST_SCHEMA_VERSION + 1, "from_the_future": {"x": 1},
+             "dataset": {**raw["dataset"], "checksum": "abc"}}
+    again = RunManifest.from_json(newer).to_json()
+    assert again["from_the_future"] == {"x": 1} and again["dataset"]["checksum"] == "abc"
+    with pytest.raises(ValueError):
+        RunManifest.from_json({**raw, "dataset": {"n_items": "four"}})
+
+
+def test_an_unreadable_run_json_is_named_with_what_to_do(tmp_path):
+    from agent_eval.core.results import ResultsError
+    run = tmp_path / "run"
+    shutil.copytree(OLD_RUN, run)
+    (run / "run.json").write_text('{"config": ')
+    with pytest.raises(ResultsError, match=r"run\.json: unreadable run manifest .*move the run aside"):
+        RunStore(run).read_manifest()
+    shown = CliRunner().invoke(show_command, [str(run)])
+    assert shown.exit_code == 2 and "unreadable run manifest" in shown.output
+
+
+def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
+    """The runner rewrites run.json when it starts and ends: what a newer version wrote there stays."""
+    from agent_eval.benchmarks.activevision.loader import load_dataset
+    from agent_eval.benchmarks import get_benchmark
+    from agent_eval.core.config import RunConfig
+    from agent_eval.core.runner import Runner
+    from rich.console import Console
+    from support.datasets import write_metadata_layout
+    data = write_metadata_layout(tmp_path / "data", [{"id": "ACF-0", "task": "t", "category": "c", "question": "q?",
+                                                      "answer": "1"}])
+    dataset = load_dataset(data)
+    config = RunConfig(agent="codex", model="gpt-5.5", tools="none", unpriced=True)
+    runner = Runner(config, get_benchmark("activevision"), dataset, dataset.items, tmp_path / "out",
+                    console=Console(file=io.StringIO()), environ={"OPENAI_API_KEY": "sk-test"})
+    runner.write_manifest(finished=False)
+    raw = json.loads(runner.store.manifest_path.read_text())
+    runner.store.manifest_path.write_text(json.dumps({**raw, "schema_version": 99, "from_the_future": [2],
+                                                      "regraded": [{"to_scorer_hash": "x"}]}))
+    runner.write_manifest(finished=True)
+    again = json.loads(runner.store.manifest_path.read_text())
+    assert again["from_the_future"] == [2] and again["regraded"] == [{"to_scorer_hash": "x"}]
+    assert again["started_at"] == raw["started_at"] and again["finished_at"] and again["config"]["tools"] == "none"

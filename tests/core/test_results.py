@@ -3,6 +3,7 @@ import json
 import pytest
 
 from agent_eval.core.config import ConfigError, RunConfig, identity_differences
+from agent_eval.core.manifest import RunManifest
 from agent_eval.core.records import ItemRecord, Usage
 from agent_eval.core.results import RunStore, read_records
 from agent_eval.core.results import prepare_store
@@ -79,7 +80,7 @@ def test_config_validation_and_differences():
 def test_resume_into_different_config_is_refused_and_redo_moves_aside(tmp_path):
     config = RunConfig(agent="codex", model="m1")
     store = prepare_store(tmp_path, "run", config, redo=False, console=Console())
-    store.write_manifest({"config": config.identity()})
+    store.write_manifest(RunManifest.from_json({"config": config.identity()}))
     store.append(record("a"))
     changed = RunConfig(agent="codex", model="m2")
     with pytest.raises(ResultsError, match=r"different configuration \(model: 'm1' -> 'm2'\)"):

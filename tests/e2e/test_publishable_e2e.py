@@ -5,6 +5,7 @@ import base64
 import io
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -104,9 +105,8 @@ def test_regrade_rescoring_and_reparse_on_a_real_run(sample_data, sample_truth, 
     old = {**record.to_json(), "correct": False, "prediction": "", "usage": {}, "images": []}
     path.write_text(json.dumps(old) + "\n")
     manifest = store.read_manifest()
-    current_hash = manifest["config"]["scorer_hash"]
-    manifest["config"]["scorer_hash"] = "0ld5c0rer0000000"
-    store.write_manifest(manifest)
+    current_hash = manifest.config.scorer_hash
+    store.write_manifest(manifest.but(config=replace(manifest.config, scorer_hash="0ld5c0rer0000000")))
     cli = CliRunner()
     refused = cli.invoke(main, ["compare", str(store.root), str(store.root.parent / "other")])
     result = cli.invoke(main, ["regrade", str(store.root)])
@@ -114,7 +114,7 @@ def test_regrade_rescoring_and_reparse_on_a_real_run(sample_data, sample_truth, 
     assert "1 verdict(s) changed (1 now right, 0 now wrong)" in result.output
     regraded = store.records()[0]
     assert regraded.correct and regraded.prediction == f"** {truth}" and regraded.usage.input_tokens is None
-    assert store.read_manifest()["config"]["scorer_hash"] == current_hash
+    assert store.read_manifest().config.scorer_hash == current_hash
     assert json.loads((store.root / "rollup.json").read_text())["overall"]["correct"] == 1
     reparsed = cli.invoke(main, ["regrade", "--reparse", str(store.root)])
     assert reparsed.exit_code == 0, reparsed.output

@@ -13,6 +13,7 @@ import json
 import random
 from pathlib import Path
 
+from agent_eval.core.manifest import RunManifest
 from agent_eval.core.records import ItemRecord, Usage
 from agent_eval.core.results import RunStore
 from agent_eval.core.transcript import Step, Transcript
@@ -133,7 +134,7 @@ def make_run(root: Path, name: str, *, agent: str = "claude-code", model: str = 
     store = RunStore(run_dir)
     items = items if items is not None else ITEMS
     rng = random.Random(seed)
-    store.write_manifest({
+    store.write_manifest(RunManifest.from_json({
         "schema_version": 1, "run_name": name,
         "config": {"agent": agent, "model": model, "effort": effort, "tools": tools, "sandbox": sandbox,
                    "max_turns": 30, "prompt_hash": f"prompt-{tools}", "scorer_hash": scorer_hash,
@@ -142,7 +143,7 @@ def make_run(root: Path, name: str, *, agent: str = "claude-code", model: str = 
         "auth": {"kind": "api_key", "endpoint_host": "127.0.0.1" if scripted else "api.anthropic.com"},
         "scripted_model": scripted, "project_version": "0.1.0",
         "started_at": "2026-11-30T10:00:00+0000", "finished_at": "2026-11-30T10:40:00+0000",
-    })
+    }))
     for index, (item_id, task, category, truth) in enumerate(items):
         for repeat in range(repeats):
             outcome = (outcomes or {}).get(item_id, rng.random() < p_correct)
@@ -265,7 +266,7 @@ def make_active_run(root: Path, name: str, data_dir: Path, outcomes: dict, *, to
     dataset = load_active_dataset(data_dir)
     benchmark = ActiveObservation()
     store = RunStore(root / name)
-    store.write_manifest({
+    store.write_manifest(RunManifest.from_json({
         "schema_version": 1, "run_name": name,
         "config": {"agent": agent, "model": model, "effort": None, "tools": tools, "sandbox": "bwrap",
                    "max_turns": None, "prompt_hash": f"prompt-{tools}", "scorer_hash": benchmark.scorer_hash(),
@@ -274,7 +275,7 @@ def make_active_run(root: Path, name: str, data_dir: Path, outcomes: dict, *, to
                     "n_items": len(dataset.items)},
         "scripted_model": scripted, "project_version": "0.1.0",
         "started_at": "2026-11-30T10:00:00+0000", "finished_at": "2026-11-30T10:40:00+0000",
-    })
+    }))
     for n, item in enumerate(dataset.items):
         if item.id not in outcomes:
             continue
@@ -322,7 +323,7 @@ def make_active_run(root: Path, name: str, data_dir: Path, outcomes: dict, *, to
             status=outcome if failed else ("no_answer" if grade.malformed else "ok"),
             prediction=grade.prediction if grade else "", correct=bool(grade and grade.correct),
             answer_text=transcript.final_text, error=transcript.error, elapsed_s=20.0 + n, cost_usd=cost_per_item,
-            num_turns=transcript.num_turns, tool_calls=transcript.tool_calls, metrics=grade.metrics if grade else {},
+            num_turns=transcript.num_turns, tool_calls=transcript.tool_calls, metrics=grade.metrics_json() if grade else {},
             transcript=(item_dir / "transcript.jsonl").relative_to(store.root).as_posix()))
     store.write_summaries(benchmark.extra_rollup)
     return store.root

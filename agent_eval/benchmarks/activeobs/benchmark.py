@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.data import load_active_dataset
 from agent_eval.benchmarks.activeobs.grading import (
     grade_active,
@@ -38,6 +39,7 @@ OBSERVE_MODULE = "agent_eval.benchmarks.activeobs.observe_server"
 class ActiveObservation(Benchmark):
     name = "activeobs"
     tool_modes = ("none", "observe", "python")
+    metrics_type = ActiveObsMetrics
 
     def __init__(self):
         self.dataset = None
@@ -96,9 +98,9 @@ class ActiveObservation(Benchmark):
 
     def grade(self, final_text: str | None, item) -> BenchmarkGrade:
         graded = grade_active(final_text, item)
-        metrics = {"family": item.family, "answer_correct": graded.answer_correct,
-                   "evidence_correct": graded.evidence_correct, "combined": graded.combined,
-                   "evidence": graded.evidence, "grade_detail": graded.detail}
+        metrics = ActiveObsMetrics(family=item.family, answer_correct=graded.answer_correct,
+                                   evidence_correct=graded.evidence_correct, combined=graded.combined,
+                                   evidence=graded.evidence, grade_detail=graded.detail)
         return BenchmarkGrade(prediction=json.dumps(graded.prediction) if graded.prediction is not None else "",
                               correct=graded.answer_correct, has_answer_tag=graded.has_answer_tag,
                               malformed=graded.status == "no_answer" and graded.has_answer_tag, metrics=metrics)
@@ -107,5 +109,6 @@ class ActiveObservation(Benchmark):
         return rules_hash()
 
     def extra_rollup(self, records: list) -> dict | None:
-        rows = [{**record.metrics, "status": record.status, "family": record.category} for record in records]
+        rows = [{**ActiveObsMetrics.of(record).to_json(), "status": record.status, "family": record.category}
+                for record in records]
         return {"active_observation": rollup_active(rows)}

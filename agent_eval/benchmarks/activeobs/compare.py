@@ -13,6 +13,7 @@ from collections import defaultdict
 from rich.console import Console
 from rich.table import Table
 
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.reading.efficiency import EFFICIENCY
 from agent_eval.reading.group_tests import holm_sentence
 from agent_eval.reading.stats import ALPHA, min_possible_p, paired
@@ -26,7 +27,9 @@ def metric_scores(records) -> dict[str, dict[str, float]]:
     """metric -> item id -> score (mean over repeats); harness failures count as wrong."""
     by = {m: defaultdict(list) for m in METRICS}
     for r in records:
-        answer, evidence = bool((r.metrics or {}).get("answer_correct", r.correct)), bool((r.metrics or {}).get("evidence_correct"))
+        metrics = ActiveObsMetrics.of(r)
+        answer = metrics.answer_correct if metrics.answer_correct is not None else r.correct
+        evidence = metrics.evidence_correct
         for metric, value in zip(METRICS, (answer, evidence, answer and evidence)):
             by[metric][r.id].append(float(value))
     return {m: {i: sum(v) / len(v) for i, v in d.items()} for m, d in by.items()}

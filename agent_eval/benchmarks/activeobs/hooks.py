@@ -14,6 +14,7 @@ class ActiveReading(ReadingHooks):
     marks = (("evidence", "evidence_correct"), ("combined", "combined"))
     accuracy_name = "answer accuracy"
     templates_dir = TEMPLATES
+    report_css = "active.css.j2"
     side_by_side = False  # one task, and the family table says more
 
     def group_of(self, record) -> str:
@@ -72,6 +73,7 @@ class ActiveReading(ReadingHooks):
         view = active_item(run, record, images, embed, transcript, truth)
         return {**view, "template": "active_item.html.j2", "chips_template": "active_chips.html.j2",
                 "figures_template": "active_figures.html.j2", "outcome_template": "active_outcome.html.j2",
+                "changed_template": "active_changed.html.j2",
                 "group": record.category, "answer_label": "answer: ",
                 # right answer, wrong evidence: shown as half credit
                 "partial": record.correct and not view["combined"]}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.data import load_active_dataset
 from agent_eval.benchmarks.activeobs.geometry import (
     pano_box_to_view,
@@ -75,7 +76,7 @@ class RunTruth:
     def __init__(self, run, data: Path | None = None, cache: dict | None = None):
         self.dataset, self.note, self.items = None, None, {}
         self._cache = {} if cache is None else cache  # one load per dataset dir per command
-        recorded = ((run.manifest or {}).get("dataset") or {}).get("path")
+        recorded = run.manifest and run.manifest.dataset.path
         path = Path(data) if data else Path(recorded) if recorded else None
         if path is None:
             self.note = "dataset unknown (no run.json): true boxes not drawn (pass --data DIR)"
@@ -92,7 +93,7 @@ class RunTruth:
             self.note = f"dataset not readable ({loaded}): true boxes not drawn"
             return
         dataset, digest = loaded
-        expected = run.config.get("dataset_hash")
+        expected = run.config.dataset_hash
         if expected and digest != expected:
             self.note = (f"the dataset at {path} changed since the run (hash {digest}, run used {expected}): "
                          "true boxes not drawn")
@@ -142,8 +143,8 @@ class Evidence:
 
 
 def evidence_of(record, observations, item=None, scene=None) -> Evidence:
-    metrics, detail = record.metrics or {}, (record.metrics or {}).get("grade_detail") or {}
-    ev = metrics.get("evidence")
+    metrics = ActiveObsMetrics.of(record)
+    detail, ev = metrics.grade_detail, metrics.evidence
     try:
         numbers = [float(ev["frame"]), float(ev["angle"]), *(float(v) for v in ev["bbox"])]
         if len(numbers) != 6 or not all(map(math.isfinite, numbers)):
@@ -152,8 +153,8 @@ def evidence_of(record, observations, item=None, scene=None) -> Evidence:
         bbox = tuple(min(1000.0, max(0.0, v)) for v in numbers[2:])
     except (TypeError, KeyError, ValueError):
         return Evidence(False, error=detail.get("evidence_error") or detail.get("parse_error")
-                        or ("not graded: " + record.status if not metrics else None))
-    out = Evidence(True, frame, angle, bbox, bool(metrics.get("evidence_correct")), detail.get("evidence_iou"),
+                        or ("not graded: " + record.status if not record.metrics else None))
+    out = Evidence(True, frame, angle, bbox, metrics.evidence_correct, detail.get("evidence_iou"),
                    detail.get("evidence_matched_frame"), detail.get("evidence_error"))
     width = item.width if item else 3760
     x0 = view_span(angle, width).x0
@@ -223,8 +224,11 @@ def truth_view(item, scene, near: int | None) -> tuple[Image.Image, str]:
 
 def active_rollup(records) -> dict:
     """Answer, evidence, combined and hallucination per family and overall (harness errors count as wrong)."""
-    rows = [{"family": r.category, "status": r.status, "answer_correct": (r.metrics or {}).get("answer_correct", r.correct),
-             "evidence_correct": (r.metrics or {}).get("evidence_correct", False)} for r in records]
+    rows = []
+    for r in records:
+        metrics = ActiveObsMetrics.of(r)
+        rows.append({"family": r.category, "status": r.status, "evidence_correct": metrics.evidence_correct,
+                     "answer_correct": metrics.answer_correct if metrics.answer_correct is not None else r.correct})
     return rollup_active(rows)
 
 

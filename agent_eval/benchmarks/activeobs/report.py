@@ -8,6 +8,7 @@ import base64
 import io
 import re
 
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.reading import (
     RunTruth,
     active_rollup,
@@ -50,10 +51,10 @@ def active_item(run, record, images, embed, transcript, truth: RunTruth) -> dict
         notes.append(caption)
     if item is not None and scene is not None and not evidence.correct:
         figures.append(png_img(*truth_view(item, scene, evidence.frame)))
-    return {"question": item.question if item is not None else None, "mode": run.config.get("tools") or "?", "logged": observations is not None, "views": views,
+    return {"question": item.question if item is not None else None, "mode": run.config.tools or "?", "logged": observations is not None, "views": views,
             "passive": passive, "evidence_lines": evidence.lines(),
             "evidence_given": evidence.given, "evidence_correct": evidence.correct,
-            "combined": bool(record.metrics.get("combined")), "figures": figures, "notes": notes}
+            "combined": ActiveObsMetrics.of(record).combined, "figures": figures, "notes": notes}
 
 
 def active_summary(records, per_category: dict) -> dict:

@@ -9,6 +9,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.reading import (
     Evidence,
     RunTruth,
@@ -42,7 +43,7 @@ def print_observations(console: Console, run: LoadedRun, record: ItemRecord, ima
     """An active item's observe calls in order (frame, angle, ok or the error, the view saved); returns its evidence."""
     observations, note = load_observations(images.base)
     if observations is None:
-        console.print(Rule(f"observations: none logged (tool mode {run.config.get('tools') or '?'})"))
+        console.print(Rule(f"observations: none logged (tool mode {run.config.tools or '?'})"))
     else:
         console.print(Rule(f"observations ({len(observations)}, in call order)"))
         for o in observations:
@@ -62,4 +63,4 @@ def print_evidence(console: Console, record: ItemRecord, evidence: Evidence) -> 
     for line in evidence.lines():
         console.print(Text(line, style="yellow" if line.startswith(("dataset", "the dataset")) else ""))
     console.print(Text("combined (answer and evidence): ") + (Text("correct ✓", "bold green")
-                  if record.metrics.get("combined") else Text("wrong ✗", "bold red")))
+                  if ActiveObsMetrics.of(record).combined else Text("wrong ✗", "bold red")))

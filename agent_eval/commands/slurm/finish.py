@@ -4,7 +4,6 @@ shard complete: each cell's shards become one run laid out as a single-machine r
 shards and the one command that resubmits them, merges nothing, and exits 1."""
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -16,7 +15,7 @@ from rich.console import Console
 from agent_eval.commands.slurm.plan import SlurmPlan, load_plan
 from agent_eval.commands.slurm.state import ShardState, item_label, shard_states
 from agent_eval.core.merging import merge_runs
-from agent_eval.core.results import ResultsError
+from agent_eval.core.results import ResultsError, RunStore
 
 
 def describe_gaps(plan: SlurmPlan, states: list[ShardState]) -> list[str]:
@@ -40,15 +39,13 @@ def describe_gaps(plan: SlurmPlan, states: list[ShardState]) -> list[str]:
 def _merge_into(target: Path, shard_dirs: list[Path]) -> int:
     """Merge into a fresh sibling, then swap it in: a rerun replaces an earlier merge, never a real run."""
     if target.exists():
-        manifest = target / "run.json"
-        if not (manifest.is_file() and json.loads(manifest.read_text()).get("merged_from")):
+        manifest = RunStore(target).read_manifest()
+        if not (manifest and manifest.merged_from):
             raise ResultsError(f"{target} exists and is not an earlier merge of these shards; move it away")
     staging = target.with_name(f".{target.name}.merging-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     merged = merge_runs(staging, shard_dirs)
-    manifest = merged.read_manifest()
-    manifest["run_name"] = target.name
-    merged.write_manifest(manifest)
+    merged.write_manifest(merged.read_manifest().but(run_name=target.name))
     count = len(merged.records())
     if target.exists():
         shutil.rmtree(target)

@@ -2,7 +2,6 @@
 folders), the Slurm state of each task and of the merge job, and the merged run."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from rich.table import Table
 from agent_eval.commands.slurm.finish import describe_gaps
 from agent_eval.commands.slurm.plan import SlurmPlan, load_plan
 from agent_eval.commands.slurm.state import item_label, shard_states, slurm_states
-from agent_eval.core.results import ResultsError
+from agent_eval.core.results import ResultsError, RunStore
 
 ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
          "DEADLINE")
@@ -23,8 +22,8 @@ def _merged_state(plan: SlurmPlan) -> list[str]:
     lines = []
     for cell in plan.cells:
         target = plan.merged_dir(cell)
-        manifest = target / "run.json"
-        if manifest.is_file() and json.loads(manifest.read_text()).get("merged_from"):
+        manifest = RunStore(target).read_manifest() if target.is_dir() else None
+        if manifest and manifest.merged_from:
             n = sum(1 for path in target.glob("*/items.jsonl") for line in path.read_text().splitlines() if line.strip())
             lines.append(f"merged: {target} ({n} item record(s))")
         else:

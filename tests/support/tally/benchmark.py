@@ -25,6 +25,7 @@ class TallyReading(ReadingHooks):
     marks = (("close", "close"),)
     accuracy_name = "exact accuracy"
     templates_dir = TEMPLATES
+    report_css = "tally.css.j2"
 
     def group_of(self, record) -> str:
         return record.category

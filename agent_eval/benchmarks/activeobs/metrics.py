@@ -1,0 +1,18 @@
+"""What an active-observation record's `metrics` holds: the answer's and the evidence's grades."""
+from __future__ import annotations
+
+from dataclasses import field
+
+from pydantic.dataclasses import dataclass
+
+from agent_eval.benchmarks.base import KindMetrics
+
+
+@dataclass
+class ActiveObsMetrics(KindMetrics):
+    family: str | None = None              # the question family (the item's category)
+    answer_correct: bool | None = None     # None: not graded (an old record or a harness failure)
+    evidence_correct: bool = False
+    combined: bool = False                 # answer and evidence both right: the kind's headline score
+    evidence: dict | None = None           # the evidence object the agent gave, as given
+    grade_detail: dict = field(default_factory=dict)   # why: parse error, best IoU, matched frame, ...
