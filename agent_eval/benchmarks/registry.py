@@ -17,13 +17,24 @@ class Kind:
     target: str                  # "module:Class" of the Benchmark
     tool_modes: tuple[str, ...]  # its Benchmark.tool_modes, here so the CLI can offer them without importing it
     detect: str | None = None    # "module:function(root) -> bool"; None: the fallback kind
+    tool_names: tuple[str, ...] = ()  # tools of its own (MCP tool names), counted apart when tool use is read
+    data_help: str = ""          # its dataset layout, for --data's help
+    modes_help: str = ""         # what each of its tool modes gives the agent, for --tools' help
+    samples_help: str = ""       # what `sample-data --kind NAME` writes
 
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
 KINDS: dict[str, Kind] = {
     "activeobs": Kind("agent_eval.benchmarks.activeobs.benchmark:ActiveObservation", ("none", "observe", "python"),
-                      "agent_eval.benchmarks.activeobs.data:is_active_dataset"),
-    "activevision": Kind("agent_eval.benchmarks.activevision.benchmark:ActiveVision", ("none", "image", "python")),
+                      "agent_eval.benchmarks.activeobs.data:is_active_dataset", tool_names=("observe",),
+                      data_help="an active-observation set (items.jsonl + scenes/)",
+                      modes_help="Active-observation items: none (sampled frames inline), observe (the observe "
+                                 "tool), python",
+                      samples_help="activeobs: synthetic 360° panoramic sequences rendered on demand from scene files"),
+    "activevision": Kind("agent_eval.benchmarks.activevision.benchmark:ActiveVision", ("none", "image", "python"),
+                         data_help="metadata.jsonl or manifest.json layout",
+                         modes_help="none: image inline, no tools; image: inspection tools only; python: plus a shell",
+                         samples_help="activevision: images in the style of ActiveVision's 17 tasks"),
 }
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 
@@ -42,6 +53,18 @@ def all_tool_modes() -> tuple[str, ...]:
     ladder = ("none", "image", "observe", "python")
     modes = {mode for kind in KINDS.values() for mode in kind.tool_modes}
     return tuple(m for m in ladder if m in modes) + tuple(sorted(modes - set(ladder)))
+
+
+def help_of(field: str, sep: str = "; ") -> str:
+    """One help text from every registered kind's line (its data_help, modes_help or samples_help), the
+    default kind's first."""
+    ordered = sorted(KINDS.items(), key=lambda entry: entry[0] != DEFAULT)
+    return sep.join(text for _, kind in ordered if (text := getattr(kind, field)))
+
+
+def kinds_tool_names() -> tuple[str, ...]:
+    """The registered kinds' own tool names (e.g. active observation's `observe`), in registry order."""
+    return tuple(dict.fromkeys(name for kind in KINDS.values() for name in kind.tool_names))
 
 
 def get_benchmark(name: str) -> Benchmark:

@@ -6,15 +6,15 @@ from pathlib import Path
 import click
 
 from agent_eval.agents import registry as agent_registry
-from agent_eval.benchmarks import ALL_TOOL_MODES
+from agent_eval.benchmarks import ALL_TOOL_MODES, registry
 from agent_eval.core.config import SANDBOX_KINDS
 
 
 def selection_options(func):
     for decorator in reversed([
         click.option("--data", type=click.Path(path_type=Path), default=None,
-                     help="Dataset dir: metadata.jsonl or manifest.json layout, or an active-observation set "
-                          "(items.jsonl + scenes/). Default: ./data, else the bundled samples."),
+                     help=f"Dataset dir: {registry.help_of('data_help', ', or ')}. Default: ./data, else the "
+                          f"bundled samples."),
         click.option("--tasks", default=None, help="Comma-separated task names."),
         click.option("--ids", default=None, help="Comma-separated item ids, e.g. ACF-0,MPT-3."),
         click.option("--categories", default=None, help="Comma-separated categories."),
@@ -32,8 +32,7 @@ def run_options(func):
         click.option("--effort", default=None,
                       help="Reasoning effort. claude-code: low|medium|high|xhigh|max; codex: none|minimal|low|medium|high|xhigh."),
         click.option("--tools", type=click.Choice(ALL_TOOL_MODES), default="python", show_default=True,
-                      help="none: image inline, no tools; image: inspection tools only; python: plus a shell. "
-                           "Active-observation items: none (sampled frames inline), observe (the observe tool), python."),
+                      help=registry.help_of("modes_help", ". ") + "."),
         selection_options,
         click.option("--jobs", type=int, default=4, show_default=True, help="Items run at once."),
         click.option("--timeout", "timeout_s", type=float, default=1800, show_default=True, help="Seconds per item attempt."),

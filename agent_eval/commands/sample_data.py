@@ -15,10 +15,9 @@ from agent_eval.core.usererrors import user_errors
 @click.option("--per-task", type=int, default=5, show_default=True)
 @click.option("--difficulty", default="normal", show_default=True, help="easy, normal or hard.")
 @click.option("--kind", type=click.Choice(registry.names()), default=registry.DEFAULT, show_default=True,
-              help="activeobs: synthetic 360° panoramic sequences with active-observation questions.")
+              help=registry.help_of("samples_help", "; ") + ".")
 @user_errors
 def command(out, seed, per_task, difficulty, kind):
-    """Write procedurally generated items with exact ground truth to OUT: ActiveVision-style images,
-    or (--kind activeobs) panoramic sequences rendered on demand from scene files."""
+    """Write procedurally generated items with exact ground truth to OUT, of the benchmark kind --kind."""
     for line in registry.get_benchmark(kind).write_samples(out, seed, per_task, difficulty):
         click.echo(line)

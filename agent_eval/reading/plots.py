@@ -2,8 +2,8 @@
 
 Built on `Figure` + the Agg canvas rather than pyplot: no global state, no backend choice.
 Runs whose cost is unknown are named in a note on the plot, never placed at zero.
-Active-observation runs show two markers each: the answer (filled) and combined, answer and
-evidence (hollow), joined by a line whose length is the hallucinated share.
+A kind may add a second marker per run (ReadingHooks.plot_second_point; active observation: combined,
+answer and evidence, hollow), joined to the first by a line.
 """
 from __future__ import annotations
 

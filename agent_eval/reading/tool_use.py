@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from agent_eval.benchmarks.registry import kinds_tool_names
 from agent_eval.core.records import ItemRecord
 
-KINDS = ("file_view", "inspect", "read_pixels", "shell", "observe", "other")
+IMAGE_TOOLS = ("inspect", "read_pixels")   # agent_eval/tools/imagetools, in every kind's tool modes
+# Tool kinds in the order tables show them; a benchmark kind's own tools come from its registry line.
+KINDS = ("file_view", *IMAGE_TOOLS, "shell", *kinds_tool_names(), "other")
 NO_TOOL_MODES = ("none",)
 
 
@@ -26,7 +29,7 @@ def tool_kind(name: str | None) -> str:
         return "file_view"
     if name in ("Bash", "shell", "exec_command", "local_shell", "exec"):
         return "shell"
-    for kind in ("inspect", "read_pixels", "observe"):
+    for kind in (*IMAGE_TOOLS, *kinds_tool_names()):
         if name == kind or name.endswith(f"__{kind}") or name.endswith(f".{kind}"):
             return kind
     return "other"
