@@ -90,6 +90,10 @@ def base_env(home: Path) -> dict[str, str]:
     return env
 
 
+class CredentialError(RuntimeError):
+    """The user's credential cannot be used (e.g. their login token expired): says what to do."""
+
+
 class Agent(ABC):
     name: str      # also its key in sandbox/policy.yaml's endpoint lists
     binary: str
@@ -102,6 +106,27 @@ class Agent(ABC):
     @abstractmethod
     def scripted_environ(url: str, key: str) -> dict[str, str]:
         """The env that points this CLI at a custom endpoint (the scripted model server) as a user would."""
+
+    # -- the credential's formats, for the run's gateway (core/gateway/credentials.py) --------------
+    upstreams: dict[str, str]  # "env" (a key in the environment) / "file" (a login file) -> the real endpoint
+    endpoint_env: str | None = None   # the variable that points the CLI at an endpoint (None: `prepare` does it)
+    login_inside: str = ""     # in words, for doctor and docs: what of a login file remains inside the sandbox
+
+    @staticmethod
+    def login_holds_api_key(data: dict) -> bool:
+        """A login file that stores a plain API key (then it is treated like a key in the environment)."""
+        return False
+
+    @staticmethod
+    @abstractmethod
+    def dummy_login(data: dict, dummy: str) -> dict:
+        """The user's login file with every secret replaced by `dummy` (or removed); what identifies the
+        account stays, and nothing in it makes the CLI refresh the token itself."""
+
+    @staticmethod
+    @abstractmethod
+    def login_access_token(data: dict, path: Path) -> str:
+        """The current access token in the user's login file (raise CredentialError when it cannot serve)."""
 
     @property
     def executable(self) -> Path:

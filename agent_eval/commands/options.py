@@ -30,7 +30,8 @@ def run_options(func):
         click.option("--agent", type=click.Choice(agent_registry.names()), required=True, help="Which agent CLI to run."),
         click.option("--model", required=True, help="Model name passed to the CLI, e.g. claude-opus-4-8 or gpt-5.5."),
         click.option("--effort", default=None,
-                      help="Reasoning effort. claude-code: low|medium|high|xhigh|max; codex: none|minimal|low|medium|high|xhigh."),
+                      help="Reasoning effort. " + "; ".join(f"{name}: {'|'.join(agent_registry.efforts(name))}"
+                                                           for name in agent_registry.names()) + "."),
         click.option("--tools", type=click.Choice(ALL_TOOL_MODES), default="python", show_default=True,
                       help=registry.help_of("modes_help", ". ") + "."),
         selection_options,

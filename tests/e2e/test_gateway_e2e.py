@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from agent_eval.agents import get_agent
-from agent_eval.agents.registry import scripted_environ
+from agent_eval.agents.registry import agent_class, scripted_environ
 from agent_eval.core.gateway import credentials
 from agent_eval.core.gateway import server as gateway_server
 from agent_eval.core.gateway.doctor import check_credential_hidden
@@ -151,7 +151,7 @@ def test_a_subscription_login_stays_outside_too(agent, sample_data, tmp_path, mo
     write_login(home, agent, access, refresh)
     scenario = {"turns": TURNS["python"]}
     with ScriptedServer(scenario) as server, Watch(access) as watch:
-        monkeypatch.setitem(credentials.UPSTREAMS, (agent, "file"), server.url + ("/v1" if agent == "codex" else ""))
+        monkeypatch.setitem(agent_class(agent).upstreams, "file", server.url + ("/v1" if agent == "codex" else ""))
         outcome = run_agent(agent, "python", server, sample_data, tmp_path / "out", ids="RC-0", run_name="r",
                             timeout_s=120, environ={"HOME": str(home)})
         requests = list(server.requests)

@@ -22,6 +22,7 @@ from agent_eval.agents.base import (
     base_env,
     host_port,
 )
+from agent_eval.agents.claude_code import login
 from agent_eval.agents.claude_code.events import (
     inline_images_from_session,
     parse_claude_events,
@@ -50,6 +51,12 @@ class ClaudeCode(Agent):
     efforts = ("low", "medium", "high", "xhigh", "max")
     provider = "anthropic"
     demo_model = "claude-opus-4-8"
+    upstreams = {"env": "https://api.anthropic.com", "file": "https://api.anthropic.com"}
+    endpoint_env = "ANTHROPIC_BASE_URL"
+    login_inside = ("a copy of .credentials.json with a dummy access token, no refresh token, a far expiry "
+                    "(scopes and subscription type stay); the real token is re-read outside for every request")
+    dummy_login = staticmethod(login.dummy_login)
+    login_access_token = staticmethod(login.access_token)
 
     @staticmethod
     def scripted_environ(url: str, key: str) -> dict[str, str]:

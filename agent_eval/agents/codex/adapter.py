@@ -24,6 +24,7 @@ from agent_eval.agents.base import (
     base_env,
     host_port,
 )
+from agent_eval.agents.codex import login
 from agent_eval.agents.codex.events import (
     inline_images_from_rollout,
     merge_rollout,
@@ -56,6 +57,14 @@ class Codex(Agent):
     efforts = ("none", "minimal", "low", "medium", "high", "xhigh")
     provider = "openai"
     demo_model = "gpt-5.5"
+    upstreams = {"env": "https://api.openai.com/v1",
+                 "file": "https://chatgpt.com/backend-api/codex"}   # a ChatGPT login's backend
+    login_inside = ("a copy of auth.json with dummy access and refresh tokens and the id_token's claims without "
+                    "its signature (account id, plan and e-mail stay); the real token is re-read outside for "
+                    "every request")
+    login_holds_api_key = staticmethod(login.holds_api_key)
+    dummy_login = staticmethod(login.dummy_login)
+    login_access_token = staticmethod(login.access_token)
 
     @staticmethod
     def scripted_environ(url: str, key: str) -> dict[str, str]:

@@ -9,33 +9,23 @@ docs/sandbox.md tabulates what remains inside for each CLI and login kind.
 """
 from __future__ import annotations
 
-import base64
 import json
 import re
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from agent_eval.agents.base import Auth
+from agent_eval.agents.base import Agent, Auth, CredentialError
+from agent_eval.agents.registry import agent_class
 
 DUMMY_PREFIX = "sk-agent-eval-gateway-"
 DUMMY_PATTERN = re.compile(re.escape(DUMMY_PREFIX) + r"([0-9a-f]{16})-([0-9]+)")
 # Environment variables that hold a secret (base URLs do not).
 SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_API_KEY", "CODEX_API_KEY")
-UPSTREAMS = {  # the real endpoint when the user names none (ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
-    ("claude-code", "env"): "https://api.anthropic.com",
-    ("claude-code", "file"): "https://api.anthropic.com",
-    ("codex", "env"): "https://api.openai.com/v1",
-    ("codex", "file"): "https://chatgpt.com/backend-api/codex",   # a ChatGPT login's backend
-}
-FAR_FUTURE_MS = 10 * 365 * 86400 * 1000   # the inside copy never looks expired: the CLI never refreshes
 MIN_SECRET_LEN = 8                         # shorter strings are not redacted (they would hit ordinary text)
 
-
-class CredentialError(RuntimeError):
-    """The user's credential cannot be used (e.g. their login token expired): says what to do."""
+__all__ = ["CredentialError", "RealCredential", "dummy", "inside_auth", "real_credential", "secret_values"]
 
 
 def dummy(token: str, n: int) -> str:
@@ -55,16 +45,18 @@ class RealCredential:
 
 
 def real_credential(agent: str, auth: Auth) -> RealCredential:
+    """The credential's formats (login files, default endpoints) are the agent adapter's to know."""
+    cli = agent_class(agent)
     env_secrets = [name for name in SECRET_ENV if auth.env.get(name)]
     source = "file" if auth.files and not env_secrets else "env"
-    if source == "file" and agent == "codex" and _codex_file_api_key(next(iter(auth.files.values()))):
-        source = "env"    # `codex login --with-api-key` stores a plain API key in auth.json
-    upstream = auth.base_url if auth.kind == "custom_endpoint" and auth.base_url else UPSTREAMS[(agent, source)]
+    if source == "file" and cli.login_holds_api_key(_read(next(iter(auth.files.values())), quiet=True)):
+        source = "env"    # e.g. `codex login --with-api-key` stores a plain API key in auth.json
+    upstream = auth.base_url if auth.kind == "custom_endpoint" and auth.base_url else cli.upstreams[source]
     if source == "env":
         slots = [(lambda value=auth.env[name]: value) for name in env_secrets]
     else:
         login_file = next(iter(auth.files.values()))
-        slots = [lambda: _login_access_token(agent, login_file)]
+        slots = [lambda: cli.login_access_token(_read(login_file), login_file)]
     return RealCredential(agent, auth, upstream.rstrip("/"), slots)
 
 
@@ -83,77 +75,32 @@ def secret_values(auth: Auth) -> list[str]:
 def inside_auth(agent: str, auth: Auth, token: str, base_url: str, scratch: Path) -> Auth:
     """The Auth handed to the sandboxed CLI: dummies for secrets, the gateway as endpoint, and
     dummy login files written under `scratch` (copied into the private home as before)."""
+    cli: type[Agent] = agent_class(agent)
     gateway = base_url.split("://", 1)[1].split("/", 1)[0]
+    endpoint = {cli.endpoint_env: base_url} if cli.endpoint_env else {}
     env_secrets = [name for name in SECRET_ENV if auth.env.get(name)]
     if env_secrets:
         env = {name: dummy(token, n) for n, name in enumerate(env_secrets)}
-        if agent == "claude-code":
-            env["ANTHROPIC_BASE_URL"] = base_url
-        return Auth("custom_endpoint", [gateway], env=env, base_url=base_url)
+        return Auth("custom_endpoint", [gateway], env={**env, **endpoint}, base_url=base_url)
     files = {}
     for name, path in auth.files.items():
-        data = json.loads(Path(path).read_text())
         target = scratch / Path(name).name
-        target.write_text(json.dumps(_dummy_login(agent, data, token)))
+        target.write_text(json.dumps(cli.dummy_login(_read(path), dummy(token, 0))))
         files[name] = target
-    env = {"ANTHROPIC_BASE_URL": base_url} if agent == "claude-code" else {}
-    return Auth("login", [gateway], env=env, files=files, base_url=base_url)
+    return Auth("login", [gateway], env=endpoint, files=files, base_url=base_url)
 
 
-def _dummy_login(agent: str, data: dict, token: str) -> dict:
-    """The user's login file with every secret replaced; what identifies the account stays."""
-    if agent == "claude-code":
-        oauth = dict(data.get("claudeAiOauth") or {})
-        oauth["accessToken"] = dummy(token, 0)
-        oauth.pop("refreshToken", None)          # refreshing happens outside (the user's own CLI)
-        oauth["expiresAt"] = int(time.time() * 1000) + FAR_FUTURE_MS
-        return {"claudeAiOauth": oauth}
-    if data.get("OPENAI_API_KEY"):
-        return {"OPENAI_API_KEY": dummy(token, 0), "tokens": None}
-    tokens = dict(data.get("tokens") or {})
-    out = {k: v for k, v in data.items() if k not in ("tokens", "OPENAI_API_KEY")}
-    out["OPENAI_API_KEY"] = None
-    out["tokens"] = {
-        "id_token": _unsigned_jwt(tokens.get("id_token")),   # its claims (plan, account) without the signature
-        "access_token": dummy(token, 0),
-        "refresh_token": "agent-eval-gateway-no-refresh",
-        "account_id": tokens.get("account_id"),
-    }
-    out["last_refresh"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())   # no proactive refresh
-    return out
-
-
-def _unsigned_jwt(jwt: str | None) -> str | None:
-    """The same header and claims, a signature that proves nothing: the CLI only decodes the claims."""
-    if not jwt or jwt.count(".") != 2:
-        return jwt and "agent-eval.gateway.dummy"
-    header, claims, _ = jwt.split(".")
-    return f"{header}.{claims}.{base64.urlsafe_b64encode(b'agent-eval-gateway').decode().rstrip('=')}"
-
-
-def _login_access_token(agent: str, path: Path) -> str:
-    """The current access token from the user's login file (re-read: their own CLI may refresh it)."""
+def _read(path: Path, quiet: bool = False) -> dict:
+    """A login file's JSON object (quiet: {} when it cannot be read)."""
     try:
         data = json.loads(Path(path).read_text())
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        return data
     except (OSError, ValueError) as e:
+        if quiet:
+            return {}
         raise CredentialError(f"cannot read the login file {path}: {e}") from None
-    if agent == "claude-code":
-        oauth = data.get("claudeAiOauth") or {}
-        expires = oauth.get("expiresAt")
-        if expires and expires < time.time() * 1000:
-            raise CredentialError(f"the claude login in {path} expired; run `claude` once outside agent-eval to "
-                                  "refresh it, then run again")
-        return oauth.get("accessToken") or ""
-    if data.get("OPENAI_API_KEY"):
-        return data["OPENAI_API_KEY"]
-    return (data.get("tokens") or {}).get("access_token") or ""
-
-
-def _codex_file_api_key(path: Path) -> bool:
-    try:
-        return bool(json.loads(Path(path).read_text()).get("OPENAI_API_KEY"))
-    except (OSError, ValueError, AttributeError):
-        return False
 
 
 def _strings(value) -> list[str]:

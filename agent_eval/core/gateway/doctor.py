@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from agent_eval.agents.base import Agent, Auth, ItemContext
+from agent_eval.agents.registry import agent_class
 from agent_eval.benchmarks.base import ToolSet
 from agent_eval.core.sandbox import DoctorCheck, Sandbox, SandboxError, SandboxSpec
 from agent_eval.core.gateway.credentials import SECRET_ENV, secret_values
@@ -21,11 +22,7 @@ def what_remains_inside(agent: str, auth: Auth) -> str:
     """In words, for doctor and docs: what of the credential the sandbox holds."""
     if any(auth.env.get(name) for name in SECRET_ENV):
         return "nothing of the key: a per-item dummy (sk-agent-eval-gateway-...) and the gateway's loopback URL"
-    if agent == "claude-code":
-        return ("a copy of .credentials.json with a dummy access token, no refresh token, a far expiry "
-                "(scopes and subscription type stay); the real token is re-read outside for every request")
-    return ("a copy of auth.json with dummy access and refresh tokens and the id_token's claims without its "
-            "signature (account id, plan and e-mail stay); the real token is re-read outside for every request")
+    return agent_class(agent).login_inside
 
 
 def check_credential_hidden(agent: Agent, auth: Auth) -> DoctorCheck:
