@@ -108,6 +108,7 @@ class Agent(ABC):
         """The env that points this CLI at a custom endpoint (the scripted model server) as a user would."""
 
     # -- the credential's formats, for the run's gateway (core/gateway/credentials.py) --------------
+    secret_env: tuple[str, ...]  # the environment variables that hold its credential (never passed inside)
     upstreams: dict[str, str]  # "env" (a key in the environment) / "file" (a login file) -> the real endpoint
     endpoint_env: str | None = None   # the variable that points the CLI at an endpoint (None: `prepare` does it)
     login_inside: str = ""     # in words, for doctor and docs: what of a login file remains inside the sandbox

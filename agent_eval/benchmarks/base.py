@@ -53,8 +53,13 @@ class KindMetrics:
 
     @classmethod
     def of(cls, record):
-        """The metrics of an item record; every field at its default when the record has none."""
-        return cls.from_json(record.metrics)
+        """The metrics of an item record; every field at its default when the record has none, or when
+        they do not read as this version's types (then all of them are kept in `extra`): a reader
+        shows such a record as ungraded by the kind rather than failing on it."""
+        try:
+            return cls.from_json(record.metrics)
+        except ValueError:   # pydantic's ValidationError is one
+            return cls(extra=dict(record.metrics or {}))
 
     def to_json(self) -> dict:
         return dump(self)
@@ -66,16 +71,17 @@ class BenchmarkGrade:
     correct: bool
     has_answer_tag: bool
     malformed: bool = False          # an answer tag whose content the benchmark cannot read
-    metrics: KindMetrics | None = None   # the kind's own grades (None: nothing beyond correctness)
+    metrics: KindMetrics | dict | None = None   # the kind's own grades (None: nothing beyond correctness)
 
     def metrics_json(self) -> dict:
-        return self.metrics.to_json() if self.metrics is not None else {}
+        if isinstance(self.metrics, KindMetrics):
+            return self.metrics.to_json()
+        return dict(self.metrics or {})
 
 
 class Benchmark(ABC):
     name: str
     tool_modes: tuple[str, ...]
-    metrics_type: type[KindMetrics] | None = None   # what grade() puts in a record's `metrics`
 
     @abstractmethod
     def load(self, root: Path): ...

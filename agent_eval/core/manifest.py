@@ -71,6 +71,9 @@ class RunManifest:
     def from_json(cls, data: dict) -> "RunManifest":
         if not isinstance(data, dict):
             raise ValueError(f"a run manifest is a JSON object, not {type(data).__name__}")
+        for section in ("config", "dataset"):
+            if not isinstance(data.get(section) or {}, dict):
+                raise ValueError(f"its {section!r} is not a JSON object")
         values = split_known(cls, data)
         values["config"] = RunIdentity(**split_known(RunIdentity, data.get("config") or {}))
         values["dataset"] = DatasetInfo(**split_known(DatasetInfo, data.get("dataset") or {}))

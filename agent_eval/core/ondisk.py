@@ -3,19 +3,34 @@ read and written back: fields this version knows are typed, any other key is kep
 written back as read, so a file from a newer version survives a round trip through an older one."""
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
+import functools
+import typing
+from dataclasses import MISSING, fields, is_dataclass
 
 
 def known_fields(cls, data: dict | None) -> dict:
-    """The keys of `data` that are fields of the dataclass `cls` (`extra` excluded)."""
-    names = {f.name for f in fields(cls)} - {"extra"}
-    return {k: v for k, v in (data or {}).items() if k in names}
+    """The keys of `data` that are fields of the dataclass `cls` (`extra` excluded). A null in a field
+    that cannot hold one reads as the field's default (an older writer's way of saying "nothing")."""
+    return {k: v for k, v in (data or {}).items() if k in _fields(cls) and (v is not None or _fields(cls)[k])}
+
+
+@functools.cache
+def _fields(cls) -> dict[str, bool]:
+    """Field name -> whether a null is a value of it (its type admits None, or it has no default)."""
+    hints = typing.get_type_hints(cls)
+    out = {}
+    for f in fields(cls):
+        if f.name != "extra":
+            required = f.default is MISSING and f.default_factory is MISSING
+            out[f.name] = required or type(None) in typing.get_args(hints.get(f.name))
+    return out
 
 
 def split_known(cls, data: dict) -> dict:
     """Constructor arguments for `cls`: its known fields, and every other key under `extra`."""
+    names = {f.name for f in fields(cls)}
     values = known_fields(cls, data)
-    values["extra"] = {k: v for k, v in data.items() if k not in values and k != "extra"}
+    values["extra"] = {k: v for k, v in data.items() if k not in names}
     return values
 
 

@@ -128,10 +128,11 @@ class Runner:
         old = self.store.read_manifest()
         self.store.write_manifest(RunManifest(
             run_name=self.run_name,
-            config=RunIdentity(**self.config.identity()),
+            config=RunIdentity(**self.config.identity(), extra=old.config.extra if old else {}),
             options=self.config.options(),
             dataset=DatasetInfo(path=str(self.dataset.root.resolve()), layout=self.dataset.layout,
-                                n_items=len(self.dataset.items), selection=self.selection or {}),
+                                n_items=len(self.dataset.items), selection=self.selection or {},
+                                extra=old.dataset.extra if old else {}),
             auth=self.auth.describe(),
             scripted_model=self.scripted_model,
             project_version=__version__,
@@ -140,6 +141,7 @@ class Runner:
             resumed_at=now_iso() if old else None,
             finished_at=now_iso() if finished else None,
             regraded=old.regraded if old else [],
+            merged_from=old.merged_from if old else None,
             extra=old.extra if old else {},   # a newer version's keys survive a resume by this one
         ))
 

@@ -104,14 +104,15 @@ def csv_table(data: dict, name: str):
             s = run["repeats"] or {"repeats": 1}
             yield [run["letter"], run["name"], *(s.get(k, "") for k in keys)]
     elif name == "tools":
-        from agent_eval.reading.tool_use import KINDS
+        from agent_eval.reading.tool_use import tool_kinds
+        kinds = tool_kinds()
         yield ["run", "name", "mode", "item_runs", "items_with_tools", "calls",
-               *(f"{k}_{what}" for k in KINDS for what in ("calls", "items")),
+               *(f"{k}_{what}" for k in kinds for what in ("calls", "items")),
                "accuracy_with_tools", "accuracy_without_tools", "answered_blind", "blind_accuracy", "broken_ablation"]
         for run in data["runs"]:
             u = run["tool_use"]
             yield ["" if c is None else c for c in [
                 run["letter"], run["name"], u["mode"], u["item_runs"], u["items_with_tools"], u["calls"],
-                *(u["by_kind"].get(k, {}).get(what, 0) for k in KINDS for what in ("calls", "items")),
+                *(u["by_kind"].get(k, {}).get(what, 0) for k in kinds for what in ("calls", "items")),
                 u["accuracy_with_tools"], u["accuracy_without_tools"], u["answered_blind"], u["blind_accuracy"],
                 len(u["broken_ablation"])]]

@@ -127,8 +127,8 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
         run_views.append({
             "letter": letter, "name": run.name, "dir": run.root.name, "path": str(run.root), "label": run.label,
             "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.as_dict().items()) if run.manifest else [],
-            "manifest": {k: str(getattr(run.manifest, k)) for k in ("started_at", "finished_at", "project_version")}
-                        if run.manifest else {},
+            "manifest": {k: str(v) for k in ("started_at", "finished_at", "project_version")
+                         if run.manifest and (v := getattr(run.manifest, k)) is not None},
             "warnings": run_warnings(run), "summary": _summary(run),
             "entries": [_item(run, r, max_px, dataset, truth) for r in run.records],
             "findings": run_findings(run),

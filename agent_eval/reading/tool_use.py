@@ -17,8 +17,12 @@ from agent_eval.benchmarks.registry import kinds_tool_names
 from agent_eval.core.records import ItemRecord
 
 IMAGE_TOOLS = ("inspect", "read_pixels")   # agent_eval/tools/imagetools, in every kind's tool modes
-# Tool kinds in the order tables show them; a benchmark kind's own tools come from its registry line.
-KINDS = ("file_view", *IMAGE_TOOLS, "shell", *kinds_tool_names(), "other")
+
+
+def tool_kinds() -> tuple[str, ...]:
+    """Tool kinds in the order tables show them; a benchmark kind's own tools come from its registry
+    line (read each time: a kind may be registered after this module was imported)."""
+    return ("file_view", *IMAGE_TOOLS, "shell", *kinds_tool_names(), "other")
 NO_TOOL_MODES = ("none",)
 
 
@@ -69,7 +73,7 @@ def tool_use(run, ids: set[str]) -> dict:
     mode = run.config.tools
     records = [r for r in run.records if r.id in ids]
     with_tools, without, blind, unknown = [], [], [], 0
-    kinds: dict[str, Counter] = {kind: Counter() for kind in KINDS}
+    kinds: dict[str, Counter] = {kind: Counter() for kind in tool_kinds()}
     names: Counter = Counter()
     for record in records:
         calls, looked = _calls_and_looked(run, record)
@@ -107,7 +111,7 @@ def tool_cells(runs: list[dict]) -> tuple[list[str], list[list[str]]]:
     body = []
     for run in runs:
         u = run["tool_use"]
-        kinds = ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in KINDS if k in u["by_kind"])
+        kinds = ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in tool_kinds() if k in u["by_kind"])
         blind = "n/a" if u["answered_blind"] is None else f"{u['answered_blind']} ({_pct(u['blind_accuracy'])} right)"
         mode = str(u["mode"] or "?") + (" BROKEN" if u["broken_ablation"] else "")
         body.append([run["letter"], mode, f"{u['items_with_tools']}/{u['item_runs']}", f"{u['calls']}: {kinds}" if kinds else "0",

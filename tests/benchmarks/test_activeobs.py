@@ -540,8 +540,8 @@ def test_the_kinds_metrics_are_typed_on_the_record():
     item = make_item("choice", 2, boxes={100: box}, choices=["a", "b"])
     angle = g.x_to_angle(1048)
     benchmark = ActiveObservation()
-    assert benchmark.metrics_type is ActiveObsMetrics
     graded = benchmark.grade(answer_text(2, 100, angle, exact_evidence(box, angle)), item)
+    assert isinstance(graded.metrics, ActiveObsMetrics)
     stored = json.loads(json.dumps(graded.metrics_json()))
     record = ItemRecord.from_json({"id": item.id, "task": "activeobs", "ground_truth": "2", "status": "ok",
                                    "metrics": {**stored, "newer": 1}})
@@ -553,3 +553,8 @@ def test_the_kinds_metrics_are_typed_on_the_record():
     assert (unread.answer_correct, unread.combined, unread.evidence) == (None, False, None)
     with pytest.raises(ValueError):
         ActiveObsMetrics.from_json({"combined": "perhaps"})
+    garbled = ItemRecord.from_json({"id": "x", "task": "activeobs", "ground_truth": "1", "metrics": {"combined": "perhaps"}})
+    assert ActiveObsMetrics.of(garbled).combined is False and ActiveObsMetrics.of(garbled).extra == {"combined": "perhaps"}
+    nulls = ItemRecord.from_json({"id": "x", "task": "activeobs", "ground_truth": "1",
+                                  "metrics": {"evidence_correct": None, "grade_detail": None, "answer_correct": None}})
+    assert (ActiveObsMetrics.of(nulls).evidence_correct, ActiveObsMetrics.of(nulls).grade_detail) == (False, {})

@@ -68,3 +68,13 @@ def test_the_registry_states_each_kinds_tool_modes_as_the_kind_does():
     for name, kind in registry.KINDS.items():
         assert tuple(get_benchmark(name).tool_modes) == kind.tool_modes, name
     assert set(ALL_TOOL_MODES) == {m for kind in registry.KINDS.values() for m in kind.tool_modes}
+
+
+def test_a_kinds_own_tools_are_counted_apart_even_when_registered_late(monkeypatch):
+    """The registry line's tool names reach the tool-use tables whenever the kind is registered."""
+    from agent_eval.reading.tool_use import tool_kind, tool_kinds
+    assert tool_kind("mcp__tally__count") == "other" and "count" not in tool_kinds()
+    monkeypatch.setitem(registry.KINDS, "tally", registry.Kind("support.tally.benchmark:Tally", ("none",),
+                                                               tool_names=("count",)))
+    assert tool_kind("mcp__tally__count") == "count" and "count" in tool_kinds()
+    assert tool_kind("mcp__imagetools__inspect") == "inspect" and tool_kind("Bash") == "shell"

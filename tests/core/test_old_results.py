@@ -101,6 +101,10 @@ def test_a_first_version_run_json_reads_typed_and_writes_back_without_loss():
     assert again["from_the_future"] == {"x": 1} and again["dataset"]["checksum"] == "abc"
     with pytest.raises(ValueError):
         RunManifest.from_json({**raw, "dataset": {"n_items": "four"}})
+    with pytest.raises(ValueError, match="'config' is not a JSON object"):
+        RunManifest.from_json({**raw, "config": "x"})
+    nulls = RunManifest.from_json({**raw, "options": None, "regraded": None, "auth": None})   # "nothing", as null
+    assert (nulls.options, nulls.regraded, nulls.auth) == ({}, [], {})
 
 
 def test_an_unreadable_run_json_is_named_with_what_to_do(tmp_path):
@@ -130,9 +134,13 @@ def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
                     console=Console(file=io.StringIO()), environ={"OPENAI_API_KEY": "sk-test"})
     runner.write_manifest(finished=False)
     raw = json.loads(runner.store.manifest_path.read_text())
-    runner.store.manifest_path.write_text(json.dumps({**raw, "schema_version": 99, "from_the_future": [2],
-                                                      "regraded": [{"to_scorer_hash": "x"}]}))
+    runner.store.manifest_path.write_text(json.dumps({
+        **raw, "schema_version": 99, "from_the_future": [2], "regraded": [{"to_scorer_hash": "x"}],
+        "config": {**raw["config"], "future_identity": "y"}, "dataset": {**raw["dataset"], "checksum": "z"},
+        "merged_from": ["/a", "/b"]}))
     runner.write_manifest(finished=True)
     again = json.loads(runner.store.manifest_path.read_text())
     assert again["from_the_future"] == [2] and again["regraded"] == [{"to_scorer_hash": "x"}]
+    assert again["config"]["future_identity"] == "y" and again["dataset"]["checksum"] == "z"
+    assert again["merged_from"] == ["/a", "/b"]
     assert again["started_at"] == raw["started_at"] and again["finished_at"] and again["config"]["tools"] == "none"

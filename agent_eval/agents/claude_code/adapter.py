@@ -51,6 +51,7 @@ class ClaudeCode(Agent):
     efforts = ("low", "medium", "high", "xhigh", "max")
     provider = "anthropic"
     demo_model = "claude-opus-4-8"
+    secret_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
     upstreams = {"env": "https://api.anthropic.com", "file": "https://api.anthropic.com"}
     endpoint_env = "ANTHROPIC_BASE_URL"
     login_inside = ("a copy of .credentials.json with a dummy access token, no refresh token, a far expiry "

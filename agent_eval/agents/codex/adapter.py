@@ -57,6 +57,7 @@ class Codex(Agent):
     efforts = ("none", "minimal", "low", "medium", "high", "xhigh")
     provider = "openai"
     demo_model = "gpt-5.5"
+    secret_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     upstreams = {"env": "https://api.openai.com/v1",
                  "file": "https://chatgpt.com/backend-api/codex"}   # a ChatGPT login's backend
     login_inside = ("a copy of auth.json with dummy access and refresh tokens and the id_token's claims without "

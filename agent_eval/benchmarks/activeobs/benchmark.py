@@ -39,7 +39,6 @@ OBSERVE_MODULE = "agent_eval.benchmarks.activeobs.observe_server"
 class ActiveObservation(Benchmark):
     name = "activeobs"
     tool_modes = ("none", "observe", "python")
-    metrics_type = ActiveObsMetrics
 
     def __init__(self):
         self.dataset = None

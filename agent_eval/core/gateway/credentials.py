@@ -17,15 +17,19 @@ from pathlib import Path
 from typing import Callable
 
 from agent_eval.agents.base import Agent, Auth, CredentialError
-from agent_eval.agents.registry import agent_class
+from agent_eval.agents.registry import agent_class, names
 
 DUMMY_PREFIX = "sk-agent-eval-gateway-"
 DUMMY_PATTERN = re.compile(re.escape(DUMMY_PREFIX) + r"([0-9a-f]{16})-([0-9]+)")
-# Environment variables that hold a secret (base URLs do not).
-SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_API_KEY", "CODEX_API_KEY")
 MIN_SECRET_LEN = 8                         # shorter strings are not redacted (they would hit ordinary text)
 
-__all__ = ["CredentialError", "RealCredential", "dummy", "inside_auth", "real_credential", "secret_values"]
+__all__ = ["CredentialError", "RealCredential", "dummy", "inside_auth", "real_credential", "secret_env",
+           "secret_values"]
+
+
+def secret_env() -> tuple[str, ...]:
+    """Every registered CLI's credential variables (base URLs are not secrets), in registry order."""
+    return tuple(dict.fromkeys(name for agent in names() for name in agent_class(agent).secret_env))
 
 
 def dummy(token: str, n: int) -> str:
@@ -47,7 +51,7 @@ class RealCredential:
 def real_credential(agent: str, auth: Auth) -> RealCredential:
     """The credential's formats (login files, default endpoints) are the agent adapter's to know."""
     cli = agent_class(agent)
-    env_secrets = [name for name in SECRET_ENV if auth.env.get(name)]
+    env_secrets = [name for name in secret_env() if auth.env.get(name)]
     source = "file" if auth.files and not env_secrets else "env"
     if source == "file" and cli.login_holds_api_key(_read(next(iter(auth.files.values())), quiet=True)):
         source = "env"    # e.g. `codex login --with-api-key` stores a plain API key in auth.json
@@ -63,7 +67,8 @@ def real_credential(agent: str, auth: Auth) -> RealCredential:
 def secret_values(auth: Auth) -> list[str]:
     """Every secret the run was given: the credential variables, and every token-like string in a
     login file (access, refresh and id tokens, API keys stored there). For redaction."""
-    values = [v for k, v in auth.env.items() if k in SECRET_ENV and v]
+    secret_names = secret_env()
+    values = [v for k, v in auth.env.items() if k in secret_names and v]
     for path in auth.files.values():
         try:
             values += [s for s in _strings(json.loads(Path(path).read_text())) if len(s) >= 16]
@@ -78,7 +83,7 @@ def inside_auth(agent: str, auth: Auth, token: str, base_url: str, scratch: Path
     cli: type[Agent] = agent_class(agent)
     gateway = base_url.split("://", 1)[1].split("/", 1)[0]
     endpoint = {cli.endpoint_env: base_url} if cli.endpoint_env else {}
-    env_secrets = [name for name in SECRET_ENV if auth.env.get(name)]
+    env_secrets = [name for name in secret_env() if auth.env.get(name)]
     if env_secrets:
         env = {name: dummy(token, n) for n, name in enumerate(env_secrets)}
         return Auth("custom_endpoint", [gateway], env={**env, **endpoint}, base_url=base_url)

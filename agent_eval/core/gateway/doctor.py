@@ -10,7 +10,7 @@ from agent_eval.agents.base import Agent, Auth, ItemContext
 from agent_eval.agents.registry import agent_class
 from agent_eval.benchmarks.base import ToolSet
 from agent_eval.core.sandbox import DoctorCheck, Sandbox, SandboxError, SandboxSpec
-from agent_eval.core.gateway.credentials import SECRET_ENV, secret_values
+from agent_eval.core.gateway.credentials import secret_env, secret_values
 from agent_eval.core.gateway.server import Gateway
 
 # What an agent would try: its environment, every process's, and every file its home holds.
@@ -20,7 +20,7 @@ SEARCH = ("env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; echo;
 
 def what_remains_inside(agent: str, auth: Auth) -> str:
     """In words, for doctor and docs: what of the credential the sandbox holds."""
-    if any(auth.env.get(name) for name in SECRET_ENV):
+    if any(auth.env.get(name) for name in secret_env()):
         return "nothing of the key: a per-item dummy (sk-agent-eval-gateway-...) and the gateway's loopback URL"
     return agent_class(agent).login_inside
 
