@@ -1,7 +1,7 @@
 """Failure classification from one table, not from if-chains in the runner.
 
-An attempt's outcome is decided in this order: the harness's own verdicts (timeout, an early
-stop asked for by the adapter's watcher), then the HTTP status the CLI reported, then the
+An attempt's outcome is decided in this order: the harness's own verdicts (timeout, a 403 that the
+sandbox's proxy gave, an early stop asked for by the adapter's watcher), then the HTTP status the CLI reported, then the
 first pattern in FAILURE_PATTERNS that matches the CLI's error text or stderr tail, then a
 non-zero exit or a missing final message (agent_error), then a missing answer tag (no_answer).
 """
@@ -47,6 +47,9 @@ class Outcome:
 def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool, timeout_s: float) -> Outcome:
     if result.timed_out:
         return Outcome("timeout", f"no result within --timeout {timeout_s:g}s; process group killed")
+    refused = _refused_by_the_sandbox(result, transcript)   # before the watcher's verdict: it reads a 403 as auth
+    if refused:
+        return refused
     if result.stopped_because:
         return Outcome(result.stopped_because, transcript.error or result.stderr_tail.strip()[-500:] or None)
     if transcript.error_status in HTTP_STATUS:
@@ -66,6 +69,20 @@ def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool
     if not has_answer_tag:
         return Outcome("no_answer", "the final message has no <answer>...</answer> tag")
     return Outcome("ok")
+
+
+def _refused_by_the_sandbox(result: ProcessResult, transcript: Transcript) -> Outcome | None:
+    """A 403 that the sandbox's proxy gave (it refuses what the policy does not allow with a 403) is
+    not the credential's fault: said as a sandbox error naming what was refused, so that it neither
+    stops the run as an auth failure nor hides which endpoint was missing."""
+    if not result.proxy_refused:
+        return None
+    text = "\n".join(filter(None, [transcript.error, result.stderr_tail]))
+    if transcript.error_status != 403 and not re.search(r"\b403\b", text):
+        return None
+    shown = ", ".join(result.proxy_refused[:5]) + (" ..." if len(result.proxy_refused) > 5 else "")
+    return Outcome("sandbox_error", _short(f"the sandbox's proxy refused {shown} (not an allowed endpoint in "
+                                           f"sandbox/policy.yaml); the CLI then failed: {text}"))
 
 
 def _short(text: str, limit: int = 1500) -> str:

@@ -49,7 +49,8 @@ def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:
         return ProcessResult(exit_code=exit_info.get("exit_code"), timed_out=bool(exit_info.get("timed_out")),
                              stopped_because=exit_info.get("stopped_because"),
                              malformed_lines=exit_info.get("malformed_lines") or 0,
-                             stderr_tail=exit_info.get("stderr_tail") or "")
+                             stderr_tail=exit_info.get("stderr_tail") or "",
+                             proxy_refused=list(exit_info.get("proxy_refused") or []))
     return ProcessResult(exit_code=0, timed_out=record.status == "timeout",
                          stopped_because=record.status if record.status in ("auth_error", "rate_limited") else None)
 

@@ -103,6 +103,7 @@ def _attempt(item, repeat, item_dir, run_root, agent, auth, config, benchmark, t
             }, indent=1))
             result = run_process(argv, env, item_dir.work, invocation.stdin, item_dir.transcript, item_dir.stderr,
                                  config.timeout_s, watch=agent.watcher(), cancel=cancel, pass_fds=sandbox.pass_fds)
+            result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
     if result.interrupted:
         return None
     write_exit(item_dir, result)
@@ -126,7 +127,8 @@ def write_exit(item_dir: ItemDir, result: ProcessResult) -> None:
     meta = json.loads(item_dir.meta.read_text()) if item_dir.meta.exists() else {}
     meta["exit"] = {"exit_code": result.exit_code, "timed_out": result.timed_out,
                     "stopped_because": result.stopped_because, "malformed_lines": result.malformed_lines,
-                    "elapsed_s": result.elapsed_s, "stderr_tail": result.stderr_tail}
+                    "elapsed_s": result.elapsed_s, "stderr_tail": result.stderr_tail,
+                    "proxy_refused": result.proxy_refused}
     item_dir.meta.write_text(json.dumps(meta, indent=1))
 
 

@@ -25,6 +25,7 @@ class ProcessResult:
     interrupted: bool = False
     elapsed_s: float = 0.0
     stderr_tail: str = ""
+    proxy_refused: list[str] = field(default_factory=list)   # what the sandbox's proxy refused meanwhile
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

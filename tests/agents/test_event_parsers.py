@@ -147,3 +147,19 @@ def test_parse_command_prints_one_json_record(tmp_path):
     assert data["num_turns"] == 2 and data["cost_usd"] is None
     failed = CliRunner().invoke(main, ["parse", "--agent", "codex", str(stream), "--exit-code", "2"])
     assert json.loads(failed.output)["status"] == "agent_error"
+
+
+def test_a_403_from_the_sandboxs_proxy_is_a_sandbox_error_naming_what_was_refused(tmp_path):
+    """tinyproxy answers what the policy does not allow with a 403: that is not the credential's fault
+    (an auth_error would stop the run and send the user to their login)."""
+    events = [claude_result(subtype="error_during_execution", is_error=True, api_error_status=403,
+                            result="API Error: 403 Access denied")]
+    transcript = parse_claude_events(events, tmp_path)
+    refused = ProcessResult(exit_code=1, proxy_refused=["http://127.0.0.1:41234/v1/messages"])
+    got = classify(refused, transcript, False, 60)
+    assert got.status == "sandbox_error" and "proxy refused http://127.0.0.1:41234/v1/messages" in got.error
+    assert classify(ProcessResult(exit_code=1), transcript, False, 60).status == "auth_error"   # nothing refused
+    unauthorised = parse_claude_events([claude_result(subtype="error_during_execution", is_error=True,
+                                                      api_error_status=401, result="API Error: 401 invalid x-api-key")],
+                                       tmp_path)
+    assert classify(refused, unauthorised, False, 60).status == "auth_error"   # a refusal beside a real 401
