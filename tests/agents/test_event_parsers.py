@@ -153,7 +153,7 @@ def test_a_403_from_the_sandboxs_proxy_is_a_sandbox_error_naming_what_was_refuse
     """tinyproxy answers what the policy does not allow with a 403: that is not the credential's fault
     (an auth_error would stop the run and send the user to their login)."""
     events = [claude_result(subtype="error_during_execution", is_error=True, api_error_status=403,
-                            result="API Error: 403 Access denied")]
+                            result="Failed to authenticate. API Error: 403 Filtered")]   # as Claude Code says it
     transcript = parse_claude_events(events, tmp_path)
     refused = ProcessResult(exit_code=1, proxy_refused=["http://127.0.0.1:41234/v1/messages"])
     got = classify(refused, transcript, False, 60)
@@ -163,3 +163,7 @@ def test_a_403_from_the_sandboxs_proxy_is_a_sandbox_error_naming_what_was_refuse
                                                       api_error_status=401, result="API Error: 401 invalid x-api-key")],
                                        tmp_path)
     assert classify(refused, unauthorised, False, 60).status == "auth_error"   # a refusal beside a real 401
+    forbidden = parse_claude_events([claude_result(subtype="error_during_execution", is_error=True,
+                                                   api_error_status=403, result="API Error: 403 Forbidden")], tmp_path)
+    routine = ProcessResult(exit_code=1, proxy_refused=["github.com:443"])   # Codex is refused this on every item
+    assert classify(routine, forbidden, False, 60).status == "auth_error"     # the API's own 403 stays an auth error
