@@ -51,7 +51,8 @@ class Outcome:
 def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool, timeout_s: float) -> Outcome:
     if result.timed_out:
         return Outcome("timeout", f"no result within --timeout {timeout_s:g}s; process group killed")
-    refused = _refused_by_the_sandbox(result, transcript)   # before the watcher's verdict: it reads a 403 as auth
+    text = "\n".join(filter(None, [transcript.error, result.stderr_tail]))   # what the CLI said went wrong
+    refused = _refused_by_the_sandbox(result, text)   # before the watcher's verdict: it reads a 403 as auth
     if refused:
         return refused
     if result.stopped_because:
@@ -60,7 +61,6 @@ def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool
         return Outcome(HTTP_STATUS[transcript.error_status], transcript.error)
     failed = transcript.error is not None or result.exit_code != 0 or not (transcript.final_text or "").strip()
     if failed:
-        text = "\n".join(filter(None, [transcript.error, result.stderr_tail]))
         for pattern, status in FAILURE_PATTERNS:
             if pattern.search(text):
                 return Outcome(status, _short(text))
@@ -75,15 +75,12 @@ def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool
     return Outcome("ok")
 
 
-def _refused_by_the_sandbox(result: ProcessResult, transcript: Transcript) -> Outcome | None:
+def _refused_by_the_sandbox(result: ProcessResult, text: str) -> Outcome | None:
     """A 403 that the sandbox's proxy gave (it refuses what the policy does not allow with "403
     Filtered") is not the credential's fault: said as a sandbox error naming what was refused, so that
     it neither stops the run as an auth failure nor hides which endpoint was missing. The proxy's log
     alone is not enough: Codex is refused github.com on every item."""
-    if not result.proxy_refused:
-        return None
-    text = "\n".join(filter(None, [transcript.error, result.stderr_tail]))
-    if not PROXY_REFUSAL.search(text):   # its answer, as the CLI quotes it; an API's own 403 stays auth_error
+    if not result.proxy_refused or not PROXY_REFUSAL.search(text):   # its answer, as the CLI quotes it; an API's own 403 stays auth_error
         return None
     shown = ", ".join(result.proxy_refused[:5]) + (" ..." if len(result.proxy_refused) > 5 else "")
     return Outcome("sandbox_error", _short(f"the sandbox's proxy refused {shown} (not an allowed endpoint in "

@@ -11,7 +11,8 @@ from dataclasses import MISSING, fields, is_dataclass
 def known_fields(cls, data: dict | None) -> dict:
     """The keys of `data` that are fields of the dataclass `cls` (`extra` excluded). A null in a field
     that cannot hold one reads as the field's default (an older writer's way of saying "nothing")."""
-    return {k: v for k, v in (data or {}).items() if k in _fields(cls) and (v is not None or _fields(cls)[k])}
+    nullable = _fields(cls)
+    return {k: v for k, v in (data or {}).items() if k in nullable and (v is not None or nullable[k])}
 
 
 @functools.cache
