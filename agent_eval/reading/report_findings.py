@@ -7,7 +7,7 @@ from agent_eval.reading.efficiency import per_correct
 from agent_eval.reading.formatting import fmt_cost, fmt_time
 from agent_eval.reading.repeats import repeat_summary
 from agent_eval.reading.run import RunError
-from agent_eval.reading.tool_use import tool_kinds, tool_use
+from agent_eval.reading.tool_use import calls_by_kind, tool_use
 
 
 def _pct(value) -> str:
@@ -19,7 +19,7 @@ def run_findings(run) -> list[str]:
     ids = {r.id for r in run.records}
     lines = []
     u = tool_use(run, ids)
-    kinds = ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in tool_kinds() if k in u["by_kind"])
+    kinds = calls_by_kind(u)
     line = f"tools: called on {u['items_with_tools']} of {u['item_runs']} item runs, {u['calls']} calls"
     line += f" ({kinds})" if kinds else ""
     line += f" · accuracy with tools {_pct(u['accuracy_with_tools'])}, without {_pct(u['accuracy_without_tools'])}"

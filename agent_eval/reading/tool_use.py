@@ -105,13 +105,19 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
 
+def calls_by_kind(u: dict) -> str:
+    """One run's tool_use() calls as "kind ×calls (item runs)", in the tables' order ("" when none)."""
+    return ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in tool_kinds()
+                     if k in u["by_kind"])
+
+
 def tool_cells(runs: list[dict]) -> tuple[list[str], list[list[str]]]:
     """Per run: mode, item runs with tools, calls by kind, accuracy with/without tools, answered blind."""
     header = ["run", "mode", "with tools", "calls: kind ×calls (item runs)", "acc. with tools", "acc. without", "answered blind"]
     body = []
     for run in runs:
         u = run["tool_use"]
-        kinds = ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in tool_kinds() if k in u["by_kind"])
+        kinds = calls_by_kind(u)
         blind = "n/a" if u["answered_blind"] is None else f"{u['answered_blind']} ({_pct(u['blind_accuracy'])} right)"
         mode = str(u["mode"] or "?") + (" BROKEN" if u["broken_ablation"] else "")
         body.append([run["letter"], mode, f"{u['items_with_tools']}/{u['item_runs']}", f"{u['calls']}: {kinds}" if kinds else "0",

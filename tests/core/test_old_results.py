@@ -144,3 +144,11 @@ def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
     assert again["config"]["future_identity"] == "y" and again["dataset"]["checksum"] == "z"
     assert again["merged_from"] == ["/a", "/b"]
     assert again["started_at"] == raw["started_at"] and again["finished_at"] and again["config"]["tools"] == "none"
+
+
+def test_the_typed_identity_is_the_identity_the_config_defines():
+    """run.json's RunIdentity and config.IDENTITY_FIELDS list the same fields: a field added to one only
+    would crash a run's start (RunIdentity(**config.identity())) or go uncompared on resume."""
+    from agent_eval.core.config import IDENTITY_FIELDS
+    from agent_eval.core.manifest import RunIdentity
+    assert tuple(RunIdentity().as_dict()) == IDENTITY_FIELDS

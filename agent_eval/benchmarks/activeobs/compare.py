@@ -28,7 +28,7 @@ def metric_scores(records) -> dict[str, dict[str, float]]:
     by = {m: defaultdict(list) for m in METRICS}
     for r in records:
         metrics = ActiveObsMetrics.of(r)
-        answer = metrics.answer_correct if metrics.answer_correct is not None else r.correct
+        answer = metrics.answer_right(r)
         evidence = metrics.evidence_correct
         for metric, value in zip(METRICS, (answer, evidence, answer and evidence)):
             by[metric][r.id].append(float(value))

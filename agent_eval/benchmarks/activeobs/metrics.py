@@ -16,3 +16,7 @@ class ActiveObsMetrics(KindMetrics):
     combined: bool = False                 # answer and evidence both right: the kind's headline score
     evidence: dict | None = None           # the evidence object the agent gave, as given
     grade_detail: dict = field(default_factory=dict)   # why: parse error, best IoU, matched frame, ...
+
+    def answer_right(self, record) -> bool:
+        """Whether the answer was right: these metrics say so, else (an ungraded or old record) the record."""
+        return self.answer_correct if self.answer_correct is not None else record.correct

@@ -228,7 +228,7 @@ def active_rollup(records) -> dict:
     for r in records:
         metrics = ActiveObsMetrics.of(r)
         rows.append({"family": r.category, "status": r.status, "evidence_correct": metrics.evidence_correct,
-                     "answer_correct": metrics.answer_correct if metrics.answer_correct is not None else r.correct})
+                     "answer_correct": metrics.answer_right(r)})
     return rollup_active(rows)
 
 
