@@ -107,3 +107,17 @@ def test_the_first_items_of_a_run_start_their_servers_at_once(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[-2] == "[0, 1, 2, 3, 4, 5]", done.stdout + done.stderr[-2000:]
+
+
+def test_the_tool_servers_advertise_a_fixed_tool_list_and_serve_no_listen_stream(tmp_path):
+    """Their tools never change, so they leave subscriptions/listen unserved: Claude Code then opens no
+    listen stream, which cost it about 45 ms before its first model call (docs/perf.md, part 6)."""
+    from mcp import Client
+    Image.new("RGB", (5, 5)).save(tmp_path / "image.png")
+
+    async def capabilities(url):
+        async with Client(url) as client:
+            return client.server_capabilities
+    with image_tools(tmp_path) as (server, _):
+        caps = anyio.run(capabilities, server.url)
+    assert caps.tools is not None and not caps.tools.list_changed

@@ -29,7 +29,7 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from agent_eval.tools.imagetools.errors import ToolInputError
-from agent_eval.tools.imagetools.mcp_server import plain_schema
+from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
 from agent_eval.tools.imagetools.workspace import Workspace
 from agent_eval.tools.mcp_http import LoopbackMcpServer
 from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
@@ -154,7 +154,7 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
                         f"`saved_as` (e.g. {log.views_dir.name}/001-f0010-a090.0.png).")
     registered = Tool.from_function(tool, name=TOOL_NAME, description=description, structured_output=False)
     registered.parameters = plain_schema(registered.parameters)
-    return MCPServer(name=SERVER_NAME, tools=[registered], log_level="WARNING")
+    return fixed_tools_server(SERVER_NAME, [registered])
 
 
 class ObservationServer:

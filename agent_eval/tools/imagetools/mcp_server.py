@@ -30,6 +30,14 @@ class ViewSpec(BaseModel):
     height: Annotated[int | None, Field(description=d.HEIGHT)] = None
 
 
+def fixed_tools_server(name: str, tools: list[Tool]) -> MCPServer:
+    """An MCP server offering `tools`, a list that never changes. It leaves `subscriptions/listen`
+    unserved, so it advertises no listChanged: Claude Code then opens no listen stream, which costs
+    it about 45 ms of wall time (and 25 ms of CPU) before its first model call, per item
+    (docs/perf.md, part 6). The tools, their schemas and their results are the same."""
+    return MCPServer(name=name, tools=tools, log_level="WARNING", subscriptions=False)
+
+
 def plain_schema(schema: dict) -> dict:
     """Inline $refs and turn `anyOf [T, null]` into T: Codex drops tools whose schemas use them."""
     defs = schema.get("$defs", {})
@@ -107,7 +115,7 @@ def build_server(workdir: str) -> MCPServer:
     """The image tools on one item's workdir: the shared definitions, each bound to this item's functions."""
     functions = tool_functions(ImageTools(workdir))
     tools = [definition.model_copy(update={"fn": fn}) for definition, (fn, _) in zip(tool_definitions(), functions)]
-    return MCPServer(name=SERVER_NAME, tools=tools, log_level="WARNING")
+    return fixed_tools_server(SERVER_NAME, tools)
 
 
 def main(argv: list[str] | None = None) -> None:
