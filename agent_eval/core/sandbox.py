@@ -7,8 +7,9 @@ The whole policy is `sandbox/policy.yaml`; this module turns it into command lin
   workdir and private home read-write, /tmp is private. Same absolute paths as outside.
 * network: bwrap's own network namespace (an empty loopback). The only way out is an HTTP
   proxy address inside (127.0.0.1:3128, set as HTTP(S)_PROXY), a socat relay over a unix
-  socket to tinyproxy outside, which allows exactly the endpoints' host:port and refuses the
-  rest. tinyproxy itself runs in a second bwrap jail (host network, nothing else).
+  socket to the item's own tinyproxy outside, which allows exactly the endpoints' host:port and
+  refuses the rest. The items' proxies run in one second bwrap jail per process (host network,
+  nothing else): agent_eval/core/proxy_jail.py.
 
 `Sandbox.wrap` is the only place that knows how the command line is built. docs/sandbox.md
 explains the choices.
@@ -19,13 +20,11 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -33,13 +32,13 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from agent_eval.core.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 POLICY_PATH = PROJECT_ROOT / "sandbox" / "policy.yaml"
 NET_DIR_INSIDE = "/run/agent-eval-net"   # the proxy's unix socket appears here inside
-PROXY_SOCKET = "proxy.sock"
 SETUP_FAILED = 125                        # exit status when the sandbox itself failed to start
 _DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
-_PROBE_URL = "http://agent-eval-sandbox-probe.invalid/"
 
 
 class SandboxError(RuntimeError):
@@ -117,19 +116,6 @@ def _ere_escape(text: str) -> str:
     return "".join("\\" + c if c in ".[]()*+?{}|^$\\" else c for c in text)
 
 
-def tinyproxy_config(port: int, filter_path: str, log_path: str) -> str:
-    return (
-        "# Generated per item by agent_eval/core/sandbox.py from the endpoint list.\n"
-        f"Port {port}\nListen 127.0.0.1\nAllow 127.0.0.1\n"
-        "Timeout 3600\nMaxClients 200\nDisableViaHeader Yes\n"
-        f"LogFile \"{log_path}\"\nLogLevel Notice\n"
-        # Deny everything the filter does not match; match the whole request URL (for CONNECT:
-        # host:port), not just the host, so that the port counts too. No ConnectPort lines:
-        # the filter already pins the port, and its refusals are the ones logged with the URL.
-        f"Filter \"{filter_path}\"\nFilterURLs On\nFilterType ere\nFilterCaseSensitive No\n"
-        "FilterDefaultDeny Yes\n")
-
-
 # ---------------------------------------------------------------- the sandbox
 
 def _real(p: Path | str) -> Path:
@@ -148,7 +134,7 @@ def _precious() -> list[Path]:
 
 class Sandbox:
     """One per item. A context manager: entering writes the generated /etc files and starts
-    the item's proxy (in its own jail); leaving stops it and removes them."""
+    the item's proxy (in the process's proxy jail); leaving stops it and removes them."""
 
     KINDS = ("bwrap", "none")
 
@@ -160,7 +146,7 @@ class Sandbox:
         self.net = self.policy["network"]
         self.endpoints = list(dict.fromkeys(Endpoint.parse(e) for e in spec.endpoints))
         self._tmp: Path | None = None
-        self._proxy: subprocess.Popen | None = None
+        self._proxy: ItemProxy | None = None
         self._lifeline: tuple[int, int] | None = None
         if kind == "bwrap":
             self.workdir, self.home = _real(spec.workdir), _real(spec.home)
@@ -174,8 +160,7 @@ class Sandbox:
         self._bwrap, self._socat = _tool("bwrap"), _tool("socat")
         self._tmp = Path(tempfile.mkdtemp(prefix="agent-eval-sbx-"))
         try:
-            for d in ("etc", "proxy", "net", "log"):
-                (self._tmp / d).mkdir()
+            (self._tmp / "etc").mkdir()
             self._write_etc()
             self._lifeline = os.pipe()  # non-inheritable; only the agent's bwrap gets the read end
             if self.endpoints:
@@ -189,7 +174,9 @@ class Sandbox:
         self.close()
 
     def close(self) -> None:
-        self._stop_proxy()
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
         if self._lifeline is not None:
             for fd in self._lifeline:
                 os.close(fd)
@@ -200,15 +187,11 @@ class Sandbox:
 
     def proxy_log(self) -> str:
         """tinyproxy's log for this item so far (refused requests say "Proxying refused")."""
-        try:
-            return (self._tmp / "log" / "proxy.log").read_text(errors="replace")
-        except (OSError, TypeError):
-            return ""
+        return self._proxy.log() if self._proxy else ""
 
     def refused_requests(self) -> list[str]:
         """The URLs (or CONNECT host:port) the proxy refused, for failure reports."""
-        urls = re.findall(r'Proxying refused on filtered url "([^"]*)"', self.proxy_log())
-        return [u for u in urls if u != _PROBE_URL]
+        return self._proxy.refused_requests() if self._proxy else []
 
     # -- the command
 
@@ -241,8 +224,8 @@ class Sandbox:
             o += ["--tmpfs", p]
         for p in self.readonly_paths():
             o += ["--ro-bind", str(p), str(p)]
-        if self.endpoints:
-            o += ["--ro-bind", str(self._tmp / "net"), NET_DIR_INSIDE]
+        if self._proxy:
+            o += ["--ro-bind", str(self._proxy.net_dir), NET_DIR_INSIDE]
         for p in dict.fromkeys([self.workdir, self.home]):
             o += ["--bind", str(p), str(p)]
         o += ["--remount-ro", "/", "--chdir", str(self.workdir)]
@@ -343,75 +326,21 @@ exec "$@"
     # -- the proxy and its jail
 
     def _start_proxy(self) -> None:
-        tinyproxy = _tool("tinyproxy")
-        pats = [p for e in self.endpoints for p in e.filter_patterns()]
-        (self._tmp / "proxy" / "filter").write_text("\n".join(pats) + "\n")
-        for attempt in range(3):    # a port picked free can be taken before tinyproxy binds it
-            port = _free_port()
-            (self._tmp / "proxy" / "tinyproxy.conf").write_text(tinyproxy_config(
-                port, "/run/proxy/filter", "/run/proxy-log/proxy.log"))
-            relay = [self._socat, f"UNIX-LISTEN:/run/net/{PROXY_SOCKET},fork,unlink-early",
-                     f"TCP4:127.0.0.1:{port}"]
-            # The jail lives while its stdin pipe is open: `read` returns when the Sandbox
-            # closes it or when this process dies however it dies (SIGKILL during start-up
-            # included); then the script kills everything in the jail itself, so bwrap's init
-            # has nothing left to wait for, whether or not --die-with-parent was armed in time.
-            script = (f"{shlex.quote(tinyproxy)} -d -c /run/proxy/tinyproxy.conf </dev/null >/dev/null 2>&1 &\n"
-                      f"{shlex.join(relay)} </dev/null >/dev/null 2>>/run/proxy-log/relay.log &\n"
-                      "read -r _ || true\nkill -KILL -1\n")
-            with open(self._tmp / "log" / "jail.log", "ab") as err:
-                self._proxy = subprocess.Popen(
-                    [self._bwrap, *self._proxy_jail_options(), "--", "/bin/sh", "-c", script],
-                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
-                    start_new_session=True)
-            if self._wait_proxy(port):
-                return
-            self._stop_proxy()
-        logs = "".join((self._tmp / "log" / f).read_text(errors="replace")[-300:]
-                       for f in ("jail.log", "proxy.log", "relay.log") if (self._tmp / "log" / f).exists())
-        raise SandboxError(f"the sandbox's proxy did not start: {logs.strip()}")
-
-    def _stop_proxy(self) -> None:
-        if self._proxy is not None:
-            self._proxy.stdin.close()
-            try:   # the jail's bwrap and all under it (--die-with-parent, its own pid namespace)
-                os.killpg(self._proxy.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self._proxy.wait()
-            self._proxy = None
-
-    def _wait_proxy(self, port: int, timeout: float = 3.0) -> bool:
-        """Ready when the unix socket exists and the port answers as tinyproxy refusing a probe
-        (so a stranger that grabbed the port is never mistaken for our proxy)."""
-        deadline = time.monotonic() + timeout
-        sock_path = self._tmp / "net" / PROXY_SOCKET
-        while time.monotonic() < deadline and self._proxy.poll() is None:
-            if sock_path.exists():
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                        s.sendall(f"GET {_PROBE_URL} HTTP/1.0\r\n\r\n".encode())
-                        head = s.recv(200)
-                    if head.startswith(b"HTTP/1.0 403") and b"tinyproxy" in head:
-                        return True
-                    return False
-                except OSError:
-                    pass
-            time.sleep(0.001)
-        return False
+        tools = {"bwrap": self._bwrap, "socat": self._socat, "tinyproxy": _tool("tinyproxy")}
+        jail = ProxyJail.shared(self._proxy_jail_options(), tools)
+        try:
+            self._proxy = jail.start_item([p for e in self.endpoints for p in e.filter_patterns()])
+        except ProxyError as e:
+            raise SandboxError(str(e)) from None
 
     def _proxy_jail_options(self) -> list[str]:
-        """tinyproxy and its socat run with the host's network and nothing else: no home, no
-        project, no data, as nobody; a flaw in the proxy reaches no file of value."""
-        o = ["--unshare-all", "--unshare-user", "--share-net", "--die-with-parent",
-             "--new-session", "--cap-drop", "ALL", "--disable-userns",
-             "--uid", "65534", "--gid", "65534"]
+        """The items' tinyproxies and relays run with the host's network and nothing else: no home,
+        no project, no data, as nobody; a flaw in a proxy reaches no file of value. (proxy_jail.py
+        adds their own directories.)"""
+        o = ["--unshare-all", "--unshare-user", "--share-net", "--new-session", "--cap-drop", "ALL",
+             "--disable-userns", "--uid", "65534", "--gid", "65534"]
         o += _system_binds(["/usr", *self.net["proxy_jail_etc"]], self.policy["usr_links"])
-        o += ["--dev", "/dev", "--tmpfs", "/tmp",
-              "--ro-bind", str(self._tmp / "proxy"), "/run/proxy",
-              "--bind", str(self._tmp / "log"), "/run/proxy-log",
-              "--bind", str(self._tmp / "net"), "/run/net"]
-        return o
+        return o + ["--dev", "/dev", "--tmpfs", "/tmp"]
 
 
 def _system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
@@ -424,12 +353,6 @@ def _system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
         elif os.path.isdir(p):
             o += ["--ro-bind", p, p]
     return o
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _tool(name: str) -> str:

@@ -13,9 +13,10 @@ from urllib.request import urlopen
 
 import pytest
 
+from agent_eval.core.proxy_jail import tinyproxy_config
 from agent_eval.core.sandbox import (
     PROJECT_ROOT, Endpoint, Sandbox, SandboxError, SandboxSpec, check_sandbox, load_policy,
-    policy_endpoints, tinyproxy_config)
+    policy_endpoints)
 from support.hello import Hello
 from support.sandboxes import BIN, CANARY, run, spec
 
@@ -239,6 +240,30 @@ print(get("http://127.0.0.1:{allowed}/"), get("http://localhost:{allowed}/"), ge
     assert f"http://localhost:{allowed}/" in refused     # the same port by another name is another URL
 
 
+def test_items_sharing_the_proxy_jail_reach_only_their_own_endpoints(world, http_server, tmp_path):
+    """Two items open at once share one proxy jail (agent_eval/core/proxy_jail.py) but each keeps its
+    own proxy: item A reaches A's server and is refused B's, and the other way round; each item's
+    refusals are its own; closing A leaves B's proxy working."""
+    port_a, port_b = http_server("hello-from-a"), http_server("hello-from-b")
+    other = {"work": tmp_path / "b" / "work", "home": tmp_path / "b" / "home"}
+    for d in other.values():
+        d.mkdir(parents=True)
+    get = "curl -s -m 5 -o /dev/null -w '%{{http_code}} ' http://127.0.0.1:{}/"
+    both = get.format(port_a) + "; " + get.format(port_b)
+    a = Sandbox(spec(world, endpoints=[f"127.0.0.1:{port_a}"])).__enter__()
+    with Sandbox(spec(other, endpoints=[f"127.0.0.1:{port_b}"])) as b:
+        try:
+            assert a._proxy.jail is b._proxy.jail and a._proxy.net_dir != b._proxy.net_dir
+            assert run(a, both, login=False).stdout.split() == ["200", "403"]
+            assert run(b, both, login=False).stdout.split() == ["403", "200"]
+            assert a.refused_requests() == [f"http://127.0.0.1:{port_b}/"]
+            assert b.refused_requests() == [f"http://127.0.0.1:{port_a}/"]
+        finally:
+            a.__exit__(None, None, None)
+        assert run(b, get.format(port_b), login=False).stdout.split() == ["200"]
+        assert b.refused_requests() == [f"http://127.0.0.1:{port_a}/"]
+
+
 def test_named_endpoint_is_allowed_and_others_refused(world):
     """No internet here: an allowed name gets past the filter (then fails to resolve outside),
     a name not listed is refused by the filter. The proxy's log tells them apart."""
@@ -275,15 +300,19 @@ def test_killing_the_process_group_leaves_nothing_running(world):
         while _pids_with(marker) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert _pids_with(marker) == []
-        proxy_pid = sb._proxy.pid
-    assert not Path(f"/proc/{proxy_pid}").exists()     # the proxy's jail ends with the Sandbox
+        item_conf = f"/run/proxy/{sb._proxy.id}/"
+        assert len(_pids_with(item_conf, comm="tinyproxy")) == 1
+    deadline = time.monotonic() + 5                      # the item's proxy ends with the Sandbox
+    while _pids_with(item_conf, comm="tinyproxy") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _pids_with(item_conf, comm="tinyproxy") == []
 
 
-def _pids_with(text: str) -> list[int]:
+def _pids_with(text: str, comm: str = "sleep") -> list[int]:
     pids = []
     for d in Path("/proc").iterdir():
         try:
-            if (d.name.isdigit() and (d / "comm").read_text().strip() == "sleep"
+            if (d.name.isdigit() and (d / "comm").read_text().strip() == comm
                     and text in (d / "cmdline").read_bytes().decode(errors="replace")):
                 pids.append(int(d.name))
         except OSError:
