@@ -7,22 +7,21 @@ from typing import Iterator
 
 from agent_eval.benchmarks.base import McpServer
 from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
-from agent_eval.tools.mcp_http import LoopbackMcpServer, load_sdk_module
+from agent_eval.tools.mcp_http import McpHost, load_sdk_module
 
 IMAGE_TOOLS_MODULE = "agent_eval.tools.imagetools.mcp_server"
 
 
 @contextlib.contextmanager
 def image_tools(workdir: Path) -> Iterator[tuple[McpServer, str]]:
-    """The inspection tools for one item and the host:port its sandbox must reach: served from the
-    harness process over HTTP (a server inside each sandbox would import the MCP SDK per item, about
-    0.9 CPU-s), acting on this item's workdir only and confined to it (imagetools/workspace.py)."""
+    """The inspection tools for one item and the endpoint its sandbox must reach: served from the
+    harness process over HTTP, on the process's one MCP host under a path of this item's own (a
+    server inside each sandbox would import the MCP SDK per item, about 0.9 CPU-s), acting on this
+    item's workdir only and confined to it (imagetools/workspace.py)."""
     def build():
         return load_sdk_module(IMAGE_TOOLS_MODULE).build_server(str(workdir))  # the MCP SDK, once
-    # Not waiting for it to stop: by then the CLI has exited, no call is in flight, and its thread
-    # finishes alone (waiting would add 0.2 s to every item).
-    with LoopbackMcpServer(build, name=SERVER_NAME, wait_on_exit=False) as server:
-        yield McpServer(SERVER_NAME, TOOL_NAMES, url=server.url), server.host_port
+    with McpHost.shared().mount(build, name=SERVER_NAME) as mount:
+        yield McpServer(SERVER_NAME, TOOL_NAMES, url=mount.url), mount.endpoint
 
 
 def render(template_text: str, question: str, image_name: str) -> str:

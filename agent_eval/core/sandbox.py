@@ -86,11 +86,20 @@ def policy_endpoints(agent: str, auth: str) -> list[str]:
 class Endpoint:
     host: str    # a name or an IP literal, lower case, IPv6 without brackets
     port: int
+    prefix: str = ""   # "/a/b/": plain HTTP to URLs under this path only (no CONNECT); "": the whole host:port
 
     @classmethod
     def parse(cls, text: str) -> "Endpoint":
-        """'host:port', '[::1]:port', 'host' (port 443) or a URL (scheme's default port)."""
+        """'host:port', '[::1]:port', 'host' (port 443) or a URL (scheme's default port): that whole
+        host:port, whatever the path. 'http://host:port/some/path/*' (ending in '/*'): only plain-HTTP
+        requests under /some/path/ on it (how an item reaches its own MCP server on a shared host)."""
         text = text.strip()
+        prefix = ""
+        if text.endswith("/*"):
+            parts = urlsplit(text[:-1])
+            if parts.scheme != "http" or parts.query or parts.fragment or not re.fullmatch(r"(/(?![.]+/)[A-Za-z0-9._~-]+)+/", parts.path):
+                raise SandboxError(f"a path endpoint is http://host:port/path/* with a plain path: {text!r}")
+            prefix = parts.path
         parts = urlsplit(text if "://" in text else "//" + text)
         try:
             host, port = parts.hostname, parts.port
@@ -100,12 +109,15 @@ class Endpoint:
             raise SandboxError(f"not an endpoint: {text!r}")
         if port is None:
             port = _DEFAULT_PORTS.get(parts.scheme, 443)
-        return cls(host.lower(), port)
+        return cls(host.lower(), port, prefix)
 
     def filter_patterns(self) -> list[str]:
         """tinyproxy URL-filter regexes (POSIX ERE) that match requests to exactly this
-        host:port: a CONNECT target `host:port`, or an absolute `http://host:port/...` URL."""
+        host:port: a CONNECT target `host:port`, or an absolute `http://host:port/...` URL. With a
+        prefix, only absolute URLs under it: a CONNECT tunnel would carry any path."""
         h = _ere_escape(f"[{self.host}]" if ":" in self.host else self.host)
+        if self.prefix:
+            return [f"^http://{h}:{self.port}{_ere_escape(self.prefix)}"]
         pats = [f"^{h}:{self.port}$", f"^http://{h}:{self.port}(/|$)"]
         if self.port == 80:
             pats.append(f"^http://{h}(/|$)")

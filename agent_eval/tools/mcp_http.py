@@ -1,27 +1,33 @@
-"""An MCP server (the official SDK) over streamable HTTP on loopback, served from the harness
-process for one item: the observe tool and the image tools both run this way, outside the
-sandbox, and each item's sandbox reaches only its own server (its `127.0.0.1:PORT` is the one
-allowlisted there).
+"""MCP servers (the official SDK) over streamable HTTP on loopback, served from the harness process:
+the observe tool and the image tools both run this way, outside the sandbox.
 
-    with LoopbackMcpServer(lambda: build_server(...)) as server:
-        server.url          # http://127.0.0.1:PORT/mcp  -> the CLIs' MCP config
-        server.host_port    # 127.0.0.1:PORT             -> the sandbox allowlist
+One HTTP server per process (an `McpHost`: one uvicorn server, one thread, one event loop) carries
+every item's MCP server, each mounted under a path of its own that nobody can guess, and each
+item's sandbox may reach that path alone (its proxy allows the prefix `mount.endpoint` and nothing
+else on that port; core/sandbox.py, Endpoint):
 
-The port is bound at once, but the SDK's app is built and served in a background thread: the
-agent CLI starts meanwhile, and its first connection waits in the listen backlog until the
-server answers. So the first item of a run does not wait for the SDK's import (about 0.5 CPU-s,
-once per process), and no item waits for its server's start-up.
+    with McpHost.shared().mount(lambda: build_server(...), name="imagetools") as mount:
+        mount.url          # http://127.0.0.1:PORT/<token>/mcp  -> the CLI's MCP config
+        mount.endpoint     # http://127.0.0.1:PORT/<token>/*    -> the sandbox allowlist
+
+Why one host: a uvicorn server with its thread and event loop, started and stopped for every item,
+cost that item about 30 ms of CPU here (docs/perf.md, part 6); a mount costs building the item's
+server object. The port is bound at once, and the SDK is imported in the host's thread: the agent
+CLI starts meanwhile, and its first connection waits in the listen backlog until the host answers.
+An item's server is built in the host's loop on its first request, and its session manager runs
+(the SDK's own multi-server pattern) until the item unmounts it.
 """
 from __future__ import annotations
 
 import asyncio
 import importlib
+import secrets
 import socket
 import threading
 from typing import Callable
 
 STOP_TIMEOUT_S = 5.0
-BACKLOG = 64
+BACKLOG = 128
 _IMPORT_LOCK = threading.Lock()
 
 
@@ -39,73 +45,121 @@ def load_in_background(name: str) -> None:
     threading.Thread(target=load_sdk_module, args=(name,), name=f"import-{name}", daemon=True).start()
 
 
-class LoopbackMcpServer:
-    """Start/stop one MCP server over streamable HTTP on 127.0.0.1 (a context manager).
+class Mount:
+    """One item's MCP server on a host, under /<token>/ (a context manager: leaving unmounts it).
 
-    build: returns the `MCPServer` to serve; called in the server's thread (it may import the SDK).
-    wait_on_exit: leaving the context waits until the server has stopped (about 0.2 s: uvicorn
-    polls its exit flag); False lets it stop in its own thread, off the item's path."""
+    build: returns the `MCPServer` to serve; called in the host's loop on the item's first request."""
 
-    def __init__(self, build: Callable[[], object], name: str = "mcp", host: str = "127.0.0.1", port: int = 0,
-                 wait_on_exit: bool = True):
-        self._build, self.name, self.host, self.wait_on_exit = build, name, host, wait_on_exit
+    def __init__(self, host: "McpHost", build: Callable[[], object], name: str):
+        self.host, self._build, self.name = host, build, name
+        self.token = secrets.token_hex(16)
+        self.error: BaseException | None = None
+        self._app = None
+        self._started: asyncio.Future | None = None   # set in the host's loop
+        self._closing: asyncio.Event | None = None
+
+    @property
+    def prefix(self) -> str:
+        return f"/{self.token}/"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host.host_port}{self.prefix}mcp"
+
+    @property
+    def endpoint(self) -> str:
+        """What the item's sandbox must allow: plain HTTP to this prefix only (core/sandbox.py, Endpoint)."""
+        return f"http://{self.host.host_port}{self.prefix}*"
+
+    def __enter__(self) -> "Mount":
+        self.host._add(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.host._remove(self)
+
+    # -- in the host's loop
+
+    async def app(self):
+        """The item's ASGI app, built and its session manager running (once; concurrent first requests wait)."""
+        if self._started is None:
+            self._started = asyncio.get_running_loop().create_future()
+            self._closing = asyncio.Event()
+            asyncio.ensure_future(self._serve())
+        await asyncio.shield(self._started)
+        return self._app
+
+    async def _serve(self) -> None:
+        try:
+            server = self._build()
+            self._app = server.streamable_http_app(streamable_http_path=f"{self.prefix}mcp", host=self.host.host)
+            async with server.session_manager.run():
+                self._started.set_result(None)
+                await self._closing.wait()
+        except BaseException as error:   # kept for the item; its requests get 500
+            self.error = error
+            if not self._started.done():
+                self._started.set_exception(error)
+
+    def _close(self) -> None:
+        if self._closing is not None:
+            self._closing.set()      # the session manager ends its sessions
+
+
+class McpHost:
+    """One loopback HTTP server carrying many items' MCP servers (see the module's docstring).
+
+    `McpHost.shared()` is this process's host, started on first use; `McpHost(port=N).start()` a
+    host of one's own (a manual server on a fixed port)."""
+
+    _shared: dict[str, "McpHost"] = {}
+    _shared_lock = threading.Lock()
+
+    @classmethod
+    def shared(cls, host: str = "127.0.0.1") -> "McpHost":
+        with cls._shared_lock:
+            found = cls._shared.get(host)
+            if found is None or found.stopped:
+                found = cls._shared[host] = cls(host).start()
+            return found
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0):
+        self.host = host
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
         self.port: int = self._sock.getsockname()[1]
-        self._thread: threading.Thread | None = None
+        self._mounts: dict[str, Mount] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._server = None
-        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
         self._ready = threading.Event()
+        self.stopped = False
         self.error: BaseException | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}/mcp"
 
     @property
     def host_port(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def start(self) -> "LoopbackMcpServer":
+    def mount(self, build: Callable[[], object], name: str = "mcp") -> Mount:
+        return Mount(self, build, name)
+
+    def start(self) -> "McpHost":
         self._sock.listen(BACKLOG)   # from here on, connections queue until the app serves them
-        self._thread = threading.Thread(target=self._run, name=f"{self.name}-{self.port}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"mcp-host-{self.port}", daemon=True)
         self._thread.start()
         return self
 
     def wait_ready(self, timeout: float = 10.0) -> bool:
-        """True once the server answers (or False: it failed, see `error`, or is still starting)."""
+        """True once the host answers (or False: it failed, see `error`, or is still starting)."""
         self._ready.wait(timeout)
         return self._server is not None and self._server.started
 
-    def _run(self) -> None:
-        try:
-            import uvicorn
-            app = self._build().streamable_http_app(host=self.host)
-            config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2,
-                                    access_log=False)
-            server = uvicorn.Server(config)
-            self._server = server
-            if self._stopping.is_set():
-                return
-            asyncio.run(self._serve(server))
-        except BaseException as error:  # kept for stop() and wait_ready(); the socket closes below
-            self.error = error
-        finally:
-            self._sock.close()   # queued and later connections are refused, not left hanging
-            self._ready.set()
-
-    async def _serve(self, server) -> None:
-        task = asyncio.ensure_future(server.serve(sockets=[self._sock]))
-        while not server.started and not task.done():
-            await asyncio.sleep(0.002)
-        self._ready.set()
-        await task
-
     def stop(self, wait: bool = True) -> None:
-        """Ask the server to exit; with wait, until it has (uvicorn notices within 0.1-0.2 s).
-        Without, it finishes in its own thread: the item need not wait for it."""
-        self._stopping.set()
+        """Ask the server to exit (every mount with it); with wait, until it has (uvicorn notices
+        within 0.1-0.2 s)."""
+        self.stopped = True
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is None:
@@ -113,8 +167,66 @@ class LoopbackMcpServer:
         elif wait:
             self._thread.join(timeout=STOP_TIMEOUT_S)
 
-    def __enter__(self) -> "LoopbackMcpServer":
-        return self.start()
+    # -- mounts (called from the items' threads)
 
-    def __exit__(self, *exc) -> None:
-        self.stop(wait=self.wait_on_exit)
+    def _add(self, mount: Mount) -> None:
+        with self._lock:
+            self._mounts[mount.token] = mount
+
+    def _remove(self, mount: Mount) -> None:
+        with self._lock:
+            self._mounts.pop(mount.token, None)
+            loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(mount._close)
+            except RuntimeError:     # the loop closed meanwhile: its sessions are gone with it
+                pass
+
+    # -- the server's thread
+
+    def _run(self) -> None:
+        try:
+            import uvicorn
+            load_sdk_module("mcp.server")   # the SDK, once per process, before the first request
+            config = uvicorn.Config(self._dispatch, interface="asgi3", log_level="warning", lifespan="off", proxy_headers=False,
+                                    timeout_graceful_shutdown=2,
+                                    access_log=False)
+            self._server = uvicorn.Server(config)
+            if not self.stopped:
+                asyncio.run(self._serve())
+        except BaseException as error:   # kept for wait_ready(); the socket closes below
+            self.error = error
+        finally:
+            self.stopped = True
+            self._sock.close()   # queued and later connections are refused, not left hanging
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(self._server.serve(sockets=[self._sock]))
+        while not self._server.started and not task.done():
+            await asyncio.sleep(0.002)
+        self._ready.set()
+        await task
+
+    async def _dispatch(self, scope, receive, send) -> None:
+        """Route a request to the mount its first path segment names; anything else is 404."""
+        if scope["type"] != "http":
+            return                   # no websockets, no lifespan (off): uvicorn closes the rest
+        segment = (scope.get("path") or "/").split("/", 2)[1]
+        with self._lock:
+            mount = self._mounts.get(segment)
+        if mount is None:
+            return await _plain(send, 404, b"no such MCP server\n")
+        try:
+            app = await mount.app()
+        except BaseException:
+            return await _plain(send, 500, f"the {mount.name} MCP server did not start\n".encode())
+        await app(scope, receive, send)
+
+
+async def _plain(send, status: int, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -442,7 +442,7 @@ def test_observe_server_over_streamable_http(tmp_path):
     log_dir = tmp_path / "item" / "observations"
     with ObservationServer(tmp_path / "seam.json", log_dir) as server:
         assert server.url.startswith("http://127.0.0.1:") and server.port > 0
-        assert server.host_port == f"127.0.0.1:{server.port}"
+        assert server.endpoint == server.url.removesuffix("mcp") + "*"    # its own path on the host, only
         tools, (ok, wrapped, bad_frame, bad_angle, bad_type) = _call_all(server.url, [
             {"frame_index": 10, "angle_deg": 355},
             {"frame_index": 59, "angle_deg": -5.0},
@@ -499,12 +499,28 @@ def test_observe_server_copies_views_into_the_workdir_for_mode_python(tmp_path):
     assert json.loads((tmp_path / "obs" / "observations.jsonl").read_text().splitlines()[0])["saved_as"] == meta["saved_as"]
 
 
-def test_observe_server_stops_and_frees_its_port(tmp_path):
-    import socket
+def test_observe_server_stops_and_its_path_is_gone(tmp_path):
+    from urllib.error import HTTPError
+    from urllib.request import urlopen
     scene = seam_scene(10)
     scene.save(tmp_path / "s.json")
     server = ObservationServer(tmp_path / "s.json", tmp_path / "obs").start()
-    port = server.port
+    _call_all(server.url, [{"frame_index": 1, "angle_deg": 0}])
+    server.stop()
+    with pytest.raises(HTTPError) as gone:
+        urlopen(server.url, timeout=5)
+    assert gone.value.code == 404
+
+
+def test_observe_server_on_a_fixed_port_stops_and_frees_it(tmp_path):
+    import socket
+    seam_scene(10).save(tmp_path / "s.json")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = ObservationServer(tmp_path / "s.json", tmp_path / "obs", port=port).start()
+    assert server.port == port and server.url.startswith(f"http://127.0.0.1:{port}/")
+    _call_all(server.url, [{"frame_index": 1, "angle_deg": 0}])
     server.stop()
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", port)) != 0

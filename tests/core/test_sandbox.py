@@ -61,6 +61,13 @@ def test_endpoint_parse():
     for bad in ("host:notaport", "ho st:80", "http://a$b:80/", ""):
         with pytest.raises(SandboxError):
             Endpoint.parse(bad)
+    # A path endpoint: plain HTTP under that prefix only (an item's own MCP server on a shared host).
+    assert Endpoint.parse("http://127.0.0.1:8123/ab12/*") == Endpoint("127.0.0.1", 8123, "/ab12/")
+    assert Endpoint.parse("http://127.0.0.1:8123/ab12/") == Endpoint("127.0.0.1", 8123)   # no '*': the whole port
+    for bad in ("https://127.0.0.1:8123/ab/*", "http://127.0.0.1:8123/*", "http://127.0.0.1:8123/a b/*",
+                "http://127.0.0.1:8123/a?x=1/*", "http://127.0.0.1:8123/a/../b/*"):
+        with pytest.raises(SandboxError):
+            Endpoint.parse(bad)
 
 
 def test_filter_patterns_match_exactly_the_endpoint():
@@ -238,6 +245,23 @@ print(get("http://127.0.0.1:{allowed}/"), get("http://localhost:{allowed}/"), ge
     assert f"http://127.0.0.1:{other}/" in refused and "1.1.1.1:443" in refused
     assert f"http://127.0.0.1:{allowed}/" not in refused
     assert f"http://localhost:{allowed}/" in refused     # the same port by another name is another URL
+
+
+def test_a_path_endpoint_reaches_only_urls_under_its_prefix(world, http_server):
+    """How an item reaches its own MCP server on the process's shared host (tools/mcp_http.py): the
+    proxy lets through plain HTTP under the item's prefix and refuses the rest of that port, other
+    items' paths, and a CONNECT tunnel (which would carry any path)."""
+    port = http_server("hello-tools")
+    base = f"http://127.0.0.1:{port}"
+    with Sandbox(spec(world, endpoints=[f"{base}/item-a1/*"])) as sb:
+        c = "curl -s -m 5 -o /dev/null -w '%{http_code} '"
+        r = run(sb, f"{c} {base}/item-a1/mcp; {c} {base}/item-a1/; {c} {base}/item-b2/mcp; {c} {base}/; "
+                    f"{c} {base}/item-a1; {c} {base}/item-a1x/mcp; {c} {base}/x/item-a1/mcp; "
+                    f"curl -s -m 5 -o /dev/null -w '%{{http_connect}}' -p {base}/item-b2/mcp", login=False)
+        assert r.stdout.split() == ["200", "200", "403", "403", "403", "403", "403", "403"], r.stdout
+        refused = sb.refused_requests()
+    assert f"{base}/item-b2/mcp" in refused and f"127.0.0.1:{port}" in refused
+    assert f"{base}/item-a1/mcp" not in refused
 
 
 def test_items_sharing_the_proxy_jail_reach_only_their_own_endpoints(world, http_server, tmp_path):

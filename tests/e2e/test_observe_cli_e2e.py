@@ -60,7 +60,7 @@ def test_real_cli_observes_over_http(tmp_path, agent, sandboxed):
     with ObservationServer(tmp_path / "scene.json", tmp_path / "observations") as obs, \
             ScriptedServer(scenario) as model:
         argv, env, stdin = cli_command(agent, obs.url, model.url, home)
-        endpoints = [urlparse(model.url).netloc, obs.host_port]
+        endpoints = [urlparse(model.url).netloc, obs.endpoint]
         with Sandbox(SandboxSpec(workdir=work, home=home, env=env, endpoints=endpoints),
                      kind="bwrap" if sandboxed else "none") as sandbox:
             argv, env = sandbox.wrap(argv)

@@ -1,18 +1,22 @@
-"""The loopback MCP-over-HTTP server the tool servers share (agent_eval/tools/mcp_http.py): the image
-tools served from the harness answer as the stdio server did, a client that connects while the
-SDK is still loading waits instead of failing, and stopping frees the port."""
+"""The loopback MCP-over-HTTP host the tool servers share (agent_eval/tools/mcp_http.py): the image
+tools served from the harness answer as the stdio server did, each item's server only under its own
+path, a client that connects while the SDK is still loading waits instead of failing, an unmounted
+or unknown path is 404, and stopping a host frees its port."""
 import json
 import socket
 import sys
 import threading
 import time
+from urllib.error import HTTPError
+from urllib.request import urlopen
 
 import anyio
 import mcp  # noqa: F401  (the client, imported before any server thread imports the SDK)
+import pytest
 from PIL import Image
 
 from agent_eval.benchmarks.activevision.benchmark import image_tools
-from agent_eval.tools.mcp_http import LoopbackMcpServer
+from agent_eval.tools.mcp_http import McpHost
 
 
 def list_and_call(url: str, name: str, args: dict):
@@ -30,12 +34,35 @@ def test_image_tools_over_http_act_on_their_own_workdir_only(tmp_path):
         work.mkdir()
         Image.new("RGB", size, "white").save(work / "image.png")
     with image_tools(works[0]) as (a, endpoint_a), image_tools(works[1]) as (b, endpoint_b):
-        assert a.url.startswith("http://127.0.0.1:") and endpoint_a in a.url and endpoint_a != endpoint_b
+        assert a.url.startswith("http://127.0.0.1:") and a.url == endpoint_a.removesuffix("*") + "mcp"
+        assert endpoint_a != endpoint_b and endpoint_a.split("/")[2] == endpoint_b.split("/")[2]   # one host, two paths
         assert a.command is None and a.tools == ("inspect", "read_pixels", "info")
         tools, info_a = list_and_call(a.url, "info", {})
         _, info_b = list_and_call(b.url, "info", {})
     assert sorted(t.name for t in tools) == ["info", "inspect", "read_pixels"]
     assert json.loads(info_a.content[0].text)["width"] == 30 and json.loads(info_b.content[0].text)["width"] == 70
+
+
+def _status(url: str, method: str = "GET") -> int:
+    from urllib.request import Request
+    try:
+        with urlopen(Request(url, method=method), timeout=5) as answer:
+            return answer.status
+    except HTTPError as error:
+        return error.code
+
+
+def test_a_path_not_mounted_or_unmounted_is_404(tmp_path):
+    Image.new("RGB", (5, 5)).save(tmp_path / "image.png")
+    with image_tools(tmp_path) as (server, endpoint), image_tools(tmp_path) as (other, _):
+        base = server.url.removesuffix(endpoint.split("/", 3)[3].removesuffix("*") + "mcp")
+        list_and_call(server.url, "info", {})
+        token, other_token = server.url.split("/")[3], other.url.split("/")[3]
+        assert _status(server.url, "POST") in (400, 406)   # its own path: the MCP app (refusing a bare POST)
+        for stranger in ("", "mcp", "x/mcp", token.upper() + "/mcp", token[:-1] + "/mcp", f"x/../{token}/mcp",
+                         f"{other_token}/../{token}/mcp", f"{token}/../{other_token}/mcp", f"{token}/%2e%2e/{other_token}/mcp"):
+            assert _status(base + stranger, "POST") == 404, stranger   # a path under one's own prefix stays there
+    assert _status(server.url) == 404            # gone with the item
 
 
 def test_a_client_connecting_before_the_app_is_built_waits_for_it(tmp_path):
@@ -46,28 +73,36 @@ def test_a_client_connecting_before_the_app_is_built_waits_for_it(tmp_path):
         released.wait(10)
         from agent_eval.tools.imagetools.mcp_server import build_server
         return build_server(str(tmp_path))
-    with LoopbackMcpServer(slow_build) as server:
+    with McpHost.shared().mount(slow_build) as mount:
         threading.Timer(0.5, released.set).start()
         t0 = time.monotonic()
-        _, info = list_and_call(server.url, "info", {})
+        _, info = list_and_call(mount.url, "info", {})
         assert time.monotonic() - t0 >= 0.4
     assert json.loads(info.content[0].text)["width"] == 5
 
 
-def test_a_failed_build_refuses_connections_and_stop_frees_the_port(tmp_path):
+def test_a_failed_build_answers_500_and_leaves_the_other_mounts_working(tmp_path):
+    Image.new("RGB", (7, 5)).save(tmp_path / "image.png")
+
     def broken():
         raise RuntimeError("no SDK")
-    server = LoopbackMcpServer(broken).start()
-    assert not server.wait_ready(5) and "no SDK" in str(server.error)
+    host = McpHost.shared()
+    with host.mount(broken, name="broken") as bad, image_tools(tmp_path) as (good, _):
+        assert _status(bad.url, "POST") == 500 and "no SDK" in str(bad.error)
+        _, info = list_and_call(good.url, "info", {})
+    assert json.loads(info.content[0].text)["width"] == 7
+
+
+def test_a_host_of_its_own_stops_and_frees_its_port(tmp_path):
+    host = McpHost().start()
+    assert host.wait_ready(10)
+    with host.mount(lambda: __import__("agent_eval.tools.imagetools.mcp_server", fromlist=["x"]).build_server(
+            str(tmp_path))) as mount:
+        Image.new("RGB", (3, 3)).save(tmp_path / "image.png")
+        list_and_call(mount.url, "info", {})
+    host.stop()
     with socket.socket() as probe:
-        assert probe.connect_ex(("127.0.0.1", server.port)) != 0
-    server.stop()
-    ok = LoopbackMcpServer(lambda: __import__("agent_eval.tools.imagetools.mcp_server", fromlist=["x"]).build_server(
-        str(tmp_path))).start()
-    assert ok.wait_ready(10)
-    ok.stop()
-    with socket.socket() as probe:
-        assert probe.connect_ex(("127.0.0.1", ok.port)) != 0
+        assert probe.connect_ex(("127.0.0.1", host.port)) != 0
 
 
 CONCURRENT_FIRST_ITEMS = """

@@ -88,7 +88,7 @@ class ActiveObservation(Benchmark):
         with contextlib.ExitStack() as stack:
             server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))
             observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
-            toolset, endpoints = ToolSet(mcp=(observe,)), [server.host_port]
+            toolset, endpoints = ToolSet(mcp=(observe,)), [server.endpoint]
             if tools == "python":
                 inspection, endpoint = stack.enter_context(image_tools(work))
                 toolset = ToolSet(shell=True, view_file=True, mcp=(observe, inspection))

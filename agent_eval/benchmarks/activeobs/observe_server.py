@@ -1,13 +1,13 @@
 """The `observe` tool: an MCP server over streamable HTTP on loopback, one per item.
 
-The panorama never enters the sandbox: this server runs in the harness process (a thread
-with its own event loop), renders views from the scene description on request, and is
-reachable from the item's sandbox only because its `127.0.0.1:PORT` is allowlisted there.
-One server per item keeps items apart without tokens: each sandbox can reach only its own.
+The panorama never enters the sandbox: this server runs in the harness process (mounted on the
+process's MCP host, agent_eval/tools/mcp_http.py), renders views from the scene description on
+request, and is reachable from the item's sandbox only because its path is allowlisted there.
+Each item's server has a path of its own, and each sandbox can reach only its own.
 
     with ObservationServer(scene_path, item_dir / "observations") as server:
-        server.url          # http://127.0.0.1:PORT/mcp  -> the CLIs' MCP config
-        server.host_port    # 127.0.0.1:PORT             -> the sandbox allowlist
+        server.url          # http://127.0.0.1:PORT/<token>/mcp  -> the CLIs' MCP config
+        server.endpoint     # http://127.0.0.1:PORT/<token>/*    -> the sandbox allowlist
     server.log              # the observations made, as logged
 
 Every call is logged to `<log_dir>/observations.jsonl` (one JSON object per call, errors
@@ -31,7 +31,7 @@ from pydantic import Field
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
 from agent_eval.tools.imagetools.workspace import Workspace
-from agent_eval.tools.mcp_http import LoopbackMcpServer
+from agent_eval.tools.mcp_http import McpHost, Mount
 from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
@@ -174,28 +174,34 @@ class ObservationServer:
         self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
         self.host = host
         self._requested_port = port
-        self._server: LoopbackMcpServer | None = None
+        self._own_host: McpHost | None = None     # only for a fixed port (a manual server)
+        self._mount: Mount | None = None
 
     @property
     def port(self) -> int | None:
-        return self._server.port if self._server else None
+        return self._mount.host.port if self._mount else None
 
     @property
     def url(self) -> str:
-        return self._server.url          # once started: the loopback server says where it listens
+        return self._mount.url          # once started: the host says where it listens
 
     @property
-    def host_port(self) -> str:
-        return self._server.host_port
+    def endpoint(self) -> str:
+        """What the item's sandbox must allow: this server's path on the host, nothing else."""
+        return self._mount.endpoint
 
     def start(self) -> "ObservationServer":
-        self._server = LoopbackMcpServer(lambda: build_server(self.scenes, self.log), name="observe", host=self.host,
-                                         port=self._requested_port).start()
+        if self._requested_port:
+            self._own_host = McpHost(self.host, self._requested_port).start()
+        host = self._own_host or McpHost.shared(self.host)
+        self._mount = host.mount(lambda: build_server(self.scenes, self.log), name="observe").__enter__()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
+        if self._mount is not None:
+            self._mount.__exit__(None, None, None)
+        if self._own_host is not None:
+            self._own_host.stop()
 
     def __enter__(self) -> "ObservationServer":
         return self.start()
