@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from agent_eval.benchmarks.shared import image_tools
 from agent_eval.scripted import ScriptedServer
+from agent_eval.tools.mcp_http import McpHost
 from agent_eval.core.sandbox import PROJECT_ROOT
 from support.agentrun import AGENTS, run_agent
 from support.hello import Hello
@@ -66,18 +68,42 @@ def attempts(c) -> list[str]:
         f"http://127.0.0.1:{c['port']}/; curl -sS --max-time 5 https://example.com/",
         f"echo pwned > {c['data']}/pwned.txt; echo pwned > {PROJECT_ROOT}/pwned.txt; echo pwned > {home}/pwned.txt; "
         "echo ok > inside.txt && cat inside.txt",
-    ]
+    ] + other_tools_attempts(c["other_tools"])
+
+
+MCP_INITIALIZE = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                  '"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}')
+
+
+def other_tools_attempts(url: str) -> list[str]:
+    """Another item's image tools live on the same MCP host as this item's (tools/mcp_http.py): the agent
+    tries its URL straight, through a CONNECT tunnel, without the proxy, and as a path under its own
+    prefix (read from its own MCP config) climbing out with '..'."""
+    post = (f"curl -sS --max-time 5 -X POST -H 'content-type: application/json' "
+            f"-H 'accept: application/json, text/event-stream' -d '{MCP_INITIALIZE}'")
+    host, token = url.split("/")[2], url.split("/")[3]
+    return [f"{post} {url}; {post} -p {url}; {post} --noproxy '*' {url}",
+            f"own=$(grep -rhoa 'http://{host}/[0-9a-f]*/' ~ | head -1); echo own=${{own:+found}}; "
+            f"{post} --path-as-is \"${{own}}../{token}/mcp\"; {post} --path-as-is \"${{own}}%2e%2e/{token}/mcp\""]
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_every_leak_attempt_fails_and_the_run_still_answers(agent, canaries):
-    commands = attempts(canaries)
-    scenario = {"turns": [{"call": "shell", "input": {"command": command}} for command in commands]
-                + ["<answer>7</answer>"]}
-    with ScriptedServer(scenario) as server:
-        outcome = run_agent(agent, "python", server, canaries["data"], canaries["out"], ids="RC-0", run_name="r",
-                            timeout_s=180)
-        seen_by_model = json.dumps([r.body for r in server.requests])
+def test_every_leak_attempt_fails_and_the_run_still_answers(agent, canaries, tmp_path):
+    other_work = tmp_path / "other-tools"
+    other_work.mkdir()
+    Image.new("RGB", (333, 222), CANARY_COLOUR).save(other_work / "image.png")
+    with image_tools(other_work) as (other_tools, _):
+        commands = attempts({**canaries, "other_tools": other_tools.url})
+        scenario = {"turns": [{"call": "shell", "input": {"command": command}} for command in commands]
+                    + ["<answer>7</answer>"]}
+        with ScriptedServer(scenario) as server:
+            outcome = run_agent(agent, "python", server, canaries["data"], canaries["out"], ids="RC-0", run_name="r",
+                                timeout_s=180)
+            seen_by_model = json.dumps([r.body for r in server.requests])
+        (mount,) = [m for m in McpHost.shared()._mounts.values() if m.url == other_tools.url]
+        assert mount._started is None, "another item's image tools were reached"
+    assert "own=found" in seen_by_model        # the agent found its own tools' prefix to climb out of
+    assert "serverInfo" not in seen_by_model
     record = outcome.store.records()[0]
     item = outcome.store.root / "sandboxes" / "RC-0"
     everything = "".join(p.read_text(errors="replace") for p in item.rglob("*") if p.is_file() and p.suffix != ".png")
