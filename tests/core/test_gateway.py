@@ -274,8 +274,13 @@ def test_the_redactor_cleans_files_and_records(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "log.jsonl").write_text(f'{{"env": "KEY={REAL}"}}\n')
     (tmp_path / "clean.txt").write_text("nothing here")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"       # a link out is not followed
+    outside.write_text(f"KEY={REAL}")
+    (tmp_path / "a" / "link.txt").symlink_to(outside)
+    (tmp_path / "a" / "dirlink").symlink_to(tmp_path.parent)
     redactor = Redactor([REAL, "short"])
     assert redactor.tree(tmp_path) == [tmp_path / "a" / "log.jsonl"]
+    assert outside.read_text() == f"KEY={REAL}"
     assert REAL not in (tmp_path / "a" / "log.jsonl").read_text() and "[REDACTED]" in (tmp_path / "a" / "log.jsonl").read_text()
     record = ItemRecord(id="X-1", task="t", category="c", ground_truth="1", status="ok", answer_text=f"key {REAL}")
     assert redactor.record(record).answer_text == "key [REDACTED]"
