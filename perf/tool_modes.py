@@ -9,8 +9,9 @@ not in it, being the same in every mode and measured in part 4). The sizes and m
 their order over the rounds; the median slope and intercept are kept. The reference is the bare
 CLI answering the same one-call episode with no tools (mode none, image inline), run directly;
 its episodes are interleaved with the runs, in every round, so that both see the same load.
-Beside it, the bare CLI offered the image tools (served as the harness serves them, its own CPU):
-what the CLI itself spends on having tools, which no harness can remove.
+Beside it, the bare CLI offered each mode's tools (the image tools served as the harness serves them,
+the CLI's own CPU): what the CLI itself spends on having tools, which no harness can remove; each
+mode's ratio against it is what the harness itself adds.
 
 CPU is counted exactly where the machine allows it: each Runner process starts inside its own
 cpuacct cgroup, which holds its sandboxes too (bwrap's pid namespace hides them from getrusage).
@@ -123,8 +124,8 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
     load_sdk_module(IMAGE_TOOLS_MODULE)   # the bare CLI's image tools are served from here: SDK loaded beforehand
     with ServerProcess(work, f"modes-{agent}", ONE_CALL) as server:
         auth = get_agent(agent).find_auth(scripted_env(agent, server.url, work / "nohome"))
-        templates = {mode: load_template(mode, benchmark.prompts_dir()).text for mode in ("none", "image")}
-        bare: dict[str, list[tuple[float, float]]] = {"none": [], "image": []}
+        templates = {mode: load_template(mode, benchmark.prompts_dir()).text for mode in MODES}
+        bare: dict[str, list[tuple[float, float]]] = {mode: [] for mode in MODES}
 
         def bare_batch(mode: str, r: int) -> None:
             for k in range(bare_runs):
@@ -166,12 +167,18 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
                       "startup_cpu_s": statistics.median(i for _, i in cpus), "runs": by_size}
     bare_wall = statistics.median(w for w, _ in bare["none"])
     bare_cpu = statistics.median(c for _, c in bare["none"])
-    for row in rows.values():
+    same_tools = {mode: (statistics.median(w for w, _ in bare[mode]), statistics.median(c for _, c in bare[mode]))
+                  for mode in MODES}
+    for mode, row in rows.items():
         row["wall_ratio"], row["cpu_ratio"] = row["item_wall_s"] / bare_wall, row["item_cpu_s"] / bare_cpu
+        # What the harness itself adds: against the bare CLI offered the same tools (its own cost of them included).
+        row["bare_same_wall_s"], row["bare_same_cpu_s"] = same_tools[mode]
+        row["wall_ratio_same"] = row["item_wall_s"] / same_tools[mode][0]
+        row["cpu_ratio_same"] = row["item_cpu_s"] / same_tools[mode][1]
     return {"rows": rows, "bare_wall_s": bare_wall, "bare_cpu_s": bare_cpu, "rounds": rounds, "cpu_exact": exact,
-            "bare_image_wall_s": statistics.median(w for w, _ in bare["image"]),
-            "bare_image_cli_cpu_s": statistics.median(c for _, c in bare["image"]), "bare_runs": bare_runs,
-            "model_requests": len(outcomes)}
+            "bare_image_wall_s": same_tools["image"][0], "bare_image_cli_cpu_s": same_tools["image"][1],
+            "bare_python_wall_s": same_tools["python"][0], "bare_python_cli_cpu_s": same_tools["python"][1],
+            "bare_runs": bare_runs, "model_requests": len(outcomes)}
 
 
 def measure_python_throughput(agent: str, data_dir: Path, work: Path, sizes: dict[int, int]) -> dict:
@@ -205,19 +212,21 @@ def print_modes(modes: dict, python_tp: dict, throughput_none: dict) -> list[tup
     if modes:
         table = Table(title=f"5. cost of a tool mode: runs of {SIZES[0]} and {SIZES[1]} items at --jobs 1, the model "
                             f"answering in one call; slope = one more item, intercept = fixed start-up of a run")
-        for column in ("agent", "mode", "per item", "x bare", "CPU s / item", "x bare CPU", "start-up per run",
-                       "start-up CPU"):
+        for column in ("agent", "mode", "per item", "x bare", "CPU s / item", "x bare CPU",
+                       "x bare with the same tools (wall / CPU)", "start-up per run", "start-up CPU"):
             table.add_column(column, justify="right")
         for agent, m in modes.items():
             mark = "" if m["cpu_exact"] else "≥"
             table.add_row(agent, "bare CLI, no tools", f"{m['bare_wall_s']:.3f} s", "1.00", f"{m['bare_cpu_s']:.2f}",
-                          "1.00", "", "")
-            table.add_row(agent, "[dim]bare CLI + image tools (its own CPU)[/]", f"{m['bare_image_wall_s']:.3f} s",
-                          f"{m['bare_image_wall_s'] / m['bare_wall_s']:.2f}", f"{m['bare_image_cli_cpu_s']:.2f}",
-                          f"{m['bare_image_cli_cpu_s'] / m['bare_cpu_s']:.2f}", "", "")
+                          "1.00", "", "", "")
+            for tools in ("image", "python"):
+                wall, cpu = m[f"bare_{tools}_wall_s"], m[f"bare_{tools}_cli_cpu_s"]
+                table.add_row(agent, f"[dim]bare CLI + {tools}-mode tools (its own CPU)[/]", f"{wall:.3f} s",
+                              f"{wall / m['bare_wall_s']:.2f}", f"{cpu:.2f}", f"{cpu / m['bare_cpu_s']:.2f}", "", "", "")
             for mode, row in m["rows"].items():
                 table.add_row(agent, mode, f"{row['item_wall_s']:.3f} s", f"{row['wall_ratio']:.2f}",
-                              f"{mark}{row['item_cpu_s']:.2f}", f"{row['cpu_ratio']:.2f}", f"{row['startup_s']:.2f} s",
+                              f"{mark}{row['item_cpu_s']:.2f}", f"{row['cpu_ratio']:.2f}",
+                              f"{row['wall_ratio_same']:.2f} / {row['cpu_ratio_same']:.2f}", f"{row['startup_s']:.2f} s",
                               f"{mark}{row['startup_cpu_s']:.2f}", end_section=mode == MODES[-1])
                 if mode != "none":
                     targets.append((f"{agent}, mode {mode}: wall per extra item / bare CLI", f"≤ {WALL_TARGET:.2f}x",
