@@ -57,6 +57,7 @@ class Mount:
         self._app = None
         self._started: asyncio.Future | None = None   # set in the host's loop
         self._closing: asyncio.Event | None = None
+        self._task: asyncio.Task | None = None        # held: the loop keeps only a weak reference
 
     @property
     def prefix(self) -> str:
@@ -85,7 +86,7 @@ class Mount:
         if self._started is None:
             self._started = asyncio.get_running_loop().create_future()
             self._closing = asyncio.Event()
-            asyncio.ensure_future(self._serve())
+            self._task = asyncio.ensure_future(self._serve())
         await asyncio.shield(self._started)
         return self._app
 
@@ -221,7 +222,7 @@ class McpHost:
             return await _plain(send, 404, b"no such MCP server\n")
         try:
             app = await mount.app()
-        except BaseException:
+        except Exception:            # its build failed (kept in mount.error)
             return await _plain(send, 500, f"the {mount.name} MCP server did not start\n".encode())
         await app(scope, receive, send)
 
