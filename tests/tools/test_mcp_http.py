@@ -12,7 +12,6 @@ from urllib.request import urlopen
 
 import anyio
 import mcp  # noqa: F401  (the client, imported before any server thread imports the SDK)
-import pytest
 from PIL import Image
 
 from agent_eval.benchmarks.activevision.benchmark import image_tools

@@ -40,9 +40,9 @@ class Redactor:
         changed = []
         if not self:
             return changed
-        for path in _regular_files(str(root)):
+        for name in _regular_files(str(root)):
             try:
-                with open(path, "rb") as f:
+                with open(name, "rb") as f:
                     data = f.read()
             except OSError:
                 continue
@@ -51,9 +51,10 @@ class Redactor:
             clean = data
             for value in self._raw:
                 clean = clean.replace(value, MARK.encode())
-            Path(path).chmod(0o600)
-            Path(path).write_bytes(clean)
-            changed.append(Path(path))
+            path = Path(name)
+            path.chmod(0o600)
+            path.write_bytes(clean)
+            changed.append(path)
         return changed
 
 
