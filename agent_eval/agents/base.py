@@ -147,6 +147,9 @@ class Agent(ABC):
         out = subprocess.run([str(self.executable), "--version"], capture_output=True, text=True, timeout=60)
         return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "unknown"
 
+    def warm_up(self) -> None:
+        """Start what every item will need and is slow to get (in the background), as a run begins."""
+
     @abstractmethod
     def find_auth(self, environ: dict[str, str]) -> Auth: ...
 

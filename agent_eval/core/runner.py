@@ -100,6 +100,7 @@ class Runner:
         self.dataset = dataset
         self.items = items
         self.agent: Agent = get_agent(config.agent)
+        self.agent.warm_up()
         self.auth = self.agent.find_auth(dict(os.environ if environ is None else environ))
         # A subscription login is not billed per token, so no price is needed there.
         if not config.unpriced and self.auth.kind != "login" and not self.agent.priced(config.model):

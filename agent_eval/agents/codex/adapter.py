@@ -12,7 +12,8 @@ import json
 import re
 import subprocess
 import tempfile
-from functools import cached_property
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 from agent_eval.agents.base import (
@@ -50,6 +51,43 @@ def _toml(value) -> str:
     return json.dumps(value)  # JSON strings and lists are valid TOML for our values
 
 
+_catalogs: dict[str, Future] = {}
+_catalogs_lock = threading.Lock()
+
+
+def bundled_catalog(executable: Path) -> Future:
+    """The CLI's bundled model catalog with the tool-adding fields neutralised, as JSON text: asked
+    of `codex debug models` once per process (about 0.1 s; a sweep's runs share it), in a thread of
+    its own so that a run's warm-up can start it and the first item waits only for what is left.
+    A failure is not kept: the next item asks again."""
+    key = str(executable)
+    with _catalogs_lock:
+        future = _catalogs.get(key)
+        if future is None:
+            future = _catalogs[key] = Future()
+            threading.Thread(target=_ask_catalog, args=(executable, future), name="codex-catalog", daemon=True).start()
+    return future
+
+
+def _ask_catalog(executable: Path, future: Future) -> None:
+    try:
+        with tempfile.TemporaryDirectory(prefix="agent-eval-codex-") as scratch:
+            out = subprocess.run([str(executable), "debug", "models"], capture_output=True, text=True,
+                                 timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": scratch, "CODEX_HOME": scratch})
+        try:
+            catalog = json.loads(out.stdout)
+        except json.JSONDecodeError:
+            raise RuntimeError(f"`codex debug models` printed no catalog (exit {out.returncode}): "
+                               f"{out.stderr[-500:]}") from None
+        for model in catalog["models"]:
+            model.update(CATALOG_OVERRIDES)
+        future.set_result(json.dumps(catalog))
+    except BaseException as error:   # handed to the item that waits; forgotten for the next one
+        with _catalogs_lock:
+            _catalogs.pop(str(executable), None)
+        future.set_exception(error)
+
+
 class Codex(Agent):
     name = "codex"
     binary = "codex"
@@ -85,19 +123,12 @@ class Codex(Agent):
         raise AuthMissing(f"codex: no credential found. Set OPENAI_API_KEY (or CODEX_API_KEY), or log in with "
                           f"`codex login` so {login_file} exists (OPENAI_BASE_URL selects a custom endpoint).")
 
-    @cached_property
+    def warm_up(self) -> None:
+        bundled_catalog(self.executable)   # `codex debug models` starts now, beside the run's start-up
+
+    @property
     def _catalog(self) -> str:
-        """The CLI's bundled model catalog with the tool-adding fields neutralised."""
-        with tempfile.TemporaryDirectory(prefix="agent-eval-codex-") as scratch:
-            out = subprocess.run([str(self.executable), "debug", "models"], capture_output=True, text=True,
-                                 timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": scratch, "CODEX_HOME": scratch})
-        try:
-            catalog = json.loads(out.stdout)
-        except json.JSONDecodeError:
-            raise RuntimeError(f"`codex debug models` printed no catalog (exit {out.returncode}): {out.stderr[-500:]}")
-        for model in catalog["models"]:
-            model.update(CATALOG_OVERRIDES)
-        return json.dumps(catalog)
+        return bundled_catalog(self.executable).result()
 
     def _config_toml(self, ctx: ItemContext) -> str:
         lines = [f"model = {_toml(ctx.model)}"]
