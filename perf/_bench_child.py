@@ -47,9 +47,9 @@ def run(args: dict) -> dict:
     from rich.console import Console
 
     from agent_eval.benchmarks import get_benchmark
-    from agent_eval.core.config import RunConfig
-    from agent_eval.core.data import select
-    from agent_eval.core.runner import Runner
+    from agent_eval.datamodel.config import RunConfig
+    from agent_eval.engine.selection import select
+    from agent_eval.engine.runner import Runner
 
     # Named, not detected: detection imports the activeobs package and with it the MCP SDK, which a
     # run of ActiveVision items never uses (see the re-run profile); this process's peak RSS is then
@@ -60,7 +60,7 @@ def run(args: dict) -> dict:
     config = RunConfig(agent=args["agent"], model=args["model"], tools=args["tools"], jobs=args["jobs"],
                        timeout_s=args.get("timeout_s", 180), sandbox=args.get("sandbox", "bwrap"),
                        unpriced=True)   # a scripted model has no price
-    config.validate()
+    config.validate(efforts_by_agent())
     t0 = time.perf_counter()
     runner = Runner(config, benchmark, dataset, items, Path(args["out_dir"]), run_name=args["run_name"],
                     console=Console(file=open(os.devnull, "w")), environ=scripted_environ(args["agent"], args["url"]),
@@ -94,13 +94,13 @@ def rerun_profile(args: dict) -> dict:
 
     from agent_eval.agents import get_agent
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.core.config import RunConfig
-    from agent_eval.core.data import select
-    from agent_eval.core.runner import Runner
-    from agent_eval.reading.tables import accuracy_table
+    from agent_eval.datamodel.config import RunConfig
+    from agent_eval.engine.selection import select
+    from agent_eval.engine.runner import Runner
+    from agent_eval.analysis.tables import accuracy_table
     console = Console(file=open(os.devnull, "w"))
     config = RunConfig(agent=args["agent"], model=args["model"], tools=args["tools"], jobs=args["jobs"], unpriced=True)
-    config.validate()
+    config.validate(efforts_by_agent())
     benchmark, dataset = load_benchmark(Path(args["data"]))
     mark(f"load_benchmark: detect the kind, load {len(dataset.items)} items (metadata, every image opened)")
     items = select(dataset)
@@ -131,13 +131,13 @@ def rerun_lean(args: dict) -> dict:
     from rich.console import Console
 
     from agent_eval.benchmarks import get_benchmark
-    from agent_eval.core.config import RunConfig
-    from agent_eval.core.data import select
-    from agent_eval.core.runner import Runner
-    from agent_eval.reading.tables import accuracy_table
+    from agent_eval.datamodel.config import RunConfig
+    from agent_eval.engine.selection import select
+    from agent_eval.engine.runner import Runner
+    from agent_eval.analysis.tables import accuracy_table
     console = Console(file=open(os.devnull, "w"))
     config = RunConfig(agent=args["agent"], model=args["model"], tools=args["tools"], jobs=args["jobs"], unpriced=True)
-    config.validate()
+    config.validate(efforts_by_agent())
     benchmark = get_benchmark("activevision")
     dataset = benchmark.load(Path(args["data"]))
     runner = Runner(config, benchmark, dataset, select(dataset), Path(args["out_dir"]), run_name=args["run_name"],

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from PIL import Image  # noqa: E402
 
 from agent_eval.agents.base import Auth  # noqa: E402
-from agent_eval.core.gateway import Gateway  # noqa: E402
+from agent_eval.engine.gateway import Gateway  # noqa: E402
 
 UPSTREAM = textwrap.dedent("""
     import asyncio, json, sys

@@ -382,8 +382,8 @@ def bare_episode(agent: str, benchmark, item, tools: str, template_text: str, au
 def measure_overhead(agent: str, data_dir: Path, work: Path, rounds: int) -> dict:
     from agent_eval.agents import get_agent
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.core.config import RunConfig
-    from agent_eval.core.runner import Runner
+    from agent_eval.datamodel.config import RunConfig
+    from agent_eval.engine.runner import Runner
 
     benchmark, dataset = load_benchmark(data_dir)
     item = dataset.items[0]
@@ -483,7 +483,7 @@ def run_child(mode: str, args: dict, interval: float = 0.5, pss: bool = False,
 def measure_throughput(agent: str, data_dir: Path, work: Path, sizes: dict[int, int], bare_runs: int) -> dict:
     from agent_eval.agents import get_agent
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.core.prompts import load_template
+    from agent_eval.datamodel.prompts import load_template
 
     rows = {}
     with ServerProcess(work, f"throughput-{agent}", {"turns": [{"final": "<answer>A</answer>"}]},
@@ -604,7 +604,7 @@ def import_tree(stderr: str, min_ms: float = 40, max_depth: int = 3) -> list[tup
     return out
 
 
-MINIMAL_RUN_IMPORTS = ("click, rich.console, agent_eval.core.config, agent_eval.core.data, agent_eval.core.runner, agent_eval.reading.tables, "
+MINIMAL_RUN_IMPORTS = ("click, rich.console, agent_eval.datamodel.config, agent_eval.engine.selection, agent_eval.engine.runner, agent_eval.analysis.tables, "
                        "agent_eval.benchmarks.activevision.benchmark")
 
 

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from agent_eval.core.sandbox import Sandbox, SandboxSpec  # noqa: E402
+from agent_eval.engine.sandbox import Sandbox, SandboxSpec  # noqa: E402
 
 COMMANDS = {"true": ["/bin/true"], "python3 -c pass": [sys.executable, "-c", "pass"]}
 

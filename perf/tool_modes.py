@@ -115,7 +115,7 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
     every round so that all see the same machine load."""
     from agent_eval.agents import get_agent
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.core.prompts import load_template
+    from agent_eval.datamodel.prompts import load_template
 
     from agent_eval.benchmarks.activevision.benchmark import IMAGE_TOOLS_MODULE
     from agent_eval.tools.mcp_http import load_sdk_module

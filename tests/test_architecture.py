@@ -1,7 +1,7 @@
-"""The house rules of agent_eval/, checked on its import graph (docs/architecture.md):
-commands -> reading -> core; no command imports another command or cli.py; no import cycle; no
-module imports another's _private names; nothing outside benchmarks/ imports a benchmark kind and
-nothing outside agents/ an agent CLI's package (they are reached through the registries)."""
+"""The house rules of agent_eval/, checked on its import graph (docs/architecture.md): the layers (every
+import stays in its own package or goes to a lower layer); no command imports another command or cli.py;
+no import cycle; no module imports another's _private names; nothing outside benchmarks/ imports a
+benchmark kind and nothing outside agents/ an agent CLI's package (they are reached through the registries)."""
 from __future__ import annotations
 
 import ast
@@ -9,13 +9,31 @@ from pathlib import Path
 
 import pytest
 
-from support.imports import Import, cycles, package_imports, private_imports, under
+from support.imports import Import, cycles, layer_breaches, package_imports, private_imports, under
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "agent_eval"
 MODULES, IMPORTS = package_imports(PACKAGE)
 KINDS = sorted(p.name for p in (PACKAGE / "benchmarks").iterdir() if (p / "__init__.py").is_file())
 AGENT_CLIS = sorted(p.name for p in (PACKAGE / "agents").iterdir() if (p / "__init__.py").is_file())
+
+
+# The layers, lowest first (docs/architecture.md). A module imports its own package or a lower number:
+# so no two packages of one layer import each other (agents/benchmarks; engine/reading/scripted).
+LAYER = {
+    "agent_eval": 0,            # the package's __init__ (its version)
+    "agent_eval.datamodel": 0,  # plain data: records, transcript, manifest, config, results store, ...
+    "agent_eval.tools": 1,      # what an agent may call: the image tools, the MCP host, ToolSet
+    "agent_eval.analysis": 1,   # statistics, verdicts and formatting the readers and kinds share
+    "agent_eval.agents": 2,     # one package per agent CLI, behind agents/registry.py
+    "agent_eval.benchmarks": 2,  # one package per benchmark kind, behind benchmarks/registry.py
+    "agent_eval.engine": 3,     # the write path: runner, attempt, sandbox, gateway, sweeps, merging
+    "agent_eval.reading": 3,    # the read path: loading runs, compare, report, export
+    "agent_eval.scripted": 3,   # the scripted model server the tests and the demo play against
+    "agent_eval.commands": 4,   # one module per CLI command
+    "agent_eval.cli": 4,
+    "agent_eval.__main__": 4,
+}
 
 
 def _breaking(rule) -> list[str]:
@@ -25,8 +43,8 @@ def _breaking(rule) -> list[str]:
 def test_the_graph_sees_the_whole_package():
     # The checker reads lazy imports too: show's command imports the run loader inside no function,
     # the CLI's registry names every command by string (importlib), so only reading imports count.
-    assert {"agent_eval.cli", "agent_eval.commands.show", "agent_eval.reading.run", "agent_eval.core.runner"} <= MODULES
-    assert Import("agent_eval.commands.show", "agent_eval.reading.run", ("LoadedRun",), 0).target in {
+    assert {"agent_eval.cli", "agent_eval.commands.show", "agent_eval.reading.runs", "agent_eval.engine.runner"} <= MODULES
+    assert Import("agent_eval.commands.show", "agent_eval.reading.runs", ("LoadedRun",), 0).target in {
         i.target for i in IMPORTS if i.importer == "agent_eval.commands.show"}
     assert KINDS == ["activeobs", "activevision"] and AGENT_CLIS == ["claude_code", "codex"]
 
@@ -46,7 +64,8 @@ def _command(module: str) -> str | None:
 
 
 def test_no_command_imports_another_command_or_the_cli():
-    shared = ("agent_eval.commands", "agent_eval.commands.options")   # not commands: the package and its options
+    # not commands: the package, its shared options and its user-error wrapper
+    shared = ("agent_eval.commands", "agent_eval.commands.options", "agent_eval.commands.usererrors")
     def rule(i):
         mine = _command(i.importer)
         if mine is None or i.importer in shared:
@@ -55,12 +74,13 @@ def test_no_command_imports_another_command_or_the_cli():
     assert _breaking(rule) == []
 
 
-def test_libraries_never_import_commands_and_core_never_imports_reading():
-    def rule(i):
-        if i.target == "agent_eval.cli" or under(i.target, "agent_eval.commands"):
-            return not under(i.importer, "agent_eval.commands") and i.importer != "agent_eval.cli"
-        return under(i.importer, "agent_eval.core") and under(i.target, "agent_eval.reading")
-    assert _breaking(rule) == []
+def test_every_module_has_a_layer():
+    placed = [package for package in LAYER if package != "agent_eval"]   # the root holds only its own __init__
+    assert [m for m in sorted(MODULES) if m != "agent_eval" and not any(under(m, p) for p in placed)] == []
+
+
+def test_every_import_stays_in_its_package_or_goes_to_a_lower_layer():
+    assert layer_breaches(LAYER, IMPORTS) == []
 
 
 def test_only_benchmarks_import_a_benchmark_kind():
@@ -125,3 +145,14 @@ def test_checker_finds_a_cycle_through_a_lazy_import_but_not_a_type_checking_one
 def test_checker_finds_private_imports(fake):
     modules, imports = fake({"__init__.py": "", "a.py": "_x = 1\n", "b.py": "from pkg.a import _x, y\nfrom pkg import __version__\n"})
     assert private_imports(imports) == ["pkg.b:1 imports pkg.a._x"]
+
+
+def test_checker_finds_an_import_upwards_or_sideways_but_not_a_type_checking_one(fake):
+    modules, imports = fake({
+        "__init__.py": "", "low/__init__.py": "", "low/a.py": "from pkg.high.b import x\n",
+        "high/__init__.py": "", "high/b.py": "from pkg.low.a import y\nfrom pkg.side.c import z\n",
+        "side/__init__.py": "", "side/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.high.b import x\n",
+    })
+    layers = {"pkg": 0, "pkg.low": 0, "pkg.high": 1, "pkg.side": 1}
+    assert layer_breaches(layers, imports) == ["pkg.high.b:2 imports pkg.side.c (layer 1, same layer, another package)",
+                                               "pkg.low.a:1 imports pkg.high.b (layer 1, above 0)"]

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
-from agent_eval.benchmarks.base import ToolSet
-from agent_eval.core.transcript import Transcript
+from agent_eval.tools.toolset import ToolSet
+from agent_eval.datamodel.transcript import Transcript
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 NODE_BIN = PROJECT_ROOT / "node_modules" / ".bin"
@@ -107,7 +107,7 @@ class Agent(ABC):
     def scripted_environ(url: str, key: str) -> dict[str, str]:
         """The env that points this CLI at a custom endpoint (the scripted model server) as a user would."""
 
-    # -- the credential's formats, for the run's gateway (core/gateway/credentials.py) --------------
+    # -- the credential's formats, for the run's gateway (engine/gateway/credentials.py) --------------
     secret_env: tuple[str, ...]  # the environment variables that hold its credential (never passed inside)
     upstreams: dict[str, str]  # "env" (a key in the environment) / "file" (a login file) -> the real endpoint
     endpoint_env: str | None = None   # the variable that points the CLI at an endpoint (None: `prepare` does it)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent_eval.core.process import ProcessResult
-from agent_eval.core.transcript import Transcript
+from agent_eval.datamodel.process_result import ProcessResult
+from agent_eval.datamodel.transcript import Transcript
 
 HTTP_STATUS = {
     401: "auth_error", 403: "auth_error",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.core.transcript import ReceivedImage, Transcript
+from agent_eval.datamodel.transcript import ReceivedImage, Transcript
 from agent_eval.tools.imagetools.workspace import Workspace
 
 # Tools that show a file to the model, and the argument naming it.

@@ -35,6 +35,11 @@ def efforts(name: str) -> tuple[str, ...]:
     return agent_class(name).efforts
 
 
+def efforts_by_agent() -> dict[str, tuple[str, ...]]:
+    """Every agent CLI's effort values, for RunConfig.validate()."""
+    return {name: efforts(name) for name in AGENTS}
+
+
 def scripted_environ(agent: str, url: str, key: str = "scripted-key") -> dict[str, str]:
     """A custom endpoint as a user would set it; HOME points nowhere so no real login leaks in."""
     return agent_class(agent).scripted_environ(url, key)

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.benchmarks.base import (
-    Benchmark,
-    BenchmarkGrade,
-    ItemSetup,
-    McpServer,
-    ReadingHooks,
-    ToolSet,
-)
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, ReadingHooks
 from agent_eval.benchmarks.registry import all_tool_modes, detect, get_benchmark, reading_hooks
 
-__all__ = ["Benchmark", "BenchmarkGrade", "ItemSetup", "McpServer", "ReadingHooks", "ToolSet", "get_benchmark",
+__all__ = ["Benchmark", "BenchmarkGrade", "ItemSetup", "ReadingHooks", "get_benchmark",
            "load_benchmark", "reading_hooks"]
 
 ALL_TOOL_MODES = all_tool_modes()

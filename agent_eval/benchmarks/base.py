@@ -10,25 +10,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.core.ondisk import dump, split_known
+from agent_eval.tools.toolset import ToolSet
 
-
-@dataclass(frozen=True)
-class McpServer:
-    """A tool server one agent session may use: stdio (`command`) inside the sandbox, or HTTP
-    (`url`) served from outside it (then its host:port is allowlisted for that item only)."""
-    name: str
-    tools: tuple[str, ...]
-    command: tuple[str, ...] | None = None
-    url: str | None = None
-
-
-@dataclass(frozen=True)
-class ToolSet:
-    """What the agent may call, in CLI-neutral terms; each adapter maps it onto its own switches."""
-    shell: bool = False
-    view_file: bool = False
-    mcp: tuple[McpServer, ...] = ()
+from agent_eval.datamodel.ondisk import dump, split_known
 
 
 @dataclass
@@ -136,7 +120,7 @@ class ReadingHooks:
     """What a benchmark kind adds when its runs are read. show, report, compare and plots call these
     and never import a kind; every default presents plain accuracy per task.
 
-    The records, runs (reading.run.LoadedRun) and consoles passed in are the reader's own objects."""
+    The records, runs (reading.runs.LoadedRun) and consoles passed in are the reader's own objects."""
 
     # -- show: the items table and the run's totals line
     group_column = "task"                       # the items table's grouping column

@@ -26,7 +26,7 @@ class Kind:
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
 KINDS: dict[str, Kind] = {
     "activeobs": Kind("agent_eval.benchmarks.activeobs.benchmark:ActiveObservation", ("none", "observe", "python"),
-                      "agent_eval.benchmarks.activeobs.data:is_active_dataset", tool_names=("observe",),
+                      "agent_eval.benchmarks.activeobs.loader:is_active_dataset", tool_names=("observe",),
                       data_help="an active-observation set (items.jsonl + scenes/)",
                       modes_help="Active-observation items: none (sampled frames inline), observe (the observe "
                                  "tool), python",

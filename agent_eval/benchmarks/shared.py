@@ -5,7 +5,7 @@ import contextlib
 from pathlib import Path
 from typing import Iterator
 
-from agent_eval.benchmarks.base import McpServer
+from agent_eval.tools.toolset import McpServer
 from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module
 

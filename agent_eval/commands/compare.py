@@ -21,8 +21,8 @@ from rich.console import Console
 from agent_eval.reading import compare_sections as sections
 from agent_eval.reading.compare_render import render_csv, render_markdown, render_table
 from agent_eval.reading.comparison import build
-from agent_eval.reading.run import RunError, load_run
-from agent_eval.reading.stats import N_RESAMPLES, SEED
+from agent_eval.reading.runs import RunError, load_run
+from agent_eval.analysis.stats import N_RESAMPLES, SEED
 
 
 @click.command("compare")

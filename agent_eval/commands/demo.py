@@ -12,9 +12,9 @@ from rich.panel import Panel
 from agent_eval.agents import registry as agent_registry
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.benchmarks.registry import default_kind
-from agent_eval.core.config import RunConfig
-from agent_eval.core.data import select
-from agent_eval.reading.tables import accuracy_table
+from agent_eval.datamodel.config import RunConfig
+from agent_eval.engine.selection import select
+from agent_eval.analysis.tables import accuracy_table
 from agent_eval.scripted import ScriptedServer
 
 # A fixed guess per task family (matched on the question), nothing computed from the image.
@@ -46,7 +46,7 @@ def demo_scenario(tools: str) -> dict:
 @click.option("--out-dir", type=click.Path(path_type=Path), default=Path("demo-results"), show_default=True)
 def command(agents, tools, limit, jobs, out_dir):
     """Run the real CLIs on the bundled sample tasks against the scripted model (offline, no key)."""
-    from agent_eval.core.runner import Runner
+    from agent_eval.engine.runner import Runner
     console = Console()
     console.print(Panel("SCRIPTED MODEL DEMO: the real agent CLIs run sandboxed against a local scripted model that "
                         "plays fixed tool calls and fixed guesses. The accuracy below is NOT an evaluation.",

@@ -10,7 +10,7 @@ from rich.console import Console
 from agent_eval.agents import get_agent
 from agent_eval.agents import registry as agent_registry
 from agent_eval.agents.base import AuthMissing
-from agent_eval.core.sandbox import DoctorCheck, check_sandbox
+from agent_eval.engine.sandbox import DoctorCheck, check_sandbox
 
 
 def agent_checks(name: str, sandbox: bool = True) -> list[DoctorCheck]:
@@ -23,7 +23,7 @@ def agent_checks(name: str, sandbox: bool = True) -> list[DoctorCheck]:
         detail = f"{auth.kind} via {', '.join(auth.describe()['credential'])}; endpoint {auth.endpoint_host}"
         checks.append(DoctorCheck(f"{name}: credential found", True, detail))
         if sandbox:
-            from agent_eval.core.gateway.doctor import check_credential_hidden
+            from agent_eval.engine.gateway.credential_check import check_credential_hidden
             checks.append(check_credential_hidden(agent, auth))
     except AuthMissing as error:
         checks.append(DoctorCheck(f"{name}: credential found", False, str(error).split(". ", 1)[0],

@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from agent_eval.core.results import RunStore
-from agent_eval.reading.run import RunError, load_run
+from agent_eval.datamodel.results import RunStore
+from agent_eval.reading.runs import RunError, load_run
 
 FORMATS = ("inspect",)
 SUFFIXES = (".eval", ".json")   # Inspect's binary log (zip) and its JSON form

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from agent_eval.core.merging import merge_runs
-from agent_eval.core.results import ResultsError
+from agent_eval.engine.merging import merge_runs
+from agent_eval.datamodel.results import ResultsError
 
 
 @click.command("merge")

@@ -7,7 +7,7 @@ import click
 
 from agent_eval.agents import registry as agent_registry
 from agent_eval.benchmarks import ALL_TOOL_MODES, registry
-from agent_eval.core.config import SANDBOX_KINDS
+from agent_eval.datamodel.config import SANDBOX_KINDS
 
 
 def selection_options(func):

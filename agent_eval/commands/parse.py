@@ -15,8 +15,8 @@ from agent_eval.agents import get_agent
 from agent_eval.agents import registry as agent_registry
 from agent_eval.agents.failures import classify
 from agent_eval.benchmarks.answers import extract_answer
-from agent_eval.core.process import ProcessResult
-from agent_eval.core.transcript import saved_events
+from agent_eval.datamodel.process_result import ProcessResult
+from agent_eval.datamodel.transcript import saved_events
 
 
 def parse_saved_stream(agent_name: str, stream: Path, rollout: Path | None = None, exit_code: int = 0,

@@ -11,14 +11,15 @@ import click
 
 from agent_eval.agents import get_agent
 from agent_eval.benchmarks import get_benchmark, registry
-from agent_eval.core.attempt import ItemDir, grade_item, parse_item
-from agent_eval.core.gateway.item import confirm_received
-from agent_eval.core.manifest import RunManifest
-from agent_eval.core.process import ProcessResult
-from agent_eval.core.records import GRADED_STATUSES, ItemRecord
-from agent_eval.core.results import ResultsError, RunStore, read_records
-from agent_eval.core.transcript import saved_events
-from agent_eval.core.usererrors import user_errors
+from agent_eval.datamodel.itemdir import ItemDir
+from agent_eval.engine.attempt import grade_item, parse_item
+from agent_eval.engine.gateway.item import confirm_received
+from agent_eval.datamodel.manifest import RunManifest
+from agent_eval.datamodel.process_result import ProcessResult
+from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.results import ResultsError, RunStore, read_records
+from agent_eval.datamodel.transcript import saved_events
+from agent_eval.commands.usererrors import user_errors
 
 
 @dataclass

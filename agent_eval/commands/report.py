@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from agent_eval.reading.html_report import build_context, dataset_items, render
-from agent_eval.reading.run import load_run
+from agent_eval.reading.runs import load_run
 
 
 @click.command("report")

@@ -6,11 +6,12 @@ import sys
 import click
 from rich.console import Console
 
+from agent_eval.agents.registry import efforts_by_agent
 from agent_eval.benchmarks import load_benchmark
 from agent_eval.commands.options import run_options
-from agent_eval.core.config import RunConfig, parse_shard
-from agent_eval.core.data import resolve_data_dir, select, shard_of
-from agent_eval.core.usererrors import user_errors
+from agent_eval.datamodel.config import RunConfig, parse_shard
+from agent_eval.engine.selection import resolve_data_dir, select, shard_of
+from agent_eval.commands.usererrors import user_errors
 
 
 @click.command("run")
@@ -19,14 +20,14 @@ from agent_eval.core.usererrors import user_errors
 def command(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, timeout_s, max_turns,
         max_item_cost_usd, sandbox, out_dir, run_name, redo, retry_wait, repeats, max_cost_usd, unpriced, shard):
     """Run an agent over the benchmark and grade every item (resumable)."""
-    from agent_eval.core.runner import Runner
-    from agent_eval.reading.tables import accuracy_table
+    from agent_eval.engine.runner import Runner
+    from agent_eval.analysis.tables import accuracy_table
     console = Console()
     config = RunConfig(agent=agent, model=model, effort=effort, tools=tools, sandbox=sandbox,
                        max_turns=max_turns, max_item_cost_usd=max_item_cost_usd, timeout_s=timeout_s, jobs=jobs,
                        repeats=repeats,
                        max_cost_usd=max_cost_usd, unpriced=unpriced, shard=shard)
-    config.validate()
+    config.validate(efforts_by_agent())
     benchmark, dataset = load_benchmark(resolve_data_dir(data, console))
     items = select(dataset, tasks=tasks, ids=ids, categories=categories, limit=limit)
     if shard:

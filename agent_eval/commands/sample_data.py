@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from agent_eval.benchmarks import registry
-from agent_eval.core.usererrors import user_errors
+from agent_eval.commands.usererrors import user_errors
 
 
 @click.command("sample-data")

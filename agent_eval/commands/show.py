@@ -15,24 +15,12 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.agents.received import describe as describe_received
-from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
-from agent_eval.core.results import summarise
-from agent_eval.core.transcript import Transcript
-from agent_eval.reading.formatting import (
-    fmt_cost,
-    fmt_time,
-    fold,
-    tool_input_text,
-    total_time,
-)
-from agent_eval.reading.images import ItemImages
-from agent_eval.reading.run import (
-    LoadedRun,
-    RunError,
-    config_line,
-    load_run,
-    run_warnings,
-)
+from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.datamodel.results import summarise
+from agent_eval.datamodel.transcript import Transcript
+from agent_eval.analysis.formatting import fmt_cost, fmt_time, fold, tool_input_text, total_time
+from agent_eval.analysis.item_images import ItemImages
+from agent_eval.reading.runs import LoadedRun, RunError, config_line, load_run, run_warnings
 from agent_eval.reading.transcripts import item_dir, load_transcript
 
 

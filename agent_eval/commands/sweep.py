@@ -10,10 +10,11 @@ import click
 from rich.console import Console
 
 from agent_eval.benchmarks import load_benchmark
-from agent_eval.core.config import ConfigError
-from agent_eval.core.data import DataError, select
-from agent_eval.core.results import ResultsError
-from agent_eval.core.sweeps import SweepError, load_sweep, plan_table, run_sweep
+from agent_eval.datamodel.config import ConfigError
+from agent_eval.datamodel.jsonl import DataError
+from agent_eval.engine.selection import select
+from agent_eval.datamodel.results import ResultsError
+from agent_eval.engine.sweeps import SweepError, load_sweep, plan_table, run_sweep
 from agent_eval.reading.grid import write_grid_comparison
 
 
@@ -29,7 +30,7 @@ def command(file, plan, jobs):
         if jobs is not None:
             sweep.jobs = jobs
         if plan:
-            from agent_eval.core.data import resolve_data_dir
+            from agent_eval.engine.selection import resolve_data_dir
             _, dataset = load_benchmark(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
             table, _, _ = plan_table(sweep, len(select(dataset, **sweep.selection)))
             console.print(table)

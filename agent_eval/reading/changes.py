@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 
-from agent_eval.core.records import ItemRecord
+from agent_eval.datamodel.records import ItemRecord
 
 SCREEN_ROWS = 10  # per direction in the terminal; json, markdown and csv list them all
 

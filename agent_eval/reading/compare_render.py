@@ -10,9 +10,9 @@ from rich.text import Text
 
 from agent_eval.benchmarks.registry import reading_hooks
 from agent_eval.reading import compare_sections as sections
-from agent_eval.reading.efficiency import EFFICIENCY, PER_CORRECT
-from agent_eval.reading.formatting import fmt_cost, fmt_time
-from agent_eval.reading.verdicts import pct, pholm, pts, pval
+from agent_eval.analysis.efficiency import EFFICIENCY, PER_CORRECT
+from agent_eval.analysis.formatting import fmt_cost, fmt_time
+from agent_eval.analysis.verdicts import pct, pholm, pts, pval
 
 
 def _per_comparison(data: dict) -> list[str]:

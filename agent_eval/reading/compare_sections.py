@@ -13,8 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.reading.changes import SCREEN_ROWS, changed_cells, changed_csv_rows
-from agent_eval.reading.efficiency import PER_CORRECT
-from agent_eval.reading.formatting import fmt_cost, fmt_time
+from agent_eval.analysis.efficiency import PER_CORRECT
+from agent_eval.analysis.formatting import fmt_cost, fmt_time
 from agent_eval.reading.repeats import repeat_cells
 from agent_eval.reading.tool_use import tool_cells
 

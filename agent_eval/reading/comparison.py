@@ -3,27 +3,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from agent_eval.core.records import ItemRecord
+from agent_eval.datamodel.records import ItemRecord
 from agent_eval.reading.changes import changed_items
-from agent_eval.reading.efficiency import EFFICIENCY, per_correct, task_efficiency
-from agent_eval.reading.group_tests import add_holm
+from agent_eval.analysis.efficiency import EFFICIENCY, per_correct, task_efficiency
+from agent_eval.analysis.group_tests import add_holm
 from agent_eval.reading.repeats import (
     noise_check,
     noise_sentences,
     repeat_summary,
     share_rows,
 )
-from agent_eval.reading.run import LoadedRun, RunError, run_warnings
-from agent_eval.reading.stats import (
-    ALPHA,
-    N_RESAMPLES,
-    SEED,
-    median_total,
-    paired,
-    sign_flip_test,
-)
+from agent_eval.reading.runs import LoadedRun, RunError, run_warnings
+from agent_eval.analysis.stats import ALPHA, N_RESAMPLES, SEED, median_total, paired, sign_flip_test
 from agent_eval.reading.tool_use import tool_sentences, tool_use
-from agent_eval.reading.verdicts import verdicts
+from agent_eval.analysis.verdicts import verdicts
 
 HASH_KEYS = ("scorer_hash", "dataset_hash")
 

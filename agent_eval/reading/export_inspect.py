@@ -37,11 +37,11 @@ from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from agent_eval import __version__
-from agent_eval.core.manifest import RunManifest
-from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.datamodel.manifest import RunManifest
+from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
 from agent_eval.reading.inspect_events import sample_events
 from agent_eval.reading.inspect_messages import prompt_message, transcript_messages
-from agent_eval.reading.run import LoadedRun
+from agent_eval.reading.runs import LoadedRun
 from agent_eval.reading.transcripts import item_dir, load_transcript
 
 SCORER = "agent_eval"

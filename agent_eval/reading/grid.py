@@ -13,7 +13,7 @@ def write_grid_comparison(roots: list[Path], out: Path, console: Console) -> Non
     from agent_eval.reading.compare_render import render_markdown, render_table
     from agent_eval.reading.comparison import build
     from agent_eval.reading.plots import accuracy_cost_plot
-    from agent_eval.reading.run import load_run
+    from agent_eval.reading.runs import load_run
     data = build([load_run(root) for root in roots])
     render_table(data, console)
     (out / "compare.md").write_text(render_markdown(data))

@@ -8,16 +8,11 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from agent_eval.agents.received import describe as describe_received
-from agent_eval.core.records import FAILURE_STATUSES, ItemRecord
-from agent_eval.core.results import rollup_of
-from agent_eval.reading.formatting import (
-    fmt_cost,
-    fmt_time,
-    tool_input_text,
-    total_time,
-)
-from agent_eval.reading.images import ImageEmbedder, Img, ItemImages
-from agent_eval.reading.run import LoadedRun, RunError, run_warnings
+from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.datamodel.results import rollup_of
+from agent_eval.analysis.formatting import fmt_cost, fmt_time, tool_input_text, total_time
+from agent_eval.analysis.item_images import ImageEmbedder, Img, ItemImages
+from agent_eval.reading.runs import LoadedRun, RunError, run_warnings
 from agent_eval.reading.transcripts import item_dir, load_transcript
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "reading" / "templates"
@@ -162,7 +157,7 @@ def dataset_items(path: Path | None) -> dict:
     if path is None:
         return {}
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.core.data import DataError
+    from agent_eval.datamodel.jsonl import DataError
     try:
         return {item.id: item for item in load_benchmark(path)[1].items}
     except DataError as error:

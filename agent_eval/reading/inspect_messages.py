@@ -20,8 +20,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall, ToolCallError
 
-from agent_eval.core.transcript import Transcript
-from agent_eval.reading.images import resolve_image
+from agent_eval.datamodel.transcript import Transcript
+from agent_eval.analysis.item_images import resolve_image
 
 MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
 

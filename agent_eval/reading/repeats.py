@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from agent_eval.core.records import ItemRecord
+from agent_eval.datamodel.records import ItemRecord
 
 
 def outcomes_by_item(records: list[ItemRecord], ids: set[str]) -> dict[str, list[bool]]:

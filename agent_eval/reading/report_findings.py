@@ -3,10 +3,10 @@ answers given blind), repeats (flip rate, majority and all-K accuracy), cost per
 and, for two or more runs, compare's own verdicts (paired tests, Holm, noise, tool-use findings)."""
 from __future__ import annotations
 
-from agent_eval.reading.efficiency import per_correct
-from agent_eval.reading.formatting import fmt_cost, fmt_time
+from agent_eval.analysis.efficiency import per_correct
+from agent_eval.analysis.formatting import fmt_cost, fmt_time
 from agent_eval.reading.repeats import repeat_summary
-from agent_eval.reading.run import RunError
+from agent_eval.reading.runs import RunError
 from agent_eval.reading.tool_use import calls_by_kind, tool_use
 
 

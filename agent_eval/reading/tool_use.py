@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from agent_eval.benchmarks.registry import kinds_tool_names
-from agent_eval.core.records import ItemRecord
+from agent_eval.datamodel.records import ItemRecord
 
 IMAGE_TOOLS = ("inspect", "read_pixels")   # agent_eval/tools/imagetools, in every kind's tool modes
 

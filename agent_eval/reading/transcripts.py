@@ -5,12 +5,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_eval.core.records import ItemRecord
-from agent_eval.core.results import RunStore
-from agent_eval.core.transcript import Transcript
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.results import RunStore
+from agent_eval.datamodel.transcript import Transcript
 
 if TYPE_CHECKING:  # annotations only: run.py's warnings read transcripts through tool_use
-    from agent_eval.reading.run import LoadedRun
+    from agent_eval.reading.runs import LoadedRun
 
 
 def item_dir(run: LoadedRun, record: ItemRecord) -> Path:

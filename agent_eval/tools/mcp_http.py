@@ -4,7 +4,7 @@ the observe tool and the image tools both run this way, outside the sandbox.
 One HTTP server per process (an `McpHost`: one uvicorn server, one thread, one event loop) carries
 every item's MCP server, each mounted under a path of its own that nobody can guess, and each
 item's sandbox may reach that path alone (its proxy allows the prefix `mount.endpoint` and nothing
-else on that port; core/sandbox.py, Endpoint):
+else on that port; engine/sandbox.py, Endpoint):
 
     with McpHost.shared().mount(lambda: build_server(...), name="imagetools") as mount:
         mount.url          # http://127.0.0.1:PORT/<token>/mcp  -> the CLI's MCP config
@@ -70,7 +70,7 @@ class Mount:
 
     @property
     def endpoint(self) -> str:
-        """What the item's sandbox must allow: plain HTTP to this prefix only (core/sandbox.py, Endpoint)."""
+        """What the item's sandbox must allow: plain HTTP to this prefix only (engine/sandbox.py, Endpoint)."""
         return f"http://{self.host.host_port}{self.prefix}*"
 
     def __enter__(self) -> "Mount":

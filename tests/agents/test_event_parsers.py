@@ -9,7 +9,7 @@ from agent_eval.agents.claude_code.events import HIDDEN_THINKING, parse_claude_e
 from agent_eval.agents.codex.events import parse_codex_events
 from agent_eval.agents.failures import classify
 from agent_eval.cli import main
-from agent_eval.core.process import ProcessResult
+from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.benchmarks.activevision.scoring import extract_answer
 
 

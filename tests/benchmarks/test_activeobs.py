@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agent_eval.benchmarks.activeobs import geometry as g
-from agent_eval.benchmarks.activeobs.data import load_active_dataset
+from agent_eval.benchmarks.activeobs.loader import load_active_dataset
 from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.benchmarks.activeobs.grading import Rules, answer_correct, grade_active, rollup_active
 from agent_eval.benchmarks.activeobs.observe_server import ObservationServer
@@ -19,7 +19,8 @@ from agent_eval.benchmarks.activeobs.prompting import answer_instructions
 from agent_eval.benchmarks.activeobs.render import person_box, png_bytes, render_panorama, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
 from agent_eval.benchmarks.activeobs.schema import ActiveItem, item_to_row
-from agent_eval.core.data import DataError, select
+from agent_eval.datamodel.jsonl import DataError
+from agent_eval.engine.selection import select
 from support.activeobs import seam_scene
 
 W, H = g.PANO_WIDTH, g.PANO_HEIGHT
@@ -551,7 +552,7 @@ def test_the_kinds_metrics_are_typed_on_the_record():
     """grade() stores ActiveObsMetrics; readers get it back typed, a newer key is kept, a bad value refused."""
     from agent_eval.benchmarks.activeobs.benchmark import ActiveObservation
     from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-    from agent_eval.core.records import ItemRecord
+    from agent_eval.datamodel.records import ItemRecord
     box = (1000.0, 100.0, 1096.0, 400.0)
     item = make_item("choice", 2, boxes={100: box}, choices=["a", "b"])
     angle = g.x_to_angle(1048)

@@ -3,7 +3,8 @@ import json
 import pytest
 
 from agent_eval.benchmarks.activevision.loader import load_dataset
-from agent_eval.core.data import DataError, select
+from agent_eval.datamodel.jsonl import DataError
+from agent_eval.engine.selection import select
 from support.datasets import write_manifest_layout, write_metadata_layout
 
 

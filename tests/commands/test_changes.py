@@ -11,14 +11,14 @@ from click.testing import CliRunner
 from agent_eval.reading.comparison import build
 
 from agent_eval.commands.compare import command
-from agent_eval.core.records import ItemRecord
+from agent_eval.datamodel.records import ItemRecord
 from agent_eval.reading.repeats import pair_disagreement, repeat_summary
-from agent_eval.core.results import RunStore
+from agent_eval.datamodel.results import RunStore
 from agent_eval.commands.show import command as show_command
-from agent_eval.reading.run import load_run
-from agent_eval.reading.stats import holm, sign_flip_test
+from agent_eval.reading.runs import load_run
+from agent_eval.analysis.stats import holm, sign_flip_test
 from agent_eval.reading.tool_use import tool_kind
-from agent_eval.core.transcript import Step, Transcript
+from agent_eval.datamodel.transcript import Step, Transcript
 from support.runfixtures import ITEMS, bank_items, make_run
 
 IDS = [i[0] for i in ITEMS]

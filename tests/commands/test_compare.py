@@ -10,8 +10,8 @@ from PIL import Image
 from agent_eval.reading.comparison import build, item_scores
 
 from agent_eval.commands.compare import command
-from agent_eval.reading.run import load_run
-from agent_eval.reading.stats import bootstrap_ci, mcnemar_exact
+from agent_eval.reading.runs import load_run
+from agent_eval.analysis.stats import bootstrap_ci, mcnemar_exact
 from support.runfixtures import ITEMS, bank_items, make_cot_results, make_run
 
 IDS = [item[0] for item in ITEMS]

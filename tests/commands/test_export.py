@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from agent_eval.cli import main
 from agent_eval.reading.export_inspect import sample_usage
-from agent_eval.core.records import ItemRecord, Usage
-from agent_eval.core.transcript import Transcript
+from agent_eval.datamodel.records import ItemRecord, Usage
+from agent_eval.datamodel.transcript import Transcript
 from inspect_ai.log import read_eval_log
 from support.runfixtures import make_cot_results, make_run
 
@@ -113,7 +113,7 @@ def test_active_passive_baseline_keeps_its_inline_frames(tmp_path):
 
 
 def test_earlier_failed_attempts_are_the_samples_retries(tmp_path):
-    from agent_eval.core.results import RunStore
+    from agent_eval.datamodel.results import RunStore
     run = make_run(tmp_path, "r", sandboxes=False, outcomes={"ACF-0": True})
     store = RunStore(run)
     first = next(r for r in store.records() if r.id == "ACF-0")

@@ -229,7 +229,7 @@ def test_active_report_in_headless_chromium(active, tmp_path):
 
 
 def test_active_odd_evidence_and_a_lost_view_are_reported_not_fatal(active, tmp_path):
-    from agent_eval.core.results import RunStore
+    from agent_eval.datamodel.results import RunStore
     from agent_eval.commands.show import command as show_command
     from support.runfixtures import make_active_run
     data, observe, none, ids, _ = active

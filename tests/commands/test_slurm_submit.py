@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from agent_eval.cli import main
 from agent_eval.benchmarks.activevision.loader import load_dataset
-from agent_eval.core.data import shard_of
+from agent_eval.engine.selection import shard_of
 
 ENV = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"}
 

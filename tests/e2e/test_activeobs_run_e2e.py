@@ -8,7 +8,7 @@ import pytest
 
 from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.scripted import ScriptedServer, offered_tool_names
-from agent_eval.core.transcript import Transcript
+from agent_eval.datamodel.transcript import Transcript
 from support.agentrun import run_agent
 from support.activeobs import evidence_for
 

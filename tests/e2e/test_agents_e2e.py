@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from agent_eval.core.results import RunStore
+from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer, has_image, offered_tool_names, prompt_text
-from agent_eval.core.transcript import Transcript
+from agent_eval.datamodel.transcript import Transcript
 from support.agentrun import AGENTS, processes_mentioning, run_agent
 
 pytestmark = pytest.mark.e2e

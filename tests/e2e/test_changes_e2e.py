@@ -135,7 +135,7 @@ def test_tool_use_counts_kinds_blind_answers_and_no_broken_ablation(pair):
 def test_cost_per_right_answer_and_holm(pair):
     agent, none_run, python_run, _ = pair
     data = _json(none_run, python_run)
-    from agent_eval.reading.run import load_run
+    from agent_eval.reading.runs import load_run
     records = load_run(python_run).records
     per = data["runs"][1]["per_correct"]
     assert per["correct"] == 6 and per["item_runs"] == 12

@@ -20,11 +20,11 @@ from rich.console import Console
 from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.commands.export import command as export_command
-from agent_eval.core.results import RunStore
+from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
-from agent_eval.core.sweeps import load_sweep, run_sweep
+from agent_eval.engine.sweeps import load_sweep, run_sweep
 from agent_eval.reading.grid import write_grid_comparison
-from agent_eval.core.transcript import Transcript
+from agent_eval.datamodel.transcript import Transcript
 from support.agentrun import AGENTS, MODELS, run_agent
 from support.activeobs import evidence_for
 

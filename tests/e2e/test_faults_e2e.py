@@ -23,17 +23,17 @@ import pytest
 from click.testing import CliRunner
 
 from support import faultwrap
-from agent_eval.core import attempt
+from agent_eval.engine import attempt
 from agent_eval.agents.claude_code.adapter import ClaudeCode
 from agent_eval.agents.codex.adapter import Codex
 from agent_eval.cli import main
 from agent_eval.agents.registry import scripted_environ
-from agent_eval.core.results import RunStore
-from agent_eval.core.runner import Runner
-from agent_eval.core.sandbox import SandboxSpec
+from agent_eval.datamodel.results import RunStore
+from agent_eval.engine.runner import Runner
+from agent_eval.engine.sandbox import SandboxSpec
 from agent_eval.scripted import ScriptedServer, prompt_text
 from agent_eval.commands.show import command as show_command
-from agent_eval.core.transcript import Transcript
+from agent_eval.datamodel.transcript import Transcript
 from support.agentrun import AGENTS, MODELS, processes_mentioning, run_agent
 
 FAULTWRAP = Path(faultwrap.__file__).resolve()

@@ -47,7 +47,7 @@ def test_real_cli_observes_over_http(tmp_path, agent, sandboxed):
     import subprocess
     from urllib.parse import urlparse
 
-    from agent_eval.core.sandbox import Sandbox, SandboxSpec
+    from agent_eval.engine.sandbox import Sandbox, SandboxSpec
     from agent_eval.scripted import ScriptedServer, has_image
 
     scene = seam_scene(60)

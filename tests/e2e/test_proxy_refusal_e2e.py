@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from agent_eval.core.gateway import server as gateway_server
+from agent_eval.engine.gateway import server as gateway_server
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, run_agent
 

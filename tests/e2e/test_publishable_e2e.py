@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from agent_eval.cli import main
-from agent_eval.core.results import RunStore
+from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, run_agent
 from support.datasets import write_metadata_layout

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agent_eval.core.sandbox import Sandbox
+from agent_eval.engine.sandbox import Sandbox
 
 from support.sandboxes import BIN, spec, tools_python_bin
 

@@ -17,7 +17,7 @@ from PIL import Image
 from agent_eval.benchmarks.shared import image_tools
 from agent_eval.scripted import ScriptedServer
 from agent_eval.tools.mcp_http import McpHost
-from agent_eval.core.sandbox import PROJECT_ROOT
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
 from support.agentrun import AGENTS, run_agent
 from support.hello import Hello
 from support.openwatch import OpenWatch

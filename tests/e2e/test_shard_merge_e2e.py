@@ -5,11 +5,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agent_eval.core.config import RunConfig, parse_shard, ConfigError
+from agent_eval.datamodel.config import RunConfig, parse_shard, ConfigError
 from agent_eval.benchmarks.activevision.loader import load_dataset
-from agent_eval.core.data import shard_of
+from agent_eval.engine.selection import shard_of
 from agent_eval.commands.merge import command as merge_command
-from agent_eval.core.results import RunStore
+from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import run_agent
 

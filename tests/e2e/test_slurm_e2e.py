@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from agent_eval.benchmarks.activevision.loader import load_dataset
-from agent_eval.core.data import shard_of
+from agent_eval.engine.selection import shard_of
 from agent_eval.agents.registry import scripted_environ
-from agent_eval.core.results import RunStore
+from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, MODELS, processes_mentioning
 from support.slurmcluster import ClusterUnavailable, SlurmCluster

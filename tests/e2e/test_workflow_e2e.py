@@ -7,10 +7,10 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from agent_eval.agents.registry import scripted_environ
-from agent_eval.core.results import RunStore
+from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
 from agent_eval.commands.sweep import command as sweep_command
-from agent_eval.core.sweeps import SweepError, load_sweep, plan_table, run_sweep
+from agent_eval.engine.sweeps import SweepError, load_sweep, plan_table, run_sweep
 from agent_eval.reading.grid import write_grid_comparison
 from support.agentrun import run_agent
 

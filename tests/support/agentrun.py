@@ -5,11 +5,11 @@ import os
 import time
 from pathlib import Path
 
-from agent_eval.agents.registry import agent_class, names, scripted_environ
+from agent_eval.agents.registry import agent_class, efforts_by_agent, names, scripted_environ
 from agent_eval.benchmarks import load_benchmark
-from agent_eval.core.config import RunConfig
-from agent_eval.core.data import select
-from agent_eval.core.runner import Runner
+from agent_eval.datamodel.config import RunConfig
+from agent_eval.engine.selection import select
+from agent_eval.engine.runner import Runner
 from agent_eval.scripted import ScriptedServer
 from rich.console import Console
 
@@ -25,7 +25,7 @@ def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, ou
     config.setdefault("unpriced", True)  # the scripted model has no price
     run_config = RunConfig(agent=agent, model=MODELS[agent], tools=tools, sandbox=sandbox, jobs=jobs,
                            timeout_s=timeout_s, **config)
-    run_config.validate()
+    run_config.validate(efforts_by_agent())
     runner = Runner(run_config, benchmark, dataset, items, out_dir, run_name=run_name, console=Console(file=open(os.devnull, "w")),
                     environ=environ or scripted_environ(agent, server.url), scripted_model=True, retry_wait_s=retry_wait_s)
     return runner.run()

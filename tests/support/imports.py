@@ -99,3 +99,21 @@ def private_imports(imports: list[Import]) -> list[str]:
 
 def under(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
+
+
+def _package_of(module: str, layers: dict[str, int]) -> str | None:
+    """The longest package in `layers` that holds `module`."""
+    found = [p for p in layers if under(module, p)]
+    return max(found, key=len) if found else None
+
+
+def layer_breaches(layers: dict[str, int], imports: list[Import]) -> list[str]:
+    """Imports that leave their package for another of the same or a higher layer."""
+    bad = []
+    for i in imports:
+        mine, theirs = _package_of(i.importer, layers), _package_of(i.target, layers)
+        if mine is None or theirs is None or mine == theirs or layers[theirs] < layers[mine]:
+            continue
+        why = "same layer, another package" if layers[theirs] == layers[mine] else f"above {layers[mine]}"
+        bad.append(f"{i.importer}:{i.line} imports {i.target} (layer {layers[theirs]}, {why})")
+    return sorted(bad)

@@ -13,10 +13,10 @@ import json
 import random
 from pathlib import Path
 
-from agent_eval.core.manifest import RunManifest
-from agent_eval.core.records import ItemRecord, Usage
-from agent_eval.core.results import RunStore
-from agent_eval.core.transcript import Step, Transcript
+from agent_eval.datamodel.manifest import RunManifest
+from agent_eval.datamodel.records import ItemRecord, Usage
+from agent_eval.datamodel.results import RunStore
+from agent_eval.datamodel.transcript import Step, Transcript
 from PIL import Image, ImageDraw
 
 QUESTION = ("The piece highlighted by a green ring is the starting point. Follow the chain and report "

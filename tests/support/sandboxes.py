@@ -8,7 +8,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from agent_eval.core.sandbox import PROJECT_ROOT, Sandbox, SandboxSpec
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
+from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 
 CANARY = "CANARY-4e1d-never-inside"
 

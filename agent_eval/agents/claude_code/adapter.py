@@ -27,10 +27,10 @@ from agent_eval.agents.claude_code.events import (
     inline_images_from_session,
     parse_claude_events,
 )
-from agent_eval.agents.images import SeenImages
-from agent_eval.benchmarks.base import McpServer
-from agent_eval.core.sandbox import policy_endpoints
-from agent_eval.core.transcript import Transcript
+from agent_eval.agents.seen_images import SeenImages
+from agent_eval.tools.toolset import McpServer
+from agent_eval.datamodel.sandbox_policy import policy_endpoints
+from agent_eval.datamodel.transcript import Transcript
 
 LOGIN_FILE = Path(".claude") / ".credentials.json"
 AUTH_STATUSES = {401: "auth_error", 403: "auth_error"}

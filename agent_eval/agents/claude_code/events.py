@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.agents.images import SeenImages
+from agent_eval.agents.seen_images import SeenImages
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder, placeholder_status
-from agent_eval.core.records import Usage
-from agent_eval.core.transcript import Step, Transcript
+from agent_eval.datamodel.records import Usage
+from agent_eval.datamodel.transcript import Step, Transcript
 
 KNOWN_TYPES = {"system", "assistant", "user", "result", "stream_event", "rate_limit_event"}
 KNOWN_SYSTEM_SUBTYPES = {"init", "api_retry"}

@@ -32,10 +32,10 @@ from agent_eval.agents.codex.events import (
     parse_codex_events,
     rollout_path,
 )
-from agent_eval.agents.images import SeenImages
-from agent_eval.core.pricing import price_usd, prices
-from agent_eval.core.sandbox import policy_endpoints
-from agent_eval.core.transcript import Transcript
+from agent_eval.agents.seen_images import SeenImages
+from agent_eval.datamodel.pricing import price_usd, prices
+from agent_eval.datamodel.sandbox_policy import policy_endpoints
+from agent_eval.datamodel.transcript import Transcript
 
 COMMON_SWITCHES = ["features.multi_agent=false", "features.goals=false", "web_search=\"disabled\"",
                    "tools.experimental_request_user_input.enabled=false"]

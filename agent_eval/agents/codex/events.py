@@ -15,11 +15,11 @@ import json
 import re
 from pathlib import Path
 
-from agent_eval.agents.images import SeenImages
+from agent_eval.agents.seen_images import SeenImages
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder
-from agent_eval.core.records import Usage
-from agent_eval.core.transcript import Step, Transcript
+from agent_eval.datamodel.records import Usage
+from agent_eval.datamodel.transcript import Step, Transcript
 
 KNOWN_TYPES = {"thread.started", "turn.started", "turn.completed", "turn.failed", "error",
                "item.started", "item.updated", "item.completed"}

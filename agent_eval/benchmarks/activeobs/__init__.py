@@ -5,7 +5,7 @@ outside the sandbox), answers, and points at its evidence; grading scores both. 
 JRDB-AVR protocol (3760x480 panorama, 15 FPS, 480x480 views). docs/active-observation.md.
 
 Modules: geometry (angles, spans, boxes), scene (scene model), render (pixels and boxes),
-synth + questions + generate (synthetic datasets), schema + data (items and loader),
+synth + questions + generate (synthetic datasets), schema + loader (items and their loading),
 grading (answer modes, evidence, rollup), observe_server (the MCP tool), passive (mode none
 frames), prompting (answer format text).
 """
@@ -14,7 +14,7 @@ import importlib
 # Where each public name lives. Loaded on first use (PEP 562), so checking a dataset's kind or
 # reading its items does not import the mcp SDK and the renderer.
 _EXPORTS = {
-    "ActiveDataset": "data", "is_active_dataset": "data", "load_active_dataset": "data",
+    "ActiveDataset": "loader", "is_active_dataset": "loader", "load_active_dataset": "loader",
     "DEFAULT_RULES": "grading", "ActiveGrade": "grading", "Rules": "grading", "grade_active": "grading",
     "rollup_active": "grading", "rules_hash": "grading",
     "SERVER_NAME": "observe_server", "TOOL_NAME": "observe_server", "ObservationServer": "observe_server",

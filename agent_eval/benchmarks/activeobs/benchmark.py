@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.data import load_active_dataset
+from agent_eval.benchmarks.activeobs.loader import load_active_dataset
 from agent_eval.benchmarks.activeobs.grading import (
     grade_active,
     rollup_active,
@@ -23,13 +23,8 @@ from agent_eval.benchmarks.activeobs.prompting import (
     answer_instructions,
     question_block,
 )
-from agent_eval.benchmarks.base import (
-    Benchmark,
-    BenchmarkGrade,
-    ItemSetup,
-    McpServer,
-    ToolSet,
-)
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
+from agent_eval.tools.toolset import McpServer, ToolSet
 from agent_eval.benchmarks.shared import image_tools, render
 from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
 
@@ -48,7 +43,7 @@ class ActiveObservation(Benchmark):
             generate_dataset,
             validation_summary,
         )
-        from agent_eval.core.data import DataError
+        from agent_eval.datamodel.jsonl import DataError
         if out.exists() and any(out.iterdir()):
             raise DataError(f"{out} exists and is not empty; choose a new directory")
         dataset = generate_dataset(out, per_family=per_task, seed=seed)

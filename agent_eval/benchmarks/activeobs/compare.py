@@ -14,10 +14,10 @@ from rich.console import Console
 from rich.table import Table
 
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.reading.efficiency import EFFICIENCY
-from agent_eval.reading.group_tests import holm_sentence
-from agent_eval.reading.stats import ALPHA, min_possible_p, paired
-from agent_eval.reading.verdicts import pct, pholm, pts, pval, verdict
+from agent_eval.analysis.efficiency import EFFICIENCY
+from agent_eval.analysis.group_tests import holm_sentence
+from agent_eval.analysis.stats import ALPHA, min_possible_p, paired
+from agent_eval.analysis.verdicts import pct, pholm, pts, pval, verdict
 
 METRICS = ("answer", "evidence", "combined")
 TESTED = (("answer", "answer"), ("combined", "combined (answer and evidence)"))

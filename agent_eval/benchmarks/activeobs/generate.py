@@ -15,12 +15,7 @@ import json
 import random
 from pathlib import Path
 
-from agent_eval.benchmarks.activeobs.data import (
-    ITEMS_FILE,
-    SCENES_DIR,
-    ActiveDataset,
-    load_active_dataset,
-)
+from agent_eval.benchmarks.activeobs.loader import ITEMS_FILE, SCENES_DIR, ActiveDataset, load_active_dataset
 from agent_eval.benchmarks.activeobs.questions import FAMILIES
 from agent_eval.benchmarks.activeobs.schema import item_to_row
 from agent_eval.benchmarks.activeobs.synth import make_scene

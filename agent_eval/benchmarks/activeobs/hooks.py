@@ -40,7 +40,7 @@ class ActiveReading(ReadingHooks):
             active_verdicts,
             build_active,
         )
-        from agent_eval.reading.group_tests import add_holm
+        from agent_eval.analysis.group_tests import add_holm
         families = [("family", name, ids) for scope, name, ids in groups if scope == "category"]
         active = build_active(runs, [groups[0], *families], n_resamples, seed)
         add_holm(active["rows"], ("family",), tuple(f"{m}_vs_first" for m, _ in TESTED))
@@ -64,8 +64,8 @@ class ActiveReading(ReadingHooks):
 
     # -- report
     def report_truth(self, run, data, loaded):
-        from agent_eval.benchmarks.activeobs.data import is_active_dataset
-        from agent_eval.benchmarks.activeobs.reading import RunTruth
+        from agent_eval.benchmarks.activeobs.loader import is_active_dataset
+        from agent_eval.benchmarks.activeobs.evidence import RunTruth
         return RunTruth(run, data if data and is_active_dataset(data) else None, loaded)
 
     def report_item(self, run, record, images, embed, transcript, truth):

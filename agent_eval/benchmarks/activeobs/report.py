@@ -9,15 +9,8 @@ import io
 import re
 
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.reading import (
-    RunTruth,
-    active_rollup,
-    evidence_of,
-    evidence_view,
-    load_observations,
-    truth_view,
-)
-from agent_eval.reading.images import Img
+from agent_eval.benchmarks.activeobs.evidence import RunTruth, active_rollup, evidence_of, evidence_view, load_observations, truth_view
+from agent_eval.analysis.item_images import Img
 
 PASSIVE_NAME = re.compile(r"panorama-(\d+)-f(\d+)\.png$")
 

@@ -3,6 +3,7 @@ per family under the items table; per item the observe calls in order and the ev
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.rule import Rule
@@ -10,17 +11,12 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.reading import (
-    Evidence,
-    RunTruth,
-    active_rollup,
-    evidence_of,
-    fmt_pct,
-    load_observations,
-)
-from agent_eval.core.records import ItemRecord
-from agent_eval.reading.images import ItemImages
-from agent_eval.reading.run import LoadedRun
+from agent_eval.benchmarks.activeobs.evidence import Evidence, RunTruth, active_rollup, evidence_of, fmt_pct, load_observations
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.analysis.item_images import ItemImages
+
+if TYPE_CHECKING:  # a kind may name the reader's run type, never import the reader
+    from agent_eval.reading.runs import LoadedRun
 
 
 def print_active_totals(console: Console, run: LoadedRun) -> str:

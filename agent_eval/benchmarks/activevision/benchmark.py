@@ -6,10 +6,11 @@ import shutil
 from pathlib import Path
 
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, ToolSet
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
+from agent_eval.tools.toolset import ToolSet
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, render
 from agent_eval.benchmarks.activevision.loader import Item, load_dataset
-from agent_eval.core.imageformats import API_FORMATS, convert_to_png, image_format
+from agent_eval.datamodel.imageformats import API_FORMATS, convert_to_png, image_format
 from agent_eval.tools.mcp_http import load_in_background
 
 
@@ -44,7 +45,7 @@ class ActiveVision(Benchmark):
             SampleError,
             write_sample_set,
         )
-        from agent_eval.core.data import DataError
+        from agent_eval.datamodel.jsonl import DataError
         try:
             rows = write_sample_set(out, seed=seed, per_task=per_task, difficulty=difficulty)
         except SampleError as error:

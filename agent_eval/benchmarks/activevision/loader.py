@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.core.data import DataError, jsonl_rows
+from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 
 REQUIRED_FIELDS = ("id", "task", "category", "question", "answer")
 

@@ -14,8 +14,8 @@ from rich.console import Console
 
 from agent_eval.commands.slurm.plan import SlurmPlan, load_plan
 from agent_eval.commands.slurm.state import ShardState, item_label, shard_states
-from agent_eval.core.merging import merge_runs
-from agent_eval.core.results import ResultsError, RunStore
+from agent_eval.engine.merging import merge_runs
+from agent_eval.datamodel.results import ResultsError, RunStore
 
 
 def describe_gaps(plan: SlurmPlan, states: list[ShardState]) -> list[str]:

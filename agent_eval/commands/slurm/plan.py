@@ -15,8 +15,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agent_eval.core.data import shard_of
-from agent_eval.core.results import ResultsError, write_json_atomic
+from agent_eval.engine.selection import shard_of
+from agent_eval.datamodel.results import ResultsError, write_json_atomic
 
 PLAN_FILE = "job.json"
 ARRAY_SCRIPT = "array.sbatch"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_eval.commands.slurm.plan import Cell, SlurmPlan
-from agent_eval.core.results import RunStore
+from agent_eval.datamodel.results import RunStore
 
 
 @dataclass

@@ -12,7 +12,7 @@ from rich.table import Table
 from agent_eval.commands.slurm.finish import describe_gaps
 from agent_eval.commands.slurm.plan import SlurmPlan, load_plan
 from agent_eval.commands.slurm.state import item_label, shard_states, slurm_states
-from agent_eval.core.results import ResultsError, RunStore
+from agent_eval.datamodel.results import ResultsError, RunStore
 
 ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
          "DEADLINE")

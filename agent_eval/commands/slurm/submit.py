@@ -14,6 +14,7 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
+from agent_eval.agents.registry import efforts_by_agent
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import AuthMissing
 from agent_eval.benchmarks import load_benchmark
@@ -26,9 +27,10 @@ from agent_eval.commands.slurm.plan import (
     new_plan,
 )
 from agent_eval.commands.slurm.scripts import array_script, merge_script
-from agent_eval.core.config import ConfigError, RunConfig
-from agent_eval.core.data import DataError, select
-from agent_eval.core.results import ResultsError
+from agent_eval.datamodel.config import ConfigError, RunConfig
+from agent_eval.datamodel.jsonl import DataError
+from agent_eval.engine.selection import select
+from agent_eval.datamodel.results import ResultsError
 
 # Run options a task does not take from the user: it gets its own shard, folder and name, and a
 # requeued task must resume its shard, never start it over.
@@ -65,7 +67,7 @@ def _check_sbatch(text: str) -> list[str]:
 
 def _check_runnable(config: RunConfig, benchmark) -> None:
     """What the runner would refuse on the node, refused now instead (the jobs get this environment)."""
-    config.validate()
+    config.validate(efforts_by_agent())
     if config.tools not in benchmark.tool_modes:
         raise ConfigError(f"tool mode {config.tools!r} does not exist for {benchmark.name} items; "
                           f"choose one of {', '.join(benchmark.tool_modes)}")
@@ -92,7 +94,7 @@ def _option_args(ctx: click.Context, values: dict) -> list[str]:
 
 
 def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
-    from agent_eval.core.data import resolve_data_dir
+    from agent_eval.engine.selection import resolve_data_dir
     if not values["agent"] or not values["model"]:
         raise ConfigError("--agent and --model are required (or --sweep FILE)")
     config = RunConfig(agent=values["agent"], model=values["model"], effort=values["effort"], tools=values["tools"],
@@ -111,8 +113,8 @@ def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[st
 
 
 def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
-    from agent_eval.core.data import resolve_data_dir
-    from agent_eval.core.sweeps import SweepError, load_sweep
+    from agent_eval.engine.selection import resolve_data_dir
+    from agent_eval.engine.sweeps import SweepError, load_sweep
     try:
         sweep = load_sweep(path)
     except SweepError as error:
@@ -148,7 +150,7 @@ def _sbatch(argv: list[str]) -> str:
 
 
 def submit(plan: SlurmPlan, no_submit: bool, console: Console) -> None:
-    from agent_eval.core.attempt import now_iso
+    from agent_eval.datamodel.itemdir import now_iso
     folder = plan.folder
     (folder / "logs").mkdir(parents=True, exist_ok=True)
     (folder / "shards").mkdir(exist_ok=True)

@@ -1,0 +1,43 @@
+"""Numbers and text as every read command prints them."""
+from __future__ import annotations
+
+import json
+
+from agent_eval.datamodel.records import ItemRecord
+
+CHARS_PER_LINE = 200  # a folded block shows about `lines` screen lines, however long its lines are
+
+
+def fold(text: str, lines: int, full: bool) -> str:
+    parts = text.splitlines()
+    budget = lines * CHARS_PER_LINE
+    if full or (len(parts) <= lines and len(text) <= budget):
+        return text
+    head = "\n".join(parts[:lines])
+    more_lines = max(len(parts) - lines, 0)
+    if len(head) > budget:
+        hidden = len(text) - budget
+        return head[:budget] + f"\n... {hidden} more characters" + \
+            (f", {more_lines} more lines" if more_lines else "") + " (--full)"
+    return head + f"\n... {more_lines} more lines (--full)"
+
+
+def total_time(records: list[ItemRecord]) -> float | None:
+    times = [r.elapsed_s for r in records if r.elapsed_s is not None]
+    return sum(times) if times else None
+
+
+def fmt_cost(value: float | None) -> str:
+    return "?" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
+
+
+def fmt_time(seconds: float | None) -> str:
+    return "?" if seconds is None else f"{seconds:.0f}s" if seconds < 600 else f"{seconds / 60:.1f}m"
+
+
+def tool_input_text(data: dict | None) -> str:
+    """A lone string argument (a shell command, a path) raw; short arguments on one line; else indented JSON."""
+    if data and len(data) == 1 and isinstance(next(iter(data.values())), str):
+        return next(iter(data.values()))
+    flat = json.dumps(data, ensure_ascii=False)
+    return flat if len(flat) <= 100 else json.dumps(data, indent=1, ensure_ascii=False)

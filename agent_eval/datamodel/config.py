@@ -1,0 +1,100 @@
+"""A run's configuration: what the user asked for, checked, and what must match to resume."""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+
+SANDBOX_KINDS = ("bwrap", "none")
+
+# Config fields that define what a run measures: resuming into a run that differs in any is refused.
+IDENTITY_FIELDS = ("agent", "model", "effort", "tools", "sandbox", "max_turns", "max_item_cost_usd",
+                   "prompt_hash", "scorer_hash", "dataset_hash", "cli_version", "benchmark")
+
+
+class ConfigError(Exception):
+    """A bad option combination: one line for the user, exit 2."""
+
+
+@dataclass
+class RunConfig:
+    agent: str
+    model: str
+    tools: str = "python"
+    effort: str | None = None
+    sandbox: str = "bwrap"
+    max_turns: int | None = None
+    max_item_cost_usd: float | None = None   # per-item budget, passed to the CLI where it has one
+    timeout_s: float = 1800.0
+    jobs: int = 4
+    # Options that change how much runs, not what is measured: a resume may change them.
+    repeats: int = 1
+    max_cost_usd: float | None = None
+    unpriced: bool = False      # allow a model with no price: its cost is recorded as unknown (null)
+    shard: str | None = None    # "K/N": this machine runs the K-th of N deterministic slices
+    # Filled in by the runner once the dataset, prompt and CLI are known.
+    prompt_hash: str | None = None
+    scorer_hash: str | None = None
+    dataset_hash: str | None = None
+    cli_version: str | None = None
+    benchmark: str = "activevision"
+    extra: dict = field(default_factory=dict)
+
+    def validate(self, efforts: Mapping[str, tuple[str, ...]]) -> None:
+        """Checked against `efforts`, each known agent CLI's effort values (agents.registry.efforts_by_agent():
+        the adapters know them, and this plain-data module imports no adapter)."""
+        if self.agent not in efforts:
+            raise ConfigError(f"unknown agent {self.agent!r}; choose one of {', '.join(efforts)}")
+        if not self.model:
+            raise ConfigError("--model is required (e.g. claude-opus-4-8 or gpt-5.5)")
+        allowed = efforts[self.agent]
+        if self.effort is not None and self.effort not in allowed:
+            raise ConfigError(f"effort {self.effort!r} is not valid for {self.agent}; choose one of {', '.join(allowed)}")
+        if self.sandbox not in SANDBOX_KINDS:
+            raise ConfigError(f"unknown sandbox {self.sandbox!r}; choose one of {', '.join(SANDBOX_KINDS)}")
+        if self.jobs < 1:
+            raise ConfigError(f"--jobs must be at least 1, got {self.jobs}")
+        if self.timeout_s <= 0:
+            raise ConfigError(f"--timeout must be positive, got {self.timeout_s}")
+        if self.max_turns is not None and self.max_turns < 1:
+            raise ConfigError(f"--max-turns must be at least 1, got {self.max_turns}")
+        if self.max_item_cost_usd is not None and self.max_item_cost_usd <= 0:
+            raise ConfigError(f"--max-item-cost-usd must be positive, got {self.max_item_cost_usd}")
+        if self.repeats < 1:
+            raise ConfigError(f"--repeats must be at least 1, got {self.repeats}")
+        if self.max_cost_usd is not None and self.max_cost_usd < 0:
+            raise ConfigError(f"--max-cost-usd must not be negative, got {self.max_cost_usd}")
+        if self.shard is not None:
+            parse_shard(self.shard)
+
+    @property
+    def run_name(self) -> str:
+        raw = f"{self.agent}-{self.model}-{self.effort or 'default'}-{self.tools}"
+        if self.shard:
+            index, count = parse_shard(self.shard)
+            raw += f".shard{index}of{count}"
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
+
+    def options(self) -> dict:
+        return {"timeout_s": self.timeout_s, "jobs": self.jobs, "repeats": self.repeats,
+                "max_cost_usd": self.max_cost_usd, "unpriced": self.unpriced, "shard": self.shard, **self.extra}
+
+    def identity(self) -> dict:
+        return {name: getattr(self, name) for name in IDENTITY_FIELDS}
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'K/N' with 1 <= K <= N."""
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise ConfigError(f"--shard takes K/N with 1 <= K <= N (e.g. 2/8), got {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def identity_differences(old: dict, new: dict) -> list[str]:
+    """Human-readable differences between two runs' identities, e.g. `model: a -> b`."""
+    return [f"{name}: {old.get(name)!r} -> {new.get(name)!r}"
+            for name in IDENTITY_FIELDS if old.get(name) != new.get(name)]

@@ -1,0 +1,92 @@
+"""`<run>/run.json`, typed: what a run measured (its identity), how it ran, on which data, and when.
+
+Validated when built, read leniently like the item records: a manifest of any version loads, keys
+this version does not know are kept (`extra`) and written back as read.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import field, fields, replace
+from pathlib import Path
+
+from pydantic.dataclasses import dataclass
+
+from agent_eval.datamodel.ondisk import dump, split_known
+
+# 1: the first run.json; 2: typed (unknown keys kept), `merged_from` and `regraded` part of it.
+MANIFEST_SCHEMA_VERSION = 2
+
+
+@dataclass
+class RunIdentity:
+    """What defines what a run measures (config.IDENTITY_FIELDS): a resume or merge that differs is refused.
+    All optional: an old or foreign manifest may lack any of them."""
+    agent: str | None = None
+    model: str | None = None
+    effort: str | None = None
+    tools: str | None = None
+    sandbox: str | None = None
+    max_turns: int | None = None
+    max_item_cost_usd: float | None = None
+    prompt_hash: str | None = None
+    scorer_hash: str | None = None
+    dataset_hash: str | None = None
+    cli_version: str | None = None
+    benchmark: str | None = None
+    extra: dict = field(default_factory=dict, repr=False)
+
+    def as_dict(self) -> dict:
+        """The identity fields only (what identity_differences compares)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+
+
+@dataclass
+class DatasetInfo:
+    path: str | None = None
+    layout: str | None = None
+    n_items: int | None = None
+    selection: dict = field(default_factory=dict)   # --tasks/--limit/--ids/--shard as the run chose its items
+    extra: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class RunManifest:
+    run_name: str | None = None
+    config: RunIdentity = field(default_factory=RunIdentity)
+    options: dict = field(default_factory=dict)     # what a resume may change: jobs, timeout, repeats, caps, shard
+    dataset: DatasetInfo = field(default_factory=DatasetInfo)
+    auth: dict = field(default_factory=dict)        # how the CLI was authenticated, never the secret
+    scripted_model: bool = False                    # answers came from the scripted test server
+    project_version: str | None = None
+    host: dict = field(default_factory=dict)
+    started_at: str | None = None
+    resumed_at: str | None = None
+    finished_at: str | None = None                  # None: interrupted, stopped, or still running
+    merged_from: list[str] | None = None            # `agent-eval merge`: the shard runs it was made of
+    regraded: list[dict] = field(default_factory=list)  # `agent-eval regrade`: one entry per scorer change
+    schema_version: int = MANIFEST_SCHEMA_VERSION
+    extra: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RunManifest":
+        if not isinstance(data, dict):
+            raise ValueError(f"a run manifest is a JSON object, not {type(data).__name__}")
+        for section in ("config", "dataset"):
+            if not isinstance(data.get(section) or {}, dict):
+                raise ValueError(f"its {section!r} is not a JSON object")
+        values = split_known(cls, data)
+        values["config"] = RunIdentity(**split_known(RunIdentity, data.get("config") or {}))
+        values["dataset"] = DatasetInfo(**split_known(DatasetInfo, data.get("dataset") or {}))
+        values["scripted_model"] = bool(data.get("scripted_model"))
+        values.setdefault("schema_version", 1)
+        return cls(**values)
+
+    def to_json(self) -> dict:
+        return dump(self)
+
+    def but(self, **changes) -> "RunManifest":
+        return replace(self, **changes)
+
+    @classmethod
+    def read(cls, path: Path) -> "RunManifest":
+        return cls.from_json(json.loads(path.read_text(encoding="utf-8")))

@@ -1,0 +1,91 @@
+"""Typed result records. One JSON object per line in `<run>/<task>/items.jsonl`.
+
+Validated with pydantic when built (a status outside `Status` is refused, numbers and strings are
+checked), read leniently: the benchmark's own no-tool records and records from older or newer
+versions load, and keys this version does not know are kept (`extra`) and written back as read.
+"""
+from __future__ import annotations
+
+from dataclasses import field
+from typing import Literal, get_args
+
+from pydantic.dataclasses import dataclass
+
+from agent_eval.datamodel.ondisk import dump, known_fields, split_known
+
+SCHEMA_VERSION = 1
+
+Status = Literal["ok", "no_answer",
+                 "timeout", "agent_error", "auth_error", "rate_limited", "sandbox_error",
+                 "request_error",   # the API refused the request (400/404/422): the configuration's fault
+                 "image_dropped"]   # the mode sends the image, but none reached the model
+STATUSES: tuple[str, ...] = get_args(Status)
+# Final statuses: the item was graded and is not run again on resume.
+GRADED_STATUSES = STATUSES[:2]
+# Harness failures: counted as wrong, shown apart, and run again on resume.
+FAILURE_STATUSES = STATUSES[2:]
+# Failures that are the run's configuration's, not the item's: the run stops after the first.
+RUN_STOPPING_STATUSES = ("auth_error", "request_error")
+
+
+@dataclass
+class Usage:
+    input_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+@dataclass
+class ItemRecord:
+    id: str
+    task: str
+    category: str
+    ground_truth: str
+    status: Status
+    prediction: str | None = ""    # None: a kind that grades without one (active observation's no-answer)
+    correct: bool = False
+    answer_text: str | None = None
+    error: str | None = None
+    elapsed_s: float | None = None
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None  # None when unknown: never a made-up 0
+    num_turns: int | None = None
+    tool_calls: int = 0
+    usage_by_model: dict = field(default_factory=dict)  # model -> its tokens and cost (side calls included)
+    images: list[dict] = field(default_factory=list)    # every image the model received: via, size, source size
+    image_conversions: list[str] = field(default_factory=list)  # formats the APIs refuse, converted losslessly
+    transcript: str | None = None  # path of the item's raw transcript, relative to the run dir
+    repeat: int = 0
+    attempts: int = 1
+    retries: list[dict] = field(default_factory=list)  # one entry per retried attempt: status, error, wait
+    api_retries: list = field(default_factory=list)     # HTTP statuses the CLI itself retried on (last attempt)
+    metrics: dict = field(default_factory=dict)         # benchmark-specific grades (e.g. evidence, combined)
+    started_at: str | None = None
+    finished_at: str | None = None
+    gateway: dict | None = None   # what reached the model API per the gateway, and where the CLI disagrees
+    schema_version: int = SCHEMA_VERSION
+    extra: dict = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.id, self.repeat)
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in GRADED_STATUSES
+
+    def to_json(self) -> dict:
+        return dump(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "ItemRecord":
+        """Read our own records (any version) and the benchmark's no-tool records (id, task, correct, ...)."""
+        values = split_known(cls, data)
+        values.setdefault("category", data.get("category", ""))
+        truth = data.get("ground_truth", data.get("answer", ""))
+        values["ground_truth"] = "" if truth is None else str(truth)
+        values.setdefault("status", "ok")
+        values["usage"] = Usage(**known_fields(Usage, data.get("usage") or {}))
+        values["correct"] = bool(values.get("correct", False))
+        return cls(**values)

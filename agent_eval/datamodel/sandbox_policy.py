@@ -1,0 +1,33 @@
+"""sandbox/policy.yaml read: what an agent's world may hold and reach (the agent adapters read its endpoints;
+the engine's sandbox builds command lines from it)."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+POLICY_PATH = PROJECT_ROOT / "sandbox" / "policy.yaml"
+
+
+class SandboxError(RuntimeError):
+    pass
+
+
+@lru_cache(maxsize=None)
+def load_policy(path: Path = POLICY_PATH) -> dict:
+    with open(path) as f:
+        policy = yaml.safe_load(f)
+    if policy.get("version") != 1:
+        raise SandboxError(f"{path}: unsupported policy version {policy.get('version')!r}")
+    return policy
+
+
+def policy_endpoints(agent: str, auth: str) -> list[str]:
+    """The policy's endpoint list for an agent ("claude-code", "codex") and auth kind."""
+    table = load_policy()["network"]["endpoints"]
+    try:
+        return list(table[agent][auth])
+    except KeyError:
+        raise SandboxError(f"sandbox/policy.yaml lists no endpoints for {agent}/{auth}") from None

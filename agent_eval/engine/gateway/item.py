@@ -1,0 +1,57 @@
+"""One item's gateway record: `sandboxes/<id>/gateway.json` in full, a compact summary for the record."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from agent_eval.datamodel.transcript import Transcript
+from agent_eval.engine.gateway.server import Lease
+
+
+def cli_reported(transcript: Transcript, item_root: Path) -> dict:
+    """What the CLI's own event stream says reached the API: usage, distinct images, error statuses."""
+    paths = list(transcript.prompt_images) + [p for step in transcript.steps for p in step.images]
+    digests = set()
+    for rel in paths:
+        try:
+            digests.add(hashlib.sha1((item_root / rel).read_bytes()).hexdigest())
+        except OSError:
+            digests.add(rel)
+    # A retry after a connection error carries no status (None): only HTTP statuses compare.
+    statuses = [s for s in transcript.api_retries if s is not None] + \
+        ([transcript.error_status] if transcript.error_status else [])
+    return {"usage": asdict(transcript.usage), "images": len(digests), "error_statuses": statuses}
+
+
+def confirm_received(transcript: Transcript, item_root: Path, at_api: dict[str, tuple[int, int]]) -> list[str]:
+    """The gateway is the authority on pixels: each image the CLI's logs say it sent gets `at_api`, the
+    size the gateway saw in a request (matched by the hash of its base64 text). Returns what disagrees."""
+    notes = []
+    for image in transcript.images:
+        try:
+            data = (item_root / image.path).read_bytes()
+        except (OSError, TypeError):
+            continue
+        size = at_api.get(hashlib.sha1(base64.b64encode(data)).hexdigest()[:16])
+        image.at_api = list(size) if size else None
+        if size is None:
+            notes.append(f"{image.path}: the CLI's logs show it sent, but no request held these bytes")
+        elif image.received and list(size) != list(image.received):
+            notes.append(f"{image.path}: the CLI's logs show {image.received[0]}x{image.received[1]}, "
+                         f"the API received {size[0]}x{size[1]}")
+    return notes
+
+
+def record_item(lease: Lease, item_root: Path, transcript: Transcript) -> dict:
+    """Writes gateway.json; returns the summary the ItemRecord keeps (images as sizes only)."""
+    cli = cli_reported(transcript, item_root)
+    summary = lease.ledger.summary(cli)
+    summary["discrepancies"] += confirm_received(transcript, item_root, lease.ledger.image_sizes())
+    (item_root / "gateway.json").write_text(json.dumps(
+        {"summary": summary, "cli_reported": cli, **lease.ledger.to_json()}, indent=1))
+    compact = {k: v for k, v in summary.items() if k != "images"}
+    compact["images"] = len(summary["images"])
+    return compact

@@ -1,0 +1,228 @@
+"""The sandboxes' way out: every item's allowlisting proxy, in one jail per process.
+
+An item's sandbox reaches the world only through a unix socket; outside it, a socat relay carries
+each connection to that item's own tinyproxy, whose URL filter allows exactly the item's endpoints
+and refuses the rest with 403 (its log names what it refused). Each item keeps its own tinyproxy,
+filter, log and socket, as before; what items share is the jail they run in: one bubblewrap jail
+per process (host network, no home, no project, no data, as nobody), started at the first item and
+living until this process ends. Starting a jail per item cost about 9 ms of CPU and of wall time on
+every item (docs/benchmarks.md, part 6).
+
+The jail is a shell reading one command per line from its stdin, which only this process holds:
+`start ID PORT` starts item ID's tinyproxy on PORT and its relay, `stop ID` kills both. The pipe is
+the lifeline: when this process closes it or dies however it dies, the shell kills everything in the
+jail (its own pid namespace), so nothing outlives the harness.
+"""
+from __future__ import annotations
+
+import atexit
+import itertools
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+PROXY_SOCKET = "proxy.sock"
+PROBE_URL = "http://agent-eval-sandbox-probe.invalid/"
+_STARTS = 3          # a port picked free can be taken before tinyproxy binds it: try again
+_READY_TIMEOUT_S = 3.0
+
+
+class ProxyError(RuntimeError):
+    pass
+
+
+def tinyproxy_config(port: int, filter_path: str, log_path: str) -> str:
+    return (
+        "# Generated per item by agent_eval/engine/proxy_jail.py from the endpoint list.\n"
+        f"Port {port}\nListen 127.0.0.1\nAllow 127.0.0.1\n"
+        "Timeout 3600\nMaxClients 200\nDisableViaHeader Yes\n"
+        f"LogFile \"{log_path}\"\nLogLevel Notice\n"
+        # Deny everything the filter does not match; match the whole request URL (for CONNECT:
+        # host:port), not just the host, so that the port counts too. No ConnectPort lines:
+        # the filter already pins the port, and its refusals are the ones logged with the URL.
+        f"Filter \"{filter_path}\"\nFilterURLs On\nFilterType ere\nFilterCaseSensitive No\n"
+        "FilterDefaultDeny Yes\n")
+
+
+# Inside the jail: /run/proxy (read-only) holds each item's config and filter, /run/proxy-log its
+# log and its relay's errors, /run/net its socket, each in a directory named by the item's id.
+_JAIL_SCRIPT = """\
+while read -r cmd id port; do
+  case "$cmd" in
+    start)
+      {tinyproxy} -d -c "/run/proxy/$id/tinyproxy.conf" </dev/null >/dev/null 2>&1 &
+      t=$!
+      {socat} "UNIX-LISTEN:/run/net/$id/{socket},fork,unlink-early" "TCP4:127.0.0.1:$port" \\
+        </dev/null >/dev/null 2>>"/run/proxy-log/$id/relay.log" &
+      eval "pids_$id=\\"$t $!\\"" ;;
+    stop)
+      eval "set -- \\$pids_$id"
+      if [ $# -gt 0 ]; then kill -KILL "$@" 2>/dev/null; wait "$@" 2>/dev/null; fi
+      unset "pids_$id" ;;
+  esac
+done
+kill -KILL -1
+"""
+
+
+class ProxyJail:
+    """The jail and its command pipe. `ProxyJail.shared(options)` gives this process's jail for
+    those bwrap options (started on first use, started again if it has died)."""
+
+    _jails: dict[tuple, "ProxyJail"] = {}
+    _jails_lock = threading.Lock()
+
+    @classmethod
+    def shared(cls, bwrap_options: list[str], tools: dict[str, str]) -> "ProxyJail":
+        key = (tuple(bwrap_options), tuple(sorted(tools.items())))
+        with cls._jails_lock:
+            jail = cls._jails.get(key)
+            if jail is None or not jail.alive():
+                if jail is not None:
+                    jail.close()
+                jail = cls._jails[key] = cls(bwrap_options, tools)
+            return jail
+
+    def __init__(self, bwrap_options: list[str], tools: dict[str, str]):
+        self.root = Path(tempfile.mkdtemp(prefix="agent-eval-proxies-"))
+        for d in ("conf", "log", "net"):
+            (self.root / d).mkdir()
+        self._lock = threading.Lock()
+        self._ids = itertools.count()
+        script = _JAIL_SCRIPT.format(tinyproxy=shlex.quote(tools["tinyproxy"]), socat=shlex.quote(tools["socat"]),
+                                     socket=PROXY_SOCKET)
+        argv = [tools["bwrap"], *bwrap_options,
+                "--ro-bind", str(self.root / "conf"), "/run/proxy",
+                "--bind", str(self.root / "log"), "/run/proxy-log",
+                "--bind", str(self.root / "net"), "/run/net",
+                "--", "/bin/sh", "-c", script]
+        # No --die-with-parent: it fires when the *thread* that started the jail exits, and the jail
+        # outlives the item that started it. The stdin pipe is the lifeline instead (see above).
+        with open(self.root / "jail.log", "ab") as err:
+            self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
+                                          start_new_session=True)
+        atexit.register(self.close)
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _send(self, line: str) -> None:
+        with self._lock:
+            if not self.alive():
+                raise ProxyError(f"the proxy jail has exited: {self.jail_log()[-300:]}")
+            try:
+                self._proc.stdin.write(line.encode() + b"\n")
+                self._proc.stdin.flush()
+            except (BrokenPipeError, ValueError) as e:
+                raise ProxyError(f"the proxy jail has exited ({e}): {self.jail_log()[-300:]}") from None
+
+    def jail_log(self) -> str:
+        try:
+            return (self.root / "jail.log").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def start_item(self, filter_patterns: list[str]) -> "ItemProxy":
+        """A proxy for one item, ready: its socket exists and its port answers as tinyproxy."""
+        item = ItemProxy(self, f"i{next(self._ids)}")
+        try:
+            item.start(filter_patterns)
+        except BaseException:
+            item.close()
+            raise
+        return item
+
+    def close(self) -> None:
+        """End the jail (all its proxies) and remove its files."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                proc.stdin.close()       # end of input: the jail kills everything in it
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class ItemProxy:
+    """One item's tinyproxy and relay in the jail; `net_dir` (its socket) is what the item's
+    sandbox binds."""
+
+    def __init__(self, jail: ProxyJail, item_id: str):
+        self.jail, self.id = jail, item_id
+        self.conf_dir, self.log_dir, self.net_dir = (jail.root / d / item_id for d in ("conf", "log", "net"))
+        self._started = False
+
+    def start(self, filter_patterns: list[str]) -> None:
+        for d in (self.conf_dir, self.log_dir, self.net_dir):
+            d.mkdir()
+        (self.conf_dir / "filter").write_text("\n".join(filter_patterns) + "\n")
+        for _ in range(_STARTS):
+            port = _free_port()
+            (self.conf_dir / "tinyproxy.conf").write_text(tinyproxy_config(
+                port, f"/run/proxy/{self.id}/filter", f"/run/proxy-log/{self.id}/proxy.log"))
+            self.jail._send(f"start {self.id} {port}")
+            self._started = True
+            if self._wait_ready(port):
+                return
+            self.jail._send(f"stop {self.id}")
+            (self.net_dir / PROXY_SOCKET).unlink(missing_ok=True)
+        logs = self.jail.jail_log()[-300:] + "".join(
+            (self.log_dir / f).read_text(errors="replace")[-300:]
+            for f in ("proxy.log", "relay.log") if (self.log_dir / f).exists())
+        raise ProxyError(f"the sandbox's proxy did not start: {logs.strip()}")
+
+    def _wait_ready(self, port: int) -> bool:
+        """Ready when the unix socket exists and the port answers as tinyproxy refusing a probe
+        (so a stranger that grabbed the port is never mistaken for our proxy)."""
+        deadline = time.monotonic() + _READY_TIMEOUT_S
+        sock_path = self.net_dir / PROXY_SOCKET
+        while time.monotonic() < deadline and self.jail.alive():
+            if sock_path.exists():
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                        s.sendall(f"GET {PROBE_URL} HTTP/1.0\r\n\r\n".encode())
+                        head = s.recv(200)
+                    return head.startswith(b"HTTP/1.0 403") and b"tinyproxy" in head
+                except OSError:
+                    pass
+            time.sleep(0.001)
+        return False
+
+    def log(self) -> str:
+        """tinyproxy's log for this item so far (refused requests say "Proxying refused")."""
+        try:
+            return (self.log_dir / "proxy.log").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def refused_requests(self) -> list[str]:
+        """The URLs (or CONNECT host:port) the proxy refused, for failure reports."""
+        urls = re.findall(r'Proxying refused on filtered url "([^"]*)"', self.log())
+        return [u for u in urls if u != PROBE_URL]
+
+    def close(self) -> None:
+        if self._started:
+            self._started = False
+            try:
+                self.jail._send(f"stop {self.id}")
+            except ProxyError:
+                pass        # the jail is gone, and its proxies with it
+        for d in (self.conf_dir, self.log_dir, self.net_dir):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

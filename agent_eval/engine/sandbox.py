@@ -1,0 +1,471 @@
+"""The OS sandbox an agent CLI runs in: it sees only its workdir, reaches only the model API.
+
+The whole policy is `sandbox/policy.yaml`; this module turns it into command lines:
+
+* filesystem, user, processes: bubblewrap (`bwrap`). The root is an empty read-only tmpfs;
+  system runtimes, the pinned CLIs and the tools' Python are bound read-only, the item's
+  workdir and private home read-write, /tmp is private. Same absolute paths as outside.
+* network: bwrap's own network namespace (an empty loopback). The only way out is an HTTP
+  proxy address inside (127.0.0.1:3128, set as HTTP(S)_PROXY), a socat relay over a unix
+  socket to the item's own tinyproxy outside, which allows exactly the endpoints' host:port and
+  refuses the rest. The items' proxies run in one second bwrap jail per process (host network,
+  nothing else): agent_eval/engine/proxy_jail.py.
+
+`Sandbox.wrap` is the only place that knows how the command line is built. docs/sandbox.md
+explains the choices.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from agent_eval.engine.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
+from agent_eval.datamodel.sandbox_policy import POLICY_PATH, PROJECT_ROOT, SandboxError, load_policy
+
+NET_DIR_INSIDE = "/run/agent-eval-net"   # the proxy's unix socket appears here inside
+SETUP_FAILED = 125                        # exit status when the sandbox itself failed to start
+_DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
+
+
+@dataclass
+class DoctorCheck:
+    name: str
+    ok: bool
+    detail: str = ""
+    fix: str = ""
+
+
+@dataclass
+class SandboxSpec:
+    workdir: Path                  # item workdir (rw), the cwd inside
+    home: Path                     # private CLI home (rw), $HOME inside
+    endpoints: list[str]           # allowed "host:port" or URLs; loopback only if listed
+    env: dict[str, str] = field(default_factory=dict)   # agent's environment (already filtered)
+    extra_ro: list[Path] = field(default_factory=list)  # extra read-only binds
+
+
+# ---------------------------------------------------------------- endpoints -> proxy rules
+
+@dataclass(frozen=True)
+class Endpoint:
+    host: str    # a name or an IP literal, lower case, IPv6 without brackets
+    port: int
+    prefix: str = ""   # "/a/b/": plain HTTP to URLs under this path only (no CONNECT); "": the whole host:port
+
+    @classmethod
+    def parse(cls, text: str) -> "Endpoint":
+        """'host:port', '[::1]:port', 'host' (port 443) or a URL (scheme's default port): that whole
+        host:port, whatever the path. 'http://host:port/some/path/*' (ending in '/*'): only plain-HTTP
+        requests under /some/path/ on it (how an item reaches its own MCP server on a shared host)."""
+        text = text.strip()
+        prefix = ""
+        if text.endswith("/*"):
+            parts = urlsplit(text[:-1])
+            if parts.scheme != "http" or parts.query or parts.fragment or not re.fullmatch(r"(/(?![.]+/)[A-Za-z0-9._~-]+)+/", parts.path):
+                raise SandboxError(f"a path endpoint is http://host:port/path/* with a plain path: {text!r}")
+            prefix = parts.path
+        parts = urlsplit(text if "://" in text else "//" + text)
+        try:
+            host, port = parts.hostname, parts.port
+        except ValueError:
+            raise SandboxError(f"bad port in endpoint {text!r}") from None
+        if not host or not re.fullmatch(r"[a-z0-9._:-]+", host.lower()):
+            raise SandboxError(f"not an endpoint: {text!r}")
+        if port is None:
+            port = _DEFAULT_PORTS.get(parts.scheme, 443)
+        return cls(host.lower(), port, prefix)
+
+    def filter_patterns(self) -> list[str]:
+        """tinyproxy URL-filter regexes (POSIX ERE) that match requests to exactly this
+        host:port: a CONNECT target `host:port`, or an absolute `http://host:port/...` URL. With a
+        prefix, only absolute URLs under it: a CONNECT tunnel would carry any path."""
+        h = _ere_escape(f"[{self.host}]" if ":" in self.host else self.host)
+        if self.prefix:
+            return [f"^http://{h}:{self.port}{_ere_escape(self.prefix)}"]
+        pats = [f"^{h}:{self.port}$", f"^http://{h}:{self.port}(/|$)"]
+        if self.port == 80:
+            pats.append(f"^http://{h}(/|$)")
+        return pats
+
+
+def _ere_escape(text: str) -> str:
+    return "".join("\\" + c if c in ".[]()*+?{}|^$\\" else c for c in text)
+
+
+# ---------------------------------------------------------------- the sandbox
+
+def _real(p: Path | str) -> Path:
+    return Path(os.path.realpath(p))
+
+
+def _within(p: Path, roots) -> bool:
+    return any(p == r or r in p.parents for r in roots)
+
+
+def _precious() -> list[Path]:
+    """No bind may be one of these or hold one: the whole filesystem, the user's real home,
+    the project checkout."""
+    return [Path("/"), _real(Path.home()), PROJECT_ROOT]
+
+
+class Sandbox:
+    """One per item. A context manager: entering writes the generated /etc files and starts
+    the item's proxy (in the process's proxy jail); leaving stops it and removes them."""
+
+    KINDS = ("bwrap", "none")
+
+    def __init__(self, spec: SandboxSpec, kind: str = "bwrap", policy_path: Path = POLICY_PATH):
+        if kind not in self.KINDS:
+            raise ValueError(f"sandbox kind must be one of {self.KINDS}, not {kind!r}")
+        self.spec, self.kind = spec, kind
+        self.policy = load_policy(policy_path)
+        self.net = self.policy["network"]
+        self.endpoints = list(dict.fromkeys(Endpoint.parse(e) for e in spec.endpoints))
+        self._tmp: Path | None = None
+        self._proxy: ItemProxy | None = None
+        self._lifeline: tuple[int, int] | None = None
+        if kind == "bwrap":
+            self.workdir, self.home = _real(spec.workdir), _real(spec.home)
+            self._check_writable_dirs()
+
+    # -- lifecycle
+
+    def __enter__(self) -> "Sandbox":
+        if self.kind == "none" or self._tmp is not None:
+            return self
+        self._bwrap, self._socat = _tool("bwrap"), _tool("socat")
+        self._tmp = Path(tempfile.mkdtemp(prefix="agent-eval-sbx-"))
+        try:
+            (self._tmp / "etc").mkdir()
+            self._write_etc()
+            self._lifeline = os.pipe()  # non-inheritable; only the agent's bwrap gets the read end
+            if self.endpoints:
+                self._start_proxy()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
+        if self._lifeline is not None:
+            for fd in self._lifeline:
+                os.close(fd)
+            self._lifeline = None
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def proxy_log(self) -> str:
+        """tinyproxy's log for this item so far (refused requests say "Proxying refused")."""
+        return self._proxy.log() if self._proxy else ""
+
+    def refused_requests(self) -> list[str]:
+        """The URLs (or CONNECT host:port) the proxy refused, for failure reports."""
+        return self._proxy.refused_requests() if self._proxy else []
+
+    # -- the command
+
+    def wrap(self, argv: list[str]) -> tuple[list[str], dict[str, str]]:
+        """The command and environment to Popen for `argv` run inside the sandbox."""
+        if self.kind == "none":
+            return list(argv), dict(self.spec.env)
+        if self._tmp is None:
+            raise SandboxError("enter the Sandbox (a context manager) before wrap()")
+        args = [self._bwrap, *self._bwrap_options(), "--", "/bin/sh", "-c", self._start_script(), "agent-eval-sandbox"]
+        return args + list(argv), self._env()
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """File descriptors the wrapped command must inherit (Popen's pass_fds): the lifeline."""
+        return (self._lifeline[0],) if self.kind == "bwrap" and self._lifeline else ()
+
+    def _bwrap_options(self) -> list[str]:
+        pol, user = self.policy, self.policy["user"]
+        o = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
+             "--cap-drop", "ALL", "--uid", str(user["uid"]), "--gid", str(user["gid"]),
+             "--hostname", pol.get("hostname", "sandbox")]
+        if not pol.get("nested_user_namespaces", False):
+            o += ["--disable-userns"]
+        o += _system_binds(pol["system_readonly"], pol["usr_links"])
+        for p in pol["generated"]:
+            o += ["--ro-bind", str(self._tmp / "etc" / Path(p).name), p]
+        o += ["--proc", "/proc", "--dev", "/dev"]
+        for p in pol["private_tmpfs"]:
+            o += ["--tmpfs", p]
+        for p in self.readonly_paths():
+            o += ["--ro-bind", str(p), str(p)]
+        if self._proxy:
+            o += ["--ro-bind", str(self._proxy.net_dir), NET_DIR_INSIDE]
+        for p in dict.fromkeys([self.workdir, self.home]):
+            o += ["--bind", str(p), str(p)]
+        o += ["--remount-ro", "/", "--chdir", str(self.workdir)]
+        return o
+
+    def readonly_paths(self) -> list[Path]:
+        """Runtime dirs bound read-only besides the system ones: CLIs, tools' Python, Node."""
+        paths = [PROJECT_ROOT / p for p in self.policy["project_readonly"]]
+        paths += _tool_python_dirs(self.policy)
+        node = shutil.which("node")
+        if node:
+            paths.append(_real(node).parent.parent)
+        paths += [Path(p) for p in self.spec.extra_ro]
+        out: list[Path] = []
+        for p in (_real(p) for p in paths):   # dedupe; skip what /usr or another entry covers
+            if p.exists() and not _within(p, [Path("/usr"), *out]):
+                out = [q for q in out if not _within(q, [p])] + [p]
+        for p in out:
+            if any(_within(q, [p]) for q in _precious()):
+                raise SandboxError(f"read-only bind {p} would expose {', '.join(map(str, _precious()))}")
+        return out
+
+    def _start_script(self) -> str:
+        """Inside: arm the lifeline, start the proxy address's relay (if any), exec the command.
+
+        The lifeline is a pipe whose only writer is the harness process. Its watcher starts first
+        and waits for end-of-file, which comes when the harness closes the sandbox or dies however
+        it dies (SIGKILL included, at any moment of start-up): it then kills every process in the
+        sandbox, so bwrap's init exits and the pid namespace (relay included) goes with it. Nothing
+        here relies on --die-with-parent having been armed in time."""
+        fd = self._lifeline[0]
+        watcher = (f'[ -e /proc/self/fd/{fd} ] || {{ echo "agent-eval sandbox: lifeline fd {fd} not inherited '
+                   f'(run the wrapped command with pass_fds=Sandbox.pass_fds)" >&2; exit {SETUP_FAILED}; }}\n'
+                   # dash redirects only fds 0-9: the pipe is reopened through /proc instead.
+                   f"( (read -r _ </proc/self/fd/{fd}; kill -KILL -1) </dev/null >/dev/null 2>&1 & )\n")
+        return watcher + (self._relay_script() if self.endpoints else 'exec "$@"\n')
+
+    def _relay_script(self) -> str:
+        port = self.net["proxy_port_inside"]
+        relay = shlex.join([self._socat, f"TCP4-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
+                            f"UNIX-CONNECT:{NET_DIR_INSIDE}/{PROXY_SOCKET}"])
+        # Double fork: the relay is reparented to bwrap's init, not left to the command.
+        # Waiting reads this network namespace's socket counts (/proc/net/sockstat: "TCP: inuse N"
+        # counts listening and connected sockets, and inside nothing else has one) with
+        # shell builtins: no forks. Not /proc/net/tcp: each read of it walks the host-wide
+        # connection table, and dash reads a byte at a time (about 10 ms of CPU per item).
+        return f"""({relay} </dev/null >/dev/null 2>&1 &)
+listening() {{ while read -r proto _ n _; do [ "$proto" = TCP: ] && {{ [ "$n" != 0 ]; return; }}; done </proc/net/sockstat; return 1; }}
+i=0
+until listening; do
+  i=$((i+1)); if [ $i -gt 5000 ]; then echo "agent-eval sandbox: proxy relay did not start" >&2; exit {SETUP_FAILED}; fi
+  sleep 0.001
+done
+exec "$@"
+"""
+
+    def path_inside(self) -> str:
+        first = [str(p / "bin") for p in _tool_python_dirs(self.policy)[:1]]
+        node = shutil.which("node")
+        nodebin = [str(_real(node).parent)] if node else []
+        return ":".join(dict.fromkeys(first + ["/usr/local/bin", "/usr/bin", "/bin"] + nodebin))
+
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in self.spec.env.items() if k.upper() not in
+               {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"}}
+        name = self.policy["user"]["name"]
+        env.update(HOME=str(self.home), PATH=self.path_inside(), TMPDIR="/tmp",
+                   USER=name, LOGNAME=name, SHELL="/bin/bash")
+        if self.endpoints:
+            proxy = f"http://127.0.0.1:{self.net['proxy_port_inside']}"
+            # Both spellings: curl reads only the lower-case http_proxy. No NO_PROXY: loopback
+            # endpoints, too, are reached through the proxy (inside, nothing else listens).
+            for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+                env[k] = proxy
+        return env
+
+    def _write_etc(self) -> None:
+        etc = self._tmp / "etc"
+        u = self.policy["user"]
+        (etc / "passwd").write_text(
+            "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+            f"{u['name']}:x:{u['uid']}:{u['gid']}:{u['name']}:{self.home}:/bin/bash\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+        (etc / "group").write_text(f"root:x:0:\n{u['name']}:x:{u['gid']}:\nnogroup:x:65534:\n")
+        (etc / "hosts").write_text(f"127.0.0.1\tlocalhost {self.policy.get('hostname', 'sandbox')}\n")
+        (etc / "profile").write_text(
+            "# Generated by agent-eval's sandbox (sandbox/policy.yaml): login shells, such as\n"
+            "# Codex's `bash -lc`, find the tools' Python (Pillow, NumPy) first.\n"
+            f"PATH={shlex.quote(self.path_inside())}\nexport PATH\numask 022\n")
+
+    def _check_writable_dirs(self) -> None:
+        for name, p in (("workdir", self.workdir), ("home", self.home)):
+            if not p.is_dir():
+                raise SandboxError(f"sandbox {name} {p} is not a directory")
+            if any(_within(q, [p]) for q in _precious()):
+                raise SandboxError(f"sandbox {name} {p} would expose {', '.join(map(str, _precious()))}")
+
+    # -- the proxy and its jail
+
+    def _start_proxy(self) -> None:
+        tools = {"bwrap": self._bwrap, "socat": self._socat, "tinyproxy": _tool("tinyproxy")}
+        jail = ProxyJail.shared(self._proxy_jail_options(), tools)
+        try:
+            self._proxy = jail.start_item([p for e in self.endpoints for p in e.filter_patterns()])
+        except ProxyError as e:
+            raise SandboxError(str(e)) from None
+
+    def _proxy_jail_options(self) -> list[str]:
+        """The items' tinyproxies and relays run with the host's network and nothing else: no home,
+        no project, no data, as nobody; a flaw in a proxy reaches no file of value. (proxy_jail.py
+        adds their own directories.)"""
+        o = ["--unshare-all", "--unshare-user", "--share-net", "--new-session", "--cap-drop", "ALL",
+             "--disable-userns", "--uid", "65534", "--gid", "65534"]
+        o += _system_binds(["/usr", *self.net["proxy_jail_etc"]], self.policy["usr_links"])
+        return o + ["--dev", "/dev", "--tmpfs", "/tmp"]
+
+
+def _system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
+    o: list[str] = []
+    for p in readonly:
+        o += ["--ro-bind-try", p, p]
+    for p in usr_links:
+        if os.path.islink(p):
+            o += ["--symlink", os.readlink(p), p]
+        elif os.path.isdir(p):
+            o += ["--ro-bind", p, p]
+    return o
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name) or next(
+        (p for p in (f"/usr/bin/{name}", f"/usr/sbin/{name}") if os.path.exists(p)), None)
+    if not path:
+        raise SandboxError(f"{name} is not installed (apt-get install bubblewrap socat tinyproxy-bin)")
+    return str(_real(path))
+
+
+def _tool_python_dirs(policy: dict) -> list[Path]:
+    """The tools' Python prefix (its bin/ goes first on PATH) and the base it links to."""
+    prefix = policy["tool_python"]["prefix"]
+    if prefix in (None, "auto"):
+        dirs = [Path(sys.prefix), Path(sys.base_prefix)]
+    else:
+        p = Path(prefix) if Path(prefix).is_absolute() else PROJECT_ROOT / prefix
+        dirs = [p]
+        cfg = p / "pyvenv.cfg"
+        if cfg.exists():
+            for line in cfg.read_text().splitlines():
+                key, _, val = line.partition("=")
+                if key.strip() == "home":
+                    dirs.append(Path(val.strip()).parent)
+    return list(dict.fromkeys(_real(d) for d in dirs))
+
+
+# ---------------------------------------------------------------- doctor
+
+def check_sandbox() -> list[DoctorCheck]:
+    """For `agent-eval doctor`: is the sandbox usable here, and does it hold?"""
+    try:
+        for tool in ("bwrap", "socat", "tinyproxy"):
+            _tool(tool)
+    except SandboxError as e:
+        return [DoctorCheck("sandbox: bwrap, socat, tinyproxy installed", False, str(e),
+                            "sudo apt-get install bubblewrap socat tinyproxy-bin (or make setup)")]
+    checks: list[DoctorCheck] = []
+    with tempfile.TemporaryDirectory(prefix="agent-eval-doctor-", dir=_real(Path.home())) as t, \
+            _PortListener() as allowed, _PortListener() as other:
+        root = Path(t)
+        for d in ("item/work", "item/home", "dataset"):
+            (root / d).mkdir(parents=True)
+        canary = "agent-eval-doctor-canary-7f3a"
+        (root / "dataset" / "answer.txt").write_text(canary)
+        spec = SandboxSpec(root / "item/work", root / "item/home",
+                           endpoints=[f"127.0.0.1:{allowed.port}"])
+
+        def run(sb: Sandbox, cmd: str) -> subprocess.CompletedProcess:
+            argv, env = sb.wrap(["/bin/bash", "-lc", cmd])
+            return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, pass_fds=sb.pass_fds)
+
+        try:
+            with Sandbox(spec) as sb:
+                r = run(sb, "id -u")
+                uid = str(load_policy()["user"]["uid"])
+                checks.append(DoctorCheck(
+                    "sandbox: bwrap runs as a non-root user (user namespaces)",
+                    r.returncode == 0 and r.stdout.strip() == uid,
+                    (r.stdout + r.stderr).strip()[-300:] or f"uid {uid}",
+                    "enable unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 "
+                    "(on Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0)"))
+                if not checks[-1].ok:
+                    return checks
+                q = shlex.quote
+                r = run(sb, f"cat {q(str(root / 'dataset/answer.txt'))} {q(str(PROJECT_ROOT / 'pyproject.toml'))}; "
+                            f"ls -A {q(str(root))} {q(str(PROJECT_ROOT))}")
+                leaked = [w for w in (canary, "[project]", "dataset", "pyproject") if w in r.stdout]
+                checks.append(DoctorCheck(
+                    "sandbox: dataset, project checkout and real home are hidden", not leaked,
+                    f"visible inside: {leaked}" if leaked else "a canary outside the workdir stayed unreadable",
+                    "look for a bind in sandbox/policy.yaml that covers them"))
+                probe = ("import socket, urllib.request as u\n"
+                         "def get(url):\n"
+                         "    try: u.urlopen(url, timeout=5); return 1\n"
+                         "    except Exception as e: return int(getattr(e, 'code', 0) == 200)\n"
+                         "def raw(host, port):\n"
+                         "    try: socket.create_connection((host, port), 2).close(); return 1\n"
+                         "    except OSError: return 0\n"
+                         f"print(get('http://127.0.0.1:{allowed.port}/'), get('http://127.0.0.1:{other.port}/'),"
+                         f" raw('127.0.0.1', {other.port}), raw('1.1.1.1', 443))\n")
+                r = run(sb, f"python3 -c {q(probe)}")
+                got = r.stdout.split()
+                checks.append(DoctorCheck(
+                    "sandbox: network reaches only the allowed endpoint", got == ["1", "0", "0", "0"],
+                    f"allowed, other local port via proxy, other directly, outside = "
+                    f"{got or r.stderr.strip()[-200:]} (want 1 0 0 0)",
+                    "check that socat and tinyproxy-bin are installed"))
+                mods = ", ".join(load_policy()["tool_python"]["must_import"])
+                r = run(sb, f"python3 -c 'import sys, {mods}; print(sys.executable)'")
+                checks.append(DoctorCheck(
+                    f"sandbox: a login shell's python3 imports {mods}", r.returncode == 0,
+                    (r.stdout + r.stderr).strip()[-300:],
+                    f"install {mods} into the Python running agent-eval (make setup)"))
+        except (SandboxError, OSError, subprocess.SubprocessError) as e:
+            checks.append(DoctorCheck("sandbox: starts", False, str(e),
+                                      "sudo apt-get install bubblewrap socat tinyproxy-bin"))
+    return checks
+
+
+class _PortListener:
+    """A tiny HTTP server on 127.0.0.1 that answers 200 to anything (for the doctor)."""
+
+    def __enter__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+        return self
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                try:
+                    conn.settimeout(2)
+                    head = b""
+                    while b"\r\n\r\n" not in head:  # the proxy may send the request in pieces:
+                        chunk = conn.recv(4096)      # answering early makes its later writes fail
+                        if not chunk:
+                            break
+                        head += chunk
+                    conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                except OSError:
+                    pass
+
+    def __exit__(self, *exc):
+        self.sock.close()

@@ -1,0 +1,105 @@
+"""What a run directory is: its manifest, records and transcripts, loaded once for show, report, compare, export and sweep."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import click
+
+from agent_eval.datamodel.manifest import RunIdentity, RunManifest
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.benchmarks.base import ReadingHooks
+from agent_eval.benchmarks.registry import kind_of_records, reading_hooks
+from agent_eval.datamodel.results import ResultsError, RunStore
+
+
+
+class RunError(click.ClickException):
+    """A run or item that cannot be shown: one line, exit code 2."""
+    exit_code = 2
+
+
+@dataclass
+class LoadedRun:
+    root: Path
+    manifest: RunManifest | None
+    records: list[ItemRecord]
+
+    @property
+    def config(self) -> RunIdentity:
+        """What the run measured; every field None when it has no run.json."""
+        return self.manifest.config if self.manifest else RunIdentity()
+
+    @property
+    def name(self) -> str:
+        return (self.manifest and self.manifest.run_name) or self.root.name
+
+    @property
+    def label(self) -> str:
+        """agent · model · effort · tools, or the directory name when the config is unknown."""
+        c = self.config
+        parts = [c.agent, c.model, c.effort, c.tools and f"tools={c.tools}"]
+        return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
+
+    @property
+    def benchmark(self) -> str:
+        """The benchmark kind: run.json says; results without one are known by their records."""
+        return self.config.benchmark or kind_of_records(self.records)
+
+    @cached_property
+    def hooks(self) -> ReadingHooks:
+        """How this run's kind is shown, reported and compared (benchmarks/registry.py)."""
+        return reading_hooks(self.benchmark)
+
+    def find(self, item_id: str, repeat: int = 0) -> ItemRecord | None:
+        return next((r for r in self.records if r.id == item_id and r.repeat == repeat), None)
+
+
+def load_run(path: str | Path) -> LoadedRun:
+    root = Path(path)
+    if not root.is_dir():
+        raise RunError(f"{root}: no such run directory")
+    store = RunStore(root)
+    try:
+        manifest = store.read_manifest()
+    except ResultsError as error:
+        raise RunError(str(error)) from None
+    records = store.records()
+    if not records:
+        inner = sorted(p.name for p in root.iterdir() if p.is_dir() and RunStore(p).task_dirs())
+        hint = f"; runs inside it: {', '.join(inner[:8])}" if inner else ""
+        raise RunError(f"{root}: not a run directory (no <task>/items.jsonl with records){hint}")
+    return LoadedRun(root, manifest, records)
+
+
+def config_line(run: LoadedRun) -> str:
+    if run.manifest is None:
+        return f"run {run.name}: no run.json (config and hashes unknown)"
+    c = run.config.as_dict()
+    keys = ("agent", "model", "effort", "tools", "sandbox")
+    # A null effort means the CLI's own default was used.
+    shown = {k: c[k] if c[k] is not None else ("default" if k == "effort" else "?") for k in keys}
+    return f"run {run.name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
+
+
+def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
+    """(loud, note): things a reader must not miss before trusting the numbers."""
+    if run.manifest is None:
+        return [(False, "no run.json: agent, model and hashes unknown (e.g. the benchmark's own no-tool evaluation)")]
+    notes = []
+    from agent_eval.reading.tool_use import broken_ablation_warning
+    broken = broken_ablation_warning(run)
+    if broken:
+        notes.append((True, broken))
+    if run.config.sandbox == "none":
+        notes.append((True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir"))
+    if run.manifest.scripted_model:
+        notes.append((True, "SCRIPTED MODEL: answers came from a scripted test server, not a real model"))
+    if not run.manifest.finished_at:
+        notes.append((False, "run not finished (interrupted or still running): some items may be missing"))
+    return notes
+
+
+
+

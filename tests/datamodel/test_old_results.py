@@ -1,0 +1,154 @@
+"""Results written before the restructure (and by the first versions) read the same: every line of
+tests/data/old-run-v1 loads, writes back with every key it had, and show and compare read the run."""
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agent_eval.commands.compare import command as compare_command
+from agent_eval.commands.show import command as show_command
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.results import RunStore
+
+OLD_RUN = Path(__file__).resolve().parents[1] / "data" / "old-run-v1"
+
+
+def old_lines() -> list[dict]:
+    return [json.loads(line) for path in sorted(OLD_RUN.glob("*/items.jsonl"))
+            for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("row", old_lines(), ids=lambda row: row["id"])
+def test_every_old_line_reads_and_writes_back_without_loss(row):
+    written = ItemRecord.from_json(row).to_json()
+    lost = {k: v for k, v in row.items() if k != "answer" and written.get(k) != v}
+    assert lost == {}
+    assert ItemRecord.from_json(written).to_json() == written      # and it is stable from then on
+
+
+def test_a_no_tool_line_gets_its_truth_and_a_status():
+    row = next(r for r in old_lines() if "status" not in r)
+    record = ItemRecord.from_json(row)
+    assert (record.ground_truth, record.status, record.correct, record.extra) == ("11", "ok", True, {"answer": 11})
+
+
+def test_statuses_are_typed():
+    with pytest.raises(ValueError, match="status"):
+        ItemRecord(id="X", task="t", category="c", ground_truth="1", status="finished")
+    with pytest.raises(ValueError):
+        ItemRecord.from_json({"id": "X", "task": "t", "ground_truth": "1", "status": "done"})
+
+
+def test_show_and_compare_read_the_old_run(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(OLD_RUN, a)
+    shutil.copytree(OLD_RUN, b)
+    assert len(RunStore(a).records()) == 4
+    runner = CliRunner(env={"COLUMNS": "200"})
+    shown = runner.invoke(show_command, [str(a)])
+    assert shown.exit_code == 0, shown.output
+    assert all(i in shown.output for i in ("ACF-0", "ACF-1", "BFC-0", "BFC-1")) and "timeout" in shown.output
+    item = runner.invoke(show_command, [str(a), "ACF-0"])
+    assert item.exit_code == 0 and "no transcript saved" in item.output and "correct ✓" in item.output
+    compared = runner.invoke(compare_command, [str(a), str(b), "--format", "json"])
+    assert compared.exit_code == 0, compared.output
+    overall = json.loads(compared.output)["rows"][0]
+    assert overall["n"] == 4 and overall["accuracy"] == [0.5, 0.5]
+
+
+def test_a_first_version_steps_json_reads_and_a_newer_ones_keys_are_kept():
+    from agent_eval.datamodel.transcript import TRANSCRIPT_SCHEMA_VERSION, Transcript
+    old = Path(__file__).resolve().parents[1] / "data" / "old-steps-v1.json"
+    transcript = Transcript.load(old)
+    assert transcript.schema_version == 1 and transcript.images == [] and transcript.usage_by_model == {}
+    assert transcript.tool_calls == 1 and transcript.final_text == "<answer>7</answer>"
+    assert transcript.usage.input_tokens == 420
+    newer = {**json.loads(old.read_text()), "schema_version": TRANSCRIPT_SCHEMA_VERSION + 1, "from_the_future": [1]}
+    again = Transcript.from_json(newer)
+    assert again.to_json()["from_the_future"] == [1]          # kept and written back, not lost
+    bad = {**json.loads(old.read_text()), "steps": [{"kind": "telepathy"}]}
+    with pytest.raises(ValueError, match="unknown step kind 'telepathy'"):
+        Transcript.from_json(bad)
+
+
+def nested_items(data, prefix=""):
+    """Every leaf of a JSON object as (dotted key, value)."""
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            yield from nested_items(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def test_a_first_version_run_json_reads_typed_and_writes_back_without_loss():
+    from agent_eval.datamodel.manifest import MANIFEST_SCHEMA_VERSION, RunManifest
+    raw = json.loads((OLD_RUN / "run.json").read_text())
+    manifest = RunManifest.from_json(raw)
+    assert manifest.schema_version == 1 and manifest.run_name == "old-run-v1"
+    assert (manifest.config.agent, manifest.config.tools, manifest.config.max_turns) == ("claude-code", "python", 30)
+    assert manifest.config.benchmark is None and manifest.dataset.n_items == 4 and not manifest.scripted_model
+    assert manifest.config.extra == {"timeout_s": 1800.0, "jobs": 4}    # v1 kept options in config: not lost
+    written = dict(nested_items(manifest.to_json()))
+    assert {k: v for k, v in nested_items(raw) if written.get(k) != v} == {}
+    newer = {**raw, "schema_version": MANIFEST_SCHEMA_VERSION + 1, "from_the_future": {"x": 1},
+             "dataset": {**raw["dataset"], "checksum": "abc"}}
+    again = RunManifest.from_json(newer).to_json()
+    assert again["from_the_future"] == {"x": 1} and again["dataset"]["checksum"] == "abc"
+    with pytest.raises(ValueError):
+        RunManifest.from_json({**raw, "dataset": {"n_items": "four"}})
+    with pytest.raises(ValueError, match="'config' is not a JSON object"):
+        RunManifest.from_json({**raw, "config": "x"})
+    nulls = RunManifest.from_json({**raw, "options": None, "regraded": None, "auth": None})   # "nothing", as null
+    assert (nulls.options, nulls.regraded, nulls.auth) == ({}, [], {})
+
+
+def test_an_unreadable_run_json_is_named_with_what_to_do(tmp_path):
+    from agent_eval.datamodel.results import ResultsError
+    run = tmp_path / "run"
+    shutil.copytree(OLD_RUN, run)
+    (run / "run.json").write_text('{"config": ')
+    with pytest.raises(ResultsError, match=r"run\.json: unreadable run manifest .*move the run aside"):
+        RunStore(run).read_manifest()
+    shown = CliRunner().invoke(show_command, [str(run)])
+    assert shown.exit_code == 2 and "unreadable run manifest" in shown.output
+
+
+def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
+    """The runner rewrites run.json when it starts and ends: what a newer version wrote there stays."""
+    from agent_eval.benchmarks.activevision.loader import load_dataset
+    from agent_eval.benchmarks import get_benchmark
+    from agent_eval.datamodel.config import RunConfig
+    from agent_eval.engine.runner import Runner
+    from rich.console import Console
+    from support.datasets import write_metadata_layout
+    data = write_metadata_layout(tmp_path / "data", [{"id": "ACF-0", "task": "t", "category": "c", "question": "q?",
+                                                      "answer": "1"}])
+    dataset = load_dataset(data)
+    config = RunConfig(agent="codex", model="gpt-5.5", tools="none", unpriced=True)
+    runner = Runner(config, get_benchmark("activevision"), dataset, dataset.items, tmp_path / "out",
+                    console=Console(file=io.StringIO()), environ={"OPENAI_API_KEY": "sk-test"})
+    runner.write_manifest(finished=False)
+    raw = json.loads(runner.store.manifest_path.read_text())
+    runner.store.manifest_path.write_text(json.dumps({
+        **raw, "schema_version": 99, "from_the_future": [2], "regraded": [{"to_scorer_hash": "x"}],
+        "config": {**raw["config"], "future_identity": "y"}, "dataset": {**raw["dataset"], "checksum": "z"},
+        "merged_from": ["/a", "/b"]}))
+    runner.write_manifest(finished=True)
+    again = json.loads(runner.store.manifest_path.read_text())
+    assert again["from_the_future"] == [2] and again["regraded"] == [{"to_scorer_hash": "x"}]
+    assert again["config"]["future_identity"] == "y" and again["dataset"]["checksum"] == "z"
+    assert again["merged_from"] == ["/a", "/b"]
+    assert again["started_at"] == raw["started_at"] and again["finished_at"] and again["config"]["tools"] == "none"
+
+
+def test_the_typed_identity_is_the_identity_the_config_defines():
+    """run.json's RunIdentity and config.IDENTITY_FIELDS list the same fields: a field added to one only
+    would crash a run's start (RunIdentity(**config.identity())) or go uncompared on resume."""
+    from agent_eval.datamodel.config import IDENTITY_FIELDS
+    from agent_eval.datamodel.manifest import RunIdentity
+    assert tuple(RunIdentity().as_dict()) == IDENTITY_FIELDS
