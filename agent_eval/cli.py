@@ -1,5 +1,6 @@
 """The command line: the `agent-eval` group and its registry of commands (name -> module in commands/).
 Nothing else lives here; each command is one module with a click `command`."""
+
 from __future__ import annotations
 
 import importlib
@@ -11,11 +12,18 @@ from agent_eval import __version__
 # Every command's module loads only when called: some import heavy libraries (scipy, matplotlib,
 # jinja2, the mcp SDK), and `agent-eval run` (or a resumed run with nothing to do) must start fast.
 LAZY_COMMANDS = {
-    "run": "agent_eval.commands.run", "sample-data": "agent_eval.commands.sample_data",
+    "run": "agent_eval.commands.run",
+    "sample-data": "agent_eval.commands.sample_data",
     "export": "agent_eval.commands.export",
-    "show": "agent_eval.commands.show", "report": "agent_eval.commands.report", "compare": "agent_eval.commands.compare",
-    "doctor": "agent_eval.commands.doctor", "demo": "agent_eval.commands.demo", "merge": "agent_eval.commands.merge",
-    "sweep": "agent_eval.commands.sweep", "regrade": "agent_eval.commands.regrade", "parse": "agent_eval.commands.parse",
+    "show": "agent_eval.commands.show",
+    "report": "agent_eval.commands.report",
+    "compare": "agent_eval.commands.compare",
+    "doctor": "agent_eval.commands.doctor",
+    "demo": "agent_eval.commands.demo",
+    "merge": "agent_eval.commands.merge",
+    "sweep": "agent_eval.commands.sweep",
+    "regrade": "agent_eval.commands.regrade",
+    "parse": "agent_eval.commands.parse",
     "slurm": "agent_eval.commands.slurm",  # scale-out on Slurm (docs/scale-out.md)
 }
 

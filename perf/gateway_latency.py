@@ -12,6 +12,7 @@ a small turn (2 KB of JSON) and a turn carrying a 1232x912 PNG as base64 (the le
 its header for the size). Reported: medians and p90 of each, and of the per-pair difference.
 Target: the added median under 5 ms. docs/benchmarks.md has the figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,16 +64,37 @@ UPSTREAM = textwrap.dedent("""
 
 
 def bodies() -> dict[str, bytes]:
-    small = {"model": "claude-opus-4-8", "max_tokens": 32000, "stream": True,
-             "messages": [{"role": "user", "content": [{"type": "text", "text": "x" * 1800}]}]}
+    small = {
+        "model": "claude-opus-4-8",
+        "max_tokens": 32000,
+        "stream": True,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "x" * 1800}]}],
+    }
     buffer = io.BytesIO()
     Image.effect_noise((1232, 912), 64).convert("RGB").save(buffer, "PNG")
-    image = {**small, "messages": [{"role": "user", "content": [
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                     "data": base64.b64encode(buffer.getvalue()).decode()}},
-        {"type": "text", "text": "What is in the image?"}]}]}
-    return {"small turn (2 KB)": json.dumps(small).encode(),
-            f"turn with a 1232x912 PNG ({len(buffer.getvalue()) // 1024} KB)": json.dumps(image).encode()}
+    image = {
+        **small,
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "media_type": "image/png",
+                            "data": base64.b64encode(buffer.getvalue()).decode(),
+                        },
+                    },
+                    {"type": "text", "text": "What is in the image?"},
+                ],
+            }
+        ],
+    }
+    return {
+        "small turn (2 KB)": json.dumps(small).encode(),
+        f"turn with a 1232x912 PNG ({len(buffer.getvalue()) // 1024} KB)": json.dumps(image).encode(),
+    }
 
 
 def timed_request(conn: http.client.HTTPConnection, body: bytes, key: str) -> tuple[float, float]:
@@ -101,8 +123,9 @@ def main() -> None:
     try:
         port = int(upstream.stdout.readline())
         url = f"http://127.0.0.1:{port}"
-        auth = Auth("custom_endpoint", [f"127.0.0.1:{port}"], env={"ANTHROPIC_API_KEY": "sk-bench-real-key-0000"},
-                    base_url=url)
+        auth = Auth(
+            "custom_endpoint", [f"127.0.0.1:{port}"], env={"ANTHROPIC_API_KEY": "sk-bench-real-key-0000"}, base_url=url
+        )
         with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
             dummy = lease.auth.env["ANTHROPIC_API_KEY"]
             direct = http.client.HTTPConnection("127.0.0.1", port)
@@ -113,24 +136,28 @@ def main() -> None:
             cases = [(name, body, False) for name, body in bodies().items()]
             cases.append((image[0] + ", ledger idle", image[1], True))
             for name, body, settle in cases:
-                for _ in range(10):   # warm-up: connections, caches
+                for _ in range(10):  # warm-up: connections, caches
                     timed_request(direct, body, "sk-bench-real-key-0000")
                     timed_request(via, body, dummy)
                 rows = {"direct": [], "gateway": []}
                 for n in range(args.requests):
-                    if settle:   # as in a run: the model's turn leaves the ledger time to read the last body
+                    if settle:  # as in a run: the model's turn leaves the ledger time to read the last body
                         lease.ledger.settle()
                     order = [("direct", direct, "sk-bench-real-key-0000"), ("gateway", via, dummy)]
-                    for label, conn, key in (order if n % 2 == 0 else order[::-1]):
+                    for label, conn, key in order if n % 2 == 0 else order[::-1]:
                         rows[label].append(timed_request(conn, body, key))
                 first_added = [g[0] - d[0] for d, g in zip(rows["direct"], rows["gateway"])]
                 whole_added = [g[1] - d[1] for d, g in zip(rows["direct"], rows["gateway"])]
                 results[name] = statistics.median(whole_added)
                 print(f"\n{name}")
-                print(f"  first byte   direct {stats([r[0] for r in rows['direct']])}   "
-                      f"gateway {stats([r[0] for r in rows['gateway']])}   added {stats(first_added)}")
-                print(f"  whole answer direct {stats([r[1] for r in rows['direct']])}   "
-                      f"gateway {stats([r[1] for r in rows['gateway']])}   added {stats(whole_added)}")
+                print(
+                    f"  first byte   direct {stats([r[0] for r in rows['direct']])}   "
+                    f"gateway {stats([r[0] for r in rows['gateway']])}   added {stats(first_added)}"
+                )
+                print(
+                    f"  whole answer direct {stats([r[1] for r in rows['direct']])}   "
+                    f"gateway {stats([r[1] for r in rows['gateway']])}   added {stats(whole_added)}"
+                )
             entries = lease.ledger.entries
             assert all(e.usage and e.usage["output_tokens"] == 20 for e in entries), "the ledger missed a usage"
             sizes = {(i.width, i.height) for e in entries for i in e.images}

@@ -12,6 +12,7 @@ go back to back, so both see the same machine load.
   run the command in it, leave (proxy stopped, files removed) -- against running the
   command plainly.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,10 +38,13 @@ def timed(fn) -> float:
 
 def side_by_side(plain, boxed, runs: int) -> tuple[float, float, float]:
     """Medians of plain, sandboxed and of their per-round difference, in ms."""
-    plain(), boxed()                     # warm caches once
+    plain(), boxed()  # warm caches once
     pairs = [(timed(plain), timed(boxed)) for _ in range(runs)]
-    return (statistics.median(p for p, _ in pairs), statistics.median(b for _, b in pairs),
-            statistics.median(b - p for p, b in pairs))
+    return (
+        statistics.median(p for p, _ in pairs),
+        statistics.median(b for _, b in pairs),
+        statistics.median(b - p for p, b in pairs),
+    )
 
 
 def main() -> None:
@@ -60,16 +64,24 @@ def main() -> None:
             with Sandbox(spec(endpoints)) as sb:
                 for name, argv in COMMANDS.items():
                     wrapped, env = sb.wrap(argv)
-                    rows.append((f"{name}, {label}", *side_by_side(
-                        lambda: subprocess.run(argv, check=True),
-                        lambda: subprocess.run(wrapped, env=env, check=True, pass_fds=sb.pass_fds), runs)))
+                    rows.append(
+                        (
+                            f"{name}, {label}",
+                            *side_by_side(
+                                lambda: subprocess.run(argv, check=True),
+                                lambda: subprocess.run(wrapped, env=env, check=True, pass_fds=sb.pass_fds),
+                                runs,
+                            ),
+                        )
+                    )
         for name, argv in COMMANDS.items():
+
             def item(argv=argv):
                 with Sandbox(spec(["127.0.0.1:9"])) as sb:
                     wrapped, env = sb.wrap(argv)
                     subprocess.run(wrapped, env=env, check=True, pass_fds=sb.pass_fds)
-            rows.append((f"whole item: {name}", *side_by_side(
-                lambda: subprocess.run(argv, check=True), item, runs)))
+
+            rows.append((f"whole item: {name}", *side_by_side(lambda: subprocess.run(argv, check=True), item, runs)))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

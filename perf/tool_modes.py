@@ -17,6 +17,7 @@ CPU is counted exactly where the machine allows it: each Runner process starts i
 cpuacct cgroup, which holds its sandboxes too (bwrap's pid namespace hides them from getrusage).
 Without a writable cgroup the sandboxes' CPU is sampled from /proc (a lower bound, marked ≥).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,13 +28,25 @@ import time
 from pathlib import Path
 
 from rich.table import Table
-
-from run_bench import (CHILD, DELAY_S, MODELS, PYTHON, ROOT, ServerProcess, TreeSampler, bare_episode, console, log,
-                       loadavg, scripted_env, verdict)
+from run_bench import (
+    CHILD,
+    DELAY_S,
+    MODELS,
+    PYTHON,
+    ROOT,
+    ServerProcess,
+    TreeSampler,
+    bare_episode,
+    console,
+    loadavg,
+    log,
+    scripted_env,
+    verdict,
+)
 
 MODES = ("none", "image", "python")
 SIZES = (3, 12)
-WALL_TARGET = 1.15      # per extra item, image/python against the bare CLI
+WALL_TARGET = 1.15  # per extra item, image/python against the bare CLI
 CPU_TARGET = 1.20
 STARTUP_TARGET_S = 0.5
 ONE_CALL = {"turns": [{"final": "<answer>A</answer>"}]}
@@ -54,7 +67,7 @@ class CpuCgroup:
                 except OSError:
                     continue
 
-    def join(self) -> None:   # preexec_fn: runs in the child, before exec
+    def join(self) -> None:  # preexec_fn: runs in the child, before exec
         (self.path / "cgroup.procs").write_text(str(os.getpid()))
 
     def usage_s(self) -> float:
@@ -73,8 +86,14 @@ def run_counted(mode: str, args: dict, name: str) -> tuple[dict, float, bool]:
     group = CpuCgroup(name)
     exact = group.path is not None
     before = group.usage_s() if exact else 0.0
-    proc = subprocess.Popen([PYTHON, CHILD, mode, json.dumps(args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT, preexec_fn=group.join if exact else None)
+    proc = subprocess.Popen(
+        [PYTHON, CHILD, mode, json.dumps(args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=group.join if exact else None,
+    )
     sampler = None if exact else TreeSampler(proc.pid, interval=0.05, pss=False)
     if sampler:
         sampler.start()
@@ -115,13 +134,12 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
     every round so that all see the same machine load."""
     from agent_eval.agents import get_agent
     from agent_eval.benchmarks import load_benchmark
-    from agent_eval.datamodel.prompts import load_template
-
     from agent_eval.benchmarks.activevision.benchmark import IMAGE_TOOLS_MODULE
+    from agent_eval.datamodel.prompts import load_template
     from agent_eval.tools.mcp_http import load_sdk_module
 
     benchmark, dataset = load_benchmark(data_dir)
-    load_sdk_module(IMAGE_TOOLS_MODULE)   # the bare CLI's image tools are served from here: SDK loaded beforehand
+    load_sdk_module(IMAGE_TOOLS_MODULE)  # the bare CLI's image tools are served from here: SDK loaded beforehand
     with ServerProcess(work, f"modes-{agent}", ONE_CALL) as server:
         auth = get_agent(agent).find_auth(scripted_env(agent, server.url, work / "nohome"))
         templates = {mode: load_template(mode, benchmark.prompts_dir()).text for mode in MODES}
@@ -130,28 +148,42 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
         def bare_batch(mode: str, r: int) -> None:
             for k in range(bare_runs):
                 item = dataset.items[k % len(dataset.items)]
-                wall, cpu, _ = bare_episode(agent, benchmark, item, mode, templates[mode], auth,
-                                            work / "bare" / f"{mode}-{r}-{k}")
+                wall, cpu, _ = bare_episode(
+                    agent, benchmark, item, mode, templates[mode], auth, work / "bare" / f"{mode}-{r}-{k}"
+                )
                 bare[mode].append((wall, cpu))
 
         runs: dict[str, dict[int, list]] = {mode: {n: [] for n in SIZES} for mode in MODES}
         exact = True
-        bare_batch("none", -1)                    # warm-up, dropped
+        bare_batch("none", -1)  # warm-up, dropped
         bare["none"].clear()
         for r in range(rounds):
             order = [("bare", mode) for mode in bare] + [(mode, n) for n in SIZES for mode in MODES]
-            order = order[r % len(order):] + order[:r % len(order)]
+            order = order[r % len(order) :] + order[: r % len(order)]
             for mode, n in order:
                 if mode == "bare":
                     bare_batch(n, r)
                     continue
-                result, cpu, exact_here = run_counted("run", {
-                    "agent": agent, "model": MODELS[agent], "tools": mode, "jobs": 1, "n": n, "data": str(data_dir),
-                    "out_dir": str(work / "runs"), "run_name": f"{agent}-{mode}-{n}-{r}", "url": server.url},
-                    f"agent-eval-bench-{os.getpid()}-{agent}-{mode}-{n}-{r}")
+                result, cpu, exact_here = run_counted(
+                    "run",
+                    {
+                        "agent": agent,
+                        "model": MODELS[agent],
+                        "tools": mode,
+                        "jobs": 1,
+                        "n": n,
+                        "data": str(data_dir),
+                        "out_dir": str(work / "runs"),
+                        "run_name": f"{agent}-{mode}-{n}-{r}",
+                        "url": server.url,
+                    },
+                    f"agent-eval-bench-{os.getpid()}-{agent}-{mode}-{n}-{r}",
+                )
                 if result["statuses"] != {"ok": n}:
-                    raise RuntimeError(f"{agent} mode {mode}, {n} items: statuses {result['statuses']}; "
-                                       f"errors: {failures(work / 'runs' / f'{agent}-{mode}-{n}-{r}')}")
+                    raise RuntimeError(
+                        f"{agent} mode {mode}, {n} items: statuses {result['statuses']}; "
+                        f"errors: {failures(work / 'runs' / f'{agent}-{mode}-{n}-{r}')}"
+                    )
                 exact &= exact_here
                 runs[mode][n].append({"wall_s": result["init_s"] + result["run_s"], "cpu_s": cpu})
         outcomes = server.main_outcomes()
@@ -161,24 +193,38 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
     for mode, by_size in runs.items():
         walls = [fit({n: by_size[n][r]["wall_s"] for n in SIZES}) for r in range(rounds)]
         cpus = [fit({n: by_size[n][r]["cpu_s"] for n in SIZES}) for r in range(rounds)]
-        rows[mode] = {"item_wall_s": statistics.median(s for s, _ in walls),
-                      "startup_s": statistics.median(i for _, i in walls),
-                      "item_cpu_s": statistics.median(s for s, _ in cpus),
-                      "startup_cpu_s": statistics.median(i for _, i in cpus), "runs": by_size}
+        rows[mode] = {
+            "item_wall_s": statistics.median(s for s, _ in walls),
+            "startup_s": statistics.median(i for _, i in walls),
+            "item_cpu_s": statistics.median(s for s, _ in cpus),
+            "startup_cpu_s": statistics.median(i for _, i in cpus),
+            "runs": by_size,
+        }
     bare_wall = statistics.median(w for w, _ in bare["none"])
     bare_cpu = statistics.median(c for _, c in bare["none"])
-    same_tools = {mode: (statistics.median(w for w, _ in bare[mode]), statistics.median(c for _, c in bare[mode]))
-                  for mode in MODES}
+    same_tools = {
+        mode: (statistics.median(w for w, _ in bare[mode]), statistics.median(c for _, c in bare[mode]))
+        for mode in MODES
+    }
     for mode, row in rows.items():
         row["wall_ratio"], row["cpu_ratio"] = row["item_wall_s"] / bare_wall, row["item_cpu_s"] / bare_cpu
         # What the harness itself adds: against the bare CLI offered the same tools (its own cost of them included).
         row["bare_same_wall_s"], row["bare_same_cpu_s"] = same_tools[mode]
         row["wall_ratio_same"] = row["item_wall_s"] / same_tools[mode][0]
         row["cpu_ratio_same"] = row["item_cpu_s"] / same_tools[mode][1]
-    return {"rows": rows, "bare_wall_s": bare_wall, "bare_cpu_s": bare_cpu, "rounds": rounds, "cpu_exact": exact,
-            "bare_image_wall_s": same_tools["image"][0], "bare_image_cli_cpu_s": same_tools["image"][1],
-            "bare_python_wall_s": same_tools["python"][0], "bare_python_cli_cpu_s": same_tools["python"][1],
-            "bare_runs": bare_runs, "model_requests": len(outcomes)}
+    return {
+        "rows": rows,
+        "bare_wall_s": bare_wall,
+        "bare_cpu_s": bare_cpu,
+        "rounds": rounds,
+        "cpu_exact": exact,
+        "bare_image_wall_s": same_tools["image"][0],
+        "bare_image_cli_cpu_s": same_tools["image"][1],
+        "bare_python_wall_s": same_tools["python"][0],
+        "bare_python_cli_cpu_s": same_tools["python"][1],
+        "bare_runs": bare_runs,
+        "model_requests": len(outcomes),
+    }
 
 
 def measure_python_throughput(agent: str, data_dir: Path, work: Path, sizes: dict[int, int]) -> dict:
@@ -188,17 +234,36 @@ def measure_python_throughput(agent: str, data_dir: Path, work: Path, sizes: dic
         for jobs, n in sizes.items():
             log(f"  {agent}: mode python, --jobs {jobs}, {n} items (load {loadavg()})")
             t0 = time.perf_counter()
-            result, cpu, exact = run_counted("run", {
-                "agent": agent, "model": MODELS[agent], "tools": "python", "jobs": jobs, "n": n, "data": str(data_dir),
-                "out_dir": str(work / "runs"), "run_name": f"{agent}-python-j{jobs}", "url": server.url},
-                f"agent-eval-bench-{os.getpid()}-{agent}-tp-{jobs}")
+            result, cpu, exact = run_counted(
+                "run",
+                {
+                    "agent": agent,
+                    "model": MODELS[agent],
+                    "tools": "python",
+                    "jobs": jobs,
+                    "n": n,
+                    "data": str(data_dir),
+                    "out_dir": str(work / "runs"),
+                    "run_name": f"{agent}-python-j{jobs}",
+                    "url": server.url,
+                },
+                f"agent-eval-bench-{os.getpid()}-{agent}-tp-{jobs}",
+            )
             if result["statuses"] != {"ok": n}:
-                raise RuntimeError(f"{agent} mode python, jobs {jobs}: statuses {result['statuses']}; "
-                                   f"errors: {failures(work / 'runs' / f'{agent}-python-j{jobs}')}")
-            rows[jobs] = {"n": n, "run_s": result["run_s"], "child_wall_s": time.perf_counter() - t0,
-                          "items_per_s": n / result["run_s"], "cpu_per_item_s": cpu / n, "cpu_exact": exact,
-                          "item_elapsed_median_s": statistics.median(result["item_elapsed_s"]),
-                          "vm_hwm_kb": result["vm_hwm_kb"]}
+                raise RuntimeError(
+                    f"{agent} mode python, jobs {jobs}: statuses {result['statuses']}; "
+                    f"errors: {failures(work / 'runs' / f'{agent}-python-j{jobs}')}"
+                )
+            rows[jobs] = {
+                "n": n,
+                "run_s": result["run_s"],
+                "child_wall_s": time.perf_counter() - t0,
+                "items_per_s": n / result["run_s"],
+                "cpu_per_item_s": cpu / n,
+                "cpu_exact": exact,
+                "item_elapsed_median_s": statistics.median(result["item_elapsed_s"]),
+                "vm_hwm_kb": result["vm_hwm_kb"],
+            }
     rate1 = rows[min(rows)]["items_per_s"]
     for jobs, row in rows.items():
         row["speedup"] = row["items_per_s"] / rate1
@@ -210,51 +275,131 @@ def print_modes(modes: dict, python_tp: dict, throughput_none: dict) -> list[tup
     """The tables; returns the target rows (measure, target, measured, verdict) for the summary."""
     targets = []
     if modes:
-        table = Table(title=f"5. cost of a tool mode: runs of {SIZES[0]} and {SIZES[1]} items at --jobs 1, the model "
-                            f"answering in one call; slope = one more item, intercept = fixed start-up of a run")
-        for column in ("agent", "mode", "per item", "x bare", "CPU s / item", "x bare CPU",
-                       "x bare with the same tools (wall / CPU)", "start-up per run", "start-up CPU"):
+        table = Table(
+            title=f"5. cost of a tool mode: runs of {SIZES[0]} and {SIZES[1]} items at --jobs 1, the model "
+            f"answering in one call; slope = one more item, intercept = fixed start-up of a run"
+        )
+        for column in (
+            "agent",
+            "mode",
+            "per item",
+            "x bare",
+            "CPU s / item",
+            "x bare CPU",
+            "x bare with the same tools (wall / CPU)",
+            "start-up per run",
+            "start-up CPU",
+        ):
             table.add_column(column, justify="right")
         for agent, m in modes.items():
             mark = "" if m["cpu_exact"] else "≥"
-            table.add_row(agent, "bare CLI, no tools", f"{m['bare_wall_s']:.3f} s", "1.00", f"{m['bare_cpu_s']:.2f}",
-                          "1.00", "", "", "")
+            table.add_row(
+                agent,
+                "bare CLI, no tools",
+                f"{m['bare_wall_s']:.3f} s",
+                "1.00",
+                f"{m['bare_cpu_s']:.2f}",
+                "1.00",
+                "",
+                "",
+                "",
+            )
             for tools in ("image", "python"):
                 wall, cpu = m[f"bare_{tools}_wall_s"], m[f"bare_{tools}_cli_cpu_s"]
-                table.add_row(agent, f"[dim]bare CLI + {tools}-mode tools (its own CPU)[/]", f"{wall:.3f} s",
-                              f"{wall / m['bare_wall_s']:.2f}", f"{cpu:.2f}", f"{cpu / m['bare_cpu_s']:.2f}", "", "", "")
+                table.add_row(
+                    agent,
+                    f"[dim]bare CLI + {tools}-mode tools (its own CPU)[/]",
+                    f"{wall:.3f} s",
+                    f"{wall / m['bare_wall_s']:.2f}",
+                    f"{cpu:.2f}",
+                    f"{cpu / m['bare_cpu_s']:.2f}",
+                    "",
+                    "",
+                    "",
+                )
             for mode, row in m["rows"].items():
-                table.add_row(agent, mode, f"{row['item_wall_s']:.3f} s", f"{row['wall_ratio']:.2f}",
-                              f"{mark}{row['item_cpu_s']:.2f}", f"{row['cpu_ratio']:.2f}",
-                              f"{row['wall_ratio_same']:.2f} / {row['cpu_ratio_same']:.2f}", f"{row['startup_s']:.2f} s",
-                              f"{mark}{row['startup_cpu_s']:.2f}", end_section=mode == MODES[-1])
+                table.add_row(
+                    agent,
+                    mode,
+                    f"{row['item_wall_s']:.3f} s",
+                    f"{row['wall_ratio']:.2f}",
+                    f"{mark}{row['item_cpu_s']:.2f}",
+                    f"{row['cpu_ratio']:.2f}",
+                    f"{row['wall_ratio_same']:.2f} / {row['cpu_ratio_same']:.2f}",
+                    f"{row['startup_s']:.2f} s",
+                    f"{mark}{row['startup_cpu_s']:.2f}",
+                    end_section=mode == MODES[-1],
+                )
                 if mode != "none":
-                    targets.append((f"{agent}, mode {mode}: wall per extra item / bare CLI", f"≤ {WALL_TARGET:.2f}x",
-                                    f"{row['wall_ratio']:.2f}x", verdict(row["wall_ratio"] <= WALL_TARGET)))
-                    targets.append((f"{agent}, mode {mode}: CPU per extra item / bare CLI", f"≤ {CPU_TARGET:.2f}x",
-                                    f"{row['cpu_ratio']:.2f}x", verdict(row["cpu_ratio"] <= CPU_TARGET)))
-                targets.append((f"{agent}, mode {mode}: fixed start-up of a run", f"< {STARTUP_TARGET_S:.1f} s",
-                                f"{row['startup_s']:.2f} s", verdict(row["startup_s"] < STARTUP_TARGET_S)))
+                    targets.append(
+                        (
+                            f"{agent}, mode {mode}: wall per extra item / bare CLI",
+                            f"≤ {WALL_TARGET:.2f}x",
+                            f"{row['wall_ratio']:.2f}x",
+                            verdict(row["wall_ratio"] <= WALL_TARGET),
+                        )
+                    )
+                    targets.append(
+                        (
+                            f"{agent}, mode {mode}: CPU per extra item / bare CLI",
+                            f"≤ {CPU_TARGET:.2f}x",
+                            f"{row['cpu_ratio']:.2f}x",
+                            verdict(row["cpu_ratio"] <= CPU_TARGET),
+                        )
+                    )
+                targets.append(
+                    (
+                        f"{agent}, mode {mode}: fixed start-up of a run",
+                        f"< {STARTUP_TARGET_S:.1f} s",
+                        f"{row['startup_s']:.2f} s",
+                        verdict(row["startup_s"] < STARTUP_TARGET_S),
+                    )
+                )
         console.print(table)
-        console.print("  CPU: " + ("exact (each Runner process and its sandboxes in a cpuacct cgroup)"
-                                   if all(m["cpu_exact"] for m in modes.values()) else
-                                   "≥: the sandboxes' CPU sampled from /proc (no writable cgroup here)")
-                      + f"; medians of {next(iter(modes.values()))['rounds']} rounds.")
+        console.print(
+            "  CPU: "
+            + (
+                "exact (each Runner process and its sandboxes in a cpuacct cgroup)"
+                if all(m["cpu_exact"] for m in modes.values())
+                else "≥: the sandboxes' CPU sampled from /proc (no writable cgroup here)"
+            )
+            + f"; medians of {next(iter(modes.values()))['rounds']} rounds."
+        )
     if python_tp:
-        table = Table(title=f"5b. throughput in mode python (tools offered, not called), the model waits {DELAY_S:g} s "
-                            f"per call; mode none from part 2 beside it")
-        for column in ("agent", "jobs", "items", "items/s python", "speed-up", "efficiency", "item wall (median)",
-                       "CPU s / item", "runner peak RSS", "items/s none", "python / none"):
+        table = Table(
+            title=f"5b. throughput in mode python (tools offered, not called), the model waits {DELAY_S:g} s "
+            f"per call; mode none from part 2 beside it"
+        )
+        for column in (
+            "agent",
+            "jobs",
+            "items",
+            "items/s python",
+            "speed-up",
+            "efficiency",
+            "item wall (median)",
+            "CPU s / item",
+            "runner peak RSS",
+            "items/s none",
+            "python / none",
+        ):
             table.add_column(column, justify="right")
         for agent, t in python_tp.items():
             for jobs, row in t["rows"].items():
                 none_row = throughput_none.get(agent, {}).get("rows", {}).get(jobs)
-                table.add_row(agent, str(jobs), str(row["n"]), f"{row['items_per_s']:.2f}", f"{row['speedup']:.2f}",
-                              f"{row['efficiency']:.0%}", f"{row['item_elapsed_median_s']:.2f} s",
-                              f"{'' if row['cpu_exact'] else '≥'}{row['cpu_per_item_s']:.2f}",
-                              f"{row['vm_hwm_kb'] / 1024:.0f} MiB",
-                              f"{none_row['items_per_s']:.2f}" if none_row else "-",
-                              f"{row['items_per_s'] / none_row['items_per_s']:.2f}" if none_row else "-",
-                              end_section=jobs == max(t["rows"]))
+                table.add_row(
+                    agent,
+                    str(jobs),
+                    str(row["n"]),
+                    f"{row['items_per_s']:.2f}",
+                    f"{row['speedup']:.2f}",
+                    f"{row['efficiency']:.0%}",
+                    f"{row['item_elapsed_median_s']:.2f} s",
+                    f"{'' if row['cpu_exact'] else '≥'}{row['cpu_per_item_s']:.2f}",
+                    f"{row['vm_hwm_kb'] / 1024:.0f} MiB",
+                    f"{none_row['items_per_s']:.2f}" if none_row else "-",
+                    f"{row['items_per_s'] / none_row['items_per_s']:.2f}" if none_row else "-",
+                    end_section=jobs == max(t["rows"]),
+                )
         console.print(table)
     return targets

@@ -27,6 +27,7 @@ def bank_dataset(tmp_path, bank):
 def sample_data(tmp_path_factory):
     """One generated item per sample task (ids CCC-0, RC-0, MPT-0, ACF-0, LIS-0, FDS-0)."""
     from agent_eval.benchmarks.activevision.samples import write_sample_set
+
     root = tmp_path_factory.mktemp("samples") / "data"
     write_sample_set(root, seed=0, per_task=1)
     return root

@@ -2,6 +2,7 @@
 import stays in its own package or goes to a lower layer); no command imports another command or cli.py;
 no import cycle; no module imports another's _private names; nothing outside benchmarks/ imports a
 benchmark kind and nothing outside agents/ an agent CLI's package (they are reached through the registries)."""
+
 from __future__ import annotations
 
 import ast
@@ -21,16 +22,16 @@ AGENT_CLIS = sorted(p.name for p in (PACKAGE / "agents").iterdir() if (p / "__in
 # The layers, lowest first (docs/architecture.md). A module imports its own package or a lower number:
 # so no two packages of one layer import each other (agents/benchmarks; engine/reading/scripted).
 LAYER = {
-    "agent_eval": 0,            # the package's __init__ (its version)
+    "agent_eval": 0,  # the package's __init__ (its version)
     "agent_eval.datamodel": 0,  # plain data: records, transcript, manifest, config, results store, ...
-    "agent_eval.tools": 1,      # what an agent may call: the image tools, the MCP host, ToolSet
-    "agent_eval.analysis": 1,   # statistics, verdicts and formatting the readers and kinds share
-    "agent_eval.agents": 2,     # one package per agent CLI, behind agents/registry.py
+    "agent_eval.tools": 1,  # what an agent may call: the image tools, the MCP host, ToolSet
+    "agent_eval.analysis": 1,  # statistics, verdicts and formatting the readers and kinds share
+    "agent_eval.agents": 2,  # one package per agent CLI, behind agents/registry.py
     "agent_eval.benchmarks": 2,  # one package per benchmark kind, behind benchmarks/registry.py
-    "agent_eval.engine": 3,     # the write path: runner, attempt, sandbox, gateway, sweeps, merging
-    "agent_eval.reading": 3,    # the read path: loading runs, compare, report, export
-    "agent_eval.scripted": 3,   # the scripted model server the tests and the demo play against
-    "agent_eval.commands": 4,   # one module per CLI command
+    "agent_eval.engine": 3,  # the write path: runner, attempt, sandbox, gateway, sweeps, merging
+    "agent_eval.reading": 3,  # the read path: loading runs, compare, report, export
+    "agent_eval.scripted": 3,  # the scripted model server the tests and the demo play against
+    "agent_eval.commands": 4,  # one module per CLI command
     "agent_eval.cli": 4,
     "agent_eval.__main__": 4,
 }
@@ -43,9 +44,15 @@ def _breaking(rule) -> list[str]:
 def test_the_graph_sees_the_whole_package():
     # The checker reads lazy imports too: show's command imports the run loader inside no function,
     # the CLI's registry names every command by string (importlib), so only reading imports count.
-    assert {"agent_eval.cli", "agent_eval.commands.show", "agent_eval.reading.runs", "agent_eval.engine.runner"} <= MODULES
+    assert {
+        "agent_eval.cli",
+        "agent_eval.commands.show",
+        "agent_eval.reading.runs",
+        "agent_eval.engine.runner",
+    } <= MODULES
     assert Import("agent_eval.commands.show", "agent_eval.reading.runs", ("LoadedRun",), 0).target in {
-        i.target for i in IMPORTS if i.importer == "agent_eval.commands.show"}
+        i.target for i in IMPORTS if i.importer == "agent_eval.commands.show"
+    }
     assert KINDS == ["activeobs", "activevision"] and AGENT_CLIS == ["claude_code", "codex"]
 
 
@@ -66,16 +73,18 @@ def _command(module: str) -> str | None:
 def test_no_command_imports_another_command_or_the_cli():
     # not commands: the package, its shared options and its user-error wrapper
     shared = ("agent_eval.commands", "agent_eval.commands.options", "agent_eval.commands.usererrors")
+
     def rule(i):
         mine = _command(i.importer)
         if mine is None or i.importer in shared:
             return False
         return i.target == "agent_eval.cli" or (_command(i.target) not in (None, mine) and i.target not in shared)
+
     assert _breaking(rule) == []
 
 
 def test_every_module_has_a_layer():
-    placed = [package for package in LAYER if package != "agent_eval"]   # the root holds only its own __init__
+    placed = [package for package in LAYER if package != "agent_eval"]  # the root holds only its own __init__
     assert [m for m in sorted(MODULES) if m != "agent_eval" and not any(under(m, p) for p in placed)] == []
 
 
@@ -85,8 +94,10 @@ def test_every_import_stays_in_its_package_or_goes_to_a_lower_layer():
 
 def test_only_benchmarks_import_a_benchmark_kind():
     def rule(i):
-        return (not under(i.importer, "agent_eval.benchmarks")
-                and any(under(i.target, f"agent_eval.benchmarks.{kind}") for kind in KINDS))
+        return not under(i.importer, "agent_eval.benchmarks") and any(
+            under(i.target, f"agent_eval.benchmarks.{kind}") for kind in KINDS
+        )
+
     assert _breaking(rule) == []
 
 
@@ -94,13 +105,16 @@ def test_kinds_do_not_import_each_other():
     def rule(i):
         mine = next((k for k in KINDS if under(i.importer, f"agent_eval.benchmarks.{k}")), None)
         return mine is not None and any(under(i.target, f"agent_eval.benchmarks.{k}") for k in KINDS if k != mine)
+
     assert _breaking(rule) == []
 
 
 def test_only_agents_import_an_agent_cli_package():
     def rule(i):
-        return (not under(i.importer, "agent_eval.agents")
-                and any(under(i.target, f"agent_eval.agents.{cli}") for cli in AGENT_CLIS))
+        return not under(i.importer, "agent_eval.agents") and any(
+            under(i.target, f"agent_eval.agents.{cli}") for cli in AGENT_CLIS
+        )
+
     assert _breaking(rule) == []
 
 
@@ -113,11 +127,19 @@ def test_no_test_imports_another_test_module():
     bad = []
     for path in tests.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
-                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             # a test module, conftest, or a helper imported by its bare name (it lives in support/)
-            bad += [f"{path.relative_to(tests)} imports {n}" for n in names
-                    if n.split(".")[-1].startswith("test_") or n.split(".")[0] in HELPERS_BY_BARE_NAME]
+            bad += [
+                f"{path.relative_to(tests)} imports {n}"
+                for n in names
+                if n.split(".")[-1].startswith("test_") or n.split(".")[0] in HELPERS_BY_BARE_NAME
+            ]
     assert bad == []
 
 
@@ -130,29 +152,44 @@ def fake(tmp_path):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
         return package_imports(tmp_path / "pkg")
+
     return write
 
 
 def test_checker_finds_a_cycle_through_a_lazy_import_but_not_a_type_checking_one(fake):
-    modules, imports = fake({
-        "__init__.py": "", "a.py": "def f():\n    from pkg.b import g\n",
-        "b.py": "from . import a\n", "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import f\n",
-        "d.py": "from pkg.c import x\n",
-    })
+    modules, imports = fake(
+        {
+            "__init__.py": "",
+            "a.py": "def f():\n    from pkg.b import g\n",
+            "b.py": "from . import a\n",
+            "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import f\n",
+            "d.py": "from pkg.c import x\n",
+        }
+    )
     assert cycles(modules, imports) == [["pkg.a", "pkg.b"]]
 
 
 def test_checker_finds_private_imports(fake):
-    modules, imports = fake({"__init__.py": "", "a.py": "_x = 1\n", "b.py": "from pkg.a import _x, y\nfrom pkg import __version__\n"})
+    modules, imports = fake(
+        {"__init__.py": "", "a.py": "_x = 1\n", "b.py": "from pkg.a import _x, y\nfrom pkg import __version__\n"}
+    )
     assert private_imports(imports) == ["pkg.b:1 imports pkg.a._x"]
 
 
 def test_checker_finds_an_import_upwards_or_sideways_but_not_a_type_checking_one(fake):
-    modules, imports = fake({
-        "__init__.py": "", "low/__init__.py": "", "low/a.py": "from pkg.high.b import x\n",
-        "high/__init__.py": "", "high/b.py": "from pkg.low.a import y\nfrom pkg.side.c import z\n",
-        "side/__init__.py": "", "side/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.high.b import x\n",
-    })
+    modules, imports = fake(
+        {
+            "__init__.py": "",
+            "low/__init__.py": "",
+            "low/a.py": "from pkg.high.b import x\n",
+            "high/__init__.py": "",
+            "high/b.py": "from pkg.low.a import y\nfrom pkg.side.c import z\n",
+            "side/__init__.py": "",
+            "side/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.high.b import x\n",
+        }
+    )
     layers = {"pkg": 0, "pkg.low": 0, "pkg.high": 1, "pkg.side": 1}
-    assert layer_breaches(layers, imports) == ["pkg.high.b:2 imports pkg.side.c (layer 1, same layer, another package)",
-                                               "pkg.low.a:1 imports pkg.high.b (layer 1, above 0)"]
+    assert layer_breaches(layers, imports) == [
+        "pkg.high.b:2 imports pkg.side.c (layer 1, same layer, another package)",
+        "pkg.low.a:1 imports pkg.high.b (layer 1, above 0)",
+    ]

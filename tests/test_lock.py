@@ -1,4 +1,5 @@
 """`make setup` installs requirements.lock: every machine grades with the same library versions."""
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,11 @@ def locked() -> dict[str, str]:
 
 
 def test_the_venv_has_exactly_the_locked_versions():
-    wrong = {name: (version, metadata.version(name)) for name, version in locked().items()
-             if metadata.version(name) != version}
+    wrong = {
+        name: (version, metadata.version(name))
+        for name, version in locked().items()
+        if metadata.version(name) != version
+    }
     assert wrong == {}, "run `make setup` (or `make lock` after changing pyproject.toml)"
 
 

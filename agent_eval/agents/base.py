@@ -3,6 +3,7 @@
 An adapter is small: the command line and config files live in its module, the event parser
 in its own `*_events.py`. The runner knows nothing CLI-specific.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
-from agent_eval.tools.toolset import ToolSet
 from agent_eval.datamodel.transcript import Transcript
+from agent_eval.tools.toolset import ToolSet
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 NODE_BIN = PROJECT_ROOT / "node_modules" / ".bin"
@@ -29,8 +30,8 @@ class AuthMissing(Exception):
 
 @dataclass
 class Auth:
-    kind: str                        # "api_key", "login" or "custom_endpoint"
-    endpoints: list[str]             # host:port the sandbox must let through
+    kind: str  # "api_key", "login" or "custom_endpoint"
+    endpoints: list[str]  # host:port the sandbox must let through
     env: dict[str, str] = field(default_factory=dict)  # credential variables passed to the CLI
     files: dict[str, Path] = field(default_factory=dict)  # name in the private home -> the user's file
     base_url: str | None = None
@@ -41,8 +42,11 @@ class Auth:
 
     def describe(self) -> dict:
         """For run.json: never the secret."""
-        return {"kind": self.kind, "endpoint_host": self.endpoint_host,
-                "credential": sorted(self.env) + sorted(self.files)}
+        return {
+            "kind": self.kind,
+            "endpoint_host": self.endpoint_host,
+            "credential": sorted(self.env) + sorted(self.files),
+        }
 
 
 @dataclass
@@ -53,9 +57,9 @@ class ItemContext:
     max_turns: int | None
     max_cost_usd: float | None  # per-item budget, where the CLI has one
     prompt: str
-    workdir: Path             # the agent's cwd: what the mode allows, nothing else
-    home: Path                # private CLI home
-    tools: ToolSet            # what the agent may call (the benchmark decides per mode)
+    workdir: Path  # the agent's cwd: what the mode allows, nothing else
+    home: Path  # private CLI home
+    tools: ToolSet  # what the agent may call (the benchmark decides per mode)
     inline_images: list[Path]  # attached to the first message
     auth: Auth
 
@@ -95,12 +99,12 @@ class CredentialError(RuntimeError):
 
 
 class Agent(ABC):
-    name: str      # also its key in sandbox/policy.yaml's endpoint lists
+    name: str  # also its key in sandbox/policy.yaml's endpoint lists
     binary: str
-    package: str   # the npm package that provides `binary`
-    efforts: tuple[str, ...]   # what --effort accepts
+    package: str  # the npm package that provides `binary`
+    efforts: tuple[str, ...]  # what --effort accepts
     provider: str  # the model provider, as Inspect names models (provider/model)
-    demo_model: str            # the model name `agent-eval demo` passes against the scripted server
+    demo_model: str  # the model name `agent-eval demo` passes against the scripted server
 
     @staticmethod
     @abstractmethod
@@ -110,8 +114,8 @@ class Agent(ABC):
     # -- the credential's formats, for the run's gateway (engine/gateway/credentials.py) --------------
     secret_env: tuple[str, ...]  # the environment variables that hold its credential (never passed inside)
     upstreams: dict[str, str]  # "env" (a key in the environment) / "file" (a login file) -> the real endpoint
-    endpoint_env: str | None = None   # the variable that points the CLI at an endpoint (None: `prepare` does it)
-    login_inside: str = ""     # in words, for doctor and docs: what of a login file remains inside the sandbox
+    endpoint_env: str | None = None  # the variable that points the CLI at an endpoint (None: `prepare` does it)
+    login_inside: str = ""  # in words, for doctor and docs: what of a login file remains inside the sandbox
 
     @staticmethod
     def login_holds_api_key(data: dict) -> bool:

@@ -5,6 +5,7 @@ sandbox's proxy gave, an early stop asked for by the adapter's watcher), then th
 first pattern in FAILURE_PATTERNS that matches the CLI's error text or stderr tail, then a
 non-zero exit or a missing final message (agent_error), then a missing answer tag (no_answer).
 """
+
 from __future__ import annotations
 
 import re
@@ -14,9 +15,14 @@ from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.transcript import Transcript
 
 HTTP_STATUS = {
-    401: "auth_error", 403: "auth_error",
-    400: "request_error", 404: "request_error", 422: "request_error",
-    429: "rate_limited", 529: "rate_limited", 503: "rate_limited",
+    401: "auth_error",
+    403: "auth_error",
+    400: "request_error",
+    404: "request_error",
+    422: "request_error",
+    429: "rate_limited",
+    529: "rate_limited",
+    503: "rate_limited",
 }
 
 # How the sandbox's proxy (tinyproxy) answers a request the policy does not allow: "403 Filtered", its
@@ -28,17 +34,32 @@ FAILURE_PATTERNS: list[tuple[re.Pattern, str]] = [
     # The agent used up the turns or budget it was given: its own outcome, graded (wrong), not rerun.
     (re.compile(r"error_max_turns|error_max_budget"), "no_answer"),
     (re.compile(r"^bwrap: |sandbox setup failed", re.MULTILINE), "sandbox_error"),
-    (re.compile(r"invalid (x-)?api[ _-]?key|authentication[_ ]error|unauthori[sz]ed|not logged in|"
-                r"please run /login|\b401\b|\b403\b|missing (an )?api key|OPENAI_API_KEY|permission_error",
-                re.IGNORECASE), "auth_error"),
-    (re.compile(r"rate[ _-]?limit|overloaded|too many requests|\b429\b|\b529\b|usage limit|"
-                r"experiencing high demand|server_is_overloaded|slow_down|insufficient capacity", re.IGNORECASE),
-     "rate_limited"),
+    (
+        re.compile(
+            r"invalid (x-)?api[ _-]?key|authentication[_ ]error|unauthori[sz]ed|not logged in|"
+            r"please run /login|\b401\b|\b403\b|missing (an )?api key|OPENAI_API_KEY|permission_error",
+            re.IGNORECASE,
+        ),
+        "auth_error",
+    ),
+    (
+        re.compile(
+            r"rate[ _-]?limit|overloaded|too many requests|\b429\b|\b529\b|usage limit|"
+            r"experiencing high demand|server_is_overloaded|slow_down|insufficient capacity",
+            re.IGNORECASE,
+        ),
+        "rate_limited",
+    ),
     # The API refused the request itself (bad model name, bad parameter): the configuration's fault.
-    (re.compile(r"invalid_request_error|model_not_found|does not exist or you do not have access|"
-                r"not supported when using|unsupported_(value|parameter)|API Error:?\s*(400|404|422)\b|"
-                r"\b(400 Bad Request|404 Not Found|422 Unprocessable)|\"status\":\s*(400|404|422)\b", re.IGNORECASE),
-     "request_error"),
+    (
+        re.compile(
+            r"invalid_request_error|model_not_found|does not exist or you do not have access|"
+            r"not supported when using|unsupported_(value|parameter)|API Error:?\s*(400|404|422)\b|"
+            r"\b(400 Bad Request|404 Not Found|422 Unprocessable)|\"status\":\s*(400|404|422)\b",
+            re.IGNORECASE,
+        ),
+        "request_error",
+    ),
 ]
 
 
@@ -51,8 +72,8 @@ class Outcome:
 def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool, timeout_s: float) -> Outcome:
     if result.timed_out:
         return Outcome("timeout", f"no result within --timeout {timeout_s:g}s; process group killed")
-    text = "\n".join(filter(None, [transcript.error, result.stderr_tail]))   # what the CLI said went wrong
-    refused = _refused_by_the_sandbox(result, text)   # before the watcher's verdict: it reads a 403 as auth
+    text = "\n".join(filter(None, [transcript.error, result.stderr_tail]))  # what the CLI said went wrong
+    refused = _refused_by_the_sandbox(result, text)  # before the watcher's verdict: it reads a 403 as auth
     if refused:
         return refused
     if result.stopped_because:
@@ -80,11 +101,18 @@ def _refused_by_the_sandbox(result: ProcessResult, text: str) -> Outcome | None:
     Filtered") is not the credential's fault: said as a sandbox error naming what was refused, so that
     it neither stops the run as an auth failure nor hides which endpoint was missing. The proxy's log
     alone is not enough: Codex is refused github.com on every item."""
-    if not result.proxy_refused or not PROXY_REFUSAL.search(text):   # its answer, as the CLI quotes it; an API's own 403 stays auth_error
+    if not result.proxy_refused or not PROXY_REFUSAL.search(
+        text
+    ):  # its answer, as the CLI quotes it; an API's own 403 stays auth_error
         return None
     shown = ", ".join(result.proxy_refused[:5]) + (" ..." if len(result.proxy_refused) > 5 else "")
-    return Outcome("sandbox_error", _short(f"the sandbox's proxy refused {shown} (not an allowed endpoint in "
-                                           f"sandbox/policy.yaml); the CLI then failed: {text}"))
+    return Outcome(
+        "sandbox_error",
+        _short(
+            f"the sandbox's proxy refused {shown} (not an allowed endpoint in "
+            f"sandbox/policy.yaml); the CLI then failed: {text}"
+        ),
+    )
 
 
 def _short(text: str, limit: int = 1500) -> str:

@@ -1,4 +1,5 @@
 """The CLIs' own session logs (Claude's session file, Codex's rollout): JSON objects, one a line."""
+
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ The parsers save every image the CLI logged as sent (tool results in the event s
 message's attachments in Claude's session file or Codex's rollout) under `seen/`. This module pairs
 each with the file it came from, so a record can say "received 2000×1467 of 3000×2200".
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,6 +18,7 @@ FILE_VIEWERS = {"Read": "file_path", "view_image": "path"}
 
 def image_size(path: Path) -> list[int] | None:
     from PIL import Image, UnidentifiedImageError
+
     try:
         with Image.open(path) as img:
             return [img.width, img.height]
@@ -43,16 +45,23 @@ def _viewed_file(arguments: dict, work: Workspace) -> Path | None:
     return None
 
 
-def received_images(transcript: Transcript, item_dir: Path, inline_seen: list[str],
-                    inline_sources: list[Path]) -> list[ReceivedImage]:
+def received_images(
+    transcript: Transcript, item_dir: Path, inline_seen: list[str], inline_sources: list[Path]
+) -> list[ReceivedImage]:
     """Inline attachments (paired with the files given to the CLI, in order), then every image in a
     tool result: a file viewer's source is the file it opened, an MCP view's the k-th saved view."""
     images = []
     for index, seen in enumerate(inline_seen):
         source = inline_sources[index] if index < len(inline_sources) else None
-        images.append(ReceivedImage("inline", seen, image_size(item_dir / seen),
-                                    _relative(source, item_dir) if source else None,
-                                    image_size(source) if source else None))
+        images.append(
+            ReceivedImage(
+                "inline",
+                seen,
+                image_size(item_dir / seen),
+                _relative(source, item_dir) if source else None,
+                image_size(source) if source else None,
+            )
+        )
     calls = {step.call_id: step for step in transcript.steps if step.kind == "tool_call"}
     work = Workspace(item_dir / "work")
     saved_views = [work.root / rel for rel in work.view_files()]
@@ -70,9 +79,15 @@ def received_images(transcript: Transcript, item_dir: Path, inline_seen: list[st
                 source = saved_views[tool_images] if tool_images < len(saved_views) else None
                 tool_images += 1
                 via = "tool"
-            images.append(ReceivedImage(via, seen, image_size(item_dir / seen),
-                                        _relative(source, item_dir) if source else None,
-                                        work.image_size(source) if source else None))
+            images.append(
+                ReceivedImage(
+                    via,
+                    seen,
+                    image_size(item_dir / seen),
+                    _relative(source, item_dir) if source else None,
+                    work.image_size(source) if source else None,
+                )
+            )
     return images
 
 

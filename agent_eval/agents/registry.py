@@ -3,6 +3,7 @@
 Everything an adapter knows about its CLI (efforts, provider, scripted-model env, sandbox policy
 key = its name) is an attribute of the adapter class, read through get_agent().
 """
+
 from __future__ import annotations
 
 import importlib

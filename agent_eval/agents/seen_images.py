@@ -1,4 +1,5 @@
 """Images that reached the model inside events (base64) are saved losslessly beside the transcript."""
+
 from __future__ import annotations
 
 import base64

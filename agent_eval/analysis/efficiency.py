@@ -4,12 +4,13 @@ mean cost per item of each task (for the per-task accuracy-vs-cost plot).
 Per correct answer = total over item runs whose value is known / right answers among those same
 item runs (every repeat counts), so an unknown cost is never a free answer. None when nothing was right.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
 
-from agent_eval.datamodel.records import ItemRecord
 from agent_eval.analysis.stats import median_total
+from agent_eval.datamodel.records import ItemRecord
 
 PER_CORRECT = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns"))
 
@@ -32,5 +33,7 @@ def task_efficiency(records: list[ItemRecord]) -> dict[str, dict]:
     by_task: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
         by_task[record.task].append(record)
-    return {task: {"item_runs": len(rs), "cost_usd": median_total([r.cost_usd for r in rs])}
-            for task, rs in sorted(by_task.items())}
+    return {
+        task: {"item_runs": len(rs), "cost_usd": median_total([r.cost_usd for r in rs])}
+        for task, rs in sorted(by_task.items())
+    }

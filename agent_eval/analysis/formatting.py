@@ -1,4 +1,5 @@
 """Numbers and text as every read command prints them."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,12 @@ def fold(text: str, lines: int, full: bool) -> str:
     more_lines = max(len(parts) - lines, 0)
     if len(head) > budget:
         hidden = len(text) - budget
-        return head[:budget] + f"\n... {hidden} more characters" + \
-            (f", {more_lines} more lines" if more_lines else "") + " (--full)"
+        return (
+            head[:budget]
+            + f"\n... {hidden} more characters"
+            + (f", {more_lines} more lines" if more_lines else "")
+            + " (--full)"
+        )
     return head + f"\n... {more_lines} more lines (--full)"
 
 

@@ -3,6 +3,7 @@ comparison form one family, so their p-values are Holm-adjusted together and the
 only the groups that stay significant. Twelve tasks at alpha 0.05 would otherwise hand out a
 "significant" row by chance about half the time.
 """
+
 from __future__ import annotations
 
 from agent_eval.analysis.stats import ALPHA, holm
@@ -28,8 +29,17 @@ def holm_sentence(rows: list[dict], letters: list[str], keys: tuple[str, ...], s
     groups = [row for row in rows if row["scope"] != "overall"]
     if not groups or len(letters) < 2:
         return None
-    kept = [f"{row['group']} ({letters[j]}:A{'' if len(keys) == 1 else ', ' + key.split('_')[0]}, "
-            f"p Holm = {row[key][j]['p_holm']:.3g})"
-            for row in groups for key in keys for j in range(1, len(letters)) if row[key][j]["p_holm"] < ALPHA]
+    kept = [
+        f"{row['group']} ({letters[j]}:A{'' if len(keys) == 1 else ', ' + key.split('_')[0]}, "
+        f"p Holm = {row[key][j]['p_holm']:.3g})"
+        for row in groups
+        for key in keys
+        for j in range(1, len(letters))
+        if row[key][j]["p_holm"] < ALPHA
+    ]
     head = f"{scopes} p-values are also Holm-adjusted for the number of groups (p Holm)"
-    return f"{head}: still significant at α={ALPHA}: {'; '.join(kept)}" if kept else f"{head}: none stays significant at α={ALPHA}"
+    return (
+        f"{head}: still significant at α={ALPHA}: {'; '.join(kept)}"
+        if kept
+        else f"{head}: none stays significant at α={ALPHA}"
+    )

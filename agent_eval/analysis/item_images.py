@@ -1,4 +1,5 @@
 """The images of a run: which workdir file each image the model saw shows, and images embedded in the HTML report."""
+
 from __future__ import annotations
 
 import base64
@@ -25,6 +26,7 @@ class ItemImages:
 
     def _read(self, path: Path) -> None:
         from PIL import Image, UnidentifiedImageError
+
         try:
             with Image.open(path) as img:
                 self._sizes[path] = img.size
@@ -47,8 +49,11 @@ class ItemImages:
         work = self.base / "work"
         if not work.is_dir():
             return []
-        return [p.relative_to(self.base).as_posix() for p in sorted(work.rglob("*"))
-                if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()]
+        return [
+            p.relative_to(self.base).as_posix()
+            for p in sorted(work.rglob("*"))
+            if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()
+        ]
 
     def original(self, prompt_images: list[str]) -> str | None:
         """The item's input image: attached to the prompt (mode none) or `work/image.*`."""
@@ -68,8 +73,7 @@ class ItemImages:
 
     def describe(self, rel: str) -> str:
         size, alias = self.size(rel), self.alias(rel)
-        return (f"{rel} " + (f"({size[0]}×{size[1]} px)" if size else "(missing)")
-                + (f" = {alias}" if alias else ""))
+        return f"{rel} " + (f"({size[0]}×{size[1]} px)" if size else "(missing)") + (f" = {alias}" if alias else "")
 
 
 MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
@@ -78,12 +82,12 @@ MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "i
 @dataclass
 class Img:
     path: str
-    src: str = ""             # data: URI; empty when missing or shown earlier in the item
+    src: str = ""  # data: URI; empty when missing or shown earlier in the item
     width: int = 0
     height: int = 0
     note: str = ""
-    alias: str = ""           # the workdir file with the same pixels (seen/001.png = work/views/001-inspect.png)
-    received: str = ""        # "model received 2000×1467 of 3000×2200 (reduced by the CLI)"
+    alias: str = ""  # the workdir file with the same pixels (seen/001.png = work/views/001-inspect.png)
+    received: str = ""  # "model received 2000×1467 of 3000×2200 (reduced by the CLI)"
 
 
 class ImageEmbedder:
@@ -96,6 +100,7 @@ class ImageEmbedder:
 
     def __call__(self, rel: str, label: str) -> Img:
         from PIL import Image
+
         key, alias = self.images.key(rel), self.images.alias(rel) or ""
         if key is None:
             return Img(rel, note="missing or unreadable")

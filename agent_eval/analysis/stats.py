@@ -4,6 +4,7 @@ Inputs are per-item scores in [0, 1], aligned by item: 0/1 correctness, or the m
 repeats. On 0/1 data the test below is exactly McNemar's; on means it is the sign test on the
 items whose scores differ, which is what McNemar's exact test is on binary data.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -28,11 +29,12 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
 
 def min_possible_p(n_items: int) -> float:
     """The smallest two-sided exact p that n items can give (all discordant, all one way)."""
-    return min(1.0, 2 * 0.5 ** n_items) if n_items else 1.0
+    return min(1.0, 2 * 0.5**n_items) if n_items else 1.0
 
 
-def bootstrap_ci(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLES,
-                 seed: int = SEED, level: float = 0.95) -> tuple[float, float] | None:
+def bootstrap_ci(
+    a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLES, seed: int = SEED, level: float = 0.95
+) -> tuple[float, float] | None:
     """Percentile CI of mean(b - a), resampling items (pairs stay together); fixed seed = same CI every time."""
     diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     if diffs.size == 0:
@@ -54,8 +56,8 @@ class Paired:
     n: int
     acc_a: float | None
     acc_b: float | None
-    diff: float | None          # acc_b - acc_a
-    a_only: int                 # items where A scored higher (A right, B wrong)
+    diff: float | None  # acc_b - acc_a
+    a_only: int  # items where A scored higher (A right, B wrong)
     b_only: int
     p_value: float
     ci_low: float | None
@@ -81,17 +83,27 @@ def paired(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLE
     n = len(a)
     acc_a, acc_b = (float(np.mean(a)), float(np.mean(b))) if n else (None, None)
     ci = bootstrap_ci(a, b, n_resamples, seed)
-    return Paired(n, acc_a, acc_b, None if n == 0 else acc_b - acc_a, a_only, b_only,
-                  mcnemar_exact(a_only, b_only), *(ci or (None, None)))
+    return Paired(
+        n,
+        acc_a,
+        acc_b,
+        None if n == 0 else acc_b - acc_a,
+        a_only,
+        b_only,
+        mcnemar_exact(a_only, b_only),
+        *(ci or (None, None)),
+    )
 
 
 def median_total(values: Sequence[float | None]) -> dict:
     """Median, mean and total of the known values, and how many were unknown (never counted as 0)."""
     known = [v for v in values if v is not None]
-    return {"median": statistics.median(known) if known else None,
-            "mean": statistics.fmean(known) if known else None,
-            "total": sum(known) if known else None,
-            "unknown": len(values) - len(known)}
+    return {
+        "median": statistics.median(known) if known else None,
+        "mean": statistics.fmean(known) if known else None,
+        "total": sum(known) if known else None,
+        "unknown": len(values) - len(known),
+    }
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -106,19 +118,25 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     return adjusted
 
 
-def sign_flip_test(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLES,
-                   seed: int = SEED) -> dict:
+def sign_flip_test(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLES, seed: int = SEED) -> dict:
     """Paired permutation test on per-item scores (e.g. mean correctness over repeats): under H0 the
     two runs are exchangeable on each item, so each item's difference b - a is as likely flipped.
     Exact over all 2^m sign patterns of the m non-zero differences when that fits in n_resamples,
     else Monte Carlo with a fixed seed. Unlike the sign test it weighs 1/3 of a flip less than a full one."""
     from scipy.stats import permutation_test
+
     diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     diffs = diffs[diffs != 0]  # zero differences are the same under every flip
     if diffs.size < 2:  # both sign patterns of one difference are as extreme as the one seen
         return {"p_value": 1.0, "nonzero": int(diffs.size), "exact": True}
-    exact = 2 ** diffs.size <= n_resamples
-    result = permutation_test((diffs,), lambda x, axis: np.sum(x, axis=axis), permutation_type="samples",
-                              n_resamples=n_resamples, alternative="two-sided", vectorized=True,
-                              rng=np.random.default_rng(seed))
+    exact = 2**diffs.size <= n_resamples
+    result = permutation_test(
+        (diffs,),
+        lambda x, axis: np.sum(x, axis=axis),
+        permutation_type="samples",
+        n_resamples=n_resamples,
+        alternative="two-sided",
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
     return {"p_value": float(min(1.0, result.pvalue)), "nonzero": int(diffs.size), "exact": exact}

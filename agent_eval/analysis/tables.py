@@ -1,4 +1,5 @@
 """The accuracy table printed at the end of a run (and by `agent-eval summary`)."""
+
 from __future__ import annotations
 
 from rich.table import Table
@@ -17,7 +18,10 @@ def _row(table: Table, name: str, summary: dict, style: str | None = None) -> No
     if "accuracy_std" in summary:  # repeats: mean ± sample std across repeats
         shown = f"{summary['accuracy_mean']:.1%} ± {summary['accuracy_std']:.1%}"
     table.add_row(
-        name, str(summary["n"]), str(summary["correct"]), shown,
+        name,
+        str(summary["n"]),
+        str(summary["correct"]),
+        shown,
         str(summary["errors"]) if summary["errors"] else "0",
         str(summary["no_answer"]),
         _money(summary["cost_usd"], summary["cost_unknown"]),
@@ -40,8 +44,9 @@ def accuracy_table(rollup: dict, title: str) -> Table:
     _row(table, "overall", rollup["overall"], style="bold")
     not_run = rollup.get("not_run") or {}
     if not_run.get("cost_cap"):
-        table.caption = (f"{not_run['cost_cap']} item(s) not run: recorded cost reached --max-cost-usd "
-                         f"{not_run['max_cost_usd']:g}")
+        table.caption = (
+            f"{not_run['cost_cap']} item(s) not run: recorded cost reached --max-cost-usd {not_run['max_cost_usd']:g}"
+        )
     unknown = rollup["overall"]["cost_unknown"]
     if unknown:
         table.caption = ((table.caption + "; ") if table.caption else "") + f"{unknown} item(s) with unknown cost"

@@ -1,5 +1,6 @@
 """Benchmark kinds behind one interface (base.Benchmark); registry.py names them and says which kind a
 dataset directory is. One package per kind: activevision/, activeobs/."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +8,15 @@ from pathlib import Path
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, ReadingHooks
 from agent_eval.benchmarks.registry import all_tool_modes, detect, get_benchmark, reading_hooks
 
-__all__ = ["Benchmark", "BenchmarkGrade", "ItemSetup", "ReadingHooks", "get_benchmark",
-           "load_benchmark", "reading_hooks"]
+__all__ = [
+    "Benchmark",
+    "BenchmarkGrade",
+    "ItemSetup",
+    "ReadingHooks",
+    "get_benchmark",
+    "load_benchmark",
+    "reading_hooks",
+]
 
 ALL_TOOL_MODES = all_tool_modes()
 

@@ -2,6 +2,7 @@
 
 Shared by the kinds' graders and by `agent-eval parse`. The function's source is part of the kinds'
 scorer hashes: changing it changes them (on purpose)."""
+
 from __future__ import annotations
 
 import re

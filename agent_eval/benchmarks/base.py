@@ -3,6 +3,7 @@
 The runner, the attempt and the agent adapters only speak this interface; each benchmark kind
 (static images, panoramic active observation) is one module behind it.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -10,9 +11,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.tools.toolset import ToolSet
-
 from agent_eval.datamodel.ondisk import dump, split_known
+from agent_eval.tools.toolset import ToolSet
 
 
 @dataclass
@@ -20,8 +20,8 @@ class ItemSetup:
     prompt: str
     tools: ToolSet
     inline_images: list[Path] = field(default_factory=list)  # attached to the first message
-    endpoints: list[str] = field(default_factory=list)        # extra host:port the sandbox must allow
-    conversions: list[str] = field(default_factory=list)      # what was converted to reach the model, and why
+    endpoints: list[str] = field(default_factory=list)  # extra host:port the sandbox must allow
+    conversions: list[str] = field(default_factory=list)  # what was converted to reach the model, and why
 
 
 @dataclass
@@ -29,6 +29,7 @@ class KindMetrics:
     """A benchmark kind's own grades, typed: a kind subclasses this (every field with a default) and
     stores it as the record's `metrics` object; readers get it back with `Kind.of(record)`. Unknown
     keys (a newer version's) are kept in `extra` and written back as read."""
+
     extra: dict = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -42,7 +43,7 @@ class KindMetrics:
         shows such a record as ungraded by the kind rather than failing on it."""
         try:
             return cls.from_json(record.metrics)
-        except ValueError:   # pydantic's ValidationError is one
+        except ValueError:  # pydantic's ValidationError is one
             return cls(extra=dict(record.metrics or {}))
 
     def to_json(self) -> dict:
@@ -54,8 +55,8 @@ class BenchmarkGrade:
     prediction: str
     correct: bool
     has_answer_tag: bool
-    malformed: bool = False          # an answer tag whose content the benchmark cannot read
-    metrics: KindMetrics | dict | None = None   # the kind's own grades (None: nothing beyond correctness)
+    malformed: bool = False  # an answer tag whose content the benchmark cannot read
+    metrics: KindMetrics | dict | None = None  # the kind's own grades (None: nothing beyond correctness)
 
     def metrics_json(self) -> dict:
         if isinstance(self.metrics, KindMetrics):
@@ -71,8 +72,9 @@ class Benchmark(ABC):
     def load(self, root: Path): ...
 
     @abstractmethod
-    def setup(self, item, tools: str, work: Path, home: Path, item_root: Path,
-              template_text: str) -> contextlib.AbstractContextManager[ItemSetup]:
+    def setup(
+        self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
+    ) -> contextlib.AbstractContextManager[ItemSetup]:
         """Fill the workdir for one attempt and say what the agent gets; may start servers that
         live as long as the context."""
 
@@ -123,8 +125,8 @@ class ReadingHooks:
     The records, runs (reading.runs.LoadedRun) and consoles passed in are the reader's own objects."""
 
     # -- show: the items table and the run's totals line
-    group_column = "task"                       # the items table's grouping column
-    marks: tuple[tuple[str, str], ...] = ()     # extra ✓/✗ columns: (column name, metrics key)
+    group_column = "task"  # the items table's grouping column
+    marks: tuple[tuple[str, str], ...] = ()  # extra ✓/✗ columns: (column name, metrics key)
 
     def group_of(self, record) -> str:
         return record.task
@@ -141,7 +143,7 @@ class ReadingHooks:
         """Printed under the grade line of one item when show_item returned something."""
 
     # -- compare: extra keys in compare's data, and how they render
-    accuracy_name = "accuracy"                  # what the main accuracy measures, in compare's sentences
+    accuracy_name = "accuracy"  # what the main accuracy measures, in compare's sentences
 
     def compare(self, runs, letters: list[str], groups: list, n_resamples: int, seed: int) -> dict | None:
         """Extra keys for compare's data (may replace "verdicts"); `groups`: (scope, name, ids)."""
@@ -163,8 +165,8 @@ class ReadingHooks:
 
     # -- report: data for the HTML report's templates (each kind may bring its own templates dir)
     templates_dir: Path | None = None
-    report_css: str | None = None                # a stylesheet template (<style>...</style>) in templates_dir
-    side_by_side = True                          # the per-task side-by-side table means something
+    report_css: str | None = None  # a stylesheet template (<style>...</style>) in templates_dir
+    side_by_side = True  # the per-task side-by-side table means something
 
     def report_truth(self, run, data: Path | None, loaded: dict):
         """What the report needs to draw this run's items against the truth (None: nothing)."""
@@ -185,4 +187,3 @@ class ReadingHooks:
     def report_glance(self, run_views: list[dict]) -> dict | None:
         """The at-a-glance section across runs: a dict with "template" and what it reads."""
         return None
-

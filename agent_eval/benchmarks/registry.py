@@ -3,6 +3,7 @@
 Adding a kind is one line here and one package under benchmarks/. Nothing outside benchmarks/
 imports a kind's modules: the run and read paths look the kind up here by name.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -14,27 +15,33 @@ from agent_eval.benchmarks.base import Benchmark, ReadingHooks
 
 @dataclass(frozen=True)
 class Kind:
-    target: str                  # "module:Class" of the Benchmark
+    target: str  # "module:Class" of the Benchmark
     tool_modes: tuple[str, ...]  # its Benchmark.tool_modes, here so the CLI can offer them without importing it
-    detect: str | None = None    # "module:function(root) -> bool"; None: the fallback kind
+    detect: str | None = None  # "module:function(root) -> bool"; None: the fallback kind
     tool_names: tuple[str, ...] = ()  # tools of its own (MCP tool names), counted apart when tool use is read
-    data_help: str = ""          # its dataset layout, for --data's help
-    modes_help: str = ""         # what each of its tool modes gives the agent, for --tools' help
-    samples_help: str = ""       # what `sample-data --kind NAME` writes
+    data_help: str = ""  # its dataset layout, for --data's help
+    modes_help: str = ""  # what each of its tool modes gives the agent, for --tools' help
+    samples_help: str = ""  # what `sample-data --kind NAME` writes
 
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
 KINDS: dict[str, Kind] = {
-    "activeobs": Kind("agent_eval.benchmarks.activeobs.benchmark:ActiveObservation", ("none", "observe", "python"),
-                      "agent_eval.benchmarks.activeobs.loader:is_active_dataset", tool_names=("observe",),
-                      data_help="an active-observation set (items.jsonl + scenes/)",
-                      modes_help="Active-observation items: none (sampled frames inline), observe (the observe "
-                                 "tool), python",
-                      samples_help="activeobs: synthetic 360° panoramic sequences rendered on demand from scene files"),
-    "activevision": Kind("agent_eval.benchmarks.activevision.benchmark:ActiveVision", ("none", "image", "python"),
-                         data_help="metadata.jsonl or manifest.json layout",
-                         modes_help="none: image inline, no tools; image: inspection tools only; python: plus a shell",
-                         samples_help="activevision: images in the style of ActiveVision's 17 tasks"),
+    "activeobs": Kind(
+        "agent_eval.benchmarks.activeobs.benchmark:ActiveObservation",
+        ("none", "observe", "python"),
+        "agent_eval.benchmarks.activeobs.loader:is_active_dataset",
+        tool_names=("observe",),
+        data_help="an active-observation set (items.jsonl + scenes/)",
+        modes_help="Active-observation items: none (sampled frames inline), observe (the observe tool), python",
+        samples_help="activeobs: synthetic 360° panoramic sequences rendered on demand from scene files",
+    ),
+    "activevision": Kind(
+        "agent_eval.benchmarks.activevision.benchmark:ActiveVision",
+        ("none", "image", "python"),
+        data_help="metadata.jsonl or manifest.json layout",
+        modes_help="none: image inline, no tools; image: inspection tools only; python: plus a shell",
+        samples_help="activevision: images in the style of ActiveVision's 17 tasks",
+    ),
 }
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 

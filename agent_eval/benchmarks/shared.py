@@ -1,13 +1,14 @@
 """What several benchmark kinds offer alike: the image tools (served from the harness over loopback HTTP, confined to the item's workdir) and the prompt templates' placeholders."""
+
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
 from typing import Iterator
 
-from agent_eval.tools.toolset import McpServer
 from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module
+from agent_eval.tools.toolset import McpServer
 
 IMAGE_TOOLS_MODULE = "agent_eval.tools.imagetools.mcp_server"
 
@@ -18,8 +19,10 @@ def image_tools(workdir: Path) -> Iterator[tuple[McpServer, str]]:
     harness process over HTTP, on the process's one MCP host under a path of this item's own (a
     server inside each sandbox would import the MCP SDK per item, about 0.9 CPU-s), acting on this
     item's workdir only and confined to it (imagetools/workspace.py)."""
+
     def build():
         return load_sdk_module(IMAGE_TOOLS_MODULE).build_server(str(workdir))  # the MCP SDK, once
+
     with McpHost.shared().mount(build, name=SERVER_NAME) as mount:
         yield McpServer(SERVER_NAME, TOOL_NAMES, url=mount.url), mount.endpoint
 

@@ -1,5 +1,6 @@
 """`agent-eval demo`: the whole pipeline offline, with the real CLIs, on the bundled sample tasks,
 driven by the scripted model server. A scripted model, not an evaluation: its answers are fixed."""
+
 from __future__ import annotations
 
 import sys
@@ -11,10 +12,10 @@ from rich.panel import Panel
 
 from agent_eval.agents import registry as agent_registry
 from agent_eval.agents.registry import scripted_environ
+from agent_eval.analysis.tables import accuracy_table
 from agent_eval.benchmarks.registry import default_kind
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.engine.selection import select
-from agent_eval.analysis.tables import accuracy_table
 from agent_eval.scripted import ScriptedServer
 
 # A fixed guess per task family (matched on the question), nothing computed from the image.
@@ -25,21 +26,42 @@ def demo_scenario(tools: str) -> dict:
     """Look with the tools the mode offers, then give the fixed guess."""
     looks = {
         "none": [],
-        "image": [{"say": "Let me enlarge the top-left corner.", "call": "inspect",
-                   "input": {"views": [{"x": 0, "y": 0, "width": 256, "height": 192}], "grid": 64}}],
-        "python": [{"say": "Let me measure the image.", "call": "shell",
-                    "input": {"command": "python3 -c \"from PIL import Image; import numpy as np; "
-                                         "a = np.asarray(Image.open('image.png').convert('L')); "
-                                         "print(a.shape, int((a < 128).sum()), 'dark pixels')\""}},
-                   {"call": "inspect", "input": {"views": [{"x": 0, "y": 0, "width": 256, "height": 192}]}}],
+        "image": [
+            {
+                "say": "Let me enlarge the top-left corner.",
+                "call": "inspect",
+                "input": {"views": [{"x": 0, "y": 0, "width": 256, "height": 192}], "grid": 64},
+            }
+        ],
+        "python": [
+            {
+                "say": "Let me measure the image.",
+                "call": "shell",
+                "input": {
+                    "command": 'python3 -c "from PIL import Image; import numpy as np; '
+                    "a = np.asarray(Image.open('image.png').convert('L')); "
+                    "print(a.shape, int((a < 128).sum()), 'dark pixels')\""
+                },
+            },
+            {"call": "inspect", "input": {"views": [{"x": 0, "y": 0, "width": 256, "height": 192}]}},
+        ],
     }[tools]
-    return {"rules": [{"match": match, "turns": looks + [{"final": f"(scripted guess) <answer>{guess}</answer>"}]}
-                      for match, guess in GUESSES]}
+    return {
+        "rules": [
+            {"match": match, "turns": looks + [{"final": f"(scripted guess) <answer>{guess}</answer>"}]}
+            for match, guess in GUESSES
+        ]
+    }
 
 
 @click.command("demo")
-@click.option("--agent", "agents", type=click.Choice(agent_registry.names()), multiple=True,
-              help="Which CLI(s) to drive (repeatable). Default: both.")
+@click.option(
+    "--agent",
+    "agents",
+    type=click.Choice(agent_registry.names()),
+    multiple=True,
+    help="Which CLI(s) to drive (repeatable). Default: both.",
+)
 @click.option("--tools", type=click.Choice(("none", "image", "python")), default="python", show_default=True)
 @click.option("--limit", type=int, default=None, help="At most N items per task.")
 @click.option("--jobs", type=int, default=4, show_default=True)
@@ -47,23 +69,46 @@ def demo_scenario(tools: str) -> dict:
 def command(agents, tools, limit, jobs, out_dir):
     """Run the real CLIs on the bundled sample tasks against the scripted model (offline, no key)."""
     from agent_eval.engine.runner import Runner
+
     console = Console()
-    console.print(Panel("SCRIPTED MODEL DEMO: the real agent CLIs run sandboxed against a local scripted model that "
-                        "plays fixed tool calls and fixed guesses. The accuracy below is NOT an evaluation.",
-                        style="bold yellow"))
+    console.print(
+        Panel(
+            "SCRIPTED MODEL DEMO: the real agent CLIs run sandboxed against a local scripted model that "
+            "plays fixed tool calls and fixed guesses. The accuracy below is NOT an evaluation.",
+            style="bold yellow",
+        )
+    )
     benchmark = default_kind()  # its bundled sample tasks, which the fixed guesses below know
     dataset = benchmark.load(benchmark.bundled_samples())
     items = select(dataset, limit=limit)
     stopped = False
     with ScriptedServer(demo_scenario(tools)) as server:
         for agent in agents or agent_registry.names():
-            config = RunConfig(agent=agent, model=agent_registry.agent_class(agent).demo_model, tools=tools, jobs=jobs, timeout_s=120,
-                               unpriced=True)  # a scripted model has no price
-            runner = Runner(config, benchmark, dataset, items, out_dir, run_name=f"scripted-{agent}-{tools}", redo=True,
-                            console=console, environ=scripted_environ(agent, server.url), scripted_model=True)
+            config = RunConfig(
+                agent=agent,
+                model=agent_registry.agent_class(agent).demo_model,
+                tools=tools,
+                jobs=jobs,
+                timeout_s=120,
+                unpriced=True,
+            )  # a scripted model has no price
+            runner = Runner(
+                config,
+                benchmark,
+                dataset,
+                items,
+                out_dir,
+                run_name=f"scripted-{agent}-{tools}",
+                redo=True,
+                console=console,
+                environ=scripted_environ(agent, server.url),
+                scripted_model=True,
+            )
             outcome = runner.run()
             console.print(accuracy_table(outcome.rollup, f"{runner.run_name} (scripted model, not an evaluation)"))
             stopped = stopped or outcome.interrupted
-            console.print(f"Read it: agent-eval show {outcome.store.root}   |   "
-                          f"agent-eval report {outcome.store.root} -o report.html\n")
+            console.print(
+                f"Read it: agent-eval show {outcome.store.root}   |   "
+                f"agent-eval report {outcome.store.root} -o report.html\n"
+            )
     sys.exit(130 if stopped else 0)

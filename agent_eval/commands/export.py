@@ -5,6 +5,7 @@ directory), write one `<run name>.eval` each into the folder `-o DIR`, which `in
 --log-dir DIR` lists. The format's own module (export_inspect) loads only here, so the
 command's help works without the optional dependency.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,16 +17,18 @@ from agent_eval.datamodel.results import RunStore
 from agent_eval.reading.runs import RunError, load_run
 
 FORMATS = ("inspect",)
-SUFFIXES = (".eval", ".json")   # Inspect's binary log (zip) and its JSON form
+SUFFIXES = (".eval", ".json")  # Inspect's binary log (zip) and its JSON form
 
 
 class ExportError(click.ClickException):
     """One line for the user, exit code 2 (as for every bad input)."""
+
     exit_code = 2
 
 
-MISSING = ("inspect-ai is not installed: pip install -e '.[inspect]' (`make setup` installs it), "
-           "then run the export again")
+MISSING = (
+    "inspect-ai is not installed: pip install -e '.[inspect]' (`make setup` installs it), then run the export again"
+)
 
 
 def run_dirs(paths: tuple[Path, ...]) -> list[Path]:
@@ -54,7 +57,9 @@ def destinations(runs: list[Path], out: Path) -> list[Path]:
     if len(runs) == 1 and out.suffix in SUFFIXES:
         return [out]
     if out.suffix in SUFFIXES:
-        raise RunError(f"-o {out}: {len(runs)} runs to export, one file each: give a folder, e.g. -o {out.with_suffix('')}")
+        raise RunError(
+            f"-o {out}: {len(runs)} runs to export, one file each: give a folder, e.g. -o {out.with_suffix('')}"
+        )
     if out.exists() and not out.is_dir():
         raise RunError(f"-o {out}: exists and is not a folder")
     names = [run.name for run in runs]
@@ -66,10 +71,21 @@ def destinations(runs: list[Path], out: Path) -> list[Path]:
 
 @click.command("export")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="inspect", show_default=True,
-              help="inspect: UK AISI Inspect's log format, for `inspect view` and inspect_ai.log.")
-@click.option("-o", "--out", type=click.Path(path_type=Path), required=True,
-              help="FILE.eval for one run; a folder for several runs or a sweep (one <run>.eval each).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="inspect",
+    show_default=True,
+    help="inspect: UK AISI Inspect's log format, for `inspect view` and inspect_ai.log.",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="FILE.eval for one run; a folder for several runs or a sweep (one <run>.eval each).",
+)
 def command(runs, fmt, out):
     """Export runs as Inspect logs: one sample per item and repeat, with the transcript, the images
     the agent saw, the grade, token usage and the run's configuration.
@@ -94,9 +110,12 @@ def command(runs, fmt, out):
             progress.update(bar, description=f"exporting {run_dir.name}")
             log = export_run(load_run(run_dir), target)
             errors = sum(s.error is not None for s in log.samples)
-            progress.console.print(f"wrote {target} ({len(log.samples)} samples"
-                                   + (f", {errors} with errors" if errors else "") + ")",
-                                   soft_wrap=True, markup=False, highlight=False)
+            progress.console.print(
+                f"wrote {target} ({len(log.samples)} samples" + (f", {errors} with errors" if errors else "") + ")",
+                soft_wrap=True,
+                markup=False,
+                highlight=False,
+            )
             progress.advance(bar)
     folder = out if targets[0].parent == out else out.parent
     click.echo(f"open in Inspect's viewer: inspect view --log-dir {folder} --host 127.0.0.1")

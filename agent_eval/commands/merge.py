@@ -1,5 +1,6 @@
 """`agent-eval merge OUT RUN...`: shard results (--shard K/N on several machines) into one run
 directory laid out exactly as a single-machine run."""
+
 from __future__ import annotations
 
 import sys
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from agent_eval.engine.merging import merge_runs
 from agent_eval.datamodel.results import ResultsError
+from agent_eval.engine.merging import merge_runs
 
 
 @click.command("merge")

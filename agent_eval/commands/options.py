@@ -1,4 +1,5 @@
 """Options and defaults several commands share (not a command itself)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,49 +12,103 @@ from agent_eval.datamodel.config import SANDBOX_KINDS
 
 
 def selection_options(func):
-    for decorator in reversed([
-        click.option("--data", type=click.Path(path_type=Path), default=None,
-                     help=f"Dataset dir: {registry.help_of('data_help', ', or ')}. Default: ./data, else the "
-                          f"bundled samples."),
-        click.option("--tasks", default=None, help="Comma-separated task names."),
-        click.option("--ids", default=None, help="Comma-separated item ids, e.g. ACF-0,MPT-3."),
-        click.option("--categories", default=None, help="Comma-separated categories."),
-        click.option("--limit", type=int, default=None, help="At most N items per task."),
-    ]):
+    for decorator in reversed(
+        [
+            click.option(
+                "--data",
+                type=click.Path(path_type=Path),
+                default=None,
+                help=f"Dataset dir: {registry.help_of('data_help', ', or ')}. Default: ./data, else the "
+                f"bundled samples.",
+            ),
+            click.option("--tasks", default=None, help="Comma-separated task names."),
+            click.option("--ids", default=None, help="Comma-separated item ids, e.g. ACF-0,MPT-3."),
+            click.option("--categories", default=None, help="Comma-separated categories."),
+            click.option("--limit", type=int, default=None, help="At most N items per task."),
+        ]
+    ):
         func = decorator(func)
     return func
 
 
 def run_options(func):
     """Every option of `agent-eval run`: the run command and `slurm submit` (which passes them on) share them."""
-    for decorator in reversed([
-        click.option("--agent", type=click.Choice(agent_registry.names()), required=True, help="Which agent CLI to run."),
-        click.option("--model", required=True, help="Model name passed to the CLI, e.g. claude-opus-4-8 or gpt-5.5."),
-        click.option("--effort", default=None,
-                      help="Reasoning effort. " + "; ".join(f"{name}: {'|'.join(agent_registry.efforts(name))}"
-                                                           for name in agent_registry.names()) + "."),
-        click.option("--tools", type=click.Choice(ALL_TOOL_MODES), default="python", show_default=True,
-                      help=registry.help_of("modes_help", ". ") + "."),
-        selection_options,
-        click.option("--jobs", type=int, default=4, show_default=True, help="Items run at once."),
-        click.option("--timeout", "timeout_s", type=float, default=1800, show_default=True, help="Seconds per item attempt."),
-        click.option("--max-turns", type=int, default=None,
-                      help="Cap on agent turns per item (Claude Code --max-turns; Codex has no such flag)."),
-        click.option("--max-item-cost-usd", type=float, default=None,
-                      help="Budget per item (Claude Code --max-budget-usd; Codex has no such flag)."),
-        click.option("--sandbox", type=click.Choice(SANDBOX_KINDS), default="bwrap", show_default=True,
-                      help="OS sandbox for the agent. 'none' only where bubblewrap cannot run: loudly marked."),
-        click.option("--out-dir", type=click.Path(path_type=Path), default=Path("results"), show_default=True),
-        click.option("--run-name", default=None, help="Default: <agent>-<model>-<effort>-<tools>."),
-        click.option("--redo", is_flag=True, help="Start over: the old results are moved aside, not deleted."),
-        click.option("--retry-wait", type=float, default=10.0, show_default=True,
-                      help="First backoff in seconds after a rate limit; doubles each retry."),
-        click.option("--repeats", type=int, default=1, show_default=True,
-                      help="Run each item K times, each in its own workdir (resumable per item and repeat)."),
-        click.option("--max-cost-usd", type=float, default=None,
-                      help="No new item starts once the run's recorded cost reaches this; rerun with a higher cap to go on."),
-        click.option("--unpriced", is_flag=True, help="Allow a Codex model missing from the pricing table (cost: unknown)."),
-        click.option("--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items."),
-    ]):
+    for decorator in reversed(
+        [
+            click.option(
+                "--agent", type=click.Choice(agent_registry.names()), required=True, help="Which agent CLI to run."
+            ),
+            click.option(
+                "--model", required=True, help="Model name passed to the CLI, e.g. claude-opus-4-8 or gpt-5.5."
+            ),
+            click.option(
+                "--effort",
+                default=None,
+                help="Reasoning effort. "
+                + "; ".join(f"{name}: {'|'.join(agent_registry.efforts(name))}" for name in agent_registry.names())
+                + ".",
+            ),
+            click.option(
+                "--tools",
+                type=click.Choice(ALL_TOOL_MODES),
+                default="python",
+                show_default=True,
+                help=registry.help_of("modes_help", ". ") + ".",
+            ),
+            selection_options,
+            click.option("--jobs", type=int, default=4, show_default=True, help="Items run at once."),
+            click.option(
+                "--timeout", "timeout_s", type=float, default=1800, show_default=True, help="Seconds per item attempt."
+            ),
+            click.option(
+                "--max-turns",
+                type=int,
+                default=None,
+                help="Cap on agent turns per item (Claude Code --max-turns; Codex has no such flag).",
+            ),
+            click.option(
+                "--max-item-cost-usd",
+                type=float,
+                default=None,
+                help="Budget per item (Claude Code --max-budget-usd; Codex has no such flag).",
+            ),
+            click.option(
+                "--sandbox",
+                type=click.Choice(SANDBOX_KINDS),
+                default="bwrap",
+                show_default=True,
+                help="OS sandbox for the agent. 'none' only where bubblewrap cannot run: loudly marked.",
+            ),
+            click.option("--out-dir", type=click.Path(path_type=Path), default=Path("results"), show_default=True),
+            click.option("--run-name", default=None, help="Default: <agent>-<model>-<effort>-<tools>."),
+            click.option("--redo", is_flag=True, help="Start over: the old results are moved aside, not deleted."),
+            click.option(
+                "--retry-wait",
+                type=float,
+                default=10.0,
+                show_default=True,
+                help="First backoff in seconds after a rate limit; doubles each retry.",
+            ),
+            click.option(
+                "--repeats",
+                type=int,
+                default=1,
+                show_default=True,
+                help="Run each item K times, each in its own workdir (resumable per item and repeat).",
+            ),
+            click.option(
+                "--max-cost-usd",
+                type=float,
+                default=None,
+                help="No new item starts once the run's recorded cost reaches this; rerun with a higher cap to go on.",
+            ),
+            click.option(
+                "--unpriced", is_flag=True, help="Allow a Codex model missing from the pricing table (cost: unknown)."
+            ),
+            click.option(
+                "--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items."
+            ),
+        ]
+    ):
         func = decorator(func)
     return func

@@ -1,6 +1,7 @@
 """`agent-eval parse`: one saved event stream through an adapter's parser and the failure table,
 printed as the record fields it would give. For debugging a CLI's output, and for checking a parser
 fix against real transcripts before `regrade --reparse` applies it to a run."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,9 @@ from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.transcript import saved_events
 
 
-def parse_saved_stream(agent_name: str, stream: Path, rollout: Path | None = None, exit_code: int = 0,
-                       model: str = "") -> dict:
+def parse_saved_stream(
+    agent_name: str, stream: Path, rollout: Path | None = None, exit_code: int = 0, model: str = ""
+) -> dict:
     agent = get_agent(agent_name)
     with tempfile.TemporaryDirectory(prefix="agent-eval-parse-") as scratch:
         item_dir = Path(scratch)
@@ -33,22 +35,37 @@ def parse_saved_stream(agent_name: str, stream: Path, rollout: Path | None = Non
     result = ProcessResult(exit_code=exit_code, events=events)
     outcome = classify(result, transcript, extract_answer(transcript.final_text)[1], timeout_s=0)
     return {
-        "status": outcome.status, "error": outcome.error, "events": len(events),
-        "usage": asdict(transcript.usage), "usage_by_model": transcript.usage_by_model,
-        "cost_usd": transcript.cost_usd, "num_turns": transcript.num_turns, "tool_calls": transcript.tool_calls,
-        "api_retries": transcript.api_retries, "unknown_events": transcript.unknown_events,
-        "error_status": transcript.error_status, "final_text": transcript.final_text,
-        "steps": [{"kind": s.kind, "tool": s.tool, "text": s.text[:200], "images": s.images, "is_error": s.is_error}
-                  for s in transcript.steps],
+        "status": outcome.status,
+        "error": outcome.error,
+        "events": len(events),
+        "usage": asdict(transcript.usage),
+        "usage_by_model": transcript.usage_by_model,
+        "cost_usd": transcript.cost_usd,
+        "num_turns": transcript.num_turns,
+        "tool_calls": transcript.tool_calls,
+        "api_retries": transcript.api_retries,
+        "unknown_events": transcript.unknown_events,
+        "error_status": transcript.error_status,
+        "final_text": transcript.final_text,
+        "steps": [
+            {"kind": s.kind, "tool": s.tool, "text": s.text[:200], "images": s.images, "is_error": s.is_error}
+            for s in transcript.steps
+        ],
     }
 
 
 @click.command("parse")
 @click.option("--agent", type=click.Choice(agent_registry.names()), required=True, help="Which CLI wrote the stream.")
 @click.argument("stream", type=click.Path(path_type=Path, exists=True, dir_okay=False))
-@click.option("--rollout", type=click.Path(path_type=Path, exists=True, dir_okay=False), default=None,
-              help="Codex: its session log (rollout-*.jsonl), which holds view_image calls and the turn count.")
-@click.option("--exit-code", type=int, default=0, show_default=True, help="The CLI's exit code, for the classification.")
+@click.option(
+    "--rollout",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None,
+    help="Codex: its session log (rollout-*.jsonl), which holds view_image calls and the turn count.",
+)
+@click.option(
+    "--exit-code", type=int, default=0, show_default=True, help="The CLI's exit code, for the classification."
+)
 @click.option("--model", default="", help="The model, where the cost is computed from a price table (Codex).")
 def command(agent, stream, rollout, exit_code, model):
     """Print the parsed record of one saved STREAM (the CLI's JSONL output, or a run's

@@ -1,5 +1,6 @@
 """`agent-eval regrade RUN`: grade a finished run again from its stored answers with the current
 scorer (no agent runs), optionally re-parsing its saved event streams with the current parsers."""
+
 from __future__ import annotations
 
 import json
@@ -11,15 +12,15 @@ import click
 
 from agent_eval.agents import get_agent
 from agent_eval.benchmarks import get_benchmark, registry
+from agent_eval.commands.usererrors import user_errors
 from agent_eval.datamodel.itemdir import ItemDir
-from agent_eval.engine.attempt import grade_item, parse_item
-from agent_eval.engine.gateway.item import confirm_received
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore, read_records
 from agent_eval.datamodel.transcript import saved_events
-from agent_eval.commands.usererrors import user_errors
+from agent_eval.engine.attempt import grade_item, parse_item
+from agent_eval.engine.gateway.item import confirm_received
 
 
 @dataclass
@@ -41,19 +42,23 @@ class Changes:
         self.statuses += old.status != new.status
 
 
-
-
 def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:
     """How the process ended, from meta.json; runs written before that was saved fall back on the record."""
     exit_info = meta.get("exit")
     if exit_info:
-        return ProcessResult(exit_code=exit_info.get("exit_code"), timed_out=bool(exit_info.get("timed_out")),
-                             stopped_because=exit_info.get("stopped_because"),
-                             malformed_lines=exit_info.get("malformed_lines") or 0,
-                             stderr_tail=exit_info.get("stderr_tail") or "",
-                             proxy_refused=list(exit_info.get("proxy_refused") or []))
-    return ProcessResult(exit_code=0, timed_out=record.status == "timeout",
-                         stopped_because=record.status if record.status in ("auth_error", "rate_limited") else None)
+        return ProcessResult(
+            exit_code=exit_info.get("exit_code"),
+            timed_out=bool(exit_info.get("timed_out")),
+            stopped_because=exit_info.get("stopped_because"),
+            malformed_lines=exit_info.get("malformed_lines") or 0,
+            stderr_tail=exit_info.get("stderr_tail") or "",
+            proxy_refused=list(exit_info.get("proxy_refused") or []),
+        )
+    return ProcessResult(
+        exit_code=0,
+        timed_out=record.status == "timeout",
+        stopped_because=record.status if record.status in ("auth_error", "rate_limited") else None,
+    )
 
 
 class Regrader:
@@ -83,8 +88,9 @@ class Regrader:
             return record  # a harness failure holds no answer to grade
         graded = self.benchmark.regrade(record.answer_text, record, self.item(record))
         status = "no_answer" if record.status == "ok" and graded.malformed else record.status
-        return replace(record, status=status, prediction=graded.prediction, correct=graded.correct,
-                       metrics=graded.metrics_json())
+        return replace(
+            record, status=status, prediction=graded.prediction, correct=graded.correct, metrics=graded.metrics_json()
+        )
 
     def reparse(self, record: ItemRecord) -> ItemRecord:
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
@@ -95,18 +101,42 @@ class Regrader:
         for old in (item_dir.root / "seen").glob("*"):
             old.unlink()  # the parsers write every received image again
         prompt_images = old_steps.get("prompt_images") or []
-        transcript = parse_item(self.agent, saved_events(item_dir.transcript), item_dir, self.model,
-                                meta.get("prompt") or old_steps.get("prompt") or "", prompt_images)
+        transcript = parse_item(
+            self.agent,
+            saved_events(item_dir.transcript),
+            item_dir,
+            self.model,
+            meta.get("prompt") or old_steps.get("prompt") or "",
+            prompt_images,
+        )
         gateway_log = item_dir.root / "gateway.json"
         if gateway_log.is_file():  # what the run's gateway saw stays the authority on sizes
             requests = json.loads(gateway_log.read_text()).get("requests") or []
-            confirm_received(transcript, item_dir.root, {i["sha1"]: (i["width"], i["height"])
-                                                         for r in requests for i in r.get("images") or []})
+            confirm_received(
+                transcript,
+                item_dir.root,
+                {i["sha1"]: (i["width"], i["height"]) for r in requests for i in r.get("images") or []},
+            )
             transcript.save(item_dir.steps)
-        new = grade_item(self.item(record), record.repeat, transcript, saved_exit(meta, record), self.benchmark,
-                         self.timeout_s, expects_inline=bool(prompt_images))
-        keep = ("elapsed_s", "transcript", "attempts", "retries", "started_at", "finished_at", "image_conversions",
-                "gateway")
+        new = grade_item(
+            self.item(record),
+            record.repeat,
+            transcript,
+            saved_exit(meta, record),
+            self.benchmark,
+            self.timeout_s,
+            expects_inline=bool(prompt_images),
+        )
+        keep = (
+            "elapsed_s",
+            "transcript",
+            "attempts",
+            "retries",
+            "started_at",
+            "finished_at",
+            "image_conversions",
+            "gateway",
+        )
         return replace(new, **{name: getattr(record, name) for name in keep})
 
 
@@ -122,11 +152,18 @@ def rewrite(path: Path, records: list[ItemRecord]) -> None:
 
 @click.command("regrade")
 @click.argument("run", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.option("--reparse", is_flag=True,
-              help="Also re-parse every item's saved event stream (transcript.jsonl) with the current parsers: "
-                   "usage, failures, received images and the answer text itself.")
-@click.option("--data", type=click.Path(path_type=Path), default=None,
-              help="The dataset, when it moved (needed by --reparse and by benchmarks that grade against it).")
+@click.option(
+    "--reparse",
+    is_flag=True,
+    help="Also re-parse every item's saved event stream (transcript.jsonl) with the current parsers: "
+    "usage, failures, received images and the answer text itself.",
+)
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The dataset, when it moved (needed by --reparse and by benchmarks that grade against it).",
+)
 @user_errors
 def command(run, reparse, data):
     """Grade every record of RUN again with the current scorer (no agent is run), rewrite its summaries
@@ -153,10 +190,18 @@ def command(run, reparse, data):
     store.write_summaries(regrader.benchmark.extra_rollup)
     old_hash = manifest.config.scorer_hash
     new_hash = regrader.benchmark.scorer_hash()
-    store.write_manifest(manifest.but(
-        config=replace(manifest.config, scorer_hash=new_hash),
-        regraded=[*manifest.regraded, {"from_scorer_hash": old_hash, "to_scorer_hash": new_hash, "reparsed": reparse}]))
-    click.echo(f"regraded {changes.records} item(s) of {run}{' (event streams re-parsed)' if reparse else ''}: "
-               f"{changes.verdicts} verdict(s) changed ({changes.now_right} now right, {changes.now_wrong} now wrong), "
-               f"{changes.predictions} prediction(s) and {changes.statuses} status(es) changed; "
-               f"scorer {old_hash} -> {new_hash}")
+    store.write_manifest(
+        manifest.but(
+            config=replace(manifest.config, scorer_hash=new_hash),
+            regraded=[
+                *manifest.regraded,
+                {"from_scorer_hash": old_hash, "to_scorer_hash": new_hash, "reparsed": reparse},
+            ],
+        )
+    )
+    click.echo(
+        f"regraded {changes.records} item(s) of {run}{' (event streams re-parsed)' if reparse else ''}: "
+        f"{changes.verdicts} verdict(s) changed ({changes.now_right} now right, {changes.now_wrong} now wrong), "
+        f"{changes.predictions} prediction(s) and {changes.statuses} status(es) changed; "
+        f"scorer {old_hash} -> {new_hash}"
+    )

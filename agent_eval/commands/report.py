@@ -4,6 +4,7 @@ Everything is inline (images as data: URIs, CSS and a few lines of JS), so the f
 offline and can be mailed. The template (templates/report.html.j2) only lays out what
 `build_context` prepares here; jinja2 autoescapes and StrictUndefined catches typos.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,11 +17,19 @@ from agent_eval.reading.runs import load_run
 
 @click.command("report")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path("report.html"), show_default=True)
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Dataset directory: supplies questions, original images where a run kept none (e.g. no-tool "
-                   "results), and for active observation the scenes behind the true boxes (default: run.json's).")
-@click.option("--max-image-px", default=1600, show_default=True, help="Downscale larger images for display (noted under them).")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path("report.html"), show_default=True
+)
+@click.option(
+    "--data",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Dataset directory: supplies questions, original images where a run kept none (e.g. no-tool "
+    "results), and for active observation the scenes behind the true boxes (default: run.json's).",
+)
+@click.option(
+    "--max-image-px", default=1600, show_default=True, help="Downscale larger images for display (noted under them)."
+)
 @click.option("--title", default="agent-eval report", show_default=True)
 def command(runs, output, data, max_image_px, title):
     """Write one self-contained HTML report of RUN(s): summaries, then every item's transcript with its images."""

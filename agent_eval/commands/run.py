@@ -1,4 +1,5 @@
 """`agent-eval run`: run an agent over a benchmark and grade every item (resumable)."""
+
 from __future__ import annotations
 
 import sys
@@ -9,32 +10,76 @@ from rich.console import Console
 from agent_eval.agents.registry import efforts_by_agent
 from agent_eval.benchmarks import load_benchmark
 from agent_eval.commands.options import run_options
+from agent_eval.commands.usererrors import user_errors
 from agent_eval.datamodel.config import RunConfig, parse_shard
 from agent_eval.engine.selection import resolve_data_dir, select, shard_of
-from agent_eval.commands.usererrors import user_errors
 
 
 @click.command("run")
 @run_options
 @user_errors
-def command(agent, model, effort, tools, data, tasks, ids, categories, limit, jobs, timeout_s, max_turns,
-        max_item_cost_usd, sandbox, out_dir, run_name, redo, retry_wait, repeats, max_cost_usd, unpriced, shard):
+def command(
+    agent,
+    model,
+    effort,
+    tools,
+    data,
+    tasks,
+    ids,
+    categories,
+    limit,
+    jobs,
+    timeout_s,
+    max_turns,
+    max_item_cost_usd,
+    sandbox,
+    out_dir,
+    run_name,
+    redo,
+    retry_wait,
+    repeats,
+    max_cost_usd,
+    unpriced,
+    shard,
+):
     """Run an agent over the benchmark and grade every item (resumable)."""
-    from agent_eval.engine.runner import Runner
     from agent_eval.analysis.tables import accuracy_table
+    from agent_eval.engine.runner import Runner
+
     console = Console()
-    config = RunConfig(agent=agent, model=model, effort=effort, tools=tools, sandbox=sandbox,
-                       max_turns=max_turns, max_item_cost_usd=max_item_cost_usd, timeout_s=timeout_s, jobs=jobs,
-                       repeats=repeats,
-                       max_cost_usd=max_cost_usd, unpriced=unpriced, shard=shard)
+    config = RunConfig(
+        agent=agent,
+        model=model,
+        effort=effort,
+        tools=tools,
+        sandbox=sandbox,
+        max_turns=max_turns,
+        max_item_cost_usd=max_item_cost_usd,
+        timeout_s=timeout_s,
+        jobs=jobs,
+        repeats=repeats,
+        max_cost_usd=max_cost_usd,
+        unpriced=unpriced,
+        shard=shard,
+    )
     config.validate(efforts_by_agent())
     benchmark, dataset = load_benchmark(resolve_data_dir(data, console))
     items = select(dataset, tasks=tasks, ids=ids, categories=categories, limit=limit)
     if shard:
         items = shard_of(items, *parse_shard(shard))
     selection = {"tasks": tasks, "ids": ids, "categories": categories, "limit": limit, "shard": shard}
-    runner = Runner(config, benchmark, dataset, items, out_dir, run_name=run_name, redo=redo, console=console,
-                    selection=selection, retry_wait_s=retry_wait)
+    runner = Runner(
+        config,
+        benchmark,
+        dataset,
+        items,
+        out_dir,
+        run_name=run_name,
+        redo=redo,
+        console=console,
+        selection=selection,
+        retry_wait_s=retry_wait,
+    )
     outcome = runner.run()
     console.print(accuracy_table(outcome.rollup, f"{runner.run_name}  ({outcome.store.root})"))
     if outcome.not_run_cost_cap:

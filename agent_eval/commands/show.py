@@ -3,6 +3,7 @@
 Also home of the small run-reading helpers that report and compare share (`load_run`,
 `run_warnings`, `load_transcript`): one place decides what a run directory is.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -15,11 +16,11 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.agents.received import describe as describe_received
+from agent_eval.analysis.formatting import fmt_cost, fmt_time, fold, tool_input_text, total_time
+from agent_eval.analysis.item_images import ItemImages
 from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
 from agent_eval.datamodel.results import summarise
 from agent_eval.datamodel.transcript import Transcript
-from agent_eval.analysis.formatting import fmt_cost, fmt_time, fold, tool_input_text, total_time
-from agent_eval.analysis.item_images import ItemImages
 from agent_eval.reading.runs import LoadedRun, RunError, config_line, load_run, run_warnings
 from agent_eval.reading.transcripts import item_dir, load_transcript
 
@@ -40,19 +41,35 @@ def _items_table(run: LoadedRun, records: list[ItemRecord]) -> Table:
     hooks = run.hooks
     table = Table(show_lines=False, header_style="bold")
     marks = ("ok", *(name for name, _ in hooks.marks))
-    for name, justify in (("id", "left"), (hooks.group_column, "left"), ("status", "left"),
-                          ("prediction", "left"), ("truth", "left"), *((m, "center") for m in marks),
-                          ("turns", "right"), ("tools", "right"), ("cost", "right"), ("time", "right")):
+    for name, justify in (
+        ("id", "left"),
+        (hooks.group_column, "left"),
+        ("status", "left"),
+        ("prediction", "left"),
+        ("truth", "left"),
+        *((m, "center") for m in marks),
+        ("turns", "right"),
+        ("tools", "right"),
+        ("cost", "right"),
+        ("time", "right"),
+    ):
         table.add_column(name, justify=justify, no_wrap=name in ("id", "status", *marks), overflow="fold")
     for r in records:
         status_style = "red" if r.status in FAILURE_STATUSES else "yellow" if r.status != "ok" else ""
         ticks = [_tick(r.correct)]
         ticks += [_tick(bool(r.metrics.get(key))) for _, key in hooks.marks]
         table.add_row(
-            r.id + (f" r{r.repeat}" if r.repeat else ""), hooks.group_of(r),
-            Text(r.status, style=status_style), Text(r.prediction or "—"), Text(r.ground_truth), *ticks,
-            "?" if r.num_turns is None else str(r.num_turns), str(r.tool_calls),
-            fmt_cost(r.cost_usd), fmt_time(r.elapsed_s))
+            r.id + (f" r{r.repeat}" if r.repeat else ""),
+            hooks.group_of(r),
+            Text(r.status, style=status_style),
+            Text(r.prediction or "—"),
+            Text(r.ground_truth),
+            *ticks,
+            "?" if r.num_turns is None else str(r.num_turns),
+            str(r.tool_calls),
+            fmt_cost(r.cost_usd),
+            fmt_time(r.elapsed_s),
+        )
     return table
 
 
@@ -73,9 +90,11 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
     acc = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "?"
     acc = run.hooks.show_totals(console, run) or f"accuracy {acc} ({s['correct']}/{s['n']})"
     cost = fmt_cost(s["cost_usd"]) + (f" ({s['cost_unknown']} unknown)" if s["cost_unknown"] else "")
-    console.print(f"{len(records)} shown of {s['n']} items; whole run: {acc}, "
-                  f"errors {s['errors']}, no answer {s['no_answer']}, cost {cost}, time {fmt_time(total_time(run.records))}",
-                  markup=False)
+    console.print(
+        f"{len(records)} shown of {s['n']} items; whole run: {acc}, "
+        f"errors {s['errors']}, no answer {s['no_answer']}, cost {cost}, time {fmt_time(total_time(run.records))}",
+        markup=False,
+    )
 
 
 # -- one transcript -----------------------------------------------------------------
@@ -86,17 +105,20 @@ def _image_line(images: ItemImages, path: str, received: dict | None = None) -> 
     return line
 
 
-
-
-def _print_step(console: Console, images: ItemImages, number: int, step, lines: int, full: bool,
-                received: dict | None = None) -> None:
+def _print_step(
+    console: Console, images: ItemImages, number: int, step, lines: int, full: bool, received: dict | None = None
+) -> None:
     when = f" t={step.t:.1f}s" if step.t is not None else ""
     if step.kind == "tool_call":
         console.print(Text(f"[{number}] tool call: {step.tool}{when}", style="bold blue"))
         console.print(Text(fold(tool_input_text(step.input), lines, full)))
     elif step.kind == "tool_result":
-        console.print(Text(f"[{number}] tool result{' (error)' if step.is_error else ''}{when}",
-                           style="bold red" if step.is_error else "bold green"))
+        console.print(
+            Text(
+                f"[{number}] tool result{' (error)' if step.is_error else ''}{when}",
+                style="bold red" if step.is_error else "bold green",
+            )
+        )
         if step.text:
             console.print(Text(fold(step.text, lines, full), style="dim"))
     else:
@@ -107,11 +129,19 @@ def _print_step(console: Console, images: ItemImages, number: int, step, lines: 
         console.print(_image_line(images, path, received))
 
 
-def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool,
-                    data: Path | None = None) -> None:
+def show_transcript(
+    console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool, data: Path | None = None
+) -> None:
     images = ItemImages(item_dir(run, record))
     _print_header(console, run)
-    console.print(Rule(Text(f"{record.id} · {record.task} · {record.category}" + (f" · repeat {record.repeat}" if record.repeat else ""))))
+    console.print(
+        Rule(
+            Text(
+                f"{record.id} · {record.task} · {record.category}"
+                + (f" · repeat {record.repeat}" if record.repeat else "")
+            )
+        )
+    )
     transcript, why = load_transcript(run, record)
     original = images.original(transcript.prompt_images if transcript else [])
     seen: list[str] = []
@@ -126,8 +156,9 @@ def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines:
             seen.append(path)
             console.print(Text(f"  attached image: {images.describe(path)}", style="cyan"))
             if index < len(inline):
-                console.print(Text(f"    {describe_received(inline[index])}",
-                                   style="yellow" if inline[index].reduced else "cyan"))
+                console.print(
+                    Text(f"    {describe_received(inline[index])}", style="yellow" if inline[index].reduced else "cyan")
+                )
             elif transcript.images or record.status == "image_dropped":
                 console.print(Text("    the model received no image here", style="bold red"))
         for note in record.image_conversions:
@@ -148,33 +179,64 @@ def show_transcript(console: Console, run: LoadedRun, record: ItemRecord, lines:
     _print_outcome(console, run, record, transcript, state)
 
 
-def _print_outcome(console: Console, run: LoadedRun, record: ItemRecord, transcript: Transcript | None, state=None) -> None:
+def _print_outcome(
+    console: Console, run: LoadedRun, record: ItemRecord, transcript: Transcript | None, state=None
+) -> None:
     """The grade line; `state`: what the kind's show_item returned (then the grade is the answer's, and the kind adds its lines)."""
     console.print(Rule("outcome"))
     if record.answer_text:
         console.print(Text("final answer text: ", style="bold") + Text(record.answer_text.strip()[-400:]))
     verdict = Text("correct ✓", "bold green") if record.correct else Text("wrong ✗", "bold red")
-    console.print(Text(f"{'answer' if state is not None else 'grade'}: prediction {record.prediction or '—'!r} vs truth "
-                       f"{record.ground_truth!r} → ") + verdict + Text(f"  (status {record.status})"))
+    console.print(
+        Text(
+            f"{'answer' if state is not None else 'grade'}: prediction {record.prediction or '—'!r} vs truth "
+            f"{record.ground_truth!r} → "
+        )
+        + verdict
+        + Text(f"  (status {record.status})")
+    )
     if state is not None:
         run.hooks.show_outcome(console, record, state)
     if record.error:
         console.print(Text(f"error: {record.error}", style="red"))
     u = record.usage
-    tokens = ", ".join(f"{k} {v}" for k, v in (("in", u.input_tokens), ("cached", u.cached_input_tokens),
-                                                   ("out", u.output_tokens), ("reasoning", u.reasoning_tokens)) if v is not None)
-    console.print(Text(f"turns {record.num_turns if record.num_turns is not None else '?'}, tool calls {record.tool_calls}, "
-                       f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, time {fmt_time(record.elapsed_s)}, "
-                       f"attempts {record.attempts}"))
+    tokens = ", ".join(
+        f"{k} {v}"
+        for k, v in (
+            ("in", u.input_tokens),
+            ("cached", u.cached_input_tokens),
+            ("out", u.output_tokens),
+            ("reasoning", u.reasoning_tokens),
+        )
+        if v is not None
+    )
+    console.print(
+        Text(
+            f"turns {record.num_turns if record.num_turns is not None else '?'}, tool calls {record.tool_calls}, "
+            f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, time {fmt_time(record.elapsed_s)}, "
+            f"attempts {record.attempts}"
+        )
+    )
     if len(record.usage_by_model) > 1:
-        console.print(Text("usage by model: " + "; ".join(
-            f"{model} in {u.get('input_tokens')}, out {u.get('output_tokens')}, cost {fmt_cost(u.get('cost_usd'))}"
-            for model, u in record.usage_by_model.items()), style="dim"))
+        console.print(
+            Text(
+                "usage by model: "
+                + "; ".join(
+                    f"{model} in {u.get('input_tokens')}, out {u.get('output_tokens')}, cost {fmt_cost(u.get('cost_usd'))}"
+                    for model, u in record.usage_by_model.items()
+                ),
+                style="dim",
+            )
+        )
     if record.gateway:
         g = record.gateway
-        console.print(Text(f"at the API (the run's gateway): {g.get('model_requests', '?')} model request(s), "
-                           f"{g.get('images', 0)} distinct image(s) {', '.join(g.get('image_sizes') or [])}".rstrip(),
-                           style="dim"))
+        console.print(
+            Text(
+                f"at the API (the run's gateway): {g.get('model_requests', '?')} model request(s), "
+                f"{g.get('images', 0)} distinct image(s) {', '.join(g.get('image_sizes') or [])}".rstrip(),
+                style="dim",
+            )
+        )
         for note in g.get("discrepancies") or []:
             console.print(Text(f"  the CLI's report differs: {note}", style="yellow"))
 
@@ -191,12 +253,18 @@ def _unknown_item(run: LoadedRun, item_id: str, repeat: int) -> RunError:
 @click.argument("item", required=False)
 @click.option("--repeat", default=0, show_default=True, help="Which repeat of ITEM to show.")
 @click.option("--wrong", is_flag=True, help="Table: only items graded wrong (harness errors count as wrong).")
-@click.option("--errors", is_flag=True, help="Table: only harness failures (timeout, agent/auth/sandbox errors, rate limits).")
+@click.option(
+    "--errors", is_flag=True, help="Table: only harness failures (timeout, agent/auth/sandbox errors, rate limits)."
+)
 @click.option("--task", default=None, help="Table: only this task.")
 @click.option("--full", is_flag=True, help="Transcript: do not fold long prompts, inputs and outputs.")
 @click.option("--lines", default=12, show_default=True, help="Transcript: fold text longer than this many lines.")
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Active observation: the dataset dir, for the target's true box (default: the run's own).")
+@click.option(
+    "--data",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Active observation: the dataset dir, for the target's true box (default: the run's own).",
+)
 def command(run, item, repeat, wrong, errors, task, full, lines, data):
     """Show a run's items as a table, or ITEM's transcript: prompt, steps, tool calls, images, grade."""
     console = Console(highlight=False)

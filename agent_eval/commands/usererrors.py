@@ -1,4 +1,5 @@
 """Bad input is one clear line and exit code 2, never a traceback: shared by every command."""
+
 from __future__ import annotations
 
 import functools
@@ -22,4 +23,5 @@ def user_errors(func):
         except USER_ERRORS as error:
             click.echo(f"error: {error}", err=True)
             sys.exit(2)
+
     return wrapper

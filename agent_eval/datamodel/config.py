@@ -1,4 +1,5 @@
 """A run's configuration: what the user asked for, checked, and what must match to resume."""
+
 from __future__ import annotations
 
 import re
@@ -8,8 +9,20 @@ from dataclasses import asdict, dataclass, field
 SANDBOX_KINDS = ("bwrap", "none")
 
 # Config fields that define what a run measures: resuming into a run that differs in any is refused.
-IDENTITY_FIELDS = ("agent", "model", "effort", "tools", "sandbox", "max_turns", "max_item_cost_usd",
-                   "prompt_hash", "scorer_hash", "dataset_hash", "cli_version", "benchmark")
+IDENTITY_FIELDS = (
+    "agent",
+    "model",
+    "effort",
+    "tools",
+    "sandbox",
+    "max_turns",
+    "max_item_cost_usd",
+    "prompt_hash",
+    "scorer_hash",
+    "dataset_hash",
+    "cli_version",
+    "benchmark",
+)
 
 
 class ConfigError(Exception):
@@ -24,14 +37,14 @@ class RunConfig:
     effort: str | None = None
     sandbox: str = "bwrap"
     max_turns: int | None = None
-    max_item_cost_usd: float | None = None   # per-item budget, passed to the CLI where it has one
+    max_item_cost_usd: float | None = None  # per-item budget, passed to the CLI where it has one
     timeout_s: float = 1800.0
     jobs: int = 4
     # Options that change how much runs, not what is measured: a resume may change them.
     repeats: int = 1
     max_cost_usd: float | None = None
-    unpriced: bool = False      # allow a model with no price: its cost is recorded as unknown (null)
-    shard: str | None = None    # "K/N": this machine runs the K-th of N deterministic slices
+    unpriced: bool = False  # allow a model with no price: its cost is recorded as unknown (null)
+    shard: str | None = None  # "K/N": this machine runs the K-th of N deterministic slices
     # Filled in by the runner once the dataset, prompt and CLI are known.
     prompt_hash: str | None = None
     scorer_hash: str | None = None
@@ -49,7 +62,9 @@ class RunConfig:
             raise ConfigError("--model is required (e.g. claude-opus-4-8 or gpt-5.5)")
         allowed = efforts[self.agent]
         if self.effort is not None and self.effort not in allowed:
-            raise ConfigError(f"effort {self.effort!r} is not valid for {self.agent}; choose one of {', '.join(allowed)}")
+            raise ConfigError(
+                f"effort {self.effort!r} is not valid for {self.agent}; choose one of {', '.join(allowed)}"
+            )
         if self.sandbox not in SANDBOX_KINDS:
             raise ConfigError(f"unknown sandbox {self.sandbox!r}; choose one of {', '.join(SANDBOX_KINDS)}")
         if self.jobs < 1:
@@ -76,8 +91,15 @@ class RunConfig:
         return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
 
     def options(self) -> dict:
-        return {"timeout_s": self.timeout_s, "jobs": self.jobs, "repeats": self.repeats,
-                "max_cost_usd": self.max_cost_usd, "unpriced": self.unpriced, "shard": self.shard, **self.extra}
+        return {
+            "timeout_s": self.timeout_s,
+            "jobs": self.jobs,
+            "repeats": self.repeats,
+            "max_cost_usd": self.max_cost_usd,
+            "unpriced": self.unpriced,
+            "shard": self.shard,
+            **self.extra,
+        }
 
     def identity(self) -> dict:
         return {name: getattr(self, name) for name in IDENTITY_FIELDS}
@@ -96,5 +118,6 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def identity_differences(old: dict, new: dict) -> list[str]:
     """Human-readable differences between two runs' identities, e.g. `model: a -> b`."""
-    return [f"{name}: {old.get(name)!r} -> {new.get(name)!r}"
-            for name in IDENTITY_FIELDS if old.get(name) != new.get(name)]
+    return [
+        f"{name}: {old.get(name)!r} -> {new.get(name)!r}" for name in IDENTITY_FIELDS if old.get(name) != new.get(name)
+    ]

@@ -1,6 +1,7 @@
 """Image formats both model APIs (Anthropic Messages, OpenAI Responses) accept, and the lossless
 conversion of the others. Measured here: a BMP inline reaches Codex as no image at all and a TIFF
 reaches neither CLI, while JPEG (CMYK too), WebP, GIF, RGBA and 16-bit PNG arrive."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,6 +13,7 @@ PNG_MODES = {"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"}
 
 def image_format(path: Path) -> str | None:
     from PIL import Image, UnidentifiedImageError
+
     try:
         with Image.open(path) as img:
             return img.format
@@ -22,6 +24,7 @@ def image_format(path: Path) -> str | None:
 def convert_to_png(source: Path, target: Path, kind: str | None) -> str:
     """Write `source` as a PNG at `target`; returns the note for the record."""
     from PIL import Image
+
     with Image.open(source) as img:
         img.load()
         mode = img.mode

@@ -1,4 +1,5 @@
 """Where one attempt at one item lives on disk: `<run>/sandboxes/<item>/`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class ItemDir:
     """`<run>/sandboxes/<item>/`: only `work/` and `home/` are ever visible to the agent."""
+
     root: Path
 
     @property

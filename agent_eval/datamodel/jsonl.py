@@ -1,4 +1,5 @@
 """JSON Lines reading with file:line errors, and the data error every kind raises for bad input."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,9 @@ def jsonl_rows(path: Path) -> list[tuple[str, dict]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as error:
-                raise DataError(f"{where}: malformed JSON ({error.msg} at column {error.colno}); fix or remove that line") from None
+                raise DataError(
+                    f"{where}: malformed JSON ({error.msg} at column {error.colno}); fix or remove that line"
+                ) from None
             if not isinstance(row, dict):
                 raise DataError(f"{where}: expected a JSON object per line, got {type(row).__name__}")
             rows.append((where, row))

@@ -3,6 +3,7 @@
 Validated when built, read leniently like the item records: a manifest of any version loads, keys
 this version does not know are kept (`extra`) and written back as read.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,6 +22,7 @@ MANIFEST_SCHEMA_VERSION = 2
 class RunIdentity:
     """What defines what a run measures (config.IDENTITY_FIELDS): a resume or merge that differs is refused.
     All optional: an old or foreign manifest may lack any of them."""
+
     agent: str | None = None
     model: str | None = None
     effort: str | None = None
@@ -45,7 +47,7 @@ class DatasetInfo:
     path: str | None = None
     layout: str | None = None
     n_items: int | None = None
-    selection: dict = field(default_factory=dict)   # --tasks/--limit/--ids/--shard as the run chose its items
+    selection: dict = field(default_factory=dict)  # --tasks/--limit/--ids/--shard as the run chose its items
     extra: dict = field(default_factory=dict, repr=False)
 
 
@@ -53,16 +55,16 @@ class DatasetInfo:
 class RunManifest:
     run_name: str | None = None
     config: RunIdentity = field(default_factory=RunIdentity)
-    options: dict = field(default_factory=dict)     # what a resume may change: jobs, timeout, repeats, caps, shard
+    options: dict = field(default_factory=dict)  # what a resume may change: jobs, timeout, repeats, caps, shard
     dataset: DatasetInfo = field(default_factory=DatasetInfo)
-    auth: dict = field(default_factory=dict)        # how the CLI was authenticated, never the secret
-    scripted_model: bool = False                    # answers came from the scripted test server
+    auth: dict = field(default_factory=dict)  # how the CLI was authenticated, never the secret
+    scripted_model: bool = False  # answers came from the scripted test server
     project_version: str | None = None
     host: dict = field(default_factory=dict)
     started_at: str | None = None
     resumed_at: str | None = None
-    finished_at: str | None = None                  # None: interrupted, stopped, or still running
-    merged_from: list[str] | None = None            # `agent-eval merge`: the shard runs it was made of
+    finished_at: str | None = None  # None: interrupted, stopped, or still running
+    merged_from: list[str] | None = None  # `agent-eval merge`: the shard runs it was made of
     regraded: list[dict] = field(default_factory=list)  # `agent-eval regrade`: one entry per scorer change
     schema_version: int = MANIFEST_SCHEMA_VERSION
     extra: dict = field(default_factory=dict, repr=False)

@@ -1,6 +1,7 @@
 """The one way a typed file on disk (items.jsonl records, steps.json, run.json, a kind's metrics) is
 read and written back: fields this version knows are typed, any other key is kept in `extra` and
 written back as read, so a file from a newer version survives a round trip through an older one."""
+
 from __future__ import annotations
 
 import functools

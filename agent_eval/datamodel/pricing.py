@@ -1,4 +1,5 @@
 """Token prices for CLIs that report no cost: a YAML table the user can extend."""
+
 from __future__ import annotations
 
 import os
@@ -46,6 +47,9 @@ def price_usd(model: str, usage: Usage) -> float | None:
     if table is None or usage.input_tokens is None or usage.output_tokens is None:
         return None
     cached = usage.cached_input_tokens or 0
-    cost = ((usage.input_tokens - cached) * table["input"] + cached * table.get("cached_input", table["input"])
-            + usage.output_tokens * table["output"])
+    cost = (
+        (usage.input_tokens - cached) * table["input"]
+        + cached * table.get("cached_input", table["input"])
+        + usage.output_tokens * table["output"]
+    )
     return round(cost / 1e6, 6)

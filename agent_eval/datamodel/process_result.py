@@ -1,4 +1,5 @@
 """What one agent CLI process left: its events, exit, timing and why it stopped."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,8 +11,8 @@ class ProcessResult:
     events: list[dict] = field(default_factory=list)
     malformed_lines: int = 0
     timed_out: bool = False
-    stopped_because: str | None = None   # set when `watch` asked to stop early
+    stopped_because: str | None = None  # set when `watch` asked to stop early
     interrupted: bool = False
     elapsed_s: float = 0.0
     stderr_tail: str = ""
-    proxy_refused: list[str] = field(default_factory=list)   # what the sandbox's proxy refused meanwhile
+    proxy_refused: list[str] = field(default_factory=list)  # what the sandbox's proxy refused meanwhile

@@ -1,4 +1,5 @@
 """Prompt templates: one YAML file per tool mode in `prompts/<benchmark>/`, shared by both agents."""
+
 from __future__ import annotations
 
 import hashlib

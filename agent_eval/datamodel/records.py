@@ -4,6 +4,7 @@ Validated with pydantic when built (a status outside `Status` is refused, number
 checked), read leniently: the benchmark's own no-tool records and records from older or newer
 versions load, and keys this version does not know are kept (`extra`) and written back as read.
 """
+
 from __future__ import annotations
 
 from dataclasses import field
@@ -15,10 +16,17 @@ from agent_eval.datamodel.ondisk import dump, known_fields, split_known
 
 SCHEMA_VERSION = 1
 
-Status = Literal["ok", "no_answer",
-                 "timeout", "agent_error", "auth_error", "rate_limited", "sandbox_error",
-                 "request_error",   # the API refused the request (400/404/422): the configuration's fault
-                 "image_dropped"]   # the mode sends the image, but none reached the model
+Status = Literal[
+    "ok",
+    "no_answer",
+    "timeout",
+    "agent_error",
+    "auth_error",
+    "rate_limited",
+    "sandbox_error",
+    "request_error",  # the API refused the request (400/404/422): the configuration's fault
+    "image_dropped",
+]  # the mode sends the image, but none reached the model
 STATUSES: tuple[str, ...] = get_args(Status)
 # Final statuses: the item was graded and is not run again on resume.
 GRADED_STATUSES = STATUSES[:2]
@@ -43,7 +51,7 @@ class ItemRecord:
     category: str
     ground_truth: str
     status: Status
-    prediction: str | None = ""    # None: a kind that grades without one (active observation's no-answer)
+    prediction: str | None = ""  # None: a kind that grades without one (active observation's no-answer)
     correct: bool = False
     answer_text: str | None = None
     error: str | None = None
@@ -53,17 +61,17 @@ class ItemRecord:
     num_turns: int | None = None
     tool_calls: int = 0
     usage_by_model: dict = field(default_factory=dict)  # model -> its tokens and cost (side calls included)
-    images: list[dict] = field(default_factory=list)    # every image the model received: via, size, source size
+    images: list[dict] = field(default_factory=list)  # every image the model received: via, size, source size
     image_conversions: list[str] = field(default_factory=list)  # formats the APIs refuse, converted losslessly
     transcript: str | None = None  # path of the item's raw transcript, relative to the run dir
     repeat: int = 0
     attempts: int = 1
     retries: list[dict] = field(default_factory=list)  # one entry per retried attempt: status, error, wait
-    api_retries: list = field(default_factory=list)     # HTTP statuses the CLI itself retried on (last attempt)
-    metrics: dict = field(default_factory=dict)         # benchmark-specific grades (e.g. evidence, combined)
+    api_retries: list = field(default_factory=list)  # HTTP statuses the CLI itself retried on (last attempt)
+    metrics: dict = field(default_factory=dict)  # benchmark-specific grades (e.g. evidence, combined)
     started_at: str | None = None
     finished_at: str | None = None
-    gateway: dict | None = None   # what reached the model API per the gateway, and where the CLI disagrees
+    gateway: dict | None = None  # what reached the model API per the gateway, and where the CLI disagrees
     schema_version: int = SCHEMA_VERSION
     extra: dict = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
 

@@ -6,6 +6,7 @@ written with a single O_APPEND write and fsync, so a run killed at any moment le
 lines only (a torn last line from a full disk is skipped and reported on read); the latest
 record of an (id, repeat) wins, so a retried item never counts twice.
 """
+
 from __future__ import annotations
 
 import json
@@ -65,9 +66,10 @@ class RunStore:
             return None
         try:
             return RunManifest.read(self.manifest_path)
-        except (OSError, UnicodeDecodeError, ValueError) as error:   # JSON and validation errors are ValueErrors
-            raise ResultsError(f"{self.manifest_path}: unreadable run manifest ({error}); "
-                               f"restore it or move the run aside") from None
+        except (OSError, UnicodeDecodeError, ValueError) as error:  # JSON and validation errors are ValueErrors
+            raise ResultsError(
+                f"{self.manifest_path}: unreadable run manifest ({error}); restore it or move the run aside"
+            ) from None
 
     def write_manifest(self, manifest: RunManifest) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -172,8 +174,12 @@ def repeat_stats(records: list[ItemRecord]) -> dict:
     if len(by_repeat) < 2:
         return {}
     accuracies = [sum(v) / len(v) for _, v in sorted(by_repeat.items())]
-    return {"repeats": len(accuracies), "accuracy_per_repeat": accuracies,
-            "accuracy_mean": statistics.mean(accuracies), "accuracy_std": statistics.stdev(accuracies)}
+    return {
+        "repeats": len(accuracies),
+        "accuracy_per_repeat": accuracies,
+        "accuracy_mean": statistics.mean(accuracies),
+        "accuracy_std": statistics.stdev(accuracies),
+    }
 
 
 def item_fractions(records: list[ItemRecord]) -> dict[str, float]:
@@ -210,13 +216,16 @@ def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, c
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as error:
-        raise ResultsError(f"--out-dir {out_dir}: cannot write {root} ({error.strerror}); "
-                           f"choose a writable directory") from None
+        raise ResultsError(
+            f"--out-dir {out_dir}: cannot write {root} ({error.strerror}); choose a writable directory"
+        ) from None
     store = RunStore(root)
     old = store.read_manifest()
     if old is not None:
         differences = identity_differences(old.config.as_dict(), config.identity())
         if differences:
-            raise ResultsError(f"{root} holds a run with a different configuration ({'; '.join(differences)}); "
-                               f"use another --out-dir or run name, or --redo to start over")
+            raise ResultsError(
+                f"{root} holds a run with a different configuration ({'; '.join(differences)}); "
+                f"use another --out-dir or run name, or --redo to start over"
+            )
     return store

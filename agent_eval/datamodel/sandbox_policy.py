@@ -1,5 +1,6 @@
 """sandbox/policy.yaml read: what an agent's world may hold and reach (the agent adapters read its endpoints;
 the engine's sandbox builds command lines from it)."""
+
 from __future__ import annotations
 
 from functools import lru_cache

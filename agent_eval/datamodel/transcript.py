@@ -4,6 +4,7 @@ Each agent's event parser (agents/<cli>/events.py) turns its CLI's raw JSONL eve
 `Transcript`. The runner writes it as `steps.json` beside the raw `transcript.jsonl`.
 Image paths are relative to the item's directory (`<run>/sandboxes/<item>/`).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,28 +21,28 @@ StepKind = Literal["text", "reasoning", "tool_call", "tool_result"]
 STEP_KINDS: tuple[str, ...] = get_args(StepKind)
 
 
-
 @dataclass
 class Step:
     kind: StepKind
-    text: str = ""                 # assistant text, reasoning, or tool output text
-    tool: str | None = None        # tool_call: the tool's name as the CLI reported it
-    call_id: str | None = None     # pairs a tool_call with its tool_result
-    input: dict | None = None      # tool_call: the arguments
+    text: str = ""  # assistant text, reasoning, or tool output text
+    tool: str | None = None  # tool_call: the tool's name as the CLI reported it
+    call_id: str | None = None  # pairs a tool_call with its tool_result
+    input: dict | None = None  # tool_call: the arguments
     images: list[str] = field(default_factory=list)  # images the agent saw in this step
     is_error: bool = False
-    t: float | None = None         # seconds since the agent started
+    t: float | None = None  # seconds since the agent started
 
 
 @dataclass
 class ReceivedImage:
     """One image as it reached the model, from what the CLI itself logged."""
-    via: str                          # "inline" (first message), "file_view" (Read / view_image) or "tool" (MCP)
-    path: str | None = None           # the copy of what the model received, relative to the item dir
+
+    via: str  # "inline" (first message), "file_view" (Read / view_image) or "tool" (MCP)
+    path: str | None = None  # the copy of what the model received, relative to the item dir
     received: list[int] | None = None  # [width, height] as received
-    source: str | None = None         # the file it came from, relative to the item dir, when known
+    source: str | None = None  # the file it came from, relative to the item dir, when known
     source_size: list[int] | None = None
-    at_api: list[int] | None = None   # the size in the request itself, as the run's gateway saw it (the authority)
+    at_api: list[int] | None = None  # the size in the request itself, as the run's gateway saw it (the authority)
 
     @property
     def size(self) -> list[int] | None:
@@ -64,11 +65,11 @@ class Transcript:
     images: list[ReceivedImage] = field(default_factory=list)
     num_turns: int | None = None
     cost_usd: float | None = None
-    error: str | None = None           # the failure the CLI reported, if any
-    error_status: int | None = None    # its HTTP status, when known
+    error: str | None = None  # the failure the CLI reported, if any
+    error_status: int | None = None  # its HTTP status, when known
     api_retries: list[int] = field(default_factory=list)  # HTTP statuses the CLI retried on
     unknown_events: dict[str, int] = field(default_factory=dict)  # kept in the raw file, counted here
-    extra: dict = field(default_factory=dict)   # keys of a newer steps.json this version does not know: kept
+    extra: dict = field(default_factory=dict)  # keys of a newer steps.json this version does not know: kept
     schema_version: int = TRANSCRIPT_SCHEMA_VERSION
 
     @property

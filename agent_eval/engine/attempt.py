@@ -1,5 +1,6 @@
 """One attempt at one item: a fresh item dir, what the benchmark gives the agent, the agent's command
 inside the sandbox, the events captured, parsed, classified and graded into an ItemRecord."""
+
 from __future__ import annotations
 
 import json
@@ -11,65 +12,111 @@ from agent_eval.agents.base import Agent, Auth, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
 from agent_eval.benchmarks import Benchmark
-from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.config import RunConfig
+from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.process_result import ProcessResult
-from agent_eval.engine.process import run_process
 from agent_eval.datamodel.prompts import PromptTemplate
 from agent_eval.datamodel.records import ItemRecord
-from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.engine.gateway import Gateway, Redactor, record_item
+from agent_eval.engine.process import run_process
+from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 
 
-def run_attempt(item, repeat: int, item_dir: ItemDir, run_root: Path, agent: Agent, auth: Auth,
-                config: RunConfig, benchmark: Benchmark, template: PromptTemplate,
-                gateway: Gateway, redactor: Redactor | None = None,
-                cancel: threading.Event | None = None) -> ItemRecord | None:
+def run_attempt(
+    item,
+    repeat: int,
+    item_dir: ItemDir,
+    run_root: Path,
+    agent: Agent,
+    auth: Auth,
+    config: RunConfig,
+    benchmark: Benchmark,
+    template: PromptTemplate,
+    gateway: Gateway,
+    redactor: Redactor | None = None,
+    cancel: threading.Event | None = None,
+) -> ItemRecord | None:
     """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item.
     The sandbox gets a dummy credential and the `gateway`'s URL, never `auth` itself."""
     started_at = now_iso()
     item_dir.fresh()
     with gateway.lease() as lease:
-        record = _attempt(item, repeat, item_dir, run_root, agent, lease.auth, config, benchmark, template, cancel,
-                          started_at, lease)
+        record = _attempt(
+            item, repeat, item_dir, run_root, agent, lease.auth, config, benchmark, template, cancel, started_at, lease
+        )
     if redactor:
         redactor.tree(item_dir.root)
         record = redactor.record(record) if record is not None else None
     return record
 
 
-def _attempt(item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at,
-             lease) -> ItemRecord | None:
+def _attempt(
+    item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
+) -> ItemRecord | None:
     agent.copy_credentials(auth, item_dir.home)
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
         ctx = ItemContext(
-            item_id=item.id, model=config.model, effort=config.effort, max_turns=config.max_turns,
+            item_id=item.id,
+            model=config.model,
+            effort=config.effort,
+            max_turns=config.max_turns,
             max_cost_usd=config.max_item_cost_usd,
-            prompt=setup.prompt, workdir=item_dir.work, home=item_dir.home, tools=setup.tools,
-            inline_images=setup.inline_images, auth=auth,
+            prompt=setup.prompt,
+            workdir=item_dir.work,
+            home=item_dir.home,
+            tools=setup.tools,
+            inline_images=setup.inline_images,
+            auth=auth,
         )
         invocation = agent.prepare(ctx)
-        spec = SandboxSpec(workdir=item_dir.work, home=item_dir.home, endpoints=auth.endpoints + setup.endpoints,
-                           env=invocation.env)
+        spec = SandboxSpec(
+            workdir=item_dir.work, home=item_dir.home, endpoints=auth.endpoints + setup.endpoints, env=invocation.env
+        )
         with Sandbox(spec, kind=config.sandbox) as sandbox:
             argv, env = sandbox.wrap(invocation.argv)
-            item_dir.meta.write_text(json.dumps({
-                "argv": argv, "env_names": sorted(env), "cwd": str(item_dir.work), "sandbox": config.sandbox,
-                "prompt": ctx.prompt, "started_at": started_at,
-            }, indent=1))
-            result = run_process(argv, env, item_dir.work, invocation.stdin, item_dir.transcript, item_dir.stderr,
-                                 config.timeout_s, watch=agent.watcher(), cancel=cancel, pass_fds=sandbox.pass_fds)
+            item_dir.meta.write_text(
+                json.dumps(
+                    {
+                        "argv": argv,
+                        "env_names": sorted(env),
+                        "cwd": str(item_dir.work),
+                        "sandbox": config.sandbox,
+                        "prompt": ctx.prompt,
+                        "started_at": started_at,
+                    },
+                    indent=1,
+                )
+            )
+            result = run_process(
+                argv,
+                env,
+                item_dir.work,
+                invocation.stdin,
+                item_dir.transcript,
+                item_dir.stderr,
+                config.timeout_s,
+                watch=agent.watcher(),
+                cancel=cancel,
+                pass_fds=sandbox.pass_fds,
+            )
             result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
     if result.interrupted:
         return None
     write_exit(item_dir, result)
-    transcript = parse_item(agent, result.events, item_dir, config.model, ctx.prompt,
-                            [str(path.relative_to(item_dir.root)) for path in setup.inline_images])
+    transcript = parse_item(
+        agent,
+        result.events,
+        item_dir,
+        config.model,
+        ctx.prompt,
+        [str(path.relative_to(item_dir.root)) for path in setup.inline_images],
+    )
     gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
     transcript.save(item_dir.steps)
-    record = grade_item(item, repeat, transcript, result, benchmark, config.timeout_s,
-                        expects_inline=bool(setup.inline_images))
+    record = grade_item(
+        item, repeat, transcript, result, benchmark, config.timeout_s, expects_inline=bool(setup.inline_images)
+    )
     record.gateway = gateway
     record.elapsed_s = result.elapsed_s
     record.transcript = str(item_dir.transcript.relative_to(run_root))
@@ -82,29 +129,43 @@ def write_exit(item_dir: ItemDir, result: ProcessResult) -> None:
     """How the process ended, beside its argv in meta.json, so a saved stream can be re-parsed and
     re-classified later (`regrade --reparse`)."""
     meta = json.loads(item_dir.meta.read_text()) if item_dir.meta.exists() else {}
-    meta["exit"] = {"exit_code": result.exit_code, "timed_out": result.timed_out,
-                    "stopped_because": result.stopped_because, "malformed_lines": result.malformed_lines,
-                    "elapsed_s": result.elapsed_s, "stderr_tail": result.stderr_tail,
-                    "proxy_refused": result.proxy_refused}
+    meta["exit"] = {
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "stopped_because": result.stopped_because,
+        "malformed_lines": result.malformed_lines,
+        "elapsed_s": result.elapsed_s,
+        "stderr_tail": result.stderr_tail,
+        "proxy_refused": result.proxy_refused,
+    }
     item_dir.meta.write_text(json.dumps(meta, indent=1))
 
 
-def parse_item(agent: Agent, events: list[dict], item_dir: ItemDir, model: str, prompt: str,
-               prompt_images: list[str]) -> Transcript:
+def parse_item(
+    agent: Agent, events: list[dict], item_dir: ItemDir, model: str, prompt: str, prompt_images: list[str]
+) -> Transcript:
     """The CLI's events (and its own logs beside them) as a normalised transcript, saved as steps.json,
     with every image the model received and its size."""
     transcript = agent.parse(events, item_dir.root, model)
     transcript.prompt = prompt
     transcript.prompt_images = prompt_images
     inline = agent.inline_images(item_dir.root) if prompt_images else []
-    transcript.images = received_images(transcript, item_dir.root, inline,
-                                        [item_dir.root / path for path in prompt_images])
+    transcript.images = received_images(
+        transcript, item_dir.root, inline, [item_dir.root / path for path in prompt_images]
+    )
     transcript.save(item_dir.steps)
     return transcript
 
 
-def grade_item(item, repeat: int, transcript: Transcript, result: ProcessResult, benchmark: Benchmark,
-               timeout_s: float, expects_inline: bool) -> ItemRecord:
+def grade_item(
+    item,
+    repeat: int,
+    transcript: Transcript,
+    result: ProcessResult,
+    benchmark: Benchmark,
+    timeout_s: float,
+    expects_inline: bool,
+) -> ItemRecord:
     graded = benchmark.grade(transcript.final_text, item)
     outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)
     status, error = outcome.status, outcome.error
@@ -115,13 +176,23 @@ def grade_item(item, repeat: int, transcript: Transcript, result: ProcessResult,
         status, error = "image_dropped", "the image was to be sent with the question, but none reached the model"
     scored = status in ("ok", "no_answer")
     return ItemRecord(
-        id=item.id, task=item.task, category=item.category, ground_truth=benchmark.truth_text(item),
-        status=status, error=error,
+        id=item.id,
+        task=item.task,
+        category=item.category,
+        ground_truth=benchmark.truth_text(item),
+        status=status,
+        error=error,
         prediction=graded.prediction if scored else "",
         # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
         correct=graded.correct if scored else False,
-        answer_text=transcript.final_text, usage=transcript.usage, usage_by_model=transcript.usage_by_model,
-        cost_usd=transcript.cost_usd, num_turns=transcript.num_turns, tool_calls=transcript.tool_calls,
-        images=[asdict(image) for image in transcript.images], repeat=repeat,
-        api_retries=list(transcript.api_retries), metrics=graded.metrics_json() if scored else {},
+        answer_text=transcript.final_text,
+        usage=transcript.usage,
+        usage_by_model=transcript.usage_by_model,
+        cost_usd=transcript.cost_usd,
+        num_turns=transcript.num_turns,
+        tool_calls=transcript.tool_calls,
+        images=[asdict(image) for image in transcript.images],
+        repeat=repeat,
+        api_retries=list(transcript.api_retries),
+        metrics=graded.metrics_json() if scored else {},
     )

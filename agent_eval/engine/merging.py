@@ -1,4 +1,5 @@
 """Combine shard runs of one configuration into one run: the best record per item and repeat."""
+
 from __future__ import annotations
 
 import shutil
@@ -31,8 +32,10 @@ def merge_runs(out: Path, runs: list[Path]) -> RunStore:
     for store, manifest in zip(stores[1:], manifests[1:]):
         differences = identity_differences(manifests[0].config.as_dict(), manifest.config.as_dict())
         if differences:
-            raise ResultsError(f"{store.root} was run with a different configuration than {stores[0].root} "
-                               f"({'; '.join(differences)}); only shards of one run can be merged")
+            raise ResultsError(
+                f"{store.root} was run with a different configuration than {stores[0].root} "
+                f"({'; '.join(differences)}); only shards of one run can be merged"
+            )
     if out.exists() and any(out.iterdir()):
         raise ResultsError(f"{out} exists and is not empty; merge into a new directory")
     chosen: dict[tuple[str, int], tuple[ItemRecord, RunStore]] = {}
@@ -49,11 +52,14 @@ def merge_runs(out: Path, runs: list[Path]) -> RunStore:
     first = manifests[0]
     merged.write_summaries(get_benchmark(first.config.benchmark or registry.DEFAULT).extra_rollup)
     finished = [m.finished_at for m in manifests]
-    merged.write_manifest(first.but(
-        run_name=out.name,
-        options={**first.options, "shard": None},
-        dataset=replace(first.dataset, selection={**first.dataset.selection, "shard": None}),
-        merged_from=[str(store.root.resolve()) for store in stores],
-        started_at=min(m.started_at or "" for m in manifests) or None,
-        finished_at=max(finished) if all(finished) else None))
+    merged.write_manifest(
+        first.but(
+            run_name=out.name,
+            options={**first.options, "shard": None},
+            dataset=replace(first.dataset, selection={**first.dataset.selection, "shard": None}),
+            merged_from=[str(store.root.resolve()) for store in stores],
+            started_at=min(m.started_at or "" for m in manifests) or None,
+            finished_at=max(finished) if all(finished) else None,
+        )
+    )
     return merged

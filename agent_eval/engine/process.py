@@ -1,5 +1,6 @@
 """Run one agent CLI process: stream its JSONL events to disk as they arrive, enforce the timeout,
 and leave nothing running afterwards (the whole process group is killed)."""
+
 from __future__ import annotations
 
 import json
@@ -35,19 +36,35 @@ def _kill_group(proc: subprocess.Popen) -> None:
         return
 
 
-def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None,
-                transcript_path: Path, stderr_path: Path, timeout_s: float,
-                watch: Callable[[dict], str | None] | None = None,
-                cancel: threading.Event | None = None, pass_fds: tuple[int, ...] = ()) -> ProcessResult:
+def run_process(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    stdin: bytes | None,
+    transcript_path: Path,
+    stderr_path: Path,
+    timeout_s: float,
+    watch: Callable[[dict], str | None] | None = None,
+    cancel: threading.Event | None = None,
+    pass_fds: tuple[int, ...] = (),
+) -> ProcessResult:
     """Each stdout line is written to `transcript_path` as {"t": seconds, "event": ...} (or "raw" when
     it is not JSON) the moment it arrives, so a crash loses nothing the CLI already said."""
     started = time.monotonic()
     result = ProcessResult(exit_code=None)
-    stop = threading.Event()   # the watcher asked to stop
-    wake = threading.Event()   # the CLI exited or the watcher asked to stop: the loop looks at once
+    stop = threading.Event()  # the watcher asked to stop
+    wake = threading.Event()  # the CLI exited or the watcher asked to stop: the loop looks at once
     with stderr_path.open("wb") as stderr_file, transcript_path.open("w", encoding="utf-8") as transcript:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=stderr_file, start_new_session=True, pass_fds=pass_fds)
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr_file,
+            start_new_session=True,
+            pass_fds=pass_fds,
+        )
 
         def feed_stdin() -> None:
             try:
@@ -102,7 +119,7 @@ def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes | 
                 result.timed_out = True
                 break
             wake.wait(min(0.25, remaining))  # cancel (Ctrl-C) is polled at this pace
-        signalled_from_outside = proc.poll() is not None and proc.returncode < 0   # nothing here killed it
+        signalled_from_outside = proc.poll() is not None and proc.returncode < 0  # nothing here killed it
         if proc.poll() is None:
             _kill_group(proc)
         else:

@@ -13,6 +13,7 @@ The jail is a shell reading one command per line from its stdin, which only this
 the lifeline: when this process closes it or dies however it dies, the shell kills everything in the
 jail (its own pid namespace), so nothing outlives the harness.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -29,7 +30,7 @@ from pathlib import Path
 
 PROXY_SOCKET = "proxy.sock"
 PROBE_URL = "http://agent-eval-sandbox-probe.invalid/"
-_STARTS = 3          # a port picked free can be taken before tinyproxy binds it: try again
+_STARTS = 3  # a port picked free can be taken before tinyproxy binds it: try again
 _READY_TIMEOUT_S = 3.0
 
 
@@ -42,12 +43,13 @@ def tinyproxy_config(port: int, filter_path: str, log_path: str) -> str:
         "# Generated per item by agent_eval/engine/proxy_jail.py from the endpoint list.\n"
         f"Port {port}\nListen 127.0.0.1\nAllow 127.0.0.1\n"
         "Timeout 3600\nMaxClients 200\nDisableViaHeader Yes\n"
-        f"LogFile \"{log_path}\"\nLogLevel Notice\n"
+        f'LogFile "{log_path}"\nLogLevel Notice\n'
         # Deny everything the filter does not match; match the whole request URL (for CONNECT:
         # host:port), not just the host, so that the port counts too. No ConnectPort lines:
         # the filter already pins the port, and its refusals are the ones logged with the URL.
-        f"Filter \"{filter_path}\"\nFilterURLs On\nFilterType ere\nFilterCaseSensitive No\n"
-        "FilterDefaultDeny Yes\n")
+        f'Filter "{filter_path}"\nFilterURLs On\nFilterType ere\nFilterCaseSensitive No\n'
+        "FilterDefaultDeny Yes\n"
+    )
 
 
 # Inside the jail: /run/proxy (read-only) holds each item's config and filter, /run/proxy-log its
@@ -95,18 +97,32 @@ class ProxyJail:
             (self.root / d).mkdir()
         self._lock = threading.Lock()
         self._ids = itertools.count()
-        script = _JAIL_SCRIPT.format(tinyproxy=shlex.quote(tools["tinyproxy"]), socat=shlex.quote(tools["socat"]),
-                                     socket=PROXY_SOCKET)
-        argv = [tools["bwrap"], *bwrap_options,
-                "--ro-bind", str(self.root / "conf"), "/run/proxy",
-                "--bind", str(self.root / "log"), "/run/proxy-log",
-                "--bind", str(self.root / "net"), "/run/net",
-                "--", "/bin/sh", "-c", script]
+        script = _JAIL_SCRIPT.format(
+            tinyproxy=shlex.quote(tools["tinyproxy"]), socat=shlex.quote(tools["socat"]), socket=PROXY_SOCKET
+        )
+        argv = [
+            tools["bwrap"],
+            *bwrap_options,
+            "--ro-bind",
+            str(self.root / "conf"),
+            "/run/proxy",
+            "--bind",
+            str(self.root / "log"),
+            "/run/proxy-log",
+            "--bind",
+            str(self.root / "net"),
+            "/run/net",
+            "--",
+            "/bin/sh",
+            "-c",
+            script,
+        ]
         # No --die-with-parent: it fires when the *thread* that started the jail exits, and the jail
         # outlives the item that started it. The stdin pipe is the lifeline instead (see above).
         with open(self.root / "jail.log", "ab") as err:
-            self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err,
-                                          start_new_session=True)
+            self._proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
+            )
         atexit.register(self.close)
 
     def alive(self) -> bool:
@@ -143,7 +159,7 @@ class ProxyJail:
         proc, self._proc = self._proc, None
         if proc is not None:
             try:
-                proc.stdin.close()       # end of input: the jail kills everything in it
+                proc.stdin.close()  # end of input: the jail kills everything in it
             except OSError:
                 pass
             try:
@@ -169,8 +185,9 @@ class ItemProxy:
         (self.conf_dir / "filter").write_text("\n".join(filter_patterns) + "\n")
         for _ in range(_STARTS):
             port = _free_port()
-            (self.conf_dir / "tinyproxy.conf").write_text(tinyproxy_config(
-                port, f"/run/proxy/{self.id}/filter", f"/run/proxy-log/{self.id}/proxy.log"))
+            (self.conf_dir / "tinyproxy.conf").write_text(
+                tinyproxy_config(port, f"/run/proxy/{self.id}/filter", f"/run/proxy-log/{self.id}/proxy.log")
+            )
             self.jail._send(f"start {self.id} {port}")
             self._started = True
             if self._wait_ready(port):
@@ -179,7 +196,9 @@ class ItemProxy:
             (self.net_dir / PROXY_SOCKET).unlink(missing_ok=True)
         logs = self.jail.jail_log()[-300:] + "".join(
             (self.log_dir / f).read_text(errors="replace")[-300:]
-            for f in ("proxy.log", "relay.log") if (self.log_dir / f).exists())
+            for f in ("proxy.log", "relay.log")
+            if (self.log_dir / f).exists()
+        )
         raise ProxyError(f"the sandbox's proxy did not start: {logs.strip()}")
 
     def _wait_ready(self, port: int) -> bool:
@@ -217,7 +236,7 @@ class ItemProxy:
             try:
                 self.jail._send(f"stop {self.id}")
             except ProxyError:
-                pass        # the jail is gone, and its proxies with it
+                pass  # the jail is gone, and its proxies with it
         for d in (self.conf_dir, self.log_dir, self.net_dir):
             shutil.rmtree(d, ignore_errors=True)
 

@@ -14,6 +14,7 @@ The whole policy is `sandbox/policy.yaml`; this module turns it into command lin
 `Sandbox.wrap` is the only place that knows how the command line is built. docs/sandbox.md
 explains the choices.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,11 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from agent_eval.engine.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
 from agent_eval.datamodel.sandbox_policy import POLICY_PATH, PROJECT_ROOT, SandboxError, load_policy
+from agent_eval.engine.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
 
-NET_DIR_INSIDE = "/run/agent-eval-net"   # the proxy's unix socket appears here inside
-SETUP_FAILED = 125                        # exit status when the sandbox itself failed to start
+NET_DIR_INSIDE = "/run/agent-eval-net"  # the proxy's unix socket appears here inside
+SETUP_FAILED = 125  # exit status when the sandbox itself failed to start
 _DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
 
 
@@ -47,20 +48,21 @@ class DoctorCheck:
 
 @dataclass
 class SandboxSpec:
-    workdir: Path                  # item workdir (rw), the cwd inside
-    home: Path                     # private CLI home (rw), $HOME inside
-    endpoints: list[str]           # allowed "host:port" or URLs; loopback only if listed
-    env: dict[str, str] = field(default_factory=dict)   # agent's environment (already filtered)
+    workdir: Path  # item workdir (rw), the cwd inside
+    home: Path  # private CLI home (rw), $HOME inside
+    endpoints: list[str]  # allowed "host:port" or URLs; loopback only if listed
+    env: dict[str, str] = field(default_factory=dict)  # agent's environment (already filtered)
     extra_ro: list[Path] = field(default_factory=list)  # extra read-only binds
 
 
 # ---------------------------------------------------------------- endpoints -> proxy rules
 
+
 @dataclass(frozen=True)
 class Endpoint:
-    host: str    # a name or an IP literal, lower case, IPv6 without brackets
+    host: str  # a name or an IP literal, lower case, IPv6 without brackets
     port: int
-    prefix: str = ""   # "/a/b/": plain HTTP to URLs under this path only (no CONNECT); "": the whole host:port
+    prefix: str = ""  # "/a/b/": plain HTTP to URLs under this path only (no CONNECT); "": the whole host:port
 
     @classmethod
     def parse(cls, text: str) -> "Endpoint":
@@ -71,7 +73,12 @@ class Endpoint:
         prefix = ""
         if text.endswith("/*"):
             parts = urlsplit(text[:-1])
-            if parts.scheme != "http" or parts.query or parts.fragment or not re.fullmatch(r"(/(?![.]+/)[A-Za-z0-9._~-]+)+/", parts.path):
+            if (
+                parts.scheme != "http"
+                or parts.query
+                or parts.fragment
+                or not re.fullmatch(r"(/(?![.]+/)[A-Za-z0-9._~-]+)+/", parts.path)
+            ):
                 raise SandboxError(f"a path endpoint is http://host:port/path/* with a plain path: {text!r}")
             prefix = parts.path
         parts = urlsplit(text if "://" in text else "//" + text)
@@ -103,6 +110,7 @@ def _ere_escape(text: str) -> str:
 
 
 # ---------------------------------------------------------------- the sandbox
+
 
 def _real(p: Path | str) -> Path:
     return Path(os.path.realpath(p))
@@ -197,9 +205,20 @@ class Sandbox:
 
     def _bwrap_options(self) -> list[str]:
         pol, user = self.policy, self.policy["user"]
-        o = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
-             "--cap-drop", "ALL", "--uid", str(user["uid"]), "--gid", str(user["gid"]),
-             "--hostname", pol.get("hostname", "sandbox")]
+        o = [
+            "--unshare-all",
+            "--unshare-user",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--uid",
+            str(user["uid"]),
+            "--gid",
+            str(user["gid"]),
+            "--hostname",
+            pol.get("hostname", "sandbox"),
+        ]
         if not pol.get("nested_user_namespaces", False):
             o += ["--disable-userns"]
         o += _system_binds(pol["system_readonly"], pol["usr_links"])
@@ -226,7 +245,7 @@ class Sandbox:
             paths.append(_real(node).parent.parent)
         paths += [Path(p) for p in self.spec.extra_ro]
         out: list[Path] = []
-        for p in (_real(p) for p in paths):   # dedupe; skip what /usr or another entry covers
+        for p in (_real(p) for p in paths):  # dedupe; skip what /usr or another entry covers
             if p.exists() and not _within(p, [Path("/usr"), *out]):
                 out = [q for q in out if not _within(q, [p])] + [p]
         for p in out:
@@ -243,16 +262,23 @@ class Sandbox:
         sandbox, so bwrap's init exits and the pid namespace (relay included) goes with it. Nothing
         here relies on --die-with-parent having been armed in time."""
         fd = self._lifeline[0]
-        watcher = (f'[ -e /proc/self/fd/{fd} ] || {{ echo "agent-eval sandbox: lifeline fd {fd} not inherited '
-                   f'(run the wrapped command with pass_fds=Sandbox.pass_fds)" >&2; exit {SETUP_FAILED}; }}\n'
-                   # dash redirects only fds 0-9: the pipe is reopened through /proc instead.
-                   f"( (read -r _ </proc/self/fd/{fd}; kill -KILL -1) </dev/null >/dev/null 2>&1 & )\n")
+        watcher = (
+            f'[ -e /proc/self/fd/{fd} ] || {{ echo "agent-eval sandbox: lifeline fd {fd} not inherited '
+            f'(run the wrapped command with pass_fds=Sandbox.pass_fds)" >&2; exit {SETUP_FAILED}; }}\n'
+            # dash redirects only fds 0-9: the pipe is reopened through /proc instead.
+            f"( (read -r _ </proc/self/fd/{fd}; kill -KILL -1) </dev/null >/dev/null 2>&1 & )\n"
+        )
         return watcher + (self._relay_script() if self.endpoints else 'exec "$@"\n')
 
     def _relay_script(self) -> str:
         port = self.net["proxy_port_inside"]
-        relay = shlex.join([self._socat, f"TCP4-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
-                            f"UNIX-CONNECT:{NET_DIR_INSIDE}/{PROXY_SOCKET}"])
+        relay = shlex.join(
+            [
+                self._socat,
+                f"TCP4-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr",
+                f"UNIX-CONNECT:{NET_DIR_INSIDE}/{PROXY_SOCKET}",
+            ]
+        )
         # Double fork: the relay is reparented to bwrap's init, not left to the command.
         # Waiting reads this network namespace's socket counts (/proc/net/sockstat: "TCP: inuse N"
         # counts listening and connected sockets, and inside nothing else has one) with
@@ -275,11 +301,15 @@ exec "$@"
         return ":".join(dict.fromkeys(first + ["/usr/local/bin", "/usr/bin", "/bin"] + nodebin))
 
     def _env(self) -> dict[str, str]:
-        env = {k: v for k, v in self.spec.env.items() if k.upper() not in
-               {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"}}
+        env = {
+            k: v
+            for k, v in self.spec.env.items()
+            if k.upper() not in {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"}
+        }
         name = self.policy["user"]["name"]
-        env.update(HOME=str(self.home), PATH=self.path_inside(), TMPDIR="/tmp",
-                   USER=name, LOGNAME=name, SHELL="/bin/bash")
+        env.update(
+            HOME=str(self.home), PATH=self.path_inside(), TMPDIR="/tmp", USER=name, LOGNAME=name, SHELL="/bin/bash"
+        )
         if self.endpoints:
             proxy = f"http://127.0.0.1:{self.net['proxy_port_inside']}"
             # Both spellings: curl reads only the lower-case http_proxy. No NO_PROXY: loopback
@@ -294,13 +324,15 @@ exec "$@"
         (etc / "passwd").write_text(
             "root:x:0:0:root:/root:/usr/sbin/nologin\n"
             f"{u['name']}:x:{u['uid']}:{u['gid']}:{u['name']}:{self.home}:/bin/bash\n"
-            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+        )
         (etc / "group").write_text(f"root:x:0:\n{u['name']}:x:{u['gid']}:\nnogroup:x:65534:\n")
         (etc / "hosts").write_text(f"127.0.0.1\tlocalhost {self.policy.get('hostname', 'sandbox')}\n")
         (etc / "profile").write_text(
             "# Generated by agent-eval's sandbox (sandbox/policy.yaml): login shells, such as\n"
             "# Codex's `bash -lc`, find the tools' Python (Pillow, NumPy) first.\n"
-            f"PATH={shlex.quote(self.path_inside())}\nexport PATH\numask 022\n")
+            f"PATH={shlex.quote(self.path_inside())}\nexport PATH\numask 022\n"
+        )
 
     def _check_writable_dirs(self) -> None:
         for name, p in (("workdir", self.workdir), ("home", self.home)):
@@ -323,8 +355,19 @@ exec "$@"
         """The items' tinyproxies and relays run with the host's network and nothing else: no home,
         no project, no data, as nobody; a flaw in a proxy reaches no file of value. (proxy_jail.py
         adds their own directories.)"""
-        o = ["--unshare-all", "--unshare-user", "--share-net", "--new-session", "--cap-drop", "ALL",
-             "--disable-userns", "--uid", "65534", "--gid", "65534"]
+        o = [
+            "--unshare-all",
+            "--unshare-user",
+            "--share-net",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--disable-userns",
+            "--uid",
+            "65534",
+            "--gid",
+            "65534",
+        ]
         o += _system_binds(["/usr", *self.net["proxy_jail_etc"]], self.policy["usr_links"])
         return o + ["--dev", "/dev", "--tmpfs", "/tmp"]
 
@@ -342,8 +385,7 @@ def _system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
 
 
 def _tool(name: str) -> str:
-    path = shutil.which(name) or next(
-        (p for p in (f"/usr/bin/{name}", f"/usr/sbin/{name}") if os.path.exists(p)), None)
+    path = shutil.which(name) or next((p for p in (f"/usr/bin/{name}", f"/usr/sbin/{name}") if os.path.exists(p)), None)
     if not path:
         raise SandboxError(f"{name} is not installed (apt-get install bubblewrap socat tinyproxy-bin)")
     return str(_real(path))
@@ -368,24 +410,33 @@ def _tool_python_dirs(policy: dict) -> list[Path]:
 
 # ---------------------------------------------------------------- doctor
 
+
 def check_sandbox() -> list[DoctorCheck]:
     """For `agent-eval doctor`: is the sandbox usable here, and does it hold?"""
     try:
         for tool in ("bwrap", "socat", "tinyproxy"):
             _tool(tool)
     except SandboxError as e:
-        return [DoctorCheck("sandbox: bwrap, socat, tinyproxy installed", False, str(e),
-                            "sudo apt-get install bubblewrap socat tinyproxy-bin (or make setup)")]
+        return [
+            DoctorCheck(
+                "sandbox: bwrap, socat, tinyproxy installed",
+                False,
+                str(e),
+                "sudo apt-get install bubblewrap socat tinyproxy-bin (or make setup)",
+            )
+        ]
     checks: list[DoctorCheck] = []
-    with tempfile.TemporaryDirectory(prefix="agent-eval-doctor-", dir=_real(Path.home())) as t, \
-            _PortListener() as allowed, _PortListener() as other:
+    with (
+        tempfile.TemporaryDirectory(prefix="agent-eval-doctor-", dir=_real(Path.home())) as t,
+        _PortListener() as allowed,
+        _PortListener() as other,
+    ):
         root = Path(t)
         for d in ("item/work", "item/home", "dataset"):
             (root / d).mkdir(parents=True)
         canary = "agent-eval-doctor-canary-7f3a"
         (root / "dataset" / "answer.txt").write_text(canary)
-        spec = SandboxSpec(root / "item/work", root / "item/home",
-                           endpoints=[f"127.0.0.1:{allowed.port}"])
+        spec = SandboxSpec(root / "item/work", root / "item/home", endpoints=[f"127.0.0.1:{allowed.port}"])
 
         def run(sb: Sandbox, cmd: str) -> subprocess.CompletedProcess:
             argv, env = sb.wrap(["/bin/bash", "-lc", cmd])
@@ -395,47 +446,68 @@ def check_sandbox() -> list[DoctorCheck]:
             with Sandbox(spec) as sb:
                 r = run(sb, "id -u")
                 uid = str(load_policy()["user"]["uid"])
-                checks.append(DoctorCheck(
-                    "sandbox: bwrap runs as a non-root user (user namespaces)",
-                    r.returncode == 0 and r.stdout.strip() == uid,
-                    (r.stdout + r.stderr).strip()[-300:] or f"uid {uid}",
-                    "enable unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 "
-                    "(on Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0)"))
+                checks.append(
+                    DoctorCheck(
+                        "sandbox: bwrap runs as a non-root user (user namespaces)",
+                        r.returncode == 0 and r.stdout.strip() == uid,
+                        (r.stdout + r.stderr).strip()[-300:] or f"uid {uid}",
+                        "enable unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 "
+                        "(on Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0)",
+                    )
+                )
                 if not checks[-1].ok:
                     return checks
                 q = shlex.quote
-                r = run(sb, f"cat {q(str(root / 'dataset/answer.txt'))} {q(str(PROJECT_ROOT / 'pyproject.toml'))}; "
-                            f"ls -A {q(str(root))} {q(str(PROJECT_ROOT))}")
+                r = run(
+                    sb,
+                    f"cat {q(str(root / 'dataset/answer.txt'))} {q(str(PROJECT_ROOT / 'pyproject.toml'))}; "
+                    f"ls -A {q(str(root))} {q(str(PROJECT_ROOT))}",
+                )
                 leaked = [w for w in (canary, "[project]", "dataset", "pyproject") if w in r.stdout]
-                checks.append(DoctorCheck(
-                    "sandbox: dataset, project checkout and real home are hidden", not leaked,
-                    f"visible inside: {leaked}" if leaked else "a canary outside the workdir stayed unreadable",
-                    "look for a bind in sandbox/policy.yaml that covers them"))
-                probe = ("import socket, urllib.request as u\n"
-                         "def get(url):\n"
-                         "    try: u.urlopen(url, timeout=5); return 1\n"
-                         "    except Exception as e: return int(getattr(e, 'code', 0) == 200)\n"
-                         "def raw(host, port):\n"
-                         "    try: socket.create_connection((host, port), 2).close(); return 1\n"
-                         "    except OSError: return 0\n"
-                         f"print(get('http://127.0.0.1:{allowed.port}/'), get('http://127.0.0.1:{other.port}/'),"
-                         f" raw('127.0.0.1', {other.port}), raw('1.1.1.1', 443))\n")
+                checks.append(
+                    DoctorCheck(
+                        "sandbox: dataset, project checkout and real home are hidden",
+                        not leaked,
+                        f"visible inside: {leaked}" if leaked else "a canary outside the workdir stayed unreadable",
+                        "look for a bind in sandbox/policy.yaml that covers them",
+                    )
+                )
+                probe = (
+                    "import socket, urllib.request as u\n"
+                    "def get(url):\n"
+                    "    try: u.urlopen(url, timeout=5); return 1\n"
+                    "    except Exception as e: return int(getattr(e, 'code', 0) == 200)\n"
+                    "def raw(host, port):\n"
+                    "    try: socket.create_connection((host, port), 2).close(); return 1\n"
+                    "    except OSError: return 0\n"
+                    f"print(get('http://127.0.0.1:{allowed.port}/'), get('http://127.0.0.1:{other.port}/'),"
+                    f" raw('127.0.0.1', {other.port}), raw('1.1.1.1', 443))\n"
+                )
                 r = run(sb, f"python3 -c {q(probe)}")
                 got = r.stdout.split()
-                checks.append(DoctorCheck(
-                    "sandbox: network reaches only the allowed endpoint", got == ["1", "0", "0", "0"],
-                    f"allowed, other local port via proxy, other directly, outside = "
-                    f"{got or r.stderr.strip()[-200:]} (want 1 0 0 0)",
-                    "check that socat and tinyproxy-bin are installed"))
+                checks.append(
+                    DoctorCheck(
+                        "sandbox: network reaches only the allowed endpoint",
+                        got == ["1", "0", "0", "0"],
+                        f"allowed, other local port via proxy, other directly, outside = "
+                        f"{got or r.stderr.strip()[-200:]} (want 1 0 0 0)",
+                        "check that socat and tinyproxy-bin are installed",
+                    )
+                )
                 mods = ", ".join(load_policy()["tool_python"]["must_import"])
                 r = run(sb, f"python3 -c 'import sys, {mods}; print(sys.executable)'")
-                checks.append(DoctorCheck(
-                    f"sandbox: a login shell's python3 imports {mods}", r.returncode == 0,
-                    (r.stdout + r.stderr).strip()[-300:],
-                    f"install {mods} into the Python running agent-eval (make setup)"))
+                checks.append(
+                    DoctorCheck(
+                        f"sandbox: a login shell's python3 imports {mods}",
+                        r.returncode == 0,
+                        (r.stdout + r.stderr).strip()[-300:],
+                        f"install {mods} into the Python running agent-eval (make setup)",
+                    )
+                )
         except (SandboxError, OSError, subprocess.SubprocessError) as e:
-            checks.append(DoctorCheck("sandbox: starts", False, str(e),
-                                      "sudo apt-get install bubblewrap socat tinyproxy-bin"))
+            checks.append(
+                DoctorCheck("sandbox: starts", False, str(e), "sudo apt-get install bubblewrap socat tinyproxy-bin")
+            )
     return checks
 
 
@@ -459,7 +531,7 @@ class _PortListener:
                     conn.settimeout(2)
                     head = b""
                     while b"\r\n\r\n" not in head:  # the proxy may send the request in pieces:
-                        chunk = conn.recv(4096)      # answering early makes its later writes fail
+                        chunk = conn.recv(4096)  # answering early makes its later writes fail
                         if not chunk:
                             break
                         head += chunk

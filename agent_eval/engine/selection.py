@@ -1,6 +1,7 @@
 """What every benchmark kind's data shares: the data error, JSONL reading with file:line errors,
 selecting and sharding items (any item with `id`, `task` and `category`), and where the data is.
 Each kind loads its own layout (benchmarks/<kind>/)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -13,16 +14,16 @@ from agent_eval.datamodel.jsonl import DataError
 def shard_of(items: list, index: int, count: int) -> list:
     """The index-th (1-based) of `count` slices, by a hash of the item id: the same on every machine
     and independent of the order or the other items selected."""
-    return [item for item in items
-            if int(hashlib.sha256(item.id.encode()).hexdigest(), 16) % count == index - 1]
+    return [item for item in items if int(hashlib.sha256(item.id.encode()).hexdigest(), 16) % count == index - 1]
 
 
 def _split(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
-def select(dataset, tasks: str | None = None, ids: str | None = None,
-           categories: str | None = None, limit: int | None = None) -> list:
+def select(
+    dataset, tasks: str | None = None, ids: str | None = None, categories: str | None = None, limit: int | None = None
+) -> list:
     """Any kind's dataset (`items` with id, task, category; `tasks`, `categories`). Filter by comma-separated tasks, ids and categories, then keep the first `limit` per task."""
     items = dataset.items
     for name, wanted, valid, key in (
@@ -59,7 +60,10 @@ def resolve_data_dir(data: Path | None, console) -> Path:
     if Path("data").is_dir():
         return Path("data")
     from agent_eval.benchmarks.registry import default_kind
+
     path = default_kind().bundled_samples()
-    console.print(f"[yellow]No --data and no ./data: using the bundled sample tasks in {path} "
-                  f"(procedurally generated, not the ActiveVision dataset).[/]")
+    console.print(
+        f"[yellow]No --data and no ./data: using the bundled sample tasks in {path} "
+        f"(procedurally generated, not the ActiveVision dataset).[/]"
+    )
     return path

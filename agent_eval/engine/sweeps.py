@@ -1,4 +1,5 @@
 """A sweep: its YAML grid of agents, models, efforts, tool modes and repeats, checked line by line, planned and run cell by cell (resumable)."""
+
 from __future__ import annotations
 
 import itertools
@@ -16,12 +17,28 @@ from agent_eval.agents import registry as agent_registry
 from agent_eval.benchmarks import ALL_TOOL_MODES as TOOL_MODES
 from agent_eval.benchmarks import load_benchmark
 from agent_eval.datamodel.config import ConfigError, RunConfig
-from agent_eval.engine.selection import select
 from agent_eval.datamodel.results import RunStore
+from agent_eval.engine.selection import select
 
 # key -> (type check, description) for the top level; `grid` entries have their own keys.
-TOP_KEYS = {"name", "data", "tasks", "ids", "categories", "limit", "grid", "tools", "repeats", "jobs", "timeout",
-            "max_turns", "max_cost_usd", "unpriced", "sandbox", "out_dir"}
+TOP_KEYS = {
+    "name",
+    "data",
+    "tasks",
+    "ids",
+    "categories",
+    "limit",
+    "grid",
+    "tools",
+    "repeats",
+    "jobs",
+    "timeout",
+    "max_turns",
+    "max_cost_usd",
+    "unpriced",
+    "sandbox",
+    "out_dir",
+}
 
 
 GRID_KEYS = {"agent", "models", "efforts"}
@@ -52,10 +69,21 @@ class Sweep:
         configs = []
         for entry in self.grid:
             for model, effort, tools in itertools.product(entry["models"], entry.get("efforts") or [None], self.tools):
-                configs.append(RunConfig(agent=entry["agent"], model=model, effort=effort, tools=tools,
-                                         sandbox=self.sandbox, max_turns=self.max_turns, timeout_s=self.timeout,
-                                         jobs=self.jobs, repeats=self.repeats, max_cost_usd=self.max_cost_usd,
-                                         unpriced=self.unpriced))
+                configs.append(
+                    RunConfig(
+                        agent=entry["agent"],
+                        model=model,
+                        effort=effort,
+                        tools=tools,
+                        sandbox=self.sandbox,
+                        max_turns=self.max_turns,
+                        timeout_s=self.timeout,
+                        jobs=self.jobs,
+                        repeats=self.repeats,
+                        max_cost_usd=self.max_cost_usd,
+                        unpriced=self.unpriced,
+                    )
+                )
         return configs
 
     @property
@@ -88,8 +116,9 @@ def load_sweep(path: Path) -> Sweep:
     values, nodes = {}, {}
     for key_node, value_node in root.value:
         if key_node.value not in TOP_KEYS:
-            raise SweepError(f"{_where(path, key_node)}: unknown key {key_node.value!r}; "
-                             f"known: {', '.join(sorted(TOP_KEYS))}")
+            raise SweepError(
+                f"{_where(path, key_node)}: unknown key {key_node.value!r}; known: {', '.join(sorted(TOP_KEYS))}"
+            )
         nodes[key_node.value] = value_node
         values[key_node.value] = yaml.safe_load(yaml.serialize(value_node))
     if "grid" not in nodes or not isinstance(nodes["grid"], yaml.SequenceNode):
@@ -105,26 +134,40 @@ def load_sweep(path: Path) -> Sweep:
                 raise SweepError(f"{_where(path, key_node)}: unknown grid key {key!r}; known: agent, models, efforts")
             entry[key] = value_node.value if key == "agent" else _as_list(path, value_node, key)
             if key == "agent" and entry[key] not in agent_registry.AGENTS:
-                raise SweepError(f"{_where(path, value_node)}: unknown agent {entry[key]!r}; "
-                                 f"choose {', '.join(agent_registry.AGENTS)}")
+                raise SweepError(
+                    f"{_where(path, value_node)}: unknown agent {entry[key]!r}; "
+                    f"choose {', '.join(agent_registry.AGENTS)}"
+                )
             if key == "efforts":
                 agent = entry.get("agent")
                 bad = [e for e in entry[key] if agent and e not in agent_registry.efforts(agent)]
                 if bad:
-                    raise SweepError(f"{_where(path, value_node)}: effort(s) {', '.join(bad)} not valid for {agent}; "
-                                     f"choose {', '.join(agent_registry.efforts(agent))}")
+                    raise SweepError(
+                        f"{_where(path, value_node)}: effort(s) {', '.join(bad)} not valid for {agent}; "
+                        f"choose {', '.join(agent_registry.efforts(agent))}"
+                    )
         if "agent" not in entry or not entry.get("models"):
             raise SweepError(f"{_where(path, entry_node)}: a grid entry needs agent and models")
         grid.append(entry)
     tools = _as_list(path, nodes["tools"], "tools") if "tools" in nodes else ["python"]
     bad_tools = [t for t in tools if t not in TOOL_MODES]
     if bad_tools:
-        raise SweepError(f"{_where(path, nodes['tools'])}: unknown tool mode(s) {', '.join(bad_tools)}; "
-                         f"choose {', '.join(TOOL_MODES)}")
-    sweep = Sweep(name=str(values.get("name") or path.stem), path=path, grid=grid, tools=tools,
-                  selection={k: values.get(k) for k in ("tasks", "ids", "categories", "limit")},
-                  **{k: values[k] for k in ("repeats", "jobs", "timeout", "max_turns", "max_cost_usd", "unpriced",
-                                            "sandbox", "data") if k in values})
+        raise SweepError(
+            f"{_where(path, nodes['tools'])}: unknown tool mode(s) {', '.join(bad_tools)}; "
+            f"choose {', '.join(TOOL_MODES)}"
+        )
+    sweep = Sweep(
+        name=str(values.get("name") or path.stem),
+        path=path,
+        grid=grid,
+        tools=tools,
+        selection={k: values.get(k) for k in ("tasks", "ids", "categories", "limit")},
+        **{
+            k: values[k]
+            for k in ("repeats", "jobs", "timeout", "max_turns", "max_cost_usd", "unpriced", "sandbox", "data")
+            if k in values
+        },
+    )
     if "out_dir" in values:
         sweep.out_dir = Path(values["out_dir"])
     for config in sweep.cells():
@@ -140,8 +183,10 @@ def _cell_name(config: RunConfig) -> str:
 
 
 def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
-    table = Table(title=f"sweep {sweep.name}: {len(sweep.cells())} cells, {n_items} items x {sweep.repeats} repeat(s)",
-                  title_justify="left")
+    table = Table(
+        title=f"sweep {sweep.name}: {len(sweep.cells())} cells, {n_items} items x {sweep.repeats} repeat(s)",
+        title_justify="left",
+    )
     for column in ("cell", "agent runs", "already done", "to run"):
         table.add_column(column, justify="left" if column == "cell" else "right")
     total = done_total = 0
@@ -159,18 +204,37 @@ def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
 def run_sweep(sweep: Sweep, console: Console, environ: dict | None = None, scripted_model: bool = False) -> list[Path]:
     """Every cell as its own Runner, all sharing one slot semaphore (the global --jobs), one
     progress display and one Ctrl-C."""
-    from agent_eval.engine.selection import resolve_data_dir
     from agent_eval.engine.runner import Runner, new_progress
+    from agent_eval.engine.selection import resolve_data_dir
+
     benchmark, dataset = load_benchmark(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
     items = select(dataset, **sweep.selection)
     slots = threading.BoundedSemaphore(sweep.jobs)
     cancel = threading.Event()
     progress = new_progress(console)
-    runners = [Runner(config, benchmark, dataset, items, sweep.root, run_name=_cell_name(config), console=console,
-                      environ=environ, scripted_model=scripted_model, selection=sweep.selection,
-                      cancel=cancel, slots=slots, progress=progress) for config in sweep.cells()]
-    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set()) \
-        if threading.current_thread() is threading.main_thread() else None
+    runners = [
+        Runner(
+            config,
+            benchmark,
+            dataset,
+            items,
+            sweep.root,
+            run_name=_cell_name(config),
+            console=console,
+            environ=environ,
+            scripted_model=scripted_model,
+            selection=sweep.selection,
+            cancel=cancel,
+            slots=slots,
+            progress=progress,
+        )
+        for config in sweep.cells()
+    ]
+    previous = (
+        signal.signal(signal.SIGINT, lambda *_: cancel.set())
+        if threading.current_thread() is threading.main_thread()
+        else None
+    )
     try:
         with progress, ThreadPoolExecutor(max_workers=len(runners)) as pool:
             outcomes = list(pool.map(lambda runner: runner.run(), runners))

@@ -6,6 +6,7 @@ both transcripts.
 B's share of right repeats is higher than A's (without repeats: B right, A wrong). Each side names the
 repeat that shows the change (B's first right one, A's first wrong one, and the other way round).
 """
+
 from __future__ import annotations
 
 import shlex
@@ -19,9 +20,15 @@ def _side(run, records: list[ItemRecord], score: float, want_right: bool) -> dic
     ordered = sorted(records, key=lambda r: r.repeat)
     shown = next((r for r in ordered if r.correct == want_right), ordered[0])
     command = f"agent-eval show {shlex.quote(str(run.root))} {shlex.quote(shown.id)}"
-    return {"share_right": score, "predictions": [r.prediction for r in ordered],
-            "correct": [r.correct for r in ordered], "statuses": [r.status for r in ordered],
-            "repeat": shown.repeat, "prediction": shown.prediction, "show": command + (f" --repeat {shown.repeat}" if shown.repeat else "")}
+    return {
+        "share_right": score,
+        "predictions": [r.prediction for r in ordered],
+        "correct": [r.correct for r in ordered],
+        "statuses": [r.status for r in ordered],
+        "repeat": shown.repeat,
+        "prediction": shown.prediction,
+        "show": command + (f" --repeat {shown.repeat}" if shown.repeat else ""),
+    }
 
 
 def changed_items(runs, letters: list[str], scores: list[dict[str, float]], shared: list[str]) -> list[dict]:
@@ -41,11 +48,19 @@ def changed_items(runs, letters: list[str], scores: list[dict[str, float]], shar
                 continue
             winner = letters[j] if b > a else letters[0]
             first = by_run[0][item][0]
-            entry[f"only_{winner}"].append({
-                "id": item, "task": first.task, "category": first.category, "truth": first.ground_truth,
-                "diff": b - a,
-                "runs": {letters[0]: _side(runs[0], by_run[0][item], a, want_right=winner == letters[0]),
-                         letters[j]: _side(runs[j], by_run[j][item], b, want_right=winner == letters[j])}})
+            entry[f"only_{winner}"].append(
+                {
+                    "id": item,
+                    "task": first.task,
+                    "category": first.category,
+                    "truth": first.ground_truth,
+                    "diff": b - a,
+                    "runs": {
+                        letters[0]: _side(runs[0], by_run[0][item], a, want_right=winner == letters[0]),
+                        letters[j]: _side(runs[j], by_run[j][item], b, want_right=winner == letters[j]),
+                    },
+                }
+            )
         for key in ("only_A", f"only_{letters[j]}"):
             entry[key].sort(key=lambda e: (-abs(e["diff"]), e["id"]))
         out.append(entry)
@@ -71,18 +86,51 @@ def changed_cells(entry: dict, which: str, limit: int | None = None) -> tuple[li
     items = entry[f"only_{which}"]
     shown = items if limit is None else items[:limit]
     header = ["item", "task", "truth", f"{a} predicted", f"{b} predicted", "transcripts"]
-    body = [[e["id"], e["task"], e["truth"], _prediction(e["runs"][a]), _prediction(e["runs"][b]),
-             f"{e['runs'][a]['show']} ; {e['runs'][b]['show']}"] for e in shown]
+    body = [
+        [
+            e["id"],
+            e["task"],
+            e["truth"],
+            _prediction(e["runs"][a]),
+            _prediction(e["runs"][b]),
+            f"{e['runs'][a]['show']} ; {e['runs'][b]['show']}",
+        ]
+        for e in shown
+    ]
     return header, body, len(items) - len(shown)
 
 
 def changed_csv_rows(changed: list[dict]):
-    yield ["pair", "only_right", "id", "task", "category", "truth", "A_share_right", "run_share_right",
-           "A_predictions", "run_predictions", "A_show", "run_show"]
+    yield [
+        "pair",
+        "only_right",
+        "id",
+        "task",
+        "category",
+        "truth",
+        "A_share_right",
+        "run_share_right",
+        "A_predictions",
+        "run_predictions",
+        "A_show",
+        "run_show",
+    ]
     for entry in changed:
         a, b = entry["pair"]
         for which in (b, a):
             for e in entry[f"only_{which}"]:
                 sa, sb = e["runs"][a], e["runs"][b]
-                yield [f"{b}:{a}", which, e["id"], e["task"], e["category"], e["truth"], sa["share_right"], sb["share_right"],
-                       " | ".join(sa["predictions"]), " | ".join(sb["predictions"]), sa["show"], sb["show"]]
+                yield [
+                    f"{b}:{a}",
+                    which,
+                    e["id"],
+                    e["task"],
+                    e["category"],
+                    e["truth"],
+                    sa["share_right"],
+                    sb["share_right"],
+                    " | ".join(sa["predictions"]),
+                    " | ".join(sb["predictions"]),
+                    sa["show"],
+                    sb["show"],
+                ]

@@ -1,4 +1,5 @@
 """Render a comparison (reading.comparison.build) as a terminal table, Markdown or CSV."""
+
 from __future__ import annotations
 
 import csv
@@ -8,11 +9,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agent_eval.benchmarks.registry import reading_hooks
-from agent_eval.reading import compare_sections as sections
 from agent_eval.analysis.efficiency import EFFICIENCY, PER_CORRECT
 from agent_eval.analysis.formatting import fmt_cost, fmt_time
 from agent_eval.analysis.verdicts import pct, pholm, pts, pval
+from agent_eval.benchmarks.registry import reading_hooks
+from agent_eval.reading import compare_sections as sections
 
 
 def _per_comparison(data: dict) -> list[str]:
@@ -26,41 +27,54 @@ def _accuracy_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", *letters]
     names = _per_comparison(data)
     for letter in letters[1:]:
-        header += [f"{letter}−A {names[0]}", f"p {letter}:A (disc.)", f"Holm {letter}",
-                   *([f"perm. p {letter}"] if len(names) > 3 else [])]
+        header += [
+            f"{letter}−A {names[0]}",
+            f"p {letter}:A (disc.)",
+            f"Holm {letter}",
+            *([f"perm. p {letter}"] if len(names) > 3 else []),
+        ]
     body = []
     for row in data["rows"]:
         cells = [row["scope"], row["group"], str(row["n"]), *map(pct, row["accuracy"])]
         for stat in row["vs_first"][1:]:
-            cells += [f"{pts(stat['diff'], '')} [{pts(stat['ci_low'], '')}, {pts(stat['ci_high'], '')}]", pval(stat),
-                      pholm(stat.get("p_holm"))]
+            cells += [
+                f"{pts(stat['diff'], '')} [{pts(stat['ci_low'], '')}, {pts(stat['ci_high'], '')}]",
+                pval(stat),
+                pholm(stat.get("p_holm")),
+            ]
             if len(names) > 3:
                 cells.append(f"{stat['permutation']['p_value']:.3g}")  # its Holm-adjusted p: json and csv
         body.append(cells)
     return header, body
 
 
-
-
 def _efficiency_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     header = ["per item", *[r["letter"] for r in data["runs"]]]
-    fmt = {"cost_usd": fmt_cost, "elapsed_s": fmt_time, "num_turns": lambda v: "?" if v is None else f"{v:g}",
-           "tool_calls": lambda v: "?" if v is None else f"{v:g}"}
+    fmt = {
+        "cost_usd": fmt_cost,
+        "elapsed_s": fmt_time,
+        "num_turns": lambda v: "?" if v is None else f"{v:g}",
+        "tool_calls": lambda v: "?" if v is None else f"{v:g}",
+    }
     body = []
     for key, name in EFFICIENCY:
         for stat in ("median", "total"):
             cells = []
             for run in data["runs"]:
                 e = run["efficiency"][key]
-                cells.append(fmt[key](e[stat]) + (f" ({e['unknown']} unknown)" if e["unknown"] and e[stat] is not None else ""))
+                cells.append(
+                    fmt[key](e[stat]) + (f" ({e['unknown']} unknown)" if e["unknown"] and e[stat] is not None else "")
+                )
             body.append([f"{name} {stat}", *cells])
     return header, body
 
 
 def _run_lines(data: dict) -> list[str]:
     what = reading_hooks(data["benchmark"]).accuracy_name
-    return [f"{r['letter']} = {r['name']}: {r['label']} ({r['n_items']} items, {what} {pct(r['own_accuracy'])} on its own items)"
-            for r in data["runs"]]
+    return [
+        f"{r['letter']} = {r['name']}: {r['label']} ({r['n_items']} items, {what} {pct(r['own_accuracy'])} on its own items)"
+        for r in data["runs"]
+    ]
 
 
 def _warning_lines(data: dict) -> list[str]:
@@ -73,8 +87,13 @@ def _rich_table(title: str, header: list[str], body: list[list[str]]) -> Table:
     table = Table(title=title, header_style="bold", title_style="bold")
     for i, name in enumerate(header[scoped:]):
         widest = max(len(cells[scoped + i]) for cells in body)
-        table.add_column(name, justify="right" if i else "left", overflow="ellipsis",
-                         no_wrap=bool(i), min_width=widest if i else min(widest, 14))
+        table.add_column(
+            name,
+            justify="right" if i else "left",
+            overflow="ellipsis",
+            no_wrap=bool(i),
+            min_width=widest if i else min(widest, 14),
+        )
     for index, cells in enumerate(body):
         last = index + 1 == len(body) or (scoped and body[index + 1][0] != cells[0])
         table.add_row(*cells[scoped:], end_section=bool(scoped and last))
@@ -100,11 +119,13 @@ def render_table(data: dict, console: Console) -> None:
     elif _fits(header, body, console.width) or k == 2:
         console.print(_rich_table(title, header, body))
     else:  # too wide: accuracies first, then one table per comparison with A
-        console.print(_rich_table(title, header[:3 + k], [cells[:3 + k] for cells in body]))
+        console.print(_rich_table(title, header[: 3 + k], [cells[: 3 + k] for cells in body]))
         w = len(_per_comparison(data))
-        for j, letter in enumerate(h for h in header[4:3 + k]):
+        for j, letter in enumerate(h for h in header[4 : 3 + k]):
             cols = [0, 1, 2, 3, 4 + j, *range(3 + k + w * j, 3 + k + w * (j + 1))]
-            console.print(_rich_table(f"{letter} vs A", [header[c] for c in cols], [[cells[c] for c in cols] for cells in body]))
+            console.print(
+                _rich_table(f"{letter} vs A", [header[c] for c in cols], [[cells[c] for c in cols] for cells in body])
+            )
     console.print(_rich_table("cost, time, turns, tool calls", *_efficiency_cells(data)))
     sections.render_table(data, console)
     for line in data["verdicts"]:
@@ -113,8 +134,14 @@ def render_table(data: dict, console: Console) -> None:
 
 def render_markdown(data: dict) -> str:
     def md(header, body):
-        return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-                          *("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" for cells in body)])
+        return "\n".join(
+            [
+                "| " + " | ".join(header) + " |",
+                "|" + "---|" * len(header),
+                *("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" for cells in body),
+            ]
+        )
+
     parts = ["\n".join(f"- {line}" for line in _run_lines(data))]
     if _warning_lines(data):
         parts.append("\n".join(f"- note: {line}" for line in _warning_lines(data)))
@@ -123,8 +150,12 @@ def render_markdown(data: dict) -> str:
         parts += own
     else:
         parts += [f"Accuracy on {data['shared']} shared items:", md(*_accuracy_cells(data))]
-    parts += ["Cost, time, turns and tool calls per item:", md(*_efficiency_cells(data)),
-              *sections.markdown_parts(data, md), "\n".join(f"- {line}" for line in data["verdicts"])]
+    parts += [
+        "Cost, time, turns and tool calls per item:",
+        md(*_efficiency_cells(data)),
+        *sections.markdown_parts(data, md),
+        "\n".join(f"- {line}" for line in data["verdicts"]),
+    ]
     return "\n\n".join(parts) + "\n"
 
 
@@ -141,18 +172,52 @@ def render_csv(data: dict, table: str = "accuracy") -> str:
         writer.writerows(own)
         return out.getvalue()
     eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
-    writer.writerow(["scope", "group", "n", "run", "name", "label", "accuracy", "diff_vs_A", "ci_low", "ci_high",
-                     "p_value", "discordant", "A_only", "run_only", "p_holm", "perm_p_value", "perm_p_holm", *eff,
-                     *(f"{key}_per_correct" for key, _ in PER_CORRECT)])
+    writer.writerow(
+        [
+            "scope",
+            "group",
+            "n",
+            "run",
+            "name",
+            "label",
+            "accuracy",
+            "diff_vs_A",
+            "ci_low",
+            "ci_high",
+            "p_value",
+            "discordant",
+            "A_only",
+            "run_only",
+            "p_holm",
+            "perm_p_value",
+            "perm_p_holm",
+            *eff,
+            *(f"{key}_per_correct" for key, _ in PER_CORRECT),
+        ]
+    )
     for row in data["rows"]:
         for run, acc, stat in zip(data["runs"], row["accuracy"], row["vs_first"]):
             s = stat or {}
             perm = s.get("permutation") or {}
-            cells = [row["scope"], row["group"], row["n"], run["letter"], run["name"], run["label"], f"{acc:.6g}",
-                     *(s.get(k, "") for k in ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only",
-                                              "p_holm")), perm.get("p_value", ""), perm.get("p_holm", "")]
+            cells = [
+                row["scope"],
+                row["group"],
+                row["n"],
+                run["letter"],
+                run["name"],
+                run["label"],
+                f"{acc:.6g}",
+                *(
+                    s.get(k, "")
+                    for k in ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
+                ),
+                perm.get("p_value", ""),
+                perm.get("p_holm", ""),
+            ]
             if row["scope"] == "overall":
-                cells += [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+                cells += [
+                    run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")
+                ]
                 cells += [run["per_correct"][key] for key, _ in PER_CORRECT]
             writer.writerow(["" if c is None else c for c in cells])
     return out.getvalue()

@@ -4,6 +4,7 @@ repeats (flip rate, majority and all-K accuracy), tool use, and the items that c
 compare.build() puts the numbers in `data` (changes.py, repeats.py, tool_use.py, efficiency.py make
 them); this module only lays them out.
 """
+
 from __future__ import annotations
 
 import shlex
@@ -12,9 +13,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agent_eval.reading.changes import SCREEN_ROWS, changed_cells, changed_csv_rows
 from agent_eval.analysis.efficiency import PER_CORRECT
 from agent_eval.analysis.formatting import fmt_cost, fmt_time
+from agent_eval.reading.changes import SCREEN_ROWS, changed_cells, changed_csv_rows
 from agent_eval.reading.repeats import repeat_cells
 from agent_eval.reading.tool_use import tool_cells
 
@@ -31,9 +32,13 @@ def per_correct_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             p = run["per_correct"]
             unknown_all = p[f"{key}_unknown"] == p["item_runs"]
             text = ("unknown" if unknown_all else "— (none right)") if p[key] is None else FMT[key](p[key])
-            cells.append(text + (f" ({p[f'{key}_unknown']} unknown)" if p[f"{key}_unknown"] and p[key] is not None else ""))
+            cells.append(
+                text + (f" ({p[f'{key}_unknown']} unknown)" if p[f"{key}_unknown"] and p[key] is not None else "")
+            )
         body.append([name, *cells])
-    body.append(["right answers", *(f"{r['per_correct']['correct']}/{r['per_correct']['item_runs']}" for r in data["runs"])])
+    body.append(
+        ["right answers", *(f"{r['per_correct']['correct']}/{r['per_correct']['item_runs']}" for r in data["runs"])]
+    )
     return header, body
 
 
@@ -41,8 +46,12 @@ def _plain_table(title: str, header: list[str], body: list[list[str]], wrap_last
     table = Table(title=title, header_style="bold", title_style="bold")
     for i, name in enumerate(header):
         last = wrap_last and i == len(header) - 1
-        table.add_column(name, justify="left" if i == 0 or name in ("mode", "task") or last or not body else "right",
-                         no_wrap=not last, overflow="fold" if last else "ellipsis")
+        table.add_column(
+            name,
+            justify="left" if i == 0 or name in ("mode", "task") or last or not body else "right",
+            no_wrap=not last,
+            overflow="fold" if last else "ellipsis",
+        )
     for cells in body:
         table.add_row(*cells)
     return table
@@ -66,8 +75,12 @@ def render_table(data: dict, console: Console) -> None:
             console.print(_plain_table(title, header[:-1], [cells[:-1] for cells in body]))
             if rest:
                 console.print(Text(f"... and {rest} more (--format json, markdown or csv lists them all)"))
-        console.print(Text(f"open both transcripts of an item: agent-eval show {shlex.quote(paths[a])} ITEM and "
-                           f"agent-eval show {shlex.quote(paths[b])} ITEM (add --repeat R for the repeat in brackets)"))
+        console.print(
+            Text(
+                f"open both transcripts of an item: agent-eval show {shlex.quote(paths[a])} ITEM and "
+                f"agent-eval show {shlex.quote(paths[b])} ITEM (add --repeat R for the repeat in brackets)"
+            )
+        )
 
 
 def markdown_parts(data: dict, md) -> list[str]:
@@ -76,16 +89,24 @@ def markdown_parts(data: dict, md) -> list[str]:
     if cells:
         header, rows = data["item_shares"]["header"], data["item_shares"]["rows"]
         flipping = [r for r in rows if any(0 < v < 1 for v in r[1:])]
-        parts += ["Repeats (flip rate: the chance that two repeats of one item disagree):", md(*cells),
-                  f"Items with a share of right repeats strictly between 0 and 1 ({len(flipping)}):",
-                  md(header, [[str(c) for c in r] for r in flipping]) if flipping else "none"]
-    parts += ["Tool use per item run (calls by kind, with the item runs using it in brackets):", md(*tool_cells(data["runs"]))]
+        parts += [
+            "Repeats (flip rate: the chance that two repeats of one item disagree):",
+            md(*cells),
+            f"Items with a share of right repeats strictly between 0 and 1 ({len(flipping)}):",
+            md(header, [[str(c) for c in r] for r in flipping]) if flipping else "none",
+        ]
+    parts += [
+        "Tool use per item run (calls by kind, with the item runs using it in brackets):",
+        md(*tool_cells(data["runs"])),
+    ]
     for entry in data["changed"]:
         a, b = entry["pair"]
         for which in (b, a):
             header, body, _ = changed_cells(entry, which)
-            parts += [f"{b} vs A: items only {which} got right ({len(body)}):",
-                      md(header, [[*c[:-1], "`" + c[-1].replace(" ; ", "` ; `") + "`"] for c in body]) if body else "none"]
+            parts += [
+                f"{b} vs A: items only {which} got right ({len(body)}):",
+                md(header, [[*c[:-1], "`" + c[-1].replace(" ; ", "` ; `") + "`"] for c in body]) if body else "none",
+            ]
     return parts
 
 
@@ -97,22 +118,56 @@ def csv_table(data: dict, name: str):
         yield data["item_shares"]["header"]
         yield from data["item_shares"]["rows"]
     elif name == "repeats":
-        keys = ("repeats", "items", "items_repeated", "flip_rate", "items_that_flip", "mean_accuracy",
-                "majority_accuracy", "majority_ties", "all_accuracy", "any_accuracy")
+        keys = (
+            "repeats",
+            "items",
+            "items_repeated",
+            "flip_rate",
+            "items_that_flip",
+            "mean_accuracy",
+            "majority_accuracy",
+            "majority_ties",
+            "all_accuracy",
+            "any_accuracy",
+        )
         yield ["run", "name", *keys]
         for run in data["runs"]:
             s = run["repeats"] or {"repeats": 1}
             yield [run["letter"], run["name"], *(s.get(k, "") for k in keys)]
     elif name == "tools":
         from agent_eval.reading.tool_use import tool_kinds
+
         kinds = tool_kinds()
-        yield ["run", "name", "mode", "item_runs", "items_with_tools", "calls",
-               *(f"{k}_{what}" for k in kinds for what in ("calls", "items")),
-               "accuracy_with_tools", "accuracy_without_tools", "answered_blind", "blind_accuracy", "broken_ablation"]
+        yield [
+            "run",
+            "name",
+            "mode",
+            "item_runs",
+            "items_with_tools",
+            "calls",
+            *(f"{k}_{what}" for k in kinds for what in ("calls", "items")),
+            "accuracy_with_tools",
+            "accuracy_without_tools",
+            "answered_blind",
+            "blind_accuracy",
+            "broken_ablation",
+        ]
         for run in data["runs"]:
             u = run["tool_use"]
-            yield ["" if c is None else c for c in [
-                run["letter"], run["name"], u["mode"], u["item_runs"], u["items_with_tools"], u["calls"],
-                *(u["by_kind"].get(k, {}).get(what, 0) for k in kinds for what in ("calls", "items")),
-                u["accuracy_with_tools"], u["accuracy_without_tools"], u["answered_blind"], u["blind_accuracy"],
-                len(u["broken_ablation"])]]
+            yield [
+                "" if c is None else c
+                for c in [
+                    run["letter"],
+                    run["name"],
+                    u["mode"],
+                    u["item_runs"],
+                    u["items_with_tools"],
+                    u["calls"],
+                    *(u["by_kind"].get(k, {}).get(what, 0) for k in kinds for what in ("calls", "items")),
+                    u["accuracy_with_tools"],
+                    u["accuracy_without_tools"],
+                    u["answered_blind"],
+                    u["blind_accuracy"],
+                    len(u["broken_ablation"]),
+                ]
+            ]

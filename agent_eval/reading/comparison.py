@@ -1,12 +1,15 @@
 """Build the comparison of runs (paired statistics, efficiency, item-by-item sections) that compare, report and sweep render."""
+
 from __future__ import annotations
 
 from collections import defaultdict
 
-from agent_eval.datamodel.records import ItemRecord
-from agent_eval.reading.changes import changed_items
 from agent_eval.analysis.efficiency import EFFICIENCY, per_correct, task_efficiency
 from agent_eval.analysis.group_tests import add_holm
+from agent_eval.analysis.stats import ALPHA, N_RESAMPLES, SEED, median_total, paired, sign_flip_test
+from agent_eval.analysis.verdicts import verdicts
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.reading.changes import changed_items
 from agent_eval.reading.repeats import (
     noise_check,
     noise_sentences,
@@ -14,13 +17,9 @@ from agent_eval.reading.repeats import (
     share_rows,
 )
 from agent_eval.reading.runs import LoadedRun, RunError, run_warnings
-from agent_eval.analysis.stats import ALPHA, N_RESAMPLES, SEED, median_total, paired, sign_flip_test
 from agent_eval.reading.tool_use import tool_sentences, tool_use
-from agent_eval.analysis.verdicts import verdicts
 
 HASH_KEYS = ("scorer_hash", "dataset_hash")
-
-
 
 
 def item_scores(records: list[ItemRecord]) -> tuple[dict[str, float], int]:
@@ -35,21 +34,31 @@ def item_scores(records: list[ItemRecord]) -> tuple[dict[str, float], int]:
 def check_hashes(runs: list[LoadedRun], letters: list[str], force: bool) -> list[str]:
     notes = []
     for key in HASH_KEYS:
-        known = [(letter, run.name, getattr(run.config, key)) for letter, run in zip(letters, runs)
-                 if getattr(run.config, key)]
+        known = [
+            (letter, run.name, getattr(run.config, key))
+            for letter, run in zip(letters, runs)
+            if getattr(run.config, key)
+        ]
         if len({value for *_, value in known}) > 1:
             values = ", ".join(f"{letter} ({name}) = {value}" for letter, name, value in known)
             if not force:
-                fix = ("run `agent-eval regrade RUN` on the older runs to grade them with the current scorer, or "
-                       if key == "scorer_hash" else "")
-                raise RunError(f"runs differ in {key}: {values}; their grades are not comparable ({fix}"
-                               f"pass --force to compare anyway)")
+                fix = (
+                    "run `agent-eval regrade RUN` on the older runs to grade them with the current scorer, or "
+                    if key == "scorer_hash"
+                    else ""
+                )
+                raise RunError(
+                    f"runs differ in {key}: {values}; their grades are not comparable ({fix}"
+                    f"pass --force to compare anyway)"
+                )
             notes.append(f"--force: runs differ in {key} ({values}); compared anyway")
     for letter, run in zip(letters, runs):
         missing = [key for key in HASH_KEYS if not getattr(run.config, key)]
         if missing:
-            notes.append(f"{letter} ({run.name}) has unknown {' and '.join(missing)}"
-                         f"{' (no run.json)' if run.manifest is None else ''}: check it used the same data and scorer")
+            notes.append(
+                f"{letter} ({run.name}) has unknown {' and '.join(missing)}"
+                f"{' (no run.json)' if run.manifest is None else ''}: check it used the same data and scorer"
+            )
     return notes
 
 
@@ -80,9 +89,11 @@ def received_size_warnings(runs: list[LoadedRun], letters: list[str], shared: li
         differ = [i for i in shared if sa.get(i) and sb.get(i) and sa[i] != sb[i]]
         if differ:
             first = differ[0]
-            notes.append(f"WARNING: the model received the item's image at different sizes in {a} and {b} on "
-                         f"{len(differ)} item(s), e.g. {first}: {a} {sa[first][0]}×{sa[first][1]}, "
-                         f"{b} {sb[first][0]}×{sb[first][1]} (a CLI reduced it): the arms did not see the same pixels")
+            notes.append(
+                f"WARNING: the model received the item's image at different sizes in {a} and {b} on "
+                f"{len(differ)} item(s), e.g. {first}: {a} {sa[first][0]}×{sa[first][1]}, "
+                f"{b} {sb[first][0]}×{sb[first][1]} (a CLI reduced it): the arms did not see the same pixels"
+            )
     return notes
 
 
@@ -90,8 +101,10 @@ def check_kinds(runs: list[LoadedRun], letters: list[str]) -> str:
     kinds = {run.benchmark for run in runs}
     if len(kinds) > 1:
         named = ", ".join(f"{letter} ({run.name}) is {run.benchmark}" for letter, run in zip(letters, runs))
-        raise RunError(f"cannot compare runs of different benchmarks: {named}; they share no items "
-                       "(compare runs of one benchmark with each other)")
+        raise RunError(
+            f"cannot compare runs of different benchmarks: {named}; they share no items "
+            "(compare runs of one benchmark with each other)"
+        )
     return kinds.pop()
 
 
@@ -104,15 +117,19 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     union = set.union(*(set(s) for s, _ in scored))
     missing = {letter: sorted(union - set(s)) for letter, (s, _) in zip(letters, scored) if union - set(s)}
     for letter, ids in missing.items():
-        notes.append(f"{letter} lacks {len(ids)} item(s) other runs have: {', '.join(ids[:10])}{' ...' if len(ids) > 10 else ''}")
+        notes.append(
+            f"{letter} lacks {len(ids)} item(s) other runs have: {', '.join(ids[:10])}{' ...' if len(ids) > 10 else ''}"
+        )
     if missing:
         notes.append(f"all numbers below are on the {len(shared)} items every run has")
     for letter, (_, most) in zip(letters, scored):
         if most > 1:
-            notes.append(f"{letter} has repeats (up to {most} per item): items are paired on their mean correctness "
-                         "across repeats, and the exact test is the sign test on items whose means differ (it "
-                         "is McNemar's test when each item ran once; repeats of one item are not independent "
-                         "samples, so the item stays the unit of pairing), with the bootstrap resampling items")
+            notes.append(
+                f"{letter} has repeats (up to {most} per item): items are paired on their mean correctness "
+                "across repeats, and the exact test is the sign test on items whose means differ (it "
+                "is McNemar's test when each item ran once; repeats of one item are not independent "
+                "samples, so the item stays the unit of pairing), with the bootstrap resampling items"
+            )
     if not shared:
         raise RunError("the runs share no items: nothing to compare")
     notes += received_size_warnings(runs, letters, shared)
@@ -129,20 +146,41 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
         if repeated:  # the permutation test weighs how far each item's share of right repeats moved
             for stat, column in zip(vs_first[1:], columns[1:]):
                 stat["permutation"] = sign_flip_test(columns[0], column, n_resamples, seed)
-        rows.append({"scope": scope, "group": name, "n": len(ids),
-                     "accuracy": [sum(c) / len(c) for c in columns], "vs_first": vs_first})
+        rows.append(
+            {
+                "scope": scope,
+                "group": name,
+                "n": len(ids),
+                "accuracy": [sum(c) / len(c) for c in columns],
+                "vs_first": vs_first,
+            }
+        )
     add_holm(rows, ("category", "task"), ("vs_first",))
     shared_set = set(shared)
-    efficiency = [{key: median_total([getattr(r, key) for r in run.records if r.id in shared_set]) for key, _ in EFFICIENCY}
-                  for run in runs]
+    efficiency = [
+        {key: median_total([getattr(r, key) for r in run.records if r.id in shared_set]) for key, _ in EFFICIENCY}
+        for run in runs
+    ]
     entries = [_run_entry(letter, run, eff, shared_set) for letter, run, eff in zip(letters, runs, efficiency)]
     scores = [s for s, _ in scored]
     noise = noise_check(letters, [e["repeats"] for e in entries], scores, shared)
-    data = {"benchmark": benchmark, "alpha": ALPHA, "n_resamples": n_resamples, "seed": seed, "shared": len(shared),
-            "runs": entries, "notes": notes, "rows": rows, "verdicts": verdicts(letters, rows, groups),
-            "changed": changed_items(runs, letters, scores, shared), "noise": noise,
-            "item_shares": dict(zip(("header", "rows"), share_rows(letters, scores, shared)))}
-    data.update(runs[0].hooks.compare(runs, letters, groups, n_resamples, seed) or {})  # the kind's own metrics and tests
+    data = {
+        "benchmark": benchmark,
+        "alpha": ALPHA,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "shared": len(shared),
+        "runs": entries,
+        "notes": notes,
+        "rows": rows,
+        "verdicts": verdicts(letters, rows, groups),
+        "changed": changed_items(runs, letters, scores, shared),
+        "noise": noise,
+        "item_shares": dict(zip(("header", "rows"), share_rows(letters, scores, shared))),
+    }
+    data.update(
+        runs[0].hooks.compare(runs, letters, groups, n_resamples, seed) or {}
+    )  # the kind's own metrics and tests
     data["verdicts"] += noise_sentences(noise) + tool_sentences(entries)
     return data
 
@@ -151,9 +189,19 @@ def _run_entry(letter: str, run: LoadedRun, efficiency: dict, shared: set[str]) 
     scores, _ = item_scores(run.records)
     records = [r for r in run.records if r.id in shared]
     warnings = run_warnings(run)
-    return {"letter": letter, "name": run.name, "path": str(run.root), "label": run.label, "config": run.config.as_dict() if run.manifest else {},
-            "n_items": len(scores), "own_accuracy": sum(scores.values()) / len(scores),
-            "warnings": [note for _, note in warnings],
-            "loud_warnings": [note for loud, note in warnings if loud], "efficiency": efficiency,
-            "per_correct": per_correct(records), "task_efficiency": task_efficiency(records),
-            "repeats": repeat_summary(run.records, shared), "tool_use": tool_use(run, shared)}
+    return {
+        "letter": letter,
+        "name": run.name,
+        "path": str(run.root),
+        "label": run.label,
+        "config": run.config.as_dict() if run.manifest else {},
+        "n_items": len(scores),
+        "own_accuracy": sum(scores.values()) / len(scores),
+        "warnings": [note for _, note in warnings],
+        "loud_warnings": [note for loud, note in warnings if loud],
+        "efficiency": efficiency,
+        "per_correct": per_correct(records),
+        "task_efficiency": task_efficiency(records),
+        "repeats": repeat_summary(run.records, shared),
+        "tool_use": tool_use(run, shared),
+    }

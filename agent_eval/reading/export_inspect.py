@@ -10,6 +10,7 @@ failures as sample errors. As in agent-eval's own accuracy, a failed item is sco
 so Inspect's accuracy equals the run's. Token counts: `input_tokens` is the whole input
 (cached included, as agent-eval records it for both CLIs), `input_tokens_cache_read` its cached part.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -47,13 +48,28 @@ from agent_eval.reading.transcripts import item_dir, load_transcript
 SCORER = "agent_eval"
 MAIN_SCORE = "correct"
 # Record fields that already have their own place in the sample: the rest goes into its metadata.
-PLACED = {"id", "ground_truth", "prediction", "correct", "usage", "repeat", "answer_text", "metrics",
-          "started_at", "finished_at", "elapsed_s", "error", "retries", "usage_by_model"}
+PLACED = {
+    "id",
+    "ground_truth",
+    "prediction",
+    "correct",
+    "usage",
+    "repeat",
+    "answer_text",
+    "metrics",
+    "started_at",
+    "finished_at",
+    "elapsed_s",
+    "error",
+    "retries",
+    "usage_by_model",
+}
 
 
 def _provider(agent: str | None) -> str:
     """Inspect names models provider/model: the adapter says its provider; an unknown agent names itself."""
     from agent_eval.agents import registry
+
     return registry.agent_class(agent).provider if agent in registry.AGENTS else agent or "unknown"
 
 
@@ -73,15 +89,21 @@ def utc(text: str | None) -> datetime | None:
 
 def usage_of(values: dict, cost: float | None = None) -> ModelUsage:
     """ModelUsage from a usage dict in agent-eval's names (a record's usage, or one model's in usage_by_model)."""
+
     def count(name):
         value = values.get(name)
         return int(value) if isinstance(value, (int, float)) else None
+
     total_input, output = count("input_tokens") or 0, count("output_tokens") or 0
-    return ModelUsage(input_tokens=total_input, output_tokens=output, total_tokens=total_input + output,
-                      input_tokens_cache_read=count("cached_input_tokens"),
-                      input_tokens_cache_write=count("cache_creation_input_tokens"),
-                      reasoning_tokens=count("reasoning_tokens"),
-                      total_cost=cost if cost is not None else values.get("cost_usd"))
+    return ModelUsage(
+        input_tokens=total_input,
+        output_tokens=output,
+        total_tokens=total_input + output,
+        input_tokens_cache_read=count("cached_input_tokens"),
+        input_tokens_cache_write=count("cache_creation_input_tokens"),
+        reasoning_tokens=count("reasoning_tokens"),
+        total_cost=cost if cost is not None else values.get("cost_usd"),
+    )
 
 
 def sample_usage(record: ItemRecord, model: str) -> dict[str, ModelUsage]:
@@ -105,10 +127,21 @@ def extra_score_names(records: list[ItemRecord]) -> list[str]:
 
 def sample_scores(record: ItemRecord, extras: list[str]) -> dict[str, Score]:
     failed = record.status in FAILURE_STATUSES
-    why = f"harness error ({record.status}): counted as wrong" if failed else \
-        "no answer tag found" if record.status == "no_answer" else None
-    scores = {MAIN_SCORE: Score(value=CORRECT if record.correct else INCORRECT, answer=record.prediction,
-                                explanation=why or record.answer_text, metadata=record.metrics or None)}
+    why = (
+        f"harness error ({record.status}): counted as wrong"
+        if failed
+        else "no answer tag found"
+        if record.status == "no_answer"
+        else None
+    )
+    scores = {
+        MAIN_SCORE: Score(
+            value=CORRECT if record.correct else INCORRECT,
+            answer=record.prediction,
+            explanation=why or record.answer_text,
+            metadata=record.metrics or None,
+        )
+    }
     for name in extras:
         scores[name] = Score(value=CORRECT if (record.metrics or {}).get(name) is True else INCORRECT)
     return scores
@@ -117,10 +150,14 @@ def sample_scores(record: ItemRecord, extras: list[str]) -> dict[str, Score]:
 def sample_error(record: ItemRecord) -> tuple[EvalError | None, list[EvalRetryError] | None]:
     """The final failure as the sample's error, earlier failed attempts as its retries. There is no
     Python traceback to give: Inspect's traceback fields carry the same one-line message."""
+
     def text(status, message):
         return f"{status}: {message or 'no message'}"
-    retries = [EvalRetryError(message=line, traceback=line, traceback_ansi=line)
-               for line in (text(r.get("status"), r.get("error")) for r in record.retries or [])] or None
+
+    retries = [
+        EvalRetryError(message=line, traceback=line, traceback_ansi=line)
+        for line in (text(r.get("status"), r.get("error")) for r in record.retries or [])
+    ] or None
     if record.status not in FAILURE_STATUSES:
         return None, retries
     line = text(record.status, record.error)
@@ -151,12 +188,24 @@ def build_sample(run: LoadedRun, record: ItemRecord, model: str, extras: list[st
     metadata = {k: v for k, v in record.to_json().items() if k not in PLACED}
     metadata.update({"repeat": record.repeat, "transcript_error": transcript.error if transcript else None})
     return EvalSample(
-        id=record.id, epoch=record.repeat + 1, input=[user], target=record.ground_truth, messages=messages,
+        id=record.id,
+        epoch=record.repeat + 1,
+        input=[user],
+        target=record.ground_truth,
+        messages=messages,
         events=sample_events(messages, [None, *times], started, model, scores, record.ground_truth, error),
-        output=output, scores=scores, metadata=metadata,
-        model_usage=usage, started_at=started, completed_at=utc(record.finished_at),
-        total_time=record.elapsed_s, working_time=record.elapsed_s, error=error, error_retries=retries,
-        uuid=_digest(run.root.resolve().as_posix(), record.id, record.repeat))
+        output=output,
+        scores=scores,
+        metadata=metadata,
+        model_usage=usage,
+        started_at=started,
+        completed_at=utc(record.finished_at),
+        total_time=record.elapsed_s,
+        working_time=record.elapsed_s,
+        error=error,
+        error_retries=retries,
+        uuid=_digest(run.root.resolve().as_posix(), record.id, record.repeat),
+    )
 
 
 def eval_results(samples: list[EvalSample], names: list[str]) -> EvalResults:
@@ -164,8 +213,15 @@ def eval_results(samples: list[EvalSample], names: list[str]) -> EvalResults:
     for name in names:
         values = [s.scores[name].value == CORRECT for s in samples]
         accuracy = sum(values) / len(values) if values else 0.0
-        scores.append(EvalScore(name=name, scorer=SCORER, scored_samples=len(values), unscored_samples=0,
-                                metrics={"accuracy": EvalMetric(name="accuracy", value=accuracy)}))
+        scores.append(
+            EvalScore(
+                name=name,
+                scorer=SCORER,
+                scored_samples=len(values),
+                unscored_samples=0,
+                metrics={"accuracy": EvalMetric(name="accuracy", value=accuracy)},
+            )
+        )
     completed = sum(s.error is None for s in samples)
     return EvalResults(total_samples=len(samples), completed_samples=completed, scores=scores)
 
@@ -181,12 +237,27 @@ def total_usage(samples: list[EvalSample]) -> dict[str, ModelUsage]:
 def run_metadata(run: LoadedRun) -> dict:
     """What the reader needs to trust the numbers: configuration, CLI version, hashes, sandbox, scripted model."""
     manifest, config = run.manifest, run.config.as_dict()
-    keys = ("agent", "cli_version", "model", "effort", "tools", "sandbox", "prompt_hash", "scorer_hash",
-            "dataset_hash", "max_turns", "repeats")
-    return {**{k: config.get(k) for k in keys}, "benchmark": run.benchmark, "run_name": run.name,
-            "scripted_model": bool(manifest and manifest.scripted_model),
-            "agent_eval_run": manifest.to_json() if manifest else None,
-            "exported_by": f"agent-eval {__version__}"}
+    keys = (
+        "agent",
+        "cli_version",
+        "model",
+        "effort",
+        "tools",
+        "sandbox",
+        "prompt_hash",
+        "scorer_hash",
+        "dataset_hash",
+        "max_turns",
+        "repeats",
+    )
+    return {
+        **{k: config.get(k) for k in keys},
+        "benchmark": run.benchmark,
+        "run_name": run.name,
+        "scripted_model": bool(manifest and manifest.scripted_model),
+        "agent_eval_run": manifest.to_json() if manifest else None,
+        "exported_by": f"agent-eval {__version__}",
+    }
 
 
 def run_to_eval_log(run: LoadedRun) -> EvalLog:
@@ -194,26 +265,48 @@ def run_to_eval_log(run: LoadedRun) -> EvalLog:
     model = inspect_model_name(config.agent, config.model)
     extras = extra_score_names(run.records)
     samples = [build_sample(run, record, model, extras) for record in run.records]
-    created = utc(manifest.started_at) or min((s.started_at for s in samples if s.started_at),
-                                                      default=datetime.now(timezone.utc).isoformat())
+    created = utc(manifest.started_at) or min(
+        (s.started_at for s in samples if s.started_at), default=datetime.now(timezone.utc).isoformat()
+    )
     repeats = max(r.repeat for r in run.records) + 1
     dataset = manifest.dataset
     agent = config.agent or "unknown agent"
     solver_args = {k: getattr(config, k) for k in ("tools", "effort", "sandbox", "max_turns")} if run.manifest else {}
     spec = EvalSpec(
-        eval_id=_digest("eval", run.root.resolve().as_posix()), run_id=_digest("run", run.name),
-        created=created, task=run.name, task_id=_digest("task", run.name), task_display_name=run.name,
-        task_description=f"{run.benchmark} · {run.label}", task_args=solver_args, solver=agent, solver_args=solver_args,
+        eval_id=_digest("eval", run.root.resolve().as_posix()),
+        run_id=_digest("run", run.name),
+        created=created,
+        task=run.name,
+        task_id=_digest("task", run.name),
+        task_display_name=run.name,
+        task_description=f"{run.benchmark} · {run.label}",
+        task_args=solver_args,
+        solver=agent,
+        solver_args=solver_args,
         tags=[t for t in (run.benchmark, agent, config.tools and f"tools={config.tools}") if t],
-        dataset=EvalDataset(name=run.benchmark, location=dataset.path, samples=dataset.n_items,
-                            sample_ids=sorted({r.id for r in run.records})),
-        model=model, config=EvalConfig(epochs=repeats), metadata=run_metadata(run),
-        packages={"agent-eval": __version__, agent: str(config.cli_version or "unknown")})
+        dataset=EvalDataset(
+            name=run.benchmark,
+            location=dataset.path,
+            samples=dataset.n_items,
+            sample_ids=sorted({r.id for r in run.records}),
+        ),
+        model=model,
+        config=EvalConfig(epochs=repeats),
+        metadata=run_metadata(run),
+        packages={"agent-eval": __version__, agent: str(config.cli_version or "unknown")},
+    )
     plan = EvalPlan(steps=[EvalPlanStep(solver=agent, params=solver_args)])
-    stats = EvalStats(started_at=created, completed_at=utc(manifest.finished_at) or "",
-                      model_usage=total_usage(samples))
-    return EvalLog(status="success" if manifest.finished_at else "cancelled", eval=spec, plan=plan,
-                   results=eval_results(samples, [MAIN_SCORE, *extras]), stats=stats, samples=samples)
+    stats = EvalStats(
+        started_at=created, completed_at=utc(manifest.finished_at) or "", model_usage=total_usage(samples)
+    )
+    return EvalLog(
+        status="success" if manifest.finished_at else "cancelled",
+        eval=spec,
+        plan=plan,
+        results=eval_results(samples, [MAIN_SCORE, *extras]),
+        stats=stats,
+        samples=samples,
+    )
 
 
 def export_run(run: LoadedRun, out: Path) -> EvalLog:

@@ -1,4 +1,5 @@
 """The comparison of a sweep's cells: compare's tables and the accuracy-vs-cost plot, written beside the grid."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,6 +15,7 @@ def write_grid_comparison(roots: list[Path], out: Path, console: Console) -> Non
     from agent_eval.reading.comparison import build
     from agent_eval.reading.plots import accuracy_cost_plot
     from agent_eval.reading.runs import load_run
+
     data = build([load_run(root) for root in roots])
     render_table(data, console)
     (out / "compare.md").write_text(render_markdown(data))

@@ -1,4 +1,5 @@
 """The self-contained HTML report: one context dict built from runs, laid out by templates/report.html.j2."""
+
 from __future__ import annotations
 
 import time
@@ -8,20 +9,20 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from agent_eval.agents.received import describe as describe_received
-from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
-from agent_eval.datamodel.results import rollup_of
 from agent_eval.analysis.formatting import fmt_cost, fmt_time, tool_input_text, total_time
 from agent_eval.analysis.item_images import ImageEmbedder, Img, ItemImages
+from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.datamodel.results import rollup_of
 from agent_eval.reading.runs import LoadedRun, RunError, run_warnings
 from agent_eval.reading.transcripts import item_dir, load_transcript
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "reading" / "templates"
 
 
-MAX_TEXT_LINES = 400       # a tool output longer than this is cut in the report (show --full has it all)
+MAX_TEXT_LINES = 400  # a tool output longer than this is cut in the report (show --full has it all)
 
 
-MAX_UNSEEN = 12            # scratch images per item shown from the workdir
+MAX_UNSEEN = 12  # scratch images per item shown from the workdir
 
 
 @dataclass
@@ -37,7 +38,9 @@ def _cut(text: str) -> str:
     lines = text.splitlines()
     if len(lines) <= MAX_TEXT_LINES:
         return text
-    return "\n".join(lines[:MAX_TEXT_LINES]) + f"\n... {len(lines) - MAX_TEXT_LINES} more lines (agent-eval show --full)"
+    return (
+        "\n".join(lines[:MAX_TEXT_LINES]) + f"\n... {len(lines) - MAX_TEXT_LINES} more lines (agent-eval show --full)"
+    )
 
 
 def _step_views(transcript, embed: ImageEmbedder) -> list[StepView]:
@@ -48,10 +51,16 @@ def _step_views(transcript, embed: ImageEmbedder) -> list[StepView]:
         if step.kind == "tool_call":
             view = StepView("tool_call", f"{n} · tool call · {step.tool}{when}", _cut(tool_input_text(step.input)))
         elif step.kind == "tool_result":
-            view = StepView("tool_result", f"{n} · tool result{' · error' if step.is_error else ''}{when}",
-                            _cut(step.text), step.is_error)
+            view = StepView(
+                "tool_result",
+                f"{n} · tool result{' · error' if step.is_error else ''}{when}",
+                _cut(step.text),
+                step.is_error,
+            )
         else:
-            view = StepView(step.kind, f"{n} · {'reasoning' if step.kind == 'reasoning' else 'assistant'}{when}", _cut(step.text))
+            view = StepView(
+                step.kind, f"{n} · {'reasoning' if step.kind == 'reasoning' else 'assistant'}{when}", _cut(step.text)
+            )
         view.images = [embed(p, f"step {n}") for p in step.images]
         for img in view.images:
             img.received = received.get(img.path, "")
@@ -75,31 +84,59 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
     original = embed(original_path, "the original") if original_path else None
     if original is not None and transcript is not None and transcript.prompt_images:
         inline = [image for image in transcript.images if image.via == "inline"]
-        original.received = (describe_received(inline[0]) if inline else
-                             "the model received no image" if transcript.images or record.status == "image_dropped"
-                             else "")
+        original.received = (
+            describe_received(inline[0])
+            if inline
+            else "the model received no image"
+            if transcript.images or record.status == "image_dropped"
+            else ""
+        )
     steps = _step_views(transcript, embed) if transcript else []
-    shown = [*(transcript.prompt_images if transcript else []), *(p for step in (transcript.steps if transcript else []) for p in step.images)]
+    shown = [
+        *(transcript.prompt_images if transcript else []),
+        *(p for step in (transcript.steps if transcript else []) for p in step.images),
+    ]
     unseen = images.not_shown(shown, original_path)
     final = (record.answer_text or (transcript.final_text if transcript else None) or "").strip() or None
     last_text = next((s.text.strip() for s in reversed(steps) if s.kind == "text"), None)
     u = record.usage
-    tokens = ", ".join(f"{k} {v:,}" for k, v in (("in", u.input_tokens), ("cached", u.cached_input_tokens),
-                                                    ("out", u.output_tokens), ("reasoning", u.reasoning_tokens)) if v is not None)
+    tokens = ", ".join(
+        f"{k} {v:,}"
+        for k, v in (
+            ("in", u.input_tokens),
+            ("cached", u.cached_input_tokens),
+            ("out", u.output_tokens),
+            ("reasoning", u.reasoning_tokens),
+        )
+        if v is not None
+    )
     return {
-        "id": record.id, "task": record.task, "category": record.category,
-        "repeat": record.repeat, "status": record.status, "is_error": record.status in FAILURE_STATUSES,
-        "correct": record.correct, "prediction": record.prediction, "truth": record.ground_truth,
+        "id": record.id,
+        "task": record.task,
+        "category": record.category,
+        "repeat": record.repeat,
+        "status": record.status,
+        "is_error": record.status in FAILURE_STATUSES,
+        "correct": record.correct,
+        "prediction": record.prediction,
+        "truth": record.ground_truth,
         "question": data_item.question if data_item else (kind or {}).get("question"),
         "prompt": transcript.prompt if transcript else None,
-        "original": original, "kind": kind,
-        "steps": steps, "transcript_note": why,
+        "original": original,
+        "kind": kind,
+        "steps": steps,
+        "transcript_note": why,
         "agent_error": transcript.error if transcript else None,
         "final_text": None if final == last_text else final,  # no need to repeat the last message
-        "error": record.error, "tokens": tokens or "?", "cost": fmt_cost(record.cost_usd), "time": fmt_time(record.elapsed_s),
-        "turns": "?" if record.num_turns is None else record.num_turns, "tool_calls": record.tool_calls,
+        "error": record.error,
+        "tokens": tokens or "?",
+        "cost": fmt_cost(record.cost_usd),
+        "time": fmt_time(record.elapsed_s),
+        "turns": "?" if record.num_turns is None else record.num_turns,
+        "tool_calls": record.tool_calls,
         "attempts": record.attempts,
-        "unseen": [embed(p, p) for p in unseen[:MAX_UNSEEN]], "unseen_more": max(0, len(unseen) - MAX_UNSEEN),
+        "unseen": [embed(p, p) for p in unseen[:MAX_UNSEEN]],
+        "unseen_more": max(0, len(unseen) - MAX_UNSEEN),
     }
 
 
@@ -107,27 +144,47 @@ def _summary(run: LoadedRun) -> dict:
     rollup = rollup_of(run.records)
     o = rollup["overall"]
     kind = run.hooks.report_summary(run.records, rollup["per_category"])
-    return {"overall": o, "per_category": rollup["per_category"], "per_task": rollup["per_task"], "kind": kind,
-            "cost": "unknown" if o["cost_usd"] is None else fmt_cost(o["cost_usd"]) + (f" ({o['cost_unknown']} unknown)" if o["cost_unknown"] else ""),
-            "time": "unknown" if total_time(run.records) is None else fmt_time(total_time(run.records)),
-            "failures": {k: v for k, v in o["statuses"].items() if k != "ok"}}
+    return {
+        "overall": o,
+        "per_category": rollup["per_category"],
+        "per_task": rollup["per_task"],
+        "kind": kind,
+        "cost": "unknown"
+        if o["cost_usd"] is None
+        else fmt_cost(o["cost_usd"]) + (f" ({o['cost_unknown']} unknown)" if o["cost_unknown"] else ""),
+        "time": "unknown" if total_time(run.records) is None else fmt_time(total_time(run.records)),
+        "failures": {k: v for k, v in o["statuses"].items() if k != "ok"},
+    }
 
 
 def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str, data: Path | None = None) -> dict:
     """`data`: the --data dir, handed to each run's kind (e.g. the scenes behind an active-observation run)."""
     from agent_eval.reading.report_findings import run_findings
+
     run_views, loaded = [], {}
     for letter, run in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", runs):
         truth = run.hooks.report_truth(run, data, loaded)
-        run_views.append({
-            "letter": letter, "name": run.name, "dir": run.root.name, "path": str(run.root), "label": run.label,
-            "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.as_dict().items()) if run.manifest else [],
-            "manifest": {k: str(v) for k in ("started_at", "finished_at", "project_version")
-                         if run.manifest and (v := getattr(run.manifest, k)) is not None},
-            "warnings": run_warnings(run), "summary": _summary(run),
-            "entries": [_item(run, r, max_px, dataset, truth) for r in run.records],
-            "findings": run_findings(run),
-        })
+        run_views.append(
+            {
+                "letter": letter,
+                "name": run.name,
+                "dir": run.root.name,
+                "path": str(run.root),
+                "label": run.label,
+                "config": sorted((k, "?" if v is None else str(v)) for k, v in run.config.as_dict().items())
+                if run.manifest
+                else [],
+                "manifest": {
+                    k: str(v)
+                    for k in ("started_at", "finished_at", "project_version")
+                    if run.manifest and (v := getattr(run.manifest, k)) is not None
+                },
+                "warnings": run_warnings(run),
+                "summary": _summary(run),
+                "entries": [_item(run, r, max_px, dataset, truth) for r in run.records],
+                "findings": run_findings(run),
+            }
+        )
     tasks = sorted({r.task for run in runs for r in run.records})
     side = [{"task": t, "acc": [rv["summary"]["per_task"].get(t) for rv in run_views]} for t in tasks]
     kinds = {run.benchmark: run.hooks for run in runs}
@@ -136,19 +193,35 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
     glance = next(filter(None, (hooks.report_glance(run_views) for hooks in kinds.values())), None)
     from agent_eval.reading.report_changes import changed_sections
     from agent_eval.reading.report_findings import comparison
-    paired = comparison(runs)  # runs compare refuses to pair (other scorer, other benchmark) get no changed items either
-    return {"title": title, "generated_at": time.strftime("%Y-%m-%d %H:%M"), "runs": run_views, "tasks": tasks,
-            "comparison": paired, "changed": [] if paired["why_not"] else changed_sections(runs, run_views),
-            "side_by_side": side, "kind_glance": glance,
-            "kind_templates": [str(h.templates_dir) for h in kinds.values() if h.templates_dir],
-            "kind_css": [h.report_css for h in kinds.values() if h.report_css], "n_items": sum(len(rv["entries"]) for rv in run_views)}
+
+    paired = comparison(
+        runs
+    )  # runs compare refuses to pair (other scorer, other benchmark) get no changed items either
+    return {
+        "title": title,
+        "generated_at": time.strftime("%Y-%m-%d %H:%M"),
+        "runs": run_views,
+        "tasks": tasks,
+        "comparison": paired,
+        "changed": [] if paired["why_not"] else changed_sections(runs, run_views),
+        "side_by_side": side,
+        "kind_glance": glance,
+        "kind_templates": [str(h.templates_dir) for h in kinds.values() if h.templates_dir],
+        "kind_css": [h.report_css for h in kinds.values() if h.report_css],
+        "n_items": sum(len(rv["entries"]) for rv in run_views),
+    }
 
 
 def render(context: dict) -> str:
     # The kinds' own templates (their items, summaries, glance tables) are found after the report's.
     search = [TEMPLATES, *context.get("kind_templates", [])]
-    env = Environment(loader=FileSystemLoader(search), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(search),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["pct"] = lambda v: "—" if v is None else f"{v:.1%}"
     return env.get_template("report.html.j2").render(**context)
 
@@ -158,6 +231,7 @@ def dataset_items(path: Path | None) -> dict:
         return {}
     from agent_eval.benchmarks import load_benchmark
     from agent_eval.datamodel.jsonl import DataError
+
     try:
         return {item.id: item for item in load_benchmark(path)[1].items}
     except DataError as error:

@@ -5,6 +5,7 @@ turn (reasoning, text, tool calls) one assistant message; each tool result one t
 with the images it returned. Images travel as data: URIs of the exact bytes that reached the
 model (`seen/NNN.png`), so nothing is re-encoded. Imported only when inspect-ai is installed.
 """
+
 from __future__ import annotations
 
 import base64
@@ -20,8 +21,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall, ToolCallError
 
-from agent_eval.datamodel.transcript import Transcript
 from agent_eval.analysis.item_images import resolve_image
+from agent_eval.datamodel.transcript import Transcript
 
 MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
 
@@ -40,8 +41,9 @@ def image_content(base: Path, rel: str) -> ContentImage | ContentText:
 def prompt_message(prompt: str, images: list[str], base: Path) -> ChatMessageUser:
     if not images:
         return ChatMessageUser(content=prompt, source="input")
-    return ChatMessageUser(content=[ContentText(text=prompt), *(image_content(base, rel) for rel in images)],
-                           source="input")
+    return ChatMessageUser(
+        content=[ContentText(text=prompt), *(image_content(base, rel) for rel in images)], source="input"
+    )
 
 
 def transcript_messages(transcript: Transcript, base: Path, model: str) -> tuple[list, list[float | None]]:
@@ -49,14 +51,17 @@ def transcript_messages(transcript: Transcript, base: Path, model: str) -> tuple
     began (seconds since the agent started, when the CLI said)."""
     messages: list = []
     times: list[float | None] = []
-    turn: dict | None = None          # the assistant message being built: content parts and calls
-    call_names: dict[str, str] = {}   # call id -> tool name, for the tool messages
+    turn: dict | None = None  # the assistant message being built: content parts and calls
+    call_names: dict[str, str] = {}  # call id -> tool name, for the tool messages
 
     def close_turn():
         nonlocal turn
         if turn and (turn["content"] or turn["calls"]):
-            messages.append(ChatMessageAssistant(content=turn["content"], tool_calls=turn["calls"] or None,
-                                                 model=model, source="generate"))
+            messages.append(
+                ChatMessageAssistant(
+                    content=turn["content"], tool_calls=turn["calls"] or None, model=model, source="generate"
+                )
+            )
             times.append(turn["t"])
         turn = None
 
@@ -66,8 +71,14 @@ def transcript_messages(transcript: Transcript, base: Path, model: str) -> tuple
             content = [ContentText(text=step.text)] if step.text else []
             content += [image_content(base, rel) for rel in step.images]
             error = ToolCallError("unknown", step.text or "tool error") if step.is_error else None
-            messages.append(ChatMessageTool(content=content or "", tool_call_id=step.call_id,
-                                            function=call_names.get(step.call_id or ""), error=error))
+            messages.append(
+                ChatMessageTool(
+                    content=content or "",
+                    tool_call_id=step.call_id,
+                    function=call_names.get(step.call_id or ""),
+                    error=error,
+                )
+            )
             times.append(step.t)
             continue
         turn = turn or {"content": [], "calls": [], "t": step.t}

@@ -5,6 +5,7 @@ Runs whose cost is unknown are named in a note on the plot, never placed at zero
 A kind may add a second marker per run (ReadingHooks.plot_second_point; active observation: combined,
 answer and evidence, hollow), joined to the first by a line.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,7 +21,12 @@ MARKERS = "osD^vP*Xh<>p"
 
 def run_label(run: dict) -> str:
     c = run["config"]
-    parts = [c.get("agent"), c.get("model"), c.get("effort") and f"effort {c['effort']}", c.get("tools") and f"tools {c['tools']}"]
+    parts = [
+        c.get("agent"),
+        c.get("model"),
+        c.get("effort") and f"effort {c['effort']}",
+        c.get("tools") and f"tools {c['tools']}",
+    ]
     text = ", ".join(p for p in parts if p)
     return f"{run['letter']}: {text}" if text else f"{run['letter']}: {run['name']} (config unknown)"
 
@@ -51,12 +57,21 @@ def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[st
             label += f" (cost known for {data['shared'] - cost['unknown']}/{data['shared']} items)"
         xs.append(cost["mean"])
         placed.append(run["letter"])
-        dots = ax.scatter([cost["mean"]], [accuracy * 100], marker=MARKERS[index % len(MARKERS)], s=70, zorder=3, label=label)
+        dots = ax.scatter(
+            [cost["mean"]], [accuracy * 100], marker=MARKERS[index % len(MARKERS)], s=70, zorder=3, label=label
+        )
         if both is not None:
             colour = dots.get_facecolor()[0]
             ax.plot([cost["mean"]] * 2, [accuracy * 100, both * 100], color=colour, lw=1, alpha=0.6, zorder=2)
-            ax.scatter([cost["mean"]], [both * 100], marker=MARKERS[index % len(MARKERS)], s=70, zorder=3,
-                       facecolors="none", edgecolors=[colour])
+            ax.scatter(
+                [cost["mean"]],
+                [both * 100],
+                marker=MARKERS[index % len(MARKERS)],
+                s=70,
+                zorder=3,
+                facecolors="none",
+                edgecolors=[colour],
+            )
         spots.setdefault((round(cost["mean"], 6), round(accuracy * 100, 3)), []).append(run["letter"])
     for (x, y), letters in spots.items():  # runs on the same spot share one label
         ax.annotate(", ".join(letters), (x, y), xytext=(7, 5), textcoords="offset points", fontsize=10, weight="bold")
@@ -71,8 +86,7 @@ def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[st
     ax.set_ylim(0, 100)
     ax.grid(True, which="both", alpha=0.3)
     ax.set_xlabel("mean cost per item (USD, log scale)")
-    ax.set_ylabel(f"accuracy on {data['shared']} shared items (%)"
-                  + (f"\n{second[1]}" if second else ""))
+    ax.set_ylabel(f"accuracy on {data['shared']} shared items (%)" + (f"\n{second[1]}" if second else ""))
     ax.set_title("Accuracy versus cost")
     if xs:
         ax.legend(fontsize=7, loc="lower right")
@@ -99,7 +113,9 @@ def task_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
             if cost is None:
                 continue
             points.append((cost, row["accuracy"][k] * 100))
-            ax.scatter([cost], [row["accuracy"][k] * 100], marker=MARKERS[t % len(MARKERS)], color=colours[k], s=50, zorder=3)
+            ax.scatter(
+                [cost], [row["accuracy"][k] * 100], marker=MARKERS[t % len(MARKERS)], color=colours[k], s=50, zorder=3
+            )
         if len(points) > 1:
             ax.plot(*zip(*points), color="grey", lw=0.8, alpha=0.5, zorder=2)
         xs += [x for x, _ in points]

@@ -7,6 +7,7 @@ item (averaged over items). If the modes were the same, that cross rate would eq
 up to noise; it has to exceed the flip rate of each mode before the modes differ by more than
 re-running either one does.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -56,8 +57,9 @@ def cross_disagreement(a: dict[str, float], b: dict[str, float]) -> float:
     return sum(a[i] * (1 - b[i]) + b[i] * (1 - a[i]) for i in a) / len(a)
 
 
-def noise_check(letters: list[str], summaries: list[dict | None], scores: list[dict[str, float]],
-                shared: list[str]) -> list[dict]:
+def noise_check(
+    letters: list[str], summaries: list[dict | None], scores: list[dict[str, float]], shared: list[str]
+) -> list[dict]:
     """One entry per run after A: the cross rate against A, both flip rates, and whether it exceeds them."""
     out = []
     first = {i: scores[0][i] for i in shared}
@@ -75,17 +77,27 @@ def noise_sentences(entries: list[dict]) -> list[str]:
         a, b = e["pair"]
         if e["flip_rate"] == [None, None]:
             continue  # no repeats anywhere: nothing to say about noise
-        known = ", ".join(f"within {letter} {rate:.1%}" for letter, rate in zip((a, b), e["flip_rate"]) if rate is not None)
-        head = (f"{b} vs A, noise: a repeat of {b} and one of A disagree on {e['between']:.1%} of items; "
-                f"two repeats disagree (flip rate) {known}")
+        known = ", ".join(
+            f"within {letter} {rate:.1%}" for letter, rate in zip((a, b), e["flip_rate"]) if rate is not None
+        )
+        head = (
+            f"{b} vs A, noise: a repeat of {b} and one of A disagree on {e['between']:.1%} of items; "
+            f"two repeats disagree (flip rate) {known}"
+        )
         if e["exceeds"] is None:
             missing = [letter for letter, rate in zip((a, b), e["flip_rate"]) if rate is None]
-            out.append(f"{head}; {' and '.join(missing)} ran each item once, so its own noise is unknown (run it with --repeats)")
+            out.append(
+                f"{head}; {' and '.join(missing)} ran each item once, so its own noise is unknown (run it with --repeats)"
+            )
         elif e["exceeds"]:
-            out.append(f"{head}: the modes differ by more than re-running either one does (rates, not a test: "
-                       "the paired tests above say whether the difference is significant)")
+            out.append(
+                f"{head}: the modes differ by more than re-running either one does (rates, not a test: "
+                "the paired tests above say whether the difference is significant)"
+            )
         else:
-            out.append(f"{head}: the modes differ by no more than re-running one of them does, so the difference may be noise")
+            out.append(
+                f"{head}: the modes differ by no more than re-running one of them does, so the difference may be noise"
+            )
     return out
 
 
@@ -101,9 +113,18 @@ def repeat_cells(runs: list[dict]) -> tuple[list[str], list[list[str]]] | None:
             body.append([run["letter"], "1", "—", "—", *["—"] * 4])
             continue
         ties = f" ({s['majority_ties']} ties)" if s["majority_ties"] else ""
-        body.append([run["letter"], str(s["repeats"]), f"{s['flip_rate']:.1%}", f"{s['items_that_flip']}/{s['items_repeated']}",
-                     f"{s['mean_accuracy']:.1%}", f"{s['majority_accuracy']:.1%}{ties}", f"{s['all_accuracy']:.1%}",
-                     f"{s['any_accuracy']:.1%}"])
+        body.append(
+            [
+                run["letter"],
+                str(s["repeats"]),
+                f"{s['flip_rate']:.1%}",
+                f"{s['items_that_flip']}/{s['items_repeated']}",
+                f"{s['mean_accuracy']:.1%}",
+                f"{s['majority_accuracy']:.1%}{ties}",
+                f"{s['all_accuracy']:.1%}",
+                f"{s['any_accuracy']:.1%}",
+            ]
+        )
     return header, body
 
 

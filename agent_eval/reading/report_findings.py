@@ -1,6 +1,7 @@
 """What the report adds per run and across runs, from the same code compare uses: tool use (and
 answers given blind), repeats (flip rate, majority and all-K accuracy), cost per right answer;
 and, for two or more runs, compare's own verdicts (paired tests, Holm, noise, tool-use findings)."""
+
 from __future__ import annotations
 
 from agent_eval.analysis.efficiency import per_correct
@@ -28,11 +29,17 @@ def run_findings(run) -> list[str]:
     lines.append(line)
     s = repeat_summary(run.records, ids)
     if s:
-        lines.append(f"repeats: K={s['repeats']} · flip rate {_pct(s['flip_rate'])} ({s['items_that_flip']} of "
-                     f"{s['items_repeated']} items flip) · mean {_pct(s['mean_accuracy'])} · majority "
-                     f"{_pct(s['majority_accuracy'])} · all {s['repeats']} {_pct(s['all_accuracy'])} · any {_pct(s['any_accuracy'])}")
+        lines.append(
+            f"repeats: K={s['repeats']} · flip rate {_pct(s['flip_rate'])} ({s['items_that_flip']} of "
+            f"{s['items_repeated']} items flip) · mean {_pct(s['mean_accuracy'])} · majority "
+            f"{_pct(s['majority_accuracy'])} · all {s['repeats']} {_pct(s['all_accuracy'])} · any {_pct(s['any_accuracy'])}"
+        )
     p = per_correct(run.records)
-    cost = fmt_cost(p["cost_usd"]) if p["cost_usd"] is not None else ("unknown" if p["cost_usd_unknown"] == p["item_runs"] else "—")
+    cost = (
+        fmt_cost(p["cost_usd"])
+        if p["cost_usd"] is not None
+        else ("unknown" if p["cost_usd_unknown"] == p["item_runs"] else "—")
+    )
     time = fmt_time(p["elapsed_s"]) if p["elapsed_s"] is not None else "—"
     turns = f"{p['num_turns']:.3g}" if p["num_turns"] is not None else "—"
     lines.append(f"per right answer ({p['correct']} of {p['item_runs']}): cost {cost} · time {time} · turns {turns}")
@@ -44,6 +51,7 @@ def comparison(runs) -> dict:
     if len(runs) < 2:
         return {"verdicts": [], "notes": [], "why_not": None}
     from agent_eval.reading.comparison import build
+
     try:
         data = build(runs)
     except RunError as error:

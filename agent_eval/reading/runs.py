@@ -1,4 +1,5 @@
 """What a run directory is: its manifest, records and transcripts, loaded once for show, report, compare, export and sweep."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,16 +8,16 @@ from pathlib import Path
 
 import click
 
-from agent_eval.datamodel.manifest import RunIdentity, RunManifest
-from agent_eval.datamodel.records import ItemRecord
 from agent_eval.benchmarks.base import ReadingHooks
 from agent_eval.benchmarks.registry import kind_of_records, reading_hooks
+from agent_eval.datamodel.manifest import RunIdentity, RunManifest
+from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore
-
 
 
 class RunError(click.ClickException):
     """A run or item that cannot be shown: one line, exit code 2."""
+
     exit_code = 2
 
 
@@ -89,17 +90,16 @@ def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
         return [(False, "no run.json: agent, model and hashes unknown (e.g. the benchmark's own no-tool evaluation)")]
     notes = []
     from agent_eval.reading.tool_use import broken_ablation_warning
+
     broken = broken_ablation_warning(run)
     if broken:
         notes.append((True, broken))
     if run.config.sandbox == "none":
-        notes.append((True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir"))
+        notes.append(
+            (True, "SANDBOX NONE: the agent ran without an OS sandbox and could read files outside its workdir")
+        )
     if run.manifest.scripted_model:
         notes.append((True, "SCRIPTED MODEL: answers came from a scripted test server, not a real model"))
     if not run.manifest.finished_at:
         notes.append((False, "run not finished (interrupted or still running): some items may be missing"))
     return notes
-
-
-
-

@@ -9,6 +9,7 @@ tools were never used to look. In mode none every answer is blind by design, so 
 A run in mode none whose transcripts show a tool call is a broken ablation: its numbers do not
 measure "no tools". That is flagged loudly wherever the run is read (run_warnings).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -16,13 +17,15 @@ from collections import Counter
 from agent_eval.benchmarks.registry import kinds_tool_names
 from agent_eval.datamodel.records import ItemRecord
 
-IMAGE_TOOLS = ("inspect", "read_pixels")   # agent_eval/tools/imagetools, in every kind's tool modes
+IMAGE_TOOLS = ("inspect", "read_pixels")  # agent_eval/tools/imagetools, in every kind's tool modes
 
 
 def tool_kinds() -> tuple[str, ...]:
     """Tool kinds in the order tables show them; a benchmark kind's own tools come from its registry
     line (read each time: a kind may be registered after this module was imported)."""
     return ("file_view", *IMAGE_TOOLS, "shell", *kinds_tool_names(), "other")
+
+
 NO_TOOL_MODES = ("none",)
 
 
@@ -50,13 +53,16 @@ def broken_ablation_warning(run) -> str | None:
     broken = broken_ablation(run)
     if not broken:
         return None
-    return (f"BROKEN ABLATION: mode {run.config.tools} should offer no tools, but the agent called tools on "
-            f"{len(broken)} item run(s) ({', '.join(broken[:5])}{' ...' if len(broken) > 5 else ''}): "
-            "these numbers do not measure the agent without tools")
+    return (
+        f"BROKEN ABLATION: mode {run.config.tools} should offer no tools, but the agent called tools on "
+        f"{len(broken)} item run(s) ({', '.join(broken[:5])}{' ...' if len(broken) > 5 else ''}): "
+        "these numbers do not measure the agent without tools"
+    )
 
 
 def _calls_and_looked(run, record: ItemRecord) -> tuple[list[str] | None, bool | None]:
     from agent_eval.reading.transcripts import load_transcript
+
     transcript, _ = load_transcript(run, record)
     if transcript is None:
         return None, None
@@ -89,11 +95,15 @@ def tool_use(run, ids: set[str]) -> dict:
         if mode and mode not in NO_TOOL_MODES and not looked and record.status == "ok":
             blind.append(record)
     return {
-        "mode": mode, "item_runs": len(records), "no_transcript": unknown,
-        "items_with_tools": len(with_tools), "calls": sum(r.tool_calls for r in records),
+        "mode": mode,
+        "item_runs": len(records),
+        "no_transcript": unknown,
+        "items_with_tools": len(with_tools),
+        "calls": sum(r.tool_calls for r in records),
         "by_kind": {kind: dict(c) for kind, c in kinds.items() if c},
         "by_name": dict(names.most_common()),
-        "accuracy_with_tools": _rate(with_tools), "accuracy_without_tools": _rate(without),
+        "accuracy_with_tools": _rate(with_tools),
+        "accuracy_without_tools": _rate(without),
         "answered_blind": None if not mode or mode in NO_TOOL_MODES else len(blind),  # unknown mode: no run.json
         "blind_accuracy": _rate(blind),
         "blind_items": sorted(r.id + (f" r{r.repeat}" if r.repeat else "") for r in blind),
@@ -107,21 +117,39 @@ def _pct(value: float | None) -> str:
 
 def calls_by_kind(u: dict) -> str:
     """One run's tool_use() calls as "kind ×calls (item runs)", in the tables' order ("" when none)."""
-    return ", ".join(f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in tool_kinds()
-                     if k in u["by_kind"])
+    return ", ".join(
+        f"{k} ×{u['by_kind'][k]['calls']} ({u['by_kind'][k]['items']})" for k in tool_kinds() if k in u["by_kind"]
+    )
 
 
 def tool_cells(runs: list[dict]) -> tuple[list[str], list[list[str]]]:
     """Per run: mode, item runs with tools, calls by kind, accuracy with/without tools, answered blind."""
-    header = ["run", "mode", "with tools", "calls: kind ×calls (item runs)", "acc. with tools", "acc. without", "answered blind"]
+    header = [
+        "run",
+        "mode",
+        "with tools",
+        "calls: kind ×calls (item runs)",
+        "acc. with tools",
+        "acc. without",
+        "answered blind",
+    ]
     body = []
     for run in runs:
         u = run["tool_use"]
         kinds = calls_by_kind(u)
         blind = "n/a" if u["answered_blind"] is None else f"{u['answered_blind']} ({_pct(u['blind_accuracy'])} right)"
         mode = str(u["mode"] or "?") + (" BROKEN" if u["broken_ablation"] else "")
-        body.append([run["letter"], mode, f"{u['items_with_tools']}/{u['item_runs']}", f"{u['calls']}: {kinds}" if kinds else "0",
-                     _pct(u["accuracy_with_tools"]), _pct(u["accuracy_without_tools"]), blind])
+        body.append(
+            [
+                run["letter"],
+                mode,
+                f"{u['items_with_tools']}/{u['item_runs']}",
+                f"{u['calls']}: {kinds}" if kinds else "0",
+                _pct(u["accuracy_with_tools"]),
+                _pct(u["accuracy_without_tools"]),
+                blind,
+            ]
+        )
     return header, body
 
 
@@ -131,16 +159,24 @@ def tool_sentences(runs: list[dict]) -> list[str]:
     for run in runs:
         u = run["tool_use"]
         if u["broken_ablation"]:
-            out.append(f"{run['letter']}: BROKEN ABLATION: mode {u['mode']} offers no tools, yet tools were called on "
-                       f"{len(u['broken_ablation'])} item run(s): {', '.join(u['broken_ablation'][:10])}")
+            out.append(
+                f"{run['letter']}: BROKEN ABLATION: mode {u['mode']} offers no tools, yet tools were called on "
+                f"{len(u['broken_ablation'])} item run(s): {', '.join(u['broken_ablation'][:10])}"
+            )
         if u["answered_blind"]:
-            out.append(f"{run['letter']}: answered {u['answered_blind']} of {u['item_runs']} item runs blind (no image "
-                       f"reached the agent after the prompt; {_pct(u['blind_accuracy'])} right): "
-                       f"{', '.join(u['blind_items'][:10])}{' ...' if len(u['blind_items']) > 10 else ''}")
+            out.append(
+                f"{run['letter']}: answered {u['answered_blind']} of {u['item_runs']} item runs blind (no image "
+                f"reached the agent after the prompt; {_pct(u['blind_accuracy'])} right): "
+                f"{', '.join(u['blind_items'][:10])}{' ...' if len(u['blind_items']) > 10 else ''}"
+            )
         other = {name: n for name, n in u["by_name"].items() if tool_kind(name) == "other"}
         if other:
-            out.append(f"{run['letter']}: other tools called: " + ", ".join(f"{name} ×{n}" for name, n in other.items()))
+            out.append(
+                f"{run['letter']}: other tools called: " + ", ".join(f"{name} ×{n}" for name, n in other.items())
+            )
         if u["no_transcript"]:
-            out.append(f"{run['letter']}: {u['no_transcript']} item run(s) have no transcript: counted by their "
-                       "record's tool-call count only")
+            out.append(
+                f"{run['letter']}: {u['no_transcript']} item run(s) have no transcript: counted by their "
+                "record's tool-call count only"
+            )
     return out

@@ -1,4 +1,5 @@
 """One item's saved transcript and directory inside a run."""
+
 from __future__ import annotations
 
 import json

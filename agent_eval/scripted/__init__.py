@@ -89,12 +89,28 @@ prints the URL and serves until killed.
 """
 
 from agent_eval.scripted.conversation import Conversation, OfferedTool
-from agent_eval.scripted.inspect_requests import conversation, has_image, offered_tool_names, prompt_text, tool_result_count
+from agent_eval.scripted.inspect_requests import (
+    conversation,
+    has_image,
+    offered_tool_names,
+    prompt_text,
+    tool_result_count,
+)
 from agent_eval.scripted.scenario import Faults, Scenario, ScenarioError, load_scenario
 from agent_eval.scripted.server import RecordedRequest, ScriptedServer
 
 __all__ = [
-    "ScriptedServer", "RecordedRequest", "Scenario", "Faults", "ScenarioError", "load_scenario",
-    "Conversation", "OfferedTool", "conversation", "offered_tool_names", "has_image", "prompt_text",
+    "ScriptedServer",
+    "RecordedRequest",
+    "Scenario",
+    "Faults",
+    "ScenarioError",
+    "load_scenario",
+    "Conversation",
+    "OfferedTool",
+    "conversation",
+    "offered_tool_names",
+    "has_image",
+    "prompt_text",
     "tool_result_count",
 ]

@@ -11,8 +11,10 @@ from agent_eval.scripted.server import ScriptedServer
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agent_eval.scripted",
-                                 description="Serve a scripted model (Anthropic Messages + OpenAI Responses).")
+    ap = argparse.ArgumentParser(
+        prog="python -m agent_eval.scripted",
+        description="Serve a scripted model (Anthropic Messages + OpenAI Responses).",
+    )
     ap.add_argument("--scenario", required=True, help="scenario YAML file")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0, help="0 picks a free port")

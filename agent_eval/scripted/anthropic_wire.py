@@ -10,14 +10,21 @@ from typing import Any, Iterator
 from agent_eval.scripted.conversation import Conversation, OfferedTool, ResolvedCall
 
 # Fixed usage of every answer, so tests can check usage parsing.
-USAGE_START = {"input_tokens": 100, "output_tokens": 1,
-               "cache_creation_input_tokens": 0, "cache_read_input_tokens": 40}
+USAGE_START = {"input_tokens": 100, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 40}
 USAGE_DELTA = {"output_tokens": 20}
 MODEL = "scripted"
 
-ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-               404: "not_found_error", 429: "rate_limit_error", 500: "api_error",
-               502: "api_error", 503: "api_error", 529: "overloaded_error"}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    502: "api_error",
+    503: "api_error",
+    529: "overloaded_error",
+}
 
 _CWD = re.compile(r"Primary working directory: (\S+)")
 
@@ -26,8 +33,7 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content
-                         if isinstance(b, dict) and b.get("type") == "text")
+        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
     return ""
 
 
@@ -50,7 +56,7 @@ def parse(body: dict[str, Any]) -> Conversation:
     prompt: list[str] = []
     for msg in body.get("messages") or []:
         content = msg.get("content")
-        if msg.get("role") == "system":                   # mid-conversation system turns
+        if msg.get("role") == "system":  # mid-conversation system turns
             conv.system += "\n" + _text_of(content)
             continue
         if _has_image(content):
@@ -68,11 +74,11 @@ def parse(body: dict[str, Any]) -> Conversation:
                 prompt.append(block.get("text", ""))
     conv.prompt = "\n".join(prompt)
     for tool in body.get("tools") or []:
-        if tool.get("defer_loading"):                     # e.g. DeferredToolPlaceholder: not callable
+        if tool.get("defer_loading"):  # e.g. DeferredToolPlaceholder: not callable
             kind = "deferred"
         elif "input_schema" in tool or tool.get("type") in (None, "custom"):
             kind = "function"
-        else:                                             # server tools: web_search_2025..., ...
+        else:  # server tools: web_search_2025..., ...
             kind = "builtin"
         conv.tools.append(OfferedTool(tool.get("name", ""), None, kind))
     found = _CWD.search(conv.system) or _CWD.search(conv.prompt)
@@ -96,20 +102,41 @@ def _sse(event: str, data: dict[str, Any]) -> bytes:
 
 
 def _start(model: str) -> bytes:
-    return _sse("message_start", {"type": "message_start", "message": {
-        "id": f"msg_scripted_{uuid.uuid4().hex[:16]}", "type": "message", "role": "assistant",
-        "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": dict(USAGE_START)}})
+    return _sse(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": f"msg_scripted_{uuid.uuid4().hex[:16]}",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": dict(USAGE_START),
+            },
+        },
+    )
 
 
 def _text_block(index: int, text: str) -> list[bytes]:
     half = len(text) // 2
-    return [_sse("content_block_start", {"type": "content_block_start", "index": index,
-                                         "content_block": {"type": "text", "text": ""}}),
-            *[_sse("content_block_delta", {"type": "content_block_delta", "index": index,
-                                           "delta": {"type": "text_delta", "text": part}})
-              for part in (text[:half], text[half:]) if part],
-            _sse("content_block_stop", {"type": "content_block_stop", "index": index})]
+    return [
+        _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+        ),
+        *[
+            _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": part}},
+            )
+            for part in (text[:half], text[half:])
+            if part
+        ],
+        _sse("content_block_stop", {"type": "content_block_stop", "index": index}),
+    ]
 
 
 def events(model: str, text: str, calls: list[ResolvedCall]) -> Iterator[bytes]:
@@ -122,40 +149,72 @@ def events(model: str, text: str, calls: list[ResolvedCall]) -> Iterator[bytes]:
         index += 1
     for call in calls:
         args = json.dumps(call.input)
-        yield _sse("content_block_start", {"type": "content_block_start", "index": index,
-                                           "content_block": {"type": "tool_use",
-                                                             "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
-                                                             "name": call.name, "input": {}}})
-        cut = len(args) // 2                               # two partial_json chunks, like the API
+        yield _sse(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}",
+                    "name": call.name,
+                    "input": {},
+                },
+            },
+        )
+        cut = len(args) // 2  # two partial_json chunks, like the API
         for part in (args[:cut], args[cut:]):
-            yield _sse("content_block_delta", {"type": "content_block_delta", "index": index,
-                                               "delta": {"type": "input_json_delta", "partial_json": part}})
+            yield _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": part},
+                },
+            )
         yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
         index += 1
-    yield _sse("message_delta", {"type": "message_delta",
-                                 "delta": {"stop_reason": "tool_use" if calls else "end_turn",
-                                           "stop_sequence": None},
-                                 "usage": dict(USAGE_DELTA)})
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None},
+            "usage": dict(USAGE_DELTA),
+        },
+    )
     yield _sse("message_stop", {"type": "message_stop"})
 
 
 def message_body(model: str, text: str, calls: list[ResolvedCall] = ()) -> dict[str, Any]:
     """A complete non-streaming message (the answer to a request without ``stream: true``)."""
     content = [{"type": "text", "text": text}] if text or not calls else []
-    content += [{"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}", "name": call.name,
-                 "input": call.input} for call in calls]
-    return {"id": f"msg_scripted_{uuid.uuid4().hex[:16]}", "type": "message", "role": "assistant",
-            "model": model, "content": content, "stop_reason": "tool_use" if calls else "end_turn",
-            "stop_sequence": None, "usage": {**USAGE_START, **USAGE_DELTA}}
+    content += [
+        {"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}", "name": call.name, "input": call.input}
+        for call in calls
+    ]
+    return {
+        "id": f"msg_scripted_{uuid.uuid4().hex[:16]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if calls else "end_turn",
+        "stop_sequence": None,
+        "usage": {**USAGE_START, **USAGE_DELTA},
+    }
 
 
 def truncated_events(model: str) -> Iterator[bytes]:
     """The head of a message that never finishes (the connection is then closed)."""
     yield _start(model)
-    yield _sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                       "content_block": {"type": "text", "text": ""}})
-    yield _sse("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                       "delta": {"type": "text_delta", "text": "The answer is"}})
+    yield _sse(
+        "content_block_start",
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    )
+    yield _sse(
+        "content_block_delta",
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "The answer is"}},
+    )
 
 
 def error_body(status: int) -> dict[str, Any]:

@@ -22,37 +22,42 @@ NEUTRAL_TOOLS: dict[str, dict[str, list[tuple[str, dict[str, str]]]]] = {
         "view_file": [("Read", {"path": "file_path", "file_path": "file_path"})],
     },
     "responses": {
-        "shell": [("exec_command", {"command": "cmd", "cmd": "cmd"}),
-                  ("shell_command", {"command": "command", "cmd": "command"})],
+        "shell": [
+            ("exec_command", {"command": "cmd", "cmd": "cmd"}),
+            ("shell_command", {"command": "command", "cmd": "command"}),
+        ],
         "view_file": [("view_image", {"path": "path", "file_path": "path"})],
     },
 }
-PATH_KEYS = {"file_path", "path"}   # made absolute against the conversation's cwd
+PATH_KEYS = {"file_path", "path"}  # made absolute against the conversation's cwd
 
 
 @dataclass(frozen=True)
 class OfferedTool:
     name: str
-    namespace: str | None = None    # Codex: function inside a `namespace` tool (MCP servers)
-    kind: str = "function"          # function | custom | builtin (web_search, ...) | deferred
+    namespace: str | None = None  # Codex: function inside a `namespace` tool (MCP servers)
+    kind: str = "function"  # function | custom | builtin (web_search, ...) | deferred
 
     @property
     def qualified(self) -> str:
-        return f"{self.namespace}{'' if self.namespace.endswith('__') else '__'}{self.name}" \
-            if self.namespace else self.name
+        return (
+            f"{self.namespace}{'' if self.namespace.endswith('__') else '__'}{self.name}"
+            if self.namespace
+            else self.name
+        )
 
 
 @dataclass
 class Conversation:
-    api: str                                   # "anthropic" | "responses"
-    prompt: str = ""                           # text of the user messages (not tool results)
-    n_results: int = 0                         # tool results already in the conversation
-    last_output: str | None = None             # text of the most recent tool result
+    api: str  # "anthropic" | "responses"
+    prompt: str = ""  # text of the user messages (not tool results)
+    n_results: int = 0  # tool results already in the conversation
+    last_output: str | None = None  # text of the most recent tool result
     tools: list[OfferedTool] = field(default_factory=list)
-    has_image: bool = False                    # any image anywhere (prompt or tool results)
-    cwd: str | None = None                     # working directory the CLI told the model
-    system: str = ""                           # system / developer text (for side-request checks)
-    nested_tools: list[str] = field(default_factory=list)   # Codex code mode: tools reachable from `exec`
+    has_image: bool = False  # any image anywhere (prompt or tool results)
+    cwd: str | None = None  # working directory the CLI told the model
+    system: str = ""  # system / developer text (for side-request checks)
+    nested_tools: list[str] = field(default_factory=list)  # Codex code mode: tools reachable from `exec`
 
 
 @dataclass(frozen=True)
@@ -79,8 +84,9 @@ def resolve_call(call: Call, conv: Conversation) -> ResolvedCall:
                 return ResolvedCall(wire_name, None, _rename(call.input, renames, conv.cwd))
     exact = [t for t in callable_tools if t.name == call.tool and t.namespace is None]
     qualified = [t for t in callable_tools if t.namespace and t.qualified == call.tool]
-    suffix = [t for t in callable_tools
-              if t.qualified.endswith("__" + call.tool) or (t.namespace and t.name == call.tool)]
+    suffix = [
+        t for t in callable_tools if t.qualified.endswith("__" + call.tool) or (t.namespace and t.name == call.tool)
+    ]
     for candidates in (exact, qualified, suffix):
         if candidates:
             tool = candidates[0]
@@ -106,13 +112,14 @@ else text(typeof r === 'string' ? r : JSON.stringify(r));"""
 
 
 def _code_mode_call(call: Call, conv: Conversation) -> ResolvedCall | None:
-    exec_tool = next((t for t in conv.tools if t.kind == "custom" and t.name == "exec"
-                      and t.namespace == "functions"), None)
+    exec_tool = next(
+        (t for t in conv.tools if t.kind == "custom" and t.name == "exec" and t.namespace == "functions"), None
+    )
     if exec_tool is None:
         return None
     if call.tool == "shell":
         if conv.nested_tools and "exec_command" not in conv.nested_tools:
-            return None                                   # shell switched off
+            return None  # shell switched off
         args = _rename(call.input, {"command": "cmd"}, conv.cwd)
         script = f"const r = await tools.exec_command({json.dumps(args)});\ntext(r.output);"
     else:
@@ -138,7 +145,8 @@ def _rename(inp: dict[str, Any], renames: dict[str, str], cwd: str | None) -> di
 # \nWall time 0.5 seconds\nOutput:\n<text>". {last_tool_output} is the <text>.
 _CODEX_EXEC_HEADER = re.compile(
     r"\A(?:(?:Chunk ID|Wall time|Process exited|Process running|Original token count|Total output lines|Script)"
-    r"[^\n]*\n)*Output:(?:\n|\Z)")
+    r"[^\n]*\n)*Output:(?:\n|\Z)"
+)
 
 
 def clean_tool_output(text: str) -> str:
@@ -147,8 +155,9 @@ def clean_tool_output(text: str) -> str:
 
 def fill(template: str, conv: Conversation) -> str:
     """Substitute {last_tool_output} and {cwd} (plain replace: other braces stay as they are)."""
-    return (template.replace("{last_tool_output}", clean_tool_output(conv.last_output or ""))
-            .replace("{cwd}", conv.cwd or ""))
+    return template.replace("{last_tool_output}", clean_tool_output(conv.last_output or "")).replace(
+        "{cwd}", conv.cwd or ""
+    )
 
 
 def fill_input(value: Any, conv: Conversation) -> Any:

@@ -24,8 +24,9 @@ def tiny_png(rgb: tuple[int, int, int], size: int = 8) -> bytes:
 
     row = b"\x00" + bytes(rgb) * size
     header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(row * size)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row * size)) + chunk(b"IEND", b"")
+    )
 
 
 def parse_color(color: str) -> tuple[int, int, int]:
@@ -33,7 +34,7 @@ def parse_color(color: str) -> tuple[int, int, int]:
     if color in NAMED:
         return NAMED[color]
     if color.startswith("#") and len(color) == 7:
-        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
+        return tuple(int(color[i : i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
     raise ValueError(f"unknown colour {color!r}")
 
 

@@ -10,34 +10,47 @@ from typing import Any, Iterator
 from agent_eval.scripted.conversation import Conversation, OfferedTool, ResolvedCall
 
 # Fixed usage of every answer, so tests can check usage parsing.
-USAGE = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 40},
-         "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 5},
-         "total_tokens": 120}
+USAGE = {
+    "input_tokens": 100,
+    "input_tokens_details": {"cached_tokens": 40},
+    "output_tokens": 20,
+    "output_tokens_details": {"reasoning_tokens": 5},
+    "total_tokens": 120,
+}
 
-ERROR_CODES = {400: "invalid_request_error", 401: "invalid_api_key", 403: "permission_denied",
-               404: "model_not_found", 429: "rate_limit_exceeded", 500: "server_error",
-               502: "server_error", 503: "server_is_overloaded", 529: "server_is_overloaded"}
+ERROR_CODES = {
+    400: "invalid_request_error",
+    401: "invalid_api_key",
+    403: "permission_denied",
+    404: "model_not_found",
+    429: "rate_limit_exceeded",
+    500: "server_error",
+    502: "server_error",
+    503: "server_is_overloaded",
+    529: "server_is_overloaded",
+}
 
-RESULT_TYPES = ("function_call_output", "custom_tool_call_output", "mcp_tool_call_output",
-                "tool_search_output")
+RESULT_TYPES = ("function_call_output", "custom_tool_call_output", "mcp_tool_call_output", "tool_search_output")
 _CWD = re.compile(r"<cwd>([^<]+)</cwd>")
-_NESTED = re.compile(r"declare const tools: \{ (\w+)\(")   # code-mode `exec` description
+_NESTED = re.compile(r"declare const tools: \{ (\w+)\(")  # code-mode `exec` description
 
 
 def _content_text(content: Any, sep: str = "\n") -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return sep.join(str(c.get("text", "")) for c in content
-                         if isinstance(c, dict) and c.get("type") in ("input_text", "output_text", "text"))
-    if isinstance(content, dict):                 # {content: ..., success: ...} failure shape
+        return sep.join(
+            str(c.get("text", ""))
+            for c in content
+            if isinstance(c, dict) and c.get("type") in ("input_text", "output_text", "text")
+        )
+    if isinstance(content, dict):  # {content: ..., success: ...} failure shape
         return _content_text(content.get("content"))
     return ""
 
 
 def _has_image(content: Any) -> bool:
-    return isinstance(content, list) and any(
-        isinstance(c, dict) and c.get("type") == "input_image" for c in content)
+    return isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "input_image" for c in content)
 
 
 def _walk_tools(tools: Any, namespace: str | None, out: list[OfferedTool], nested: list[str]) -> None:
@@ -49,7 +62,7 @@ def _walk_tools(tools: Any, namespace: str | None, out: list[OfferedTool], neste
             out.append(OfferedTool(tool.get("name", ""), namespace, kind))
             if kind == "custom" and tool.get("name") == "exec":
                 nested.extend(_NESTED.findall(tool.get("description") or ""))
-        else:                                     # web_search, tool_search, image_generation, ...
+        else:  # web_search, tool_search, image_generation, ...
             out.append(OfferedTool(tool.get("name") or kind or "?", namespace, "builtin"))
 
 
@@ -63,7 +76,7 @@ def parse(body: dict[str, Any]) -> Conversation:
         items = [{"type": "message", "role": "user", "content": items}]
     for item in items or []:
         kind = item.get("type", "message")
-        if kind == "additional_tools":            # "responses lite" models: tools ride in input
+        if kind == "additional_tools":  # "responses lite" models: tools ride in input
             _walk_tools(item.get("tools"), None, conv.tools, conv.nested_tools)
         elif kind == "message":
             content = item.get("content")
@@ -76,7 +89,7 @@ def parse(body: dict[str, Any]) -> Conversation:
         elif kind in RESULT_TYPES:
             conv.n_results += 1
             output = item.get("output")
-            conv.last_output = _content_text(output, sep="")   # pieces of one output
+            conv.last_output = _content_text(output, sep="")  # pieces of one output
             if _has_image(output):
                 conv.has_image = True
     conv.prompt = "\n".join(prompt)
@@ -92,19 +105,36 @@ def _sse(data: dict[str, Any], seq: list[int]) -> bytes:
 
 
 def _response(rid: str, model: str, status: str, output: list, usage: dict | None) -> dict[str, Any]:
-    return {"id": rid, "object": "response", "created_at": 0, "status": status, "model": model,
-            "output": output, "usage": usage}
+    return {
+        "id": rid,
+        "object": "response",
+        "created_at": 0,
+        "status": status,
+        "model": model,
+        "output": output,
+        "usage": usage,
+    }
 
 
 def _message_item(mid: str, text: str, status: str) -> dict[str, Any]:
-    return {"type": "message", "id": mid, "role": "assistant", "status": status,
-            "content": [{"type": "output_text", "text": text, "annotations": []}] if status == "completed" else []}
+    return {
+        "type": "message",
+        "id": mid,
+        "role": "assistant",
+        "status": status,
+        "content": [{"type": "output_text", "text": text, "annotations": []}] if status == "completed" else [],
+    }
 
 
 def _call_item(call: ResolvedCall, call_id: str, item_id: str, status: str, custom: bool) -> dict[str, Any]:
     args = json.dumps(call.input) if not custom else str(call.input.get("input", ""))
-    item: dict[str, Any] = {"type": "custom_tool_call" if custom else "function_call", "id": item_id,
-                            "call_id": call_id, "name": call.name, "status": status}
+    item: dict[str, Any] = {
+        "type": "custom_tool_call" if custom else "function_call",
+        "id": item_id,
+        "call_id": call_id,
+        "name": call.name,
+        "status": status,
+    }
     item["input" if custom else "arguments"] = args if status == "completed" else ""
     if call.namespace:
         item["namespace"] = call.namespace
@@ -124,19 +154,57 @@ def events(model: str, text: str, calls: list[ResolvedCall], custom: set[str] = 
     if text or not calls:
         mid = f"msg_scripted_{uuid.uuid4().hex[:16]}"
         idx = len(output)
-        yield _sse({"type": "response.output_item.added", "output_index": idx,
-                    "item": _message_item(mid, text, "in_progress")}, seq)
-        yield _sse({"type": "response.content_part.added", "item_id": mid, "output_index": idx,
-                    "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}, seq)
+        yield _sse(
+            {
+                "type": "response.output_item.added",
+                "output_index": idx,
+                "item": _message_item(mid, text, "in_progress"),
+            },
+            seq,
+        )
+        yield _sse(
+            {
+                "type": "response.content_part.added",
+                "item_id": mid,
+                "output_index": idx,
+                "content_index": 0,
+                "part": {"type": "output_text", "text": "", "annotations": []},
+            },
+            seq,
+        )
         half = len(text) // 2
         for part in (text[:half], text[half:]):
             if part:
-                yield _sse({"type": "response.output_text.delta", "item_id": mid, "output_index": idx,
-                            "content_index": 0, "delta": part}, seq)
-        yield _sse({"type": "response.output_text.done", "item_id": mid, "output_index": idx,
-                    "content_index": 0, "text": text}, seq)
-        yield _sse({"type": "response.content_part.done", "item_id": mid, "output_index": idx,
-                    "content_index": 0, "part": {"type": "output_text", "text": text, "annotations": []}}, seq)
+                yield _sse(
+                    {
+                        "type": "response.output_text.delta",
+                        "item_id": mid,
+                        "output_index": idx,
+                        "content_index": 0,
+                        "delta": part,
+                    },
+                    seq,
+                )
+        yield _sse(
+            {
+                "type": "response.output_text.done",
+                "item_id": mid,
+                "output_index": idx,
+                "content_index": 0,
+                "text": text,
+            },
+            seq,
+        )
+        yield _sse(
+            {
+                "type": "response.content_part.done",
+                "item_id": mid,
+                "output_index": idx,
+                "content_index": 0,
+                "part": {"type": "output_text", "text": text, "annotations": []},
+            },
+            seq,
+        )
         item = _message_item(mid, text, "completed")
         yield _sse({"type": "response.output_item.done", "output_index": idx, "item": item}, seq)
         output.append(item)
@@ -145,23 +213,62 @@ def events(model: str, text: str, calls: list[ResolvedCall], custom: set[str] = 
         call_id = f"call_scripted_{uuid.uuid4().hex[:16]}"
         item_id = f"{'ctc' if is_custom else 'fc'}_scripted_{uuid.uuid4().hex[:16]}"
         idx = len(output)
-        yield _sse({"type": "response.output_item.added", "output_index": idx,
-                    "item": _call_item(call, call_id, item_id, "in_progress", is_custom)}, seq)
+        yield _sse(
+            {
+                "type": "response.output_item.added",
+                "output_index": idx,
+                "item": _call_item(call, call_id, item_id, "in_progress", is_custom),
+            },
+            seq,
+        )
         done = _call_item(call, call_id, item_id, "completed", is_custom)
         if is_custom:
-            yield _sse({"type": "response.custom_tool_call_input.delta", "item_id": item_id,
-                        "output_index": idx, "delta": done["input"]}, seq)
-            yield _sse({"type": "response.custom_tool_call_input.done", "item_id": item_id,
-                        "output_index": idx, "input": done["input"]}, seq)
+            yield _sse(
+                {
+                    "type": "response.custom_tool_call_input.delta",
+                    "item_id": item_id,
+                    "output_index": idx,
+                    "delta": done["input"],
+                },
+                seq,
+            )
+            yield _sse(
+                {
+                    "type": "response.custom_tool_call_input.done",
+                    "item_id": item_id,
+                    "output_index": idx,
+                    "input": done["input"],
+                },
+                seq,
+            )
         else:
-            yield _sse({"type": "response.function_call_arguments.delta", "item_id": item_id,
-                        "output_index": idx, "delta": done["arguments"]}, seq)
-            yield _sse({"type": "response.function_call_arguments.done", "item_id": item_id,
-                        "output_index": idx, "arguments": done["arguments"]}, seq)
+            yield _sse(
+                {
+                    "type": "response.function_call_arguments.delta",
+                    "item_id": item_id,
+                    "output_index": idx,
+                    "delta": done["arguments"],
+                },
+                seq,
+            )
+            yield _sse(
+                {
+                    "type": "response.function_call_arguments.done",
+                    "item_id": item_id,
+                    "output_index": idx,
+                    "arguments": done["arguments"],
+                },
+                seq,
+            )
         yield _sse({"type": "response.output_item.done", "output_index": idx, "item": done}, seq)
         output.append(done)
-    yield _sse({"type": "response.completed",
-                "response": _response(rid, model, "completed", output, json.loads(json.dumps(USAGE)))}, seq)
+    yield _sse(
+        {
+            "type": "response.completed",
+            "response": _response(rid, model, "completed", output, json.loads(json.dumps(USAGE))),
+        },
+        seq,
+    )
 
 
 def truncated_events(model: str) -> Iterator[bytes]:
@@ -169,18 +276,25 @@ def truncated_events(model: str) -> Iterator[bytes]:
     rid = f"resp_scripted_{uuid.uuid4().hex[:16]}"
     mid = f"msg_scripted_{uuid.uuid4().hex[:16]}"
     yield _sse({"type": "response.created", "response": _response(rid, model, "in_progress", [], None)}, seq)
-    yield _sse({"type": "response.output_item.added", "output_index": 0,
-                "item": _message_item(mid, "", "in_progress")}, seq)
-    yield _sse({"type": "response.output_text.delta", "item_id": mid, "output_index": 0,
-                "content_index": 0, "delta": "The answer is"}, seq)
+    yield _sse(
+        {"type": "response.output_item.added", "output_index": 0, "item": _message_item(mid, "", "in_progress")}, seq
+    )
+    yield _sse(
+        {
+            "type": "response.output_text.delta",
+            "item_id": mid,
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "The answer is",
+        },
+        seq,
+    )
 
 
 def error_body(status: int) -> dict[str, Any]:
     code = ERROR_CODES.get(status, "server_error")
-    return {"error": {"message": f"scripted fault: HTTP {status} ({code})", "type": code,
-                      "param": None, "code": code}}
+    return {"error": {"message": f"scripted fault: HTTP {status} ({code})", "type": code, "param": None, "code": code}}
 
 
 def models_body() -> dict[str, Any]:
-    return {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "scripted"}],
-            "models": []}
+    return {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "scripted"}], "models": []}

@@ -19,14 +19,14 @@ class ScenarioError(ValueError):
 
 @dataclass(frozen=True)
 class Call:
-    tool: str                      # agent-neutral name: shell, view_file, or an offered tool's name
+    tool: str  # agent-neutral name: shell, view_file, or an offered tool's name
     input: dict[str, Any]
 
 
 @dataclass(frozen=True)
 class Turn:
-    say: str = ""                  # text before the calls (or the whole answer of a final turn)
-    calls: tuple[Call, ...] = ()   # empty: this is a final turn
+    say: str = ""  # text before the calls (or the whole answer of a final turn)
+    calls: tuple[Call, ...] = ()  # empty: this is a final turn
     final: str | None = None
 
     @property
@@ -50,21 +50,21 @@ class Rule:
             if n_results <= done or turn.is_final:
                 return index, turn
             done += len(turn.calls)
-            if n_results < done:       # only some results of a parallel turn: replay it
+            if n_results < done:  # only some results of a parallel turn: replay it
                 return index, turn
         return len(self.turns), None
 
 
 @dataclass(frozen=True)
 class Faults:
-    status: int | None = None      # answer main requests with this HTTP status
-    times: int | None = None       # how many main requests the status/hang/truncate fault hits; None = always
-    should_retry: bool | None = None   # sets `x-should-retry: true|false` on fault answers
-    retry_after: float | None = None   # sets `retry-after` (seconds) on fault answers
-    hang: bool = False             # accept the request, never answer
-    truncate: bool = False         # start the stream, stop mid-message, close the connection
-    delay: float = 0.0             # seconds to wait before every main answer
-    match: re.Pattern[str] | None = None   # only main requests whose prompt text matches get the faults
+    status: int | None = None  # answer main requests with this HTTP status
+    times: int | None = None  # how many main requests the status/hang/truncate fault hits; None = always
+    should_retry: bool | None = None  # sets `x-should-retry: true|false` on fault answers
+    retry_after: float | None = None  # sets `retry-after` (seconds) on fault answers
+    hang: bool = False  # accept the request, never answer
+    truncate: bool = False  # start the stream, stop mid-message, close the connection
+    delay: float = 0.0  # seconds to wait before every main answer
+    match: re.Pattern[str] | None = None  # only main requests whose prompt text matches get the faults
 
     def applies(self, prompt: str) -> bool:
         """Whether a main request with this prompt text gets the faults (delay included)."""
@@ -124,8 +124,7 @@ def _turn(raw: Any, where: str) -> Turn:
         raise ScenarioError(f"{where}: a turn either calls tools or is final, not both")
     if not calls and final is None:
         raise ScenarioError(f"{where}: a turn needs `call`, `calls` or `final`")
-    return Turn(say=str(raw.get("say") or ""), calls=tuple(calls),
-                final=None if final is None else str(final))
+    return Turn(say=str(raw.get("say") or ""), calls=tuple(calls), final=None if final is None else str(final))
 
 
 def _rule(raw: Any, where: str) -> Rule:
@@ -160,10 +159,16 @@ def parse_faults(raw: Any) -> Faults:
         raise ScenarioError(f"faults.match: bad regex {match!r}: {exc}") from exc
     if status is not None and status not in FAULT_STATUSES:
         raise ScenarioError(f"faults.status: one of {FAULT_STATUSES}")
-    faults = Faults(status=status, times=None if times == ALWAYS else times,
-                    should_retry=raw.get("should_retry"), retry_after=raw.get("retry_after"),
-                    hang=bool(raw.get("hang", False)), truncate=bool(raw.get("truncate", False)),
-                    delay=float(raw.get("delay", 0.0)), match=pattern)
+    faults = Faults(
+        status=status,
+        times=None if times == ALWAYS else times,
+        should_retry=raw.get("should_retry"),
+        retry_after=raw.get("retry_after"),
+        hang=bool(raw.get("hang", False)),
+        truncate=bool(raw.get("truncate", False)),
+        delay=float(raw.get("delay", 0.0)),
+        match=pattern,
+    )
     if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
         raise ScenarioError("faults: choose one of status, hang, truncate")
     return faults

@@ -26,20 +26,21 @@ SECRET_HEADERS = {"authorization", "x-api-key", "cookie", "proxy-authorization",
 @dataclass
 class RecordedRequest:
     """One request as the server saw it, plus what it answered."""
+
     seq: int
     time: float
     method: str
-    path: str                       # without the query
+    path: str  # without the query
     query: str
-    headers: dict[str, str]         # secrets removed
-    body: Any                       # parsed JSON (None if empty / not JSON)
-    api: str | None = None          # "anthropic" | "responses" | None
-    kind: str = "other"             # main | side | count_tokens | probe | models | other
-    rule: int | None = None         # index of the matched scenario rule
-    turn: int | None = None         # index of the turn played
-    outcome: str = ""               # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
+    headers: dict[str, str]  # secrets removed
+    body: Any  # parsed JSON (None if empty / not JSON)
+    api: str | None = None  # "anthropic" | "responses" | None
+    kind: str = "other"  # main | side | count_tokens | probe | models | other
+    rule: int | None = None  # index of the matched scenario rule
+    turn: int | None = None  # index of the turn played
+    outcome: str = ""  # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
     status: int = 200
-    credential_sha256: str | None = None   # of the x-api-key or bearer value: which key arrived, not the key
+    credential_sha256: str | None = None  # of the x-api-key or bearer value: which key arrived, not the key
 
     def to_json(self, elide_images: bool = True) -> str:
         data = asdict(self)
@@ -76,9 +77,9 @@ class _State:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "scripted-model/1"
-    state: _State                              # set on the subclass made per server
+    state: _State  # set on the subclass made per server
 
-    def log_message(self, format: str, *args: Any) -> None:   # quiet
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
     # ---- plumbing -------------------------------------------------------
@@ -88,7 +89,7 @@ class _Handler(BaseHTTPRequestHandler):
             while True:
                 size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
                 if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):   # trailers
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):  # trailers
                         pass
                     break
                 parts.append(self.rfile.read(size))
@@ -108,8 +109,16 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in SECRET_HEADERS}
         with self.state.lock:
-            rec = RecordedRequest(len(self.state.requests), time.time(), self.command, url.path,
-                                  url.query, headers, body, credential_sha256=_credential_digest(self.headers))
+            rec = RecordedRequest(
+                len(self.state.requests),
+                time.time(),
+                self.command,
+                url.path,
+                url.query,
+                headers,
+                body,
+                credential_sha256=_credential_digest(self.headers),
+            )
             self.state.requests.append(rec)
         return rec
 
@@ -117,7 +126,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.state.log_path is not None and not getattr(rec, "logged", False):
             with self.state.lock, self.state.log_path.open("a") as fh:
                 fh.write(rec.to_json() + "\n")
-        rec.done = True   # close() waits for this: the client may have its answer before the log line exists
+        rec.done = True  # close() waits for this: the client may have its answer before the log line exists
 
     def _send_json(self, status: int, payload: Any, extra: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -187,8 +196,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if raw and not isinstance(body, dict):
                 rec.status, rec.outcome = 400, "bad-json"
-                self._send_json(400, {"error": {"type": "invalid_request_error",
-                                                "message": "body is not a JSON object"}})
+                self._send_json(
+                    400, {"error": {"type": "invalid_request_error", "message": "body is not a JSON object"}}
+                )
             else:
                 self._post(rec, body or {})
         finally:
@@ -227,7 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
             faults = state.faults
             applies = faults.applies(conv.prompt)
             index = state.main_count
-            state.main_count += applies           # `times` counts the requests the faults apply to
+            state.main_count += applies  # `times` counts the requests the faults apply to
         if not applies:
             faults = Faults()
         if faults.delay and state.stop.wait(faults.delay):
@@ -248,7 +258,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if faults.kind == "hang":
                 rec.outcome = "hang"
-                self._finish(rec)                  # log now: this handler may never return
+                self._finish(rec)  # log now: this handler may never return
                 rec.logged = True
                 state.stop.wait()
                 self._abort()
@@ -269,8 +279,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _plan(self, rec: RecordedRequest, conv: Conversation) -> tuple[str, list[ResolvedCall], set[str]]:
         """Pick the rule and turn for this request; return (text, calls, custom tool names)."""
-        rule_index, rule = next(((i, r) for i, r in enumerate(self.state.scenario.rules)
-                                 if r.match is None or r.match.search(conv.prompt)), (None, None))
+        rule_index, rule = next(
+            ((i, r) for i, r in enumerate(self.state.scenario.rules) if r.match is None or r.match.search(conv.prompt)),
+            (None, None),
+        )
         rec.rule = rule_index
         if rule is None:
             rec.outcome = "scripted-error"
@@ -304,8 +316,15 @@ class ScriptedServer:
     ...     srv.url  # http://127.0.0.1:PORT  (Claude: ANTHROPIC_BASE_URL; Codex: base_url = url + "/v1")
     """
 
-    def __init__(self, scenario: str | Path | dict | Scenario, log_path: str | Path | None = None, *,
-                 faults: dict | Faults | None = None, host: str = "127.0.0.1", port: int = 0):
+    def __init__(
+        self,
+        scenario: str | Path | dict | Scenario,
+        log_path: str | Path | None = None,
+        *,
+        faults: dict | Faults | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ):
         self.scenario = load_scenario(scenario)
         chosen = parse_faults(faults) if faults is not None else self.scenario.faults
         self._state = _State(self.scenario, chosen, Path(log_path) if log_path else None)
@@ -326,8 +345,9 @@ class ScriptedServer:
 
     def start(self) -> "ScriptedServer":
         if self._thread is None:
-            self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
-                                            name="scripted-server", daemon=True)
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, args=(0.05,), name="scripted-server", daemon=True
+            )
             self._thread.start()
         return self
 
@@ -335,8 +355,8 @@ class ScriptedServer:
         self._httpd.serve_forever()
 
     def close(self) -> None:
-        self._state.stop.set()              # releases hanging / delayed handlers
-        deadline = time.monotonic() + 2.0   # handlers finish their record after the answer went out
+        self._state.stop.set()  # releases hanging / delayed handlers
+        deadline = time.monotonic() + 2.0  # handlers finish their record after the answer went out
         while time.monotonic() < deadline and not all(getattr(r, "done", False) for r in list(self._state.requests)):
             time.sleep(0.005)
         if self._thread is not None:

@@ -18,6 +18,7 @@ meanwhile, and its first connection waits in the listen backlog until the host a
 An item's server is built in the host's loop on its first request, and its session manager runs
 (the SDK's own multi-server pattern) until the item unmounts it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -56,9 +57,9 @@ class Mount:
         self.token = secrets.token_hex(16)
         self.error: BaseException | None = None
         self._app = None
-        self._started: asyncio.Future | None = None   # set in the host's loop
+        self._started: asyncio.Future | None = None  # set in the host's loop
         self._closing: asyncio.Event | None = None
-        self._task: asyncio.Task | None = None        # held: the loop keeps only a weak reference
+        self._task: asyncio.Task | None = None  # held: the loop keeps only a weak reference
 
     @property
     def prefix(self) -> str:
@@ -98,14 +99,14 @@ class Mount:
             async with server.session_manager.run():
                 self._started.set_result(None)
                 await self._closing.wait()
-        except BaseException as error:   # kept for the item; its requests get 500
+        except BaseException as error:  # kept for the item; its requests get 500
             self.error = error
             if not self._started.done():
                 self._started.set_exception(error)
 
     def _close(self) -> None:
         if self._closing is not None:
-            self._closing.set()      # the session manager ends its sessions
+            self._closing.set()  # the session manager ends its sessions
 
 
 class McpHost:
@@ -148,7 +149,7 @@ class McpHost:
         return Mount(self, build, name)
 
     def start(self) -> "McpHost":
-        self._sock.listen(BACKLOG)   # from here on, connections queue until the app serves them
+        self._sock.listen(BACKLOG)  # from here on, connections queue until the app serves them
         self._thread = threading.Thread(target=self._run, name=f"mcp-host-{self.port}", daemon=True)
         self._thread.start()
         return self
@@ -182,7 +183,7 @@ class McpHost:
         if loop is not None and not loop.is_closed():
             try:
                 loop.call_soon_threadsafe(mount._close)
-            except RuntimeError:     # the loop closed meanwhile: its sessions are gone with it
+            except RuntimeError:  # the loop closed meanwhile: its sessions are gone with it
                 pass
 
     # -- the server's thread
@@ -190,18 +191,25 @@ class McpHost:
     def _run(self) -> None:
         try:
             import uvicorn
-            load_sdk_module("mcp.server")   # the SDK, once per process, before the first request
-            config = uvicorn.Config(self._dispatch, interface="asgi3", log_level="warning", lifespan="off", proxy_headers=False,
-                                    timeout_graceful_shutdown=2,
-                                    access_log=False)
+
+            load_sdk_module("mcp.server")  # the SDK, once per process, before the first request
+            config = uvicorn.Config(
+                self._dispatch,
+                interface="asgi3",
+                log_level="warning",
+                lifespan="off",
+                proxy_headers=False,
+                timeout_graceful_shutdown=2,
+                access_log=False,
+            )
             self._server = uvicorn.Server(config)
             if not self.stopped:
                 asyncio.run(self._serve())
-        except BaseException as error:   # kept for wait_ready(); the socket closes below
+        except BaseException as error:  # kept for wait_ready(); the socket closes below
             self.error = error
         finally:
             self.stopped = True
-            self._sock.close()   # queued and later connections are refused, not left hanging
+            self._sock.close()  # queued and later connections are refused, not left hanging
             self._ready.set()
 
     async def _serve(self) -> None:
@@ -215,7 +223,7 @@ class McpHost:
     async def _dispatch(self, scope, receive, send) -> None:
         """Route a request to the mount its first path segment names; anything else is 404."""
         if scope["type"] != "http":
-            return                   # no websockets, no lifespan (off): uvicorn closes the rest
+            return  # no websockets, no lifespan (off): uvicorn closes the rest
         segment = (scope.get("path") or "/").split("/", 2)[1]
         with self._lock:
             mount = self._mounts.get(segment)
@@ -223,12 +231,17 @@ class McpHost:
             return await _plain(send, 404, b"no such MCP server\n")
         try:
             app = await mount.app()
-        except Exception:            # its build failed (kept in mount.error)
+        except Exception:  # its build failed (kept in mount.error)
             return await _plain(send, 500, f"the {mount.name} MCP server did not start\n".encode())
         await app(scope, receive, send)
 
 
 async def _plain(send, status: int, body: bytes) -> None:
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

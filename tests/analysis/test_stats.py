@@ -1,4 +1,5 @@
 """The paired statistics against known values and degenerate cases."""
+
 import math
 
 import pytest
@@ -7,14 +8,17 @@ from scipy.stats import binomtest
 from agent_eval.analysis.stats import bootstrap_ci, mcnemar_exact, median_total, min_possible_p, paired
 
 
-@pytest.mark.parametrize("a_only, b_only, expected", [
-    (0, 0, 1.0),                 # no discordant pairs: no evidence either way
-    (1, 0, 1.0),
-    (3, 3, 1.0),
-    (0, 5, 2 / 32),              # all five one way: 2 * 0.5^5
-    (2, 8, 2 * (45 + 10 + 1) / 1024),  # hand: 2 * P(X >= 8), X ~ Bin(10, 1/2)
-    (10, 1, 2 * (1 + 11) / 2048),      # 2 * P(X <= 1), X ~ Bin(11, 1/2)
-])
+@pytest.mark.parametrize(
+    "a_only, b_only, expected",
+    [
+        (0, 0, 1.0),  # no discordant pairs: no evidence either way
+        (1, 0, 1.0),
+        (3, 3, 1.0),
+        (0, 5, 2 / 32),  # all five one way: 2 * 0.5^5
+        (2, 8, 2 * (45 + 10 + 1) / 1024),  # hand: 2 * P(X >= 8), X ~ Bin(10, 1/2)
+        (10, 1, 2 * (1 + 11) / 2048),  # 2 * P(X <= 1), X ~ Bin(11, 1/2)
+    ],
+)
 def test_mcnemar_exact_known_values(a_only, b_only, expected):
     assert mcnemar_exact(a_only, b_only) == pytest.approx(expected)
     assert mcnemar_exact(b_only, a_only) == pytest.approx(expected)  # two-sided: symmetric
@@ -45,7 +49,7 @@ def test_bootstrap_width_matches_the_normal_approximation():
     a = [0] * 20 + [1] * 8 + [1] * 30 + [0] * 27
     b = [1] * 20 + [0] * 8 + [1] * 30 + [0] * 27
     n, diff = 85, 12 / 85
-    se = math.sqrt((28 / n - diff ** 2) / n)
+    se = math.sqrt((28 / n - diff**2) / n)
     low, high = bootstrap_ci(a, b)
     assert high - low == pytest.approx(2 * 1.96 * se, abs=0.03)
     assert low > 0  # this difference is real
@@ -76,6 +80,10 @@ def test_paired_counts_discordant_pairs_and_fractional_scores():
 
 
 def test_median_total_never_counts_unknown_as_zero():
-    assert median_total([0.1, None, 0.3]) == {"median": pytest.approx(0.2), "mean": pytest.approx(0.2),
-                                              "total": pytest.approx(0.4), "unknown": 1}
+    assert median_total([0.1, None, 0.3]) == {
+        "median": pytest.approx(0.2),
+        "mean": pytest.approx(0.2),
+        "total": pytest.approx(0.4),
+        "unknown": 1,
+    }
     assert median_total([None, None]) == {"median": None, "mean": None, "total": None, "unknown": 2}

@@ -1,4 +1,5 @@
 """Active observation: geometry, rendering and ground truth, grading, data, the observe server."""
+
 from __future__ import annotations
 
 import base64
@@ -10,9 +11,9 @@ import numpy as np
 import pytest
 
 from agent_eval.benchmarks.activeobs import geometry as g
-from agent_eval.benchmarks.activeobs.loader import load_active_dataset
 from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.benchmarks.activeobs.grading import Rules, answer_correct, grade_active, rollup_active
+from agent_eval.benchmarks.activeobs.loader import load_active_dataset
 from agent_eval.benchmarks.activeobs.observe_server import ObservationServer
 from agent_eval.benchmarks.activeobs.passive import sample_frames, write_passive_sample
 from agent_eval.benchmarks.activeobs.prompting import answer_instructions
@@ -31,9 +32,8 @@ def dataset(tmp_path_factory):
     return generate_dataset(tmp_path_factory.mktemp("activeobs"), sequences=2, n_frames=240, per_family=2, seed=3)
 
 
-
-
 # --- geometry ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("angle, wrapped", [(0, 0), (360, 0), (-10, 350), (725, 5), (-1e-17, 0), (359.5, 359.5)])
 def test_wrap_angle(angle, wrapped):
@@ -53,8 +53,7 @@ def test_view_spans_and_the_seam():
     assert seam.pieces() == [(W - 240, W), (0, 240)]
     assert seam.columns()[:2] == [W - 240, W - 239] and seam.columns()[239:241] == [W - 1, 0]
     assert g.view_span(360).x0 == seam.x0 == g.view_span(-720).x0
-    assert seam.describe() == {"x_start": W - 240, "x_end": 240, "wraps_seam": True,
-                               "pieces": [[W - 240, W], [0, 240]]}
+    assert seam.describe() == {"x_start": W - 240, "x_end": 240, "wraps_seam": True, "pieces": [[W - 240, W], [0, 240]]}
 
 
 def test_box_mapping_round_trip_including_the_seam():
@@ -88,6 +87,7 @@ def test_circular_iou():
 
 # --- rendering and ground truth ------------------------------------------------------------------
 
+
 def test_views_are_columns_of_the_panorama_across_the_seam():
     scene = seam_scene()
     for frame, angle in ((0, 0.0), (20, 355.0), (45, 5.0), (10, 180.0), (59, 359.9)):
@@ -105,9 +105,9 @@ def _diff_box(scene: Scene, frame: int, person_id: str):
     mask = np.abs(full - empty).sum(axis=2) > 0
     rows = np.flatnonzero(mask.any(axis=1))
     cols = np.flatnonzero(mask.any(axis=0))
-    if cols.size and cols[0] == 0 and cols[-1] == scene.width - 1:   # straddles the seam
+    if cols.size and cols[0] == 0 and cols[-1] == scene.width - 1:  # straddles the seam
         gap = np.argmax(np.diff(cols))
-        cols = np.concatenate([cols[gap + 1:], cols[:gap + 1] + scene.width])
+        cols = np.concatenate([cols[gap + 1 :], cols[: gap + 1] + scene.width])
     return mask, (cols.min(), rows.min(), cols.max() + 1, rows.max() + 1)
 
 
@@ -170,7 +170,9 @@ def test_generation_is_deterministic(tmp_path):
     assert (a.root / "items.jsonl").read_bytes() != (c.root / "items.jsonl").read_bytes()
     assert a.content_hash() == b.content_hash() != c.content_hash()
     scene = a.scene("seq00")
-    assert png_bytes(render_view(scene, 77, 123.4)) == png_bytes(render_view(load_scene(b.scene_path("seq00")), 77, 123.4))
+    assert png_bytes(render_view(scene, 77, 123.4)) == png_bytes(
+        render_view(load_scene(b.scene_path("seq00")), 77, 123.4)
+    )
     assert {i.family for i in a.items} == {"unique_anchor", "action_boundary", "chain", "frame_viewpoint", "numeric"}
     assert {i.answer_mode for i in a.items} == {"choice", "frame", "span", "frame_angle", "numeric"}
 
@@ -193,27 +195,61 @@ def test_a_view_renders_fast(dataset):
 
 # --- grading -----------------------------------------------------------------------------------
 
+
 def make_item(mode: str, answer, boxes=None, fps=15.0, choices=None) -> ActiveItem:
-    return ActiveItem(id="x", sequence="s", family=f"fam_{mode}", question="?", answer_mode=mode, answer=answer,
-                      track="p1", boxes=boxes or {100: (1000.0, 100.0, 1096.0, 400.0)}, fps=fps, n_frames=300,
-                      choices=choices)
+    return ActiveItem(
+        id="x",
+        sequence="s",
+        family=f"fam_{mode}",
+        question="?",
+        answer_mode=mode,
+        answer=answer,
+        track="p1",
+        boxes=boxes or {100: (1000.0, 100.0, 1096.0, 400.0)},
+        fps=fps,
+        n_frames=300,
+        choices=choices,
+    )
 
 
-@pytest.mark.parametrize("mode, truth, prediction, correct", [
-    ("choice", 2, 2, True), ("choice", 2, "2", True), ("choice", 2, 2.0, True), ("choice", 2, 3, False),
-    ("choice", 1, True, False), ("choice", 2, "standing", False), ("choice", 2, None, False),
-    ("frame", 100, 115, True), ("frame", 100, 85, True), ("frame", 100, 116, False), ("frame", 100, 84, False),
-    ("frame", 100, "110", True), ("frame", 100, [100], False),
-    ("span", [100, 199], [100, 166], True), ("span", [100, 199], [150, 249], False),
-    ("span", [100, 199], [199, 100], True), ("span", [100, 199], {"start": 110, "end": 200}, True),
-    ("span", [100, 199], [100], False), ("span", [100, 199], 150, False),
-    ("frame_angle", [100, 350.0], [110, 10], True), ("frame_angle", [100, 350.0], [110, 11], False),
-    ("frame_angle", [100, 350.0], [116, 350], False), ("frame_angle", [100, 350.0], [85, -10], True),
-    ("frame_angle", [100, 350.0], {"frame": 100, "angle": 340}, True), ("frame_angle", [100, 350.0], [100], False),
-    ("numeric", 4.0, 2.0, True), ("numeric", 4.0, 8.0, True), ("numeric", 4.0, 1.99, False),
-    ("numeric", 4.0, 8.01, False), ("numeric", 4.0, 0, False), ("numeric", 4.0, -4, False),
-    ("numeric", 4.0, "4", True), ("numeric", 4.0, float("nan"), False),
-])
+@pytest.mark.parametrize(
+    "mode, truth, prediction, correct",
+    [
+        ("choice", 2, 2, True),
+        ("choice", 2, "2", True),
+        ("choice", 2, 2.0, True),
+        ("choice", 2, 3, False),
+        ("choice", 1, True, False),
+        ("choice", 2, "standing", False),
+        ("choice", 2, None, False),
+        ("frame", 100, 115, True),
+        ("frame", 100, 85, True),
+        ("frame", 100, 116, False),
+        ("frame", 100, 84, False),
+        ("frame", 100, "110", True),
+        ("frame", 100, [100], False),
+        ("span", [100, 199], [100, 166], True),
+        ("span", [100, 199], [150, 249], False),
+        ("span", [100, 199], [199, 100], True),
+        ("span", [100, 199], {"start": 110, "end": 200}, True),
+        ("span", [100, 199], [100], False),
+        ("span", [100, 199], 150, False),
+        ("frame_angle", [100, 350.0], [110, 10], True),
+        ("frame_angle", [100, 350.0], [110, 11], False),
+        ("frame_angle", [100, 350.0], [116, 350], False),
+        ("frame_angle", [100, 350.0], [85, -10], True),
+        ("frame_angle", [100, 350.0], {"frame": 100, "angle": 340}, True),
+        ("frame_angle", [100, 350.0], [100], False),
+        ("numeric", 4.0, 2.0, True),
+        ("numeric", 4.0, 8.0, True),
+        ("numeric", 4.0, 1.99, False),
+        ("numeric", 4.0, 8.01, False),
+        ("numeric", 4.0, 0, False),
+        ("numeric", 4.0, -4, False),
+        ("numeric", 4.0, "4", True),
+        ("numeric", 4.0, float("nan"), False),
+    ],
+)
 def test_answer_modes(mode, truth, prediction, correct):
     assert answer_correct(mode, prediction, truth, fps=15.0) is correct
 
@@ -268,11 +304,16 @@ def test_evidence_across_the_seam():
         assert grade.evidence_correct and grade.detail["evidence_iou"] > 0.99, angle
 
 
-@pytest.mark.parametrize("evidence, why", [
-    (None, "no evidence object"), ({"frame": 100, "angle": 10}, "bbox"),
-    ({"frame": "x", "angle": 10, "bbox": [0, 0, 1, 1]}, "numeric"), ({"frame": 100, "angle": 10, "bbox": [0, 0, 1]}, "bbox"),
-    ({"frame": 100, "angle": 10, "bbox": [0, 0, "a", 1]}, "bbox"),
-])
+@pytest.mark.parametrize(
+    "evidence, why",
+    [
+        (None, "no evidence object"),
+        ({"frame": 100, "angle": 10}, "bbox"),
+        ({"frame": "x", "angle": 10, "bbox": [0, 0, 1, 1]}, "numeric"),
+        ({"frame": 100, "angle": 10, "bbox": [0, 0, 1]}, "bbox"),
+        ({"frame": 100, "angle": 10, "bbox": [0, 0, "a", 1]}, "bbox"),
+    ],
+)
 def test_bad_evidence_leaves_the_answer_graded(evidence, why):
     item = make_item("numeric", 4.0)
     grade = grade_active(f"<answer>{json.dumps({'answer': 4, 'evidence': evidence})}</answer>", item)
@@ -280,20 +321,33 @@ def test_bad_evidence_leaves_the_answer_graded(evidence, why):
     assert why in grade.detail["evidence_error"]
 
 
-@pytest.mark.parametrize("text, tagged", [
-    ("<answer>{\"answer\": 4, </answer>", True), ("<answer>4</answer>", True), ("<answer>[4]</answer>", True),
-    ("<answer>{\"evidence\": {}}</answer>", True), ("The answer is 4.", False), ("", False), (None, False),
-])
+@pytest.mark.parametrize(
+    "text, tagged",
+    [
+        ('<answer>{"answer": 4, </answer>', True),
+        ("<answer>4</answer>", True),
+        ("<answer>[4]</answer>", True),
+        ('<answer>{"evidence": {}}</answer>', True),
+        ("The answer is 4.", False),
+        ("", False),
+        (None, False),
+    ],
+)
 def test_malformed_answers_are_no_answer_with_raw_kept(text, tagged):
     grade = grade_active(text, make_item("numeric", 4.0))
-    assert (grade.status, grade.answer_correct, grade.evidence_correct, grade.combined) == ("no_answer", False, False, False)
+    assert (grade.status, grade.answer_correct, grade.evidence_correct, grade.combined) == (
+        "no_answer",
+        False,
+        False,
+        False,
+    )
     assert grade.has_answer_tag is tagged and grade.prediction is None and grade.detail["parse_error"]
-    assert grade.raw == (text[len("<answer>"):-len("</answer>")].strip() if tagged else (text or ""))
+    assert grade.raw == (text[len("<answer>") : -len("</answer>")].strip() if tagged else (text or ""))
 
 
 def test_last_tag_wins_and_code_fences_are_tolerated():
     item = make_item("numeric", 4.0)
-    text = "<answer>{\"answer\": 100}</answer> on second thought\n<ANSWER>\n```json\n{\"answer\": 4.5}\n```\n</ANSWER>"
+    text = '<answer>{"answer": 100}</answer> on second thought\n<ANSWER>\n```json\n{"answer": 4.5}\n```\n</ANSWER>'
     grade = grade_active(text, item)
     assert grade.status == "ok" and grade.prediction == 4.5 and grade.answer_correct
 
@@ -316,7 +370,12 @@ def test_rollup_per_family_with_hallucination_rate():
     class Record:  # objects work too; `category` stands in for `family`
         def __init__(self, category, answer_correct, evidence_correct):
             self.category, self.answer_correct, self.evidence_correct, self.status = (
-                category, answer_correct, evidence_correct, "ok")
+                category,
+                answer_correct,
+                evidence_correct,
+                "ok",
+            )
+
     assert rollup_active([Record("x", True, False)])["families"]["x"]["hallucination_rate"] == 1.0
 
 
@@ -332,6 +391,7 @@ def test_generated_truth_grades_as_correct(dataset):
 
 # --- data ---------------------------------------------------------------------------------------
 
+
 def _rows(dataset) -> list[dict]:
     return [json.loads(line) for line in (dataset.root / "items.jsonl").read_text().splitlines()]
 
@@ -340,20 +400,27 @@ def _write(root, rows):
     (root / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda r: r.pop("answer_mode"), "items.jsonl:1: missing field(s) answer_mode"),
-    (lambda r: r.update(answer_mode="guess"), "answer_mode 'guess' is not one of"),
-    (lambda r: r.update(sequence="nope"), "scene file"),
-    (lambda r: r.update(fps=30), "differ from the scene's"),
-    (lambda r: r.update(evidence={"track": "p99", "boxes": r["evidence"]["boxes"]}), "evidence track 'p99'"),
-    (lambda r: r.update(evidence={"track": "p1", "boxes": [[0, 5000, 0, 5010, 10]]}), "not a canonical panorama box"),
-    (lambda r: r.update(evidence={"track": "p1", "boxes": [[9999, 0, 0, 10, 10]]}), "evidence frame 9999"),
-    (lambda r: r.update(answer_mode="choice", choices=None), "needs \"choices\""),
-    (lambda r: r.update(answer_mode="numeric", answer=-1, choices=None), "must be positive"),
-    (lambda r: r.update(answer_mode="span", answer=[5, 2], choices=None), "0 <= first <= last"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda r: r.pop("answer_mode"), "items.jsonl:1: missing field(s) answer_mode"),
+        (lambda r: r.update(answer_mode="guess"), "answer_mode 'guess' is not one of"),
+        (lambda r: r.update(sequence="nope"), "scene file"),
+        (lambda r: r.update(fps=30), "differ from the scene's"),
+        (lambda r: r.update(evidence={"track": "p99", "boxes": r["evidence"]["boxes"]}), "evidence track 'p99'"),
+        (
+            lambda r: r.update(evidence={"track": "p1", "boxes": [[0, 5000, 0, 5010, 10]]}),
+            "not a canonical panorama box",
+        ),
+        (lambda r: r.update(evidence={"track": "p1", "boxes": [[9999, 0, 0, 10, 10]]}), "evidence frame 9999"),
+        (lambda r: r.update(answer_mode="choice", choices=None), 'needs "choices"'),
+        (lambda r: r.update(answer_mode="numeric", answer=-1, choices=None), "must be positive"),
+        (lambda r: r.update(answer_mode="span", answer=[5, 2], choices=None), "0 <= first <= last"),
+    ],
+)
 def test_loader_errors_name_file_line_and_fix(dataset, tmp_path, edit, message):
     import shutil
+
     root = tmp_path / "data"
     shutil.copytree(dataset.root, root)
     rows = _rows(dataset)
@@ -369,6 +436,7 @@ def test_loader_errors_name_file_line_and_fix(dataset, tmp_path, edit, message):
 
 def test_loader_other_errors(dataset, tmp_path):
     import shutil
+
     with pytest.raises(DataError, match="not found; generate a dataset"):
         load_active_dataset(tmp_path / "missing")
     root = tmp_path / "data"
@@ -391,11 +459,15 @@ def test_loader_other_errors(dataset, tmp_path):
     with pytest.raises(DataError, match="malformed JSON at line 1"):
         load_active_dataset(root)
     shutil.copy(dataset.scene_path(rows[0]["sequence"]), scene)
+
     def shifted(b):  # 60 columns to the right, still canonical
         x1 = (b[1] + 60) % W
         return [b[0], x1, b[2], x1 + b[3] - b[1], b[4]]
-    moved = [dict(r, evidence={"track": r["evidence"]["track"], "boxes": [shifted(b) for b in r["evidence"]["boxes"]]})
-             for r in rows]
+
+    moved = [
+        dict(r, evidence={"track": r["evidence"]["track"], "boxes": [shifted(b) for b in r["evidence"]["boxes"]]})
+        for r in rows
+    ]
     _write(root, moved)
     load_active_dataset(root)  # shapes are fine ...
     with pytest.raises(DataError, match="does not match person"):
@@ -413,6 +485,7 @@ def test_dataset_works_with_the_shared_selection(dataset):
 
 # --- passive baseline ---------------------------------------------------------------------------
 
+
 def test_passive_sample(tmp_path):
     assert sample_frames(300, 8) == [18, 56, 93, 131, 168, 206, 243, 281]
     assert sample_frames(3, 8) == [0, 1, 2]
@@ -420,12 +493,14 @@ def test_passive_sample(tmp_path):
     frames = write_passive_sample(scene, tmp_path / "full", count=4)
     assert [f.frame for f in frames] == [7, 22, 37, 52] and all(f.path.is_file() for f in frames)
     from PIL import Image
+
     assert Image.open(frames[0].path).size == (W, H) and "frame 7 (t = 0.47 s)" in frames[0].caption
     small = write_passive_sample(scene, tmp_path / "small", count=2, width=1880)
     assert Image.open(small[0].path).size == (1880, 240) and "scaled from 3760" in small[0].caption
 
 
 # --- the observe MCP server ---------------------------------------------------------------------
+
 
 def _call_all(url: str, calls: list[dict]):
     from mcp import Client
@@ -434,6 +509,7 @@ def _call_all(url: str, calls: list[dict]):
         async with Client(url) as client:
             tools = (await client.list_tools()).tools
             return tools, [await client.call_tool("observe", args) for args in calls]
+
     return anyio.run(run)
 
 
@@ -443,14 +519,17 @@ def test_observe_server_over_streamable_http(tmp_path):
     log_dir = tmp_path / "item" / "observations"
     with ObservationServer(tmp_path / "seam.json", log_dir) as server:
         assert server.url.startswith("http://127.0.0.1:") and server.port > 0
-        assert server.endpoint == server.url.removesuffix("mcp") + "*"    # its own path on the host, only
-        tools, (ok, wrapped, bad_frame, bad_angle, bad_type) = _call_all(server.url, [
-            {"frame_index": 10, "angle_deg": 355},
-            {"frame_index": 59, "angle_deg": -5.0},
-            {"frame_index": 60, "angle_deg": 0},
-            {"frame_index": 1, "angle_deg": "inf"},
-            {"frame_index": "ten", "angle_deg": 0},
-        ])
+        assert server.endpoint == server.url.removesuffix("mcp") + "*"  # its own path on the host, only
+        tools, (ok, wrapped, bad_frame, bad_angle, bad_type) = _call_all(
+            server.url,
+            [
+                {"frame_index": 10, "angle_deg": 355},
+                {"frame_index": 59, "angle_deg": -5.0},
+                {"frame_index": 60, "angle_deg": 0},
+                {"frame_index": 1, "angle_deg": "inf"},
+                {"frame_index": "ten", "angle_deg": 0},
+            ],
+        )
     assert [t.name for t in tools] == ["observe"]
     schema = json.dumps(tools[0].input_schema)
     assert "$ref" not in schema and "anyOf" not in schema and "sequence" not in schema
@@ -467,7 +546,7 @@ def test_observe_server_over_streamable_http(tmp_path):
     assert bad_angle.is_error and "finite" in bad_angle.content[0].text
     assert bad_type.is_error and "frame_index" in bad_type.content[0].text
     entries = [json.loads(line) for line in (log_dir / "observations.jsonl").read_text().splitlines()]
-    assert [e["ok"] for e in entries] == [True, True, False, False]   # type errors never reach the tool
+    assert [e["ok"] for e in entries] == [True, True, False, False]  # type errors never reach the tool
     assert entries[0]["image"] == "001-f0010-a355.0.png" and (log_dir / entries[0]["image"]).read_bytes() == png
     assert entries[1]["image"] == "002-f0059-a355.0.png" and entries[1]["request"]["angle_deg"] == -5.0
     assert entries[2]["request"] == {"frame_index": 60, "angle_deg": 0} and "out of range" in entries[2]["error"]
@@ -478,10 +557,13 @@ def test_observe_server_over_streamable_http(tmp_path):
 def test_observe_server_with_several_sequences(tmp_path, dataset):
     paths = [dataset.scene_path(s) for s in sorted({i.sequence for i in dataset.items})]
     with ObservationServer(paths, tmp_path / "obs") as server:
-        tools, (ok, unknown) = _call_all(server.url, [
-            {"sequence": "seq01", "frame_index": 3, "angle_deg": 90},
-            {"sequence": "seq09", "frame_index": 3, "angle_deg": 90},
-        ])
+        tools, (ok, unknown) = _call_all(
+            server.url,
+            [
+                {"sequence": "seq01", "frame_index": 3, "angle_deg": 90},
+                {"sequence": "seq09", "frame_index": 3, "angle_deg": 90},
+            ],
+        )
     assert "sequence" in tools[0].input_schema["required"]
     assert json.loads(ok.content[0].text)["sequence"] == "seq01"
     assert unknown.is_error and "unknown sequence 'seq09'; use one of seq00, seq01" in unknown.content[0].text
@@ -491,18 +573,24 @@ def test_observe_server_copies_views_into_the_workdir_for_mode_python(tmp_path):
     seam_scene(20).save(tmp_path / "s.json")
     work = tmp_path / "work"
     with ObservationServer(tmp_path / "s.json", tmp_path / "obs", views_dir=work / "views") as server:
-        tools, (ok, bad) = _call_all(server.url, [{"frame_index": 3, "angle_deg": 10}, {"frame_index": 30, "angle_deg": 1}])
+        tools, (ok, bad) = _call_all(
+            server.url, [{"frame_index": 3, "angle_deg": 10}, {"frame_index": 30, "angle_deg": 1}]
+        )
     assert "saved as a PNG in your working directory" in tools[0].description
     meta = json.loads(ok.content[0].text)
     assert meta["saved_as"] == "views/001-f0003-a010.0.png"
     assert (work / meta["saved_as"]).read_bytes() == base64.b64decode(ok.content[1].data)
     assert bad.is_error and [p.name for p in (work / "views").iterdir()] == ["001-f0003-a010.0.png"]
-    assert json.loads((tmp_path / "obs" / "observations.jsonl").read_text().splitlines()[0])["saved_as"] == meta["saved_as"]
+    assert (
+        json.loads((tmp_path / "obs" / "observations.jsonl").read_text().splitlines()[0])["saved_as"]
+        == meta["saved_as"]
+    )
 
 
 def test_observe_server_stops_and_its_path_is_gone(tmp_path):
     from urllib.error import HTTPError
     from urllib.request import urlopen
+
     scene = seam_scene(10)
     scene.save(tmp_path / "s.json")
     server = ObservationServer(tmp_path / "s.json", tmp_path / "obs").start()
@@ -515,6 +603,7 @@ def test_observe_server_stops_and_its_path_is_gone(tmp_path):
 
 def test_observe_server_on_a_fixed_port_stops_and_frees_it(tmp_path):
     import socket
+
     seam_scene(10).save(tmp_path / "s.json")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -530,17 +619,23 @@ def test_observe_server_on_a_fixed_port_stops_and_frees_it(tmp_path):
 # --- both real CLIs reach the observe server over HTTP (scripted model) --------------------------
 
 
-
-
-
-
-
 def test_evidence_that_misses_says_so_and_names_the_window():
     from agent_eval.benchmarks.activeobs.grading import evidence_check
     from agent_eval.benchmarks.activeobs.schema import ActiveItem
+
     boxes = {f: (100, 100, 150, 300) for f in (28, 29, 30, 31, 40)}
-    item = ActiveItem(id="x", sequence="s", family="chain", question="q", answer_mode="frame", answer=30,
-                      track="p1", boxes=boxes, fps=15, n_frames=60)
+    item = ActiveItem(
+        id="x",
+        sequence="s",
+        family="chain",
+        question="q",
+        answer_mode="frame",
+        answer=30,
+        track="p1",
+        boxes=boxes,
+        fps=15,
+        n_frames=60,
+    )
     ok, detail = evidence_check({"frame": 30, "angle": 180, "bbox": [0, 0, 100, 100]}, item)
     assert not ok and detail["evidence_matched_frame"] == 30
     assert detail["evidence_error"] == "the box misses the target at frame 30"
@@ -553,6 +648,7 @@ def test_the_kinds_metrics_are_typed_on_the_record():
     from agent_eval.benchmarks.activeobs.benchmark import ActiveObservation
     from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
     from agent_eval.datamodel.records import ItemRecord
+
     box = (1000.0, 100.0, 1096.0, 400.0)
     item = make_item("choice", 2, boxes={100: box}, choices=["a", "b"])
     angle = g.x_to_angle(1048)
@@ -560,8 +656,9 @@ def test_the_kinds_metrics_are_typed_on_the_record():
     graded = benchmark.grade(answer_text(2, 100, angle, exact_evidence(box, angle)), item)
     assert isinstance(graded.metrics, ActiveObsMetrics)
     stored = json.loads(json.dumps(graded.metrics_json()))
-    record = ItemRecord.from_json({"id": item.id, "task": "activeobs", "ground_truth": "2", "status": "ok",
-                                   "metrics": {**stored, "newer": 1}})
+    record = ItemRecord.from_json(
+        {"id": item.id, "task": "activeobs", "ground_truth": "2", "status": "ok", "metrics": {**stored, "newer": 1}}
+    )
     metrics = ActiveObsMetrics.of(record)
     assert (metrics.answer_correct, metrics.evidence_correct, metrics.combined) == (True, True, True)
     assert metrics.grade_detail["evidence_iou"] == pytest.approx(1.0) and metrics.to_json()["newer"] == 1
@@ -570,8 +667,18 @@ def test_the_kinds_metrics_are_typed_on_the_record():
     assert (unread.answer_correct, unread.combined, unread.evidence) == (None, False, None)
     with pytest.raises(ValueError):
         ActiveObsMetrics.from_json({"combined": "perhaps"})
-    garbled = ItemRecord.from_json({"id": "x", "task": "activeobs", "ground_truth": "1", "metrics": {"combined": "perhaps"}})
-    assert ActiveObsMetrics.of(garbled).combined is False and ActiveObsMetrics.of(garbled).extra == {"combined": "perhaps"}
-    nulls = ItemRecord.from_json({"id": "x", "task": "activeobs", "ground_truth": "1",
-                                  "metrics": {"evidence_correct": None, "grade_detail": None, "answer_correct": None}})
+    garbled = ItemRecord.from_json(
+        {"id": "x", "task": "activeobs", "ground_truth": "1", "metrics": {"combined": "perhaps"}}
+    )
+    assert ActiveObsMetrics.of(garbled).combined is False and ActiveObsMetrics.of(garbled).extra == {
+        "combined": "perhaps"
+    }
+    nulls = ItemRecord.from_json(
+        {
+            "id": "x",
+            "task": "activeobs",
+            "ground_truth": "1",
+            "metrics": {"evidence_correct": None, "grade_detail": None, "answer_correct": None},
+        }
+    )
     assert (ActiveObsMetrics.of(nulls).evidence_correct, ActiveObsMetrics.of(nulls).grade_detail) == (False, {})

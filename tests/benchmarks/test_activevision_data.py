@@ -30,7 +30,10 @@ def test_manifest_with_items_key_and_image_paths(tmp_path, bank):
 
 def test_filters(bank_dataset):
     dataset = load_dataset(bank_dataset)
-    assert {i.task for i in select(dataset, tasks="maze_path_tracing,region_counting")} == {"maze_path_tracing", "region_counting"}
+    assert {i.task for i in select(dataset, tasks="maze_path_tracing,region_counting")} == {
+        "maze_path_tracing",
+        "region_counting",
+    }
     assert [i.id for i in select(dataset, ids="ACF-0,MPT-3")] == ["ACF-0", "MPT-3"]
     assert len(select(dataset, limit=2)) == 34
     assert {i.category for i in select(dataset, categories="sequential_traversal")} == {"sequential_traversal"}
@@ -45,12 +48,15 @@ def test_content_hash_changes_with_answers(tmp_path, bank):
     assert a.content_hash() != b.content_hash()
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"tasks": "nope"}, "unknown task(s) nope; valid: arrow_chain_following"),
-    ({"ids": "ACF-0,XX-9"}, "unknown id(s) XX-9"),
-    ({"categories": "vibes"}, "unknown category(s) vibes; valid: distributed_scanning"),
-    ({"limit": 0}, "--limit must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"tasks": "nope"}, "unknown task(s) nope; valid: arrow_chain_following"),
+        ({"ids": "ACF-0,XX-9"}, "unknown id(s) XX-9"),
+        ({"categories": "vibes"}, "unknown category(s) vibes; valid: distributed_scanning"),
+        ({"limit": 0}, "--limit must be at least 1"),
+    ],
+)
 def test_bad_filters(bank_dataset, kwargs, message):
     with pytest.raises(DataError, match=message.replace("(", r"\(").replace(")", r"\)")):
         select(load_dataset(bank_dataset), **kwargs)

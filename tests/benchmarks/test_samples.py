@@ -104,15 +104,15 @@ def solve_maze(img) -> str:
     ys, xs = np.nonzero(wall)
     y0, y1, x0, x1 = ys.min(), ys.max(), xs.min(), xs.max()
     t = 0
-    while wall[y0 + t, x0:x1 + 1].mean() > 0.5:
+    while wall[y0 + t, x0 : x1 + 1].mean() > 0.5:
         t += 1
-    free = ~wall[y0:y1 + 1, x0:x1 + 1]
+    free = ~wall[y0 : y1 + 1, x0 : x1 + 1]
     seeds = []  # (seed pixel inside the frame, in frame-local coordinates)
     for line, fixed, inward, along_x in (
-        (wall[y0, x0:x1 + 1], y0, t, True),
-        (wall[y1, x0:x1 + 1], y1, -t, True),
-        (wall[y0:y1 + 1, x0], x0, t, False),
-        (wall[y0:y1 + 1, x1], x1, -t, False),
+        (wall[y0, x0 : x1 + 1], y0, t, True),
+        (wall[y1, x0 : x1 + 1], y1, -t, True),
+        (wall[y0 : y1 + 1, x0], x0, t, False),
+        (wall[y0 : y1 + 1, x1], x1, -t, False),
     ):
         gap_lab, n = ndimage.label(~line)
         for k in range(1, n + 1):
@@ -254,9 +254,7 @@ def solve_differences(img) -> str:
     black = (a == 0).all(-1)
     lab, n = components(black)
     sizes = np.bincount(lab.ravel())[1:]
-    panels = sorted(
-        (ndimage.find_objects(lab)[k] for k in np.argsort(sizes)[-3:]), key=lambda s: s[1].start
-    )
+    panels = sorted((ndimage.find_objects(lab)[k] for k in np.argsort(sizes)[-3:]), key=lambda s: s[1].start)
     index, field_a, field_b = (a[s] for s in panels)
     assert field_a.shape == field_b.shape == index.shape
 
@@ -268,7 +266,9 @@ def solve_differences(img) -> str:
     rows, cols = lines(grid_a, 1), lines(grid_a, 0)
     assert (rows, cols) == (lines((index == 0).all(-1), 1), lines((index == 0).all(-1), 0))
     ys, xs = np.nonzero((field_a != field_b).any(-1))
-    cells = sorted({(np.searchsorted(rows, y) - 1) * (len(cols) - 1) + np.searchsorted(cols, x) for y, x in zip(ys, xs)})
+    cells = sorted(
+        {(np.searchsorted(rows, y) - 1) * (len(cols) - 1) + np.searchsorted(cols, x) for y, x in zip(ys, xs)}
+    )
     return ", ".join(str(c) for c in cells) if cells else "none"
 
 
@@ -305,7 +305,9 @@ def small_default(monkeypatch):
 
 
 def file_hashes(root):
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.iterdir()) if not p.name.startswith(".")}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.iterdir()) if not p.name.startswith(".")
+    }
 
 
 # ---------------------------------------------------------------- ground truth from pixels

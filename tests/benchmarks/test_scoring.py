@@ -6,45 +6,48 @@ import pytest
 from agent_eval.benchmarks.activevision.scoring import extract_answer, grade, normalise, scorer_hash
 
 
-@pytest.mark.parametrize("text,truth,prediction,correct", [
-    ("<answer>H</answer>", "H", "H", True),
-    ("<ANSWER> h </Answer>", "H", "h", True),                       # tag and case insensitive
-    ("<answer>A</answer> then <answer>B</answer>", "B", "B", True),  # the last tag wins
-    ("<answer>B</answer> then <answer>A</answer>", "B", "A", False),
-    ("<answer>\nC,\nA,\nG\n</answer>", "C, A, G", "G", False),       # multi-line content: the last line is kept
-    ("<answer>C, A, G</answer>", "C, A, G", "C, A, G", True),
-    ("<answer>C A G</answer>", "C, A, G", "C A G", True),            # separators never matter
-    ("<answer>CAG</answer>", "C, A, G", "CAG", True),
-    ("<answer>C, G, A</answer>", "C, A, G", "C, G, A", False),       # order does
-    ("<answer>F-E</answer>", "E-F", "F-E", False),
-    ("<answer>E-F</answer>", "E-F", "E-F", True),
-    ("<answer>E F</answer>", "E-F", "E F", True),
-    ("<answer>3, 6</answer>", "6", "6", True),                       # integer truth: the last integer
-    ("<answer>3, 6</answer>", "3", "6", False),
-    ("<answer>07</answer>", "7", "07", True),                        # "07" matches 7
-    ("<answer>twelve</answer>", "12", "", False),                    # no integer: empty, wrong
-    ("<answer></answer>", "A", "", False),                           # empty answer is wrong
-    ("", "A", "", False),                                            # missing answer is wrong
-    ("I count 4 then 5 regions. So 12.", "12", "12", True),          # no tag: the whole text
-    ("reasoning\nFinal answer: B\nthanks", "B", "B", True),          # answer: line
-    ("reasoning\nanswer = D", "D", "D", True),
-    ("some reasoning\n\nJ\n\n", "J", "J", True),                     # else the last non-empty line
-    ("<answer>The answer is -3</answer>", "-3", "-3", True),
-    ("<answer>6, 7, 8, 11</answer>", "6, 7, 8, 11", "6, 7, 8, 11", True),
-    ("<answer>6,7,8,11</answer>", "6, 7, 8, 11", "6,7,8,11", True),
-    ("<answer>none</answer>", "none", "none", True),
-    # The reference scorer's verdicts on replies without a clean tag (issue 12):
-    ("**Answer:** H", "H", "** H", True),                            # the marker need not start a line
-    ("Answer:\nH", "H", "H", True),                                  # `\s*` after the colon crosses the line
-    ("Answer: C\nthinking more...\nFinal answer: H", "H", "C", False),  # the FIRST marker wins
-    ("To answer: I need to trace it.\nH", "H", "I need to trace it.", False),
-    ("H\nAnswer:", "H", "Answer:", False),                            # a bare marker: the last line
-    ("Answer: H\u2028Done.", "H", "H\u2028Done.", False),             # `.` runs over U+2028
-    ("  <answer> B </answer>  ", "B", "B", True),
-    ("<answer>-3</answer>", "3", "-3", True),                          # normalised: the sign is not kept
-    ("<answer>B</answer>\n\nanswer: C", "C", "B", False),             # tags first, then the marker inside
-    ("<answer>\nanswer: C</answer>", "C", "C", True),
-])
+@pytest.mark.parametrize(
+    "text,truth,prediction,correct",
+    [
+        ("<answer>H</answer>", "H", "H", True),
+        ("<ANSWER> h </Answer>", "H", "h", True),  # tag and case insensitive
+        ("<answer>A</answer> then <answer>B</answer>", "B", "B", True),  # the last tag wins
+        ("<answer>B</answer> then <answer>A</answer>", "B", "A", False),
+        ("<answer>\nC,\nA,\nG\n</answer>", "C, A, G", "G", False),  # multi-line content: the last line is kept
+        ("<answer>C, A, G</answer>", "C, A, G", "C, A, G", True),
+        ("<answer>C A G</answer>", "C, A, G", "C A G", True),  # separators never matter
+        ("<answer>CAG</answer>", "C, A, G", "CAG", True),
+        ("<answer>C, G, A</answer>", "C, A, G", "C, G, A", False),  # order does
+        ("<answer>F-E</answer>", "E-F", "F-E", False),
+        ("<answer>E-F</answer>", "E-F", "E-F", True),
+        ("<answer>E F</answer>", "E-F", "E F", True),
+        ("<answer>3, 6</answer>", "6", "6", True),  # integer truth: the last integer
+        ("<answer>3, 6</answer>", "3", "6", False),
+        ("<answer>07</answer>", "7", "07", True),  # "07" matches 7
+        ("<answer>twelve</answer>", "12", "", False),  # no integer: empty, wrong
+        ("<answer></answer>", "A", "", False),  # empty answer is wrong
+        ("", "A", "", False),  # missing answer is wrong
+        ("I count 4 then 5 regions. So 12.", "12", "12", True),  # no tag: the whole text
+        ("reasoning\nFinal answer: B\nthanks", "B", "B", True),  # answer: line
+        ("reasoning\nanswer = D", "D", "D", True),
+        ("some reasoning\n\nJ\n\n", "J", "J", True),  # else the last non-empty line
+        ("<answer>The answer is -3</answer>", "-3", "-3", True),
+        ("<answer>6, 7, 8, 11</answer>", "6, 7, 8, 11", "6, 7, 8, 11", True),
+        ("<answer>6,7,8,11</answer>", "6, 7, 8, 11", "6,7,8,11", True),
+        ("<answer>none</answer>", "none", "none", True),
+        # The reference scorer's verdicts on replies without a clean tag (issue 12):
+        ("**Answer:** H", "H", "** H", True),  # the marker need not start a line
+        ("Answer:\nH", "H", "H", True),  # `\s*` after the colon crosses the line
+        ("Answer: C\nthinking more...\nFinal answer: H", "H", "C", False),  # the FIRST marker wins
+        ("To answer: I need to trace it.\nH", "H", "I need to trace it.", False),
+        ("H\nAnswer:", "H", "Answer:", False),  # a bare marker: the last line
+        ("Answer: H\u2028Done.", "H", "H\u2028Done.", False),  # `.` runs over U+2028
+        ("  <answer> B </answer>  ", "B", "B", True),
+        ("<answer>-3</answer>", "3", "-3", True),  # normalised: the sign is not kept
+        ("<answer>B</answer>\n\nanswer: C", "C", "B", False),  # tags first, then the marker inside
+        ("<answer>\nanswer: C</answer>", "C", "C", True),
+    ],
+)
 def test_grade_rules(text, truth, prediction, correct):
     result = grade(text, truth)
     assert result.prediction == prediction
@@ -107,6 +110,7 @@ def test_scorer_hash_is_stable():
 
 # ---------------------------------------------------------------- differential test
 
+
 def reference_verdict(text: str, truth: str) -> tuple[str, bool]:
     """The reference scorer's rules (issue 12), written independently of agent_eval.benchmarks.activevision.scoring, with
     string scanning instead of its regular expressions where that is possible."""
@@ -162,9 +166,36 @@ def reference_verdict(text: str, truth: str) -> tuple[str, bool]:
     return prediction, correct
 
 
-FRAGMENTS = ["Answer:", "answer =", "Final answer:", "FINAL ANSWER = ", "**Answer:**", "To answer:", "answer",
-             "The answer is", "<answer>", "</answer>", "<ANSWER>", "</Answer>", "\n", "\n\n", " ", "\t",
-             "\u2028", "\r\n", ".", ",", "-", "**", "I think", "so", "Done.", "maybe", "=", ":"]
+FRAGMENTS = [
+    "Answer:",
+    "answer =",
+    "Final answer:",
+    "FINAL ANSWER = ",
+    "**Answer:**",
+    "To answer:",
+    "answer",
+    "The answer is",
+    "<answer>",
+    "</answer>",
+    "<ANSWER>",
+    "</Answer>",
+    "\n",
+    "\n\n",
+    " ",
+    "\t",
+    "\u2028",
+    "\r\n",
+    ".",
+    ",",
+    "-",
+    "**",
+    "I think",
+    "so",
+    "Done.",
+    "maybe",
+    "=",
+    ":",
+]
 
 
 def random_reply(rng: random.Random, truths: list[str]) -> str:

@@ -1,5 +1,6 @@
 """A third benchmark kind needs no edit outside its own package: the tally kind (tests/support/tally/)
 plus one registry line appears in show, report and compare through its ReadingHooks alone."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,12 @@ from agent_eval.commands.report import command as report_command
 from agent_eval.commands.show import command as show_command
 from support.runfixtures import make_run
 
-ITEMS = [("T-0", "tally", "squares", "3"), ("T-1", "tally", "squares", "5"), ("T-2", "tally", "dots", "7"),
-         ("T-3", "tally", "dots", "9")]
+ITEMS = [
+    ("T-0", "tally", "squares", "3"),
+    ("T-1", "tally", "squares", "5"),
+    ("T-2", "tally", "dots", "7"),
+    ("T-3", "tally", "dots", "9"),
+]
 
 
 @pytest.fixture
@@ -37,8 +42,8 @@ def invoke(command, *args):
 
 def test_show_uses_the_kinds_columns_totals_and_item_lines(runs, registered):
     table = invoke(show_command, runs[0])
-    assert "shape" in table and "close" in table and "squares" in table       # group column and mark
-    assert "tally: " in table and "close rate" in table                        # the kind's totals
+    assert "shape" in table and "close" in table and "squares" in table  # group column and mark
+    assert "tally: " in table and "close rate" in table  # the kind's totals
     item = invoke(show_command, runs[0], "T-1")
     assert "tally notes: off by" in item and "tally close:" in item and "answer: prediction" in item
 
@@ -49,7 +54,7 @@ def test_compare_and_report_carry_the_kinds_sections(runs, registered, tmp_path)
     html_path = tmp_path / "report.html"
     invoke(report_command, *runs, "-o", html_path)
     html = html_path.read_text()
-    assert "tally close rate" in html and ".tally-close { color: #8250df; }" in html   # its summary and stylesheet
+    assert "tally close rate" in html and ".tally-close { color: #8250df; }" in html  # its summary and stylesheet
 
 
 def test_unregistered_the_same_runs_read_as_plain_accuracy(runs):
@@ -65,6 +70,7 @@ def test_unregistered_the_same_runs_read_as_plain_accuracy(runs):
 
 def test_the_registry_states_each_kinds_tool_modes_as_the_kind_does():
     from agent_eval.benchmarks import ALL_TOOL_MODES, get_benchmark
+
     for name, kind in registry.KINDS.items():
         assert tuple(get_benchmark(name).tool_modes) == kind.tool_modes, name
     assert set(ALL_TOOL_MODES) == {m for kind in registry.KINDS.values() for m in kind.tool_modes}
@@ -73,8 +79,10 @@ def test_the_registry_states_each_kinds_tool_modes_as_the_kind_does():
 def test_a_kinds_own_tools_are_counted_apart_even_when_registered_late(monkeypatch):
     """The registry line's tool names reach the tool-use tables whenever the kind is registered."""
     from agent_eval.reading.tool_use import tool_kind, tool_kinds
+
     assert tool_kind("mcp__tally__count") == "other" and "count" not in tool_kinds()
-    monkeypatch.setitem(registry.KINDS, "tally", registry.Kind("support.tally.benchmark:Tally", ("none",),
-                                                               tool_names=("count",)))
+    monkeypatch.setitem(
+        registry.KINDS, "tally", registry.Kind("support.tally.benchmark:Tally", ("none",), tool_names=("count",))
+    )
     assert tool_kind("mcp__tally__count") == "count" and "count" in tool_kinds()
     assert tool_kind("mcp__imagetools__inspect") == "inspect" and tool_kind("Bash") == "shell"

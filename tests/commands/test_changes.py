@@ -1,5 +1,6 @@
 """Unit tests for what compare adds item by item: Holm, the permutation test, repeats, tool use,
 broken ablations, changed items in every format. Runs are built with runfixtures (no CLI)."""
+
 import csv
 import io
 import itertools
@@ -8,17 +9,16 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agent_eval.reading.comparison import build
-
-from agent_eval.commands.compare import command
-from agent_eval.datamodel.records import ItemRecord
-from agent_eval.reading.repeats import pair_disagreement, repeat_summary
-from agent_eval.datamodel.results import RunStore
-from agent_eval.commands.show import command as show_command
-from agent_eval.reading.runs import load_run
 from agent_eval.analysis.stats import holm, sign_flip_test
-from agent_eval.reading.tool_use import tool_kind
+from agent_eval.commands.compare import command
+from agent_eval.commands.show import command as show_command
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.results import RunStore
 from agent_eval.datamodel.transcript import Step, Transcript
+from agent_eval.reading.comparison import build
+from agent_eval.reading.repeats import pair_disagreement, repeat_summary
+from agent_eval.reading.runs import load_run
+from agent_eval.reading.tool_use import tool_kind
 from support.runfixtures import ITEMS, bank_items, make_run
 
 IDS = [i[0] for i in ITEMS]
@@ -41,8 +41,10 @@ def test_sign_flip_test_is_exact_for_few_items_and_ignores_ties():
     a = [0, 0, 0, 0.5, 1, 1, 0.25]
     b = [1, 0.5, 1, 1, 0, 1, 0.25]  # the last two are ties: no weight under any flip
     diffs = [1, 0.5, 1, 0.5, -1]
-    extreme = sum(abs(sum(s * d for s, d in zip(signs, diffs))) >= sum(diffs) - 1e-12
-                  for signs in itertools.product((1, -1), repeat=5))
+    extreme = sum(
+        abs(sum(s * d for s, d in zip(signs, diffs))) >= sum(diffs) - 1e-12
+        for signs in itertools.product((1, -1), repeat=5)
+    )
     result = sign_flip_test(a, b)
     assert result == {"p_value": pytest.approx(extreme / 32), "nonzero": 5, "exact": True}
     assert sign_flip_test([0, 1], [1, 1]) == {"p_value": 1.0, "nonzero": 1, "exact": True}
@@ -52,19 +54,31 @@ def test_sign_flip_test_is_exact_for_few_items_and_ignores_ties():
 
 def test_pair_disagreement_and_repeat_summary():
     assert pair_disagreement(1, 3) == pytest.approx(2 / 3) and pair_disagreement(3, 3) == 0
-    records = [ItemRecord(id=i, task="t", category="c", ground_truth="x", status="ok", correct=c, repeat=r)
-               for i, outcomes in (("a", [1, 0, 0]), ("b", [1, 1, 1]), ("c", [0, 1, 0]), ("d", [0, 0, 0]))
-               for r, c in enumerate(map(bool, outcomes))]
+    records = [
+        ItemRecord(id=i, task="t", category="c", ground_truth="x", status="ok", correct=c, repeat=r)
+        for i, outcomes in (("a", [1, 0, 0]), ("b", [1, 1, 1]), ("c", [0, 1, 0]), ("d", [0, 0, 0]))
+        for r, c in enumerate(map(bool, outcomes))
+    ]
     s = repeat_summary(records, {"a", "b", "c", "d"})
     assert s["flip_rate"] == pytest.approx((2 / 3 + 0 + 2 / 3 + 0) / 4) and s["items_that_flip"] == 2
     assert (s["majority_accuracy"], s["all_accuracy"], s["any_accuracy"]) == (0.25, 0.25, 0.75)
     assert repeat_summary(records[:1], {"a"}) is None
 
 
-@pytest.mark.parametrize("name,kind", [("Read", "file_view"), ("view_image", "file_view"), ("Bash", "shell"),
-                                       ("shell", "shell"), ("mcp__imagetools__inspect", "inspect"),
-                                       ("mcp__imagetools__read_pixels", "read_pixels"), ("mcp__observe__observe", "observe"),
-                                       ("mcp__imagetools__info", "other"), ("request_user_input", "other")])
+@pytest.mark.parametrize(
+    "name,kind",
+    [
+        ("Read", "file_view"),
+        ("view_image", "file_view"),
+        ("Bash", "shell"),
+        ("shell", "shell"),
+        ("mcp__imagetools__inspect", "inspect"),
+        ("mcp__imagetools__read_pixels", "read_pixels"),
+        ("mcp__observe__observe", "observe"),
+        ("mcp__imagetools__info", "other"),
+        ("request_user_input", "other"),
+    ],
+)
 def test_tool_kinds_of_both_clis(name, kind):
     assert tool_kind(name) == kind
 
@@ -100,7 +114,9 @@ def test_changed_items_terminal_shows_ten_each_way_the_other_formats_all(tmp_pat
     assert sorted(e["id"] for e in changed["only_B"]) == sorted(only_b)
     assert sorted(e["id"] for e in changed["only_A"]) == sorted(only_a)
     first = changed["only_B"][0]
-    assert first["runs"]["B"]["predictions"] == [first["truth"]] and first["runs"]["A"]["predictions"] != [first["truth"]]
+    assert first["runs"]["B"]["predictions"] == [first["truth"]] and first["runs"]["A"]["predictions"] != [
+        first["truth"]
+    ]
     md = compare(a, b, "--format", "markdown").output
     assert all(f"| {i} |" in md for i in ids)
     rows = list(csv.DictReader(io.StringIO(compare(a, b, "--format", "csv", "--table", "changed").output)))
@@ -113,8 +129,10 @@ def _break_ablation(run_dir, item_id):
     record = next(r for r in store.records() if r.id == item_id)
     item_dir = store.sandbox_dir(item_id)
     transcript = Transcript.load(item_dir / "steps.json")
-    transcript.steps[:0] = [Step("tool_call", tool="view_image", call_id="c1", input={"path": "/etc/passwd"}),
-                            Step("tool_result", "not an image", call_id="c1", is_error=True)]
+    transcript.steps[:0] = [
+        Step("tool_call", tool="view_image", call_id="c1", input={"path": "/etc/passwd"}),
+        Step("tool_result", "not an image", call_id="c1", is_error=True),
+    ]
     transcript.save(item_dir / "steps.json")
     record.tool_calls = 1
     store.append(record)
@@ -126,7 +144,11 @@ def test_a_mode_none_run_that_called_a_tool_is_a_broken_ablation_everywhere(tmp_
     _break_ablation(a, "BFC-1")
     data = json.loads(compare(a, b, "--format", "json").output)
     use = data["runs"][0]["tool_use"]
-    assert use["broken_ablation"] == ["BFC-1"] and use["items_with_tools"] == 1 and use["by_kind"]["file_view"]["calls"] == 1
+    assert (
+        use["broken_ablation"] == ["BFC-1"]
+        and use["items_with_tools"] == 1
+        and use["by_kind"]["file_view"]["calls"] == 1
+    )
     assert any(w.startswith("BROKEN ABLATION: mode none") for w in data["runs"][0]["loud_warnings"])
     assert any("A: BROKEN ABLATION" in v for v in data["verdicts"])
     table = compare(a, b).output
@@ -168,6 +190,7 @@ def test_cost_per_right_answer_counts_unknown_cost_apart(tmp_path):
 
 def test_plot_by_task_places_runs_with_known_cost_and_names_the_rest(tmp_path):
     from agent_eval.reading.plots import accuracy_cost_plot
+
     a = make_run(tmp_path, "a", outcomes={i: False for i in IDS}, cost_per_item=None, sandboxes=False)
     b = make_run(tmp_path, "b", outcomes={i: True for i in IDS}, sandboxes=False)
     data = build([load_run(a), load_run(b)], n_resamples=200)

@@ -6,26 +6,40 @@ import pytest
 from support.clirun import invoke
 
 
-
-
-
 def test_help_lists_the_commands():
     result = invoke("--help")
     assert result.exit_code == 0
     for command in ("run", "show", "report", "compare", "doctor", "demo", "sample-data"):
         assert command in result.output
     run_help = invoke("run", "--help").output
-    for option in ("--agent", "--model", "--effort", "--tools", "--data", "--tasks", "--ids", "--limit", "--jobs",
-                   "--timeout", "--max-turns", "--out-dir", "--redo", "--sandbox"):
+    for option in (
+        "--agent",
+        "--model",
+        "--effort",
+        "--tools",
+        "--data",
+        "--tasks",
+        "--ids",
+        "--limit",
+        "--jobs",
+        "--timeout",
+        "--max-turns",
+        "--out-dir",
+        "--redo",
+        "--sandbox",
+    ):
         assert option in run_help
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--agent", "codex", "--model", "m", "--effort", "max"], "effort 'max' is not valid for codex"),
-    (["--agent", "claude-code", "--model", "m", "--tasks", "nope"], "unknown task(s) nope; valid:"),
-    (["--agent", "claude-code", "--model", "m", "--ids", "ZZ-1"], "unknown id(s) ZZ-1"),
-    (["--agent", "claude-code", "--model", "m", "--jobs", "0"], "--jobs must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--agent", "codex", "--model", "m", "--effort", "max"], "effort 'max' is not valid for codex"),
+        (["--agent", "claude-code", "--model", "m", "--tasks", "nope"], "unknown task(s) nope; valid:"),
+        (["--agent", "claude-code", "--model", "m", "--ids", "ZZ-1"], "unknown id(s) ZZ-1"),
+        (["--agent", "claude-code", "--model", "m", "--jobs", "0"], "--jobs must be at least 1"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, message, bank_dataset, tmp_path):
     env = {"ANTHROPIC_API_KEY": "x", "OPENAI_API_KEY": "x"}
     result = invoke("run", *args, "--data", bank_dataset, "--out-dir", tmp_path, env=env)
@@ -35,8 +49,9 @@ def test_bad_input_is_one_line_and_exit_2(args, message, bank_dataset, tmp_path)
 
 def test_missing_credential_names_what_it_looked_for(bank_dataset, tmp_path):
     env = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_AUTH_TOKEN": "", "CLAUDE_CODE_OAUTH_TOKEN": "", "HOME": str(tmp_path)}
-    result = invoke("run", "--agent", "claude-code", "--model", "m", "--data", bank_dataset, "--out-dir", tmp_path,
-                    env=env)
+    result = invoke(
+        "run", "--agent", "claude-code", "--model", "m", "--data", bank_dataset, "--out-dir", tmp_path, env=env
+    )
     assert result.exit_code == 2
     assert "claude-code: no credential found. Set ANTHROPIC_API_KEY" in result.output
 
@@ -52,14 +67,7 @@ def test_sample_data_active_observation(tmp_path):
     result = invoke("sample-data", tmp_path / "a", "--kind", "activeobs", "--per-task", "1")
     assert result.exit_code == 0 and "active-observation items" in result.output and "validation: " in result.output
     from agent_eval.benchmarks import load_benchmark
+
     benchmark, dataset = load_benchmark(tmp_path / "a")
     assert benchmark.name == "activeobs" and len(dataset.items) >= 5
     assert invoke("sample-data", tmp_path / "a", "--kind", "activeobs").exit_code == 2
-
-
-
-
-
-
-
-

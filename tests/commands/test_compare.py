@@ -1,4 +1,5 @@
 """`agent-eval compare`: paired accuracy per task/category/overall, item-set and hash checks, formats, plot."""
+
 import csv
 import io
 import json
@@ -7,11 +8,10 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from agent_eval.reading.comparison import build, item_scores
-
-from agent_eval.commands.compare import command
-from agent_eval.reading.runs import load_run
 from agent_eval.analysis.stats import bootstrap_ci, mcnemar_exact
+from agent_eval.commands.compare import command
+from agent_eval.reading.comparison import build, item_scores
+from agent_eval.reading.runs import load_run
 from support.runfixtures import ITEMS, bank_items, make_cot_results, make_run
 
 IDS = [item[0] for item in ITEMS]
@@ -83,7 +83,13 @@ def test_real_bank_sized_runs_report_task_level_limits(tmp_path):
 def test_identical_runs(tmp_path):
     a = make_run(tmp_path, "a", outcomes={i: i in A_RIGHT for i in IDS})
     stat = json.loads(compare(a, a, "--format", "json").output)["rows"][0]["vs_first"][1]
-    assert (stat["p_value"], stat["diff"], stat["discordant"], stat["ci_low"], stat["ci_high"]) == (1.0, 0.0, 0, 0.0, 0.0)
+    assert (stat["p_value"], stat["diff"], stat["discordant"], stat["ci_low"], stat["ci_high"]) == (
+        1.0,
+        0.0,
+        0,
+        0.0,
+        0.0,
+    )
     assert "agree on every shared item" in compare(a, a).output
 
 
@@ -144,6 +150,7 @@ def test_markdown_and_csv_formats(pair):
 
 def test_plot_places_known_costs_and_notes_unknown(pair, tmp_path):
     from agent_eval.reading.plots import accuracy_cost_plot
+
     cot = make_cot_results(tmp_path, "cot")
     out = tmp_path / "acc_cost.png"
     result = compare(pair[0], pair[1], cot, "--plot", out)
@@ -164,6 +171,7 @@ def test_usage_errors(pair, tmp_path):
 @pytest.fixture(scope="module")
 def active(tmp_path_factory):
     from support.runfixtures import make_active_pair
+
     return make_active_pair(tmp_path_factory.mktemp("active"))
 
 
@@ -172,8 +180,10 @@ def test_active_compare_reports_four_rates_per_family_and_tests_answer_and_combi
     data = json.loads(compare(none, observe, "--format", "json").output)
     assert data["benchmark"] == "activeobs"
     rows = {(r["scope"], r["group"]): r for r in data["active"]["rows"]}
-    assert set(rows) == {("overall", "all"), *(("family", f) for f in
-                         ("unique_anchor", "action_boundary", "chain", "frame_viewpoint", "numeric"))}
+    assert set(rows) == {
+        ("overall", "all"),
+        *(("family", f) for f in ("unique_anchor", "action_boundary", "chain", "frame_viewpoint", "numeric")),
+    }
     overall = rows[("overall", "all")]
     # the passive run answers wrong everywhere but points at the right person; the observe run has
     # one item right, one hallucinated, one wrong with good evidence, one no answer, one timeout
@@ -187,7 +197,11 @@ def test_active_compare_reports_four_rates_per_family_and_tests_answer_and_combi
     assert answer["ci_low"] <= 0.4 <= answer["ci_high"]
     family = load_run(observe).find(ids["hallucinated"]).category
     hallucinated = rows[("family", family)]
-    assert hallucinated["answer"] == [0.0, 1.0] and hallucinated["combined"] == [0.0, 0.0] and hallucinated["hallucination"][1] == 1.0
+    assert (
+        hallucinated["answer"] == [0.0, 1.0]
+        and hallucinated["combined"] == [0.0, 0.0]
+        and hallucinated["hallucination"][1] == 1.0
+    )
     assert any(v.startswith("B vs A, answer: +40.0 pts") for v in data["verdicts"])
     assert any(v.startswith("B vs A, combined (answer and evidence): +20.0 pts") for v in data["verdicts"])
 
@@ -212,6 +226,7 @@ def test_active_compare_table_markdown_and_csv(active):
 
 def test_active_plot_shows_answer_and_combined(active, tmp_path):
     from agent_eval.reading.plots import accuracy_cost_plot
+
     data_dir, observe, none, ids = active
     data = build([load_run(none), load_run(observe)], n_resamples=100)
     placed, unknown = accuracy_cost_plot(data, tmp_path / "plot.png")

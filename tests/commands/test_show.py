@@ -1,4 +1,5 @@
 """`agent-eval show`: the items table, one transcript, and clear errors, on realistic run dirs."""
+
 import json
 import re
 
@@ -8,8 +9,16 @@ from click.testing import CliRunner
 from agent_eval.commands.show import command
 from support.runfixtures import ITEMS, make_cot_results, make_run
 
-OUTCOMES = {"ACF-0": False, "ACF-1": "timeout", "ACF-2": True, "BFC-0": True, "BFC-1": False,
-            "CZS-0": True, "CMC-0": "agent_error", "FDS-0": True}
+OUTCOMES = {
+    "ACF-0": False,
+    "ACF-1": "timeout",
+    "ACF-2": True,
+    "BFC-0": True,
+    "BFC-1": False,
+    "CZS-0": True,
+    "CMC-0": "agent_error",
+    "FDS-0": True,
+}
 
 
 def show(*args):
@@ -56,12 +65,12 @@ def test_transcript_shows_prompt_steps_images_and_grade(run):
     result = show(run, "ACF-0")
     out = result.output
     assert result.exit_code == 0
-    assert "The piece highlighted by a green ring" in out                    # the prompt
+    assert "The piece highlighted by a green ring" in out  # the prompt
     assert "tool call: mcp__image_tools__inspect" in out and '"x": 160' in out  # call and its input
-    assert "image in the workdir: work/image.png (640×480 px)" in out       # the input image
+    assert "image in the workdir: work/image.png (640×480 px)" in out  # the input image
     # what reached the model, matched by pixels to the view the tool saved
     assert "image: seen/001.png (512×384 px) = work/views/001-inspect.png" in out
-    assert "image: seen/003.png (640×480 px) = work/image.png" in out      # the original, read back
+    assert "image: seen/003.png (640×480 px) = work/image.png" in out  # the original, read back
     assert "tool call: Bash" in out and "python3 -c" in out
     assert "... 49 more lines (--full)" in out and "472 (250, 250, 246)" not in out
     assert "grade: prediction 'Z' vs truth 'H' → wrong ✗" in out
@@ -100,6 +109,7 @@ def test_agent_text_is_not_rich_markup(run):
 
 def test_workdir_images_the_agent_never_opened_are_listed(run):
     from PIL import Image
+
     assert "not shown above" not in show(run, "BFC-0").output  # every view was seen (as seen/NNN.png)
     Image.new("RGB", (30, 20)).save(run / "sandboxes" / "BFC-0" / "work" / "crop.png")
     out = show(run, "BFC-0").output
@@ -129,6 +139,7 @@ def test_unknown_item_and_run_exit_2_with_one_line(run, tmp_path):
 @pytest.fixture(scope="module")
 def active(tmp_path_factory):
     from support.runfixtures import make_active_pair
+
     return make_active_pair(tmp_path_factory.mktemp("active"))
 
 
@@ -152,23 +163,30 @@ def test_active_item_shows_observations_in_order_and_evidence_against_truth(acti
     lines = out.splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("#1 frame "))
     assert lines[first + 1].startswith("#2 frame 999") and "error: frame_index 999 is out of range" in lines[first + 1]
-    assert "observations (2, in call order)" in out and "→ observations/001-f" in lines[first] and "(480×480 px)" in lines[first]
+    assert (
+        "observations (2, in call order)" in out
+        and "→ observations/001-f" in lines[first]
+        and "(480×480 px)" in lines[first]
+    )
     assert "answer: prediction" in out and "correct ✓" in out
     assert "(a view the agent never observed)" in out and "evidence wrong" in out
     assert "truth: target p" in out and "it is not in that view" in out
     assert "combined (answer and evidence): wrong ✗" in out
     good = show(observe, ids["right"]).output
-    assert "(the view of observation #1)" in good and re.search(r"evidence correct: IoU (0\.9\d|1\.00) with the target", good)
+    assert "(the view of observation #1)" in good and re.search(
+        r"evidence correct: IoU (0\.9\d|1\.00) with the target", good
+    )
     assert "its box in that view is [" in good and "combined (answer and evidence): correct ✓" in good
 
 
 def test_active_item_without_dataset_still_lists_views_and_says_why(active, tmp_path):
     from support.runfixtures import make_active_run
+
     data, observe, none, ids = active
     moved = make_active_run(tmp_path, "moved", data, {ids["right"]: "right"}, dataset_path=str(tmp_path / "gone"))
     out = show(moved, ids["right"]).output
     assert "#1 frame " in out and "dataset not readable" in out and "truth: target" not in out
-    assert "evidence correct" in out                              # the record's own grade is still shown
+    assert "evidence correct" in out  # the record's own grade is still shown
     fixed = show(moved, ids["right"], "--data", data).output
     assert "truth: target" in fixed and "dataset not readable" not in fixed
 

@@ -1,5 +1,6 @@
 """Results written before the restructure (and by the first versions) read the same: every line of
 tests/data/old-run-v1 loads, writes back with every key it had, and show and compare read the run."""
+
 from __future__ import annotations
 
 import io
@@ -19,8 +20,12 @@ OLD_RUN = Path(__file__).resolve().parents[1] / "data" / "old-run-v1"
 
 
 def old_lines() -> list[dict]:
-    return [json.loads(line) for path in sorted(OLD_RUN.glob("*/items.jsonl"))
-            for line in path.read_text().splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for path in sorted(OLD_RUN.glob("*/items.jsonl"))
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
 
 
 @pytest.mark.parametrize("row", old_lines(), ids=lambda row: row["id"])
@@ -28,7 +33,7 @@ def test_every_old_line_reads_and_writes_back_without_loss(row):
     written = ItemRecord.from_json(row).to_json()
     lost = {k: v for k, v in row.items() if k != "answer" and written.get(k) != v}
     assert lost == {}
-    assert ItemRecord.from_json(written).to_json() == written      # and it is stable from then on
+    assert ItemRecord.from_json(written).to_json() == written  # and it is stable from then on
 
 
 def test_a_no_tool_line_gets_its_truth_and_a_status():
@@ -63,6 +68,7 @@ def test_show_and_compare_read_the_old_run(tmp_path):
 
 def test_a_first_version_steps_json_reads_and_a_newer_ones_keys_are_kept():
     from agent_eval.datamodel.transcript import TRANSCRIPT_SCHEMA_VERSION, Transcript
+
     old = Path(__file__).resolve().parents[1] / "data" / "old-steps-v1.json"
     transcript = Transcript.load(old)
     assert transcript.schema_version == 1 and transcript.images == [] and transcript.usage_by_model == {}
@@ -70,7 +76,7 @@ def test_a_first_version_steps_json_reads_and_a_newer_ones_keys_are_kept():
     assert transcript.usage.input_tokens == 420
     newer = {**json.loads(old.read_text()), "schema_version": TRANSCRIPT_SCHEMA_VERSION + 1, "from_the_future": [1]}
     again = Transcript.from_json(newer)
-    assert again.to_json()["from_the_future"] == [1]          # kept and written back, not lost
+    assert again.to_json()["from_the_future"] == [1]  # kept and written back, not lost
     bad = {**json.loads(old.read_text()), "steps": [{"kind": "telepathy"}]}
     with pytest.raises(ValueError, match="unknown step kind 'telepathy'"):
         Transcript.from_json(bad)
@@ -87,28 +93,34 @@ def nested_items(data, prefix=""):
 
 def test_a_first_version_run_json_reads_typed_and_writes_back_without_loss():
     from agent_eval.datamodel.manifest import MANIFEST_SCHEMA_VERSION, RunManifest
+
     raw = json.loads((OLD_RUN / "run.json").read_text())
     manifest = RunManifest.from_json(raw)
     assert manifest.schema_version == 1 and manifest.run_name == "old-run-v1"
     assert (manifest.config.agent, manifest.config.tools, manifest.config.max_turns) == ("claude-code", "python", 30)
     assert manifest.config.benchmark is None and manifest.dataset.n_items == 4 and not manifest.scripted_model
-    assert manifest.config.extra == {"timeout_s": 1800.0, "jobs": 4}    # v1 kept options in config: not lost
+    assert manifest.config.extra == {"timeout_s": 1800.0, "jobs": 4}  # v1 kept options in config: not lost
     written = dict(nested_items(manifest.to_json()))
     assert {k: v for k, v in nested_items(raw) if written.get(k) != v} == {}
-    newer = {**raw, "schema_version": MANIFEST_SCHEMA_VERSION + 1, "from_the_future": {"x": 1},
-             "dataset": {**raw["dataset"], "checksum": "abc"}}
+    newer = {
+        **raw,
+        "schema_version": MANIFEST_SCHEMA_VERSION + 1,
+        "from_the_future": {"x": 1},
+        "dataset": {**raw["dataset"], "checksum": "abc"},
+    }
     again = RunManifest.from_json(newer).to_json()
     assert again["from_the_future"] == {"x": 1} and again["dataset"]["checksum"] == "abc"
     with pytest.raises(ValueError):
         RunManifest.from_json({**raw, "dataset": {"n_items": "four"}})
     with pytest.raises(ValueError, match="'config' is not a JSON object"):
         RunManifest.from_json({**raw, "config": "x"})
-    nulls = RunManifest.from_json({**raw, "options": None, "regraded": None, "auth": None})   # "nothing", as null
+    nulls = RunManifest.from_json({**raw, "options": None, "regraded": None, "auth": None})  # "nothing", as null
     assert (nulls.options, nulls.regraded, nulls.auth) == ({}, [], {})
 
 
 def test_an_unreadable_run_json_is_named_with_what_to_do(tmp_path):
     from agent_eval.datamodel.results import ResultsError
+
     run = tmp_path / "run"
     shutil.copytree(OLD_RUN, run)
     (run / "run.json").write_text('{"config": ')
@@ -120,24 +132,43 @@ def test_an_unreadable_run_json_is_named_with_what_to_do(tmp_path):
 
 def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
     """The runner rewrites run.json when it starts and ends: what a newer version wrote there stays."""
-    from agent_eval.benchmarks.activevision.loader import load_dataset
+    from rich.console import Console
+
     from agent_eval.benchmarks import get_benchmark
+    from agent_eval.benchmarks.activevision.loader import load_dataset
     from agent_eval.datamodel.config import RunConfig
     from agent_eval.engine.runner import Runner
-    from rich.console import Console
     from support.datasets import write_metadata_layout
-    data = write_metadata_layout(tmp_path / "data", [{"id": "ACF-0", "task": "t", "category": "c", "question": "q?",
-                                                      "answer": "1"}])
+
+    data = write_metadata_layout(
+        tmp_path / "data", [{"id": "ACF-0", "task": "t", "category": "c", "question": "q?", "answer": "1"}]
+    )
     dataset = load_dataset(data)
     config = RunConfig(agent="codex", model="gpt-5.5", tools="none", unpriced=True)
-    runner = Runner(config, get_benchmark("activevision"), dataset, dataset.items, tmp_path / "out",
-                    console=Console(file=io.StringIO()), environ={"OPENAI_API_KEY": "sk-test"})
+    runner = Runner(
+        config,
+        get_benchmark("activevision"),
+        dataset,
+        dataset.items,
+        tmp_path / "out",
+        console=Console(file=io.StringIO()),
+        environ={"OPENAI_API_KEY": "sk-test"},
+    )
     runner.write_manifest(finished=False)
     raw = json.loads(runner.store.manifest_path.read_text())
-    runner.store.manifest_path.write_text(json.dumps({
-        **raw, "schema_version": 99, "from_the_future": [2], "regraded": [{"to_scorer_hash": "x"}],
-        "config": {**raw["config"], "future_identity": "y"}, "dataset": {**raw["dataset"], "checksum": "z"},
-        "merged_from": ["/a", "/b"]}))
+    runner.store.manifest_path.write_text(
+        json.dumps(
+            {
+                **raw,
+                "schema_version": 99,
+                "from_the_future": [2],
+                "regraded": [{"to_scorer_hash": "x"}],
+                "config": {**raw["config"], "future_identity": "y"},
+                "dataset": {**raw["dataset"], "checksum": "z"},
+                "merged_from": ["/a", "/b"],
+            }
+        )
+    )
     runner.write_manifest(finished=True)
     again = json.loads(runner.store.manifest_path.read_text())
     assert again["from_the_future"] == [2] and again["regraded"] == [{"to_scorer_hash": "x"}]
@@ -151,4 +182,5 @@ def test_the_typed_identity_is_the_identity_the_config_defines():
     would crash a run's start (RunIdentity(**config.identity())) or go uncompared on resume."""
     from agent_eval.datamodel.config import IDENTITY_FIELDS
     from agent_eval.datamodel.manifest import RunIdentity
+
     assert tuple(RunIdentity().as_dict()) == IDENTITY_FIELDS

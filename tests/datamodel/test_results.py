@@ -1,20 +1,27 @@
 import json
 
 import pytest
+from rich.console import Console
 
 from agent_eval.agents.registry import efforts_by_agent
 from agent_eval.datamodel.config import ConfigError, RunConfig, identity_differences
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.records import ItemRecord, Usage
-from agent_eval.datamodel.results import RunStore, read_records
-from agent_eval.datamodel.results import prepare_store
-from agent_eval.datamodel.results import ResultsError
-from rich.console import Console
+from agent_eval.datamodel.results import ResultsError, RunStore, prepare_store, read_records
 
 
 def record(item_id, status="ok", correct=True, task="t1", category="c1", cost=0.5):
-    return ItemRecord(id=item_id, task=task, category=category, ground_truth="A", status=status,
-                      correct=correct, cost_usd=cost, elapsed_s=2.0, usage=Usage(10, 2, 3, None))
+    return ItemRecord(
+        id=item_id,
+        task=task,
+        category=category,
+        ground_truth="A",
+        status=status,
+        correct=correct,
+        cost_usd=cost,
+        elapsed_s=2.0,
+        usage=Usage(10, 2, 3, None),
+    )
 
 
 def test_latest_record_wins_and_failures_rerun(tmp_path):
@@ -32,7 +39,7 @@ def test_torn_last_line_is_skipped_and_sealed(tmp_path):
     store.append(record("a"))
     path = store.items_path("t1")
     with path.open("ab") as handle:
-        handle.write(b'{"id": "b", "task": "t1", "sta')   # a crash mid-write
+        handle.write(b'{"id": "b", "task": "t1", "sta')  # a crash mid-write
     records, problems = read_records(path)
     assert [r.id for r in records] == ["a"] and len(problems) == 1
     store.append(record("c"))

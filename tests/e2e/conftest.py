@@ -1,5 +1,6 @@
 """Everything in tests/e2e/ runs the real agent CLIs (or a real cluster): marked e2e, so
 `make test-fast` (-m "not e2e") leaves it out wherever it is run from."""
+
 from pathlib import Path
 
 import pytest

@@ -1,30 +1,45 @@
 """The real Claude Code and Codex CLIs, sandboxed, against the scripted model server: every tool
 mode, grading, transcripts, and the failures a user meets (bad key, rate limit, hang)."""
+
 import json
 
 import pytest
 
 from agent_eval.datamodel.results import RunStore
-from agent_eval.scripted import ScriptedServer, has_image, offered_tool_names, prompt_text
 from agent_eval.datamodel.transcript import Transcript
+from agent_eval.scripted import ScriptedServer, has_image, offered_tool_names, prompt_text
 from support.agentrun import AGENTS, processes_mentioning, run_agent
 
 pytestmark = pytest.mark.e2e
 
 SHELL_TOOLS = {"Bash", "exec_command", "write_stdin", "shell"}
-CROP = ("python3 -c \"from PIL import Image; im = Image.open('image.png'); "
-        "im.crop((10, 20, 74, 68)).save('crop.png'); print(im.size[0] % 7)\"")
+CROP = (
+    "python3 -c \"from PIL import Image; im = Image.open('image.png'); "
+    "im.crop((10, 20, 74, 68)).save('crop.png'); print(im.size[0] % 7)\""
+)
 
 
 def python_scenario(truth):
     """Maze: the right answer after a real Python crop; region counting: a wrong answer; arrows: no tag."""
-    return {"rules": [
-        {"match": "maze", "turns": [{"say": "Cropping.", "call": "shell", "input": {"command": CROP}},
-                                    {"final": f"Done. <answer>{truth['MPT-0']['answer']}</answer>"}]},
-        {"match": "How many separated regions", "turns": [{"call": "shell", "input": {"command": CROP}},
-                                       {"final": f"<answer>{int(truth['RC-0']['answer']) + 1}</answer>"}]},
-        {"turns": [{"final": "I think it is B."}]},
-    ]}
+    return {
+        "rules": [
+            {
+                "match": "maze",
+                "turns": [
+                    {"say": "Cropping.", "call": "shell", "input": {"command": CROP}},
+                    {"final": f"Done. <answer>{truth['MPT-0']['answer']}</answer>"},
+                ],
+            },
+            {
+                "match": "How many separated regions",
+                "turns": [
+                    {"call": "shell", "input": {"command": CROP}},
+                    {"final": f"<answer>{int(truth['RC-0']['answer']) + 1}</answer>"},
+                ],
+            },
+            {"turns": [{"final": "I think it is B."}]},
+        ]
+    }
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -42,8 +57,9 @@ def test_python_mode_runs_tools_grades_and_writes_everything(agent, sample_data,
         assert record.tool_calls == 1 and record.num_turns == 2
         assert record.usage.input_tokens and record.usage.output_tokens
         work = store.root / "sandboxes" / item_id / "work"
-        assert (work / "crop.png").is_file()               # Python really ran in the workdir
+        assert (work / "crop.png").is_file()  # Python really ran in the workdir
         from PIL import Image
+
         assert Image.open(work / "crop.png").size == (64, 48)
         assert sorted(p.name for p in work.iterdir()) == ["crop.png", "image.png"]  # nothing else, no truth
         transcript = Transcript.load(store.root / "sandboxes" / item_id / "steps.json")
@@ -79,15 +95,18 @@ def test_none_mode_sends_the_image_inline_and_offers_no_tools(agent, sample_data
     assert has_image(requests[0])
     assert sample_truth["CCC-0"]["question"][:60] in prompt_text(requests[0])
     work = outcome.store.root / "sandboxes" / "CCC-0" / "work"
-    assert list(work.iterdir()) == []                       # nothing in the workdir in mode none
+    assert list(work.iterdir()) == []  # nothing in the workdir in mode none
 
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_image_mode_offers_inspection_tools_but_no_shell(agent, sample_data, tmp_path):
-    scenario = {"turns": [
-        {"call": "inspect", "input": {"views": [{"x": 100, "y": 100, "width": 40, "height": 30}], "size": 160}},
-        {"call": "read_pixels", "input": {"x": 0, "y": 0, "width": 40, "height": 40, "rows": 4, "columns": 4}},
-        {"final": "<answer>7</answer>"}]}
+    scenario = {
+        "turns": [
+            {"call": "inspect", "input": {"views": [{"x": 100, "y": 100, "width": 40, "height": 30}], "size": 160}},
+            {"call": "read_pixels", "input": {"x": 0, "y": 0, "width": 40, "height": 40, "rows": 4, "columns": 4}},
+            {"final": "<answer>7</answer>"},
+        ]
+    }
     with ScriptedServer(scenario) as server:
         outcome = run_agent(agent, "image", server, sample_data, tmp_path, ids="RC-0")
         requests = server.main_requests()
@@ -96,10 +115,11 @@ def test_image_mode_offers_inspection_tools_but_no_shell(agent, sample_data, tmp
     offered = set(offered_tool_names(requests[0]))
     assert not offered & SHELL_TOOLS
     assert {"mcp__imagetools__inspect", "mcp__imagetools__read_pixels", "mcp__imagetools__info"} <= offered
-    assert not has_image(requests[0]) and has_image(requests[1])   # the enlarged view reached the model
-    assert "palette" in json.dumps(requests[2].body)             # read_pixels' text reached it too
+    assert not has_image(requests[0]) and has_image(requests[1])  # the enlarged view reached the model
+    assert "palette" in json.dumps(requests[2].body)  # read_pixels' text reached it too
     views = outcome.store.root / "sandboxes" / "RC-0" / "work" / "views"
     from PIL import Image
+
     assert Image.open(views / "001-inspect.png").size == (160, 120)
 
 
@@ -115,6 +135,7 @@ def test_viewing_the_file_is_in_the_transcript_with_the_image_seen(agent, sample
     steps = Transcript.load(item / "steps.json").steps
     result = next(step for step in steps if step.kind == "tool_result")
     from PIL import Image
+
     assert len(result.images) == 1
     assert Image.open(item / result.images[0]).size == Image.open(item / "work" / "image.png").size
 
@@ -126,7 +147,7 @@ def test_auth_error_stops_the_run(agent, sample_data, tmp_path):
     records = outcome.store.records()
     assert outcome.stopped_for_auth and agent in outcome.stopped_for_auth
     assert "_API_KEY" in outcome.stopped_for_auth
-    assert [r.status for r in records] == ["auth_error"]          # the other five never started
+    assert [r.status for r in records] == ["auth_error"]  # the other five never started
     assert not records[0].correct and records[0].prediction == ""
 
 
@@ -153,11 +174,17 @@ def test_hang_times_out_and_leaves_no_process(agent, sample_data, tmp_path):
 def test_turn_and_budget_caps_reach_claude_code(sample_data, tmp_path):
     # Three calls scripted, --max-turns 2: Claude stops itself; the item is graded (no answer, wrong)
     # and not rerun on resume, since the cap is part of what was measured.
-    scenario = {"turns": [{"call": "shell", "input": {"command": "echo 1"}},
-                          {"call": "shell", "input": {"command": "echo 2"}}, "<answer>1</answer>"]}
+    scenario = {
+        "turns": [
+            {"call": "shell", "input": {"command": "echo 1"}},
+            {"call": "shell", "input": {"command": "echo 2"}},
+            "<answer>1</answer>",
+        ]
+    }
     with ScriptedServer(scenario) as server:
-        outcome = run_agent("claude-code", "python", server, sample_data, tmp_path, ids="RC-0", max_turns=2,
-                            max_item_cost_usd=5.0)
+        outcome = run_agent(
+            "claude-code", "python", server, sample_data, tmp_path, ids="RC-0", max_turns=2, max_item_cost_usd=5.0
+        )
     record = outcome.store.records()[0]
     meta = json.loads((outcome.store.root / "sandboxes" / "RC-0" / "meta.json").read_text())
     assert "--max-turns" in meta["argv"] and "--max-budget-usd" in meta["argv"]

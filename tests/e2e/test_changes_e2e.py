@@ -7,6 +7,7 @@ Plan (truth T, wrong Z), repeat 0 / repeat 1:
               from its working directory); each of those four inspects a region first; RC-0 runs only the
               shell (answers blind, Z/Z); FDS-0 answers at once without tools (Z/Z)
 """
+
 import csv
 import io
 import itertools
@@ -19,14 +20,14 @@ from click.testing import CliRunner
 
 from agent_eval.commands.compare import command as compare_command
 from agent_eval.commands.report import command as report_command
-from agent_eval.scripted import ScriptedServer
 from agent_eval.commands.show import command as show_command
+from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, run_agent
 from support.browser import chromium
 
 pytestmark = pytest.mark.e2e
 
-LOOKS = {"CCC-0": "TT", "MPT-0": "TT", "LIS-0": "TZ", "ACF-0": "ZT"}   # inspect, then the shell decides
+LOOKS = {"CCC-0": "TT", "MPT-0": "TT", "LIS-0": "TZ", "ACF-0": "ZT"}  # inspect, then the shell decides
 NONE_SECOND_PASS_RIGHT = {"RC-0", "MPT-0"}
 NONE_FIRST_PASS_RIGHT = {"RC-0"}
 
@@ -41,9 +42,14 @@ def _python_rules(truth: dict) -> list[dict]:
         if item_id in LOOKS:
             r0, r1 = (row["answer"] if c == "T" else "Z" for c in LOOKS[item_id])
             decide = f"python3 -c \"import os; print('{r1}' if '.r1/' in os.getcwd() + '/' else '{r0}')\""
-            turns = [{"call": "inspect", "input": {"views": [{"x": 200, "y": 150, "width": 240, "height": 160}], "size": 480}},
-                     {"call": "shell", "input": {"command": decide}},
-                     {"final": "Measured. <answer>{last_tool_output}</answer>"}]
+            turns = [
+                {
+                    "call": "inspect",
+                    "input": {"views": [{"x": 200, "y": 150, "width": 240, "height": 160}], "size": 480},
+                },
+                {"call": "shell", "input": {"command": decide}},
+                {"final": "Measured. <answer>{last_tool_output}</answer>"},
+            ]
         elif item_id == "RC-0":
             turns = [{"call": "shell", "input": {"command": "echo no need to look"}}, {"final": "<answer>Z</answer>"}]
         else:
@@ -53,8 +59,10 @@ def _python_rules(truth: dict) -> list[dict]:
 
 
 def _none_rules(truth: dict, right: set[str]) -> list[dict]:
-    return [{"match": _match(row), "turns": [f"<answer>{row['answer'] if i in right else 'Z'}</answer>"]}
-            for i, row in truth.items()]
+    return [
+        {"match": _match(row), "turns": [f"<answer>{row['answer'] if i in right else 'Z'}</answer>"]}
+        for i, row in truth.items()
+    ]
 
 
 @pytest.fixture(scope="module", params=AGENTS)
@@ -64,7 +72,9 @@ def pair(request, sample_data, sample_truth, tmp_path_factory):
     with ScriptedServer({"rules": _none_rules(sample_truth, NONE_FIRST_PASS_RIGHT)}) as server:
         run_agent(agent, "none", server, sample_data, out, jobs=3, repeats=1)
     with ScriptedServer({"rules": _none_rules(sample_truth, NONE_SECOND_PASS_RIGHT)}) as server:
-        none_run = run_agent(agent, "none", server, sample_data, out, jobs=3, repeats=2).store.root  # resumes: repeat 1 only
+        none_run = run_agent(
+            agent, "none", server, sample_data, out, jobs=3, repeats=2
+        ).store.root  # resumes: repeat 1 only
     with ScriptedServer({"rules": _python_rules(sample_truth)}) as server:
         python_run = run_agent(agent, "python", server, sample_data, out, jobs=3, repeats=2).store.root
     return agent, none_run, python_run, sample_truth
@@ -112,8 +122,10 @@ def test_repeats_flip_rate_majority_and_noise(pair):
     assert noise["between"] == pytest.approx(3.5 / 6) and noise["exceeds"] is True
     # the permutation test on per-item shares, against every one of the 2^5 sign patterns by hand
     diffs = [1, 0.5, 0.5, 0.5, -1]
-    extreme = sum(abs(sum(s * d for s, d in zip(signs, diffs))) >= abs(sum(diffs)) - 1e-12
-                  for signs in itertools.product((1, -1), repeat=5))
+    extreme = sum(
+        abs(sum(s * d for s, d in zip(signs, diffs))) >= abs(sum(diffs)) - 1e-12
+        for signs in itertools.product((1, -1), repeat=5)
+    )
     perm = data["rows"][0]["vs_first"][1]["permutation"]
     assert perm["exact"] and perm["nonzero"] == 5 and perm["p_value"] == pytest.approx(extreme / 32)
     assert any("the modes differ by more than re-running either one does" in v for v in data["verdicts"])
@@ -136,6 +148,7 @@ def test_cost_per_right_answer_and_holm(pair):
     agent, none_run, python_run, _ = pair
     data = _json(none_run, python_run)
     from agent_eval.reading.runs import load_run
+
     records = load_run(python_run).records
     per = data["runs"][1]["per_correct"]
     assert per["correct"] == 6 and per["item_runs"] == 12
@@ -149,17 +162,39 @@ def test_table_markdown_csv_and_task_plot(pair, tmp_path):
     agent, none_run, python_run, _ = pair
     table = CliRunner().invoke(compare_command, [str(none_run), str(python_run)], env={"COLUMNS": "220"})
     assert table.exit_code == 0, table.output
-    for text in ("B vs A: 4 item(s) only B got right", "B vs A: 1 item(s) only A got right", "flip rate", "answered blind",
-                 "per right answer", "Holm B", "perm. p B", "agent-eval show"):
+    for text in (
+        "B vs A: 4 item(s) only B got right",
+        "B vs A: 1 item(s) only A got right",
+        "flip rate",
+        "answered blind",
+        "per right answer",
+        "Holm B",
+        "perm. p B",
+        "agent-eval show",
+    ):
         assert text in table.output, text
     markdown = CliRunner().invoke(compare_command, [str(none_run), str(python_run), "--format", "markdown"]).output
     assert "items only B got right (4)" in markdown and "| RC-0 |" in markdown
-    rows = list(csv.DictReader(io.StringIO(CliRunner().invoke(
-        compare_command, [str(none_run), str(python_run), "--format", "csv", "--table", "changed"]).output)))
-    assert sorted((r["only_right"], r["id"]) for r in rows) == [("A", "RC-0"), ("B", "ACF-0"), ("B", "CCC-0"),
-                                                                ("B", "LIS-0"), ("B", "MPT-0")]
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                CliRunner()
+                .invoke(compare_command, [str(none_run), str(python_run), "--format", "csv", "--table", "changed"])
+                .output
+            )
+        )
+    )
+    assert sorted((r["only_right"], r["id"]) for r in rows) == [
+        ("A", "RC-0"),
+        ("B", "ACF-0"),
+        ("B", "CCC-0"),
+        ("B", "LIS-0"),
+        ("B", "MPT-0"),
+    ]
     plot = tmp_path / "tasks.png"
-    done = CliRunner().invoke(compare_command, [str(none_run), str(python_run), "--plot", str(plot), "--plot-by", "task"])
+    done = CliRunner().invoke(
+        compare_command, [str(none_run), str(python_run), "--plot", str(plot), "--plot-by", "task"]
+    )
     assert done.exit_code == 0 and plot.stat().st_size > 20000
 
 
@@ -169,7 +204,7 @@ def test_report_shows_changed_items_side_by_side(pair, tmp_path):
     result = CliRunner().invoke(report_command, [str(none_run), str(python_run), "-o", str(html)])
     assert result.exit_code == 0, result.output
     text = html.read_text()
-    changed = text[text.index('id="changed"'):text.index('id="items"')]
+    changed = text[text.index('id="changed"') : text.index('id="items"')]
     assert changed.count('class="changed-item') == 5
     assert "only B got right" in changed and "only A got right" in changed
     assert changed.count("mcp__imagetools__inspect") >= 4  # B's inspect calls, with the views they returned
@@ -178,5 +213,7 @@ def test_report_shows_changed_items_side_by_side(pair, tmp_path):
     assert "answered blind 4 (0.0% right)" in text and "flip rate 33.3% (2 of 6 items flip)" in text
     assert "per right answer (6 of 12)" in text and "Holm-adjusted" in text and "the modes differ by more" in text
     done = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", url=f"file://{html}#selftest")
-    status = json.loads(re.search(r'<pre id="selftest-result">(.*?)</pre>', done.stdout).group(1).replace("&quot;", '"'))
+    status = json.loads(
+        re.search(r'<pre id="selftest-result">(.*?)</pre>', done.stdout).group(1).replace("&quot;", '"')
+    )
     assert status["errors"] == [] and status["images_loaded"] == status["images"]

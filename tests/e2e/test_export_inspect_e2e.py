@@ -1,6 +1,7 @@
 """Runs of both real CLIs (modes none, image, python, and an active-observation run), exported with
 `agent-eval export --format inspect` and read back with Inspect's own reader; then the exported
 folder in Inspect's viewer (`inspect view`, loopback only) in headless Chromium."""
+
 import base64
 import io
 import json
@@ -14,34 +15,37 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from inspect_ai.log import list_eval_logs, read_eval_log  # make setup installs inspect-ai: never skipped
 from PIL import Image
 from rich.console import Console
 
-from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.agents.registry import scripted_environ
+from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.commands.export import command as export_command
 from agent_eval.datamodel.results import RunStore
-from agent_eval.scripted import ScriptedServer
+from agent_eval.datamodel.transcript import Transcript
 from agent_eval.engine.sweeps import load_sweep, run_sweep
 from agent_eval.reading.grid import write_grid_comparison
-from agent_eval.datamodel.transcript import Transcript
-from support.agentrun import AGENTS, MODELS, run_agent
+from agent_eval.scripted import ScriptedServer
 from support.activeobs import evidence_for
-
-from inspect_ai.log import list_eval_logs, read_eval_log  # make setup installs inspect-ai: never skipped
+from support.agentrun import AGENTS, MODELS, run_agent
 
 pytestmark = pytest.mark.e2e
 
 ITEMS = ("MPT-0", "RC-0")
-FAILING = "CCC-0"                      # its stream cut short in the codex python run: Codex gives up, a sample error
-CROP = {"views": [{"x": 560, "y": 400, "width": 90, "height": 60}], "size": 270}   # a 270x180 view
+FAILING = "CCC-0"  # its stream cut short in the codex python run: Codex gives up, a sample error
+CROP = {"views": [{"x": 560, "y": 400, "width": 90, "height": 60}], "size": 270}  # a 270x180 view
 
 
 def turns(tools: str, answer: str) -> list[dict]:
-    looks = {"none": [],
-             "image": [{"call": "view_file", "input": {"path": "image.png"}}, {"call": "inspect", "input": CROP}],
-             "python": [{"say": "Measuring.", "call": "shell", "input": {"command": "python3 -c 'print(6 * 7)'"}},
-                        {"call": "inspect", "input": CROP}]}[tools]
+    looks = {
+        "none": [],
+        "image": [{"call": "view_file", "input": {"path": "image.png"}}, {"call": "inspect", "input": CROP}],
+        "python": [
+            {"say": "Measuring.", "call": "shell", "input": {"command": "python3 -c 'print(6 * 7)'"}},
+            {"call": "inspect", "input": CROP},
+        ],
+    }[tools]
     return looks + [{"final": f"Done. <answer>{answer}</answer>"}]
 
 
@@ -52,8 +56,13 @@ def runs(sample_data, sample_truth, tmp_path_factory):
     made = {}
     for agent in AGENTS:
         for tools in ("none", "image", "python"):
-            rules = [{"match": re.escape(sample_truth[i]["question"][:60]),
-                      "turns": turns(tools, sample_truth[i]["answer"] if i == "MPT-0" else "999")} for i in ITEMS]
+            rules = [
+                {
+                    "match": re.escape(sample_truth[i]["question"][:60]),
+                    "turns": turns(tools, sample_truth[i]["answer"] if i == "MPT-0" else "999"),
+                }
+                for i in ITEMS
+            ]
             ids, faults, extra = ",".join(ITEMS), None, {}
             if (agent, tools) == ("codex", "python"):
                 ids += f",{FAILING}"
@@ -65,13 +74,22 @@ def runs(sample_data, sample_truth, tmp_path_factory):
     active = out / "active-data"
     dataset = generate_dataset(active, sequences=1, n_frames=120, per_family=1)
     right, hallucinated = sorted(dataset.items, key=lambda i: i.id)[:2]
-    rules = [{"match": re.escape(item.question[:50]), "turns": [
-        {"call": "observe", "input": {"frame_index": 3, "angle_deg": 350}},
-        {"final": f'<answer>{{"answer": {json.dumps(item.answer)}, "evidence": {json.dumps(evidence_for(item, shift))}}}</answer>'}]}
-        for item, shift in ((right, 0), (hallucinated, 180))]
+    rules = [
+        {
+            "match": re.escape(item.question[:50]),
+            "turns": [
+                {"call": "observe", "input": {"frame_index": 3, "angle_deg": 350}},
+                {
+                    "final": f'<answer>{{"answer": {json.dumps(item.answer)}, "evidence": {json.dumps(evidence_for(item, shift))}}}</answer>'
+                },
+            ],
+        }
+        for item, shift in ((right, 0), (hallucinated, 180))
+    ]
     with ScriptedServer({"rules": rules}) as server:
-        made["codex", "observe"] = run_agent("codex", "observe", server, active, out,
-                                             ids=f"{right.id},{hallucinated.id}").store.root
+        made["codex", "observe"] = run_agent(
+            "codex", "observe", server, active, out, ids=f"{right.id},{hallucinated.id}"
+        ).store.root
     return made
 
 
@@ -87,7 +105,9 @@ def decoded(content) -> Image.Image:
 
 
 def images_of(message) -> list:
-    return [c for c in message.content if getattr(c, "type", None) == "image"] if isinstance(message.content, list) else []
+    return (
+        [c for c in message.content if getattr(c, "type", None) == "image"] if isinstance(message.content, list) else []
+    )
 
 
 def same_pixels(a: Image.Image, b: Image.Image) -> bool:
@@ -102,8 +122,21 @@ def test_round_trip_matches_the_records(agent, tools, runs, sample_data, sample_
     records = {r.key: r for r in RunStore(run_dir).records()}
     config = json.loads((run_dir / "run.json").read_text())["config"]
 
-    assert log.status == "success" and log.eval.model == {"claude-code": "anthropic/", "codex": "openai/"}[agent] + MODELS[agent]
-    for key in ("agent", "cli_version", "model", "effort", "tools", "sandbox", "prompt_hash", "scorer_hash", "dataset_hash"):
+    assert (
+        log.status == "success"
+        and log.eval.model == {"claude-code": "anthropic/", "codex": "openai/"}[agent] + MODELS[agent]
+    )
+    for key in (
+        "agent",
+        "cli_version",
+        "model",
+        "effort",
+        "tools",
+        "sandbox",
+        "prompt_hash",
+        "scorer_hash",
+        "dataset_hash",
+    ):
         assert log.eval.metadata[key] == config[key], key
     assert log.eval.metadata["sandbox"] == "bwrap" and log.eval.metadata["scripted_model"] is True
     assert len(log.samples) == len(records)
@@ -117,12 +150,12 @@ def test_round_trip_matches_the_records(agent, tools, runs, sample_data, sample_
         score = sample.scores["correct"]
         assert score.value == ("C" if record.correct else "I") and score.answer == record.prediction
         assert sample.target == record.ground_truth == str(sample_truth[sample.id]["answer"])
-        if sample.id == FAILING:   # failed before any usage was reported: none is made up
+        if sample.id == FAILING:  # failed before any usage was reported: none is made up
             assert record.status == "agent_error" and sample.error is not None and sample.model_usage == {}
             assert sample.error.message == f"agent_error: {record.error}" and "stream disconnected" in record.error
             continue
         assert sample.error is None and record.status == "ok" and record.usage.input_tokens
-        assert log.eval.model in sample.model_usage   # side calls, when broken down, under their own models
+        assert log.eval.model in sample.model_usage  # side calls, when broken down, under their own models
         usages = sample.model_usage.values()
         assert sum(u.input_tokens for u in usages) == record.usage.input_tokens
         assert sum(u.output_tokens for u in usages) == record.usage.output_tokens
@@ -130,25 +163,33 @@ def test_round_trip_matches_the_records(agent, tools, runs, sample_data, sample_
         original = Image.open(sample_data / f"{sample.id}.png")
         user, *conversation = sample.messages
         assert sample.input[0].text == user.text and "<answer>" in user.text
-        if tools == "none":   # the image went inline: it is the input's image content, pixel for pixel
+        if tools == "none":  # the image went inline: it is the input's image content, pixel for pixel
             assert len(images_of(user)) == 1 and same_pixels(decoded(images_of(user)[0]), original)
         else:
             assert images_of(user) == []
-        transcript = Transcript.load(run_dir / "sandboxes" / (sample.id if sample.epoch == 1 else f"{sample.id}.r1") / "steps.json")
+        transcript = Transcript.load(
+            run_dir / "sandboxes" / (sample.id if sample.epoch == 1 else f"{sample.id}.r1") / "steps.json"
+        )
         calls = [c for m in conversation if m.role == "assistant" for c in (m.tool_calls or [])]
-        assert [(c.function, c.arguments) for c in calls] == [(s.tool, s.input) for s in transcript.steps if s.kind == "tool_call"]
+        assert [(c.function, c.arguments) for c in calls] == [
+            (s.tool, s.input) for s in transcript.steps if s.kind == "tool_call"
+        ]
         results = [m for m in conversation if m.role == "tool"]
         assert [m.tool_call_id for m in results] == [c.id for c in calls]
         views = [decoded(image) for m in results for image in images_of(m)]
-        if tools == "image":   # the whole file through the CLI's viewer, then the tool's enlarged crop
+        if tools == "image":  # the whole file through the CLI's viewer, then the tool's enlarged crop
             assert len(views) == 2 and same_pixels(views[0], original) and views[1].size == (270, 180)
         elif tools == "python":
             assert "42" in results[0].text and len(views) == 1 and views[0].size == (270, 180)
         assert conversation[-1].role == "assistant" and conversation[-1].text == record.answer_text
-        kinds = [e.event for e in sample.events]   # the viewer's Transcript tab: a model event per turn, a tool event per call
+        kinds = [
+            e.event for e in sample.events
+        ]  # the viewer's Transcript tab: a model event per turn, a tool event per call
         assert kinds == [{"assistant": "model", "tool": "tool"}[m.role] for m in conversation] + ["score"]
         model_events = [e for e in sample.events if e.event == "model"]
-        assert [len(e.input) for e in model_events] == [i + 1 for i, m in enumerate(conversation) if m.role == "assistant"]
+        assert [len(e.input) for e in model_events] == [
+            i + 1 for i, m in enumerate(conversation) if m.role == "assistant"
+        ]
         assert [e.result for e in sample.events if e.event == "tool"] == [m.content for m in results]
         assert sample.output.completion == record.answer_text
 
@@ -162,42 +203,56 @@ def test_active_observation_scores_and_views(runs, tmp_path):
     outcomes = set()
     for sample in log.samples:
         record = records[sample.id]
-        for name, value in (("correct", record.correct), ("evidence_correct", record.metrics["evidence_correct"]),
-                            ("combined", record.metrics["combined"])):
+        for name, value in (
+            ("correct", record.correct),
+            ("evidence_correct", record.metrics["evidence_correct"]),
+            ("combined", record.metrics["combined"]),
+        ):
             assert sample.scores[name].value == ("C" if value else "I"), name
         assert sample.scores["correct"].metadata["evidence"] == record.metrics["evidence"]
         outcomes.add((record.correct, record.metrics["evidence_correct"]))
         tool = next(m for m in sample.messages if m.role == "tool")
         assert tool.function == "mcp__observe__observe" and len(images_of(tool)) == 1
-        assert decoded(images_of(tool)[0]).size == (480, 480)   # the observed view as the model got it
-    assert outcomes == {(True, True), (True, False)}          # one right, one hallucinated evidence
+        assert decoded(images_of(tool)[0]).size == (480, 480)  # the observed view as the model got it
+    assert outcomes == {(True, True), (True, False)}  # one right, one hallucinated evidence
 
 
 def test_a_sweep_exports_one_log_per_cell_into_a_folder_inspect_lists(sample_data, tmp_path):
     """A real sweep (codex x {none, python}, one item) through `agent-eval sweep`'s own runner."""
-    (tmp_path / "sweep.yaml").write_text(f"name: grid\ndata: {sample_data}\nids: MPT-0\nout_dir: {tmp_path / 'out'}\n"
-                                         "unpriced: true\ngrid:\n  - agent: codex\n    models: [gpt-5.5]\n"
-                                         "tools: [none, python]\n")
+    (tmp_path / "sweep.yaml").write_text(
+        f"name: grid\ndata: {sample_data}\nids: MPT-0\nout_dir: {tmp_path / 'out'}\n"
+        "unpriced: true\ngrid:\n  - agent: codex\n    models: [gpt-5.5]\n"
+        "tools: [none, python]\n"
+    )
     sweep = load_sweep(tmp_path / "sweep.yaml")
     console = Console(file=open(os.devnull, "w"))
-    scenario = {"rules": [{"match": "You also have a shell", "turns": [
-        {"call": "shell", "input": {"command": "echo A-D"}}, "<answer>{last_tool_output}</answer>"]},
-        {"turns": ["<answer>A-B</answer>"]}]}
+    scenario = {
+        "rules": [
+            {
+                "match": "You also have a shell",
+                "turns": [{"call": "shell", "input": {"command": "echo A-D"}}, "<answer>{last_tool_output}</answer>"],
+            },
+            {"turns": ["<answer>A-B</answer>"]},
+        ]
+    }
     with ScriptedServer(scenario) as server:
         cells = run_sweep(sweep, console, environ=scripted_environ("codex", server.url), scripted_model=True)
-    write_grid_comparison(cells, sweep.root, console)            # the sweep folder as users have it
+    write_grid_comparison(cells, sweep.root, console)  # the sweep folder as users have it
     out = tmp_path / "logs"
     result = CliRunner().invoke(export_command, [str(sweep.root), "-o", str(out)])
     assert result.exit_code == 0, result.output
     listed = {Path(info.name.removeprefix("file://")).name: info for info in list_eval_logs(str(out))}
     assert sorted(listed) == sorted(f"{cell.name}.eval" for cell in cells) and len(listed) == 2
-    scores = {log.eval.metadata["tools"]: log.samples[0].scores["correct"].value
-              for log in (read_eval_log(info) for info in listed.values())}
+    scores = {
+        log.eval.metadata["tools"]: log.samples[0].scores["correct"].value
+        for log in (read_eval_log(info) for info in listed.values())
+    }
     assert scores == {"none": "I", "python": "C"}
     assert f"inspect view --log-dir {out}" in result.output
 
 
 # -- in a real browser ---------------------------------------------------------------------------
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -221,17 +276,24 @@ def listening_addresses(port: int) -> set[str]:
 def viewer(runs, tmp_path):
     """`inspect view` on a folder of exported runs, bound to 127.0.0.1: (base url, folder)."""
     from support.cdp import Browser  # noqa: F401  (fails here, not mid-test, if the helper is broken)
+
     folder = tmp_path / "logs"
     for key in (("claude-code", "python"), ("codex", "none")):
         export(runs[key], folder / f"{runs[key].name}.eval")
     port = free_port()
     inspect = Path(sys.executable).with_name("inspect")
-    process = subprocess.Popen([str(inspect), "view", "--log-dir", str(folder), "--host", "127.0.0.1",
-                                "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [str(inspect), "view", "--log-dir", str(folder), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not listening_addresses(port):
-            assert process.poll() is None and time.monotonic() < deadline, f"inspect view did not start: {process.stdout.read()}"
+            assert process.poll() is None and time.monotonic() < deadline, (
+                f"inspect view did not start: {process.stdout.read()}"
+            )
             time.sleep(0.2)
         assert listening_addresses(port) == {"0100007F"}, "inspect view must listen on 127.0.0.1 only"
         yield f"http://127.0.0.1:{port}", folder
@@ -246,25 +308,30 @@ def viewer(runs, tmp_path):
 
 def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(viewer, runs, tmp_path):
     from support.cdp import Browser
+
     base, folder = viewer
     python_run = runs["claude-code", "python"]
     with Browser(tmp_path / "chromium-profile") as browser:
         browser.goto(base + "/")
         # both headers loaded: each row shows its tool mode among the task args
-        listed = browser.wait_for("['tools=\"python\"', 'tools=\"none\"'].every(t => document.body.innerText.includes(t))"
-                                  " && document.body.innerText")
+        listed = browser.wait_for(
+            "['tools=\"python\"', 'tools=\"none\"'].every(t => document.body.innerText.includes(t))"
+            " && document.body.innerText"
+        )
         for expected in (python_run.name, runs["codex", "none"].name, "anthropic/claude-opus-4-8", "openai/gpt-5.5"):
             assert expected in listed, expected
         browser.screenshot(tmp_path / "inspect-view-logs.png")
 
         browser.goto(f"{base}/#/tasks/{python_run.name}.eval")
         samples = browser.wait_for("document.body.innerText.includes('RC-0') && document.body.innerText")
-        assert "MPT-0" in samples and "A-D" in samples          # the truth of MPT-0 as the target column
+        assert "MPT-0" in samples and "A-D" in samples  # the truth of MPT-0 as the target column
 
         browser.goto(f"{base}/#/tasks/{python_run.name}.eval/samples/sample/MPT-0/1/")
-        loaded = ("[...document.images].filter(i => i.src.startsWith('data:image/png') && i.complete"
-                  " && i.naturalWidth === 270 && i.naturalHeight === 180).length")
-        assert browser.wait_for(loaded) >= 1                    # the inspect tool's view, decoded by the browser
+        loaded = (
+            "[...document.images].filter(i => i.src.startsWith('data:image/png') && i.complete"
+            " && i.naturalWidth === 270 && i.naturalHeight === 180).length"
+        )
+        assert browser.wait_for(loaded) >= 1  # the inspect tool's view, decoded by the browser
         text = browser.evaluate("document.body.innerText")
         for expected in ("Sample MPT-0", "Measuring.", "Bash", "mcp__imagetools__inspect", "<answer>A-D</answer>"):
             assert expected in text, expected

@@ -6,6 +6,7 @@ Server faults come from the scripted server (`faults:` status / hang / truncate 
 to hit only some items). CLI faults come from tests/support/faultwrap.py, a wrapper that runs the REAL
 CLI and corrupts its stdout or exit code; the sandbox binds it read-only like the CLIs themselves.
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,25 +23,25 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from support import faultwrap
-from agent_eval.engine import attempt
 from agent_eval.agents.claude_code.adapter import ClaudeCode
 from agent_eval.agents.codex.adapter import Codex
-from agent_eval.cli import main
 from agent_eval.agents.registry import scripted_environ
+from agent_eval.cli import main
+from agent_eval.commands.show import command as show_command
 from agent_eval.datamodel.results import RunStore
+from agent_eval.datamodel.transcript import Transcript
+from agent_eval.engine import attempt
 from agent_eval.engine.runner import Runner
 from agent_eval.engine.sandbox import SandboxSpec
 from agent_eval.scripted import ScriptedServer, prompt_text
-from agent_eval.commands.show import command as show_command
-from agent_eval.datamodel.transcript import Transcript
+from support import faultwrap
 from support.agentrun import AGENTS, MODELS, processes_mentioning, run_agent
 
 FAULTWRAP = Path(faultwrap.__file__).resolve()
 AGENT_EVAL = str(Path(sys.executable).parent / "agent-eval")
 ADAPTERS = {"claude-code": ClaudeCode, "codex": Codex}
 CREDENTIAL = {"claude-code": "ANTHROPIC_API_KEY", "codex": "OPENAI_API_KEY"}
-SIGINT_IDS = ("CCC-0", "RC-0", "MPT-0", "LIS-0")   # CCC-0 and RC-0 ask "How many ..."
+SIGINT_IDS = ("CCC-0", "RC-0", "MPT-0", "LIS-0")  # CCC-0 and RC-0 ask "How many ..."
 
 
 def answer(truth: dict, item_id: str) -> dict:
@@ -57,9 +58,13 @@ def raw_lines(path: Path) -> list[dict]:
 
 # ---- the model API misbehaves ----------------------------------------------------------------
 
+
 @pytest.mark.e2e
-@pytest.mark.parametrize("faults", [{"status": 529, "times": 2}, {"status": 500, "times": 2},
-                                    {"truncate": True, "times": 1}], ids=["529x2", "500x2", "truncate-once"])
+@pytest.mark.parametrize(
+    "faults",
+    [{"status": 529, "times": 2}, {"status": 500, "times": 2}, {"truncate": True, "times": 1}],
+    ids=["529x2", "500x2", "truncate-once"],
+)
 @pytest.mark.parametrize("agent", AGENTS)
 def test_transient_server_errors_then_success_end_ok(agent, faults, sample_data, sample_truth, tmp_path):
     with ScriptedServer(answer(sample_truth, "LIS-0"), faults=faults) as server:
@@ -73,7 +78,8 @@ def test_transient_server_errors_then_success_end_ok(agent, faults, sample_data,
 @pytest.mark.e2e
 @pytest.mark.parametrize("agent", AGENTS)
 def test_persistent_rate_limit_ends_rate_limited_in_bounded_time_and_the_run_goes_on(
-        agent, sample_data, sample_truth, tmp_path, monkeypatch):
+    agent, sample_data, sample_truth, tmp_path, monkeypatch
+):
     """Only CCC-0's requests get 429 (fault `match`); jobs=1, so LIS-0 runs after CCC-0 gave up.
     Claude retries by itself (it ignores `retry-after: 0`, about 5 s for 4 retries): the adapter's
     watcher stops it after 4 retries; Codex retries 5 times, then fails. The runner backs off
@@ -83,12 +89,12 @@ def test_persistent_rate_limit_ends_rate_limited_in_bounded_time_and_the_run_goe
     def two_attempts(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
         self.max_attempts = 2
+
     monkeypatch.setattr(Runner, "__init__", two_attempts)
     faults = {"status": 429, "retry_after": 0, "match": "connected components"}
     with ScriptedServer(answer(sample_truth, "LIS-0"), faults=faults) as server:
         start = time.monotonic()
-        outcome = run_agent(agent, "none", server, sample_data, tmp_path, ids="CCC-0,LIS-0", jobs=1,
-                            retry_wait_s=0.2)
+        outcome = run_agent(agent, "none", server, sample_data, tmp_path, ids="CCC-0,LIS-0", jobs=1, retry_wait_s=0.2)
         elapsed = time.monotonic() - start
     records = {r.id: r for r in outcome.store.records()}
     limited, fine = records["CCC-0"], records["LIS-0"]
@@ -96,9 +102,9 @@ def test_persistent_rate_limit_ends_rate_limited_in_bounded_time_and_the_run_goe
     assert limited.attempts == 2 and [r["wait_s"] for r in limited.retries] == [0.2]
     assert not limited.correct and limited.prediction == ""
     assert fine.status == "ok" and fine.correct and fine.attempts == 1
-    assert limited.finished_at <= fine.started_at                 # the run went on after giving up
+    assert limited.finished_at <= fine.started_at  # the run went on after giving up
     assert not outcome.interrupted and outcome.stopped_for_auth is None
-    assert elapsed < 30                                             # bounded: no endless retrying
+    assert elapsed < 30  # bounded: no endless retrying
 
 
 @pytest.mark.e2e
@@ -108,9 +114,28 @@ def test_forbidden_403_stops_the_run_with_one_message(agent, sample_data, tmp_pa
     the first item recorded as auth_error (never as a wrong answer), the rest never started."""
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"status": 403}) as server:
         env = {**scripted_environ(agent, server.url), "COLUMNS": "200"}
-        result = CliRunner().invoke(main, ["run", "--agent", agent, "--model", MODELS[agent], "--tools", "none",
-                                           "--data", str(sample_data), "--out-dir", str(tmp_path),
-                                           "--run-name", "r", "--jobs", "1", "--unpriced"], env=env)
+        result = CliRunner().invoke(
+            main,
+            [
+                "run",
+                "--agent",
+                agent,
+                "--model",
+                MODELS[agent],
+                "--tools",
+                "none",
+                "--data",
+                str(sample_data),
+                "--out-dir",
+                str(tmp_path),
+                "--run-name",
+                "r",
+                "--jobs",
+                "1",
+                "--unpriced",
+            ],
+            env=env,
+        )
     assert result.exit_code == 3, result.output
     errors = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and errors[0].startswith(f"error: {agent}: authentication failed on item ")
@@ -146,10 +171,12 @@ def test_codex_gives_up_on_a_cut_stream_before_a_long_timeout(sample_data, tmp_p
 
 # ---- the agent CLI misbehaves (tests/support/faultwrap.py around the real CLI) -----------------------------
 
+
 @pytest.fixture
 def wrap_cli(monkeypatch):
     """`wrap_cli(mode)`: every agent command runs as `python faultwrap.py MODE <real CLI argv>`,
     and the sandbox binds faultwrap.py read-only (like the CLIs) so it runs under bwrap too."""
+
     def install(mode: str) -> None:
         for cls in ADAPTERS.values():
             original = cls.prepare
@@ -158,8 +185,10 @@ def wrap_cli(monkeypatch):
                 invocation = _original(self, ctx)
                 invocation.argv = [sys.executable, str(FAULTWRAP), mode, *invocation.argv]
                 return invocation
+
             monkeypatch.setattr(cls, "prepare", prepare)
         monkeypatch.setattr(attempt, "SandboxSpec", functools.partial(SandboxSpec, extra_ro=[FAULTWRAP]))
+
     return install
 
 
@@ -167,32 +196,34 @@ def run_wrapped(wrap_cli, mode, agent, sample_data, sample_truth, tmp_path):
     wrap_cli(mode)
     with ScriptedServer(answer(sample_truth, "CCC-0")) as server:
         outcome = run_agent(agent, "none", server, sample_data, tmp_path, ids="CCC-0", jobs=1)
-    assert outcome.rollup["overall"]["n"] == 1 and not outcome.interrupted   # the runner went on to the end
+    assert outcome.rollup["overall"]["n"] == 1 and not outcome.interrupted  # the runner went on to the end
     return outcome, outcome.store.records()[0]
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("agent", AGENTS)
-def test_malformed_event_lines_are_kept_raw_and_the_item_is_still_graded(agent, wrap_cli, sample_data,
-                                                                        sample_truth, tmp_path):
+def test_malformed_event_lines_are_kept_raw_and_the_item_is_still_graded(
+    agent, wrap_cli, sample_data, sample_truth, tmp_path
+):
     outcome, record = run_wrapped(wrap_cli, "garbage", agent, sample_data, sample_truth, tmp_path)
     assert record.status == "ok" and record.correct
     raw = [line["raw"] for line in raw_lines(item_dir(outcome, "CCC-0") / "transcript.jsonl") if "raw" in line]
     assert raw == [faultwrap.GARBAGE_TEXT, faultwrap.GARBAGE_ARRAY]
     meta = json.loads((item_dir(outcome, "CCC-0") / "meta.json").read_text())
-    assert meta["argv"][0].endswith("bwrap") and str(FAULTWRAP) in meta["argv"]   # really wrapped, sandboxed
+    assert meta["argv"][0].endswith("bwrap") and str(FAULTWRAP) in meta["argv"]  # really wrapped, sandboxed
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("agent", AGENTS)
-def test_unknown_event_type_is_counted_and_the_item_is_still_graded(agent, wrap_cli, sample_data,
-                                                                   sample_truth, tmp_path):
+def test_unknown_event_type_is_counted_and_the_item_is_still_graded(
+    agent, wrap_cli, sample_data, sample_truth, tmp_path
+):
     outcome, record = run_wrapped(wrap_cli, "unknown", agent, sample_data, sample_truth, tmp_path)
     assert record.status == "ok" and record.correct
     steps = Transcript.load(item_dir(outcome, "CCC-0") / "steps.json")
     assert steps.unknown_events == {"brand_new_event": 1}
     events = [line["event"] for line in raw_lines(item_dir(outcome, "CCC-0") / "transcript.jsonl") if "event" in line]
-    assert faultwrap.UNKNOWN_EVENT in events                        # kept verbatim in the raw transcript
+    assert faultwrap.UNKNOWN_EVENT in events  # kept verbatim in the raw transcript
 
 
 @pytest.mark.e2e
@@ -203,7 +234,7 @@ def test_last_event_line_cut_in_half(agent, wrap_cli, sample_data, sample_truth,
     final message came before it, so the item is graded, with usage and cost unknown."""
     outcome, record = run_wrapped(wrap_cli, "cut-last", agent, sample_data, sample_truth, tmp_path)
     raw = [line["raw"] for line in raw_lines(item_dir(outcome, "CCC-0") / "transcript.jsonl") if "raw" in line]
-    assert len(raw) == 1 and raw[0].startswith("{")                 # the half line, kept
+    assert len(raw) == 1 and raw[0].startswith("{")  # the half line, kept
     if agent == "claude-code":
         assert record.status == "agent_error" and "without a final message" in record.error
         assert not record.correct and record.prediction == ""
@@ -215,8 +246,9 @@ def test_last_event_line_cut_in_half(agent, wrap_cli, sample_data, sample_truth,
 @pytest.mark.e2e
 @pytest.mark.parametrize("mode,message", [("exit3", faultwrap.CRASH_MESSAGE), ("die", faultwrap.DIE_MESSAGE)])
 @pytest.mark.parametrize("agent", AGENTS)
-def test_cli_exit_code_3_is_agent_error_with_the_stderr_tail(agent, mode, message, wrap_cli, sample_data,
-                                                             sample_truth, tmp_path):
+def test_cli_exit_code_3_is_agent_error_with_the_stderr_tail(
+    agent, mode, message, wrap_cli, sample_data, sample_truth, tmp_path
+):
     """`exit3`: the CLI answered correctly, then the process exits 3; `die`: it never starts."""
     outcome, record = run_wrapped(wrap_cli, mode, agent, sample_data, sample_truth, tmp_path)
     assert record.status == "agent_error" and not record.correct and record.prediction == ""
@@ -226,7 +258,7 @@ def test_cli_exit_code_3_is_agent_error_with_the_stderr_tail(agent, mode, messag
 
 # ---- a huge tool output -------------------------------------------------------------------------
 
-HUGE = "python3 -c \"print('y' * 2000000)\""      # one 2 MB line, like printing a list of pixels
+HUGE = "python3 -c \"print('y' * 2000000)\""  # one 2 MB line, like printing a list of pixels
 
 
 @pytest.fixture(scope="module", params=AGENTS)
@@ -234,8 +266,9 @@ def huge_output_run(request, sample_data, tmp_path_factory):
     agent = request.param
     scenario = {"turns": [{"call": "shell", "input": {"command": HUGE}}, "<answer>1</answer>"]}
     with ScriptedServer(scenario) as server:
-        outcome = run_agent(agent, "python", server, sample_data, tmp_path_factory.mktemp(f"huge-{agent}"),
-                            ids="CCC-0", jobs=1)
+        outcome = run_agent(
+            agent, "python", server, sample_data, tmp_path_factory.mktemp(f"huge-{agent}"), ids="CCC-0", jobs=1
+        )
     return agent, outcome
 
 
@@ -251,9 +284,12 @@ def test_huge_tool_output_is_kept(huge_output_run):
     result = [s for s in Transcript.load(base / "steps.json").steps if s.kind == "tool_result"][0]
     if agent == "codex":
         events = [line["event"] for line in raw_lines(base / "transcript.jsonl") if "event" in line]
-        reported = [e["item"]["aggregated_output"] for e in events
-                    if e.get("type") == "item.completed" and e["item"].get("type") == "command_execution"][0]
-        assert len(reported) >= 1_000_000 and "bytes omitted" in reported       # Codex's cap: head + tail
+        reported = [
+            e["item"]["aggregated_output"]
+            for e in events
+            if e.get("type") == "item.completed" and e["item"].get("type") == "command_execution"
+        ][0]
+        assert len(reported) >= 1_000_000 and "bytes omitted" in reported  # Codex's cap: head + tail
         assert result.text == reported
     else:
         assert "Output too large" in result.text and "Full output saved to: " in result.text
@@ -272,34 +308,55 @@ def test_huge_tool_output_is_folded_in_show(huge_output_run, request):
     agent, outcome = huge_output_run
     shown = _show_item(outcome)
     assert len(shown) < 20_000 and "<answer>1</answer>" in shown
-    assert "(--full)" in shown or agent == "claude-code"            # Claude's own preview is short already
+    assert "(--full)" in shown or agent == "claude-code"  # Claude's own preview is short already
 
 
 # ---- the operator presses Ctrl-C ----------------------------------------------------------------
+
 
 def _graded_lines(run_dir: Path) -> dict[str, list[str]]:
     return {str(p.relative_to(run_dir)): p.read_text().splitlines() for p in sorted(run_dir.glob("*/items.jsonl"))}
 
 
 def _graded_ids(run_dir: Path) -> Counter:
-    return Counter(json.loads(line)["id"] for lines in _graded_lines(run_dir).values() for line in lines
-                   if json.loads(line)["status"] in ("ok", "no_answer"))
+    return Counter(
+        json.loads(line)["id"]
+        for lines in _graded_lines(run_dir).values()
+        for line in lines
+        if json.loads(line)["status"] in ("ok", "no_answer")
+    )
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("agent", AGENTS)
-def test_sigint_with_jobs_8_stops_agents_keeps_records_and_resumes_without_duplicates(agent, sample_data,
-                                                                                      tmp_path):
+def test_sigint_with_jobs_8_stops_agents_keeps_records_and_resumes_without_duplicates(agent, sample_data, tmp_path):
     """A real `agent-eval run --jobs 8` subprocess over four items: two answer at once, the two
     counting items' model calls are held back (delay 120 s, fault `match`), so they are in flight
     when SIGINT arrives (to the whole process group, as Ctrl-C in a terminal)."""
     with ScriptedServer({"turns": ["<answer>3</answer>"]}, faults={"delay": 120, "match": "How many"}) as server:
         env = {**os.environ, **scripted_environ(agent, server.url)}
-        command = [AGENT_EVAL, "run", "--agent", agent, "--model", MODELS[agent], "--data", str(sample_data),
-                   "--ids", ",".join(SIGINT_IDS), "--out-dir", str(tmp_path), "--run-name", "r", "--jobs", "8",
-                   "--unpriced"]
-        first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 start_new_session=True)
+        command = [
+            AGENT_EVAL,
+            "run",
+            "--agent",
+            agent,
+            "--model",
+            MODELS[agent],
+            "--data",
+            str(sample_data),
+            "--ids",
+            ",".join(SIGINT_IDS),
+            "--out-dir",
+            str(tmp_path),
+            "--run-name",
+            "r",
+            "--jobs",
+            "8",
+            "--unpriced",
+        ]
+        first = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        )
         run_dir = tmp_path / "r"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -309,21 +366,21 @@ def test_sigint_with_jobs_8_stops_agents_keeps_records_and_resumes_without_dupli
             time.sleep(0.1)
         assert sum(_graded_ids(run_dir).values()) == 2, first.poll()
         in_flight = processes_mentioning(str(run_dir))
-        assert in_flight                                             # the two held agents are running
+        assert in_flight  # the two held agents are running
         before = _graded_lines(run_dir)
         os.killpg(first.pid, signal.SIGINT)
         output = first.communicate(timeout=30)[0].decode(errors="replace")
         assert first.returncode == 130, output[-2000:]
         assert "Interrupted" in output and "Traceback" not in output
-        assert processes_mentioning(str(run_dir)) == []              # every agent's process group is gone
-        assert _graded_lines(run_dir) == before                      # completed records intact, nothing added
+        assert processes_mentioning(str(run_dir)) == []  # every agent's process group is gone
+        assert _graded_lines(run_dir) == before  # completed records intact, nothing added
         assert json.loads((run_dir / "run.json").read_text())["finished_at"] is None
-        server.faults = None                                         # the model answers promptly now
+        server.faults = None  # the model answers promptly now
         second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0, second.stdout[-2000:] + second.stderr[-2000:]
     assert "2 item(s) already graded, 2 to run" in second.stdout
     after = _graded_ids(run_dir)
-    assert set(after) == set(SIGINT_IDS) and max(after.values()) == 1   # the rest finished, no duplicate
+    assert set(after) == set(SIGINT_IDS) and max(after.values()) == 1  # the rest finished, no duplicate
     assert json.loads((run_dir / "rollup.json").read_text())["overall"]["n"] == 4
 
 
@@ -348,9 +405,11 @@ def copy_data(sample_data: Path, target: Path) -> Path:
     return target
 
 
-@pytest.mark.parametrize("content,message", [(b"", "is empty (0 bytes)"),
-                                             (b"\x89PNG\r\n\x1a\nnot really a png", "is not a readable image")],
-                         ids=["zero-bytes", "corrupt"])
+@pytest.mark.parametrize(
+    "content,message",
+    [(b"", "is empty (0 bytes)"), (b"\x89PNG\r\n\x1a\nnot really a png", "is not a readable image")],
+    ids=["zero-bytes", "corrupt"],
+)
 def test_bad_image_is_one_line_exit_2_and_writes_nothing(content, message, sample_data, tmp_path):
     data = copy_data(sample_data, tmp_path / "data")
     (data / "MPT-0.png").write_bytes(content)
@@ -364,8 +423,9 @@ def test_bad_image_is_one_line_exit_2_and_writes_nothing(content, message, sampl
 
 def test_data_path_that_is_a_file_is_one_line_exit_2(sample_data, tmp_path):
     out = tmp_path / "out"
-    result = invoke_run("--agent", "codex", "--model", "gpt-5", "--data", sample_data / "metadata.jsonl",
-                        "--out-dir", out)
+    result = invoke_run(
+        "--agent", "codex", "--model", "gpt-5", "--data", sample_data / "metadata.jsonl", "--out-dir", out
+    )
     assert result.exit_code == 2
     assert "metadata.jsonl" in one_error_line(result.output) and not out.exists()
 
@@ -382,12 +442,24 @@ def without_dac_override() -> list[str]:
 
 def run_cli(*args) -> subprocess.CompletedProcess:
     env = {**os.environ, **KEYS}
-    return subprocess.run([*without_dac_override(), AGENT_EVAL, "run", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [*without_dac_override(), AGENT_EVAL, "run", *map(str, args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
-@pytest.mark.parametrize("target,message", [(".", "is not readable"), ("metadata.jsonl", "cannot be read (Permission denied)"),
-                                            ("MPT-0.png", "Permission denied")], ids=["dir", "metadata", "image"])
+@pytest.mark.parametrize(
+    "target,message",
+    [
+        (".", "is not readable"),
+        ("metadata.jsonl", "cannot be read (Permission denied)"),
+        ("MPT-0.png", "Permission denied"),
+    ],
+    ids=["dir", "metadata", "image"],
+)
 def test_unreadable_data_is_a_clear_error_exit_2(target, message, sample_data, tmp_path):
     data = copy_data(sample_data, tmp_path / "data")
     (data / target).chmod(0)
@@ -417,8 +489,18 @@ def test_io_error_reading_the_dataset_is_one_line_exit_2(sample_data, tmp_path):
 
 def test_out_dir_under_a_regular_file_is_one_line_exit_2(sample_data, tmp_path):
     (tmp_path / "afile").write_text("not a directory")
-    result = invoke_run("--agent", "claude-code", "--model", "m", "--data", sample_data, "--ids", "CCC-0",
-                        "--out-dir", tmp_path / "afile" / "out")
+    result = invoke_run(
+        "--agent",
+        "claude-code",
+        "--model",
+        "m",
+        "--data",
+        sample_data,
+        "--ids",
+        "CCC-0",
+        "--out-dir",
+        tmp_path / "afile" / "out",
+    )
     assert result.exit_code == 2, result.output
     assert "afile" in one_error_line(result.output)
 
@@ -427,8 +509,9 @@ def test_read_only_out_dir_is_one_line_exit_2(sample_data, tmp_path):
     parent = tmp_path / "readonly"
     parent.mkdir()
     parent.chmod(0o555)
-    result = run_cli("--agent", "claude-code", "--model", "m", "--data", sample_data, "--ids", "CCC-0",
-                     "--out-dir", parent / "out")
+    result = run_cli(
+        "--agent", "claude-code", "--model", "m", "--data", sample_data, "--ids", "CCC-0", "--out-dir", parent / "out"
+    )
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and str(parent / "out") in result.stderr
     assert list(parent.iterdir()) == []
@@ -436,8 +519,7 @@ def test_read_only_out_dir_is_one_line_exit_2(sample_data, tmp_path):
 
 def test_codex_model_without_a_price_is_refused_unless_unpriced(sample_data, tmp_path):
     out = tmp_path / "out"
-    result = invoke_run("--agent", "codex", "--model", "not-a-priced-model", "--data", sample_data,
-                        "--out-dir", out)
+    result = invoke_run("--agent", "codex", "--model", "not-a-priced-model", "--data", sample_data, "--out-dir", out)
     assert result.exit_code == 2, result.output
     line = one_error_line(result.output)
     assert "no price for model 'not-a-priced-model'" in line and "pricing.yaml" in line

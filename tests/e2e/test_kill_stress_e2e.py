@@ -1,5 +1,6 @@
 """A runner SIGKILLed at any moment, sandbox start-up included, leaves no process behind: the agents,
 their sandboxes' init and relay, the proxy jails, the tool servers all go (the sandbox lifeline)."""
+
 import os
 import random
 import signal
@@ -36,10 +37,28 @@ def test_sigkill_at_random_moments_leaves_nothing_running(sample_data, tmp_path)
             # Sandbox temp dirs (proxy jails) land under this run's own TMPDIR, so every process of
             # this run mentions `root` in its argv or environment.
             env = {**os.environ, **scripted_environ(agent, server.url), "TMPDIR": str(root / "tmp")}
-            command = [AGENT_EVAL, "run", "--agent", agent, "--model", MODELS[agent], "--data", str(sample_data),
-                       "--out-dir", str(root), "--run-name", "r", "--jobs", "3", "--unpriced", "--tools", "python"]
-            runner = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                      start_new_session=True)
+            command = [
+                AGENT_EVAL,
+                "run",
+                "--agent",
+                agent,
+                "--model",
+                MODELS[agent],
+                "--data",
+                str(sample_data),
+                "--out-dir",
+                str(root),
+                "--run-name",
+                "r",
+                "--jobs",
+                "3",
+                "--unpriced",
+                "--tools",
+                "python",
+            ]
+            runner = subprocess.Popen(
+                command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            )
             if n % 3 == 0:
                 # During sandbox start-up: as soon as the first bwrap appears, within a few milliseconds.
                 deadline = time.monotonic() + 30
@@ -48,7 +67,7 @@ def test_sigkill_at_random_moments_leaves_nothing_running(sample_data, tmp_path)
                 time.sleep(rng.uniform(0, 0.03))
             else:
                 time.sleep(rng.uniform(0.2, 3.0))
-            os.kill(runner.pid, signal.SIGKILL)   # the runner alone, as the OOM killer or a scheduler would
+            os.kill(runner.pid, signal.SIGKILL)  # the runner alone, as the OOM killer or a scheduler would
             runner.wait()
             left = wait_until_gone(str(root))
             if left:

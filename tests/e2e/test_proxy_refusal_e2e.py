@@ -1,6 +1,7 @@
 """When the sandbox's proxy refuses the model API (a 403 of its own), both real CLIs' items end as
 `sandbox_error` naming the refused URL: not `auth_error`, which would stop the run and send the user
 to their credential. Here the item's allowlist is made to lack the run's gateway."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,15 +19,17 @@ def test_a_refused_endpoint_is_a_sandbox_error_not_an_auth_error(agent, sample_d
 
     def gateway_not_allowed(*args, **kwargs):
         auth = real(*args, **kwargs)
-        return dataclasses.replace(auth, endpoints=["127.0.0.1:9"])   # the CLI still gets the gateway's URL
+        return dataclasses.replace(auth, endpoints=["127.0.0.1:9"])  # the CLI still gets the gateway's URL
+
     monkeypatch.setattr(gateway_server, "inside_auth", gateway_not_allowed)
     with ScriptedServer({"turns": [{"final": "<answer>A</answer>"}]}) as server:
-        outcome = run_agent(agent, "none", server, sample_data, tmp_path / "out", ids="RC-0", run_name="r",
-                            timeout_s=120)
+        outcome = run_agent(
+            agent, "none", server, sample_data, tmp_path / "out", ids="RC-0", run_name="r", timeout_s=120
+        )
         reached = list(server.requests)
     record = outcome.store.records()[0]
-    assert reached == []                                           # nothing got past the proxy
+    assert reached == []  # nothing got past the proxy
     assert record.status == "sandbox_error", (record.status, record.error)
     refused = record.error.split("the sandbox's proxy refused ", 1)[1].split(" (not an allowed endpoint")[0]
-    assert "http://127.0.0.1:" in refused and "sandbox/policy.yaml" in record.error   # codex also tries github.com
+    assert "http://127.0.0.1:" in refused and "sandbox/policy.yaml" in record.error  # codex also tries github.com
     assert outcome.stopped_for_auth is None

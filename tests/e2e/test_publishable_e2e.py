@@ -1,6 +1,7 @@
 """Numbers you can publish, with the real CLIs against the scripted model: the image sizes the model
 really received (checked against the request bodies the server got), formats the APIs refuse sent as
 PNG, a refused request stopping the run, and `regrade` / `regrade --reparse` on a real run."""
+
 import base64
 import io
 import json
@@ -20,8 +21,9 @@ from support.datasets import write_metadata_layout
 pytestmark = pytest.mark.e2e
 
 IMAGE_DATA = re.compile(r'"data": "([A-Za-z0-9+/=]{100,})"|data:image/[a-z]+;base64,([A-Za-z0-9+/=]{100,})')
-VIEW_THEN_ANSWER = {"rules": [{"turns": [{"call": "view_file", "input": {"path": "image.png"}},
-                                         {"final": "<answer>A</answer>"}]}]}
+VIEW_THEN_ANSWER = {
+    "rules": [{"turns": [{"call": "view_file", "input": {"path": "image.png"}}, {"final": "<answer>A</answer>"}]}]
+}
 ANSWER = {"rules": [{"turns": [{"final": "<answer>A</answer>"}]}]}
 
 
@@ -33,8 +35,10 @@ def sizes_received(server) -> list[tuple[int, int]]:
 
 
 def one_item(tmp_path, size=(3000, 2200), fmt="PNG", suffix=".png"):
-    data = write_metadata_layout(tmp_path / "data", [{"id": "BIG-0", "task": "big", "category": "c",
-                                                       "question": "Which letter? <answer></answer>", "answer": "A"}])
+    data = write_metadata_layout(
+        tmp_path / "data",
+        [{"id": "BIG-0", "task": "big", "category": "c", "question": "Which letter? <answer></answer>", "answer": "A"}],
+    )
     (data / "BIG-0.png").unlink()
     Image.new("RGB", size, (10, 200, 30)).save(data / f"BIG-0{suffix}", format=fmt)
     rows = [json.loads(line) for line in (data / "metadata.jsonl").read_text().splitlines()]
@@ -55,15 +59,18 @@ def test_record_says_which_pixels_the_model_received(agent, mode, tmp_path):
     assert len(got) == 1 and len(record.images) == 1
     image = record.images[0]
     assert image["via"] == ("inline" if mode == "none" else "file_view")
-    assert tuple(image["received"]) == got[0]           # what the CLI logged is what the API got
-    assert image["at_api"] == image["received"]          # and the run's gateway saw the same bytes
+    assert tuple(image["received"]) == got[0]  # what the CLI logged is what the API got
+    assert image["at_api"] == image["received"]  # and the run's gateway saw the same bytes
     assert image["source_size"] == [3000, 2200]
     if agent == "claude-code":
-        assert image["received"] == [2000, 1467]         # measured: Claude Code shrinks it
+        assert image["received"] == [2000, 1467]  # measured: Claude Code shrinks it
     shown = CliRunner().invoke(main, ["show", str(outcome.store.root), "BIG-0"])
     reduced = tuple(image["received"]) != (3000, 2200)
-    expected = (f"model received {got[0][0]}×{got[0][1]} of 3000×2200 (reduced by the CLI)" if reduced
-                else f"model received {got[0][0]}×{got[0][1]} (whole)")
+    expected = (
+        f"model received {got[0][0]}×{got[0][1]} of 3000×2200 (reduced by the CLI)"
+        if reduced
+        else f"model received {got[0][0]}×{got[0][1]} (whole)"
+    )
     assert expected in " ".join(shown.output.split()), shown.output
 
 
@@ -75,7 +82,7 @@ def test_formats_the_apis_refuse_are_sent_as_png(agent, fmt, suffix, tmp_path):
         outcome = run_agent(agent, "none", server, data, tmp_path / "out")
         got = sizes_received(server)
     record = outcome.store.records()[0]
-    assert got == [(320, 200)]                           # it reached the model
+    assert got == [(320, 200)]  # it reached the model
     assert record.status == "ok" and record.images[0]["received"] == [320, 200]
     assert record.image_conversions and fmt in record.image_conversions[0] and "lossless" in record.image_conversions[0]
     attachment = outcome.store.root / "sandboxes" / "BIG-0" / "home" / "attachment.png"
@@ -120,7 +127,7 @@ def test_regrade_rescoring_and_reparse_on_a_real_run(sample_data, sample_truth, 
     assert reparsed.exit_code == 0, reparsed.output
     again = store.records()[0]
     assert again.usage.input_tokens and again.images and again.images[0]["via"] == "inline"
-    assert again.images[0]["at_api"] == again.images[0]["received"]   # re-confirmed from gateway.json
+    assert again.images[0]["at_api"] == again.images[0]["received"]  # re-confirmed from gateway.json
     assert refused.exit_code != 0
 
 
@@ -149,8 +156,10 @@ def test_compare_warns_and_report_says_when_arms_received_different_pixels(tmp_p
     compared = cli.invoke(main, ["compare", *map(str, runs)])
     assert compared.exit_code == 0, compared.output
     flat = " ".join(compared.output.split())
-    assert "received the item's image at different sizes in A and B on 1 item(s), e.g. BIG-0: A 2000×1467, B 3000×2200" \
-        in flat, compared.output
+    assert (
+        "received the item's image at different sizes in A and B on 1 item(s), e.g. BIG-0: A 2000×1467, B 3000×2200"
+        in flat
+    ), compared.output
     html = tmp_path / "report.html"
     assert cli.invoke(main, ["report", *map(str, runs), "-o", str(html)]).exit_code == 0
     page = html.read_text()

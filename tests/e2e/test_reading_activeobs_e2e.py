@@ -1,5 +1,6 @@
 """show, report and compare on active-observation runs the real CLIs produced against the scripted
 model: Claude Code with `observe`, Codex with `python`, and the passive baseline (`none`)."""
+
 import json
 import re
 
@@ -10,11 +11,11 @@ from PIL import Image, ImageStat
 from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.commands.compare import command as compare_command
 from agent_eval.commands.report import command as report_command
-from agent_eval.scripted import ScriptedServer
 from agent_eval.commands.show import command as show_command
+from agent_eval.scripted import ScriptedServer
 from support.agentrun import run_agent
-from support.runfixtures import active_evidence, make_run
 from support.browser import chromium
+from support.runfixtures import active_evidence, make_run
 
 pytestmark = pytest.mark.e2e
 
@@ -31,12 +32,16 @@ def rules(items: dict, tools: str) -> dict:
     with unreadable JSON."""
     right, hallucinated, broken = (items[k] for k in ("right", "hallucinated", "broken"))
     out = []
-    for item, final in ((right, {"answer": right.answer, "evidence": active_evidence(right)}),
-                        (hallucinated, {"answer": hallucinated.answer, "evidence": active_evidence(hallucinated, 180)}),
-                        (broken, None)):
+    for item, final in (
+        (right, {"answer": right.answer, "evidence": active_evidence(right)}),
+        (hallucinated, {"answer": hallucinated.answer, "evidence": active_evidence(hallucinated, 180)}),
+        (broken, None),
+    ):
         look = active_evidence(item)
-        turns = [{"call": "observe", "input": {"frame_index": look["frame"], "angle_deg": look["angle"]}},
-                 {"call": "observe", "input": {"frame_index": 500, "angle_deg": 10}}]
+        turns = [
+            {"call": "observe", "input": {"frame_index": look["frame"], "angle_deg": look["angle"]}},
+            {"call": "observe", "input": {"frame_index": 500, "angle_deg": 10}},
+        ]
         if tools == "python":
             turns.append({"call": "shell", "input": {"command": "ls views"}})
         text = f"<answer>{json.dumps(final)}</answer>" if final else '<answer>{"answer": 1, "evidence": </answer>'
@@ -92,7 +97,7 @@ def test_compare_answer_and_combined_side_by_side(runs, tmp_path):
         stat = overall[f"{metric}_vs_first"][1]
         assert stat["a_only"] + stat["b_only"] == stat["discordant"] and 0 <= stat["p_value"] <= 1
         assert stat["ci_low"] <= stat["diff"] <= stat["ci_high"]
-    assert len(data["active"]["rows"]) == 1 + 3          # overall and the three families
+    assert len(data["active"]["rows"]) == 1 + 3  # overall and the three families
     table = invoke(compare_command, out["none"], out["observe"]).output
     assert "B vs A, answer:" in table and "B vs A, combined (answer and evidence):" in table
     still = make_run(tmp_path, "still-images", outcomes={})
@@ -106,12 +111,12 @@ def test_report_of_active_runs_renders_in_chromium(runs, tmp_path):
     result = invoke(report_command, out["none"], out["observe"], out["python"], "-o", html)
     assert result.exit_code == 0, result.output
     text = html.read_text()
-    changed, text = text[text.index('id="changed"'):text.index('id="items"')], text[text.index('id="items"'):]
+    changed, text = text[text.index('id="changed"') : text.index('id="items"')], text[text.index('id="items"') :]
     assert text.count("views chosen, in call order (2)") == 6
     assert text.count("same image as observation #1 above") == 6  # what the model saw is the logged view
     # the changed items vs mode none, each tool run's side with the views it chose
     assert changed.count('class="changed-item"') >= 2 and "views chosen, in call order (2):" in changed
-    assert "not shown in the steps above" not in text             # python mode: work/views match the log
+    assert "not shown in the steps above" not in text  # python mode: work/views match the log
     assert text.count("(rendered from the scene)") >= 3 and "where the evidence is" in text
     done = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", url=f"file://{html}#selftest")
     match = re.search(r'<pre id="selftest-result">(.*?)</pre>', done.stdout)
@@ -119,7 +124,7 @@ def test_report_of_active_runs_renders_in_chromium(runs, tmp_path):
     status = json.loads(match.group(1).replace("&quot;", '"'))
     assert status["errors"] == [] and status["items"] == 9 and status["external_refs"] == 0
     assert status["images"] >= 6 + 3 * 8 and status["images_loaded"] == status["images"]
-    assert status["half_shown"] == 2                               # the hallucinated item of each tool run
+    assert status["half_shown"] == 2  # the hallucinated item of each tool run
     console = [line for line in done.stderr.splitlines() if "CONSOLE" in line]
     assert not [line for line in console if "Uncaught" in line or "Error" in line], console
     shot = tmp_path / "active.png"

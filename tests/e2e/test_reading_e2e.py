@@ -1,5 +1,6 @@
 """show, report and compare on runs the real CLIs produced against the scripted model: a `none` vs
 `python` pair, as a researcher would read them."""
+
 import json
 import re
 
@@ -8,8 +9,8 @@ from click.testing import CliRunner
 
 from agent_eval.commands.compare import command as compare_command
 from agent_eval.commands.report import command as report_command
-from agent_eval.scripted import ScriptedServer
 from agent_eval.commands.show import command as show_command
+from agent_eval.scripted import ScriptedServer
 from support.agentrun import run_agent
 from support.browser import chromium
 
@@ -25,11 +26,22 @@ def pair(sample_data, sample_truth, tmp_path_factory):
     python_rules = []
     for item_id, row in sample_truth.items():
         answer = row["answer"] if item_id in right else "Z"
-        python_rules.append({"match": re.escape(row["question"][-160:-60]), "turns": [
-            {"call": "shell", "input": {"command": "python3 -c \"from PIL import Image; "
-                                                   "Image.open('image.png').crop((0, 0, 90, 60)).save('crop.png')\""}},
-            {"call": "inspect", "input": {"views": [{"x": 0, "y": 0, "width": 90, "height": 60}], "size": 270}},
-            {"final": f"Looked twice. <answer>{answer}</answer>"}]})
+        python_rules.append(
+            {
+                "match": re.escape(row["question"][-160:-60]),
+                "turns": [
+                    {
+                        "call": "shell",
+                        "input": {
+                            "command": 'python3 -c "from PIL import Image; '
+                            "Image.open('image.png').crop((0, 0, 90, 60)).save('crop.png')\""
+                        },
+                    },
+                    {"call": "inspect", "input": {"views": [{"x": 0, "y": 0, "width": 90, "height": 60}], "size": 270}},
+                    {"final": f"Looked twice. <answer>{answer}</answer>"},
+                ],
+            }
+        )
     with ScriptedServer({"turns": ["<answer>Z</answer>"]}) as server:
         none_run = run_agent("claude-code", "none", server, sample_data, out, jobs=3).store.root
     with ScriptedServer({"rules": python_rules}) as server:
@@ -70,7 +82,9 @@ def test_report_of_the_pair_renders_in_chromium(pair, tmp_path):
     result = CliRunner().invoke(report_command, [str(none_run), str(python_run), "-o", str(html)])
     assert result.exit_code == 0, result.output
     done = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", url=f"file://{html}#selftest")
-    status = json.loads(re.search(r'<pre id="selftest-result">(.*?)</pre>', done.stdout).group(1).replace("&quot;", '"'))
+    status = json.loads(
+        re.search(r'<pre id="selftest-result">(.*?)</pre>', done.stdout).group(1).replace("&quot;", '"')
+    )
     assert status["errors"] == [] and status["items"] == 12
     assert status["images"] >= 6 + 6 * 2 and status["images_loaded"] == status["images"]
     shot = tmp_path / "report.png"

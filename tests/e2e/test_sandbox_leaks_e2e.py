@@ -3,6 +3,7 @@ whole runner (issue: the agent sees only its workdir and reaches only the model 
 attempt fails, no canary reaches the transcript or the model, and the run still answers. The image
 tools run outside the sandbox, so the agent also turns its workdir into traps for them (links to
 files outside, FIFOs, a linked views/): the canaries must stay unopened (inotify says so)."""
+
 import json
 import shlex
 import shutil
@@ -15,9 +16,9 @@ import pytest
 from PIL import Image
 
 from agent_eval.benchmarks.shared import image_tools
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
 from agent_eval.scripted import ScriptedServer
 from agent_eval.tools.mcp_http import McpHost
-from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
 from support.agentrun import AGENTS, run_agent
 from support.hello import Hello
 from support.openwatch import OpenWatch
@@ -43,7 +44,7 @@ def canaries(tmp_path, sample_data):
         canary = directory / f"agent-eval-canary-{token}"
         canary.write_text(f"{token}-home")
         created.append((canary, directory if fresh else None))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Hello)   # answers GET with its marker
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hello)  # answers GET with its marker
     server.marker = f"{token}-network"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -71,20 +72,26 @@ def attempts(c) -> list[str]:
     ] + other_tools_attempts(c["other_tools"])
 
 
-MCP_INITIALIZE = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-                  '"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}')
+MCP_INITIALIZE = (
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    '"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}'
+)
 
 
 def other_tools_attempts(url: str) -> list[str]:
     """Another item's image tools live on the same MCP host as this item's (tools/mcp_http.py): the agent
     tries its URL straight, through a CONNECT tunnel, without the proxy, and as a path under its own
     prefix (read from its own MCP config) climbing out with '..'."""
-    post = (f"curl -sS --max-time 5 -X POST -H 'content-type: application/json' "
-            f"-H 'accept: application/json, text/event-stream' -d '{MCP_INITIALIZE}'")
+    post = (
+        f"curl -sS --max-time 5 -X POST -H 'content-type: application/json' "
+        f"-H 'accept: application/json, text/event-stream' -d '{MCP_INITIALIZE}'"
+    )
     host, token = url.split("/")[2], url.split("/")[3]
-    return [f"{post} {url}; {post} -p {url}; {post} --noproxy '*' {url}",
-            f"own=$(grep -rhoa 'http://{host}/[0-9a-f]*/' ~ | head -1); echo own=${{own:+found}}; "
-            f"{post} --path-as-is \"${{own}}../{token}/mcp\"; {post} --path-as-is \"${{own}}%2e%2e/{token}/mcp\""]
+    return [
+        f"{post} {url}; {post} -p {url}; {post} --noproxy '*' {url}",
+        f"own=$(grep -rhoa 'http://{host}/[0-9a-f]*/' ~ | head -1); echo own=${{own:+found}}; "
+        f'{post} --path-as-is "${{own}}../{token}/mcp"; {post} --path-as-is "${{own}}%2e%2e/{token}/mcp"',
+    ]
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -94,15 +101,17 @@ def test_every_leak_attempt_fails_and_the_run_still_answers(agent, canaries, tmp
     Image.new("RGB", (333, 222), CANARY_COLOUR).save(other_work / "image.png")
     with image_tools(other_work) as (other_tools, _):
         commands = attempts({**canaries, "other_tools": other_tools.url})
-        scenario = {"turns": [{"call": "shell", "input": {"command": command}} for command in commands]
-                    + ["<answer>7</answer>"]}
+        scenario = {
+            "turns": [{"call": "shell", "input": {"command": command}} for command in commands] + ["<answer>7</answer>"]
+        }
         with ScriptedServer(scenario) as server:
-            outcome = run_agent(agent, "python", server, canaries["data"], canaries["out"], ids="RC-0", run_name="r",
-                                timeout_s=180)
+            outcome = run_agent(
+                agent, "python", server, canaries["data"], canaries["out"], ids="RC-0", run_name="r", timeout_s=180
+            )
             seen_by_model = json.dumps([r.body for r in server.requests])
         (mount,) = [m for m in McpHost.shared()._mounts.values() if m.url == other_tools.url]
         assert mount._started is None, "another item's image tools were reached"
-    assert "own=found" in seen_by_model        # the agent found its own tools' prefix to climb out of
+    assert "own=found" in seen_by_model  # the agent found its own tools' prefix to climb out of
     assert "serverInfo" not in seen_by_model
     record = outcome.store.records()[0]
     item = outcome.store.root / "sandboxes" / "RC-0"
@@ -146,17 +155,17 @@ os.symlink({str(secret)!r}, 'views2'); print(sorted(os.listdir('.')), 'views2 ->
 shutil.rmtree('views'); os.symlink({str(secret)!r}, 'views'); print('views ->', os.readlink('views'))""")
     return [
         {"call": "shell", "input": {"command": setup}},
-        {"call": "info", "input": {}},                                       # the default image is a link
+        {"call": "info", "input": {}},  # the default image is a link
         {"call": "inspect", "input": {"path": "image.png"}},
-        {"call": "inspect", "input": {"path": "d/canary.png"}},              # through a linked directory
+        {"call": "inspect", "input": {"path": "d/canary.png"}},  # through a linked directory
         {"call": "info", "input": {"path": "sub/up/image.png"}},
-        {"call": "info", "input": {"path": str(png)}},                       # absolute, outside
+        {"call": "info", "input": {"path": str(png)}},  # absolute, outside
         {"call": "info", "input": {"path": "../../../../secret/canary.png"}},
-        {"call": "info", "input": {"path": "pipe.png"}},                     # a FIFO: must not hang
-        {"call": "read_pixels", "input": {"path": "real.png"}},              # palette.json is a link
-        {"call": "inspect", "input": {"path": "views/001-inspect.png"}},     # a view name taken by a link
+        {"call": "info", "input": {"path": "pipe.png"}},  # a FIFO: must not hang
+        {"call": "read_pixels", "input": {"path": "real.png"}},  # palette.json is a link
+        {"call": "inspect", "input": {"path": "views/001-inspect.png"}},  # a view name taken by a link
         {"call": "shell", "input": {"command": relink}},
-        {"call": "inspect", "input": {"path": "real.png"}},                 # views/ itself is a link now
+        {"call": "inspect", "input": {"path": "real.png"}},  # views/ itself is a link now
     ]
 
 
@@ -179,8 +188,22 @@ def test_the_image_tools_never_open_a_file_outside_the_workdir(agent, outside_ca
     assert sorted(p.name for p in outside_canary.iterdir()) == before
     # The canary's colour and size, however a tool would print them (a bare "333" also occurs by chance
     # in base64 image data and random ids, so the size is looked for as a size).
-    leaked = [m for m in (CANARY_COLOUR, "202, 122, 17", "(202,122,17)", "333x222", "333 x 222", "333×222", "333, 222", "width=333",
-                          '"width": 333', '\\"width\\": 333') if m in seen_by_model.lower()]
+    leaked = [
+        m
+        for m in (
+            CANARY_COLOUR,
+            "202, 122, 17",
+            "(202,122,17)",
+            "333x222",
+            "333 x 222",
+            "333×222",
+            "333, 222",
+            "width=333",
+            '"width": 333',
+            '\\"width\\": 333',
+        )
+        if m in seen_by_model.lower()
+    ]
     assert leaked == [], leaked
     assert "CANARY-" not in seen_by_model
     # The traps were really set (the shell's listing came back) and each tool call was refused.

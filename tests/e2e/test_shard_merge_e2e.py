@@ -1,15 +1,16 @@
 """A run split in three with --shard on the real CLI, merged back: the same records and layout as
 one machine's run; mismatched configurations are refused."""
+
 import json
 
 import pytest
 from click.testing import CliRunner
 
-from agent_eval.datamodel.config import RunConfig, parse_shard, ConfigError
 from agent_eval.benchmarks.activevision.loader import load_dataset
-from agent_eval.engine.selection import shard_of
 from agent_eval.commands.merge import command as merge_command
+from agent_eval.datamodel.config import ConfigError, RunConfig, parse_shard
 from agent_eval.datamodel.results import RunStore
+from agent_eval.engine.selection import shard_of
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import run_agent
 
@@ -31,8 +32,11 @@ def test_shards_are_a_stable_partition(bank_dataset):
 
 
 def layout(store: RunStore) -> set[str]:
-    return {str(p.relative_to(store.root)) for p in store.root.rglob("*")
-            if p.is_file() and "sandboxes" not in p.parts[len(store.root.parts):][:1]}
+    return {
+        str(p.relative_to(store.root))
+        for p in store.root.rglob("*")
+        if p.is_file() and "sandboxes" not in p.parts[len(store.root.parts) :][:1]
+    }
 
 
 def test_run_split_in_three_merges_into_a_single_run(sample_data, tmp_path):

@@ -1,6 +1,7 @@
 """`agent-eval slurm` against a real single-node Slurm (tests/support/slurmcluster.py), the real CLIs and the
 scripted model: sharded runs merge into the single-machine run, a requeued task resumes its shard,
 a failed task is named with its missing items and resubmit command, a sweep is one array."""
+
 import json
 import os
 import re
@@ -11,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent_eval.benchmarks.activevision.loader import load_dataset
-from agent_eval.engine.selection import shard_of
 from agent_eval.agents.registry import scripted_environ
+from agent_eval.benchmarks.activevision.loader import load_dataset
 from agent_eval.datamodel.results import RunStore
+from agent_eval.engine.selection import shard_of
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, MODELS, processes_mentioning
 from support.slurmcluster import ClusterUnavailable, SlurmCluster
@@ -36,7 +37,7 @@ def slurm():
             pytest.fail(f"CI must run the Slurm tests: {why}")
         pytest.skip(f"this machine cannot run a Slurm cluster: {why}")
     yield cluster
-    cluster.stop()   # only what this session started
+    cluster.stop()  # only what this session started
 
 
 def job_env(cluster: SlurmCluster, agent: str, server: ScriptedServer) -> dict:
@@ -44,8 +45,7 @@ def job_env(cluster: SlurmCluster, agent: str, server: ScriptedServer) -> dict:
 
 
 def agent_eval(env: dict, cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([AGENT_EVAL, *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([AGENT_EVAL, *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
     if check:
         assert done.returncode == 0, done.stdout + done.stderr
     return done
@@ -88,17 +88,43 @@ def record_lines(run: Path) -> list[tuple[str, int]]:
 
 
 def layout(run: Path) -> set[str]:
-    return {str(p.relative_to(run)) for p in run.rglob("*") if p.is_file() and p.relative_to(run).parts[0] != "sandboxes"}
+    return {
+        str(p.relative_to(run)) for p in run.rglob("*") if p.is_file() and p.relative_to(run).parts[0] != "sandboxes"
+    }
 
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_three_shards_merge_into_the_single_machine_run(slurm, agent, sample_data, tmp_path):
-    options = ["--agent", agent, "--model", MODELS[agent], "--tools", "python", "--data", sample_data,
-               "--unpriced", "--jobs", "2", "--timeout", "90"]
+    options = [
+        "--agent",
+        agent,
+        "--model",
+        MODELS[agent],
+        "--tools",
+        "python",
+        "--data",
+        sample_data,
+        "--unpriced",
+        "--jobs",
+        "2",
+        "--timeout",
+        "90",
+    ]
     with ScriptedServer(SCENARIO) as server:
         env = job_env(slurm, agent, server)
-        submitted = agent_eval(env, tmp_path, "slurm", "submit", "--shards", "3", "--out-dir", tmp_path / "cluster",
-                               "--sbatch", "--cpus-per-task=1", *options)
+        submitted = agent_eval(
+            env,
+            tmp_path,
+            "slurm",
+            "submit",
+            "--shards",
+            "3",
+            "--out-dir",
+            tmp_path / "cluster",
+            "--sbatch",
+            "--cpus-per-task=1",
+            *options,
+        )
         name = f"{agent}-{MODELS[agent]}-default-python"
         folder = tmp_path / "cluster" / f"{name}.slurm"
         assert "submitted array job" in submitted.stdout and "3 array task(s)" in submitted.stdout
@@ -108,8 +134,12 @@ def test_three_shards_merge_into_the_single_machine_run(slurm, agent, sample_dat
     assert records_by_key(merged).keys() == records_by_key(single).keys() and len(records_by_key(merged)) == 6
     for key, record in records_by_key(single).items():
         twin = records_by_key(merged)[key]
-        assert (twin.status, twin.prediction, twin.correct, twin.task) == \
-               (record.status, record.prediction, record.correct, record.task)
+        assert (twin.status, twin.prediction, twin.correct, twin.task) == (
+            record.status,
+            record.prediction,
+            record.correct,
+            record.task,
+        )
         assert (merged / twin.transcript).is_file()
     assert layout(merged) == layout(single)
     manifest_m, manifest_s = (json.loads((run / "run.json").read_text()) for run in (merged, single))
@@ -131,32 +161,60 @@ def test_requeued_or_preempted_task_resumes_its_shard(slurm, interrupt, sample_d
     while its agent is mid-item: the task resumes (the graded item is not run again, the
     interrupted one is), the merge has every item once, and nothing is left running."""
     items = load_dataset(sample_data).items
-    k = max((1, 2), key=lambda k: len(shard_of(items, k, 2)))   # the shard with at least two items
-    ids = [i.id for i in shard_of(items, k, 2)][:3]   # three items there are enough
+    k = max((1, 2), key=lambda k: len(shard_of(items, k, 2)))  # the shard with at least two items
+    ids = [i.id for i in shard_of(items, k, 2)][:3]  # three items there are enough
     assert len(ids) >= 2
     items = [i for i in items if i.id in ids or i in shard_of(items, 3 - k, 2)]
-    slow = {**SCENARIO, "faults": {"delay": 1.5}}   # every model answer takes 1.5 s: time to requeue mid-item
+    slow = {**SCENARIO, "faults": {"delay": 1.5}}  # every model answer takes 1.5 s: time to requeue mid-item
     name = "codex-gpt-5.5-default-python"
     folder = tmp_path / "out" / f"{name}.slurm"
     shard = folder / "shards" / f"{name}.shard{k}of2"
     with ScriptedServer(slow) as server:
         env = job_env(slurm, "codex", server)
-        agent_eval(env, tmp_path, "slurm", "submit", "--shards", "2", "--out-dir", tmp_path / "out",
-                   "--agent", "codex", "--model", "gpt-5.5", "--data", sample_data, "--unpriced", "--jobs", "1",
-                   "--timeout", "90", "--ids", ",".join(i.id for i in items))
+        agent_eval(
+            env,
+            tmp_path,
+            "slurm",
+            "submit",
+            "--shards",
+            "2",
+            "--out-dir",
+            tmp_path / "out",
+            "--agent",
+            "codex",
+            "--model",
+            "gpt-5.5",
+            "--data",
+            sample_data,
+            "--unpriced",
+            "--jobs",
+            "1",
+            "--timeout",
+            "90",
+            "--ids",
+            ",".join(i.id for i in items),
+        )
         deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:   # one item graded, the next one's agent already talking
+        while time.monotonic() < deadline:  # one item graded, the next one's agent already talking
             done = {key[0] for key in record_lines(shard)} if shard.is_dir() else set()
-            talking = [d.name for d in (shard / "sandboxes").glob("*")
-                       if d.name not in done and (d / "transcript.jsonl").is_file()
-                       and (d / "transcript.jsonl").stat().st_size > 0] if done else []
+            talking = (
+                [
+                    d.name
+                    for d in (shard / "sandboxes").glob("*")
+                    if d.name not in done
+                    and (d / "transcript.jsonl").is_file()
+                    and (d / "transcript.jsonl").stat().st_size > 0
+                ]
+                if done
+                else []
+            )
             if talking:
                 break
             time.sleep(0.2)
         else:
             pytest.fail(f"shard {k} never got mid-item: {sorted(shard.rglob('*'))}")
         status = agent_eval(env, tmp_path, "slurm", "status", folder).stdout
-        assert re.search(rf"{k}/2 .*RUNNING", status) and "resubmit" not in status, status   # no gaps while running
+        assert re.search(rf"{k}/2 .*RUNNING", status) and "resubmit" not in status, status  # no gaps while running
         if interrupt == "requeue":
             slurm.run("scontrol", "requeue", plan_of(folder)["submissions"][-1]["array_job"] + f"_{k - 1}")
         else:
@@ -165,10 +223,10 @@ def test_requeued_or_preempted_task_resumes_its_shard(slurm, interrupt, sample_d
         leftovers = processes_mentioning(server.url)
     assert leftovers == []
     log = (folder / "logs" / f"task-{k - 1}.out").read_text()
-    assert "restart 0)" in log and "restart 1)" in log, log     # one log, appended across the requeue
+    assert "restart 0)" in log and "restart 1)" in log, log  # one log, appended across the requeue
     assert ("DUE TO JOB REQUEUE" if interrupt == "requeue" else "DUE TO PREEMPTION") in log, log
     assert "Terminated (SIGTERM)" in log and "already graded" in log, log
-    assert sorted(record_lines(shard)) == sorted((i, 0) for i in ids)   # nothing graded twice or lost
+    assert sorted(record_lines(shard)) == sorted((i, 0) for i in ids)  # nothing graded twice or lost
     assert talking[0] in {p.name.split(".")[0] for p in (shard / "sandboxes" / ".attempts").iterdir()}
     merged = tmp_path / "out" / name
     assert sorted(record_lines(merged)) == sorted((i.id, 0) for i in items)
@@ -179,23 +237,41 @@ def test_failed_task_is_named_with_its_items_and_resubmit_command(slurm, sample_
     items = load_dataset(sample_data).items
     name = "codex-gpt-5.5-default-none"
     folder = tmp_path / "out" / f"{name}.slurm"
-    blocker = folder / "shards" / f"{name}.shard2of3"   # a file where shard 2's folder must go
+    blocker = folder / "shards" / f"{name}.shard2of3"  # a file where shard 2's folder must go
     blocker.parent.mkdir(parents=True)
     blocker.write_text("not a directory\n")
     missing = sorted(i.id for i in shard_of(items, 2, 3))
     with ScriptedServer({"turns": ["<answer>3</answer>"]}) as server:
         env = job_env(slurm, "codex", server)
-        agent_eval(env, tmp_path, "slurm", "submit", "--shards", "3", "--out-dir", tmp_path / "out", "--agent", "codex",
-                   "--model", "gpt-5.5", "--tools", "none", "--data", sample_data, "--unpriced")
+        agent_eval(
+            env,
+            tmp_path,
+            "slurm",
+            "submit",
+            "--shards",
+            "3",
+            "--out-dir",
+            tmp_path / "out",
+            "--agent",
+            "codex",
+            "--model",
+            "gpt-5.5",
+            "--tools",
+            "none",
+            "--data",
+            sample_data,
+            "--unpriced",
+        )
         first_merge = merge_job(folder)
         assert wait_for_job(slurm, first_merge, folder) == "FAILED"
         merge_log = (folder / "logs" / f"merge-{first_merge}.out").read_text()
-        resubmit = f"sbatch --dependency=afterany:$(sbatch --parsable --array=1 {folder}/array.sbatch) " \
-                   f"{folder}/merge.sbatch"
+        resubmit = (
+            f"sbatch --dependency=afterany:$(sbatch --parsable --array=1 {folder}/array.sbatch) {folder}/merge.sbatch"
+        )
         assert f"{name} shard 2/3 (array task 1): {len(missing)} of {len(missing)} item(s) missing" in merge_log
         assert ", ".join(missing) in merge_log and resubmit in merge_log, merge_log
         assert "cannot write" in (folder / "logs" / "task-1.out").read_text()
-        assert not (tmp_path / "out" / name).exists()    # nothing half merged
+        assert not (tmp_path / "out" / name).exists()  # nothing half merged
         status = agent_eval(env, tmp_path, "slurm", "status", folder).stdout
         assert re.search(r"2/3 .*\b1 .*FAILED", status) and ", ".join(missing) in status and resubmit in status
         # The printed command, as a user would paste it, once the cause is gone.
@@ -209,10 +285,21 @@ def test_failed_task_is_named_with_its_items_and_resubmit_command(slurm, sample_
 def test_sweep_is_one_array_of_cells_by_shards(slurm, sample_data, tmp_path):
     ids = [i.id for i in load_dataset(sample_data).items][:4]
     sweep = tmp_path / "grid.yaml"
-    sweep.write_text(yaml.safe_dump({
-        "name": "grid", "data": str(sample_data), "ids": ",".join(ids), "tools": ["none", "python"],
-        "grid": [{"agent": "codex", "models": ["gpt-5.5"]}], "unpriced": True, "jobs": 1, "timeout": 90,
-        "out_dir": str(tmp_path / "sweeps")}))
+    sweep.write_text(
+        yaml.safe_dump(
+            {
+                "name": "grid",
+                "data": str(sample_data),
+                "ids": ",".join(ids),
+                "tools": ["none", "python"],
+                "grid": [{"agent": "codex", "models": ["gpt-5.5"]}],
+                "unpriced": True,
+                "jobs": 1,
+                "timeout": 90,
+                "out_dir": str(tmp_path / "sweeps"),
+            }
+        )
+    )
     with ScriptedServer(SCENARIO) as server:
         env = job_env(slurm, "codex", server)
         out = agent_eval(env, tmp_path, "slurm", "submit", "--sweep", sweep, "--shards", "2").stdout

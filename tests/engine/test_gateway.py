@@ -1,5 +1,6 @@
 """The model gateway on its own: the real credential goes on only outside, answers stream through
 as they arrive, and the ledger records images, usage and errors as the API saw and answered them."""
+
 import base64
 import gzip
 import http.client
@@ -15,9 +16,9 @@ import pytest
 from PIL import Image
 
 from agent_eval.agents.base import Auth
+from agent_eval.datamodel.records import ItemRecord
 from agent_eval.engine.gateway import Gateway, Redactor, secret_values
 from agent_eval.engine.gateway.credentials import inside_auth
-from agent_eval.datamodel.records import ItemRecord
 
 REAL = "sk-ant-REAL-" + "x" * 24
 
@@ -30,6 +31,7 @@ def png_b64(width, height) -> str:
 
 class Upstream(BaseHTTPRequestHandler):
     """Stands in for the provider: records headers, streams SSE with a pause, fails on demand."""
+
     protocol_version = "HTTP/1.0"
     seen: list
 
@@ -44,8 +46,10 @@ class Upstream(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.seen.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
-        if "gz" in self.path:   # a gzip-compressed stream, as a proxy may send
-            data = gzip.compress(b'event: message_delta\ndata: {"type": "message_delta", "usage": {"output_tokens": 5}}\n\n')
+        if "gz" in self.path:  # a gzip-compressed stream, as a proxy may send
+            data = gzip.compress(
+                b'event: message_delta\ndata: {"type": "message_delta", "usage": {"output_tokens": 5}}\n\n'
+            )
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Encoding", "gzip")
@@ -56,7 +60,7 @@ class Upstream(BaseHTTPRequestHandler):
         if "hang" in self.path:
             time.sleep(30)
             return
-        if "cut" in self.path:   # promises 1000 bytes, sends 20, hangs up
+        if "cut" in self.path:  # promises 1000 bytes, sends 20, hangs up
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Length", "1000")
@@ -75,8 +79,17 @@ class Upstream(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
-        start = {"type": "message_start", "message": {"usage": {"input_tokens": 7, "cache_read_input_tokens": 3,
-                                                                "cache_creation_input_tokens": 0, "output_tokens": 1}}}
+        start = {
+            "type": "message_start",
+            "message": {
+                "usage": {
+                    "input_tokens": 7,
+                    "cache_read_input_tokens": 3,
+                    "cache_creation_input_tokens": 0,
+                    "output_tokens": 1,
+                }
+            },
+        }
         self.wfile.write(f"event: message_start\ndata: {json.dumps(start)}\n\n".encode())
         self.wfile.flush()
         time.sleep(self.server.pause)
@@ -97,8 +110,9 @@ def upstream():
 
 
 def post(url, body: dict, headers: dict):
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json", **headers})
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json", **headers}
+    )
     return urllib.request.urlopen(request, timeout=10)
 
 
@@ -110,19 +124,26 @@ def test_the_real_key_is_added_outside_and_the_stream_arrives_as_it_is_sent(upst
         assert REAL not in json.dumps(inside.env) and inside.env["ANTHROPIC_BASE_URL"] == gateway.base_url
         assert inside.endpoints == [f"127.0.0.1:{gateway.port}"]
         started = time.monotonic()
-        with post(f"{gateway.base_url}/v1/messages?beta=true", {"model": "m", "messages": []},
-                  {"x-api-key": inside.env["ANTHROPIC_API_KEY"]}) as response:
+        with post(
+            f"{gateway.base_url}/v1/messages?beta=true",
+            {"model": "m", "messages": []},
+            {"x-api-key": inside.env["ANTHROPIC_API_KEY"]},
+        ) as response:
             first = response.readline()
             first_at = time.monotonic() - started
             rest = response.read()
             total = time.monotonic() - started
     assert first.startswith(b"event: message_start")
-    assert first_at < 0.6 < 1.0 <= total, (first_at, total)   # the first event did not wait for the pause
+    assert first_at < 0.6 < 1.0 <= total, (first_at, total)  # the first event did not wait for the pause
     assert b"message_stop" in rest and REAL.encode() not in first + rest
     assert seen[0]["path"] == "/v1/messages?beta=true" and seen[0]["headers"]["x-api-key"] == REAL
     entry = lease.ledger.entries[0]
-    assert entry.status == 200 and entry.usage == {"input_tokens": 10, "cached_input_tokens": 3,
-                                                   "output_tokens": 11, "reasoning_tokens": None}
+    assert entry.status == 200 and entry.usage == {
+        "input_tokens": 10,
+        "cached_input_tokens": 3,
+        "output_tokens": 11,
+        "reasoning_tokens": None,
+    }
 
 
 def test_bearer_tokens_are_swapped_in_the_same_header_and_strangers_get_no_credential(upstream):
@@ -130,28 +151,65 @@ def test_bearer_tokens_are_swapped_in_the_same_header_and_strangers_get_no_crede
     auth = Auth("custom_endpoint", ["x"], env={"OPENAI_API_KEY": REAL}, base_url=url + "/v1")
     with Gateway("codex", auth) as gateway, gateway.lease() as lease:
         assert lease.auth.base_url == gateway.base_url and REAL not in json.dumps(lease.auth.env)
-        post(f"{gateway.base_url}/responses", {"model": "m"},
-             {"Authorization": f"Bearer {lease.auth.env['OPENAI_API_KEY']}"}).read()
+        post(
+            f"{gateway.base_url}/responses",
+            {"model": "m"},
+            {"Authorization": f"Bearer {lease.auth.env['OPENAI_API_KEY']}"},
+        ).read()
         urllib.request.urlopen(urllib.request.Request(f"{gateway.base_url}/", method="HEAD"), timeout=10).read()
         with pytest.raises(urllib.error.HTTPError) as refused:
-            post(f"{gateway.base_url}/responses", {}, {"Authorization": "Bearer sk-agent-eval-gateway-0123456789abcdef-0"})
+            post(
+                f"{gateway.base_url}/responses",
+                {},
+                {"Authorization": "Bearer sk-agent-eval-gateway-0123456789abcdef-0"},
+            )
         assert refused.value.code == 401 and refused.value.headers["x-should-retry"] == "false"
     assert seen[0]["path"] == "/v1/responses" and seen[0]["headers"]["authorization"] == f"Bearer {REAL}"
-    assert seen[1]["path"] == "/v1/" and "authorization" not in seen[1]["headers"]   # no dummy, no credential
+    assert seen[1]["path"] == "/v1/" and "authorization" not in seen[1]["headers"]  # no dummy, no credential
     assert len(seen) == 2 and gateway.unattributed == 1
 
 
 def test_the_ledger_records_images_with_sizes_usage_errors_and_disagreements(upstream):
     _, _, url = upstream
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
-    anthropic_body = {"model": "claude", "tools": [{"name": "Read"}], "messages": [
-        {"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                                                  "data": png_b64(40, 30)}}]},
-        {"role": "user", "content": [{"type": "tool_result", "content": [
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png_b64(20, 10)}}]}]}]}
-    responses_body = {"model": "gpt", "input": [{"role": "user", "content": [
-        {"type": "input_image", "image_url": "data:image/png;base64," + png_b64(40, 30)},
-        {"type": "input_image", "image_url": "data:image/jpeg;base64," + png_b64(64, 48)}]}]}
+    anthropic_body = {
+        "model": "claude",
+        "tools": [{"name": "Read"}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png_b64(40, 30)}}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {"type": "base64", "media_type": "image/png", "data": png_b64(20, 10)},
+                            }
+                        ],
+                    }
+                ],
+            },
+        ],
+    }
+    responses_body = {
+        "model": "gpt",
+        "input": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_image", "image_url": "data:image/png;base64," + png_b64(40, 30)},
+                    {"type": "input_image", "image_url": "data:image/jpeg;base64," + png_b64(64, 48)},
+                ],
+            }
+        ],
+    }
     with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
         key = {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}
         post(f"{gateway.base_url}/v1/messages", anthropic_body, key).read()
@@ -159,14 +217,15 @@ def test_the_ledger_records_images_with_sizes_usage_errors_and_disagreements(ups
         with pytest.raises(urllib.error.HTTPError) as failed:
             post(f"{gateway.base_url}/fail", {}, key)
         assert failed.value.code == 429 and b"slow down" in failed.value.read()
-        summary = lease.ledger.summary({"usage": {"input_tokens": 10, "output_tokens": 11}, "images": 2,
-                                        "error_statuses": []})
+        summary = lease.ledger.summary(
+            {"usage": {"input_tokens": 10, "output_tokens": 11}, "images": 2, "error_statuses": []}
+        )
     first, second, third = lease.ledger.entries
     assert [(i.width, i.height) for i in first.images] == [(40, 30), (20, 10)] and first.tools_offered == 1
     assert [(i.width, i.height, i.media_type) for i in second.images] == [(40, 30, "image/png"), (64, 48, "image/jpeg")]
     assert third.error == {"status": 429, "type": "rate_limit_error", "message": "slow down"}
     assert summary["requests"] == 3 and summary["image_sizes"] == ["20x10", "40x30", "64x48"]
-    assert len(summary["images"]) == 3   # the 40x30 image sent twice counts once
+    assert len(summary["images"]) == 3  # the 40x30 image sent twice counts once
     assert summary["usage"]["input_tokens"] == 20 and summary["http_errors"] == [{"status": 429, "count": 1}]
     notes = " | ".join(summary["discrepancies"])
     assert "input_tokens: the API returned 20 in total, the CLI reported 10" in notes
@@ -199,16 +258,22 @@ def test_a_cli_that_hangs_up_cancels_its_request_and_the_gateway_stops_at_once(u
     _, _, url = upstream
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
     with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
-        request = urllib.request.Request(f"{gateway.base_url}/hang", data=b"{}", method="POST",
-                                         headers={"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]})
-        with pytest.raises(OSError):   # the client gives up (as a killed CLI would)
+        request = urllib.request.Request(
+            f"{gateway.base_url}/hang",
+            data=b"{}",
+            method="POST",
+            headers={"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]},
+        )
+        with pytest.raises(OSError):  # the client gives up (as a killed CLI would)
             urllib.request.urlopen(request, timeout=0.5)
         deadline = time.monotonic() + 5
         while lease.ledger.entries[0].error is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert lease.ledger.entries[0].error["message"] == "the CLI closed the connection"
         # A second request left hanging when the run ends does not hold the gateway up.
-        threading.Thread(target=lambda: _ignore(lambda: urllib.request.urlopen(request, timeout=20)), daemon=True).start()
+        threading.Thread(
+            target=lambda: _ignore(lambda: urllib.request.urlopen(request, timeout=20)), daemon=True
+        ).start()
         time.sleep(0.3)
         stopping = time.monotonic()
     assert time.monotonic() - stopping < 5
@@ -224,16 +289,38 @@ def _ignore(call):
 def test_compressed_bodies_pass_unchanged_and_are_still_read(upstream):
     _, seen, url = upstream
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
-    body = gzip.compress(json.dumps({"messages": [{"content": [{"type": "image", "source": {
-        "type": "base64", "media_type": "image/png", "data": png_b64(12, 34)}}]}]}).encode())
+    body = gzip.compress(
+        json.dumps(
+            {
+                "messages": [
+                    {
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {"type": "base64", "media_type": "image/png", "data": png_b64(12, 34)},
+                            }
+                        ]
+                    }
+                ]
+            }
+        ).encode()
+    )
     with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
-        request = urllib.request.Request(f"{gateway.base_url}/gz", data=body, method="POST", headers={
-            "Content-Encoding": "gzip", "Accept-Encoding": "gzip", "x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]})
+        request = urllib.request.Request(
+            f"{gateway.base_url}/gz",
+            data=body,
+            method="POST",
+            headers={
+                "Content-Encoding": "gzip",
+                "Accept-Encoding": "gzip",
+                "x-api-key": lease.auth.env["ANTHROPIC_API_KEY"],
+            },
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             assert response.headers["Content-Encoding"] == "gzip"
             assert b"output_tokens" in gzip.decompress(response.read())
         lease.ledger.settle()
-    assert seen[0]["body"] == body   # the bytes the CLI sent, not re-encoded
+    assert seen[0]["body"] == body  # the bytes the CLI sent, not re-encoded
     entry = lease.ledger.entries[0]
     assert [(i.width, i.height) for i in entry.images] == [(12, 34)] and entry.usage["output_tokens"] == 5
 
@@ -249,15 +336,37 @@ def test_an_unreachable_upstream_is_a_recorded_502():
 
 def test_login_files_inside_hold_no_secret(tmp_path):
     claude_file, codex_file = tmp_path / "claude.json", tmp_path / "auth.json"
-    claude_file.write_text(json.dumps({"claudeAiOauth": {"accessToken": "sk-ant-oat01-" + "a" * 40,
-                                                         "refreshToken": "sk-ant-ort01-" + "b" * 40,
-                                                         "expiresAt": 1, "subscriptionType": "max"}}))
+    claude_file.write_text(
+        json.dumps(
+            {
+                "claudeAiOauth": {
+                    "accessToken": "sk-ant-oat01-" + "a" * 40,
+                    "refreshToken": "sk-ant-ort01-" + "b" * 40,
+                    "expiresAt": 1,
+                    "subscriptionType": "max",
+                }
+            }
+        )
+    )
     claims = base64.urlsafe_b64encode(json.dumps({"email": "u@example.com"}).encode()).decode().rstrip("=")
-    codex_file.write_text(json.dumps({"OPENAI_API_KEY": None, "tokens": {
-        "id_token": f"eyJhbGciOiJSUzI1NiJ9.{claims}.SIGNATURE-" + "c" * 30, "access_token": "eyJ-access-" + "d" * 40,
-        "refresh_token": "rt-" + "e" * 40, "account_id": "acct-1234"}, "last_refresh": "2026-01-01T00:00:00Z"}))
-    for agent, name, path in (("claude-code", ".claude/.credentials.json", claude_file),
-                              ("codex", ".codex/auth.json", codex_file)):
+    codex_file.write_text(
+        json.dumps(
+            {
+                "OPENAI_API_KEY": None,
+                "tokens": {
+                    "id_token": f"eyJhbGciOiJSUzI1NiJ9.{claims}.SIGNATURE-" + "c" * 30,
+                    "access_token": "eyJ-access-" + "d" * 40,
+                    "refresh_token": "rt-" + "e" * 40,
+                    "account_id": "acct-1234",
+                },
+                "last_refresh": "2026-01-01T00:00:00Z",
+            }
+        )
+    )
+    for agent, name, path in (
+        ("claude-code", ".claude/.credentials.json", claude_file),
+        ("codex", ".codex/auth.json", codex_file),
+    ):
         auth = Auth("login", ["x"], files={name: path})
         scratch = tmp_path / agent
         scratch.mkdir()
@@ -267,20 +376,23 @@ def test_login_files_inside_hold_no_secret(tmp_path):
         assert secrets and not [s for s in secrets if s in text and s != "acct-1234"]
         assert "sk-agent-eval-gateway-0123456789abcdef-0" in text
     assert "refreshToken" not in (tmp_path / "claude-code" / ".credentials.json").read_text()
-    assert claims in (tmp_path / "codex" / "auth.json").read_text()   # the claims stay, the signature does not
+    assert claims in (tmp_path / "codex" / "auth.json").read_text()  # the claims stay, the signature does not
 
 
 def test_the_redactor_cleans_files_and_records(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "log.jsonl").write_text(f'{{"env": "KEY={REAL}"}}\n')
     (tmp_path / "clean.txt").write_text("nothing here")
-    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"       # a link out is not followed
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"  # a link out is not followed
     outside.write_text(f"KEY={REAL}")
     (tmp_path / "a" / "link.txt").symlink_to(outside)
     (tmp_path / "a" / "dirlink").symlink_to(tmp_path.parent)
     redactor = Redactor([REAL, "short"])
     assert redactor.tree(tmp_path) == [tmp_path / "a" / "log.jsonl"]
     assert outside.read_text() == f"KEY={REAL}"
-    assert REAL not in (tmp_path / "a" / "log.jsonl").read_text() and "[REDACTED]" in (tmp_path / "a" / "log.jsonl").read_text()
+    assert (
+        REAL not in (tmp_path / "a" / "log.jsonl").read_text()
+        and "[REDACTED]" in (tmp_path / "a" / "log.jsonl").read_text()
+    )
     record = ItemRecord(id="X-1", task="t", category="c", ground_truth="1", status="ok", answer_text=f"key {REAL}")
     assert redactor.record(record).answer_text == "key [REDACTED]"

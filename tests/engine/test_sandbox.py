@@ -1,4 +1,5 @@
 """The OS sandbox, with the real bwrap, socat and tinyproxy: what an agent can see, write and reach."""
+
 from __future__ import annotations
 
 import os
@@ -13,14 +14,11 @@ from urllib.request import urlopen
 
 import pytest
 
-from agent_eval.engine.proxy_jail import tinyproxy_config
 from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, load_policy, policy_endpoints
+from agent_eval.engine.proxy_jail import tinyproxy_config
 from agent_eval.engine.sandbox import Endpoint, Sandbox, SandboxError, SandboxSpec, check_sandbox
 from support.hello import Hello
 from support.sandboxes import BIN, CANARY, run, spec
-
-
-
 
 
 @pytest.fixture
@@ -41,12 +39,6 @@ def http_server():
         srv.server_close()
 
 
-
-
-
-
-
-
 # ---------------------------------------------------------------- pure parts
 
 
@@ -62,27 +54,49 @@ def test_endpoint_parse():
             Endpoint.parse(bad)
     # A path endpoint: plain HTTP under that prefix only (an item's own MCP server on a shared host).
     assert Endpoint.parse("http://127.0.0.1:8123/ab12/*") == Endpoint("127.0.0.1", 8123, "/ab12/")
-    assert Endpoint.parse("http://127.0.0.1:8123/ab12/") == Endpoint("127.0.0.1", 8123)   # no '*': the whole port
-    for bad in ("https://127.0.0.1:8123/ab/*", "http://127.0.0.1:8123/*", "http://127.0.0.1:8123/a b/*",
-                "http://127.0.0.1:8123/a?x=1/*", "http://127.0.0.1:8123/a/../b/*"):
+    assert Endpoint.parse("http://127.0.0.1:8123/ab12/") == Endpoint("127.0.0.1", 8123)  # no '*': the whole port
+    for bad in (
+        "https://127.0.0.1:8123/ab/*",
+        "http://127.0.0.1:8123/*",
+        "http://127.0.0.1:8123/a b/*",
+        "http://127.0.0.1:8123/a?x=1/*",
+        "http://127.0.0.1:8123/a/../b/*",
+    ):
         with pytest.raises(SandboxError):
             Endpoint.parse(bad)
 
 
 def test_filter_patterns_match_exactly_the_endpoint():
-    pats = [re.compile(p, re.I) for e in ("127.0.0.1:8123", "api.anthropic.com:443")
-            for p in Endpoint.parse(e).filter_patterns()]
+    pats = [
+        re.compile(p, re.I)
+        for e in ("127.0.0.1:8123", "api.anthropic.com:443")
+        for p in Endpoint.parse(e).filter_patterns()
+    ]
 
     def allowed(url: str) -> bool:
         return any(p.search(url) for p in pats)
 
-    for url in ("http://127.0.0.1:8123/v1/messages?beta=true", "http://127.0.0.1:8123",
-                "127.0.0.1:8123", "api.anthropic.com:443", "API.anthropic.com:443"):
+    for url in (
+        "http://127.0.0.1:8123/v1/messages?beta=true",
+        "http://127.0.0.1:8123",
+        "127.0.0.1:8123",
+        "api.anthropic.com:443",
+        "API.anthropic.com:443",
+    ):
         assert allowed(url), url
-    for url in ("http://127.0.0.1:8124/", "127.0.0.1:81234", "http://127.0.0.1:81230/",
-                "http://127.0.0.1:8123@evil.example/", "http://127.0.0.1.evil:8123/",
-                "127.0.0.1:22", "api.anthropic.com:80", "evil.api.anthropic.com:443",
-                "api.anthropic.com.evil:443", "http://api.anthropic.com:443.evil/", "example.com:443"):
+    for url in (
+        "http://127.0.0.1:8124/",
+        "127.0.0.1:81234",
+        "http://127.0.0.1:81230/",
+        "http://127.0.0.1:8123@evil.example/",
+        "http://127.0.0.1.evil:8123/",
+        "127.0.0.1:22",
+        "api.anthropic.com:80",
+        "evil.api.anthropic.com:443",
+        "api.anthropic.com.evil:443",
+        "http://api.anthropic.com:443.evil/",
+        "example.com:443",
+    ):
         assert not allowed(url), url
     conf = tinyproxy_config(4000, "/f", "/l")
     assert "FilterDefaultDeny Yes" in conf and "FilterURLs On" in conf
@@ -108,7 +122,7 @@ def test_refuses_a_workdir_that_would_expose_too_much(world):
         with pytest.raises(SandboxError):
             Sandbox(SandboxSpec(bad, world["home"], endpoints=[]))
     with pytest.raises(SandboxError):
-        Sandbox(spec(world)).wrap(["true"])     # not entered
+        Sandbox(spec(world)).wrap(["true"])  # not entered
     bad_ro = SandboxSpec(world["work"], world["home"], endpoints=[], extra_ro=[PROJECT_ROOT])
     with pytest.raises(SandboxError), Sandbox(bad_ro) as sb:
         sb.wrap(["true"])
@@ -118,34 +132,64 @@ def test_refuses_a_workdir_that_would_expose_too_much(world):
 
 
 def test_nothing_outside_is_readable(world):
-    targets = [world["dataset"] / "truth.jsonl", world["sibling"] / "answer.txt",
-               world["real_home"] / "secret.txt", PROJECT_ROOT / "pyproject.toml",
-               PROJECT_ROOT / ".git" / "HEAD", Path.home() / ".ssh", Path.home() / ".bash_history"]
+    targets = [
+        world["dataset"] / "truth.jsonl",
+        world["sibling"] / "answer.txt",
+        world["real_home"] / "secret.txt",
+        PROJECT_ROOT / "pyproject.toml",
+        PROJECT_ROOT / ".git" / "HEAD",
+        Path.home() / ".ssh",
+        Path.home() / ".bash_history",
+    ]
     with Sandbox(spec(world)) as sb:
         r = run(sb, "".join(f"cat {t} && echo READ-OK {t}\n" for t in targets))
         assert CANARY not in r.stdout + r.stderr
         assert "READ-OK" not in r.stdout
-        r = run(sb, "ls -A ..; echo ===; ls -A ../..; echo ===; "
-                    f"ls -A {PROJECT_ROOT}; echo ===; ls -A {Path.home()}; echo ===; ls -A /")
+        r = run(
+            sb,
+            "ls -A ..; echo ===; ls -A ../..; echo ===; "
+            f"ls -A {PROJECT_ROOT}; echo ===; ls -A {Path.home()}; echo ===; ls -A /",
+        )
         pol = load_policy()
-        named = [*pol["system_readonly"], *pol["usr_links"], *pol["generated"], *pol["private_tmpfs"],
-                 *map(str, sb.readonly_paths()), str(sb.workdir), str(sb.home), "/proc", "/dev", "/run"]
+        named = [
+            *pol["system_readonly"],
+            *pol["usr_links"],
+            *pol["generated"],
+            *pol["private_tmpfs"],
+            *map(str, sb.readonly_paths()),
+            str(sb.workdir),
+            str(sb.home),
+            "/proc",
+            "/dev",
+            "/run",
+        ]
     parent, grandparent, project, home, root = [s.split() for s in r.stdout.split("===")]
     assert parent == ["home", "work"]
-    assert grandparent == ["item1"]                  # the sibling item is not there
+    assert grandparent == ["item1"]  # the sibling item is not there
     assert set(project) <= {".venv", "agent_eval", "node_modules"}
     # Only the tools' base interpreter (if it lives there) and the path down to this workdir.
     assert set(home) <= {".pyenv", world["work"].parents[3].name}
-    assert set(root) <= {Path(p).parts[1] for p in named}   # no /sys, /boot, /opt, /srv ... unless named
+    assert set(root) <= {Path(p).parts[1] for p in named}  # no /sys, /boot, /opt, /srv ... unless named
 
 
 def test_every_mount_is_one_the_policy_names(world):
     """Structural check: list the mounts inside and compare them with what the policy allows."""
     pol = load_policy()
     with Sandbox(spec(world, endpoints=["127.0.0.1:9"])) as sb:
-        expected = {"/", "/proc", "/dev", "/dev/pts", "/dev/shm", "/dev/mqueue", "/run/agent-eval-net",
-                    str(sb.workdir), str(sb.home), *pol["private_tmpfs"], *pol["generated"],
-                    *map(str, sb.readonly_paths())}
+        expected = {
+            "/",
+            "/proc",
+            "/dev",
+            "/dev/pts",
+            "/dev/shm",
+            "/dev/mqueue",
+            "/run/agent-eval-net",
+            str(sb.workdir),
+            str(sb.home),
+            *pol["private_tmpfs"],
+            *pol["generated"],
+            *map(str, sb.readonly_paths()),
+        }
         expected |= {p for p in pol["system_readonly"] if os.path.exists(p)}
         r = run(sb, "cat /proc/self/mountinfo", login=False)
     mounts = {line.split()[4] for line in r.stdout.splitlines()}
@@ -153,18 +197,23 @@ def test_every_mount_is_one_the_policy_names(world):
     assert {m for m in mounts - expected if not m.startswith(("/dev/", "/proc/"))} == set()
     # And a sweep of everything mounted that is not a runtime: no canary anywhere.
     with Sandbox(spec(world)) as sb:
-        skip = " ".join(f"--exclude-dir={Path(p).name}" for p in
-                        ["/usr", "/proc", "/sys", "/dev", *map(str, sb.readonly_paths())])
+        skip = " ".join(
+            f"--exclude-dir={Path(p).name}" for p in ["/usr", "/proc", "/sys", "/dev", *map(str, sb.readonly_paths())]
+        )
         r = run(sb, f"grep -rIl {skip} {CANARY} / 2>/dev/null; echo swept", login=False)
     assert r.stdout.strip() == "swept"
 
 
 def test_image_tools_import_but_the_rest_of_the_package_is_hidden(world):
     with Sandbox(spec(world)) as sb:
-        r = run(sb, "python3 -c 'import agent_eval.tools.imagetools.mcp_server' && echo IMPORT-OK; "
-                    f"ls -A {PROJECT_ROOT / 'agent_eval'}; echo /; ls -A {PROJECT_ROOT / 'agent_eval' / 'tools'}; "
-                    "python3 -c 'import agent_eval.benchmarks.activevision.samples' 2>/dev/null "
-                    "|| echo SAMPLES-HIDDEN", login=False)
+        r = run(
+            sb,
+            "python3 -c 'import agent_eval.tools.imagetools.mcp_server' && echo IMPORT-OK; "
+            f"ls -A {PROJECT_ROOT / 'agent_eval'}; echo /; ls -A {PROJECT_ROOT / 'agent_eval' / 'tools'}; "
+            "python3 -c 'import agent_eval.benchmarks.activevision.samples' 2>/dev/null "
+            "|| echo SAMPLES-HIDDEN",
+            login=False,
+        )
     lines = r.stdout.split()
     assert lines[0] == "IMPORT-OK", r.stderr
     # __pycache__ appears when the checkout lies under the private /tmp (python writes it there, in the tmpfs).
@@ -175,13 +224,24 @@ def test_image_tools_import_but_the_rest_of_the_package_is_hidden(world):
 
 
 def test_writes_only_in_workdir_home_and_tmp(world):
-    outside = [Path("/x"), Path("/usr/x"), Path("/etc/x"), PROJECT_ROOT / "node_modules" / "x",
-               PROJECT_ROOT / "agent_eval" / "x", PROJECT_ROOT / "agent_eval" / "imagetools" / "x",
-               world["dataset"] / "x", world["sibling"] / "x",
-               world["real_home"] / "x", world["work"].parent.parent / "x"]
+    outside = [
+        Path("/x"),
+        Path("/usr/x"),
+        Path("/etc/x"),
+        PROJECT_ROOT / "node_modules" / "x",
+        PROJECT_ROOT / "agent_eval" / "x",
+        PROJECT_ROOT / "agent_eval" / "imagetools" / "x",
+        world["dataset"] / "x",
+        world["sibling"] / "x",
+        world["real_home"] / "x",
+        world["work"].parent.parent / "x",
+    ]
     with Sandbox(spec(world)) as sb:
-        r = run(sb, "".join(f"touch {p} 2>/dev/null && echo WROTE {p}\n" for p in outside)
-                + "touch ./in-work ~/in-home /tmp/in-tmp && echo INSIDE-OK")
+        r = run(
+            sb,
+            "".join(f"touch {p} 2>/dev/null && echo WROTE {p}\n" for p in outside)
+            + "touch ./in-work ~/in-home /tmp/in-tmp && echo INSIDE-OK",
+        )
     # A checkout under /tmp (CI may clone there) has its parents in the sandbox's private /tmp tmpfs:
     # a write there stays in that tmpfs and never reaches the disk, which the last assert checks.
     wrote = [Path(line.split(" ", 1)[1]) for line in r.stdout.splitlines() if line.startswith("WROTE ")]
@@ -198,7 +258,7 @@ def test_non_root_user_and_login_shell_python(world):
         uid, name, home, cwd, python = r.stdout.split()
         assert (uid, name) == ("1000", "agent")
         assert (home, cwd) == (str(sb.home), str(sb.workdir))
-        r2 = run(sb, "command -v python3", login=False)   # the environment's PATH agrees
+        r2 = run(sb, "command -v python3", login=False)  # the environment's PATH agrees
     assert Path(python).parent == Path(r2.stdout.strip()).parent
     assert "pyenv/shims" not in python
 
@@ -211,7 +271,7 @@ def test_network_reaches_only_the_allowed_loopback_endpoint(world, http_server):
     other = http_server("hello-from-other")
     # The other server really is reachable outside, so a refusal inside is the sandbox's doing.
     assert urlopen(f"http://127.0.0.1:{other}/", timeout=5).read() == b"hello-from-other"
-    env = {"NO_PROXY": "127.0.0.1,localhost", "HTTPS_PROXY": "http://10.0.0.1:1"}   # must be dropped
+    env = {"NO_PROXY": "127.0.0.1,localhost", "HTTPS_PROXY": "http://10.0.0.1:1"}  # must be dropped
     with Sandbox(spec(world, endpoints=[f"http://127.0.0.1:{allowed}"], env=env)) as sb:
         probe = f"""
 import socket, urllib.request, urllib.error
@@ -226,24 +286,35 @@ print(get("http://127.0.0.1:{allowed}/"), get("http://localhost:{allowed}/"), ge
       raw("127.0.0.1", {other}), raw("127.0.0.1", {allowed}), raw("1.1.1.1", 443))
 """
         r = run(sb, f"python3 - <<'EOF'\n{probe}\nEOF")
-        assert r.stdout.split() == ["hello-from-allowed", "HTTP", "403", "HTTP", "403",
-                                    "ConnectionRefusedError", "ConnectionRefusedError", "OSError"], r.stderr
+        assert r.stdout.split() == [
+            "hello-from-allowed",
+            "HTTP",
+            "403",
+            "HTTP",
+            "403",
+            "ConnectionRefusedError",
+            "ConnectionRefusedError",
+            "OSError",
+        ], r.stderr
         c = "curl -s -m 5 -o /dev/null -w '%{http_code}/%{http_connect} '"
-        r = run(sb, f"curl -s -m 5 http://127.0.0.1:{allowed}/; echo; "
-                    f"{c} http://127.0.0.1:{other}/; echo $?; "
-                    f"{c} --noproxy '*' http://127.0.0.1:{other}/; echo $?; "
-                    f"{c} https://1.1.1.1/; echo $?; "
-                    f"{c} --noproxy '*' https://1.1.1.1/; echo $?")
+        r = run(
+            sb,
+            f"curl -s -m 5 http://127.0.0.1:{allowed}/; echo; "
+            f"{c} http://127.0.0.1:{other}/; echo $?; "
+            f"{c} --noproxy '*' http://127.0.0.1:{other}/; echo $?; "
+            f"{c} https://1.1.1.1/; echo $?; "
+            f"{c} --noproxy '*' https://1.1.1.1/; echo $?",
+        )
         lines = r.stdout.splitlines()
         assert lines[0] == "hello-from-allowed"
-        assert lines[1] == "403/000 0"         # the proxy refuses the other local port
-        assert lines[2] == "000/000 7"         # no direct route: nothing listens inside
+        assert lines[1] == "403/000 0"  # the proxy refuses the other local port
+        assert lines[2] == "000/000 7"  # no direct route: nothing listens inside
         assert lines[3].startswith("000/403 ")  # CONNECT to an outside address refused
         assert lines[4].split()[0] == "000/000" and lines[4].split()[1] in {"7", "28"}
         refused = sb.refused_requests()
     assert f"http://127.0.0.1:{other}/" in refused and "1.1.1.1:443" in refused
     assert f"http://127.0.0.1:{allowed}/" not in refused
-    assert f"http://localhost:{allowed}/" in refused     # the same port by another name is another URL
+    assert f"http://localhost:{allowed}/" in refused  # the same port by another name is another URL
 
 
 def test_a_path_endpoint_reaches_only_urls_under_its_prefix(world, http_server):
@@ -254,9 +325,13 @@ def test_a_path_endpoint_reaches_only_urls_under_its_prefix(world, http_server):
     base = f"http://127.0.0.1:{port}"
     with Sandbox(spec(world, endpoints=[f"{base}/item-a1/*"])) as sb:
         c = "curl -s -m 5 -o /dev/null -w '%{http_code} '"
-        r = run(sb, f"{c} {base}/item-a1/mcp; {c} {base}/item-a1/; {c} {base}/item-b2/mcp; {c} {base}/; "
-                    f"{c} {base}/item-a1; {c} {base}/item-a1x/mcp; {c} {base}/x/item-a1/mcp; "
-                    f"curl -s -m 5 -o /dev/null -w '%{{http_connect}}' -p {base}/item-b2/mcp", login=False)
+        r = run(
+            sb,
+            f"{c} {base}/item-a1/mcp; {c} {base}/item-a1/; {c} {base}/item-b2/mcp; {c} {base}/; "
+            f"{c} {base}/item-a1; {c} {base}/item-a1x/mcp; {c} {base}/x/item-a1/mcp; "
+            f"curl -s -m 5 -o /dev/null -w '%{{http_connect}}' -p {base}/item-b2/mcp",
+            login=False,
+        )
         assert r.stdout.split() == ["200", "200", "403", "403", "403", "403", "403", "403"], r.stdout
         refused = sb.refused_requests()
     assert f"{base}/item-b2/mcp" in refused and f"127.0.0.1:{port}" in refused
@@ -291,12 +366,19 @@ def test_named_endpoint_is_allowed_and_others_refused(world):
     """No internet here: an allowed name gets past the filter (then fails to resolve outside),
     a name not listed is refused by the filter. The proxy's log tells them apart."""
     with Sandbox(spec(world, endpoints=["api.anthropic.com:443", "my-model.internal:8443"])) as sb:
-        run(sb, "curl -s -m 5 https://api.anthropic.com/ ; curl -s -m 5 https://example.com/; "
-                "curl -s -m 5 http://api.anthropic.com/; curl -s -m 5 https://my-model.internal:8443/; "
-                "curl -s -m 5 https://my-modelxinternal:8443/; curl -s -m 5 https://my-model.internal:8444/",
-            login=False)
-        assert sb.refused_requests() == ["example.com:443", "http://api.anthropic.com/",
-                                         "my-modelxinternal:8443", "my-model.internal:8444"]
+        run(
+            sb,
+            "curl -s -m 5 https://api.anthropic.com/ ; curl -s -m 5 https://example.com/; "
+            "curl -s -m 5 http://api.anthropic.com/; curl -s -m 5 https://my-model.internal:8443/; "
+            "curl -s -m 5 https://my-modelxinternal:8443/; curl -s -m 5 https://my-model.internal:8444/",
+            login=False,
+        )
+        assert sb.refused_requests() == [
+            "example.com:443",
+            "http://api.anthropic.com/",
+            "my-modelxinternal:8443",
+            "my-model.internal:8444",
+        ]
 
 
 def test_no_endpoints_no_network(world):
@@ -309,7 +391,7 @@ def test_no_endpoints_no_network(world):
 
 
 def test_killing_the_process_group_leaves_nothing_running(world):
-    marker = "4242.25"          # a sleep duration nobody else uses
+    marker = "4242.25"  # a sleep duration nobody else uses
     with Sandbox(spec(world, endpoints=["127.0.0.1:9"])) as sb:
         argv, env = sb.wrap(["/bin/bash", "-c", f"sleep {marker} & sleep {marker}"])
         proc = subprocess.Popen(argv, env=env, start_new_session=True, pass_fds=sb.pass_fds)
@@ -325,7 +407,7 @@ def test_killing_the_process_group_leaves_nothing_running(world):
         assert _pids_with(marker) == []
         item_conf = f"/run/proxy/{sb._proxy.id}/"
         assert len(_pids_with(item_conf, comm="tinyproxy")) == 1
-    deadline = time.monotonic() + 5                      # the item's proxy ends with the Sandbox
+    deadline = time.monotonic() + 5  # the item's proxy ends with the Sandbox
     while _pids_with(item_conf, comm="tinyproxy") and time.monotonic() < deadline:
         time.sleep(0.02)
     assert _pids_with(item_conf, comm="tinyproxy") == []
@@ -335,8 +417,11 @@ def _pids_with(text: str, comm: str = "sleep") -> list[int]:
     pids = []
     for d in Path("/proc").iterdir():
         try:
-            if (d.name.isdigit() and (d / "comm").read_text().strip() == comm
-                    and text in (d / "cmdline").read_bytes().decode(errors="replace")):
+            if (
+                d.name.isdigit()
+                and (d / "comm").read_text().strip() == comm
+                and text in (d / "cmdline").read_bytes().decode(errors="replace")
+            ):
                 pids.append(int(d.name))
         except OSError:
             pass
@@ -357,11 +442,3 @@ def test_doctor_checks_pass():
 
 
 # ---------------------------------------------------------------- real CLIs, scripted model
-
-
-
-
-
-
-
-

@@ -13,25 +13,36 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from agent_eval.scripted import (ScenarioError, ScriptedServer, has_image, load_scenario,
-                                 offered_tool_names, prompt_text)
+from agent_eval.scripted import ScenarioError, ScriptedServer, has_image, load_scenario, offered_tool_names, prompt_text
 from agent_eval.scripted.conversation import clean_tool_output
 
 ROOT = Path(__file__).resolve().parents[2]
 
-TWO_TURNS = {"turns": [
-    {"say": "Let me look.", "call": "shell", "input": {"command": "echo hi > out.txt && cat out.txt"}},
-    {"final": "The answer is <answer>{last_tool_output}</answer>"},
-]}
+TWO_TURNS = {
+    "turns": [
+        {"say": "Let me look.", "call": "shell", "input": {"command": "echo hi > out.txt && cat out.txt"}},
+        {"final": "The answer is <answer>{last_tool_output}</answer>"},
+    ]
+}
 BASH = {"name": "Bash", "description": "run", "input_schema": {"type": "object"}}
 EXEC = {"type": "function", "name": "exec_command", "parameters": {"type": "object"}}
-ENV_BLOCK = {"role": "system", "content": [{"type": "text", "text": "# Environment\n - Primary working directory: /work/x\n"}]}
+ENV_BLOCK = {
+    "role": "system",
+    "content": [{"type": "text", "text": "# Environment\n - Primary working directory: /work/x\n"}],
+}
 
 
 # ---- helpers ---------------------------------------------------------------------------
 
-def post(url: str, path: str, body: dict | None, headers: dict | None = None,
-         conn: http.client.HTTPConnection | None = None, timeout: float = 10):
+
+def post(
+    url: str,
+    path: str,
+    body: dict | None,
+    headers: dict | None = None,
+    conn: http.client.HTTPConnection | None = None,
+    timeout: float = 10,
+):
     """POST JSON; returns (status, headers, raw body bytes)."""
     own = conn is None
     if own:
@@ -66,18 +77,30 @@ def anthropic_body(messages=None, tools=(BASH,), stream=True, prompt="count the 
 def tool_round(output: str = "hi\n", image: bool = False) -> list[dict]:
     content: object = output
     if image:
-        content = [{"type": "text", "text": output},
-                   {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}}]
-    return [{"role": "user", "content": "count the dots"}, ENV_BLOCK,
-            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": content}]}]
+        content = [
+            {"type": "text", "text": output},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}},
+        ]
+    return [
+        {"role": "user", "content": "count the dots"},
+        ENV_BLOCK,
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": content}]},
+    ]
 
 
 def responses_body(items=None, tools=(EXEC,), prompt="count the dots"):
-    base = [{"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "sys"}]},
-            {"type": "message", "role": "user", "content": [
-                {"type": "input_text", "text": "<environment_context>\n  <cwd>/work/y</cwd>\n</environment_context>"}]},
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}]
+    base = [
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "sys"}]},
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "<environment_context>\n  <cwd>/work/y</cwd>\n</environment_context>"}
+            ],
+        },
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]},
+    ]
     return {"model": "gpt-test", "stream": True, "input": base + list(items or []), "tools": list(tools)}
 
 
@@ -103,13 +126,17 @@ def anthropic_result(events) -> tuple[str, list[dict], str]:
 
 def responses_result(events) -> tuple[str, list[dict], dict]:
     text = "".join(d["delta"] for n, d in events if n == "response.output_text.delta")
-    calls = [d["item"] for n, d in events
-             if n == "response.output_item.done" and d["item"]["type"] in ("function_call", "custom_tool_call")]
+    calls = [
+        d["item"]
+        for n, d in events
+        if n == "response.output_item.done" and d["item"]["type"] in ("function_call", "custom_tool_call")
+    ]
     completed = [d for n, d in events if n == "response.completed"]
     return text, calls, completed[0]["response"] if completed else {}
 
 
 # ---- Anthropic Messages --------------------------------------------------------------
+
 
 def test_anthropic_stream_framing_and_tool_call():
     with ScriptedServer(TWO_TURNS) as srv:
@@ -153,8 +180,7 @@ def test_retried_request_replays_the_same_turn():
 
 
 def test_view_file_maps_to_read_with_absolute_path_and_cwd_placeholder():
-    scenario = {"turns": [{"call": "view_file", "input": {"path": "img.png"}},
-                          {"final": "cwd={cwd}"}]}
+    scenario = {"turns": [{"call": "view_file", "input": {"path": "img.png"}}, {"final": "cwd={cwd}"}]}
     read = {"name": "Read", "input_schema": {"type": "object"}}
     with ScriptedServer(scenario) as srv:
         _, _, raw = post(srv.url, "/v1/messages", anthropic_body(tools=[read]))
@@ -166,8 +192,10 @@ def test_view_file_maps_to_read_with_absolute_path_and_cwd_placeholder():
 
 def test_claude_mcp_tool_resolved_by_suffix():
     scenario = {"turns": [{"call": "crop", "input": {"x": 1}}, {"final": "done"}]}
-    tools = [{"name": "mcp__img__crop", "input_schema": {"type": "object"}},
-             {"name": "DeferredToolPlaceholder", "input_schema": {}, "defer_loading": True}]
+    tools = [
+        {"name": "mcp__img__crop", "input_schema": {"type": "object"}},
+        {"name": "DeferredToolPlaceholder", "input_schema": {}, "defer_loading": True},
+    ]
     with ScriptedServer(scenario) as srv:
         _, _, raw = post(srv.url, "/v1/messages", anthropic_body(tools=tools))
         req = srv.main_requests()[0]
@@ -189,15 +217,25 @@ def test_tool_not_offered_gives_visible_error_not_a_fake_call():
 
 def test_concurrent_conversations_do_not_interfere():
     from concurrent.futures import ThreadPoolExecutor
-    scenario = {"turns": [{"call": "shell", "input": {"command": "echo a"}},
-                          {"call": "shell", "input": {"command": "echo b"}}, {"final": "{last_tool_output}"}]}
+
+    scenario = {
+        "turns": [
+            {"call": "shell", "input": {"command": "echo a"}},
+            {"call": "shell", "input": {"command": "echo b"}},
+            {"final": "{last_tool_output}"},
+        ]
+    }
     with ScriptedServer(scenario, faults={"delay": 0.2}) as srv:
+
         def ask(k: int):
             msgs = tool_round(f"out{k}") if k % 3 else [{"role": "user", "content": "go"}, ENV_BLOCK]
             if k % 3 == 2:
-                msgs = msgs + [{"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}]},
-                               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": f"r{k}"}]}]
+                msgs = msgs + [
+                    {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": f"r{k}"}]},
+                ]
             return k, anthropic_result(sse(post(srv.url, "/v1/messages", anthropic_body(msgs))[2]))
+
         start = time.monotonic()
         with ThreadPoolExecutor(12) as pool:
             results = dict(pool.map(ask, range(12)))
@@ -209,7 +247,7 @@ def test_concurrent_conversations_do_not_interfere():
             assert calls[0]["input"] == {"command": "echo b"}
         else:
             assert text == f"r{k}" and calls == []
-    assert elapsed < 1.5          # served in parallel, not one after another (12 x 0.2 s)
+    assert elapsed < 1.5  # served in parallel, not one after another (12 x 0.2 s)
 
 
 def test_invalid_json_is_a_400():
@@ -223,20 +261,27 @@ def test_invalid_json_is_a_400():
 
 
 def test_rules_match_the_prompt_first_match_wins():
-    scenario = {"rules": [{"match": "count the", "turns": ["<answer>count</answer>"]},
-                          {"match": "colou?r", "turns": ["<answer>color</answer>"]},
-                          {"turns": ["<answer>default</answer>"]}]}
+    scenario = {
+        "rules": [
+            {"match": "count the", "turns": ["<answer>count</answer>"]},
+            {"match": "colou?r", "turns": ["<answer>color</answer>"]},
+            {"turns": ["<answer>default</answer>"]},
+        ]
+    }
     with ScriptedServer(scenario) as srv:
-        answers = [anthropic_result(sse(post(srv.url, "/v1/messages", anthropic_body(prompt=p))[2]))[0]
-                   for p in ("please count the dots", "what colour is it", "hello")]
+        answers = [
+            anthropic_result(sse(post(srv.url, "/v1/messages", anthropic_body(prompt=p))[2]))[0]
+            for p in ("please count the dots", "what colour is it", "hello")
+        ]
         rules = [r.rule for r in srv.main_requests()]
     assert answers == ["<answer>count</answer>", "<answer>color</answer>", "<answer>default</answer>"]
     assert rules == [0, 1, 2]
 
 
 def test_parallel_calls_consume_one_result_each():
-    rule = load_scenario({"turns": [
-        {"calls": [{"call": "a"}, {"call": "b"}]}, {"call": "c"}, {"final": "end"}]}).rules[0]
+    rule = load_scenario({"turns": [{"calls": [{"call": "a"}, {"call": "b"}]}, {"call": "c"}, {"final": "end"}]}).rules[
+        0
+    ]
     assert [rule.turn_for(n)[0] for n in range(5)] == [0, 0, 1, 2, 2]
     exhausted = load_scenario({"turns": [{"call": "a"}]}).rules[0]
     assert exhausted.turn_for(1) == (1, None)
@@ -251,12 +296,15 @@ def test_scenario_exhausted_is_reported():
 def test_side_requests_are_answered_and_counted_apart():
     faults = {"status": 429, "times": 1}
     with ScriptedServer(TWO_TURNS, faults=faults) as srv:
-        title = {"model": "claude-haiku", "max_tokens": 64,
-                 "system": [{"type": "text", "text": "Generate a short title for this session."}],
-                 "messages": [{"role": "user", "content": "count the dots"}]}
-        status, headers, raw = post(srv.url, "/v1/messages", title)            # not streamed
-        streamed = post(srv.url, "/v1/messages", {**title, "stream": True})     # no tools, no env block
-        main = post(srv.url, "/v1/messages", anthropic_body())                  # first main: the fault
+        title = {
+            "model": "claude-haiku",
+            "max_tokens": 64,
+            "system": [{"type": "text", "text": "Generate a short title for this session."}],
+            "messages": [{"role": "user", "content": "count the dots"}],
+        }
+        status, headers, raw = post(srv.url, "/v1/messages", title)  # not streamed
+        streamed = post(srv.url, "/v1/messages", {**title, "stream": True})  # no tools, no env block
+        main = post(srv.url, "/v1/messages", anthropic_body())  # first main: the fault
         kinds = [r.kind for r in srv.requests]
     assert status == 200 and json.loads(raw)["content"][0]["type"] == "text"
     assert streamed[0] == 200 and sse(streamed[2])[-1][0] == "message_stop"
@@ -266,9 +314,13 @@ def test_side_requests_are_answered_and_counted_apart():
 
 def test_mode_none_main_request_is_not_a_side_request():
     with ScriptedServer({"turns": ["<answer>3</answer>"]}) as srv:
-        image_msg = {"role": "user", "content": [
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}},
-            {"type": "text", "text": "How many?"}]}
+        image_msg = {
+            "role": "user",
+            "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}},
+                {"type": "text", "text": "How many?"},
+            ],
+        }
         _, _, raw = post(srv.url, "/v1/messages", anthropic_body([image_msg, ENV_BLOCK], tools=()))
         req = srv.requests[0]
     assert req.kind == "main" and has_image(req) and offered_tool_names(req) == []
@@ -295,6 +347,7 @@ def test_count_tokens_head_and_get():
 
 # ---- OpenAI Responses -----------------------------------------------------------------
 
+
 def test_responses_stream_framing_and_function_call():
     with ScriptedServer(TWO_TURNS) as srv:
         status, headers, raw = post(srv.url, "/v1/responses", responses_body())
@@ -307,16 +360,24 @@ def test_responses_stream_framing_and_function_call():
     assert text == "Let me look."
     assert calls[0]["name"] == "exec_command" and calls[0]["call_id"].startswith("call_")
     assert json.loads(calls[0]["arguments"]) == {"cmd": "echo hi > out.txt && cat out.txt"}
-    assert response["usage"] == {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 40},
-                                 "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 5},
-                                 "total_tokens": 120}
+    assert response["usage"] == {
+        "input_tokens": 100,
+        "input_tokens_details": {"cached_tokens": 40},
+        "output_tokens": 20,
+        "output_tokens_details": {"reasoning_tokens": 5},
+        "total_tokens": 120,
+    }
 
 
 def test_responses_final_strips_codex_exec_header():
-    output = ("Chunk ID: 73f083\nWall time: 0.0020 seconds\nProcess exited with code 0\n"
-              "Original token count: 1\nOutput:\nhi\n")
-    items = [{"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "c1"},
-             {"type": "function_call_output", "call_id": "c1", "output": output}]
+    output = (
+        "Chunk ID: 73f083\nWall time: 0.0020 seconds\nProcess exited with code 0\n"
+        "Original token count: 1\nOutput:\nhi\n"
+    )
+    items = [
+        {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": output},
+    ]
     with ScriptedServer(TWO_TURNS) as srv:
         _, _, raw = post(srv.url, "/v1/responses", responses_body(items))
     text, calls, _ = responses_result(sse(raw))
@@ -325,24 +386,45 @@ def test_responses_final_strips_codex_exec_header():
 
 
 def test_responses_namespace_function_call_for_codex_mcp():
-    scenario = {"turns": [{"call": "swatch", "input": {"color": "red"}},
-                          {"call": "mcp__stub__echo", "input": {"text": "x"}}, {"final": "ok"}]}
-    ns = {"type": "namespace", "name": "mcp__stub", "description": "", "tools": [
-        {"type": "function", "name": "echo", "parameters": {}},
-        {"type": "function", "name": "swatch", "parameters": {}}]}
+    scenario = {
+        "turns": [
+            {"call": "swatch", "input": {"color": "red"}},
+            {"call": "mcp__stub__echo", "input": {"text": "x"}},
+            {"final": "ok"},
+        ]
+    }
+    ns = {
+        "type": "namespace",
+        "name": "mcp__stub",
+        "description": "",
+        "tools": [
+            {"type": "function", "name": "echo", "parameters": {}},
+            {"type": "function", "name": "swatch", "parameters": {}},
+        ],
+    }
     tools = [EXEC, ns, {"type": "web_search", "external_web_access": False}]
     result_with_image = [
         {"type": "function_call", "name": "swatch", "namespace": "mcp__stub", "arguments": "{}", "call_id": "c1"},
-        {"type": "function_call_output", "call_id": "c1", "output": [
-            {"type": "input_text", "text": "Wall time: 0.0040 seconds\nOutput:"},
-            {"type": "input_image", "image_url": "data:image/png;base64,iVBOR"}]}]
+        {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": [
+                {"type": "input_text", "text": "Wall time: 0.0040 seconds\nOutput:"},
+                {"type": "input_image", "image_url": "data:image/png;base64,iVBOR"},
+            ],
+        },
+    ]
     with ScriptedServer(scenario) as srv:
         _, _, first = post(srv.url, "/v1/responses", responses_body(tools=tools))
         _, _, second = post(srv.url, "/v1/responses", responses_body(result_with_image, tools=tools))
         reqs = srv.main_requests()
     call1 = responses_result(sse(first))[1][0]
     call2 = responses_result(sse(second))[1][0]
-    assert (call1["name"], call1["namespace"], json.loads(call1["arguments"])) == ("swatch", "mcp__stub", {"color": "red"})
+    assert (call1["name"], call1["namespace"], json.loads(call1["arguments"])) == (
+        "swatch",
+        "mcp__stub",
+        {"color": "red"},
+    )
     assert (call2["name"], call2["namespace"]) == ("echo", "mcp__stub")
     assert offered_tool_names(reqs[0]) == ["exec_command", "mcp__stub__echo", "mcp__stub__swatch", "web_search"]
     assert not has_image(reqs[0]) and has_image(reqs[1])
@@ -350,8 +432,11 @@ def test_responses_namespace_function_call_for_codex_mcp():
 
 def test_responses_lite_additional_tools_and_custom_tool():
     scenario = {"turns": [{"call": "exec", "input": {"input": "text('hi')"}}, {"final": "ok"}]}
-    lite = {"type": "additional_tools", "role": "developer", "tools": [
-        {"type": "namespace", "name": "functions", "tools": [{"type": "custom", "name": "exec"}]}]}
+    lite = {
+        "type": "additional_tools",
+        "role": "developer",
+        "tools": [{"type": "namespace", "name": "functions", "tools": [{"type": "custom", "name": "exec"}]}],
+    }
     with ScriptedServer(scenario) as srv:
         _, _, raw = post(srv.url, "/v1/responses", {**responses_body(tools=()), "input": [lite]})
     call = responses_result(sse(raw))[1][0]
@@ -361,20 +446,44 @@ def test_responses_lite_additional_tools_and_custom_tool():
 
 def test_code_mode_models_get_scripts_for_exec():
     """gpt-5.6+/gpt-6.x: one freeform `functions.exec` (JavaScript) tool; calls become scripts."""
-    scenario = {"turns": [{"call": "shell", "input": {"command": "echo hi"}},
-                          {"call": "swatch", "input": {"color": "red"}}, {"final": "{last_tool_output}"}]}
-    desc = "### `exec_command`\n```ts\ndeclare const tools: { exec_command(args: {cmd: string}): Promise<unknown>; };\n```"
-    lite = {"type": "additional_tools", "role": "developer", "tools": [
-        {"type": "namespace", "name": "functions", "tools": [{"type": "custom", "name": "exec", "description": desc}]}]}
-    first_result = [{"type": "custom_tool_call", "name": "exec", "namespace": "functions", "input": "", "call_id": "c1"},
-                    {"type": "custom_tool_call_output", "call_id": "c1", "output": [
-                        {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
-                        {"type": "input_text", "text": "hi\n"}]}]
+    scenario = {
+        "turns": [
+            {"call": "shell", "input": {"command": "echo hi"}},
+            {"call": "swatch", "input": {"color": "red"}},
+            {"final": "{last_tool_output}"},
+        ]
+    }
+    desc = (
+        "### `exec_command`\n```ts\ndeclare const tools: { exec_command(args: {cmd: string}): Promise<unknown>; };\n```"
+    )
+    lite = {
+        "type": "additional_tools",
+        "role": "developer",
+        "tools": [
+            {
+                "type": "namespace",
+                "name": "functions",
+                "tools": [{"type": "custom", "name": "exec", "description": desc}],
+            }
+        ],
+    }
+    first_result = [
+        {"type": "custom_tool_call", "name": "exec", "namespace": "functions", "input": "", "call_id": "c1"},
+        {
+            "type": "custom_tool_call_output",
+            "call_id": "c1",
+            "output": [
+                {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+                {"type": "input_text", "text": "hi\n"},
+            ],
+        },
+    ]
     with ScriptedServer(scenario) as srv:
         base = responses_body(tools=())
-        calls = [responses_result(sse(post(srv.url, "/v1/responses",
-                                           {**base, "input": [lite] + base["input"] + items})[2]))
-                 for items in ([], first_result[:2], first_result * 2)]
+        calls = [
+            responses_result(sse(post(srv.url, "/v1/responses", {**base, "input": [lite] + base["input"] + items})[2]))
+            for items in ([], first_result[:2], first_result * 2)
+        ]
     shell, swatch = calls[0][1][0], calls[1][1][0]
     assert shell["input"] == 'const r = await tools.exec_command({"cmd": "echo hi"});\ntext(r.output);'
     assert 'const want = "swatch"' in swatch["input"] and '{"color": "red"}' in swatch["input"]
@@ -382,8 +491,11 @@ def test_code_mode_models_get_scripts_for_exec():
 
 
 def test_responses_image_prompt_detected():
-    img = {"type": "message", "role": "user", "content": [
-        {"type": "input_image", "image_url": "data:image/png;base64,iVBOR"}]}
+    img = {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_image", "image_url": "data:image/png;base64,iVBOR"}],
+    }
     with ScriptedServer({"turns": ["<answer>1</answer>"]}) as srv:
         post(srv.url, "/v1/responses", responses_body([img], tools=()))
         req = srv.requests[0]
@@ -392,8 +504,11 @@ def test_responses_image_prompt_detected():
 
 # ---- faults ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("status,err_type", [(429, "rate_limit_error"), (529, "overloaded_error"),
-                                             (500, "api_error"), (403, "permission_error")])
+
+@pytest.mark.parametrize(
+    "status,err_type",
+    [(429, "rate_limit_error"), (529, "overloaded_error"), (500, "api_error"), (403, "permission_error")],
+)
 def test_status_fault_first_n_then_normal(status, err_type):
     with ScriptedServer({**TWO_TURNS, "faults": {"status": status, "times": 2}}) as srv:
         results = [post(srv.url, "/v1/messages", anthropic_body()) for _ in range(3)]
@@ -423,7 +538,7 @@ def test_hang_fault_never_answers_and_close_releases_it(tmp_path):
     try:
         with pytest.raises(TimeoutError):
             post(srv.url, "/v1/messages", anthropic_body(), timeout=0.5)
-        assert post(srv.url, "/v1/messages", anthropic_body())[0] == 200     # times: 1
+        assert post(srv.url, "/v1/messages", anthropic_body())[0] == 200  # times: 1
         assert [r.outcome for r in srv.main_requests()] == ["hang", "call:Bash"]
     finally:
         start = time.monotonic()
@@ -452,9 +567,11 @@ def test_fault_setter_resets_counter():
 def test_fault_match_limits_faults_and_times_to_matching_prompts(path, make):
     faults = {"status": 429, "times": 2, "match": "maze"}
     with ScriptedServer(TWO_TURNS, faults=faults) as srv:
-        statuses = [post(srv.url, path, make(prompt=p))[0]
-                    for p in ("count the dots", "trace the maze", "count again", "maze again", "maze third")]
-    assert statuses == [200, 429, 200, 429, 200]     # `times` counts matching requests only
+        statuses = [
+            post(srv.url, path, make(prompt=p))[0]
+            for p in ("count the dots", "trace the maze", "count again", "maze again", "maze third")
+        ]
+    assert statuses == [200, 429, 200, 429, 200]  # `times` counts matching requests only
 
 
 def test_fault_match_applies_to_delay():
@@ -468,11 +585,16 @@ def test_fault_match_applies_to_delay():
 
 # ---- recording, framing, scenario ------------------------------------------------------
 
+
 def test_recording_and_jsonl_log_without_secrets(tmp_path):
     log = tmp_path / "requests.jsonl"
     with ScriptedServer(TWO_TURNS, log_path=log) as srv:
-        post(srv.url, "/v1/messages?beta=true", anthropic_body(tool_round("x", image=True)),
-             headers={"x-api-key": "sk-secret", "Authorization": "Bearer sk-secret"})
+        post(
+            srv.url,
+            "/v1/messages?beta=true",
+            anthropic_body(tool_round("x", image=True)),
+            headers={"x-api-key": "sk-secret", "Authorization": "Bearer sk-secret"},
+        )
         req = srv.requests[0]
     assert req.path == "/v1/messages" and req.query == "beta=true" and req.api == "anthropic"
     assert req.kind == "main" and req.turn == 1 and req.outcome == "final"
@@ -486,20 +608,32 @@ def test_chunked_request_body():
     with ScriptedServer(TWO_TURNS) as srv:
         conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
         data = json.dumps(anthropic_body()).encode()
-        conn.request("POST", "/v1/messages", body=iter([data[:50], data[50:]]),
-                     headers={"Content-Type": "application/json"}, encode_chunked=True)
+        conn.request(
+            "POST",
+            "/v1/messages",
+            body=iter([data[:50], data[50:]]),
+            headers={"Content-Type": "application/json"},
+            encode_chunked=True,
+        )
         resp = conn.getresponse()
         raw = resp.read()
         conn.close()
     assert resp.status == 200 and anthropic_result(sse(raw))[1][0]["name"] == "Bash"
 
 
-@pytest.mark.parametrize("bad", [
-    {"turns": []}, {"turns": [{"say": "x"}]}, {"turns": [{"call": "a", "final": "b"}]},
-    {"rules": [{"match": "(", "turns": ["x"]}]}, {"turns": ["x"], "faults": {"status": 418}},
-    {"turns": ["x"], "faults": {"status": 500, "hang": True}}, {"turns": ["x"], "bogus": 1},
-    {"turns": ["x"], "faults": {"status": 500, "match": "("}},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"turns": []},
+        {"turns": [{"say": "x"}]},
+        {"turns": [{"call": "a", "final": "b"}]},
+        {"rules": [{"match": "(", "turns": ["x"]}]},
+        {"turns": ["x"], "faults": {"status": 418}},
+        {"turns": ["x"], "faults": {"status": 500, "hang": True}},
+        {"turns": ["x"], "bogus": 1},
+        {"turns": ["x"], "faults": {"status": 500, "match": "("}},
+    ],
+)
 def test_bad_scenarios_are_rejected(bad):
     with pytest.raises(ScenarioError):
         load_scenario(bad)
@@ -507,8 +641,10 @@ def test_bad_scenarios_are_rejected(bad):
 
 def test_yaml_file_scenario(tmp_path):
     path = tmp_path / "s.yaml"
-    path.write_text("rules:\n  - match: dots\n    turns:\n      - call: shell\n        input: {command: ls}\n"
-                    "      - final: '<answer>{last_tool_output}</answer>'\nfaults: {delay: 3}\n")
+    path.write_text(
+        "rules:\n  - match: dots\n    turns:\n      - call: shell\n        input: {command: ls}\n"
+        "      - final: '<answer>{last_tool_output}</answer>'\nfaults: {delay: 3}\n"
+    )
     scenario = load_scenario(path)
     assert scenario.faults.delay == 3 and scenario.rules[0].turns[0].calls[0].tool == "shell"
 
@@ -516,8 +652,12 @@ def test_yaml_file_scenario(tmp_path):
 def test_command_line_entry(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("turns: ['<answer>ok</answer>']\n")
-    proc = subprocess.Popen([sys.executable, "-m", "agent_eval.scripted", "--scenario", str(path)],
-                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_eval.scripted", "--scenario", str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:")
@@ -529,10 +669,3 @@ def test_command_line_entry(tmp_path):
 
 
 # ---- end to end against the real CLIs (mode python) -------------------------------------
-
-
-
-
-
-
-

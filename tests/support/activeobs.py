@@ -1,4 +1,5 @@
 """Active-observation scenes and answers built from the truth, for the tests."""
+
 from __future__ import annotations
 
 from agent_eval.benchmarks.activeobs.geometry import (

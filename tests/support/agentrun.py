@@ -1,33 +1,59 @@
 """Running the real agent CLIs against the scripted model server, for end-to-end tests."""
+
 from __future__ import annotations
 
 import os
 import time
 from pathlib import Path
 
+from rich.console import Console
+
 from agent_eval.agents.registry import agent_class, efforts_by_agent, names, scripted_environ
 from agent_eval.benchmarks import load_benchmark
 from agent_eval.datamodel.config import RunConfig
-from agent_eval.engine.selection import select
 from agent_eval.engine.runner import Runner
+from agent_eval.engine.selection import select
 from agent_eval.scripted import ScriptedServer
-from rich.console import Console
 
-AGENTS = names()   # every registered CLI runs in the end-to-end tests
+AGENTS = names()  # every registered CLI runs in the end-to-end tests
 MODELS = {agent: agent_class(agent).demo_model for agent in AGENTS}
 
 
-def run_agent(agent: str, tools: str, server: ScriptedServer, data_dir: Path, out_dir: Path, ids: str | None = None,
-              tasks: str | None = None, jobs: int = 2, timeout_s: float = 90, sandbox: str = "bwrap",
-              retry_wait_s: float = 0.5, run_name: str | None = None, environ: dict | None = None, **config):
+def run_agent(
+    agent: str,
+    tools: str,
+    server: ScriptedServer,
+    data_dir: Path,
+    out_dir: Path,
+    ids: str | None = None,
+    tasks: str | None = None,
+    jobs: int = 2,
+    timeout_s: float = 90,
+    sandbox: str = "bwrap",
+    retry_wait_s: float = 0.5,
+    run_name: str | None = None,
+    environ: dict | None = None,
+    **config,
+):
     benchmark, dataset = load_benchmark(data_dir)
     items = select(dataset, ids=ids, tasks=tasks)
     config.setdefault("unpriced", True)  # the scripted model has no price
-    run_config = RunConfig(agent=agent, model=MODELS[agent], tools=tools, sandbox=sandbox, jobs=jobs,
-                           timeout_s=timeout_s, **config)
+    run_config = RunConfig(
+        agent=agent, model=MODELS[agent], tools=tools, sandbox=sandbox, jobs=jobs, timeout_s=timeout_s, **config
+    )
     run_config.validate(efforts_by_agent())
-    runner = Runner(run_config, benchmark, dataset, items, out_dir, run_name=run_name, console=Console(file=open(os.devnull, "w")),
-                    environ=environ or scripted_environ(agent, server.url), scripted_model=True, retry_wait_s=retry_wait_s)
+    runner = Runner(
+        run_config,
+        benchmark,
+        dataset,
+        items,
+        out_dir,
+        run_name=run_name,
+        console=Console(file=open(os.devnull, "w")),
+        environ=environ or scripted_environ(agent, server.url),
+        scripted_model=True,
+        retry_wait_s=retry_wait_s,
+    )
     return runner.run()
 
 

@@ -4,6 +4,7 @@ For pages that load their data over the network after start-up (Inspect's viewer
 `--dump-dom` with a virtual time budget returns before anything arrived: here the test waits in
 real time for a condition evaluated in the page, then reads the DOM or takes a screenshot.
 """
+
 from __future__ import annotations
 
 import base64
@@ -22,16 +23,32 @@ class Browser:
         # Chromium reads commands on fd 3 and writes replies on fd 4, each message ending in NUL.
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
+
         def wire():  # in the child: the pipe ends at exactly fds 3 and 4 (dup first, so neither clobbers the other)
             read_end, write_end = os.dup(to_chrome_r), os.dup(from_chrome_w)
             os.dup2(read_end, 3)
             os.dup2(write_end, 4)
+
         self.process = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-             "--disable-background-networking", "--disable-component-update", "--remote-debugging-pipe",
-             f"--user-data-dir={profile}", f"--window-size={width},{height}", "about:blank"],
-            pass_fds=(3, 4), preexec_fn=wire, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-sync",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--remote-debugging-pipe",
+                f"--user-data-dir={profile}",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            pass_fds=(3, 4),
+            preexec_fn=wire,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self._buffer, self._next_id, self.session = b"", 0, None

@@ -1,4 +1,5 @@
 """The pinned agent CLIs in node_modules/.bin, for tests that start them directly."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,11 +1,13 @@
 """Driving the agent-eval command line in tests: in process (invoke) or as the installed executable (AGENT_EVAL)."""
+
 import json
 import sys
 from collections import Counter
 from pathlib import Path
 
-from agent_eval.cli import main
 from click.testing import CliRunner
+
+from agent_eval.cli import main
 
 AGENT_EVAL = str(Path(sys.executable).parent / "agent-eval")
 

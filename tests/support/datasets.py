@@ -1,4 +1,5 @@
 """The real bank's rows and dataset directories in the released layouts, for loader and run tests."""
+
 import json
 import os
 from pathlib import Path
@@ -17,8 +18,9 @@ ANSWERS = ROOT / "tests" / "data" / "activevision_answers.jsonl"
 BANK = Path(os.environ.get("AGENT_EVAL_BANK", ROOT.parent / "shared" / "activevision" / "items.jsonl"))
 
 
-STAND_IN_QUESTION = ("(question text not bundled with the project) Provide your final answer enclosed in "
-                     "<answer>...</answer> tags.")
+STAND_IN_QUESTION = (
+    "(question text not bundled with the project) Provide your final answer enclosed in <answer>...</answer> tags."
+)
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -40,6 +42,7 @@ def full_bank_rows() -> list[dict]:
 
 def make_image(path: Path, seed: int) -> None:
     from PIL import Image
+
     path.parent.mkdir(parents=True, exist_ok=True)
     Image.new("RGB", (64, 48), ((seed * 37) % 256, (seed * 91) % 256, 120)).save(path)
 

@@ -17,6 +17,7 @@ Modes:
 The wrapper stays in the CLI's process group (no new session), so the harness's timeout and
 Ctrl-C handling kill both. It needs nothing but the Python standard library.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,8 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(DIE_MESSAGE + "\n")
         return 3
     out = sys.stdout.buffer
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE)   # stdin and stderr: inherited
-    held: bytes | None = None            # cut-last: one line behind, to know which one is last
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE)  # stdin and stderr: inherited
+    held: bytes | None = None  # cut-last: one line behind, to know which one is last
     for number, line in enumerate(proc.stdout):
         if mode == "cut-last":
             if held is not None:

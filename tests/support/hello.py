@@ -1,4 +1,5 @@
 """A tiny HTTP server for sandbox network tests: answers every GET with its marker."""
+
 from __future__ import annotations
 
 from http.server import BaseHTTPRequestHandler

@@ -1,5 +1,6 @@
 """The import graph of a package, read with ast (every import, also those inside functions; not
 those under `if TYPE_CHECKING:`, which never run), and the house rules checked on it."""
+
 from __future__ import annotations
 
 import ast
@@ -9,8 +10,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Import:
-    importer: str   # module doing the import
-    target: str     # module imported (a package's __init__ is the package's name)
+    importer: str  # module doing the import
+    target: str  # module imported (a package's __init__ is the package's name)
     names: tuple[str, ...]
     line: int
 
@@ -60,8 +61,10 @@ def package_imports(root: Path) -> tuple[set[str], list[Import]]:
 
 def cycles(modules: set[str], imports: list[Import]) -> list[list[str]]:
     """Strongly connected groups of more than one module (Tarjan), each sorted."""
-    graph = {m: sorted({i.target for i in imports if i.importer == m and i.target in modules and i.target != m})
-             for m in modules}
+    graph = {
+        m: sorted({i.target for i in imports if i.importer == m and i.target in modules and i.target != m})
+        for m in modules
+    }
     index, low, stack, on_stack, groups = {}, {}, [], set(), []
 
     def visit(v):
@@ -93,8 +96,12 @@ def cycles(modules: set[str], imports: list[Import]) -> list[list[str]]:
 
 def private_imports(imports: list[Import]) -> list[str]:
     """`from other_module import _name`: reaching into another module's private helpers."""
-    return [f"{i.importer}:{i.line} imports {i.target}.{name}" for i in imports for name in i.names
-            if name.startswith("_") and not name.startswith("__") and i.target != i.importer]
+    return [
+        f"{i.importer}:{i.line} imports {i.target}.{name}"
+        for i in imports
+        for name in i.names
+        if name.startswith("_") and not name.startswith("__") and i.target != i.importer
+    ]
 
 
 def under(module: str, package: str) -> bool:

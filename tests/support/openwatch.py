@@ -1,5 +1,6 @@
 """Did anything open, read or create a file in these places? inotify (Linux), through ctypes:
 a canary that must stay unread is proven unread, not only absent from the output."""
+
 from __future__ import annotations
 
 import ctypes
@@ -39,7 +40,7 @@ class OpenWatch:
             offset = 0
             while offset < len(data):
                 wd, mask, _, size = struct.unpack_from("iIII", data, offset)
-                name = data[offset + 16:offset + 16 + size].rstrip(b"\0").decode(errors="replace")
+                name = data[offset + 16 : offset + 16 + size].rstrip(b"\0").decode(errors="replace")
                 offset += 16 + size
                 self._collected.append((self.watches.get(wd, "?"), name, mask))
 

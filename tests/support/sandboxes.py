@@ -1,4 +1,5 @@
 """An item's world for sandbox tests (workdir, home, a sibling item, a dataset, canaries) and running a command in a Sandbox."""
+
 from __future__ import annotations
 
 import os
@@ -8,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
 from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 
@@ -33,8 +35,13 @@ def world():
     (tmp_path / "dataset" / "truth.jsonl").write_text(CANARY)
     real_home = Path(tempfile.mkdtemp(prefix="agent-eval-test-", dir=Path.home()))
     (real_home / "secret.txt").write_text(CANARY)
-    yield {"work": item / "work", "home": item / "home", "sibling": sibling,
-           "dataset": tmp_path / "dataset", "real_home": real_home}
+    yield {
+        "work": item / "work",
+        "home": item / "home",
+        "sibling": sibling,
+        "dataset": tmp_path / "dataset",
+        "real_home": real_home,
+    }
     shutil.rmtree(real_home, ignore_errors=True)
     shutil.rmtree(tmp_path, ignore_errors=True)
 
@@ -50,4 +57,5 @@ def spec(world, endpoints=(), env=None) -> SandboxSpec:
 
 def tools_python_bin() -> str:
     import sys
+
     return str(Path(os.path.realpath(sys.prefix)) / "bin")

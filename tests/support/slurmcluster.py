@@ -14,6 +14,7 @@ daemons this process started are stopped, by their pids.
 
 By hand: `python tests/support/slurmcluster.py start` prints the `export SLURM_CONF=...` line; `stop` ends it.
 """
+
 from __future__ import annotations
 
 import os
@@ -50,17 +51,27 @@ def _alive(pid_file: Path) -> int | None:
 
 
 def install_packages() -> None:
-    missing = [p for p in PACKAGES if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,
-                                                       text=True).stdout.strip() != "install ok installed"]
+    missing = [
+        p
+        for p in PACKAGES
+        if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True, text=True).stdout.strip()
+        != "install ok installed"
+    ]
     if not missing:
         return
     if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise ClusterUnavailable(f"Slurm packages missing ({', '.join(missing)}) and cannot install them here "
-                                 f"(needs root and apt-get): apt-get install {' '.join(missing)}")
+        raise ClusterUnavailable(
+            f"Slurm packages missing ({', '.join(missing)}) and cannot install them here "
+            f"(needs root and apt-get): apt-get install {' '.join(missing)}"
+        )
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, capture_output=True)
-    done = subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing], env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise ClusterUnavailable(f"apt-get install {' '.join(missing)} failed: {done.stderr[-500:]}")
 
@@ -69,13 +80,16 @@ class SlurmCluster:
     def __init__(self, root: Path = DEFAULT_DIR):
         self.root = root
         self.conf = root / "slurm.conf"
-        self.started: list[tuple[str, int]] = []   # (name, pid) of the daemons we started
+        self.started: list[tuple[str, int]] = []  # (name, pid) of the daemons we started
 
     @property
     def pid_files(self) -> dict[str, Path]:
         """In start order."""
-        return {"munged": self.root / "munge" / "munged.pid", "slurmctld": self.root / "slurmctld.pid",
-                "slurmd": self.root / "slurmd.pid"}
+        return {
+            "munged": self.root / "munge" / "munged.pid",
+            "slurmctld": self.root / "slurmctld.pid",
+            "slurmd": self.root / "slurmd.pid",
+        }
 
     @property
     def env(self) -> dict[str, str]:
@@ -83,8 +97,9 @@ class SlurmCluster:
         return {"SLURM_CONF": str(self.conf)}
 
     def run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
-        return subprocess.run(argv, capture_output=True, text=True, check=check, env={**os.environ, **self.env},
-                              timeout=60)
+        return subprocess.run(
+            argv, capture_output=True, text=True, check=check, env={**os.environ, **self.env}, timeout=60
+        )
 
     # -- start --------------------------------------------------------------------------------
     def start(self) -> "SlurmCluster":
@@ -95,18 +110,30 @@ class SlurmCluster:
             return self  # already running from this directory: reuse, and leave it running
         self._stop_stale()
         self._write_files()
-        self._daemon("munged", ["runuser", "-u", "munge", "--", "munged", f"--socket={self.root}/munge/socket",
-                                f"--key-file={self.root}/munge/munge.key", f"--pid-file={self.root}/munge/munged.pid",
-                                f"--log-file={self.root}/munge/munged.log", f"--seed-file={self.root}/munge/seed",
-                                "--force"], self.pid_files["munged"])
+        self._daemon(
+            "munged",
+            [
+                "runuser",
+                "-u",
+                "munge",
+                "--",
+                "munged",
+                f"--socket={self.root}/munge/socket",
+                f"--key-file={self.root}/munge/munge.key",
+                f"--pid-file={self.root}/munge/munged.pid",
+                f"--log-file={self.root}/munge/munged.log",
+                f"--seed-file={self.root}/munge/seed",
+                "--force",
+            ],
+            self.pid_files["munged"],
+        )
         # -c: a fresh cluster forgets jobs queued by an earlier, crashed session
         self._daemon("slurmctld", ["slurmctld", "-f", str(self.conf), "-c"], self.pid_files["slurmctld"])
         self._daemon("slurmd", ["slurmd", "-f", str(self.conf)], self.pid_files["slurmd"])
         if not self._node_up(30):
             state = self.run("sinfo", "-N", "-o", "%N %T %E", check=False)
             self.stop()
-            raise RuntimeError(f"the Slurm node did not become idle: {state.stdout}{state.stderr}; "
-                               f"logs in {self.root}")
+            raise RuntimeError(f"the Slurm node did not become idle: {state.stdout}{state.stderr}; logs in {self.root}")
         return self
 
     def _write_files(self) -> None:
@@ -116,37 +143,56 @@ class SlurmCluster:
         self.root.chmod(0o755)
         munge = pwd.getpwnam("munge")
         if not (munge_dir / "munge.key").exists():
-            subprocess.run(["mungekey", "--create", f"--keyfile={munge_dir}/munge.key"], check=True, capture_output=True)
+            subprocess.run(
+                ["mungekey", "--create", f"--keyfile={munge_dir}/munge.key"], check=True, capture_output=True
+            )
         for path in (munge_dir, *munge_dir.iterdir()):
             os.chown(path, munge.pw_uid, munge.pw_gid)
-        munge_dir.chmod(0o755)   # root (the daemons) and munge reach the socket
+        munge_dir.chmod(0o755)  # root (the daemons) and munge reach the socket
         (munge_dir / "munge.key").chmod(0o600)
         node = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, check=True).stdout.splitlines()[0]
         host = node.split()[0].split("=", 1)[1]
         r = self.root
-        self.conf.write_text("\n".join([
-            "ClusterName=agenteval",
-            f"SlurmctldHost={host}(127.0.0.1)",
-            f"SlurmctldPort={_free_port()}",
-            f"SlurmdPort={_free_port()}",
-            "SlurmUser=root", "SlurmdUser=root",
-            "AuthType=auth/munge", "CredType=cred/munge",
-            f"AuthInfo=socket={r}/munge/socket,cred_expire=5",
-            "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
-            "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
-            "SchedulerParameters=sched_interval=2",
-            "AccountingStorageType=accounting_storage/none", "JobAcctGatherType=jobacct_gather/none",
-            "JobCompType=jobcomp/none", "MpiDefault=none", "ReturnToService=2",
-            "KillWait=10", "MinJobAge=600",
-            f"StateSaveLocation={r}/state", f"SlurmdSpoolDir={r}/spool",
-            f"SlurmctldPidFile={r}/slurmctld.pid", f"SlurmdPidFile={r}/slurmd.pid",
-            f"SlurmctldLogFile={r}/slurmctld.log", f"SlurmdLogFile={r}/slurmd.log",
-            f"{node} NodeAddr=127.0.0.1 State=UNKNOWN",
-            # A job in `urgent` preempts (requeues) jobs in `debug` when it needs their cores.
-            "PreemptType=preempt/partition_prio", "PreemptMode=REQUEUE",
-            f"PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP PriorityTier=1",
-            f"PartitionName=urgent Nodes={host} MaxTime=INFINITE State=UP PriorityTier=10",
-        ]) + "\n")
+        self.conf.write_text(
+            "\n".join(
+                [
+                    "ClusterName=agenteval",
+                    f"SlurmctldHost={host}(127.0.0.1)",
+                    f"SlurmctldPort={_free_port()}",
+                    f"SlurmdPort={_free_port()}",
+                    "SlurmUser=root",
+                    "SlurmdUser=root",
+                    "AuthType=auth/munge",
+                    "CredType=cred/munge",
+                    f"AuthInfo=socket={r}/munge/socket,cred_expire=5",
+                    "ProctrackType=proctrack/linuxproc",
+                    "TaskPlugin=task/none",
+                    "SelectType=select/cons_tres",
+                    "SelectTypeParameters=CR_Core",
+                    "SchedulerParameters=sched_interval=2",
+                    "AccountingStorageType=accounting_storage/none",
+                    "JobAcctGatherType=jobacct_gather/none",
+                    "JobCompType=jobcomp/none",
+                    "MpiDefault=none",
+                    "ReturnToService=2",
+                    "KillWait=10",
+                    "MinJobAge=600",
+                    f"StateSaveLocation={r}/state",
+                    f"SlurmdSpoolDir={r}/spool",
+                    f"SlurmctldPidFile={r}/slurmctld.pid",
+                    f"SlurmdPidFile={r}/slurmd.pid",
+                    f"SlurmctldLogFile={r}/slurmctld.log",
+                    f"SlurmdLogFile={r}/slurmd.log",
+                    f"{node} NodeAddr=127.0.0.1 State=UNKNOWN",
+                    # A job in `urgent` preempts (requeues) jobs in `debug` when it needs their cores.
+                    "PreemptType=preempt/partition_prio",
+                    "PreemptMode=REQUEUE",
+                    f"PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP PriorityTier=1",
+                    f"PartitionName=urgent Nodes={host} MaxTime=INFINITE State=UP PriorityTier=10",
+                ]
+            )
+            + "\n"
+        )
 
     def _daemon(self, name: str, argv: list[str], pid_file: Path) -> None:
         pid_file.unlink(missing_ok=True)

@@ -1,4 +1,5 @@
 """The image tools: exact crops, nearest scaling, grid, pixel reading, palette, views, MCP and CLI."""
+
 import base64
 import io
 import json
@@ -48,6 +49,7 @@ def view_array(tools, size=ops.DEFAULT_SIZE, grid=0, **region):
 
 # --- regions and scaling -------------------------------------------------------------------
 
+
 def test_crop_is_pixel_exact(workdir):
     src = noise()
     arr, meta = view_array(ImageTools(workdir), x=3, y=5, width=10, height=8, size=30)
@@ -78,13 +80,16 @@ def test_whole_image_by_default_and_size_cap(workdir):
             tools.inspect(size=bad)
 
 
-@pytest.mark.parametrize("spec,message", [
-    ({"x": 50}, "x=50 is outside the image: the image is 50x40"),
-    ({"y": -1}, "y=-1"),
-    ({"x": 10, "width": 41}, "width must be 1 to 40"),
-    ({"height": 0}, "height must be 1 to 40"),
-    ({"w": 3}, "unknown view keys"),
-])
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ({"x": 50}, "x=50 is outside the image: the image is 50x40"),
+        ({"y": -1}, "y=-1"),
+        ({"x": 10, "width": 41}, "width must be 1 to 40"),
+        ({"height": 0}, "height must be 1 to 40"),
+        ({"w": 3}, "unknown view keys"),
+    ],
+)
 def test_bad_regions_say_what_is_allowed(workdir, spec, message):
     with pytest.raises(ToolInputError, match=message):
         ImageTools(workdir).inspect([spec])
@@ -99,6 +104,7 @@ def test_bin_centres_match_integer_division():
 
 # --- grid ---------------------------------------------------------------------------------
 
+
 def test_grid_lines_at_original_coordinates(tmp_path):
     src = flat_image(tmp_path / "image.png")
     arr, meta = view_array(ImageTools(tmp_path), x=2, y=3, width=30, height=20, size=240, grid=5)
@@ -106,7 +112,7 @@ def test_grid_lines_at_original_coordinates(tmp_path):
     assert grid["x_lines"] == [5, 10, 15, 20, 25, 30] and grid["y_lines"] == [5, 10, 15, 20]
     left, top = grid["view_offset"]
     assert meta["output_size"] == {"width": left + 240, "height": top + 160}
-    colour = tuple(int(grid["line_colour"][i:i + 2], 16) for i in (1, 3, 5))
+    colour = tuple(int(grid["line_colour"][i : i + 2], 16) for i in (1, 3, 5))
     content = arr[top:, left:]
     for c in grid["x_lines"]:  # scale 8: original column c starts at output column (c - 2) * 8
         assert all(tuple(p) == colour for p in content[:, (c - 2) * 8])
@@ -121,7 +127,7 @@ def test_grid_lines_at_original_coordinates(tmp_path):
     # Labels are drawn in the margins: light text pixels to the right of each x line.
     for c in grid["x_lines"]:
         x0 = left + (c - 2) * 8
-        assert arr[:top, x0 + 1:x0 + 12].max() > 200
+        assert arr[:top, x0 + 1 : x0 + 12].max() > 200
 
 
 def test_grid_too_dense_is_refused(workdir):
@@ -130,6 +136,7 @@ def test_grid_too_dense_is_refused(workdir):
 
 
 # --- read_pixels and the palette -----------------------------------------------------------
+
 
 def test_read_pixels_samples_bin_centres(tmp_path):
     flat_image(tmp_path / "image.png")
@@ -142,7 +149,7 @@ def test_read_pixels_samples_bin_centres(tmp_path):
 def test_palette_is_stable_across_calls(tmp_path):
     flat_image(tmp_path / "image.png")
     tools = ImageTools(tmp_path)
-    first = tools.read_pixels(x=28, width=4, rows=1)     # white, white, blue, white
+    first = tools.read_pixels(x=28, width=4, rows=1)  # white, white, blue, white
     assert first["palette"] == {"A": "#FFFFFF", "B": "#0000FF"} and first["grid"] == ["AABA"]
     second = tools.read_pixels(x=0, y=5, width=31, height=1)  # white, red..., white, blue
     assert second["palette"] == {"A": "#FFFFFF", "B": "#0000FF", "C": "#FF0000"}
@@ -152,8 +159,12 @@ def test_palette_is_stable_across_calls(tmp_path):
 
 
 def run_cli(workdir, *args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "agent_eval.tools.imagetools.cli", "--workdir", str(workdir), *args],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_eval.tools.imagetools.cli", "--workdir", str(workdir), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -188,7 +199,9 @@ def test_too_many_colours_is_an_error_and_leaves_palette_unchanged(tmp_path):
     with pytest.raises(ToolInputError, match=f"too many distinct colours.*{len(ALPHABET)} symbols"):
         tools.read_pixels(columns=100)
     assert len(json.loads((tmp_path / "views" / "palette.json").read_text())["symbols"]) == 10
-    assert len(tools.read_pixels(width=len(ALPHABET), columns=len(ALPHABET))["palette"]) == len(ALPHABET)  # exactly full is fine
+    assert len(tools.read_pixels(width=len(ALPHABET), columns=len(ALPHABET))["palette"]) == len(
+        ALPHABET
+    )  # exactly full is fine
 
 
 def test_palette_marks_transparency():
@@ -197,6 +210,7 @@ def test_palette_marks_transparency():
 
 
 # --- info ----------------------------------------------------------------------------------
+
 
 def test_info_on_known_image(tmp_path):
     flat_image(tmp_path / "image.png")
@@ -213,6 +227,7 @@ def test_info_on_known_image(tmp_path):
 
 # --- workdir: paths and views ----------------------------------------------------------------
 
+
 def test_paths_outside_the_workdir_are_refused(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
@@ -223,7 +238,7 @@ def test_paths_outside_the_workdir_are_refused(tmp_path):
     for path in ("../secret.png", str(tmp_path / "secret.png")):
         with pytest.raises(ToolInputError, match="outside the working directory"):
             tools.info(path)
-    with pytest.raises(ToolInputError, match="symbolic link"):   # links are never followed
+    with pytest.raises(ToolInputError, match="symbolic link"):  # links are never followed
         tools.info("link.png")
     with pytest.raises(ToolInputError, match="no file 'nope.png'.*image.png"):
         tools.info("nope.png")
@@ -246,8 +261,11 @@ def test_default_image_and_own_images(tmp_path):
 def test_views_saved_losslessly_with_increasing_counters(workdir):
     tools = ImageTools(workdir)
     views = tools.inspect([{"width": 5, "height": 5}, {"x": 5}]) + tools.inspect(grid=10)
-    assert [v.meta["saved"] for v in views] == ["views/001-inspect.png", "views/002-inspect.png",
-                                                 "views/003-inspect.png"]
+    assert [v.meta["saved"] for v in views] == [
+        "views/001-inspect.png",
+        "views/002-inspect.png",
+        "views/003-inspect.png",
+    ]
     for view in views:
         assert (workdir / view.meta["saved"]).read_bytes() == view.png
 
@@ -255,8 +273,10 @@ def test_views_saved_losslessly_with_increasing_counters(workdir):
 def test_view_counter_is_safe_under_concurrency(tmp_path):
     space = Workspace(tmp_path)
     names = []
-    threads = [threading.Thread(target=lambda: names.extend(space.save_view(b"x", "inspect") for _ in range(10)))
-               for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: names.extend(space.save_view(b"x", "inspect") for _ in range(10)))
+        for _ in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -266,9 +286,11 @@ def test_view_counter_is_safe_under_concurrency(tmp_path):
 
 # --- command line ----------------------------------------------------------------------------
 
+
 def test_cli_inspect_and_errors(workdir):
-    meta = json.loads(run_cli(workdir, "inspect", "--x", "1", "--y", "2", "--width", "4", "--height", "2",
-                              "--size", "64").stdout)
+    meta = json.loads(
+        run_cli(workdir, "inspect", "--x", "1", "--y", "2", "--width", "4", "--height", "2", "--size", "64").stdout
+    )
     assert meta["region"] == {"x": 1, "y": 2, "width": 4, "height": 2} and meta["saved"] == "views/001-inspect.png"
     saved = np.asarray(Image.open(workdir / meta["saved"]))
     assert np.array_equal(saved, np.repeat(np.repeat(noise()[2:4, 1:5], 16, 0), 16, 1))
@@ -279,13 +301,17 @@ def test_cli_inspect_and_errors(workdir):
 
 # --- MCP -----------------------------------------------------------------------------------
 
+
 def test_mcp_server_over_stdio(tmp_path):
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     flat_image(tmp_path / "image.png")
-    params = StdioServerParameters(command=sys.executable, cwd=str(tmp_path),
-                                   args=["-m", "agent_eval.tools.imagetools.mcp_server", "--workdir", str(tmp_path)])
+    params = StdioServerParameters(
+        command=sys.executable,
+        cwd=str(tmp_path),
+        args=["-m", "agent_eval.tools.imagetools.mcp_server", "--workdir", str(tmp_path)],
+    )
 
     async def session_calls():
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -295,8 +321,9 @@ def test_mcp_server_over_stdio(tmp_path):
             for tool in tools.values():  # plain schemas: Codex drops tools with $ref / anyOf
                 schema = json.dumps(tool.input_schema)
                 assert "$ref" not in schema and "anyOf" not in schema and tool.description
-            view = await session.call_tool("inspect", {"views": [{"x": 5, "y": 5, "width": 10, "height": 10}],
-                                                       "size": 100, "grid": 5})
+            view = await session.call_tool(
+                "inspect", {"views": [{"x": 5, "y": 5, "width": 10, "height": 10}], "size": 100, "grid": 5}
+            )
             bad = await session.call_tool("inspect", {"views": [{"x": 40}]})
             bad_type = await session.call_tool("read_pixels", {"rows": "many"})
             pixels = await session.call_tool("read_pixels", {"rows": 3, "columns": 4})

@@ -1,10 +1,11 @@
 """The image tools run outside the sandbox on files the agent controls: whatever the agent makes
 of its workdir (links, FIFOs, huge files, a `views` link pointing elsewhere), they read and write
 only regular files inside it. The same attacks through the real CLIs: test_sandbox_leaks_e2e.py."""
+
 import json
 import os
-import threading
 import struct
+import threading
 import zlib
 
 import pytest
@@ -29,7 +30,7 @@ def setup(tmp_path):
 def test_a_link_is_refused_wherever_it_is_in_the_path(setup):
     work, outside = setup
     (work / "link.png").symlink_to(outside / "secret.png")
-    (work / "inner.png").symlink_to(work / "image.png")           # even a link that stays inside
+    (work / "inner.png").symlink_to(work / "image.png")  # even a link that stays inside
     (work / "dir").symlink_to(outside)
     (work / "sub").mkdir()
     (work / "sub" / "up").symlink_to("..")
@@ -52,7 +53,7 @@ def test_the_default_image_is_never_a_link(setup):
 
 def test_fifos_devices_and_directories_are_not_opened(setup):
     work, _ = setup
-    os.mkfifo(work / "pipe.png")                       # opening it for reading would block forever
+    os.mkfifo(work / "pipe.png")  # opening it for reading would block forever
     (work / "folder.png").mkdir()
     tools = ImageTools(work)
     done = []
@@ -67,7 +68,7 @@ def test_fifos_devices_and_directories_are_not_opened(setup):
         tools.info("zero.png")
 
 
-@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")   # Pillow's own, for 144 MP
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")  # Pillow's own, for 144 MP
 def test_oversized_files_and_decompression_bombs_are_refused(setup, monkeypatch):
     work, _ = setup
     monkeypatch.setattr(workspace, "MAX_FILE_BYTES", 1000)
@@ -75,12 +76,16 @@ def test_oversized_files_and_decompression_bombs_are_refused(setup, monkeypatch)
         handle.truncate(1001)
     with pytest.raises(ToolInputError, match="at most"):
         ImageTools(work).info("big.png")
+
     # PNG headers claiming 12000 x 12000 (our limit) and 100000 x 100000 pixels (Pillow's own):
     # refused before any pixel is decoded.
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    for side, message in ((12000, "12000x12000 pixels; the image tools open images of at most"),
-                          (100000, "decompression bomb")):
+
+    for side, message in (
+        (12000, "12000x12000 pixels; the image tools open images of at most"),
+        (100000, "decompression bomb"),
+    ):
         header = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0))
         (work / "bomb.png").write_bytes(header + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
         with pytest.raises(ToolInputError, match=message):
@@ -98,7 +103,7 @@ def test_only_the_accepted_formats_are_decoded(setup):
 def test_views_and_palette_are_never_written_through_a_link(setup):
     work, outside = setup
     tools = ImageTools(work)
-    (work / "views").symlink_to(outside)                  # views/ pointing elsewhere
+    (work / "views").symlink_to(outside)  # views/ pointing elsewhere
     with pytest.raises(ToolInputError, match="not a directory"):
         tools.inspect()
     with pytest.raises(ToolInputError, match="not a directory"):
@@ -106,12 +111,12 @@ def test_views_and_palette_are_never_written_through_a_link(setup):
     assert sorted(p.name for p in outside.iterdir()) == ["canary.txt", "secret.png"]
     (work / "views").unlink()
     (work / "views").mkdir()
-    (work / "views" / "001-inspect.png").symlink_to(outside / "canary.txt")   # a view name taken by a link
+    (work / "views" / "001-inspect.png").symlink_to(outside / "canary.txt")  # a view name taken by a link
     (work / "views" / "palette.json").symlink_to(outside / "canary.txt")
     saved = tools.inspect()[0].meta["saved"]
     assert saved == "views/002-inspect.png" and (work / saved).is_file() and not (work / saved).is_symlink()
     with pytest.raises(ToolInputError, match="symbolic link"):
-        tools.read_pixels()                                # would read the canary as the palette
+        tools.read_pixels()  # would read the canary as the palette
     (work / "views" / "palette.json").unlink()
     (work / "views" / ".palette.lock").unlink()
     (work / "views" / ".palette.lock").symlink_to(outside / "lock")
@@ -126,15 +131,16 @@ def test_views_and_palette_are_never_written_through_a_link(setup):
 
 def test_the_observe_tool_never_writes_its_views_through_a_link(tmp_path):
     from agent_eval.benchmarks.activeobs.observe_server import ObservationLog
+
     work, outside = tmp_path / "work", tmp_path / "outside"
     outside.mkdir()
     log = ObservationLog(tmp_path / "obs", views_dir=work / "views")
     meta = {"frame_index": 1, "angle_deg": 10.0}
     assert log.add(dict(meta), b"png1")["saved_as"] == "views/001-f0001-a010.0.png"
-    (work / "views" / "002-f0001-a010.0.png").symlink_to(outside / "planted.png")   # a name taken by a link
+    (work / "views" / "002-f0001-a010.0.png").symlink_to(outside / "planted.png")  # a name taken by a link
     assert "saved_as" not in log.add(dict(meta), b"png2")
     (work / "views").rename(work / "old")
-    (work / "views").symlink_to(outside)                                              # views/ itself a link
+    (work / "views").symlink_to(outside)  # views/ itself a link
     entry = log.add(dict(meta), b"png3")
     assert "saved_as" not in entry and (tmp_path / "obs" / entry["image"]).read_bytes() == b"png3"
     assert list(outside.iterdir()) == []

@@ -2,6 +2,7 @@
 tools served from the harness answer as the stdio server did, each item's server only under its own
 path, a client that connects while the SDK is still loading waits instead of failing, an unmounted
 or unknown path is 404, and stopping a host frees its port."""
+
 import json
 import socket
 import sys
@@ -24,6 +25,7 @@ def list_and_call(url: str, name: str, args: dict):
     async def run():
         async with Client(url) as client:
             return (await client.list_tools()).tools, await client.call_tool(name, args)
+
     return anyio.run(run)
 
 
@@ -34,7 +36,7 @@ def test_image_tools_over_http_act_on_their_own_workdir_only(tmp_path):
         Image.new("RGB", size, "white").save(work / "image.png")
     with image_tools(works[0]) as (a, endpoint_a), image_tools(works[1]) as (b, endpoint_b):
         assert a.url.startswith("http://127.0.0.1:") and a.url == endpoint_a.removesuffix("*") + "mcp"
-        assert endpoint_a != endpoint_b and endpoint_a.split("/")[2] == endpoint_b.split("/")[2]   # one host, two paths
+        assert endpoint_a != endpoint_b and endpoint_a.split("/")[2] == endpoint_b.split("/")[2]  # one host, two paths
         assert a.command is None and a.tools == ("inspect", "read_pixels", "info")
         tools, info_a = list_and_call(a.url, "info", {})
         _, info_b = list_and_call(b.url, "info", {})
@@ -44,6 +46,7 @@ def test_image_tools_over_http_act_on_their_own_workdir_only(tmp_path):
 
 def _status(url: str, method: str = "GET") -> int:
     from urllib.request import Request
+
     try:
         with urlopen(Request(url, method=method), timeout=5) as answer:
             return answer.status
@@ -57,21 +60,32 @@ def test_a_path_not_mounted_or_unmounted_is_404(tmp_path):
         base = server.url.removesuffix(endpoint.split("/", 3)[3].removesuffix("*") + "mcp")
         list_and_call(server.url, "info", {})
         token, other_token = server.url.split("/")[3], other.url.split("/")[3]
-        assert _status(server.url, "POST") in (400, 406)   # its own path: the MCP app (refusing a bare POST)
-        for stranger in ("", "mcp", "x/mcp", token.upper() + "/mcp", token[:-1] + "/mcp", f"x/../{token}/mcp",
-                         f"{other_token}/../{token}/mcp", f"{token}/../{other_token}/mcp", f"{token}/%2e%2e/{other_token}/mcp"):
-            assert _status(base + stranger, "POST") == 404, stranger   # a path under one's own prefix stays there
-    assert _status(server.url) == 404            # gone with the item
+        assert _status(server.url, "POST") in (400, 406)  # its own path: the MCP app (refusing a bare POST)
+        for stranger in (
+            "",
+            "mcp",
+            "x/mcp",
+            token.upper() + "/mcp",
+            token[:-1] + "/mcp",
+            f"x/../{token}/mcp",
+            f"{other_token}/../{token}/mcp",
+            f"{token}/../{other_token}/mcp",
+            f"{token}/%2e%2e/{other_token}/mcp",
+        ):
+            assert _status(base + stranger, "POST") == 404, stranger  # a path under one's own prefix stays there
+    assert _status(server.url) == 404  # gone with the item
 
 
 def test_a_client_connecting_before_the_app_is_built_waits_for_it(tmp_path):
     Image.new("RGB", (5, 5)).save(tmp_path / "image.png")
     released = threading.Event()
 
-    def slow_build():                       # as the first item's server waits for the SDK's import
+    def slow_build():  # as the first item's server waits for the SDK's import
         released.wait(10)
         from agent_eval.tools.imagetools.mcp_server import build_server
+
         return build_server(str(tmp_path))
+
     with McpHost.shared().mount(slow_build) as mount:
         threading.Timer(0.5, released.set).start()
         t0 = time.monotonic()
@@ -85,6 +99,7 @@ def test_a_failed_build_answers_500_and_leaves_the_other_mounts_working(tmp_path
 
     def broken():
         raise RuntimeError("no SDK")
+
     host = McpHost.shared()
     with host.mount(broken, name="broken") as bad, image_tools(tmp_path) as (good, _):
         assert _status(bad.url, "POST") == 500 and "no SDK" in str(bad.error)
@@ -95,8 +110,9 @@ def test_a_failed_build_answers_500_and_leaves_the_other_mounts_working(tmp_path
 def test_a_host_of_its_own_stops_and_frees_its_port(tmp_path):
     host = McpHost().start()
     assert host.wait_ready(10)
-    with host.mount(lambda: __import__("agent_eval.tools.imagetools.mcp_server", fromlist=["x"]).build_server(
-            str(tmp_path))) as mount:
+    with host.mount(
+        lambda: __import__("agent_eval.tools.imagetools.mcp_server", fromlist=["x"]).build_server(str(tmp_path))
+    ) as mount:
         Image.new("RGB", (3, 3)).save(tmp_path / "image.png")
         list_and_call(mount.url, "info", {})
     host.stop()
@@ -137,8 +153,10 @@ def test_the_first_items_of_a_run_start_their_servers_at_once(tmp_path):
     client) at the same time, and every server must start. (When this test's client imported `mcp`
     without the lock, a server thread entering through `mcp.server` saw a half-initialised module.)"""
     import subprocess
-    done = subprocess.run([sys.executable, "-c", CONCURRENT_FIRST_ITEMS, str(tmp_path)], capture_output=True, text=True,
-                          timeout=120)
+
+    done = subprocess.run(
+        [sys.executable, "-c", CONCURRENT_FIRST_ITEMS, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[-2] == "[0, 1, 2, 3, 4, 5]", done.stdout + done.stderr[-2000:]
 
@@ -147,11 +165,13 @@ def test_the_tool_servers_advertise_a_fixed_tool_list_and_serve_no_listen_stream
     """Their tools never change, so they leave subscriptions/listen unserved: Claude Code then opens no
     listen stream, which cost it about 45 ms before its first model call (docs/benchmarks.md, part 6)."""
     from mcp import Client
+
     Image.new("RGB", (5, 5)).save(tmp_path / "image.png")
 
     async def capabilities(url):
         async with Client(url) as client:
             return client.server_capabilities
+
     with image_tools(tmp_path) as (server, _):
         caps = anyio.run(capabilities, server.url)
     assert caps.tools is not None and not caps.tools.list_changed

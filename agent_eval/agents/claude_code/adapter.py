@@ -6,6 +6,7 @@ included, is not offered. `--allowedTools` names every offered tool, which works
 as the sandbox's non-root uid alike (bypassPermissions is refused as root). The prompt goes
 in on stdin, never argv. docs/cli-notes.md has the checked facts.
 """
+
 from __future__ import annotations
 
 import base64
@@ -28,9 +29,9 @@ from agent_eval.agents.claude_code.events import (
     parse_claude_events,
 )
 from agent_eval.agents.seen_images import SeenImages
-from agent_eval.tools.toolset import McpServer
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
+from agent_eval.tools.toolset import McpServer
 
 LOGIN_FILE = Path(".claude") / ".credentials.json"
 AUTH_STATUSES = {401: "auth_error", 403: "auth_error"}
@@ -54,8 +55,10 @@ class ClaudeCode(Agent):
     secret_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
     upstreams = {"env": "https://api.anthropic.com", "file": "https://api.anthropic.com"}
     endpoint_env = "ANTHROPIC_BASE_URL"
-    login_inside = ("a copy of .credentials.json with a dummy access token, no refresh token, a far expiry "
-                    "(scopes and subscription type stay); the real token is re-read outside for every request")
+    login_inside = (
+        "a copy of .credentials.json with a dummy access token, no refresh token, a far expiry "
+        "(scopes and subscription type stay); the real token is re-read outside for every request"
+    )
     dummy_login = staticmethod(login.dummy_login)
     login_access_token = staticmethod(login.access_token)
 
@@ -69,24 +72,41 @@ class ClaudeCode(Agent):
         base_url = environ.get("ANTHROPIC_BASE_URL")
         login_file = Path(environ.get("HOME", str(Path.home()))) / LOGIN_FILE
         if base_url and (keys or oauth):
-            return Auth("custom_endpoint", [host_port(base_url)], env={**keys, **oauth, "ANTHROPIC_BASE_URL": base_url},
-                        base_url=base_url)
+            return Auth(
+                "custom_endpoint",
+                [host_port(base_url)],
+                env={**keys, **oauth, "ANTHROPIC_BASE_URL": base_url},
+                base_url=base_url,
+            )
         if keys:
             return Auth("api_key", policy_endpoints(self.name, "api-key"), env=keys)
         if oauth:
             return Auth("login", policy_endpoints(self.name, "oauth"), env=oauth)
         if login_file.is_file():
             return Auth("login", policy_endpoints(self.name, "oauth"), files={str(LOGIN_FILE): login_file})
-        raise AuthMissing("claude-code: no credential found. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, "
-                          f"CLAUDE_CODE_OAUTH_TOKEN), or log in with `claude` so {login_file} exists "
-                          "(ANTHROPIC_BASE_URL selects a custom endpoint).")
+        raise AuthMissing(
+            "claude-code: no credential found. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, "
+            f"CLAUDE_CODE_OAUTH_TOKEN), or log in with `claude` so {login_file} exists "
+            "(ANTHROPIC_BASE_URL selects a custom endpoint)."
+        )
 
     def prepare(self, ctx: ItemContext) -> Invocation:
         config_dir = ctx.home / ".claude"
         config_dir.mkdir(exist_ok=True)
         builtins = [name for name, on in (("Bash", ctx.tools.shell), ("Read", ctx.tools.view_file)) if on]
-        argv = [str(self.executable), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-                "--verbose", "--model", ctx.model, "--tools", ",".join(builtins)]
+        argv = [
+            str(self.executable),
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--model",
+            ctx.model,
+            "--tools",
+            ",".join(builtins),
+        ]
         if ctx.effort:
             argv += ["--effort", ctx.effort]
         if ctx.max_turns:
@@ -96,19 +116,25 @@ class ClaudeCode(Agent):
         allowed = list(builtins)
         if ctx.tools.mcp:
             mcp_config = ctx.home / "mcp.json"
-            mcp_config.write_text(json.dumps({"mcpServers": {server.name: _mcp_entry(server) for server in ctx.tools.mcp}}))
+            mcp_config.write_text(
+                json.dumps({"mcpServers": {server.name: _mcp_entry(server) for server in ctx.tools.mcp}})
+            )
             argv += ["--mcp-config", str(mcp_config), "--strict-mcp-config"]
             allowed += [f"mcp__{server.name}__{tool}" for server in ctx.tools.mcp for tool in server.tools]
         if allowed:
             argv += ["--allowedTools", ",".join(allowed)]
-        env = base_env(ctx.home) | ctx.auth.env | {
-            "CLAUDE_CONFIG_DIR": str(config_dir),
-            "MCP_CONNECTION_NONBLOCKING": "false",   # else the first request may leave before MCP is up
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
+        env = (
+            base_env(ctx.home)
+            | ctx.auth.env
+            | {
+                "CLAUDE_CONFIG_DIR": str(config_dir),
+                "MCP_CONNECTION_NONBLOCKING": "false",  # else the first request may leave before MCP is up
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_TELEMETRY": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            }
+        )
         return Invocation(argv=argv, env=env, stdin=self._first_message(ctx))
 
     @staticmethod
@@ -116,8 +142,16 @@ class ClaudeCode(Agent):
         content = []
         for image in ctx.inline_images:
             media_type = mimetypes.guess_type(image.name)[0] or "image/png"
-            content.append({"type": "image", "source": {
-                "type": "base64", "media_type": media_type, "data": base64.b64encode(image.read_bytes()).decode()}})
+            content.append(
+                {
+                    "type": "image",
+                    "source": {
+                        "type": "base64",
+                        "media_type": media_type,
+                        "data": base64.b64encode(image.read_bytes()).decode(),
+                    },
+                }
+            )
         content.append({"type": "text", "text": ctx.prompt})
         message = {"type": "user", "message": {"role": "user", "content": content}}
         return (json.dumps(message) + "\n").encode()
@@ -144,4 +178,5 @@ class ClaudeCode(Agent):
                     if rate_retries >= MAX_RATE_RETRIES:
                         return "rate_limited"
             return None
+
         return watch

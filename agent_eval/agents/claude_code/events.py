@@ -9,13 +9,14 @@ CLI's own placeholder ("API Error: ...") is an error, never an answer. Usage is 
 Since 2.1.x thinking blocks carry an empty text and only a signature: they stay as steps saying so.
 Unknown event types are counted, never fatal.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.agents.seen_images import SeenImages
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder, placeholder_status
+from agent_eval.agents.seen_images import SeenImages
 from agent_eval.datamodel.records import Usage
 from agent_eval.datamodel.transcript import Step, Transcript
 
@@ -64,21 +65,43 @@ def parse_claude_events(events: list[dict], item_dir: Path, times: list[float] |
                 btype = block.get("type")
                 if btype == "text" and block.get("text", "").strip():
                     own = synthetic or is_placeholder(block["text"])
-                    transcript.steps.append(Step(kind="text", is_error=own, text=(
-                        f"[claude-code's own message, not the model's] {block['text']}" if own else block["text"])))
+                    transcript.steps.append(
+                        Step(
+                            kind="text",
+                            is_error=own,
+                            text=(
+                                f"[claude-code's own message, not the model's] {block['text']}"
+                                if own
+                                else block["text"]
+                            ),
+                        )
+                    )
                 elif btype in ("thinking", "redacted_thinking"):
                     text = (block.get("thinking") or "").strip()
                     transcript.steps.append(Step(kind="reasoning", text=text or HIDDEN_THINKING))
                 elif btype == "tool_use":
-                    transcript.steps.append(Step(kind="tool_call", tool=block.get("name"), call_id=block.get("id"),
-                                                 input=block.get("input") or {}))
+                    transcript.steps.append(
+                        Step(
+                            kind="tool_call",
+                            tool=block.get("name"),
+                            call_id=block.get("id"),
+                            input=block.get("input") or {},
+                        )
+                    )
         elif kind == "user":
             content = (event.get("message") or {}).get("content")
             for block in content if isinstance(content, list) else []:
                 if block.get("type") == "tool_result":
                     text, images = _tool_result_content(block.get("content"), seen)
-                    transcript.steps.append(Step(kind="tool_result", call_id=block.get("tool_use_id"), text=text,
-                                                 images=images, is_error=bool(block.get("is_error"))))
+                    transcript.steps.append(
+                        Step(
+                            kind="tool_result",
+                            call_id=block.get("tool_use_id"),
+                            text=text,
+                            images=images,
+                            is_error=bool(block.get("is_error")),
+                        )
+                    )
         elif kind == "result":
             result_event = event
     if result_event is not None:
@@ -97,7 +120,8 @@ def _usage(event: dict) -> tuple[Usage, dict[str, dict]]:
         if not isinstance(u, dict):
             continue
         per_model[model] = {
-            "input_tokens": (u.get("inputTokens") or 0) + (u.get("cacheCreationInputTokens") or 0)
+            "input_tokens": (u.get("inputTokens") or 0)
+            + (u.get("cacheCreationInputTokens") or 0)
             + (u.get("cacheReadInputTokens") or 0),
             "cached_input_tokens": u.get("cacheReadInputTokens") or 0,
             "cache_creation_input_tokens": u.get("cacheCreationInputTokens") or 0,
@@ -109,16 +133,22 @@ def _usage(event: dict) -> tuple[Usage, dict[str, dict]]:
     thinking = (usage.get("output_tokens_details") or {}).get("thinking_tokens")
     if any(m["input_tokens"] or m["output_tokens"] for m in per_model.values()):
         reasoning = [m["reasoning_tokens"] for m in per_model.values() if m["reasoning_tokens"] is not None]
-        return Usage(input_tokens=sum(m["input_tokens"] for m in per_model.values()),
-                     cached_input_tokens=sum(m["cached_input_tokens"] for m in per_model.values()),
-                     output_tokens=sum(m["output_tokens"] for m in per_model.values()),
-                     reasoning_tokens=sum(reasoning) if reasoning else thinking), per_model
+        return Usage(
+            input_tokens=sum(m["input_tokens"] for m in per_model.values()),
+            cached_input_tokens=sum(m["cached_input_tokens"] for m in per_model.values()),
+            output_tokens=sum(m["output_tokens"] for m in per_model.values()),
+            reasoning_tokens=sum(reasoning) if reasoning else thinking,
+        ), per_model
     if not usage:
         return Usage(), per_model
     cache_read = usage.get("cache_read_input_tokens") or 0
     fresh = (usage.get("input_tokens") or 0) + (usage.get("cache_creation_input_tokens") or 0)
-    return Usage(input_tokens=fresh + cache_read, cached_input_tokens=cache_read,
-                 output_tokens=usage.get("output_tokens"), reasoning_tokens=thinking), per_model
+    return Usage(
+        input_tokens=fresh + cache_read,
+        cached_input_tokens=cache_read,
+        output_tokens=usage.get("output_tokens"),
+        reasoning_tokens=thinking,
+    ), per_model
 
 
 def _apply_result(transcript: Transcript, event: dict) -> None:
@@ -144,10 +174,21 @@ def inline_images_from_session(item_dir: Path, seen: SeenImages) -> list[str]:
     for session in sorted((item_dir / "home" / ".claude" / "projects").glob("*/*.jsonl")):
         for entry in log_entries(session):
             content = (entry.get("message") or {}).get("content") if entry.get("type") == "user" else None
-            blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "image"] \
-                if isinstance(content, list) else []
+            blocks = (
+                [b for b in content if isinstance(b, dict) and b.get("type") == "image"]
+                if isinstance(content, list)
+                else []
+            )
             if blocks:
-                return [p for p in (seen.save((b.get("source") or {}).get("data", ""),
-                                              (b.get("source") or {}).get("media_type", "image/png"))
-                                    for b in blocks) if p]
+                return [
+                    p
+                    for p in (
+                        seen.save(
+                            (b.get("source") or {}).get("data", ""),
+                            (b.get("source") or {}).get("media_type", "image/png"),
+                        )
+                        for b in blocks
+                    )
+                    if p
+                ]
     return []

@@ -6,6 +6,7 @@ MCP servers in config.toml) plus a model-catalog override that removes what no s
 so every model gets the same classic tool list. Codex's own sandbox is off: ours isolates
 (its helper cannot run inside bwrap or under /tmp). docs/cli-notes.md has the checked facts.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,11 +38,21 @@ from agent_eval.datamodel.pricing import price_usd, prices
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
 
-COMMON_SWITCHES = ["features.multi_agent=false", "features.goals=false", "web_search=\"disabled\"",
-                   "tools.experimental_request_user_input.enabled=false"]
+COMMON_SWITCHES = [
+    "features.multi_agent=false",
+    "features.goals=false",
+    'web_search="disabled"',
+    "tools.experimental_request_user_input.enabled=false",
+]
 # Catalog fields that add tools beyond the mode's (see the module docstring).
-CATALOG_OVERRIDES = {"apply_patch_tool_type": None, "supports_search_tool": False, "tool_mode": None,
-                     "use_responses_lite": False, "multi_agent_version": None, "experimental_supported_tools": []}
+CATALOG_OVERRIDES = {
+    "apply_patch_tool_type": None,
+    "supports_search_tool": False,
+    "tool_mode": None,
+    "use_responses_lite": False,
+    "multi_agent_version": None,
+    "experimental_supported_tools": [],
+}
 LOGIN_FILE = Path(".codex") / "auth.json"
 AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
 PROVIDER = "agent_eval"
@@ -72,17 +83,23 @@ def bundled_catalog(executable: Path) -> Future:
 def _ask_catalog(executable: Path, future: Future) -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="agent-eval-codex-") as scratch:
-            out = subprocess.run([str(executable), "debug", "models"], capture_output=True, text=True,
-                                 timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": scratch, "CODEX_HOME": scratch})
+            out = subprocess.run(
+                [str(executable), "debug", "models"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env={"PATH": "/usr/bin:/bin", "HOME": scratch, "CODEX_HOME": scratch},
+            )
         try:
             catalog = json.loads(out.stdout)
         except json.JSONDecodeError:
-            raise RuntimeError(f"`codex debug models` printed no catalog (exit {out.returncode}): "
-                               f"{out.stderr[-500:]}") from None
+            raise RuntimeError(
+                f"`codex debug models` printed no catalog (exit {out.returncode}): {out.stderr[-500:]}"
+            ) from None
         for model in catalog["models"]:
             model.update(CATALOG_OVERRIDES)
         future.set_result(json.dumps(catalog))
-    except BaseException as error:   # handed to the item that waits; forgotten for the next one
+    except BaseException as error:  # handed to the item that waits; forgotten for the next one
         with _catalogs_lock:
             _catalogs.pop(str(executable), None)
         future.set_exception(error)
@@ -96,11 +113,15 @@ class Codex(Agent):
     provider = "openai"
     demo_model = "gpt-5.5"
     secret_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
-    upstreams = {"env": "https://api.openai.com/v1",
-                 "file": "https://chatgpt.com/backend-api/codex"}   # a ChatGPT login's backend
-    login_inside = ("a copy of auth.json with dummy access and refresh tokens and the id_token's claims without "
-                    "its signature (account id, plan and e-mail stay); the real token is re-read outside for "
-                    "every request")
+    upstreams = {
+        "env": "https://api.openai.com/v1",
+        "file": "https://chatgpt.com/backend-api/codex",
+    }  # a ChatGPT login's backend
+    login_inside = (
+        "a copy of auth.json with dummy access and refresh tokens and the id_token's claims without "
+        "its signature (account id, plan and e-mail stay); the real token is re-read outside for "
+        "every request"
+    )
     login_holds_api_key = staticmethod(login.holds_api_key)
     dummy_login = staticmethod(login.dummy_login)
     login_access_token = staticmethod(login.access_token)
@@ -116,15 +137,21 @@ class Codex(Agent):
         if key_name and base_url:
             return Auth("custom_endpoint", [host_port(base_url)], env={key_name: environ[key_name]}, base_url=base_url)
         if key_name:
-            return Auth("api_key", policy_endpoints(self.name, "api-key"), env={key_name: environ[key_name]},
-                        base_url="https://api.openai.com/v1")
+            return Auth(
+                "api_key",
+                policy_endpoints(self.name, "api-key"),
+                env={key_name: environ[key_name]},
+                base_url="https://api.openai.com/v1",
+            )
         if login_file.is_file():
             return Auth("login", policy_endpoints(self.name, "chatgpt"), files={str(LOGIN_FILE): login_file})
-        raise AuthMissing(f"codex: no credential found. Set OPENAI_API_KEY (or CODEX_API_KEY), or log in with "
-                          f"`codex login` so {login_file} exists (OPENAI_BASE_URL selects a custom endpoint).")
+        raise AuthMissing(
+            f"codex: no credential found. Set OPENAI_API_KEY (or CODEX_API_KEY), or log in with "
+            f"`codex login` so {login_file} exists (OPENAI_BASE_URL selects a custom endpoint)."
+        )
 
     def warm_up(self) -> None:
-        bundled_catalog(self.executable)   # `codex debug models` starts now, beside the run's start-up
+        bundled_catalog(self.executable)  # `codex debug models` starts now, beside the run's start-up
 
     @property
     def _catalog(self) -> str:
@@ -137,9 +164,15 @@ class Codex(Agent):
         if ctx.auth.base_url:
             # A key from the environment, or (through the gateway) the login file's dummy tokens.
             key = f"env_key = {_toml(next(iter(ctx.auth.env)))}" if ctx.auth.env else "requires_openai_auth = true"
-            lines += [f"model_provider = {_toml(PROVIDER)}", "", f"[model_providers.{PROVIDER}]",
-                      f"name = {_toml(PROVIDER)}", f"base_url = {_toml(ctx.auth.base_url)}",
-                      key, 'wire_api = "responses"']
+            lines += [
+                f"model_provider = {_toml(PROVIDER)}",
+                "",
+                f"[model_providers.{PROVIDER}]",
+                f"name = {_toml(PROVIDER)}",
+                f"base_url = {_toml(ctx.auth.base_url)}",
+                key,
+                'wire_api = "responses"',
+            ]
         for server in ctx.tools.mcp:
             lines += ["", f"[mcp_servers.{server.name}]"]
             if server.url:
@@ -148,8 +181,10 @@ class Codex(Agent):
                 lines += [f"url = {_toml(server.url)}", 'http_headers = { Connection = "close" }']
             else:
                 lines += [f"command = {_toml(server.command[0])}", f"args = {_toml(list(server.command[1:]))}"]
-            lines += ["required = true",                          # the first request must carry its tools
-                      'default_tools_approval_mode = "approve"']  # exec never asks; approve our own tools
+            lines += [
+                "required = true",  # the first request must carry its tools
+                'default_tools_approval_mode = "approve"',
+            ]  # exec never asks; approve our own tools
         return "\n".join(lines) + "\n"
 
     def prepare(self, ctx: ItemContext) -> Invocation:
@@ -158,10 +193,20 @@ class Codex(Agent):
         (codex_home / "config.toml").write_text(self._config_toml(ctx))
         catalog = codex_home / "model-catalog.json"
         catalog.write_text(self._catalog)
-        argv = [str(self.executable), "exec", "--json", "--skip-git-repo-check", "-s", "danger-full-access",
-                "-c", f"model_catalog_json={_toml(str(catalog))}"]
-        switches = COMMON_SWITCHES + [f"features.shell_tool={str(ctx.tools.shell).lower()}",
-                                      f"features.view_image={str(ctx.tools.view_file).lower()}"]
+        argv = [
+            str(self.executable),
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "-s",
+            "danger-full-access",
+            "-c",
+            f"model_catalog_json={_toml(str(catalog))}",
+        ]
+        switches = COMMON_SWITCHES + [
+            f"features.shell_tool={str(ctx.tools.shell).lower()}",
+            f"features.view_image={str(ctx.tools.view_file).lower()}",
+        ]
         for switch in switches:
             argv += ["-c", switch]
         for image in ctx.inline_images:
@@ -190,9 +235,11 @@ class Codex(Agent):
 
     def watcher(self):
         """Fail fast on bad credentials: Codex reconnects five times on a 401 before failing."""
+
         def watch(event: dict) -> str | None:
             message = event.get("message") or ((event.get("error") or {}).get("message")) or ""
             if event.get("type") in ("error", "turn.failed") and AUTH_STATUS_IN_TEXT.search(message):
                 return "auth_error"
             return None
+
         return watch

@@ -9,20 +9,29 @@ experiencing high demand..."): agents/failures.py classifies that text. `--json`
 takes both from Codex's session log (the rollout file in the private CODEX_HOME); without it,
 num_turns falls back to tool rounds + 1. Unknown event types are counted, never fatal.
 """
+
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
 
-from agent_eval.agents.seen_images import SeenImages
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder
+from agent_eval.agents.seen_images import SeenImages
 from agent_eval.datamodel.records import Usage
 from agent_eval.datamodel.transcript import Step, Transcript
 
-KNOWN_TYPES = {"thread.started", "turn.started", "turn.completed", "turn.failed", "error",
-               "item.started", "item.updated", "item.completed"}
+KNOWN_TYPES = {
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "error",
+    "item.started",
+    "item.updated",
+    "item.completed",
+}
 _STATUS_IN_TEXT = re.compile(r"\b(400|401|403|404|422|429|500|502|503|529)\b")
 
 
@@ -47,8 +56,9 @@ def _mcp_result(item: dict, seen: SeenImages) -> tuple[str, list[str], bool]:
 def _add_item(transcript: Transcript, item: dict, seen: SeenImages) -> None:
     kind, call_id = item.get("type"), item.get("id")
     if kind == "agent_message" and is_placeholder(item.get("text")):
-        transcript.steps.append(Step(kind="text", text=f"[codex placeholder, not the model's] {item['text']}",
-                                     is_error=True))
+        transcript.steps.append(
+            Step(kind="text", text=f"[codex placeholder, not the model's] {item['text']}", is_error=True)
+        )
         transcript.error = item["text"]
     elif kind == "agent_message":
         transcript.steps.append(Step(kind="text", text=item.get("text", "")))
@@ -57,9 +67,17 @@ def _add_item(transcript: Transcript, item: dict, seen: SeenImages) -> None:
         if item.get("text", "").strip():
             transcript.steps.append(Step(kind="reasoning", text=item["text"]))
     elif kind == "command_execution":
-        transcript.steps.append(Step(kind="tool_call", tool="shell", call_id=call_id, input={"command": item.get("command")}))
-        transcript.steps.append(Step(kind="tool_result", call_id=call_id, text=item.get("aggregated_output") or "",
-                                     is_error=item.get("exit_code") not in (0, None)))
+        transcript.steps.append(
+            Step(kind="tool_call", tool="shell", call_id=call_id, input={"command": item.get("command")})
+        )
+        transcript.steps.append(
+            Step(
+                kind="tool_result",
+                call_id=call_id,
+                text=item.get("aggregated_output") or "",
+                is_error=item.get("exit_code") not in (0, None),
+            )
+        )
     elif kind == "mcp_tool_call":
         name = f"mcp__{item.get('server')}__{item.get('tool')}"
         transcript.steps.append(Step(kind="tool_call", tool=name, call_id=call_id, input=item.get("arguments") or {}))
@@ -69,8 +87,14 @@ def _add_item(transcript: Transcript, item: dict, seen: SeenImages) -> None:
         transcript.steps.append(Step(kind="text", text=f"[codex error] {item.get('message', '')}", is_error=True))
     else:
         # web_search, file_change, todo_list, ... : kept as a generic tool step.
-        transcript.steps.append(Step(kind="tool_call", tool=str(kind), call_id=call_id,
-                                     input={k: v for k, v in item.items() if k not in ("id", "type")}))
+        transcript.steps.append(
+            Step(
+                kind="tool_call",
+                tool=str(kind),
+                call_id=call_id,
+                input={k: v for k, v in item.items() if k not in ("id", "type")},
+            )
+        )
 
 
 def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
@@ -91,10 +115,12 @@ def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
         elif kind == "error":
             errors.append(event.get("message") or "error")
     if usage:
-        transcript.usage = Usage(input_tokens=usage.get("input_tokens"),
-                                 cached_input_tokens=usage.get("cached_input_tokens"),
-                                 output_tokens=usage.get("output_tokens"),
-                                 reasoning_tokens=usage.get("reasoning_output_tokens"))
+        transcript.usage = Usage(
+            input_tokens=usage.get("input_tokens"),
+            cached_input_tokens=usage.get("cached_input_tokens"),
+            output_tokens=usage.get("output_tokens"),
+            reasoning_tokens=usage.get("reasoning_output_tokens"),
+        )
     rounds = sum(step.kind == "tool_call" for step in transcript.steps)
     transcript.num_turns = rounds + 1 if (transcript.final_text is not None or rounds) else 0
     failed = any(e.get("type") == "turn.failed" for e in events)
@@ -115,8 +141,11 @@ def inline_images_from_rollout(path: Path, seen: SeenImages) -> list[str]:
     for entry in log_entries(path):
         payload = entry.get("payload") or {}
         if entry.get("type") == "response_item" and payload.get("type") == "message" and payload.get("role") == "user":
-            urls = [part.get("image_url", "") for part in payload.get("content") or []
-                    if isinstance(part, dict) and part.get("type") == "input_image"]
+            urls = [
+                part.get("image_url", "")
+                for part in payload.get("content") or []
+                if isinstance(part, dict) and part.get("type") == "input_image"
+            ]
             if urls:
                 return [p for p in map(seen.save_data_url, urls) if p]
     return []
@@ -149,15 +178,29 @@ def merge_rollout(transcript: Transcript, path: Path, item_dir: Path) -> None:
             position = _after_next_call(transcript.steps, position)
             continue
         output = outputs.get(call.get("call_id"))
-        images = [p for p in (seen.save_data_url(part.get("image_url", "")) for part in output or []
-                              if isinstance(part, dict) and part.get("type") == "input_image") if p]
+        images = [
+            p
+            for p in (
+                seen.save_data_url(part.get("image_url", ""))
+                for part in output or []
+                if isinstance(part, dict) and part.get("type") == "input_image"
+            )
+            if p
+        ]
         try:
             arguments = json.loads(call.get("arguments") or "{}")
         except json.JSONDecodeError:
             arguments = {"raw": call.get("arguments")}
-        steps = [Step(kind="tool_call", tool="view_image", call_id=call.get("call_id"), input=arguments),
-                 Step(kind="tool_result", call_id=call.get("call_id"), images=images,
-                      text="" if images else str(output)[:2000], is_error=not images)]
+        steps = [
+            Step(kind="tool_call", tool="view_image", call_id=call.get("call_id"), input=arguments),
+            Step(
+                kind="tool_result",
+                call_id=call.get("call_id"),
+                images=images,
+                text="" if images else str(output)[:2000],
+                is_error=not images,
+            ),
+        ]
         transcript.steps[position:position] = steps
         position += len(steps)
 

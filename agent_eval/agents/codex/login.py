@@ -1,5 +1,6 @@
 """Codex's login file (`~/.codex/auth.json`): a ChatGPT login's tokens, or a plain API key
 (`codex login --with-api-key`). What the gateway reads and what the sandbox gets."""
+
 from __future__ import annotations
 
 import base64
@@ -18,12 +19,12 @@ def dummy_login(data: dict, dummy: str) -> dict:
     out = {k: v for k, v in data.items() if k not in ("tokens", "OPENAI_API_KEY")}
     out["OPENAI_API_KEY"] = None
     out["tokens"] = {
-        "id_token": _unsigned_jwt(tokens.get("id_token")),   # its claims (plan, account) without the signature
+        "id_token": _unsigned_jwt(tokens.get("id_token")),  # its claims (plan, account) without the signature
         "access_token": dummy,
         "refresh_token": "agent-eval-gateway-no-refresh",
         "account_id": tokens.get("account_id"),
     }
-    out["last_refresh"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())   # no proactive refresh
+    out["last_refresh"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # no proactive refresh
     return out
 
 

@@ -9,18 +9,30 @@ synth + questions + generate (synthetic datasets), schema + loader (items and th
 grading (answer modes, evidence, rollup), observe_server (the MCP tool), passive (mode none
 frames), prompting (answer format text).
 """
+
 import importlib
 
 # Where each public name lives. Loaded on first use (PEP 562), so checking a dataset's kind or
 # reading its items does not import the mcp SDK and the renderer.
 _EXPORTS = {
-    "ActiveDataset": "loader", "is_active_dataset": "loader", "load_active_dataset": "loader",
-    "DEFAULT_RULES": "grading", "ActiveGrade": "grading", "Rules": "grading", "grade_active": "grading",
-    "rollup_active": "grading", "rules_hash": "grading",
-    "SERVER_NAME": "observe_server", "TOOL_NAME": "observe_server", "ObservationServer": "observe_server",
-    "PassiveFrame": "passive", "passive_preamble": "passive", "sample_frames": "passive",
+    "ActiveDataset": "loader",
+    "is_active_dataset": "loader",
+    "load_active_dataset": "loader",
+    "DEFAULT_RULES": "grading",
+    "ActiveGrade": "grading",
+    "Rules": "grading",
+    "grade_active": "grading",
+    "rollup_active": "grading",
+    "rules_hash": "grading",
+    "SERVER_NAME": "observe_server",
+    "TOOL_NAME": "observe_server",
+    "ObservationServer": "observe_server",
+    "PassiveFrame": "passive",
+    "passive_preamble": "passive",
+    "sample_frames": "passive",
     "write_passive_sample": "passive",
-    "answer_instructions": "prompting", "question_block": "prompting",
+    "answer_instructions": "prompting",
+    "question_block": "prompting",
     "ActiveItem": "schema",
 }
 __all__ = sorted(_EXPORTS)

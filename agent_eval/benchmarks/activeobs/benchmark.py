@@ -1,6 +1,7 @@
 """Active observation: questions about a panoramic video the agent never sees whole. It asks for
 views through the `observe` tool, served from outside the sandbox for one item at a time; the
 answer and its evidence are graded (agent_eval/benchmarks/activeobs, docs/active-observation.md)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,13 +9,13 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.loader import load_active_dataset
 from agent_eval.benchmarks.activeobs.grading import (
     grade_active,
     rollup_active,
     rules_hash,
 )
+from agent_eval.benchmarks.activeobs.loader import load_active_dataset
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.passive import (
     passive_preamble,
     write_passive_sample,
@@ -24,9 +25,9 @@ from agent_eval.benchmarks.activeobs.prompting import (
     question_block,
 )
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
-from agent_eval.tools.toolset import McpServer, ToolSet
 from agent_eval.benchmarks.shared import image_tools, render
 from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
+from agent_eval.tools.toolset import McpServer, ToolSet
 
 OBSERVE_MODULE = "agent_eval.benchmarks.activeobs.observe_server"
 
@@ -44,14 +45,18 @@ class ActiveObservation(Benchmark):
             validation_summary,
         )
         from agent_eval.datamodel.jsonl import DataError
+
         if out.exists() and any(out.iterdir()):
             raise DataError(f"{out} exists and is not empty; choose a new directory")
         dataset = generate_dataset(out, per_family=per_task, seed=seed)
-        return [f"wrote {len(dataset.items)} active-observation items to {out}/items.jsonl (+ scenes/)",
-                f"{validation_summary(out)} (details: {out}/validation.json)"]
+        return [
+            f"wrote {len(dataset.items)} active-observation items to {out}/items.jsonl (+ scenes/)",
+            f"{validation_summary(out)} (details: {out}/validation.json)",
+        ]
 
     def reading(self):
         from agent_eval.benchmarks.activeobs.hooks import ActiveReading
+
         return ActiveReading()
 
     def load(self, root: Path):
@@ -60,25 +65,33 @@ class ActiveObservation(Benchmark):
 
     def warm_up(self, tools: str) -> None:
         if tools != "none":
-            load_in_background(OBSERVE_MODULE)   # the MCP SDK
+            load_in_background(OBSERVE_MODULE)  # the MCP SDK
 
     def truth_text(self, item) -> str:
         return item.truth_text()
 
     @contextlib.contextmanager
-    def setup(self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str) -> Iterator[ItemSetup]:
+    def setup(
+        self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
+    ) -> Iterator[ItemSetup]:
         scene_path = self.dataset.scene_path(item.sequence)
         question = question_block(item) + "\n\n" + answer_instructions(item, passive=tools == "none")
         if tools == "none":
             # The passive baseline: a fixed sample of whole panorama frames, inline; no tools.
             frames = write_passive_sample(self.dataset.scene(item.sequence), home / "passive")
             question = passive_preamble(frames, self.dataset.scene(item.sequence)) + "\n\n" + question
-            yield ItemSetup(prompt=render(template_text, question, ""), tools=ToolSet(),
-                            inline_images=[frame.path for frame in frames])
+            yield ItemSetup(
+                prompt=render(template_text, question, ""),
+                tools=ToolSet(),
+                inline_images=[frame.path for frame in frames],
+            )
             return
         observe_server = load_sdk_module(OBSERVE_MODULE)
-        ObservationServer, OBSERVE_SERVER, TOOL_NAME = (observe_server.ObservationServer, observe_server.SERVER_NAME,
-                                                        observe_server.TOOL_NAME)
+        ObservationServer, OBSERVE_SERVER, TOOL_NAME = (
+            observe_server.ObservationServer,
+            observe_server.SERVER_NAME,
+            observe_server.TOOL_NAME,
+        )
         views = work / "views" if tools == "python" else None  # python mode may process what it saw
         with contextlib.ExitStack() as stack:
             server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))
@@ -92,17 +105,28 @@ class ActiveObservation(Benchmark):
 
     def grade(self, final_text: str | None, item) -> BenchmarkGrade:
         graded = grade_active(final_text, item)
-        metrics = ActiveObsMetrics(family=item.family, answer_correct=graded.answer_correct,
-                                   evidence_correct=graded.evidence_correct, combined=graded.combined,
-                                   evidence=graded.evidence, grade_detail=graded.detail)
-        return BenchmarkGrade(prediction=json.dumps(graded.prediction) if graded.prediction is not None else "",
-                              correct=graded.answer_correct, has_answer_tag=graded.has_answer_tag,
-                              malformed=graded.status == "no_answer" and graded.has_answer_tag, metrics=metrics)
+        metrics = ActiveObsMetrics(
+            family=item.family,
+            answer_correct=graded.answer_correct,
+            evidence_correct=graded.evidence_correct,
+            combined=graded.combined,
+            evidence=graded.evidence,
+            grade_detail=graded.detail,
+        )
+        return BenchmarkGrade(
+            prediction=json.dumps(graded.prediction) if graded.prediction is not None else "",
+            correct=graded.answer_correct,
+            has_answer_tag=graded.has_answer_tag,
+            malformed=graded.status == "no_answer" and graded.has_answer_tag,
+            metrics=metrics,
+        )
 
     def scorer_hash(self) -> str:
         return rules_hash()
 
     def extra_rollup(self, records: list) -> dict | None:
-        rows = [{**ActiveObsMetrics.of(record).to_json(), "status": record.status, "family": record.category}
-                for record in records]
+        rows = [
+            {**ActiveObsMetrics.of(record).to_json(), "status": record.status, "family": record.category}
+            for record in records
+        ]
         return {"active_observation": rollup_active(rows)}

@@ -6,6 +6,7 @@ Scores pair on items as in compare.item_scores: with repeats, an item's score is
 Hallucination (right answers whose evidence fails, as a share of right answers) is descriptive:
 its denominator differs between runs, so it gets no paired test.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -13,11 +14,11 @@ from collections import defaultdict
 from rich.console import Console
 from rich.table import Table
 
-from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.analysis.efficiency import EFFICIENCY
 from agent_eval.analysis.group_tests import holm_sentence
 from agent_eval.analysis.stats import ALPHA, min_possible_p, paired
 from agent_eval.analysis.verdicts import pct, pholm, pts, pval, verdict
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 
 METRICS = ("answer", "evidence", "combined")
 TESTED = (("answer", "answer"), ("combined", "combined (answer and evidence)"))
@@ -51,31 +52,49 @@ def build_active(runs, groups, n_resamples: int, seed: int) -> dict:
         row["hallucination"] = [hallucination(a, c) for a, c in zip(sums["answer"], sums["combined"])]
         for metric, _ in TESTED:
             columns = [[s[metric][i] for i in ids] for s in scores]
-            row[f"{metric}_vs_first"] = [None] + [paired(columns[0], c, n_resamples, seed).to_json() for c in columns[1:]]
+            row[f"{metric}_vs_first"] = [None] + [
+                paired(columns[0], c, n_resamples, seed).to_json() for c in columns[1:]
+            ]
         rows.append(row)
     return {"metrics": list(METRICS), "tested": [m for m, _ in TESTED], "rows": rows}
 
 
 def active_verdicts(letters: list[str], active: dict) -> list[str]:
     overall = active["rows"][0]
-    out = [verdict(letter, overall[f"{metric}_vs_first"][j], label)
-           for j, letter in enumerate(letters[1:], start=1) for metric, label in TESTED]
-    out.append("hallucination (right answers without supporting evidence, as a share of right answers) is "
-               "descriptive: its denominator differs between runs, so it has no paired test")
+    out = [
+        verdict(letter, overall[f"{metric}_vs_first"][j], label)
+        for j, letter in enumerate(letters[1:], start=1)
+        for metric, label in TESTED
+    ]
+    out.append(
+        "hallucination (right answers without supporting evidence, as a share of right answers) is "
+        "descriptive: its denominator differs between runs, so it has no paired test"
+    )
     small = [row["n"] for row in active["rows"][1:] if min_possible_p(row["n"]) >= ALPHA]
     if small:
-        out.append(f"{len(small)} families have at most {max(small)} items: even if every item differed one way "
-                   f"the exact p could not go below {min_possible_p(max(small)):.3g}, so no difference there can be "
-                   f"significant at α={ALPHA}")
+        out.append(
+            f"{len(small)} families have at most {max(small)} items: even if every item differed one way "
+            f"the exact p could not go below {min_possible_p(max(small)):.3g}, so no difference there can be "
+            f"significant at α={ALPHA}"
+        )
     sentence = holm_sentence(active["rows"], letters, tuple(f"{m}_vs_first" for m, _ in TESTED), "per-family")
     return out + ([sentence] if sentence else [])
 
 
 def metric_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
-    body = [[row["scope"], row["group"], str(row["n"]), run["letter"], *(pct(row[m][k]) for m in METRICS),
-             "—" if row["hallucination"][k] is None else pct(row["hallucination"][k])]
-            for row in data["active"]["rows"] for k, run in enumerate(data["runs"])]
+    body = [
+        [
+            row["scope"],
+            row["group"],
+            str(row["n"]),
+            run["letter"],
+            *(pct(row[m][k]) for m in METRICS),
+            "—" if row["hallucination"][k] is None else pct(row["hallucination"][k]),
+        ]
+        for row in data["active"]["rows"]
+        for k, run in enumerate(data["runs"])
+    ]
     return header, body
 
 
@@ -89,8 +108,11 @@ def paired_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             cells = [row["scope"], row["group"], str(row["n"]), f"{run['letter']}:A"]
             for metric, _ in TESTED:
                 s = row[f"{metric}_vs_first"][k]
-                cells += [f"{pts(s['diff'], '')} [{pts(s['ci_low'], '')}, {pts(s['ci_high'], '')}]", pval(s),
-                          pholm(s.get("p_holm"))]
+                cells += [
+                    f"{pts(s['diff'], '')} [{pts(s['ci_low'], '')}, {pts(s['ci_high'], '')}]",
+                    pval(s),
+                    pholm(s.get("p_holm")),
+                ]
             body.append(cells)
     return header, body
 
@@ -100,8 +122,13 @@ def _screen_table(title: str, header: list[str], body: list[list[str]]) -> Table
     table = Table(title=title, header_style="bold", title_style="bold")
     for i, name in enumerate(header[1:]):
         widest = max(len(cells[1 + i]) for cells in body)
-        table.add_column(name, justify="left" if i in (0, 2) else "right", no_wrap=True,
-                         min_width=min(widest, 14) if i == 0 else widest, overflow="ellipsis")
+        table.add_column(
+            name,
+            justify="left" if i in (0, 2) else "right",
+            no_wrap=True,
+            min_width=min(widest, 14) if i == 0 else widest,
+            overflow="ellipsis",
+        )
     for index, cells in enumerate(body):
         first = index == 0 or body[index - 1][1] != cells[1]
         last = index + 1 == len(body) or body[index + 1][1] != cells[1]
@@ -112,7 +139,9 @@ def _screen_table(title: str, header: list[str], body: list[list[str]]) -> Table
 
 def render_active_table(data: dict, console: Console) -> None:
     shared = data["shared"]
-    console.print(_screen_table(f"answer, evidence, combined and hallucination on {shared} shared items", *metric_cells(data)))
+    console.print(
+        _screen_table(f"answer, evidence, combined and hallucination on {shared} shared items", *metric_cells(data))
+    )
     if len(data["runs"]) < 2:
         return
     header, body = paired_cells(data)
@@ -122,15 +151,22 @@ def render_active_table(data: dict, console: Console) -> None:
     else:  # too wide: one table per tested metric
         for j, (metric, label) in enumerate(TESTED):
             cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
-            console.print(_screen_table(f"paired tests against A: {label}", [header[c] for c in cols],
-                                        [[cells[c] for c in cols] for cells in body]))
+            console.print(
+                _screen_table(
+                    f"paired tests against A: {label}",
+                    [header[c] for c in cols],
+                    [[cells[c] for c in cols] for cells in body],
+                )
+            )
 
 
 def markdown_parts(data: dict, md) -> list[str]:
     parts = [f"Answer, evidence, combined and hallucination on {data['shared']} shared items:", md(*metric_cells(data))]
     if len(data["runs"]) > 1:
-        parts += ["Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
-                  md(*paired_cells(data))]
+        parts += [
+            "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
+            md(*paired_cells(data)),
+        ]
     return parts
 
 
@@ -139,17 +175,37 @@ def csv_rows(data: dict):
     stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
     names = {"a_only": "A_only", "b_only": "run_only", "diff": "diff_vs_A"}
     eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
-    yield ["scope", "group", "n", "run", "name", "label", "answer_acc", "evidence_acc", "combined_acc",
-           "hallucination_rate", *(f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys), *eff]
+    yield [
+        "scope",
+        "group",
+        "n",
+        "run",
+        "name",
+        "label",
+        "answer_acc",
+        "evidence_acc",
+        "combined_acc",
+        "hallucination_rate",
+        *(f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys),
+        *eff,
+    ]
     for row in data["active"]["rows"]:
         for k, run in enumerate(data["runs"]):
-            cells = [row["scope"], row["group"], row["n"], run["letter"], run["name"], run["label"],
-                     *(f"{row[m][k]:.6g}" for m in METRICS), row["hallucination"][k]]
+            cells = [
+                row["scope"],
+                row["group"],
+                row["n"],
+                run["letter"],
+                run["name"],
+                run["label"],
+                *(f"{row[m][k]:.6g}" for m in METRICS),
+                row["hallucination"][k],
+            ]
             for metric, _ in TESTED:
                 s = row[f"{metric}_vs_first"][k] or {}
                 cells += [s.get(key, "") for key in stat_keys]
             if row["scope"] == "overall":
-                cells += [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+                cells += [
+                    run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")
+                ]
             yield ["" if c is None else c for c in cells]
-
-

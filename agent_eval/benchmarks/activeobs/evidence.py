@@ -4,6 +4,7 @@ views, and answer/evidence/combined/hallucination per family.
 
 Imported only for active-observation runs (agent_eval.benchmarks.activeobs pulls in the MCP server).
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,6 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.loader import load_active_dataset
 from agent_eval.benchmarks.activeobs.geometry import (
     pano_box_to_view,
     view_px_to_norm,
@@ -22,24 +21,27 @@ from agent_eval.benchmarks.activeobs.geometry import (
     x_to_angle,
 )
 from agent_eval.benchmarks.activeobs.grading import rollup_active
+from agent_eval.benchmarks.activeobs.loader import load_active_dataset
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.render import person_box, render_view
 from agent_eval.datamodel.jsonl import DataError
 
-AGENT_COLOUR = (255, 120, 0)    # the agent's box: orange
-TRUTH_COLOUR = (0, 200, 70)     # the target's true box: green
+AGENT_COLOUR = (255, 120, 0)  # the agent's box: orange
+TRUTH_COLOUR = (0, 200, 70)  # the target's true box: green
 
 
 @dataclass
 class Observation:
     """One observe call as the server logged it, in call order."""
+
     n: int
     ok: bool
     request: dict
     frame: int | None = None
     angle: float | None = None
     time_s: float | None = None
-    called_s: float | None = None   # seconds since the server started
-    image: str | None = None        # relative to the item dir: observations/NNN-fFFFF-aAAA.A.png
+    called_s: float | None = None  # seconds since the server started
+    image: str | None = None  # relative to the item dir: observations/NNN-fFFFF-aAAA.A.png
     error: str | None = None
     wraps: bool = False
 
@@ -60,10 +62,20 @@ def load_observations(base: Path) -> tuple[list[Observation] | None, str | None]
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             e = json.loads(line)
-            out.append(Observation(n=int(e.get("n", len(out) + 1)), ok=bool(e.get("ok")), request=e.get("request") or {},
-                                   frame=e.get("frame_index"), angle=e.get("angle_deg"), time_s=e.get("time_s"),
-                                   called_s=e.get("elapsed_s"), error=e.get("error"), wraps=bool(e.get("wraps_seam")),
-                                   image=f"observations/{e['image']}" if e.get("image") else None))
+            out.append(
+                Observation(
+                    n=int(e.get("n", len(out) + 1)),
+                    ok=bool(e.get("ok")),
+                    request=e.get("request") or {},
+                    frame=e.get("frame_index"),
+                    angle=e.get("angle_deg"),
+                    time_s=e.get("time_s"),
+                    called_s=e.get("elapsed_s"),
+                    error=e.get("error"),
+                    wraps=bool(e.get("wraps_seam")),
+                    image=f"observations/{e['image']}" if e.get("image") else None,
+                )
+            )
         except (json.JSONDecodeError, TypeError, ValueError, AttributeError):
             bad += line.strip() != ""
     out.sort(key=lambda o: o.n)
@@ -95,8 +107,10 @@ class RunTruth:
         dataset, digest = loaded
         expected = run.config.dataset_hash
         if expected and digest != expected:
-            self.note = (f"the dataset at {path} changed since the run (hash {digest}, run used {expected}): "
-                         "true boxes not drawn")
+            self.note = (
+                f"the dataset at {path} changed since the run (hash {digest}, run used {expected}): "
+                "true boxes not drawn"
+            )
             return
         self.dataset = dataset
         self.items = {item.id: item for item in dataset.items}
@@ -110,18 +124,19 @@ class RunTruth:
 @dataclass
 class Evidence:
     """The agent's evidence against the truth, for one record."""
+
     given: bool
     frame: int | None = None
     angle: float | None = None
-    bbox: tuple | None = None           # 0-1000 in the named view, clamped as the grader does
+    bbox: tuple | None = None  # 0-1000 in the named view, clamped as the grader does
     correct: bool = False
     iou: float | None = None
     matched_frame: int | None = None
     error: str | None = None
-    observed: int | None = None         # the observation whose view it names, if any
-    target: str | None = None           # from the dataset:
-    truth_bbox: tuple | None = None     #   the target's box in the named view at that frame (0-1000)
-    target_angle: float | None = None   #   where the target is at that frame
+    observed: int | None = None  # the observation whose view it names, if any
+    target: str | None = None  # from the dataset:
+    truth_bbox: tuple | None = None  #   the target's box in the named view at that frame (0-1000)
+    target_angle: float | None = None  #   where the target is at that frame
     frames: tuple[int, int] | None = None  #   the first and last frame listed for the target
     notes: list[str] = field(default_factory=list)
 
@@ -131,14 +146,25 @@ class Evidence:
         box = ", ".join(f"{v:g}" for v in self.bbox) if self.bbox else "?"
         seen = f" (the view of observation #{self.observed})" if self.observed else " (a view the agent never observed)"
         out = [f"evidence: frame {self.frame}, angle {self.angle:g}°, bbox [{box}]{seen}"]
-        iou = f"IoU {self.iou:.2f}" + (f" with the target at frame {self.matched_frame}" if self.matched_frame is not None else "")
-        out.append(f"evidence {'correct' if self.correct else 'wrong'}: {iou}" + (f"; {self.error}" if self.error else ""))
+        iou = f"IoU {self.iou:.2f}" + (
+            f" with the target at frame {self.matched_frame}" if self.matched_frame is not None else ""
+        )
+        out.append(
+            f"evidence {'correct' if self.correct else 'wrong'}: {iou}" + (f"; {self.error}" if self.error else "")
+        )
         if self.target:
-            where = (f"its box in that view is [{', '.join(f'{v:.0f}' for v in self.truth_bbox)}]" if self.truth_bbox
-                     else "it is not in that view" if self.target_angle is not None else "frame out of range")
+            where = (
+                f"its box in that view is [{', '.join(f'{v:.0f}' for v in self.truth_bbox)}]"
+                if self.truth_bbox
+                else "it is not in that view"
+                if self.target_angle is not None
+                else "frame out of range"
+            )
             at = f" (at {self.target_angle:.1f}°)" if self.target_angle is not None else ""
-            out.append(f"truth: target {self.target}{at} at frame {self.frame}: {where}; its evidence frames "
-                       f"are {self.frames[0]}..{self.frames[1]} (evidence counts at those frames only)")
+            out.append(
+                f"truth: target {self.target}{at} at frame {self.frame}: {where}; its evidence frames "
+                f"are {self.frames[0]}..{self.frames[1]} (evidence counts at those frames only)"
+            )
         return out + self.notes
 
 
@@ -152,14 +178,27 @@ def evidence_of(record, observations, item=None, scene=None) -> Evidence:
         frame, angle = int(round(numbers[0])), numbers[1]
         bbox = tuple(min(1000.0, max(0.0, v)) for v in numbers[2:])
     except (TypeError, KeyError, ValueError):
-        return Evidence(False, error=detail.get("evidence_error") or detail.get("parse_error")
-                        or ("not graded: " + record.status if not record.metrics else None))
-    out = Evidence(True, frame, angle, bbox, metrics.evidence_correct, detail.get("evidence_iou"),
-                   detail.get("evidence_matched_frame"), detail.get("evidence_error"))
+        return Evidence(
+            False,
+            error=detail.get("evidence_error")
+            or detail.get("parse_error")
+            or ("not graded: " + record.status if not record.metrics else None),
+        )
+    out = Evidence(
+        True,
+        frame,
+        angle,
+        bbox,
+        metrics.evidence_correct,
+        detail.get("evidence_iou"),
+        detail.get("evidence_matched_frame"),
+        detail.get("evidence_error"),
+    )
     width = item.width if item else 3760
     x0 = view_span(angle, width).x0
-    out.observed = next((o.n for o in observations or [] if o.ok and o.frame == frame
-                         and view_span(o.angle, width).x0 == x0), None)
+    out.observed = next(
+        (o.n for o in observations or [] if o.ok and o.frame == frame and view_span(o.angle, width).x0 == x0), None
+    )
     if item is not None and scene is not None:
         out.target = item.track
         out.frames = (min(item.boxes), max(item.boxes))
@@ -181,8 +220,9 @@ def _box(draw: ImageDraw.ImageDraw, norm: tuple, size: int, colour, label: str) 
     draw.text((x1 + 2, ty), label, fill=(0, 0, 0))
 
 
-def evidence_view(evidence: Evidence, scene=None, base: Path | None = None,
-                  observations=None) -> tuple[Image.Image | None, str]:
+def evidence_view(
+    evidence: Evidence, scene=None, base: Path | None = None, observations=None
+) -> tuple[Image.Image | None, str]:
     """The view the evidence names, with the agent's box (orange) and the target's true box (green):
     rendered from the scene, or else the logged observation of that view (agent's box only)."""
     if not evidence.given:
@@ -196,17 +236,28 @@ def evidence_view(evidence: Evidence, scene=None, base: Path | None = None,
                 image = opened.convert("RGB")
             source = f"observation #{logged.n} as logged"
         except (AttributeError, TypeError, OSError):
-            why = ("frame out of range" if scene is not None else "never observed and the dataset is not available"
-                   if logged is None else "its logged image is unreadable")
+            why = (
+                "frame out of range"
+                if scene is not None
+                else "never observed and the dataset is not available"
+                if logged is None
+                else "its logged image is unreadable"
+            )
             return None, f"the view at frame {evidence.frame}, {evidence.angle:g}° is not drawn: {why}"
     draw = ImageDraw.Draw(image)
     if evidence.truth_bbox:
         _box(draw, evidence.truth_bbox, image.height, TRUTH_COLOUR, "truth")
     _box(draw, evidence.bbox, image.height, AGENT_COLOUR, "agent")
-    truth = ("; green: the target's true box" if evidence.truth_bbox else
-             f"; the target ({evidence.target}) is not in this view" if evidence.target else "")
-    return image, (f"the evidence view: frame {evidence.frame}, {evidence.angle:g}° ({source}); "
-                   f"orange: the agent's box{truth}")
+    truth = (
+        "; green: the target's true box"
+        if evidence.truth_bbox
+        else f"; the target ({evidence.target}) is not in this view"
+        if evidence.target
+        else ""
+    )
+    return image, (
+        f"the evidence view: frame {evidence.frame}, {evidence.angle:g}° ({source}); orange: the agent's box{truth}"
+    )
 
 
 def truth_view(item, scene, near: int | None) -> tuple[Image.Image, str]:
@@ -218,8 +269,17 @@ def truth_view(item, scene, near: int | None) -> tuple[Image.Image, str]:
     image = render_view(scene, frame, angle)
     view = pano_box_to_view(box, angle, scene.width, scene.height)
     if view:
-        _box(ImageDraw.Draw(image), view_px_to_norm(view, scene.height, scene.height), image.height, TRUTH_COLOUR, "truth")
-    return image, f"where the evidence is: target {item.track} at frame {frame}, view centred on {angle:g}° (green: its true box)"
+        _box(
+            ImageDraw.Draw(image),
+            view_px_to_norm(view, scene.height, scene.height),
+            image.height,
+            TRUTH_COLOUR,
+            "truth",
+        )
+    return (
+        image,
+        f"where the evidence is: target {item.track} at frame {frame}, view centred on {angle:g}° (green: its true box)",
+    )
 
 
 def active_rollup(records) -> dict:
@@ -227,8 +287,14 @@ def active_rollup(records) -> dict:
     rows = []
     for r in records:
         metrics = ActiveObsMetrics.of(r)
-        rows.append({"family": r.category, "status": r.status, "evidence_correct": metrics.evidence_correct,
-                     "answer_correct": metrics.answer_right(r)})
+        rows.append(
+            {
+                "family": r.category,
+                "status": r.status,
+                "evidence_correct": metrics.evidence_correct,
+                "answer_correct": metrics.answer_right(r),
+            }
+        )
     return rollup_active(rows)
 
 

@@ -8,6 +8,7 @@ demand from the scene), and DATA/validation.json: how many candidate questions e
 the validation pass (validation.py) removed. Same arguments, same bytes. Keep DATA outside
 every sandbox.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,12 +22,19 @@ from agent_eval.benchmarks.activeobs.schema import item_to_row
 from agent_eval.benchmarks.activeobs.synth import make_scene
 from agent_eval.benchmarks.activeobs.validation import Validator
 
-TRIES_PER_ITEM = 400   # candidates proposed per item before giving up on it (most fail a rule)
+TRIES_PER_ITEM = 400  # candidates proposed per item before giving up on it (most fail a rule)
 REPORT_FILE = "validation.json"
 
 
-def generate_dataset(out: Path | str, sequences: int = 3, n_frames: int = 300, n_people: int = 6,
-                     per_family: int = 2, seed: int = 0, families: tuple[str, ...] | None = None) -> ActiveDataset:
+def generate_dataset(
+    out: Path | str,
+    sequences: int = 3,
+    n_frames: int = 300,
+    n_people: int = 6,
+    per_family: int = 2,
+    seed: int = 0,
+    families: tuple[str, ...] | None = None,
+) -> ActiveDataset:
     out = Path(out)
     (out / SCENES_DIR).mkdir(parents=True, exist_ok=True)
     rows = []

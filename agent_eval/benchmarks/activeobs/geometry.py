@@ -11,6 +11,7 @@ Conventions (used by the renderer, the observation tool and the grader alike):
   exceed width for a box across the seam. Overlaps are measured on the cylinder.
 * Evidence boxes are given in the observed view's coordinates normalised to 0-1000.
 """
+
 from __future__ import annotations
 
 import math
@@ -62,6 +63,7 @@ def x_to_angle(x: float, width: int = PANO_WIDTH) -> float:
 @dataclass(frozen=True)
 class ViewSpan:
     """Which panorama columns a view shows: x0 .. x0 + size - 1, modulo width."""
+
     x0: int
     size: int = VIEW_SIZE
     width: int = PANO_WIDTH
@@ -85,8 +87,12 @@ class ViewSpan:
         return [(self.x0, self.width), (0, self.x1 - self.width)]
 
     def describe(self) -> dict:
-        return {"x_start": self.x0, "x_end": self.x1 % self.width, "wraps_seam": self.wraps,
-                "pieces": [list(p) for p in self.pieces()]}
+        return {
+            "x_start": self.x0,
+            "x_end": self.x1 % self.width,
+            "wraps_seam": self.wraps,
+            "pieces": [list(p) for p in self.pieces()],
+        }
 
 
 def view_span(angle: float, width: int = PANO_WIDTH, size: int = VIEW_SIZE) -> ViewSpan:
@@ -137,8 +143,9 @@ def view_px_to_norm(box: Box, size: int = VIEW_SIZE, height: int = PANO_HEIGHT) 
     return (x1 * NORM / size, y1 * NORM / height, x2 * NORM / size, y2 * NORM / height)
 
 
-def view_box_to_pano(box_norm: Box, angle: float, width: int = PANO_WIDTH, size: int = VIEW_SIZE,
-                     height: int = PANO_HEIGHT) -> Box:
+def view_box_to_pano(
+    box_norm: Box, angle: float, width: int = PANO_WIDTH, size: int = VIEW_SIZE, height: int = PANO_HEIGHT
+) -> Box:
     """A box in the view centred on `angle` (0-1000 normalised) -> canonical panorama box."""
     x1, y1, x2, y2 = norm_to_view_px(box_norm, size, height)
     x1, x2 = sorted((x1, x2))
@@ -147,14 +154,17 @@ def view_box_to_pano(box_norm: Box, angle: float, width: int = PANO_WIDTH, size:
     return canonical_box((x0 + x1, y1, x0 + x2, y2), width)
 
 
-def pano_box_to_view(box: Box, angle: float, width: int = PANO_WIDTH, size: int = VIEW_SIZE,
-                     clip: bool = True) -> Box | None:
+def pano_box_to_view(
+    box: Box, angle: float, width: int = PANO_WIDTH, size: int = VIEW_SIZE, clip: bool = True
+) -> Box | None:
     """A panorama box -> view pixels in the view centred on `angle`; None when not in view.
     With clip=False the box keeps the parts outside the view (same shift as the visible part)."""
     x0 = view_span(angle, width, size).x0
     x1, y1, x2, y2 = canonical_box(box, width)
-    best = max(((x1 + k * width - x0, x2 + k * width - x0) for k in (-1, 0, 1)),
-               key=lambda span: _overlap(span[0], span[1], 0, size))
+    best = max(
+        ((x1 + k * width - x0, x2 + k * width - x0) for k in (-1, 0, 1)),
+        key=lambda span: _overlap(span[0], span[1], 0, size),
+    )
     if _overlap(best[0], best[1], 0, size) <= 0:
         return None
     if not clip:

@@ -22,6 +22,7 @@ the threshold's own units): 258.6° - 238.6° computes as 20.00000000000003 and 
 No tag, malformed JSON, or no "answer" key: status `no_answer`, both wrong, the raw text kept.
 A wrong or missing evidence object leaves the answer graded and the evidence wrong.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -63,15 +64,15 @@ DEFAULT_RULES = Rules()
 
 @dataclass(frozen=True)
 class ActiveGrade:
-    prediction: object              # the parsed "answer" value (None when there is none)
+    prediction: object  # the parsed "answer" value (None when there is none)
     answer_correct: bool
     evidence_correct: bool
-    combined: bool                  # both
-    status: str                     # ok | no_answer
+    combined: bool  # both
+    status: str  # ok | no_answer
     has_answer_tag: bool = False
-    raw: str = ""                   # the answer tag's content (or the whole text without a tag)
-    evidence: dict | None = None    # the evidence object as given
-    detail: dict = field(default_factory=dict)   # why: parse error, best IoU, matched frame, ...
+    raw: str = ""  # the answer tag's content (or the whole text without a tag)
+    evidence: dict | None = None  # the evidence object as given
+    detail: dict = field(default_factory=dict)  # why: parse error, best IoU, matched frame, ...
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -91,7 +92,7 @@ def parse_answer(text: str | None) -> tuple[dict | None, str, bool, str | None]:
     except json.JSONDecodeError as error:
         return None, raw, True, f"malformed JSON: {error.msg} at column {error.colno}"
     if not isinstance(value, dict) or "answer" not in value:
-        return None, raw, True, "the JSON is not an object with an \"answer\" key"
+        return None, raw, True, 'the JSON is not an object with an "answer" key'
     return value, raw, True, None
 
 
@@ -131,8 +132,11 @@ def answer_correct(mode: str, prediction, truth, fps: float, rules: Rules = DEFA
         return pair is not None and at_least(interval_iou(pair, tuple(truth)), rules.span_iou)
     if mode == "frame_angle":
         pair = _pair(prediction)
-        return (pair is not None and at_most(abs(pair[0] - truth[0]), tolerance)
-                and at_most(angle_error(pair[1], truth[1]), rules.angle_tolerance_deg))
+        return (
+            pair is not None
+            and at_most(abs(pair[0] - truth[0]), tolerance)
+            and at_most(angle_error(pair[1], truth[1]), rules.angle_tolerance_deg)
+        )
     if mode == "numeric":
         value = _number(prediction)
         low, high = rules.numeric_ratio
@@ -147,20 +151,18 @@ def evidence_check(evidence, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> 
     frame, angle = _number(evidence.get("frame")), _number(evidence.get("angle"))
     bbox = evidence.get("bbox")
     if frame is None or angle is None:
-        return False, {"evidence_error": "evidence needs numeric \"frame\" and \"angle\""}
+        return False, {"evidence_error": 'evidence needs numeric "frame" and "angle"'}
     coords = [_number(v) for v in bbox] if isinstance(bbox, (list, tuple)) and len(bbox) == 4 else None
     if coords is None or None in coords:
-        return False, {"evidence_error": "evidence \"bbox\" must be [x1, y1, x2, y2] numbers (0-1000)"}
+        return False, {"evidence_error": 'evidence "bbox" must be [x1, y1, x2, y2] numbers (0-1000)'}
     coords = [min(1000.0, max(0.0, v)) for v in coords]
     pano = view_box_to_pano(tuple(coords), angle, item.width, item.height, item.height)
     # The listed frames are the evidence window (where the answered fact holds): no tolerance
     # around them, or a frame where the target already does something else would count.
     target_frame = round(frame) if at_most(abs(frame - round(frame)), 0) else None
-    detail = {"evidence_pano_box": [round(v, 1) for v in pano], "evidence_iou": 0.0,
-              "evidence_matched_frame": None}
+    detail = {"evidence_pano_box": [round(v, 1) for v in pano], "evidence_iou": 0.0, "evidence_matched_frame": None}
     if target_frame not in item.boxes:
-        detail["evidence_error"] = (f"frame {frame:g} is outside the evidence window "
-                                    f"(frames {frame_ranges(item.boxes)})")
+        detail["evidence_error"] = f"frame {frame:g} is outside the evidence window (frames {frame_ranges(item.boxes)})"
         return False, detail
     iou = circular_iou(pano, item.boxes[target_frame], item.width)
     detail |= {"evidence_iou": round(iou, 3), "evidence_matched_frame": target_frame}
@@ -183,15 +185,31 @@ def frame_ranges(frames) -> str:
 def grade_active(response_text: str | None, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> ActiveGrade:
     value, raw, has_tag, error = parse_answer(response_text)
     if value is None:
-        return ActiveGrade(prediction=None, answer_correct=False, evidence_correct=False, combined=False,
-                           status="no_answer", has_answer_tag=has_tag, raw=raw, detail={"parse_error": error})
+        return ActiveGrade(
+            prediction=None,
+            answer_correct=False,
+            evidence_correct=False,
+            combined=False,
+            status="no_answer",
+            has_answer_tag=has_tag,
+            raw=raw,
+            detail={"parse_error": error},
+        )
     prediction = value["answer"]
     answer_ok = answer_correct(item.answer_mode, prediction, item.answer, item.fps, rules)
     evidence = value.get("evidence")
     evidence_ok, detail = evidence_check(evidence, item, rules)
-    return ActiveGrade(prediction=prediction, answer_correct=answer_ok, evidence_correct=evidence_ok,
-                       combined=answer_ok and evidence_ok, status="ok", has_answer_tag=True, raw=raw,
-                       evidence=evidence if isinstance(evidence, dict) else None, detail=detail)
+    return ActiveGrade(
+        prediction=prediction,
+        answer_correct=answer_ok,
+        evidence_correct=evidence_ok,
+        combined=answer_ok and evidence_ok,
+        status="ok",
+        has_answer_tag=True,
+        raw=raw,
+        evidence=evidence if isinstance(evidence, dict) else None,
+        detail=detail,
+    )
 
 
 def _field(record, name: str, default=None):
@@ -204,8 +222,12 @@ def _summary(rows: list) -> dict:
     evidence = sum(bool(_field(r, "evidence_correct")) for r in rows)
     combined = sum(bool(_field(r, "answer_correct")) and bool(_field(r, "evidence_correct")) for r in rows)
     return {
-        "n": n, "answer_correct": answer, "evidence_correct": evidence, "combined_correct": combined,
-        "answer_acc": answer / n if n else None, "evidence_acc": evidence / n if n else None,
+        "n": n,
+        "answer_correct": answer,
+        "evidence_correct": evidence,
+        "combined_correct": combined,
+        "answer_acc": answer / n if n else None,
+        "evidence_acc": evidence / n if n else None,
         "combined_acc": combined / n if n else None,
         # Right answers not backed by the evidence, as a share of right answers.
         "hallucination_rate": (answer - combined) / answer if answer else None,
@@ -221,14 +243,14 @@ def rollup_active(records) -> dict:
     for record in records:
         family = _field(record, "family") or _field(record, "category") or "unknown"
         families.setdefault(family, []).append(record)
-    return {"families": {name: _summary(rows) for name, rows in sorted(families.items())},
-            "overall": _summary(records)}
+    return {"families": {name: _summary(rows) for name, rows in sorted(families.items())}, "overall": _summary(records)}
 
 
 def rules_hash(rules: Rules = DEFAULT_RULES) -> str:
     """Identifies the grading rules and options, so runs graded differently are never mixed."""
-    parts = [inspect.getsource(f) for f in (parse_answer, _number, _pair, at_most, at_least, answer_correct,
-                                            evidence_check)]
+    parts = [
+        inspect.getsource(f) for f in (parse_answer, _number, _pair, at_most, at_least, answer_correct, evidence_check)
+    ]
     parts.append(f"EPS={EPS!r}")
     parts += [json.dumps(asdict(rules), sort_keys=True), _FENCE.pattern]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -9,6 +9,7 @@ Every problem raises `agent_eval.engine.selection.DataError` naming the file (an
 so the CLI prints one line and exits 2. The dataset dir must stay outside every sandbox:
 the scene files are the ground truth.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -68,8 +69,10 @@ def load_active_dataset(root: Path | str, check_boxes: bool = False) -> ActiveDa
     root = Path(root)
     items_path = root / ITEMS_FILE
     if not items_path.is_file():
-        raise DataError(f"{items_path}: not found; generate a dataset with "
-                        f"`python -m agent_eval.benchmarks.activeobs.generate --out {root}` or pass the right --data DIR")
+        raise DataError(
+            f"{items_path}: not found; generate a dataset with "
+            f"`python -m agent_eval.benchmarks.activeobs.generate --out {root}` or pass the right --data DIR"
+        )
     dataset = ActiveDataset(root=root)
     seen: dict[str, str] = {}
     scenes: dict[str, Scene] = {}
@@ -93,8 +96,10 @@ def load_active_dataset(root: Path | str, check_boxes: bool = False) -> ActiveDa
 def _scene(dataset: ActiveDataset, sequence: str, where: str) -> Scene:
     path = dataset.scene_path(sequence)
     if not path.is_file():
-        raise DataError(f"{where}: scene file {path} for sequence {sequence!r} is missing; "
-                        f"regenerate the dataset or fix the item's sequence")
+        raise DataError(
+            f"{where}: scene file {path} for sequence {sequence!r} is missing; "
+            f"regenerate the dataset or fix the item's sequence"
+        )
     try:
         scene = load_scene(path)
     except SceneError as error:
@@ -106,23 +111,31 @@ def _scene(dataset: ActiveDataset, sequence: str, where: str) -> Scene:
 
 def _check_against_scene(item: ActiveItem, scene: Scene, where: str, check_boxes: bool) -> None:
     if abs(item.fps - scene.fps) > 1e-9 or item.n_frames != scene.n_frames:
-        raise DataError(f"{where}: fps/n_frames {item.fps}/{item.n_frames} differ from the scene's "
-                        f"{scene.fps}/{scene.n_frames}; fix the item")
+        raise DataError(
+            f"{where}: fps/n_frames {item.fps}/{item.n_frames} differ from the scene's "
+            f"{scene.fps}/{scene.n_frames}; fix the item"
+        )
     if (item.width, item.height) != (scene.width, scene.height):
-        raise DataError(f"{where}: panorama size {item.width}x{item.height} differs from the scene's "
-                        f"{scene.width}x{scene.height}")
+        raise DataError(
+            f"{where}: panorama size {item.width}x{item.height} differs from the scene's {scene.width}x{scene.height}"
+        )
     try:
         person = scene.person(item.track)
     except SceneError:
-        raise DataError(f"{where}: evidence track {item.track!r} is not a person of scene {scene.sequence}; "
-                        f"fix the item") from None
+        raise DataError(
+            f"{where}: evidence track {item.track!r} is not a person of scene {scene.sequence}; fix the item"
+        ) from None
     if check_boxes:
         from agent_eval.benchmarks.activeobs.geometry import at_least, circular_iou
+
         for frame, box in item.boxes.items():
             from agent_eval.benchmarks.activeobs.render import (
                 person_box,  # numpy: only when boxes are checked against the scene
             )
+
             iou = circular_iou(box, person_box(scene, person, frame), scene.width)
             if not at_least(iou, 0.95):
-                raise DataError(f"{where}: evidence box at frame {frame} does not match person {person.id} in "
-                                f"the scene (IoU {iou:.2f}); regenerate the dataset")
+                raise DataError(
+                    f"{where}: evidence box at frame {frame} does not match person {person.id} in "
+                    f"the scene (IoU {iou:.2f}); regenerate the dataset"
+                )

@@ -1,4 +1,5 @@
 """What an active-observation record's `metrics` holds: the answer's and the evidence's grades."""
+
 from __future__ import annotations
 
 from dataclasses import field
@@ -10,12 +11,12 @@ from agent_eval.benchmarks.base import KindMetrics
 
 @dataclass
 class ActiveObsMetrics(KindMetrics):
-    family: str | None = None              # the question family (the item's category)
-    answer_correct: bool | None = None     # None: not graded (an old record or a harness failure)
+    family: str | None = None  # the question family (the item's category)
+    answer_correct: bool | None = None  # None: not graded (an old record or a harness failure)
     evidence_correct: bool = False
-    combined: bool = False                 # answer and evidence both right: the kind's headline score
-    evidence: dict | None = None           # the evidence object the agent gave, as given
-    grade_detail: dict = field(default_factory=dict)   # why: parse error, best IoU, matched frame, ...
+    combined: bool = False  # answer and evidence both right: the kind's headline score
+    evidence: dict | None = None  # the evidence object the agent gave, as given
+    grade_detail: dict = field(default_factory=dict)  # why: parse error, best IoU, matched frame, ...
 
     def answer_right(self, record) -> bool:
         """Whether the answer was right: these metrics say so, else (an ungraded or old record) the record."""

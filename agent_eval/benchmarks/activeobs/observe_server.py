@@ -13,6 +13,7 @@ Each item's server has a path of its own, and each sandbox can reach only its ow
 Every call is logged to `<log_dir>/observations.jsonl` (one JSON object per call, errors
 included) and each returned view is kept as `<log_dir>/NNN-f<frame>-a<angle>.png`.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,13 +29,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
+from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
+from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
+from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
 from agent_eval.tools.imagetools.workspace import Workspace
 from agent_eval.tools.mcp_http import McpHost, Mount
-from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
-from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
-from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
 
 SERVER_NAME = "observe"
 TOOL_NAME = "observe"
@@ -71,8 +72,12 @@ class ObservationLog:
     def add(self, entry: dict, png: bytes | None = None) -> dict:
         with self._lock:
             number = len(self.entries) + 1
-            entry = {"n": number, "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-                     "elapsed_s": round(time.monotonic() - self.started, 3), **entry}
+            entry = {
+                "n": number,
+                "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+                "elapsed_s": round(time.monotonic() - self.started, 3),
+                **entry,
+            }
             if png is not None:
                 name = f"{number:03d}-f{entry['frame_index']:04d}-a{entry['angle_deg']:05.1f}.png"
                 (self.directory / name).write_bytes(png)
@@ -95,15 +100,23 @@ def observe(scene: Scene, frame_index: int, angle_deg: float) -> tuple[dict, byt
     if isinstance(frame_index, bool) or not isinstance(frame_index, int):
         raise ValueError(f"frame_index must be an integer, got {frame_index!r}")
     if not 0 <= frame_index < scene.n_frames:
-        raise ValueError(f"frame_index {frame_index} is out of range: this video has frames 0..{scene.n_frames - 1} "
-                         f"({scene.fps:g} fps, {scene.n_frames / scene.fps:.1f} s)")
+        raise ValueError(
+            f"frame_index {frame_index} is out of range: this video has frames 0..{scene.n_frames - 1} "
+            f"({scene.fps:g} fps, {scene.n_frames / scene.fps:.1f} s)"
+        )
     if isinstance(angle_deg, bool) or not isinstance(angle_deg, (int, float)) or not math.isfinite(angle_deg):
         raise ValueError(f"angle_deg must be a finite number of degrees, got {angle_deg!r}")
     angle = round(wrap_angle(float(angle_deg)), 3)
     span = view_span(angle, scene.width, scene.height)
-    meta = {"sequence": scene.sequence, "frame_index": frame_index, "time_s": round(scene.time_of(frame_index), 3),
-            "angle_deg": angle, "view_size": [scene.height, scene.height],
-            "panorama_size": [scene.width, scene.height], **span.describe()}
+    meta = {
+        "sequence": scene.sequence,
+        "frame_index": frame_index,
+        "time_s": round(scene.time_of(frame_index), 3),
+        "angle_deg": angle,
+        "view_size": [scene.height, scene.height],
+        "panorama_size": [scene.width, scene.height],
+        **span.describe(),
+    }
     return meta, png_bytes(render_view(scene, frame_index, angle))
 
 
@@ -134,24 +147,43 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
         return [json.dumps(shown), Image(data=png, format="png")]
 
     if len(names) == 1:
-        def tool(frame_index: Annotated[int, Field(description=FRAME_HELP)],
-                 angle_deg: Annotated[float, Field(description=ANGLE_HELP)]) -> list:
+
+        def tool(
+            frame_index: Annotated[int, Field(description=FRAME_HELP)],
+            angle_deg: Annotated[float, Field(description=ANGLE_HELP)],
+        ) -> list:
             return serve(names[0], frame_index, angle_deg)
+
         note = ""
     else:
-        def tool(sequence: str, frame_index: Annotated[int, Field(description=FRAME_HELP)],
-                 angle_deg: Annotated[float, Field(description=ANGLE_HELP)]) -> list:
+
+        def tool(
+            sequence: str,
+            frame_index: Annotated[int, Field(description=FRAME_HELP)],
+            angle_deg: Annotated[float, Field(description=ANGLE_HELP)],
+        ) -> list:
             return serve(sequence, frame_index, angle_deg)
+
         # The description depends on this item's sequences: set as an object, not a string
         # annotation (those are evaluated in module scope, where `names` does not exist).
-        tool.__annotations__["sequence"] = Annotated[str, Field(description=SEQUENCE_HELP.format(names=", ".join(names)))]
+        tool.__annotations__["sequence"] = Annotated[
+            str, Field(description=SEQUENCE_HELP.format(names=", ".join(names)))
+        ]
         note = f" in each sequence ({', '.join(names)}; frame counts may differ)"
-    description = DESCRIPTION.format(size=first.height, width=first.width, height=first.height, fps=first.fps,
-                                     last=first.n_frames - 1, sequences_note=note,
-                                     fov=360.0 * first.height / first.width)
+    description = DESCRIPTION.format(
+        size=first.height,
+        width=first.width,
+        height=first.height,
+        fps=first.fps,
+        last=first.n_frames - 1,
+        sequences_note=note,
+        fov=360.0 * first.height / first.width,
+    )
     if log.views_dir is not None:
-        description += (f" Each view is also saved as a PNG in your working directory, at the path given as "
-                        f"`saved_as` (e.g. {log.views_dir.name}/001-f0010-a090.0.png).")
+        description += (
+            f" Each view is also saved as a PNG in your working directory, at the path given as "
+            f"`saved_as` (e.g. {log.views_dir.name}/001-f0010-a090.0.png)."
+        )
     registered = Tool.from_function(tool, name=TOOL_NAME, description=description, structured_output=False)
     registered.parameters = plain_schema(registered.parameters)
     return fixed_tools_server(SERVER_NAME, [registered])
@@ -166,15 +198,21 @@ class ObservationServer:
     also receives each view, named in the metadata as `saved_as: "views/NNN-...png"`, so a
     shell or the image tools can open it (tool mode python)."""
 
-    def __init__(self, scenes: Path | str | list[Path | str], log_dir: Path | str, host: str = "127.0.0.1",
-                 port: int = 0, views_dir: Path | str | None = None):
+    def __init__(
+        self,
+        scenes: Path | str | list[Path | str],
+        log_dir: Path | str,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        views_dir: Path | str | None = None,
+    ):
         paths = [scenes] if isinstance(scenes, (str, Path)) else list(scenes)
         loaded = [load_scene(p) for p in paths]
         self.scenes = {scene.sequence: scene for scene in loaded}
         self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
         self.host = host
         self._requested_port = port
-        self._own_host: McpHost | None = None     # only for a fixed port (a manual server)
+        self._own_host: McpHost | None = None  # only for a fixed port (a manual server)
         self._mount: Mount | None = None
 
     @property
@@ -183,7 +221,7 @@ class ObservationServer:
 
     @property
     def url(self) -> str:
-        return self._mount.url          # once started: the host says where it listens
+        return self._mount.url  # once started: the host says where it listens
 
     @property
     def endpoint(self) -> str:
@@ -213,6 +251,7 @@ class ObservationServer:
 def main(argv: list[str] | None = None) -> None:
     """Serve one scene until Ctrl-C (manual checks): python -m agent_eval.benchmarks.activeobs.observe_server SCENE LOGDIR"""
     import argparse
+
     parser = argparse.ArgumentParser(description="Serve the observe tool over streamable HTTP on loopback.")
     parser.add_argument("scene", nargs="+", type=Path)
     parser.add_argument("--log-dir", type=Path, required=True)

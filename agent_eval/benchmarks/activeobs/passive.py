@@ -2,6 +2,7 @@
 inline to the first message. Same frames for every model and run: the centres of `count`
 equal slices of the video.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,8 +30,9 @@ def sample_frames(n_frames: int, count: int = DEFAULT_COUNT) -> list[int]:
     return sorted({int((index + 0.5) * n_frames / count) for index in range(count)})
 
 
-def write_passive_sample(scene: Scene, out_dir: Path | str, count: int = DEFAULT_COUNT,
-                         width: int | None = None) -> list[PassiveFrame]:
+def write_passive_sample(
+    scene: Scene, out_dir: Path | str, count: int = DEFAULT_COUNT, width: int | None = None
+) -> list[PassiveFrame]:
     """Render the sampled frames as PNGs into out_dir (keep it out of the agent's reach in
     mode none: the private home is fine). width=None keeps the panorama's full resolution;
     a smaller width scales the strip down (the caption then states the scale)."""
@@ -44,16 +46,21 @@ def write_passive_sample(scene: Scene, out_dir: Path | str, count: int = DEFAULT
         path = out_dir / f"panorama-{number:02d}-f{frame:04d}.png"
         image.save(path, format="PNG", compress_level=6)
         shown = image.width
-        caption = (f"Image {number}: frame {frame} (t = {scene.time_of(frame):.2f} s), the whole 360° panorama "
-                   f"({shown}x{image.height} px); x = 0 is 0°, x = {shown} is 360°"
-                   + (f" (scaled from {scene.width} px wide)" if shown != scene.width else "") + ".")
+        caption = (
+            f"Image {number}: frame {frame} (t = {scene.time_of(frame):.2f} s), the whole 360° panorama "
+            f"({shown}x{image.height} px); x = 0 is 0°, x = {shown} is 360°"
+            + (f" (scaled from {scene.width} px wide)" if shown != scene.width else "")
+            + "."
+        )
         frames.append(PassiveFrame(frame, round(scene.time_of(frame), 3), path, caption))
     return frames
 
 
 def passive_preamble(frames: list[PassiveFrame], scene: Scene) -> str:
     """Text for the prompt: which image is which frame."""
-    lines = [f"You are given {len(frames)} frames of a {scene.n_frames / scene.fps:.1f}-second 360° panoramic video "
-             f"({scene.n_frames} frames at {scene.fps:g} fps), in this order:"]
+    lines = [
+        f"You are given {len(frames)} frames of a {scene.n_frames / scene.fps:.1f}-second 360° panoramic video "
+        f"({scene.n_frames} frames at {scene.fps:g} fps), in this order:"
+    ]
     lines += [f"- {frame.caption}" for frame in frames]
     return "\n".join(lines)

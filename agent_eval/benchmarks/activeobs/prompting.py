@@ -2,6 +2,7 @@
 
 The prompt templates (prompts/, owned by the runner) wrap this; it never states the answer.
 """
+
 from __future__ import annotations
 
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
@@ -21,17 +22,19 @@ ANSWER_RULES = {
     "numeric": "a number of seconds (correct within a factor of 2)",
 }
 EVIDENCE_RULE = (
-    "\"evidence\" points at the person the answer is about: \"frame\" and \"angle\" name a view "
+    '"evidence" points at the person the answer is about: "frame" and "angle" name a view '
     "(the {size}x{size} view of that frame centred on that angle, as the observe tool returns it), "
-    "and \"bbox\" is [x1, y1, x2, y2], the box around the person in that view, with coordinates "
+    'and "bbox" is [x1, y1, x2, y2], the box around the person in that view, with coordinates '
     "normalised to 0-1000 (0,0 top left; 1000,1000 bottom right). It counts when that frame shows "
     "the fact you answer (for a question about a given moment: that moment, within half a second, while "
     "the person still does the same thing; for when something starts: its start or the second after; "
-    "for a period: a frame inside it) and the box overlaps the person there by IoU >= 0.5.")
+    "for a period: a frame inside it) and the box overlaps the person there by IoU >= 0.5."
+)
 PASSIVE_EVIDENCE = (
     " You have no observe tool: a panorama column x (of a strip W pixels wide) is angle x / W * 360; "
     "the view centred on angle A covers the {size} panorama pixels (at full {width}-pixel width) "
-    "centred on that angle.")
+    "centred on that angle."
+)
 
 
 def question_block(item: ActiveItem) -> str:
@@ -43,10 +46,14 @@ def question_block(item: ActiveItem) -> str:
 
 def answer_instructions(item: ActiveItem, passive: bool = False) -> str:
     size = item.height
-    example = (f"<answer>{{\"answer\": {ANSWER_EXAMPLES[item.answer_mode]}, "
-               f"\"evidence\": {{\"frame\": 137, \"angle\": 212.5, \"bbox\": [410, 300, 560, 870]}}}}</answer>")
-    text = (f"End with one JSON object inside <answer></answer> tags, for example:\n{example}\n"
-            f"\"answer\" is {ANSWER_RULES[item.answer_mode]}. " + EVIDENCE_RULE.format(size=size))
+    example = (
+        f'<answer>{{"answer": {ANSWER_EXAMPLES[item.answer_mode]}, '
+        f'"evidence": {{"frame": 137, "angle": 212.5, "bbox": [410, 300, 560, 870]}}}}</answer>'
+    )
+    text = (
+        f"End with one JSON object inside <answer></answer> tags, for example:\n{example}\n"
+        f'"answer" is {ANSWER_RULES[item.answer_mode]}. ' + EVIDENCE_RULE.format(size=size)
+    )
     if passive:
         text += PASSIVE_EVIDENCE.format(size=size, width=item.width)
     return text

@@ -13,6 +13,7 @@ the question's parameters, kept in `meta`). Evidence frames are only frames wher
 answered fact holds: the asked moment +- POINT_WINDOW_S inside the target's action there, or
 the first START_WINDOW_S of a started action, or a whole span (docs/active-observation.md).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -23,14 +24,22 @@ from agent_eval.benchmarks.activeobs.render import person_box
 from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene, Segment
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 
-START_PHRASE = {"walking": "start walking", "standing": "start standing still", "sitting": "sit down",
-                "waving": "start waving"}
-STARTS_PHRASE = {"walking": "starts walking", "standing": "starts standing still", "sitting": "sits down",
-                 "waving": "starts waving"}
+START_PHRASE = {
+    "walking": "start walking",
+    "standing": "start standing still",
+    "sitting": "sit down",
+    "waving": "start waving",
+}
+STARTS_PHRASE = {
+    "walking": "starts walking",
+    "standing": "starts standing still",
+    "sitting": "sits down",
+    "waving": "starts waving",
+}
 DOING_PHRASE = {"walking": "walking", "standing": "standing still", "sitting": "sitting", "waving": "waving"}
 LOOK_KEYS = ("shirt", "hat", "bag", "pants")
-POINT_WINDOW_S = 0.5   # a question about one moment: evidence within this of it, in the same action
-START_WINDOW_S = 1.0   # a question about a start: evidence in the first second of the action
+POINT_WINDOW_S = 0.5  # a question about one moment: evidence within this of it, in the same action
+START_WINDOW_S = 1.0  # a question about a start: evidence in the first second of the action
 
 
 def _stamp(scene: Scene, frame: int) -> str:
@@ -57,9 +66,12 @@ def describe(person: Person, keys: tuple[str, ...]) -> str:
 def look_phrase(person: Person, key: str) -> str:
     """One attribute as a phrase after "a person ...": "in a red shirt", "without a hat"."""
     value = getattr(person, key)
-    return {"shirt": f"in a {value} shirt", "pants": f"in {value} trousers",
-            "hat": f"wearing a {value} hat" if value else "without a hat",
-            "bag": "carrying a bag" if value else "without a bag"}[key]
+    return {
+        "shirt": f"in a {value} shirt",
+        "pants": f"in {value} trousers",
+        "hat": f"wearing a {value} hat" if value else "without a hat",
+        "bag": "carrying a bag" if value else "without a bag",
+    }[key]
 
 
 def look_of(person: Person, keys: tuple[str, ...]) -> dict:
@@ -93,13 +105,34 @@ def _first(person: Person, action: str) -> Segment | None:
     return next((s for s in person.segments if s.action == action), None)
 
 
-def build_item(scene: Scene, family: str, index: int, question: str, mode: str, answer, person: Person,
-               frames, choices=None, meta=None) -> ActiveItem:
-    return ActiveItem(id=f"{scene.sequence}-{family}-{index}", sequence=scene.sequence, family=family,
-                      question=question, answer_mode=mode, answer=answer, track=person.id,
-                      boxes=_boxes(scene, person, frames), fps=scene.fps, n_frames=scene.n_frames,
-                      choices=tuple(choices) if choices else None, width=scene.width, height=scene.height,
-                      meta={"target": person.id, **(meta or {})})
+def build_item(
+    scene: Scene,
+    family: str,
+    index: int,
+    question: str,
+    mode: str,
+    answer,
+    person: Person,
+    frames,
+    choices=None,
+    meta=None,
+) -> ActiveItem:
+    return ActiveItem(
+        id=f"{scene.sequence}-{family}-{index}",
+        sequence=scene.sequence,
+        family=family,
+        question=question,
+        answer_mode=mode,
+        answer=answer,
+        track=person.id,
+        boxes=_boxes(scene, person, frames),
+        fps=scene.fps,
+        n_frames=scene.n_frames,
+        choices=tuple(choices) if choices else None,
+        width=scene.width,
+        height=scene.height,
+        meta={"target": person.id, **(meta or {})},
+    )
 
 
 def unique_anchor(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
@@ -113,12 +146,22 @@ def unique_anchor(scene: Scene, rng: random.Random, index: int) -> ActiveItem | 
     if t2 >= scene.n_frames:
         return None
     action, segment = person.action_at(t1), person.segment_at(t2)
-    question = (f"At {_stamp(scene, t1)}, exactly one person {look_phrase(person, key)} "
-                f"is {DOING_PHRASE[action]}. What is that person doing at {_stamp(scene, t2)}?")
-    return build_item(scene, "unique_anchor", index, question, "choice", ACTIONS.index(segment.action) + 1, person,
-                 point_window(scene, segment, t2), choices=[DOING_PHRASE[a] for a in ACTIONS],
-                 meta={"anchor_frame": t1, "query_frame": t2, "look": look_of(person, (key,)),
-                       "anchor_action": action})
+    question = (
+        f"At {_stamp(scene, t1)}, exactly one person {look_phrase(person, key)} "
+        f"is {DOING_PHRASE[action]}. What is that person doing at {_stamp(scene, t2)}?"
+    )
+    return build_item(
+        scene,
+        "unique_anchor",
+        index,
+        question,
+        "choice",
+        ACTIONS.index(segment.action) + 1,
+        person,
+        point_window(scene, segment, t2),
+        choices=[DOING_PHRASE[a] for a in ACTIONS],
+        meta={"anchor_frame": t1, "query_frame": t2, "look": look_of(person, (key,)), "anchor_action": action},
+    )
 
 
 def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) -> ActiveItem | None:
@@ -127,20 +170,41 @@ def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) ->
     keys = unique_keys(scene, person)
     who, meta = describe(person, keys), {"who": look_of(person, keys), "action": segment.action}
     if span:
-        question = (f"During which frames is {who} {DOING_PHRASE[segment.action]}? "
-                    f"Give [first_frame, last_frame] of that one continuous period.")
-        return build_item(scene, "action_boundary", index, question, "span", [segment.start, segment.end], person,
-                     range(segment.start, segment.end + 1), meta=meta)
+        question = (
+            f"During which frames is {who} {DOING_PHRASE[segment.action]}? "
+            f"Give [first_frame, last_frame] of that one continuous period."
+        )
+        return build_item(
+            scene,
+            "action_boundary",
+            index,
+            question,
+            "span",
+            [segment.start, segment.end],
+            person,
+            range(segment.start, segment.end + 1),
+            meta=meta,
+        )
     question = f"At which frame does {who} {START_PHRASE[segment.action]} for the first time? Give the frame index."
-    return build_item(scene, "action_boundary", index, question, "frame", segment.start, person,
-                 start_window(scene, segment), meta=meta)
+    return build_item(
+        scene,
+        "action_boundary",
+        index,
+        question,
+        "frame",
+        segment.start,
+        person,
+        start_window(scene, segment),
+        meta=meta,
+    )
 
 
 def left_neighbours(scene: Scene, anchor: Person, frame: int) -> list[tuple[float, Person]]:
     """Everyone else by how far to the anchor's left (smaller angle, wrapping) they are, nearest first."""
     here = anchor.angle_at(frame)
-    return sorted(((wrap_angle(here - p.angle_at(frame)), p) for p in scene.people if p is not anchor),
-                  key=lambda pair: pair[0])
+    return sorted(
+        ((wrap_angle(here - p.angle_at(frame)), p) for p in scene.people if p is not anchor), key=lambda pair: pair[0]
+    )
 
 
 def chain(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
@@ -151,12 +215,23 @@ def chain(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
     frame = rng.randrange(0, scene.n_frames)
     gap, target = left_neighbours(scene, anchor, frame)[0]
     segment = target.segment_at(frame)
-    question = (f"At {_stamp(scene, frame)}, find the person wearing a {anchor.hat} hat. Consider the nearest "
-                f"person to their left in the panorama (at a smaller angle; angles wrap from 0° to 360°). "
-                f"What is that person doing at that moment?")
-    return build_item(scene, "chain", index, question, "choice", ACTIONS.index(segment.action) + 1, target,
-                 point_window(scene, segment, frame), choices=[DOING_PHRASE[a] for a in ACTIONS],
-                 meta={"anchor": anchor.id, "anchor_hat": anchor.hat, "frame": frame, "gap_deg": round(gap, 1)})
+    question = (
+        f"At {_stamp(scene, frame)}, find the person wearing a {anchor.hat} hat. Consider the nearest "
+        f"person to their left in the panorama (at a smaller angle; angles wrap from 0° to 360°). "
+        f"What is that person doing at that moment?"
+    )
+    return build_item(
+        scene,
+        "chain",
+        index,
+        question,
+        "choice",
+        ACTIONS.index(segment.action) + 1,
+        target,
+        point_window(scene, segment, frame),
+        choices=[DOING_PHRASE[a] for a in ACTIONS],
+        meta={"anchor": anchor.id, "anchor_hat": anchor.hat, "frame": frame, "gap_deg": round(gap, 1)},
+    )
 
 
 def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
@@ -164,11 +239,22 @@ def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem 
     person, segment = rng.choice(candidates)
     keys = unique_keys(scene, person)
     angle = round(person.angle_at(segment.start), 1)
-    question = (f"At which frame does {describe(person, keys)} {START_PHRASE[segment.action]} for the "
-                f"first time, and at what viewing angle (degrees, 0-360) are they at that frame? "
-                f"Give [frame_index, angle_deg].")
-    return build_item(scene, "frame_viewpoint", index, question, "frame_angle", [segment.start, angle], person,
-                 start_window(scene, segment), meta={"who": look_of(person, keys), "action": segment.action})
+    question = (
+        f"At which frame does {describe(person, keys)} {START_PHRASE[segment.action]} for the "
+        f"first time, and at what viewing angle (degrees, 0-360) are they at that frame? "
+        f"Give [frame_index, angle_deg]."
+    )
+    return build_item(
+        scene,
+        "frame_viewpoint",
+        index,
+        question,
+        "frame_angle",
+        [segment.start, angle],
+        person,
+        start_window(scene, segment),
+        meta={"who": look_of(person, keys), "action": segment.action},
+    )
 
 
 def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
@@ -181,12 +267,25 @@ def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
     (first, s_first), (target, segment) = sorted([(p1, s1), (p2, s2)], key=lambda e: e[1].start)
     seconds = round((segment.start - s_first.start) / scene.fps, 2)
     keys_first, keys_second = unique_keys(scene, first), unique_keys(scene, target)
-    question = (f"How many seconds pass between the moment {describe(first, keys_first)} first "
-                f"{STARTS_PHRASE[s_first.action]} and the moment {describe(target, keys_second)} first "
-                f"{STARTS_PHRASE[segment.action]}? Give a number of seconds.")
-    return build_item(scene, "numeric", index, question, "numeric", seconds, target, start_window(scene, segment),
-                 meta={"first": {"who": look_of(first, keys_first), "action": s_first.action, "id": first.id},
-                       "second": {"who": look_of(target, keys_second), "action": segment.action, "id": target.id}})
+    question = (
+        f"How many seconds pass between the moment {describe(first, keys_first)} first "
+        f"{STARTS_PHRASE[s_first.action]} and the moment {describe(target, keys_second)} first "
+        f"{STARTS_PHRASE[segment.action]}? Give a number of seconds."
+    )
+    return build_item(
+        scene,
+        "numeric",
+        index,
+        question,
+        "numeric",
+        seconds,
+        target,
+        start_window(scene, segment),
+        meta={
+            "first": {"who": look_of(first, keys_first), "action": s_first.action, "id": first.id},
+            "second": {"who": look_of(target, keys_second), "action": segment.action, "id": target.id},
+        },
+    )
 
 
 FAMILIES = {

@@ -5,6 +5,7 @@ A view renders only its 480 columns (background columns gathered, then the peopl
 drawn), which takes a few milliseconds; a whole panorama frame is rendered only for the
 passive baseline and tests.
 """
+
 from __future__ import annotations
 
 import io
@@ -31,10 +32,10 @@ from agent_eval.benchmarks.activeobs.scene import (
 SKIN = (222, 182, 142)
 BAG = (160, 110, 55)
 CHAIR = (70, 70, 78)
-FIGURE_HEIGHT_K = 560.0   # a standing figure is K / distance pixels tall
-FEET_K = 500.0            # its feet are FEET_K / distance pixels below the horizon
-WALK_PERIOD = 10          # frames per stride
-WAVE_PERIOD = 8           # frames per wave
+FIGURE_HEIGHT_K = 560.0  # a standing figure is K / distance pixels tall
+FEET_K = 500.0  # its feet are FEET_K / distance pixels below the horizon
+WALK_PERIOD = 10  # frames per stride
+WAVE_PERIOD = 8  # frames per wave
 
 # A part: ("poly", [(x, y), ...], colour) or ("ellipse", (x1, y1, x2, y2), colour), in panorama pixels.
 Part = tuple[str, object, tuple[int, int, int]]
@@ -69,9 +70,9 @@ def figure_parts(scene: Scene, person: Person, frame: int) -> list[Part]:
     action = person.action_at(frame)
     parts: list[Part] = []
     if action == "sitting":
-        parts.append(("poly", R(-2.7, -9.0, 2.7, -4.6), CHAIR))                  # chair back
+        parts.append(("poly", R(-2.7, -9.0, 2.7, -4.6), CHAIR))  # chair back
         parts += [("poly", R(-2.7, -4.6, -2.2, 0), CHAIR), ("poly", R(2.2, -4.6, 2.7, 0), CHAIR)]
-        parts.append(("poly", R(-2.0, -5.0, 2.0, -3.8), pants))                 # thighs (towards us)
+        parts.append(("poly", R(-2.0, -5.0, 2.0, -3.8), pants))  # thighs (towards us)
         parts += [("poly", R(-1.8, -3.8, -0.3, 0), pants), ("poly", R(0.3, -3.8, 1.8, 0), pants)]
         torso_top, torso_bottom, head_y = -10.5, -5.0, -12.0
         arms = [((-2.0, -10.0), (-2.4, -5.5)), ((2.0, -10.0), (2.4, -5.5))]
@@ -80,8 +81,10 @@ def figure_parts(scene: Scene, person: Person, frame: int) -> list[Part]:
             swing = 1.8 * math.sin(2 * math.pi * frame / WALK_PERIOD)
         else:
             swing = 0.0
-        parts += [("poly", [P(*q) for q in _limb((-0.9, -7.5), (-0.9 + swing, 0), 1.6)], pants),
-                  ("poly", [P(*q) for q in _limb((0.9, -7.5), (0.9 - swing, 0), 1.6)], pants)]
+        parts += [
+            ("poly", [P(*q) for q in _limb((-0.9, -7.5), (-0.9 + swing, 0), 1.6)], pants),
+            ("poly", [P(*q) for q in _limb((0.9, -7.5), (0.9 - swing, 0), 1.6)], pants),
+        ]
         torso_top, torso_bottom, head_y = -14.0, -7.5, -15.5
         arms = [((-2.0, -13.5), (-2.6 - 0.6 * swing, -8.0)), ((2.0, -13.5), (2.6 + 0.6 * swing, -8.0))]
         if action == "waving":
@@ -132,8 +135,8 @@ def background(scene: Scene) -> np.ndarray:
     sky = np.array([150, 190, 235], np.float32) + (rows / max(horizon, 1)) * np.array([60, 35, 5], np.float32)
     ground = np.array([125, 118, 105], np.float32) - ((rows - horizon) / max(h - horizon, 1)) * 40
     strip = np.where(rows[..., None] < horizon, sky[:, None, :], ground[:, None, :]) * np.ones((1, w, 1), np.float32)
-    strip[horizon:, ::47] -= 14   # paving joints: texture that compresses well (no pixel noise)
-    strip[horizon + 40::60, :] -= 8
+    strip[horizon:, ::47] -= 14  # paving joints: texture that compresses well (no pixel noise)
+    strip[horizon + 40 :: 60, :] -= 8
     image = Image.fromarray(np.clip(strip, 0, 255).astype(np.uint8))
     draw = ImageDraw.Draw(image)
     for mark in scene.landmarks:

@@ -2,15 +2,23 @@
 order, and its evidence drawn on the view it names beside the target's true box; per run the
 answer, evidence, combined accuracy and hallucination rate per family. Layout: templates/active_*.j2.
 """
+
 from __future__ import annotations
 
 import base64
 import io
 import re
 
-from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.evidence import RunTruth, active_rollup, evidence_of, evidence_view, load_observations, truth_view
 from agent_eval.analysis.item_images import Img
+from agent_eval.benchmarks.activeobs.evidence import (
+    RunTruth,
+    active_rollup,
+    evidence_of,
+    evidence_view,
+    load_observations,
+    truth_view,
+)
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 
 PASSIVE_NAME = re.compile(r"panorama-(\d+)-f(\d+)\.png$")
 
@@ -18,7 +26,9 @@ PASSIVE_NAME = re.compile(r"panorama-(\d+)-f(\d+)\.png$")
 def png_img(image, caption: str) -> Img:
     buffer = io.BytesIO()
     image.save(buffer, "PNG")
-    return Img(caption, f"data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}", image.width, image.height)
+    return Img(
+        caption, f"data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}", image.width, image.height
+    )
 
 
 def _passive_label(path: str) -> str:
@@ -32,10 +42,20 @@ def active_item(run, record, images, embed, transcript, truth: RunTruth) -> dict
     observations, note = load_observations(images.base)
     item, scene = truth.item_and_scene(record.id)
     evidence = evidence_of(record, observations, item, scene)
-    passive = [dict(embed(p, _passive_label(p)).__dict__, label=_passive_label(p))
-               for p in (transcript.prompt_images if transcript else [])]
-    views = [{"n": o.n, "ok": o.ok, "label": o.describe(), "is_evidence": o.n == evidence.observed,
-              "img": embed(o.image, f"observation #{o.n}") if o.image else None} for o in observations or []]
+    passive = [
+        dict(embed(p, _passive_label(p)).__dict__, label=_passive_label(p))
+        for p in (transcript.prompt_images if transcript else [])
+    ]
+    views = [
+        {
+            "n": o.n,
+            "ok": o.ok,
+            "label": o.describe(),
+            "is_evidence": o.n == evidence.observed,
+            "img": embed(o.image, f"observation #{o.n}") if o.image else None,
+        }
+        for o in observations or []
+    ]
     figures, notes = [], [n for n in (note, truth.note) if n]
     image, caption = evidence_view(evidence, scene, images.base, observations)
     if image is not None:
@@ -44,10 +64,19 @@ def active_item(run, record, images, embed, transcript, truth: RunTruth) -> dict
         notes.append(caption)
     if item is not None and scene is not None and not evidence.correct:
         figures.append(png_img(*truth_view(item, scene, evidence.frame)))
-    return {"question": item.question if item is not None else None, "mode": run.config.tools or "?", "logged": observations is not None, "views": views,
-            "passive": passive, "evidence_lines": evidence.lines(),
-            "evidence_given": evidence.given, "evidence_correct": evidence.correct,
-            "combined": ActiveObsMetrics.of(record).combined, "figures": figures, "notes": notes}
+    return {
+        "question": item.question if item is not None else None,
+        "mode": run.config.tools or "?",
+        "logged": observations is not None,
+        "views": views,
+        "passive": passive,
+        "evidence_lines": evidence.lines(),
+        "evidence_given": evidence.given,
+        "evidence_correct": evidence.correct,
+        "combined": ActiveObsMetrics.of(record).combined,
+        "figures": figures,
+        "notes": notes,
+    }
 
 
 def active_summary(records, per_category: dict) -> dict:

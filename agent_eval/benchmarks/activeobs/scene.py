@@ -18,6 +18,7 @@ Segments of a person are contiguous and cover frames 0 .. n_frames-1 (`end` incl
 during a segment the angle moves linearly from angle_start to angle_end (equal unless
 walking; values may leave [0, 360), they are wrapped when used).
 """
+
 from __future__ import annotations
 
 import json
@@ -35,12 +36,25 @@ from agent_eval.benchmarks.activeobs.geometry import (
 FORMAT = "agent-eval/activeobs-scene"
 VERSION = 1
 ACTIONS = ("walking", "standing", "sitting", "waving")
-SHIRT_COLOURS = {"red": (200, 30, 35), "blue": (35, 70, 205), "green": (35, 150, 60), "yellow": (235, 205, 35),
-                 "purple": (125, 45, 165), "orange": (240, 130, 25), "white": (240, 240, 240),
-                 "black": (25, 25, 28)}
+SHIRT_COLOURS = {
+    "red": (200, 30, 35),
+    "blue": (35, 70, 205),
+    "green": (35, 150, 60),
+    "yellow": (235, 205, 35),
+    "purple": (125, 45, 165),
+    "orange": (240, 130, 25),
+    "white": (240, 240, 240),
+    "black": (25, 25, 28),
+}
 PANTS_COLOURS = {"black": (30, 30, 35), "blue": (45, 65, 115), "grey": (115, 115, 120), "brown": (105, 70, 40)}
-HAT_COLOURS = {"red": (215, 25, 25), "blue": (30, 90, 220), "green": (30, 170, 70), "yellow": (245, 215, 20),
-               "white": (245, 245, 245), "black": (20, 20, 20)}
+HAT_COLOURS = {
+    "red": (215, 25, 25),
+    "blue": (30, 90, 220),
+    "green": (30, 170, 70),
+    "yellow": (245, 215, 20),
+    "white": (245, 245, 245),
+    "black": (20, 20, 20),
+}
 LANDMARK_KINDS = ("building", "tree", "pole")
 
 
@@ -51,7 +65,7 @@ class SceneError(ValueError):
 @dataclass(frozen=True)
 class Segment:
     start: int
-    end: int            # inclusive
+    end: int  # inclusive
     action: str
     angle_start: float
     angle_end: float
@@ -89,9 +103,9 @@ class Person:
 @dataclass(frozen=True)
 class Landmark:
     kind: str
-    angle: float         # left edge
+    angle: float  # left edge
     width_deg: float
-    height: int          # pixels above the horizon
+    height: int  # pixels above the horizon
     colour: tuple[int, int, int]
 
 
@@ -118,12 +132,19 @@ class Scene:
 
     def to_dict(self) -> dict:
         return {
-            "format": FORMAT, "version": VERSION, "sequence": self.sequence,
-            "panorama": {"width": self.width, "height": self.height}, "fps": self.fps,
-            "n_frames": self.n_frames, "seed": self.seed, "horizon": self.horizon,
+            "format": FORMAT,
+            "version": VERSION,
+            "sequence": self.sequence,
+            "panorama": {"width": self.width, "height": self.height},
+            "fps": self.fps,
+            "n_frames": self.n_frames,
+            "seed": self.seed,
+            "horizon": self.horizon,
             "landmarks": [{**asdict(l), "colour": list(l.colour)} for l in self.landmarks],
-            "people": [{**{k: v for k, v in asdict(p).items() if k != "segments"},
-                        "segments": [asdict(s) for s in p.segments]} for p in self.people],
+            "people": [
+                {**{k: v for k, v in asdict(p).items() if k != "segments"}, "segments": [asdict(s) for s in p.segments]}
+                for p in self.people
+            ],
         }
 
     def save(self, path: Path) -> None:
@@ -142,7 +163,7 @@ class Scene:
 
 def _parse(data: dict) -> Scene:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise SceneError(f"not a scene description (expected \"format\": \"{FORMAT}\")")
+        raise SceneError(f'not a scene description (expected "format": "{FORMAT}")')
     if data.get("version") != VERSION:
         raise SceneError(f"unsupported scene version {data.get('version')!r} (this harness reads {VERSION})")
     n_frames = int(data["n_frames"])
@@ -151,11 +172,19 @@ def _parse(data: dict) -> Scene:
     panorama = data.get("panorama", {})
     people = []
     for raw in data["people"]:
-        segments = tuple(Segment(int(s["start"]), int(s["end"]), str(s["action"]),
-                                 float(s["angle_start"]), float(s["angle_end"])) for s in raw["segments"])
-        person = Person(str(raw["id"]), str(raw["shirt"]), str(raw["pants"]),
-                        None if raw.get("hat") is None else str(raw["hat"]), bool(raw.get("bag", False)),
-                        float(raw["distance"]), segments)
+        segments = tuple(
+            Segment(int(s["start"]), int(s["end"]), str(s["action"]), float(s["angle_start"]), float(s["angle_end"]))
+            for s in raw["segments"]
+        )
+        person = Person(
+            str(raw["id"]),
+            str(raw["shirt"]),
+            str(raw["pants"]),
+            None if raw.get("hat") is None else str(raw["hat"]),
+            bool(raw.get("bag", False)),
+            float(raw["distance"]),
+            segments,
+        )
         _check_person(person, n_frames)
         people.append(person)
     if len({p.id for p in people}) != len(people):
@@ -164,12 +193,26 @@ def _parse(data: dict) -> Scene:
     for raw in data.get("landmarks", []):
         if raw["kind"] not in LANDMARK_KINDS:
             raise SceneError(f"landmark kind {raw['kind']!r} is not one of {', '.join(LANDMARK_KINDS)}")
-        landmarks.append(Landmark(str(raw["kind"]), float(raw["angle"]), float(raw["width_deg"]),
-                                  int(raw["height"]), tuple(int(c) for c in raw["colour"])))
-    return Scene(sequence=str(data["sequence"]), n_frames=n_frames, people=tuple(people),
-                 landmarks=tuple(landmarks), fps=float(data.get("fps", FPS)),
-                 width=int(panorama.get("width", PANO_WIDTH)), height=int(panorama.get("height", PANO_HEIGHT)),
-                 horizon=int(data.get("horizon", 200)), seed=int(data.get("seed", 0)))
+        landmarks.append(
+            Landmark(
+                str(raw["kind"]),
+                float(raw["angle"]),
+                float(raw["width_deg"]),
+                int(raw["height"]),
+                tuple(int(c) for c in raw["colour"]),
+            )
+        )
+    return Scene(
+        sequence=str(data["sequence"]),
+        n_frames=n_frames,
+        people=tuple(people),
+        landmarks=tuple(landmarks),
+        fps=float(data.get("fps", FPS)),
+        width=int(panorama.get("width", PANO_WIDTH)),
+        height=int(panorama.get("height", PANO_HEIGHT)),
+        horizon=int(data.get("horizon", 200)),
+        seed=int(data.get("seed", 0)),
+    )
 
 
 def _check_person(person: Person, n_frames: int) -> None:
@@ -187,8 +230,9 @@ def _check_person(person: Person, n_frames: int) -> None:
         if segment.action not in ACTIONS:
             raise SceneError(f"{where}: action {segment.action!r} is not one of {', '.join(ACTIONS)}")
         if segment.start != expected or segment.end < segment.start:
-            raise SceneError(f"{where}: segments must be contiguous from frame 0 (segment at {segment.start}, "
-                             f"expected {expected})")
+            raise SceneError(
+                f"{where}: segments must be contiguous from frame 0 (segment at {segment.start}, expected {expected})"
+            )
         expected = segment.end + 1
     if expected != n_frames:
         raise SceneError(f"{where}: segments end at frame {expected - 1}, the sequence at {n_frames - 1}")

@@ -18,6 +18,7 @@ across the seam). The frames listed are the evidence window: evidence counts at 
 only (no time tolerance around them), so list only, and every, frame where the answered fact
 holds (docs/active-observation.md says which, per question family).
 """
+
 from __future__ import annotations
 
 import math
@@ -74,8 +75,14 @@ class ActiveItem:
 
     def public(self) -> dict:
         """What may be shown to the agent: never the answer or the evidence track."""
-        shown = {"id": self.id, "family": self.family, "question": self.question, "answer_mode": self.answer_mode,
-                 "fps": self.fps, "n_frames": self.n_frames}
+        shown = {
+            "id": self.id,
+            "family": self.family,
+            "question": self.question,
+            "answer_mode": self.answer_mode,
+            "fps": self.fps,
+            "n_frames": self.n_frames,
+        }
         if self.choices:
             shown["choices"] = list(self.choices)
         return shown
@@ -145,18 +152,23 @@ def item_from_row(row: dict) -> ActiveItem:
     choices = row.get("choices")
     if mode == "choice":
         if not isinstance(choices, list) or len(choices) < 2 or not all(isinstance(c, str) for c in choices):
-            raise SchemaError("answer_mode choice needs \"choices\": a list of at least two strings")
+            raise SchemaError('answer_mode choice needs "choices": a list of at least two strings')
     elif choices is not None:
-        raise SchemaError(f"\"choices\" is only for answer_mode choice (this item is {mode})")
+        raise SchemaError(f'"choices" is only for answer_mode choice (this item is {mode})')
     answer = _check_answer(mode, row["answer"], n_frames, choices)
     panorama = row.get("panorama") or {}
     width = _integer(panorama.get("width", PANO_WIDTH), "panorama.width")
     height = _integer(panorama.get("height", PANO_HEIGHT), "panorama.height")
     evidence = row["evidence"]
-    if not isinstance(evidence, dict) or not isinstance(evidence.get("track"), str) \
-            or not isinstance(evidence.get("boxes"), list) or not evidence["boxes"]:
-        raise SchemaError("evidence must be {\"track\": \"<person id>\", \"boxes\": [[frame, x1, y1, x2, y2], ...]} "
-                          "with at least one box")
+    if (
+        not isinstance(evidence, dict)
+        or not isinstance(evidence.get("track"), str)
+        or not isinstance(evidence.get("boxes"), list)
+        or not evidence["boxes"]
+    ):
+        raise SchemaError(
+            'evidence must be {"track": "<person id>", "boxes": [[frame, x1, y1, x2, y2], ...]} with at least one box'
+        )
     boxes: dict[int, tuple[float, float, float, float]] = {}
     for entry in evidence["boxes"]:
         if not isinstance(entry, list) or len(entry) != 5:
@@ -166,25 +178,45 @@ def item_from_row(row: dict) -> ActiveItem:
         if not 0 <= frame < n_frames:
             raise SchemaError(f"evidence frame {frame} is outside 0..{n_frames - 1}")
         if not (0 <= x1 < width and x1 < x2 <= x1 + width / 2 and 0 <= y1 < y2 <= height):
-            raise SchemaError(f"evidence box {entry[1:]} at frame {frame} is not a canonical panorama box "
-                              f"(0 <= x1 < {width}, x1 < x2 <= x1 + {width // 2}, 0 <= y1 < y2 <= {height})")
+            raise SchemaError(
+                f"evidence box {entry[1:]} at frame {frame} is not a canonical panorama box "
+                f"(0 <= x1 < {width}, x1 < x2 <= x1 + {width // 2}, 0 <= y1 < y2 <= {height})"
+            )
         boxes[frame] = (x1, y1, x2, y2)
     meta = row.get("meta") or {}
-    return ActiveItem(id=row["id"], sequence=row["sequence"], family=row["family"], question=row["question"],
-                      answer_mode=mode, answer=answer, track=evidence["track"], boxes=boxes, fps=fps,
-                      n_frames=n_frames, choices=tuple(choices) if choices else None, width=width, height=height,
-                      meta=meta if isinstance(meta, dict) else {"note": meta})
+    return ActiveItem(
+        id=row["id"],
+        sequence=row["sequence"],
+        family=row["family"],
+        question=row["question"],
+        answer_mode=mode,
+        answer=answer,
+        track=evidence["track"],
+        boxes=boxes,
+        fps=fps,
+        n_frames=n_frames,
+        choices=tuple(choices) if choices else None,
+        width=width,
+        height=height,
+        meta=meta if isinstance(meta, dict) else {"note": meta},
+    )
 
 
 def item_to_row(item: ActiveItem) -> dict:
     row = {"id": item.id, "sequence": item.sequence, "family": item.family, "question": item.question}
     if item.choices:
         row["choices"] = list(item.choices)
-    row |= {"answer_mode": item.answer_mode, "answer": item.answer,
-            "evidence": {"track": item.track,
-                         "boxes": [[f, *_rounded(box, item.width)] for f, box in sorted(item.boxes.items())]},
-            "fps": item.fps, "n_frames": item.n_frames,
-            "panorama": {"width": item.width, "height": item.height}}
+    row |= {
+        "answer_mode": item.answer_mode,
+        "answer": item.answer,
+        "evidence": {
+            "track": item.track,
+            "boxes": [[f, *_rounded(box, item.width)] for f, box in sorted(item.boxes.items())],
+        },
+        "fps": item.fps,
+        "n_frames": item.n_frames,
+        "panorama": {"width": item.width, "height": item.height},
+    }
     if item.meta:
         row["meta"] = item.meta
     return row

@@ -1,5 +1,6 @@
 """The active-observation parts of `agent-eval show`: answer, evidence, combined and hallucination
 per family under the items table; per item the observe calls in order and the evidence against the truth."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,10 +11,17 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.evidence import Evidence, RunTruth, active_rollup, evidence_of, fmt_pct, load_observations
-from agent_eval.datamodel.records import ItemRecord
 from agent_eval.analysis.item_images import ItemImages
+from agent_eval.benchmarks.activeobs.evidence import (
+    Evidence,
+    RunTruth,
+    active_rollup,
+    evidence_of,
+    fmt_pct,
+    load_observations,
+)
+from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
+from agent_eval.datamodel.records import ItemRecord
 
 if TYPE_CHECKING:  # a kind may name the reader's run type, never import the reader
     from agent_eval.reading.runs import LoadedRun
@@ -26,13 +34,19 @@ def print_active_totals(console: Console, run: LoadedRun) -> str:
     for name in ("family", "n", "answer", "evidence", "combined", "hallucination", "no answer"):
         table.add_column(name, justify="left" if name == "family" else "right", no_wrap=True)
     for name, s in [*rollup["families"].items(), ("overall", rollup["overall"])]:
-        table.add_row(name, str(s["n"]), *(fmt_pct(s[k]) for k in ("answer_acc", "evidence_acc", "combined_acc",
-                                                                   "hallucination_rate")), str(s["no_answer"]),
-                      end_section=name == next(reversed(rollup["families"]), None))
+        table.add_row(
+            name,
+            str(s["n"]),
+            *(fmt_pct(s[k]) for k in ("answer_acc", "evidence_acc", "combined_acc", "hallucination_rate")),
+            str(s["no_answer"]),
+            end_section=name == next(reversed(rollup["families"]), None),
+        )
     console.print(table)
     o = rollup["overall"]
-    return (f"answer {fmt_pct(o['answer_acc'])} ({o['answer_correct']}/{o['n']}), evidence {fmt_pct(o['evidence_acc'])}, "
-            f"combined {fmt_pct(o['combined_acc'])}, hallucination {fmt_pct(o['hallucination_rate'])}")
+    return (
+        f"answer {fmt_pct(o['answer_acc'])} ({o['answer_correct']}/{o['n']}), evidence {fmt_pct(o['evidence_acc'])}, "
+        f"combined {fmt_pct(o['combined_acc'])}, hallucination {fmt_pct(o['hallucination_rate'])}"
+    )
 
 
 def print_observations(console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None):
@@ -58,5 +72,7 @@ def print_observations(console: Console, run: LoadedRun, record: ItemRecord, ima
 def print_evidence(console: Console, record: ItemRecord, evidence: Evidence) -> None:
     for line in evidence.lines():
         console.print(Text(line, style="yellow" if line.startswith(("dataset", "the dataset")) else ""))
-    console.print(Text("combined (answer and evidence): ") + (Text("correct ✓", "bold green")
-                  if ActiveObsMetrics.of(record).combined else Text("wrong ✗", "bold red")))
+    console.print(
+        Text("combined (answer and evidence): ")
+        + (Text("correct ✓", "bold green") if ActiveObsMetrics.of(record).combined else Text("wrong ✗", "bold red"))
+    )

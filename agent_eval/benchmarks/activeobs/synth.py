@@ -3,6 +3,7 @@ the 360° strip (so they never cross or hide each other), changing action every 
 
 One sector always straddles the 0°/360° seam, so seam handling is exercised by every sequence.
 """
+
 from __future__ import annotations
 
 import random
@@ -19,7 +20,7 @@ from agent_eval.benchmarks.activeobs.scene import (
     Segment,
 )
 
-SECTOR_MARGIN_DEG = 8.0            # keeps a figure (about 12° wide at the nearest) inside its sector
+SECTOR_MARGIN_DEG = 8.0  # keeps a figure (about 12° wide at the nearest) inside its sector
 WALK_SPEED_DEG_S = (3.0, 7.0)
 SEGMENT_S = (2.0, 5.0)
 DISTANCE = (2.3, 5.5)
@@ -32,8 +33,12 @@ def _looks(rng: random.Random, n: int) -> list[dict]:
     hats = rng.sample(list(HAT_COLOURS), k=min(len(HAT_COLOURS), n))
     looks: list[dict] = []
     while len(looks) < n:
-        look = {"shirt": rng.choice(shirts[: max(3, n - 2)]), "pants": rng.choice(list(PANTS_COLOURS)),
-                "hat": hats[len(looks)] if rng.random() < 0.5 else None, "bag": rng.random() < 0.5}
+        look = {
+            "shirt": rng.choice(shirts[: max(3, n - 2)]),
+            "pants": rng.choice(list(PANTS_COLOURS)),
+            "hat": hats[len(looks)] if rng.random() < 0.5 else None,
+            "bag": rng.random() < 0.5,
+        }
         if look not in looks:
             looks.append(look)
     return looks
@@ -65,9 +70,11 @@ def _landmarks(rng: random.Random) -> tuple[Landmark, ...]:
     marks = []
     for _ in range(rng.randint(7, 10)):
         kind = rng.choice(("building", "building", "tree", "pole"))
-        colour = {"building": (rng.randint(90, 180), rng.randint(90, 160), rng.randint(90, 170)),
-                  "tree": (rng.randint(30, 70), rng.randint(100, 150), rng.randint(30, 70)),
-                  "pole": (60, 60, 66)}[kind]
+        colour = {
+            "building": (rng.randint(90, 180), rng.randint(90, 160), rng.randint(90, 170)),
+            "tree": (rng.randint(30, 70), rng.randint(100, 150), rng.randint(30, 70)),
+            "pole": (60, 60, 66),
+        }[kind]
         width = {"building": rng.uniform(12, 35), "tree": rng.uniform(4, 8), "pole": 0.5}[kind]
         height = {"building": rng.randint(70, 170), "tree": rng.randint(80, 140), "pole": rng.randint(120, 190)}[kind]
         marks.append(Landmark(kind, round(rng.uniform(0, 360), 2), round(width, 2), height, colour))
@@ -77,12 +84,26 @@ def _landmarks(rng: random.Random) -> tuple[Landmark, ...]:
 def make_scene(sequence: str, seed: int, n_frames: int = 300, n_people: int = 6, fps: float = FPS) -> Scene:
     rng = random.Random(f"{sequence}/{seed}")
     sector = 360.0 / n_people
-    offset = rng.uniform(0.3, 0.7) * sector   # the last sector straddles the seam
+    offset = rng.uniform(0.3, 0.7) * sector  # the last sector straddles the seam
     people = []
     for index, look in enumerate(_looks(rng, n_people)):
         lo = offset + index * sector + SECTOR_MARGIN_DEG
         hi = offset + (index + 1) * sector - SECTOR_MARGIN_DEG
-        people.append(Person(id=f"p{index + 1}", distance=round(rng.uniform(*DISTANCE), 2),
-                             segments=_timeline(rng, n_frames, fps, lo, hi), **look))
-    return Scene(sequence=sequence, n_frames=n_frames, people=tuple(people), landmarks=_landmarks(rng), fps=fps,
-                 width=PANO_WIDTH, height=PANO_HEIGHT, seed=rng.randint(0, 2**31 - 1))
+        people.append(
+            Person(
+                id=f"p{index + 1}",
+                distance=round(rng.uniform(*DISTANCE), 2),
+                segments=_timeline(rng, n_frames, fps, lo, hi),
+                **look,
+            )
+        )
+    return Scene(
+        sequence=sequence,
+        n_frames=n_frames,
+        people=tuple(people),
+        landmarks=_landmarks(rng),
+        fps=fps,
+        width=PANO_WIDTH,
+        height=PANO_HEIGHT,
+        seed=rng.randint(0, 2**31 - 1),
+    )

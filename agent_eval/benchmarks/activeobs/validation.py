@@ -22,6 +22,7 @@ Rules, in the order they are checked (a removed candidate is counted under the f
             or, for a question about one moment, one of the same family about the same person
             in the same action segment (repeat_keys).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -45,24 +46,25 @@ from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 
 RULES = ("anchor", "answer", "evidence", "temporal", "view", "hop", "unique")
-TEMPORAL_SHIFT_S = 2.0      # a question about a moment must change its answer within this shift
+TEMPORAL_SHIFT_S = 2.0  # a question about a moment must change its answer within this shift
 DEFAULT_VIEW_ANGLE = 180.0  # this generator's default view: the panorama's middle, away from the seam
-VISIBLE_SHARE = 0.5         # a person counts as seen in a view when half their box width is in it
-CHAIN_MAX_GAP_DEG = 120.0   # the left neighbour must be near ...
-CHAIN_MARGIN_DEG = 15.0     # ... and clearly nearer than the next one
-BOX_MATCH_IOU = 0.95        # a listed box is the person's box (boxes are stored to 0.1 px)
+VISIBLE_SHARE = 0.5  # a person counts as seen in a view when half their box width is in it
+CHAIN_MAX_GAP_DEG = 120.0  # the left neighbour must be near ...
+CHAIN_MARGIN_DEG = 15.0  # ... and clearly nearer than the next one
+BOX_MATCH_IOU = 0.95  # a listed box is the person's box (boxes are stored to 0.1 px)
 
 
 @dataclass
 class Derived:
     """What the scene says about a question, from its parameters."""
+
     answer: object
     target: Person
-    holds: Callable[[int], bool]          # the answered fact holds at this frame
-    needed: list[tuple[Person, int]]      # person-moments an answerer must see
-    temporal: bool                        # the temporal-necessity rule passes
-    shortcuts: list = field(default_factory=list)   # answers a skipped hop would give
-    point: int | None = None              # the asked moment, for a question about one moment
+    holds: Callable[[int], bool]  # the answered fact holds at this frame
+    needed: list[tuple[Person, int]]  # person-moments an answerer must see
+    temporal: bool  # the temporal-necessity rule passes
+    shortcuts: list = field(default_factory=list)  # answers a skipped hop would give
+    point: int | None = None  # the asked moment, for a question about one moment
 
 
 def _matching(scene: Scene, look: dict) -> list[Person]:
@@ -102,10 +104,15 @@ def _unique_anchor(scene: Scene, item: ActiveItem) -> Derived | str:
         return "anchor"
     answer, target = found
     t1, t2 = meta["anchor_frame"], meta["query_frame"]
-    return Derived(answer, target, holds=_near(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found),
-                   needed=[(p, t1) for p in _matching(scene, meta["look"])] + [(target, t2)],
-                   temporal=_shift_changes(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found),
-                   shortcuts=[_choice(meta["anchor_action"])], point=t2)
+    return Derived(
+        answer,
+        target,
+        holds=_near(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found),
+        needed=[(p, t1) for p in _matching(scene, meta["look"])] + [(target, t2)],
+        temporal=_shift_changes(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found),
+        shortcuts=[_choice(meta["anchor_action"])],
+        point=t2,
+    )
 
 
 def _chain_answer(scene: Scene, meta: dict, frame: int) -> tuple[int, Person] | None:
@@ -125,12 +132,19 @@ def _chain(scene: Scene, item: ActiveItem) -> Derived | str:
         return "anchor"
     answer, target = found
     anchor = _one(scene, {"hat": meta["anchor_hat"]})
-    right = min((p for p in scene.people if p is not anchor),
-                key=lambda p: wrap_angle(p.angle_at(frame) - anchor.angle_at(frame)))
-    return Derived(answer, target, holds=_near(scene, frame, lambda f: _chain_answer(scene, meta, f), found),
-                   needed=[(anchor, frame), (target, frame)],
-                   temporal=_shift_changes(scene, frame, lambda f: _chain_answer(scene, meta, f), found),
-                   shortcuts=[_choice(anchor.action_at(frame)), _choice(right.action_at(frame))], point=frame)
+    right = min(
+        (p for p in scene.people if p is not anchor),
+        key=lambda p: wrap_angle(p.angle_at(frame) - anchor.angle_at(frame)),
+    )
+    return Derived(
+        answer,
+        target,
+        holds=_near(scene, frame, lambda f: _chain_answer(scene, meta, f), found),
+        needed=[(anchor, frame), (target, frame)],
+        temporal=_shift_changes(scene, frame, lambda f: _chain_answer(scene, meta, f), found),
+        shortcuts=[_choice(anchor.action_at(frame)), _choice(right.action_at(frame))],
+        point=frame,
+    )
 
 
 def _same(a: tuple | None, b: tuple) -> bool:
@@ -145,13 +159,16 @@ def _near(scene: Scene, point: int, answer_at: Callable, found: tuple) -> Callab
 def _shift_changes(scene: Scene, frame: int, answer_at: Callable, found: tuple) -> bool:
     shift = int(round(TEMPORAL_SHIFT_S * scene.fps))
     moved = [answer_at(f) for f in (frame - shift, frame + shift) if 0 <= f < scene.n_frames]
-    return any(other is None or other[0] != found[0] for other in moved)   # no answer there, or another one
+    return any(other is None or other[0] != found[0] for other in moved)  # no answer there, or another one
 
 
 def _start_window_holds(scene: Scene, person: Person, action: str) -> Callable[[int], bool]:
     segment = _first_segment(person, action)
-    return lambda f: (segment.start <= f <= segment.end and person.action_at(f) == action
-                      and at_most(f - segment.start, START_WINDOW_S * scene.fps))
+    return lambda f: (
+        segment.start <= f <= segment.end
+        and person.action_at(f) == action
+        and at_most(f - segment.start, START_WINDOW_S * scene.fps)
+    )
 
 
 def _boundary(scene: Scene, item: ActiveItem) -> Derived | str:
@@ -166,13 +183,21 @@ def _boundary(scene: Scene, item: ActiveItem) -> Derived | str:
         if len(occurrences) != 1:
             return "answer"  # "that one continuous period" names no single period
         before_after = [first.start - 1, first.start, first.end, first.end + 1]
-        return Derived([first.start, first.end], person, holds=lambda f: first.start <= f <= first.end,
-                       needed=[(person, f) for f in before_after if 0 <= f < scene.n_frames],
-                       temporal=_is_change(person, first.start, scene.n_frames)
-                       and _is_change(person, first.end + 1, scene.n_frames))
-    return Derived(first.start, person, holds=_start_window_holds(scene, person, first.action),
-                   needed=[(person, f) for f in (first.start - 1, first.start) if f >= 0],
-                   temporal=_is_change(person, first.start, scene.n_frames))
+        return Derived(
+            [first.start, first.end],
+            person,
+            holds=lambda f: first.start <= f <= first.end,
+            needed=[(person, f) for f in before_after if 0 <= f < scene.n_frames],
+            temporal=_is_change(person, first.start, scene.n_frames)
+            and _is_change(person, first.end + 1, scene.n_frames),
+        )
+    return Derived(
+        first.start,
+        person,
+        holds=_start_window_holds(scene, person, first.action),
+        needed=[(person, f) for f in (first.start - 1, first.start) if f >= 0],
+        temporal=_is_change(person, first.start, scene.n_frames),
+    )
 
 
 def _viewpoint(scene: Scene, item: ActiveItem) -> Derived | str:
@@ -182,10 +207,13 @@ def _viewpoint(scene: Scene, item: ActiveItem) -> Derived | str:
     segment = _first_segment(person, item.meta["action"])
     if segment is None:
         return "answer"
-    return Derived([segment.start, round(person.angle_at(segment.start), 1)], person,
-                   holds=_start_window_holds(scene, person, item.meta["action"]),
-                   needed=[(person, f) for f in (segment.start - 1, segment.start) if f >= 0],
-                   temporal=_is_change(person, segment.start, scene.n_frames))
+    return Derived(
+        [segment.start, round(person.angle_at(segment.start), 1)],
+        person,
+        holds=_start_window_holds(scene, person, item.meta["action"]),
+        needed=[(person, f) for f in (segment.start - 1, segment.start) if f >= 0],
+        temporal=_is_change(person, segment.start, scene.n_frames),
+    )
 
 
 def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
@@ -199,21 +227,29 @@ def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
             return "answer"
         events.append((person, segment))
     (_, s1), (later, s2) = sorted(events, key=lambda e: e[1].start)
-    return Derived(round((s2.start - s1.start) / scene.fps, 2), later,
-                   holds=_start_window_holds(scene, later, s2.action),
-                   needed=[(p, f) for p, s in events for f in (s.start - 1, s.start) if f >= 0],
-                   temporal=all(_is_change(p, s.start, scene.n_frames) for p, s in events))
+    return Derived(
+        round((s2.start - s1.start) / scene.fps, 2),
+        later,
+        holds=_start_window_holds(scene, later, s2.action),
+        needed=[(p, f) for p, s in events for f in (s.start - 1, s.start) if f >= 0],
+        temporal=all(_is_change(p, s.start, scene.n_frames) for p, s in events),
+    )
 
 
-DERIVE = {"unique_anchor": _unique_anchor, "chain": _chain, "action_boundary": _boundary,
-          "frame_viewpoint": _viewpoint, "numeric": _numeric}
+DERIVE = {
+    "unique_anchor": _unique_anchor,
+    "chain": _chain,
+    "action_boundary": _boundary,
+    "frame_viewpoint": _viewpoint,
+    "numeric": _numeric,
+}
 
 
 def _same_answer(mode: str, stored, derived) -> bool:
     if mode == "frame_angle":
-        return stored[0] == derived[0] and at_most(abs(stored[1] - derived[1]), 0.05)   # stored to 0.1°
+        return stored[0] == derived[0] and at_most(abs(stored[1] - derived[1]), 0.05)  # stored to 0.1°
     if mode == "numeric":
-        return at_most(abs(stored - derived), 0.005)   # stored to 0.01 s
+        return at_most(abs(stored - derived), 0.005)  # stored to 0.01 s
     return stored == derived
 
 
@@ -228,8 +264,11 @@ def _evidence_ok(scene: Scene, item: ActiveItem, derived: Derived) -> bool:
         return False
     if derived.point is not None and derived.point not in item.boxes:
         return False
-    return all(derived.holds(f) and at_least(circular_iou(box, person_box(scene, derived.target, f), scene.width),
-                                             BOX_MATCH_IOU) for f, box in item.boxes.items())
+    return all(
+        derived.holds(f)
+        and at_least(circular_iou(box, person_box(scene, derived.target, f), scene.width), BOX_MATCH_IOU)
+        for f, box in item.boxes.items()
+    )
 
 
 def check(item: ActiveItem, scene: Scene) -> str | None:
@@ -269,6 +308,7 @@ def repeat_keys(item: ActiveItem, derived: Derived) -> list[tuple]:
 class Validator:
     """Checks candidates one by one for one dataset, remembering kept questions (uniqueness) and
     counting, per family, candidates seen, kept and removed by each rule."""
+
     seen: set = field(default_factory=set)
     counts: dict[str, Counter] = field(default_factory=dict)
 

@@ -1,17 +1,18 @@
 """ActiveVision-style static images: one image and one question per item, graded by the shared scorer."""
+
 from __future__ import annotations
 
 import contextlib
 import shutil
 from pathlib import Path
 
+from agent_eval.benchmarks.activevision.loader import Item, load_dataset
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
-from agent_eval.tools.toolset import ToolSet
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, render
-from agent_eval.benchmarks.activevision.loader import Item, load_dataset
 from agent_eval.datamodel.imageformats import API_FORMATS, convert_to_png, image_format
 from agent_eval.tools.mcp_http import load_in_background
+from agent_eval.tools.toolset import ToolSet
 
 
 def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
@@ -27,8 +28,6 @@ def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
     return target
 
 
-
-
 class ActiveVision(Benchmark):
     name = "activevision"
     tool_modes = ("none", "image", "python")
@@ -38,6 +37,7 @@ class ActiveVision(Benchmark):
 
     def bundled_samples(self) -> Path:
         from agent_eval.benchmarks.activevision.samples import ensure_default_sample_set
+
         return ensure_default_sample_set()
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
@@ -46,6 +46,7 @@ class ActiveVision(Benchmark):
             write_sample_set,
         )
         from agent_eval.datamodel.jsonl import DataError
+
         try:
             rows = write_sample_set(out, seed=seed, per_task=per_task, difficulty=difficulty)
         except SampleError as error:
@@ -62,14 +63,22 @@ class ActiveVision(Benchmark):
         if tools == "none":
             # Attached to the first message; kept in the private home, which no tool can reach in this mode.
             inline = place_image(item.image, home / "attachment", conversions)
-            yield ItemSetup(prompt=render(template_text, item.question, "the attached image"), tools=ToolSet(),
-                            inline_images=[inline], conversions=conversions)
+            yield ItemSetup(
+                prompt=render(template_text, item.question, "the attached image"),
+                tools=ToolSet(),
+                inline_images=[inline],
+                conversions=conversions,
+            )
             return
         image = place_image(item.image, work / "image", conversions)  # a neutral name: nothing about the item
         with image_tools(work) as (server, endpoint):
             toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(server,))
-            yield ItemSetup(prompt=render(template_text, item.question, image.name), tools=toolset,
-                            endpoints=[endpoint], conversions=conversions)
+            yield ItemSetup(
+                prompt=render(template_text, item.question, image.name),
+                tools=toolset,
+                endpoints=[endpoint],
+                conversions=conversions,
+            )
 
     def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
         graded = grade(final_text or "", item.answer)

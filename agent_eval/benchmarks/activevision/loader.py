@@ -7,6 +7,7 @@ Layouts read:
   `DATA/images/` (an older archive).
 Every problem is a `DataError` with one line naming the file, line or id, and what to do.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -104,10 +105,16 @@ def load_dataset(root: Path | str) -> Dataset:
         seen[item_id] = where
         image = _image_path(root, layout, str(row[image_field]))
         _check_image(item_id, image)
-        dataset.items.append(Item(
-            id=item_id, task=str(row["task"]), category=str(row["category"]),
-            question=str(row["question"]), answer=str(row["answer"]), image=image,
-        ))
+        dataset.items.append(
+            Item(
+                id=item_id,
+                task=str(row["task"]),
+                category=str(row["category"]),
+                question=str(row["question"]),
+                answer=str(row["answer"]),
+                image=image,
+            )
+        )
     if not dataset.items:
         raise DataError(f"{root / layout}: holds no items")
     return dataset
@@ -126,6 +133,7 @@ def _check_image(item_id: str, image: Path) -> None:
     if image.stat().st_size == 0:
         raise DataError(f"item {item_id}: image {image} is empty (0 bytes); re-download it")
     from PIL import Image, UnidentifiedImageError
+
     try:
         with Image.open(image) as handle:
             handle.verify()

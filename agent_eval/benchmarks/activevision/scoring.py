@@ -14,6 +14,7 @@ VLMEvalKit in PR #1646) rule for rule, so a verdict here is the verdict there:
 5. both sides are normalised to upper-case A-Z0-9; correct when the normalised prediction is
    non-empty and equal to the truth's, or both read as the same integer ("07" matches 7).
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -1,5 +1,6 @@
 """`agent-eval slurm`: submit a run or a sweep to Slurm as one array of shards plus a merge job,
 follow it with `status`; `merge` is what the dependent job runs. See docs/scale-out.md."""
+
 from __future__ import annotations
 
 import click

@@ -2,6 +2,7 @@
 shard complete: each cell's shards become one run laid out as a single-machine run (the ordinary
 `merge`), a sweep also gets its compare table and plot. Anything missing: it names the items, the
 shards and the one command that resubmits them, merges nothing, and exits 1."""
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,8 @@ from rich.console import Console
 
 from agent_eval.commands.slurm.plan import SlurmPlan, load_plan
 from agent_eval.commands.slurm.state import ShardState, item_label, shard_states
-from agent_eval.engine.merging import merge_runs
 from agent_eval.datamodel.results import ResultsError, RunStore
+from agent_eval.engine.merging import merge_runs
 
 
 def describe_gaps(plan: SlurmPlan, states: list[ShardState]) -> list[str]:
@@ -26,8 +27,10 @@ def describe_gaps(plan: SlurmPlan, states: list[ShardState]) -> list[str]:
         shown = ", ".join(item_label(key) for key in state.missing[:20])
         more = f" and {len(state.missing) - 20} more" if len(state.missing) > 20 else ""
         why = f" ({state.problem})" if state.problem else ""
-        lines.append(f"{state.cell.name} shard {state.shard}/{plan.shards} (array task {state.task}): "
-                     f"{len(state.missing)} of {len(state.expected)} item(s) missing{why}: {shown}{more}")
+        lines.append(
+            f"{state.cell.name} shard {state.shard}/{plan.shards} (array task {state.task}): "
+            f"{len(state.missing)} of {len(state.expected)} item(s) missing{why}: {shown}{more}"
+        )
     if incomplete:
         tasks = sorted({s.task for s in incomplete})
         logs = ", ".join(str(plan.folder / "logs" / f"task-{t}.out") for t in tasks)
@@ -57,8 +60,9 @@ def finish(plan: SlurmPlan, console: Console) -> bool:
     states = shard_states(plan)
     gaps = describe_gaps(plan, states)
     if gaps:
-        console.print(f"[red]not merged: {sum(len(s.missing) for s in states)} item(s) have no record[/]",
-                      highlight=False)
+        console.print(
+            f"[red]not merged: {sum(len(s.missing) for s in states)} item(s) have no record[/]", highlight=False
+        )
         for line in gaps:
             console.print(line, highlight=False, soft_wrap=True)
         return False
@@ -68,18 +72,25 @@ def finish(plan: SlurmPlan, console: Console) -> bool:
         shard_dirs = [s.path for s in states if s.cell.name == cell.name and s.path.is_dir()]
         count = _merge_into(target, shard_dirs)
         roots.append(target)
-        console.print(f"merged {len(shard_dirs)} shard(s) of {cell.name} into {target}: {count} item record(s)",
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"merged {len(shard_dirs)} shard(s) of {cell.name} into {target}: {count} item record(s)",
+            highlight=False,
+            soft_wrap=True,
+        )
     failed = [s for s in states if s.failed]
     for state in failed:
         statuses = ", ".join(f"{item_label(k)} ({v})" for k, v in state.failed.items())
-        console.print(f"{state.cell.name} shard {state.shard}: harness errors kept as in a single-machine run: "
-                      f"{statuses}", highlight=False, soft_wrap=True)
+        console.print(
+            f"{state.cell.name} shard {state.shard}: harness errors kept as in a single-machine run: {statuses}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if failed:
         console.print("to retry them (they run again on resume), then merge again:", highlight=False)
         console.print(f"  {plan.resubmit_command(sorted({s.task for s in failed}))}", highlight=False, soft_wrap=True)
     if plan.kind == "sweep":
         from agent_eval.reading.grid import write_grid_comparison
+
         write_grid_comparison(roots, Path(plan.target), console)
     return True
 

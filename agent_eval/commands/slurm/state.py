@@ -1,5 +1,6 @@
 """Where each shard stands, read from its folder against the items the plan expects of it, and
 what Slurm says about the tasks (squeue; sacct where accounting is on)."""
+
 from __future__ import annotations
 
 import shutil
@@ -19,8 +20,8 @@ class ShardState:
     path: Path
     expected: list[tuple[str, int]]
     graded: set = field(default_factory=set)
-    failed: dict = field(default_factory=dict)      # key -> status of the latest (harness failure) record
-    problem: str | None = None                     # e.g. the shard path is not a directory
+    failed: dict = field(default_factory=dict)  # key -> status of the latest (harness failure) record
+    problem: str | None = None  # e.g. the shard path is not a directory
 
     @property
     def missing(self) -> list[tuple[str, int]]:
@@ -41,8 +42,13 @@ def shard_states(plan: SlurmPlan) -> list[ShardState]:
     for index, cell in enumerate(plan.cells):
         for shard in range(1, plan.shards + 1):
             path = plan.shard_dir(cell, shard)
-            state = ShardState(cell, shard, plan.task_of(index, shard), path,
-                               [(item_id, repeat) for item_id, repeat in cell.expected[str(shard)]])
+            state = ShardState(
+                cell,
+                shard,
+                plan.task_of(index, shard),
+                path,
+                [(item_id, repeat) for item_id, repeat in cell.expected[str(shard)]],
+            )
             if path.exists() and not path.is_dir():
                 state.problem = f"{path} is not a directory"
             elif path.is_dir():
@@ -85,8 +91,7 @@ def slurm_states(plan: SlurmPlan) -> tuple[dict[int, str], str | None, bool]:
                     tasks[int(index)] = (number, state)
             elif merge is None or number >= merge[0]:
                 merge = (number, state)
-    accounted = _run(["sacct", "-X", "-n", "-P", f"--name={plan.job_name}", "-o", "JobID,State",
-                      "-S", "now-30days"])
+    accounted = _run(["sacct", "-X", "-n", "-P", f"--name={plan.job_name}", "-o", "JobID,State", "-S", "now-30days"])
     if accounted is not None:
         queried = True
         for line in accounted.splitlines():
@@ -98,5 +103,8 @@ def slurm_states(plan: SlurmPlan) -> tuple[dict[int, str], str | None, bool]:
                 tasks.setdefault(int(index), (int(base), state))
             elif not index and merge is None:
                 merge = (int(base), state)
-    return ({index: state for index, (_, state) in tasks.items()},
-            f"merge job {merge[0]}: {merge[1]}" if merge else None, queried)
+    return (
+        {index: state for index, (_, state) in tasks.items()},
+        f"merge job {merge[0]}: {merge[1]}" if merge else None,
+        queried,
+    )

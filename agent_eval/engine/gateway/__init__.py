@@ -6,6 +6,7 @@ back, and records what reached the API per item (reading.py reads it, ledger.py 
 writes it). `Redactor` (redact.py)
 removes any known secret from what the harness writes. docs/sandbox.md draws the request path.
 """
+
 from agent_eval.engine.gateway.credentials import CredentialError, secret_values
 from agent_eval.engine.gateway.item import record_item
 from agent_eval.engine.gateway.redact import Redactor

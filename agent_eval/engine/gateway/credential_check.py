@@ -1,5 +1,6 @@
 """`agent-eval doctor`: a sandboxed shell, set up exactly as a run sets up an item, cannot find the
 user's credential (environment, every process's environment, the private home's files)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -8,14 +9,16 @@ from pathlib import Path
 
 from agent_eval.agents.base import Agent, Auth, ItemContext
 from agent_eval.agents.registry import agent_class
-from agent_eval.tools.toolset import ToolSet
-from agent_eval.engine.sandbox import DoctorCheck, Sandbox, SandboxError, SandboxSpec
 from agent_eval.engine.gateway.credentials import secret_env, secret_values
 from agent_eval.engine.gateway.server import Gateway
+from agent_eval.engine.sandbox import DoctorCheck, Sandbox, SandboxError, SandboxSpec
+from agent_eval.tools.toolset import ToolSet
 
 # What an agent would try: its environment, every process's, and every file its home holds.
-SEARCH = ("env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; echo; done; "
-          "find \"$HOME\" -type f -exec cat {} + 2>/dev/null")
+SEARCH = (
+    "env; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\"; echo; done; "
+    'find "$HOME" -type f -exec cat {} + 2>/dev/null'
+)
 
 
 def what_remains_inside(agent: str, auth: Auth) -> str:
@@ -30,15 +33,28 @@ def check_credential_hidden(agent: Agent, auth: Auth) -> DoctorCheck:
     secrets = secret_values(auth)
     fix = "report this as a bug: sandbox/policy.yaml or agent_eval/engine/gateway/credentials.py lets it in"
     try:
-        with tempfile.TemporaryDirectory(prefix="agent-eval-doctor-", dir=Path.home()) as scratch, \
-                Gateway(agent.name, auth) as gateway, gateway.lease() as lease:
+        with (
+            tempfile.TemporaryDirectory(prefix="agent-eval-doctor-", dir=Path.home()) as scratch,
+            Gateway(agent.name, auth) as gateway,
+            gateway.lease() as lease,
+        ):
             work, home = Path(scratch) / "work", Path(scratch) / "home"
             work.mkdir()
             home.mkdir()
             agent.copy_credentials(lease.auth, home)
-            ctx = ItemContext(item_id="doctor", model="doctor", effort=None, max_turns=None, max_cost_usd=None,
-                              prompt="", workdir=work, home=home, tools=ToolSet(shell=True), inline_images=[],
-                              auth=lease.auth)
+            ctx = ItemContext(
+                item_id="doctor",
+                model="doctor",
+                effort=None,
+                max_turns=None,
+                max_cost_usd=None,
+                prompt="",
+                workdir=work,
+                home=home,
+                tools=ToolSet(shell=True),
+                inline_images=[],
+                auth=lease.auth,
+            )
             invocation = agent.prepare(ctx)
             spec = SandboxSpec(work, home, endpoints=lease.auth.endpoints, env=invocation.env)
             with Sandbox(spec) as sandbox:
@@ -47,7 +63,7 @@ def check_credential_hidden(agent: Agent, auth: Auth) -> DoctorCheck:
     except (SandboxError, OSError, subprocess.SubprocessError, RuntimeError) as e:
         return DoctorCheck(name, False, f"could not look: {e}", "fix the sandbox checks above first")
     leaked = [s for s in secrets if s.encode() in found]
-    looked = lease.token.encode() in found   # the dump really covered the agent's environment and home
+    looked = lease.token.encode() in found  # the dump really covered the agent's environment and home
     detail = what_remains_inside(agent.name, auth)
     if leaked:
         return DoctorCheck(name, False, f"{len(leaked)} secret value(s) visible inside", fix)

@@ -7,6 +7,7 @@ kind of credential, but every secret replaced by a dummy `sk-agent-eval-gateway-
 that only identifies the item to the gateway, and the gateway's loopback URL as its endpoint.
 docs/sandbox.md tabulates what remains inside for each CLI and login kind.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,10 +22,17 @@ from agent_eval.agents.registry import agent_class, names
 
 DUMMY_PREFIX = "sk-agent-eval-gateway-"
 DUMMY_PATTERN = re.compile(re.escape(DUMMY_PREFIX) + r"([0-9a-f]{16})-([0-9]+)")
-MIN_SECRET_LEN = 8                         # shorter strings are not redacted (they would hit ordinary text)
+MIN_SECRET_LEN = 8  # shorter strings are not redacted (they would hit ordinary text)
 
-__all__ = ["CredentialError", "RealCredential", "dummy", "inside_auth", "real_credential", "secret_env",
-           "secret_values"]
+__all__ = [
+    "CredentialError",
+    "RealCredential",
+    "dummy",
+    "inside_auth",
+    "real_credential",
+    "secret_env",
+    "secret_values",
+]
 
 
 def secret_env() -> tuple[str, ...]:
@@ -39,6 +47,7 @@ def dummy(token: str, n: int) -> str:
 @dataclass
 class RealCredential:
     """The secrets, in slot order (slot n is what dummy `...-n` stands for), and the real endpoint."""
+
     agent: str
     auth: Auth
     upstream: str
@@ -54,7 +63,7 @@ def real_credential(agent: str, auth: Auth) -> RealCredential:
     env_secrets = [name for name in secret_env() if auth.env.get(name)]
     source = "file" if auth.files and not env_secrets else "env"
     if source == "file" and cli.login_holds_api_key(_read(next(iter(auth.files.values())), quiet=True)):
-        source = "env"    # e.g. `codex login --with-api-key` stores a plain API key in auth.json
+        source = "env"  # e.g. `codex login --with-api-key` stores a plain API key in auth.json
     upstream = auth.base_url if auth.kind == "custom_endpoint" and auth.base_url else cli.upstreams[source]
     if source == "env":
         slots = [(lambda value=auth.env[name]: value) for name in env_secrets]

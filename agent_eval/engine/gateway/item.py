@@ -1,4 +1,5 @@
 """One item's gateway record: `sandboxes/<id>/gateway.json` in full, a compact summary for the record."""
+
 from __future__ import annotations
 
 import base64
@@ -21,8 +22,9 @@ def cli_reported(transcript: Transcript, item_root: Path) -> dict:
         except OSError:
             digests.add(rel)
     # A retry after a connection error carries no status (None): only HTTP statuses compare.
-    statuses = [s for s in transcript.api_retries if s is not None] + \
-        ([transcript.error_status] if transcript.error_status else [])
+    statuses = [s for s in transcript.api_retries if s is not None] + (
+        [transcript.error_status] if transcript.error_status else []
+    )
     return {"usage": asdict(transcript.usage), "images": len(digests), "error_statuses": statuses}
 
 
@@ -40,8 +42,10 @@ def confirm_received(transcript: Transcript, item_root: Path, at_api: dict[str, 
         if size is None:
             notes.append(f"{image.path}: the CLI's logs show it sent, but no request held these bytes")
         elif image.received and list(size) != list(image.received):
-            notes.append(f"{image.path}: the CLI's logs show {image.received[0]}x{image.received[1]}, "
-                         f"the API received {size[0]}x{size[1]}")
+            notes.append(
+                f"{image.path}: the CLI's logs show {image.received[0]}x{image.received[1]}, "
+                f"the API received {size[0]}x{size[1]}"
+            )
     return notes
 
 
@@ -50,8 +54,9 @@ def record_item(lease: Lease, item_root: Path, transcript: Transcript) -> dict:
     cli = cli_reported(transcript, item_root)
     summary = lease.ledger.summary(cli)
     summary["discrepancies"] += confirm_received(transcript, item_root, lease.ledger.image_sizes())
-    (item_root / "gateway.json").write_text(json.dumps(
-        {"summary": summary, "cli_reported": cli, **lease.ledger.to_json()}, indent=1))
+    (item_root / "gateway.json").write_text(
+        json.dumps({"summary": summary, "cli_reported": cli, **lease.ledger.to_json()}, indent=1)
+    )
     compact = {k: v for k, v in summary.items() if k != "images"}
     compact["images"] = len(summary["images"])
     return compact

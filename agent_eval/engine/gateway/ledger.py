@@ -5,6 +5,7 @@ API itself returned, and HTTP errors with their status and message (reading.py r
 `summary()` sums that up for the item's record and compares it with what the CLI reported:
 where the two disagree, it says so. Nothing here ever holds a credential: headers are not recorded.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,7 +25,7 @@ _READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-eval-gatew
 @dataclass
 class RequestEntry:
     seq: int
-    t: float                      # seconds since the item's lease began
+    t: float  # seconds since the item's lease began
     method: str
     path: str
     request_bytes: int
@@ -35,9 +36,9 @@ class RequestEntry:
     status: int | None = None
     first_byte_ms: float | None = None
     elapsed_ms: float | None = None
-    api_usage: dict | None = None   # exactly as the API returned it
-    usage: dict | None = None       # normalised: USAGE_FIELDS
-    error: dict | None = None       # {"status", "type", "message"}
+    api_usage: dict | None = None  # exactly as the API returned it
+    usage: dict | None = None  # normalised: USAGE_FIELDS
+    error: dict | None = None  # {"status", "type", "message"}
 
 
 class Ledger:
@@ -66,7 +67,7 @@ class Ledger:
             return
         try:
             data = json.loads(decode(body, encoding))
-        except Exception as e:   # the body was forwarded all the same
+        except Exception as e:  # the body was forwarded all the same
             entry.body_note = f"request not read ({encoding or 'plain'}): {type(e).__name__}"
             return
         if isinstance(data, dict):
@@ -111,10 +112,17 @@ class Ledger:
         images: dict[str, dict] = {}
         for e in entries:
             for image in e.images:
-                images.setdefault(image.sha1, {"width": image.width, "height": image.height,
-                                               "media_type": image.media_type, "first_request": e.seq})
+                images.setdefault(
+                    image.sha1,
+                    {
+                        "width": image.width,
+                        "height": image.height,
+                        "media_type": image.media_type,
+                        "first_request": e.seq,
+                    },
+                )
         usage = {}
-        for k in USAGE_FIELDS:   # None when no response carried the field (never a made-up 0)
+        for k in USAGE_FIELDS:  # None when no response carried the field (never a made-up 0)
             values = [(e.usage or {}).get(k) for e in entries]
             usage[k] = sum(v for v in values if v is not None) if any(v is not None for v in values) else None
         errors: dict[int, int] = {}
@@ -143,15 +151,18 @@ def _discrepancies(gateway: dict, cli: dict) -> list[str]:
             notes.append(f"{name}: the API returned {ours} in total, the CLI reported {theirs}")
     n_images = cli.get("images")
     if n_images is not None and n_images != len(gateway["images"]):
-        notes.append(f"images: {len(gateway['images'])} distinct image(s) reached the API, "
-                     f"the CLI's transcript shows {n_images}")
+        notes.append(
+            f"images: {len(gateway['images'])} distinct image(s) reached the API, the CLI's transcript shows {n_images}"
+        )
     api_statuses = sorted({e["status"] for e in gateway["http_errors"]})
     cli_statuses = sorted(set(cli.get("error_statuses") or []))
     if api_statuses != cli_statuses:
-        notes.append(f"HTTP errors: the API answered {api_statuses or 'none'}, the CLI reported {cli_statuses or 'none'}")
+        notes.append(
+            f"HTTP errors: the API answered {api_statuses or 'none'}, the CLI reported {cli_statuses or 'none'}"
+        )
     if gateway["unread_bodies"]:
-        notes.append(f"{gateway['unread_bodies']} request(s) whose body or answer could not be read "
-                     f"(their images or usage are unknown here)")
+        notes.append(
+            f"{gateway['unread_bodies']} request(s) whose body or answer could not be read "
+            f"(their images or usage are unknown here)"
+        )
     return notes
-
-

@@ -5,6 +5,7 @@ one did (a model echoing a key it was shown elsewhere, a CLI printing its config
 directory is swept after each attempt and the record is cleaned before it is appended; show,
 report and exports read only those files.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,7 @@ MARK = "[REDACTED]"
 
 class Redactor:
     def __init__(self, values: list[str]):
-        self.values = sorted({v for v in values if v}, key=len, reverse=True)   # longest first
+        self.values = sorted({v for v in values if v}, key=len, reverse=True)  # longest first
         self._raw = [v.encode() for v in self.values]
 
     def __bool__(self) -> bool:
@@ -47,7 +48,7 @@ class Redactor:
             except OSError:
                 continue
             if not any(value in data for value in self._raw):
-                continue             # the common case: a search, no copy of the file
+                continue  # the common case: a search, no copy of the file
             clean = data
             for value in self._raw:
                 clean = clean.replace(value, MARK.encode())

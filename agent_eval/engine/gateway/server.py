@@ -6,6 +6,7 @@ and streams the response back chunk by chunk as it arrives (SSE included). The d
 item, so each request lands in that item's `Ledger`. Headers are never logged; a request with
 no dummy is forwarded without any credential; an unknown dummy is refused.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -21,16 +22,35 @@ from aiohttp import web
 from yarl import URL
 
 from agent_eval.agents.base import Auth
-from agent_eval.engine.gateway.credentials import DUMMY_PATTERN, CredentialError, RealCredential, inside_auth, real_credential, scratch_dir
+from agent_eval.engine.gateway.credentials import (
+    DUMMY_PATTERN,
+    CredentialError,
+    RealCredential,
+    inside_auth,
+    real_credential,
+    scratch_dir,
+)
 from agent_eval.engine.gateway.ledger import Ledger
 
-HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",
-              "trailer", "transfer-encoding", "upgrade", "host", "content-length"}
+HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+    "content-length",
+}
 
 
 @dataclass
 class Lease:
     """One item's door: its dummy token, the Auth its sandbox gets, and what passed through."""
+
     token: str
     auth: Auth
     ledger: Ledger
@@ -44,7 +64,7 @@ class Gateway:
         self.credential: RealCredential = real_credential(agent, auth)
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
-        self.unattributed = 0     # requests that carried no dummy (e.g. Claude Code's `HEAD /` probe)
+        self.unattributed = 0  # requests that carried no dummy (e.g. Claude Code's `HEAD /` probe)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -71,23 +91,32 @@ class Gateway:
     async def _start(self) -> None:
         # No automatic decompression or headers: the bytes pass as they came, both ways.
         self._session = aiohttp.ClientSession(
-            auto_decompress=False, trust_env=True, skip_auto_headers=("User-Agent", "Accept-Encoding"),
+            auto_decompress=False,
+            trust_env=True,
+            skip_auto_headers=("User-Agent", "Accept-Encoding"),
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=60),
-            connector=aiohttp.TCPConnector(limit=0))
+            connector=aiohttp.TCPConnector(limit=0),
+        )
         app = web.Application(client_max_size=1 << 30)
         app.router.add_route("*", "/{tail:.*}", self._forward)
         # handler_cancellation: a CLI that is killed or hangs up cancels its request upstream too
         # (no orphaned generation); a short shutdown: the run is over, in-flight answers are moot;
         # auto_decompress off: a compressed request body goes on as the CLI compressed it.
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, handler_cancellation=True,
-                                     auto_decompress=False, shutdown_timeout=1.0)
+        self._runner = web.AppRunner(
+            app,
+            access_log=None,
+            handle_signals=False,
+            handler_cancellation=True,
+            auto_decompress=False,
+            shutdown_timeout=1.0,
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
         self.port = self._runner.addresses[0][1]
 
     async def _stop(self) -> None:
-        await self._session.close()   # first: requests still waiting on the upstream end now
+        await self._session.close()  # first: requests still waiting on the upstream end now
         await self._runner.cleanup()
 
     # -- items
@@ -138,49 +167,68 @@ class Gateway:
         entry = ledger.begin(request.method, request.path, request.content_length or 0)
         chunks: list[bytes] = []
 
-        async def relay_body():   # the body goes on as it comes in; the ledger gets a copy
+        async def relay_body():  # the body goes on as it comes in; the ledger gets a copy
             async for chunk in request.content.iter_any():
                 chunks.append(chunk)
                 yield chunk
+
         if request.content_length is not None:
-            headers["Content-Length"] = str(request.content_length)   # same framing as the CLI chose
+            headers["Content-Length"] = str(request.content_length)  # same framing as the CLI chose
         url = URL(self.credential.upstream + request.raw_path, encoded=True)
         response: web.StreamResponse | None = None
         reader = None
         handed_over = False
 
-        def hand_over_body() -> None:   # to the ledger's reader, off the loop: the answer never waits for it
+        def hand_over_body() -> None:  # to the ledger's reader, off the loop: the answer never waits for it
             nonlocal handed_over
             if not handed_over:
                 handed_over = True
                 body = b"".join(chunks)
                 entry.request_bytes = len(body)
                 ledger.read_later(entry, body, request.headers.get("Content-Encoding"))
+
         try:
-            async with self._session.request(request.method, url, headers=headers,
-                                             data=relay_body() if request.body_exists else None,
-                                             allow_redirects=False) as upstream:
-                reader = ledger.response_reader(entry, upstream.status, upstream.headers.get("Content-Type", ""),
-                                                upstream.headers.get("Content-Encoding"))
-                response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers={
-                    k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP})
+            async with self._session.request(
+                request.method,
+                url,
+                headers=headers,
+                data=relay_body() if request.body_exists else None,
+                allow_redirects=False,
+            ) as upstream:
+                reader = ledger.response_reader(
+                    entry,
+                    upstream.status,
+                    upstream.headers.get("Content-Type", ""),
+                    upstream.headers.get("Content-Encoding"),
+                )
+                response = web.StreamResponse(
+                    status=upstream.status,
+                    reason=upstream.reason,
+                    headers={k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP},
+                )
                 await response.prepare(request)
                 async for chunk in upstream.content.iter_any():
-                    await response.write(chunk)   # as it arrives: no buffering of the stream
+                    await response.write(chunk)  # as it arrives: no buffering of the stream
                     reader.feed(chunk)
-                reader.close()   # recorded before the CLI sees the end: the item's record never misses it
+                reader.close()  # recorded before the CLI sees the end: the item's record never misses it
                 hand_over_body()
                 await response.write_eof()
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as e:
             note = f"{type(e).__name__}: {e}"
-            if response is None:   # nothing sent to the CLI yet: the endpoint could not be reached
-                entry.status, entry.error = 502, {"status": 502, "type": "gateway", "message": f"upstream unreachable: {note}"}
-                response = _refusal(502, f"agent-eval gateway: the model endpoint {self.credential.upstream} "
-                                         f"is unreachable ({note})", retry=True)
-            else:                  # cut mid-stream, by the upstream or by the CLI
+            if response is None:  # nothing sent to the CLI yet: the endpoint could not be reached
+                entry.status, entry.error = (
+                    502,
+                    {"status": 502, "type": "gateway", "message": f"upstream unreachable: {note}"},
+                )
+                response = _refusal(
+                    502,
+                    f"agent-eval gateway: the model endpoint {self.credential.upstream} is unreachable ({note})",
+                    retry=True,
+                )
+            else:  # cut mid-stream, by the upstream or by the CLI
                 reader.close(note)
                 if request.transport is not None:
-                    request.transport.close()   # pass a cut on as a cut (what was sent is flushed first)
+                    request.transport.close()  # pass a cut on as a cut (what was sent is flushed first)
         except asyncio.CancelledError:
             if reader is not None:
                 reader.close("the CLI closed the connection")

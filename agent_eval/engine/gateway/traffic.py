@@ -2,6 +2,7 @@
 (each measured from its header), and the usage or error in an answer, read as it streams by
 (Anthropic Messages SSE, OpenAI Responses SSE, or a JSON body; gzip/deflate, zstd where Python
 has it). Nothing here sees a header, so nothing here can hold a credential."""
+
 from __future__ import annotations
 
 import base64
@@ -15,18 +16,18 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-try:   # Python 3.14+ reads zstd; before that such a body is forwarded all the same, and noted
+try:  # Python 3.14+ reads zstd; before that such a body is forwarded all the same, and noted
     from compression import zstd as _zstd
 except ImportError:
     _zstd = None
 
 ERROR_BODY_CHARS = 500
-HEADER_B64_CHARS = 1 << 16   # enough of an image's base64 for PIL to read its size
+HEADER_B64_CHARS = 1 << 16  # enough of an image's base64 for PIL to read its size
 
 
 @dataclass
 class ImageSeen:
-    sha1: str            # of the base64 text: the same image sent again has the same hash
+    sha1: str  # of the base64 text: the same image sent again has the same hash
     media_type: str
     width: int | None
     height: int | None
@@ -63,7 +64,7 @@ class AnswerReader:
                 self._event(line[5:])
 
     def close(self, note: str | None = None) -> None:
-        if getattr(self, "closed", False):   # read once: the answer is recorded before the CLI sees its end
+        if getattr(self, "closed", False):  # read once: the answer is recorded before the CLI sees its end
             return
         self.closed = True
         self.entry.elapsed_ms = round((time.monotonic() - self.started) * 1000, 2)
@@ -86,8 +87,11 @@ class AnswerReader:
                 if isinstance(data, dict) and isinstance(data.get("usage"), dict):
                     self._usage(data["usage"])
                 if status >= 400:
-                    self._error(data.get("error") if isinstance(data, dict) else None, status,
-                                raw[:ERROR_BODY_CHARS].decode(errors="replace"))
+                    self._error(
+                        data.get("error") if isinstance(data, dict) else None,
+                        status,
+                        raw[:ERROR_BODY_CHARS].decode(errors="replace"),
+                    )
         if status >= 400 and self.entry.error is None:
             self._error(None, status)
         if note and self.entry.error is None:
@@ -101,17 +105,17 @@ class AnswerReader:
         if not isinstance(data, dict):
             return
         kind = data.get("type")
-        if kind == "message_start":                       # Anthropic: input side
+        if kind == "message_start":  # Anthropic: input side
             self._usage((data.get("message") or {}).get("usage") or {})
-        elif kind == "message_delta":                     # Anthropic: cumulative output
+        elif kind == "message_delta":  # Anthropic: cumulative output
             self._usage(data.get("usage") or {})
-        elif kind in ("response.completed", "response.incomplete", "response.failed"):   # Responses
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):  # Responses
             response = data.get("response") or {}
             if isinstance(response.get("usage"), dict):
                 self._usage(response["usage"])
             if response.get("error"):
                 self._error(response["error"], self.entry.status or 200)
-        elif kind == "error":                             # an error inside a 200 stream
+        elif kind == "error":  # an error inside a 200 stream
             self._error(data.get("error") or data, self.entry.status or 200)
 
     def _usage(self, usage: dict) -> None:
@@ -123,8 +127,11 @@ class AnswerReader:
     def _error(self, error, status: int, text: str | None = None) -> None:
         error = error if isinstance(error, dict) else {}
         message = error.get("message") or text or ""
-        self.entry.error = {"status": status, "type": error.get("type") or error.get("code"),
-                            "message": str(message)[:ERROR_BODY_CHARS]}
+        self.entry.error = {
+            "status": status,
+            "type": error.get("type") or error.get("code"),
+            "message": str(message)[:ERROR_BODY_CHARS],
+        }
 
 
 def normalise_usage(raw: dict) -> dict:
@@ -132,17 +139,23 @@ def normalise_usage(raw: dict) -> dict:
     if "cache_read_input_tokens" in raw or "cache_creation_input_tokens" in raw:
         cached = raw.get("cache_read_input_tokens") or 0
         fresh = (raw.get("input_tokens") or 0) + (raw.get("cache_creation_input_tokens") or 0)
-        return {"input_tokens": fresh + cached, "cached_input_tokens": cached,
-                "output_tokens": raw.get("output_tokens"), "reasoning_tokens": None}
-    return {"input_tokens": raw.get("input_tokens"),
-            "cached_input_tokens": (raw.get("input_tokens_details") or {}).get("cached_tokens"),
+        return {
+            "input_tokens": fresh + cached,
+            "cached_input_tokens": cached,
             "output_tokens": raw.get("output_tokens"),
-            "reasoning_tokens": (raw.get("output_tokens_details") or {}).get("reasoning_tokens")}
+            "reasoning_tokens": None,
+        }
+    return {
+        "input_tokens": raw.get("input_tokens"),
+        "cached_input_tokens": (raw.get("input_tokens_details") or {}).get("cached_tokens"),
+        "output_tokens": raw.get("output_tokens"),
+        "reasoning_tokens": (raw.get("output_tokens_details") or {}).get("reasoning_tokens"),
+    }
 
 
 def decode(body: bytes, encoding: str | None) -> bytes:
     encoding = (encoding or "").lower()
-    if encoding == "zstd" and _zstd is not None:   # Codex compresses to the ChatGPT backend
+    if encoding == "zstd" and _zstd is not None:  # Codex compresses to the ChatGPT backend
         return _zstd.decompress(body)
     if encoding == "gzip":
         return gzip.decompress(body)
@@ -156,7 +169,7 @@ def decode(body: bytes, encoding: str | None) -> bytes:
 def safe_decode(body: bytes, encoding: str | None) -> bytes:
     try:
         return decode(body, encoding)
-    except Exception:   # any codec's error: the ledger notes it, forwarding never depends on it
+    except Exception:  # any codec's error: the ledger notes it, forwarding never depends on it
         return b""
 
 

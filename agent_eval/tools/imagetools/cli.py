@@ -3,6 +3,7 @@
 Same operations and the same saved views and palette as the MCP server; prints JSON
 (inspect, info) or the pixel grid as text (read-pixels) to stdout.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,12 @@ def _run(call):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--workdir", default=None, type=click.Path(file_okay=False, exists=True),
-              help="Working directory holding the image (default: current directory).")
+@click.option(
+    "--workdir",
+    default=None,
+    type=click.Path(file_okay=False, exists=True),
+    help="Working directory holding the image (default: current directory).",
+)
 @click.pass_context
 def main(ctx, workdir):
     """Look at the task image: inspect (crop + enlarge), read-pixels, info. Views are saved under views/."""

@@ -1,4 +1,5 @@
 """What the model reads about each tool. Kept together so both front ends say the same thing."""
+
 from agent_eval.tools.imagetools.ops import DEFAULT_SIZE, MAX_SAMPLES, MAX_SIZE, MAX_VIEWS, MIN_SIZE
 from agent_eval.tools.imagetools.palette import ALPHABET
 
@@ -26,8 +27,7 @@ a region, use rows = height and columns = width."""
 INFO = """Basic facts about the image: width and height in pixels, mode, file format, number of distinct
 colours, the most common exact colours (with pixel counts and fractions) and a coarse colour histogram."""
 
-PATH = ("Image file relative to the working directory; omit for the task image. "
-        "Also works on images you saved yourself.")
+PATH = "Image file relative to the working directory; omit for the task image. Also works on images you saved yourself."
 VIEWS = "Crops to show; omit for one view of the whole image. Each view: x, y, width, height (all optional)."
 SIZE = f"Longer side of each view in output pixels, {MIN_SIZE} to {MAX_SIZE}; default {DEFAULT_SIZE}."
 GRID = "Grid line spacing in original-image pixels; 0 or omitted for no grid."

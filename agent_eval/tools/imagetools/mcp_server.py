@@ -1,7 +1,8 @@
 """MCP server `imagetools` over stdio: inspect, read_pixels, info on the item's workdir.
 
-    python -m agent_eval.tools.imagetools.mcp_server --workdir DIR   (default: the current directory)
+python -m agent_eval.tools.imagetools.mcp_server --workdir DIR   (default: the current directory)
 """
+
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,5 @@
 """The three operations, on PIL images only: no files, no protocol. Front ends wrap these."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -43,7 +44,7 @@ def inspect_view(img: Image.Image, region: Region, size: int = DEFAULT_SIZE, gri
     out_h = max(1, round(region.height * size / longer))
     cols = nearest_indices(region.width, out_w)
     rows = nearest_indices(region.height, out_h)
-    src = np.asarray(img)[region.y:region.y + region.height, region.x:region.x + region.width]
+    src = np.asarray(img)[region.y : region.y + region.height, region.x : region.x + region.width]
     view = Image.fromarray(np.ascontiguousarray(src[rows][:, cols]), mode=img.mode)
     meta = {
         "region": region.as_dict(),
@@ -101,14 +102,21 @@ def image_info(img: Image.Image) -> dict:
     def unpack(v: int) -> tuple:
         return tuple((int(v) >> (8 * (flat.shape[1] - 1 - ch))) & 255 for ch in range(flat.shape[1]))
 
-    top = [{"colour": hex_colour(unpack(values[i])), "count": int(counts[i]),
-            "fraction": round(int(counts[i]) / total, 4)} for i in order]
+    top = [
+        {"colour": hex_colour(unpack(values[i])), "count": int(counts[i]), "fraction": round(int(counts[i]) / total, 4)}
+        for i in order
+    ]
     # Coarse: each RGB channel rounded to 4 levels, so photos (all colours distinct) still say something.
     levels = (arr[..., :3] // 64).reshape(-1, 3)
     codes, coarse_counts = np.unique(levels[:, 0] * 16 + levels[:, 1] * 4 + levels[:, 2], return_counts=True)
     coarse_order = np.argsort(-coarse_counts, kind="stable")[:8]
-    coarse = [{"colour": hex_colour(((codes[i] // 16) * 64 + 32, (codes[i] // 4 % 4) * 64 + 32, (codes[i] % 4) * 64 + 32)),
-               "fraction": round(int(coarse_counts[i]) / total, 4)} for i in coarse_order]
+    coarse = [
+        {
+            "colour": hex_colour(((codes[i] // 16) * 64 + 32, (codes[i] // 4 % 4) * 64 + 32, (codes[i] % 4) * 64 + 32)),
+            "fraction": round(int(coarse_counts[i]) / total, 4),
+        }
+        for i in coarse_order
+    ]
     return {
         "width": img.width,
         "height": img.height,
@@ -122,5 +130,15 @@ def image_info(img: Image.Image) -> dict:
     }
 
 
-__all__ = ["inspect_view", "read_pixels", "image_info", "as_pixels", "resolve_region", "Region",
-           "DEFAULT_SIZE", "MAX_SIZE", "MAX_SAMPLES", "MAX_VIEWS"]
+__all__ = [
+    "inspect_view",
+    "read_pixels",
+    "image_info",
+    "as_pixels",
+    "resolve_region",
+    "Region",
+    "DEFAULT_SIZE",
+    "MAX_SIZE",
+    "MAX_SAMPLES",
+    "MAX_VIEWS",
+]

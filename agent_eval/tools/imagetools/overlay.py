@@ -1,4 +1,5 @@
 """Grid overlay for inspect: lines on the view, labels in a margin, in original-image coordinates."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +21,7 @@ def grid_positions(start: int, length: int, spacing: int, src_index: np.ndarray)
     i.e. on the left/top edge of that pixel.
     """
     first = (start // spacing + 1) * spacing
-    return [(c, int(np.searchsorted(src_index, c - start, side="left")))
-            for c in range(first, start + length, spacing)]
+    return [(c, int(np.searchsorted(src_index, c - start, side="left"))) for c in range(first, start + length, spacing)]
 
 
 def _line_colour(view: Image.Image) -> tuple[int, int, int]:
@@ -75,6 +75,6 @@ def draw_grid(view: Image.Image, region: Region, cols: np.ndarray, rows: np.ndar
         "line_colour": "#%02X%02X%02X" % colour,
         "view_offset": [left, top],
         "note": "labels are original-image pixel coordinates; a line labelled N is on the left/top edge "
-                "of original pixel column/row N; the top and left margins hold the labels, not image content",
+        "of original pixel column/row N; the top and left margins hold the labels, not image content",
     }
     return canvas, meta

@@ -1,4 +1,5 @@
 """Stable colour -> symbol assignment for read_pixels, one palette per item session."""
+
 from __future__ import annotations
 
 import string

@@ -1,4 +1,5 @@
 """Exact regions of an image and nearest-neighbour index maps."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass

@@ -2,6 +2,7 @@
 
 The MCP server and the command-line script both call this, so they behave identically.
 """
+
 from __future__ import annotations
 
 import io
@@ -26,8 +27,9 @@ class ImageTools:
     def __init__(self, workdir):
         self.workspace = Workspace(workdir)
 
-    def inspect(self, views: list[dict] | None = None, size: int = ops.DEFAULT_SIZE, grid: int = 0,
-                path: str | None = None) -> list[View]:
+    def inspect(
+        self, views: list[dict] | None = None, size: int = ops.DEFAULT_SIZE, grid: int = 0, path: str | None = None
+    ) -> list[View]:
         views = views or [{}]
         if len(views) > ops.MAX_VIEWS:
             raise ToolInputError(f"{len(views)} views requested; at most {ops.MAX_VIEWS} per call")
@@ -46,12 +48,17 @@ class ImageTools:
             buf = io.BytesIO()
             view.save(buf, format="PNG")
             saved = self.workspace.save_view(buf.getvalue(), "inspect")
-            out.append(View({"image": rel, "image_size": {"width": img.width, "height": img.height},
-                             **meta, "saved": saved}, buf.getvalue()))
+            out.append(
+                View(
+                    {"image": rel, "image_size": {"width": img.width, "height": img.height}, **meta, "saved": saved},
+                    buf.getvalue(),
+                )
+            )
         return out
 
-    def read_pixels(self, x=None, y=None, width=None, height=None, rows=None, columns=None,
-                    path: str | None = None) -> dict:
+    def read_pixels(
+        self, x=None, y=None, width=None, height=None, rows=None, columns=None, path: str | None = None
+    ) -> dict:
         img, rel = self.workspace.open_image(path)
         region = resolve_region(img.size, x, y, width, height)
         with self.workspace.palette() as palette:

@@ -14,6 +14,7 @@ Several processes may use one workdir at once (the MCP server and, in python mod
 command-line script), so view numbers are claimed with O_EXCL and the palette is updated
 under a file lock.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -31,9 +32,9 @@ from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.palette import Palette
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"}
-PILLOW_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF")   # what those suffixes hold; nothing else is decoded
+PILLOW_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF")  # what those suffixes hold; nothing else is decoded
 MAX_FILE_BYTES = 64 * 2**20
-MAX_PIXELS = 50_000_000          # about 8000 x 6000; a decompression bomb is refused before it is decoded
+MAX_PIXELS = 50_000_000  # about 8000 x 6000; a decompression bomb is refused before it is decoded
 VIEWS_DIR = "views"
 PALETTE_FILE = "palette.json"
 _VIEW_NAME = re.compile(r"^(\d+)-")
@@ -44,7 +45,7 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 class Workspace:
     def __init__(self, root: str | os.PathLike):
-        self.root = Path(root).resolve()   # the harness's own path to the workdir, not the agent's
+        self.root = Path(root).resolve()  # the harness's own path to the workdir, not the agent's
         self.views = self.root / VIEWS_DIR
 
     def rel(self, path: Path) -> str:
@@ -76,8 +77,10 @@ class Workspace:
                 try:
                     child = os.open(part, _DIR, dir_fd=fd)
                 except OSError as exc:
-                    raise ToolInputError(f"{'/'.join(parts)!r} is not a directory in the working directory "
-                                         f"(symbolic links are not followed)") from exc
+                    raise ToolInputError(
+                        f"{'/'.join(parts)!r} is not a directory in the working directory "
+                        f"(symbolic links are not followed)"
+                    ) from exc
                 os.close(fd)
                 fd = child
             yield fd
@@ -91,10 +94,14 @@ class Workspace:
             try:
                 before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             except FileNotFoundError:
-                raise ToolInputError(f"no file {shown!r} in the working directory; images there: {self._listing()}") from None
+                raise ToolInputError(
+                    f"no file {shown!r} in the working directory; images there: {self._listing()}"
+                ) from None
             if stat.S_ISLNK(before.st_mode):
-                raise ToolInputError(f"{shown!r} is a symbolic link; the image tools open only regular files "
-                                     f"in the working directory, never through a link")
+                raise ToolInputError(
+                    f"{shown!r} is a symbolic link; the image tools open only regular files "
+                    f"in the working directory, never through a link"
+                )
             if not stat.S_ISREG(before.st_mode):
                 raise ToolInputError(f"no file {shown!r} in the working directory; images there: {self._listing()}")
             try:
@@ -107,8 +114,10 @@ class Workspace:
             raise ToolInputError(f"{shown!r} changed while it was being opened; try again")
         if st.st_size > MAX_FILE_BYTES:
             os.close(fd)
-            raise ToolInputError(f"{shown!r} is {st.st_size / 2**20:.0f} MiB; the image tools open files of at most "
-                                 f"{MAX_FILE_BYTES // 2**20} MiB")
+            raise ToolInputError(
+                f"{shown!r} is {st.st_size / 2**20:.0f} MiB; the image tools open files of at most "
+                f"{MAX_FILE_BYTES // 2**20} MiB"
+            )
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
 
@@ -141,9 +150,11 @@ class Workspace:
                 img = Image.open(handle, formats=PILLOW_FORMATS)
             except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
                 raise ToolInputError(f"{rel!r} is not an image Pillow can read ({exc})") from exc
-            if img.width * img.height > MAX_PIXELS:   # checked on the header, before any decoding
-                raise ToolInputError(f"{rel!r} is {img.width}x{img.height} pixels; the image tools open images "
-                                     f"of at most {MAX_PIXELS:,} pixels")
+            if img.width * img.height > MAX_PIXELS:  # checked on the header, before any decoding
+                raise ToolInputError(
+                    f"{rel!r} is {img.width}x{img.height} pixels; the image tools open images "
+                    f"of at most {MAX_PIXELS:,} pixels"
+                )
             try:
                 img.load()
             except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
@@ -213,8 +224,9 @@ class Workspace:
         """The session palette, locked for the duration and saved on success."""
         with self._dir([VIEWS_DIR], create=True) as views:
             try:
-                lock_fd = os.open(".palette.lock", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                                  dir_fd=views)
+                lock_fd = os.open(
+                    ".palette.lock", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=views
+                )
             except OSError as exc:
                 raise ToolInputError(f"cannot lock {VIEWS_DIR}/.palette.lock ({exc.strerror}); remove it") from None
             with os.fdopen(lock_fd, "w") as lock:

@@ -1,4 +1,5 @@
 """The tally kind: integer answers; a wrong answer off by one counts as "close"."""
+
 from __future__ import annotations
 
 import contextlib

@@ -164,8 +164,14 @@ def default_cache_root() -> Path:
 
 
 def _stamp() -> str:
-    return json.dumps({"version": SAMPLES_VERSION, "seed": DEFAULT_SEED, "per_task": DEFAULT_PER_TASK,
-                       "difficulty": DEFAULT_DIFFICULTY})
+    return json.dumps(
+        {
+            "version": SAMPLES_VERSION,
+            "seed": DEFAULT_SEED,
+            "per_task": DEFAULT_PER_TASK,
+            "difficulty": DEFAULT_DIFFICULTY,
+        }
+    )
 
 
 def _is_current(path: Path) -> bool:

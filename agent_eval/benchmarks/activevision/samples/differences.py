@@ -99,7 +99,9 @@ def generate(rng: np.random.Generator, difficulty: str):
             draw.line([(x0, top + k * cell), (x0 + panel, top + k * cell)], fill=BLACK, width=1)
     for i in range(n_cells):
         r, c = divmod(i, grid)
-        draw_label(draw, (xs[0] + (c + 0.5) * cell, top + (r + 0.5) * cell), str(i + 1), BLACK, level(difficulty, 36, 30, 26))
+        draw_label(
+            draw, (xs[0] + (c + 0.5) * cell, top + (r + 0.5) * cell), str(i + 1), BLACK, level(difficulty, 36, 30, 26)
+        )
     answer = ", ".join(str(i + 1) for i in cells) if cells else "none"
     return img, QUESTION, answer
 

@@ -113,7 +113,7 @@ def _clean(curve, others, points_so_far):
         close = np.array([i for i, js in enumerate(tree.query_ball_tree(cKDTree(other), NEAR)) if js], int)
         if not len(close):
             continue
-        mine = [(p, NEAR / np.sin(np.radians(a)) + 4) for p, a, kk in points[len(points_so_far):] if kk == k]
+        mine = [(p, NEAR / np.sin(np.radians(a)) + 4) for p, a, kk in points[len(points_so_far) :] if kk == k]
         if not mine:
             return None
         centres = np.array([p for p, _ in mine])
@@ -121,7 +121,7 @@ def _clean(curve, others, points_so_far):
         d = np.linalg.norm(curve[close][:, None] - centres[None], axis=2)
         if not (d <= radii[None]).any(axis=1).all():
             return None  # runs alongside another curve without crossing it there
-    return new, [(p, a, -1) for p, a, _ in points[len(points_so_far):]]
+    return new, [(p, a, -1) for p, a, _ in points[len(points_so_far) :]]
 
 
 def _start_point(rng, width, height):

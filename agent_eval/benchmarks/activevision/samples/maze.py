@@ -139,9 +139,7 @@ def generate(rng: np.random.Generator, difficulty: str):
         adj = _spanning_tree(rng, rows, cols)
         slots = _pick_openings(rng, rows, cols, n_open)
         cells = [s[0] for s in slots]
-        lengths = {
-            (i, j): len(_path(adj, cells[i], cells[j])) for i in range(n_open) for j in range(i + 1, n_open)
-        }
+        lengths = {(i, j): len(_path(adj, cells[i], cells[j])) for i in range(n_open) for j in range(i + 1, n_open)}
         longish = [p for p, n in lengths.items() if n >= np.median(list(lengths.values()))]
         pair = longish[int(rng.integers(len(longish)))]
         if _wall_off(rng, adj, cells, pair):
@@ -153,7 +151,12 @@ def generate(rng: np.random.Generator, difficulty: str):
 
     def wall(x0, y0, x1, y1):  # grid-point coordinates; square caps close every joint
         draw.rectangle(
-            [margin + x0 * cell - half, margin + y0 * cell - half, margin + x1 * cell + half, margin + y1 * cell + half],
+            [
+                margin + x0 * cell - half,
+                margin + y0 * cell - half,
+                margin + x1 * cell + half,
+                margin + y1 * cell + half,
+            ],
             fill=BLACK,
         )
 

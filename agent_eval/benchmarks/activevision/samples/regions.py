@@ -75,8 +75,7 @@ def _valid(segs, border_pts, gap):
 
 def _crossings(segs):
     return sum(
-        segment_intersection(a["p"], a["q"], b["p"], b["q"]) is not None
-        for a, b in itertools.combinations(segs, 2)
+        segment_intersection(a["p"], a["q"], b["p"], b["q"]) is not None for a, b in itertools.combinations(segs, 2)
     )
 
 
