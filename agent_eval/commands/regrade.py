@@ -20,7 +20,7 @@ from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore, read_records
 from agent_eval.datamodel.transcript import saved_events
 from agent_eval.engine.attempt import grade_item, parse_item
-from agent_eval.engine.gateway.item import confirm_received
+from agent_eval.engine.gateway.item import apply_spend, confirm_received
 
 
 @dataclass
@@ -137,7 +137,10 @@ class Regrader:
             "image_conversions",
             "gateway",
         )
-        return replace(new, **{name: getattr(record, name) for name in keep})
+        new = replace(new, **{name: getattr(record, name) for name in keep})
+        if new.cost_usd is None and not (record.gateway or {}).get("cost"):
+            new = replace(new, cost_usd=record.cost_usd)  # an older run's cost, as it was recorded then
+        return apply_spend(new)  # the gateway's price and a spend cap's stop, as the run recorded them
 
 
 def rewrite(path: Path, records: list[ItemRecord]) -> None:

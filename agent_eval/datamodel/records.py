@@ -25,13 +25,17 @@ Status = Literal[
     "rate_limited",
     "sandbox_error",
     "request_error",  # the API refused the request (400/404/422): the configuration's fault
-    "image_dropped",
-]  # the mode sends the image, but none reached the model
+    "image_dropped",  # the mode sends the image, but none reached the model
+    "budget_exceeded",  # stopped by the user's own spend cap (at the gateway): neither graded nor wrong
+]
 STATUSES: tuple[str, ...] = get_args(Status)
 # Final statuses: the item was graded and is not run again on resume.
 GRADED_STATUSES = STATUSES[:2]
+# Not run to its end, by the user's choice: left out of accuracy (neither right nor wrong), counted
+# apart, and run again on resume (with a higher cap).
+UNGRADED_STATUSES = ("budget_exceeded",)
 # Harness failures: counted as wrong, shown apart, and run again on resume.
-FAILURE_STATUSES = STATUSES[2:]
+FAILURE_STATUSES = tuple(s for s in STATUSES[2:] if s not in UNGRADED_STATUSES)
 # Failures that are the run's configuration's, not the item's: the run stops after the first.
 RUN_STOPPING_STATUSES = ("auth_error", "request_error")
 

@@ -18,7 +18,7 @@ from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.transcript import Transcript
-from agent_eval.engine.gateway import Gateway, Redactor, record_item
+from agent_eval.engine.gateway import Gateway, Redactor, apply_spend, record_item
 from agent_eval.engine.process import run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 
@@ -61,7 +61,6 @@ def _attempt(
             model=config.model,
             effort=config.effort,
             max_turns=config.max_turns,
-            max_cost_usd=config.max_item_cost_usd,
             prompt=setup.prompt,
             workdir=item_dir.work,
             home=item_dir.home,
@@ -118,6 +117,7 @@ def _attempt(
         item, repeat, transcript, result, benchmark, config.timeout_s, expects_inline=bool(setup.inline_images)
     )
     record.gateway = gateway
+    apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop
     record.elapsed_s = result.elapsed_s
     record.transcript = str(item_dir.transcript.relative_to(run_root))
     record.image_conversions = list(setup.conversions)

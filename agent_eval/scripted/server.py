@@ -41,6 +41,7 @@ class RecordedRequest:
     outcome: str = ""  # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
     status: int = 200
     credential_sha256: str | None = None  # of the x-api-key or bearer value: which key arrived, not the key
+    usage: dict | None = None  # the usage its answer reported, as that API words it (None: no answer with usage)
 
     def to_json(self, elide_images: bool = True) -> str:
         data = asdict(self)
@@ -180,7 +181,7 @@ class _Handler(BaseHTTPRequestHandler):
         rec = self._record(None)
         if rec.path.rstrip("/").endswith("/models"):
             rec.kind = "models"
-            self._send_json(200, responses_wire.models_body())
+            self._send_json(200, responses_wire.models_body(self.state.scenario.models))
         else:
             rec.kind = "probe"
             self._send_json(200, {"ok": True})
@@ -215,6 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
             conv = anthropic_wire.parse(body)
             if anthropic_wire.is_side_request(body, conv):
                 rec.kind, rec.outcome = "side", "side"
+                rec.usage = dict(anthropic_wire.USAGE)
                 model = body.get("model") or anthropic_wire.MODEL
                 if body.get("stream"):
                     self._sse(anthropic_wire.events(model, SIDE_REPLY, []))
@@ -254,7 +256,7 @@ class _Handler(BaseHTTPRequestHandler):
                     extra["x-should-retry"] = "true" if faults.should_retry else "false"
                 if faults.retry_after is not None:
                     extra["retry-after"] = f"{faults.retry_after:g}"
-                self._send_json(faults.status, wire.error_body(faults.status), extra)
+                self._send_json(faults.status, wire.error_body(faults.status, faults.message), extra)
                 return
             if faults.kind == "hang":
                 rec.outcome = "hang"
@@ -264,18 +266,22 @@ class _Handler(BaseHTTPRequestHandler):
                 self._abort()
                 return
             rec.outcome = "truncate"
+            rec.usage = dict(anthropic_wire.USAGE_START) if rec.api == "anthropic" else None  # message_start's
             self._start_sse()
             for event in wire.truncated_events(model):
                 self._chunk(event)
             self._abort()
             return
         text, calls, custom = self._plan(rec, conv)
+        rule = state.scenario.rules[rec.rule] if rec.rule is not None else None
+        usage = rule.usage_for(rec.api, rec.turn or 0) if rule is not None else None
+        rec.usage = usage or json.loads(json.dumps(wire.USAGE))
         if rec.api == "anthropic" and not body.get("stream"):
-            self._send_json(200, anthropic_wire.message_body(model, text, calls))
+            self._send_json(200, anthropic_wire.message_body(model, text, calls, usage))
         elif rec.api == "anthropic":
-            self._sse(anthropic_wire.events(model, text, calls))
+            self._sse(anthropic_wire.events(model, text, calls, usage))
         else:
-            self._sse(responses_wire.events(model, text, calls, custom))
+            self._sse(responses_wire.events(model, text, calls, custom, usage))
 
     def _plan(self, rec: RecordedRequest, conv: Conversation) -> tuple[str, list[ResolvedCall], set[str]]:
         """Pick the rule and turn for this request; return (text, calls, custom tool names)."""

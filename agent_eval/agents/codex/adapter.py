@@ -34,7 +34,6 @@ from agent_eval.agents.codex.events import (
     rollout_path,
 )
 from agent_eval.agents.seen_images import SeenImages
-from agent_eval.datamodel.pricing import price_usd, prices
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
 
@@ -112,6 +111,7 @@ class Codex(Agent):
     efforts = ("none", "minimal", "low", "medium", "high", "xhigh")
     provider = "openai"
     demo_model = "gpt-5.5"
+    wire = "responses"
     secret_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     upstreams = {
         "env": "https://api.openai.com/v1",
@@ -215,18 +215,15 @@ class Codex(Agent):
         env = base_env(ctx.home) | ctx.auth.env | {"CODEX_HOME": str(codex_home)}
         return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode())
 
-    def priced(self, model: str) -> bool:
-        return prices(model) is not None
-
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
         transcript = parse_codex_events(events, item_dir)
         rollout = rollout_path(item_dir)
         if rollout is not None:
             merge_rollout(transcript, rollout, item_dir)
-        transcript.cost_usd = price_usd(model, transcript.usage)  # Codex reports none; None when unpriced
         if transcript.usage.input_tokens is not None:
-            # Codex reports one session total, all of it the evaluated model's.
-            transcript.usage_by_model = {model: {**vars(transcript.usage), "cost_usd": transcript.cost_usd}}
+            # Codex reports one session total, all of it the evaluated model's, and no cost: the run's
+            # gateway prices what the API returned (engine/gateway/spend.py).
+            transcript.usage_by_model = {model: {**vars(transcript.usage), "cost_usd": None}}
         return transcript
 
     def inline_images(self, item_dir: Path) -> list[str]:

@@ -2,14 +2,26 @@
 
 `Gateway` (server.py) runs once per run on 127.0.0.1; each item's CLI gets a dummy credential and
 the gateway's URL (credentials.py), the gateway adds the real credential and streams the answer
-back, and records what reached the API per item (reading.py reads it, ledger.py keeps it, item.py
-writes it). `Redactor` (redact.py)
-removes any known secret from what the harness writes. docs/sandbox.md draws the request path.
+back, and records what reached the API per item (traffic.py reads it, ledger.py keeps it, item.py
+writes it). spend.py prices every answer and keeps the spend caps (a request past one never leaves).
+`Redactor` (redact.py) removes any known secret from what the harness writes. docs/sandbox.md draws
+the request path.
 """
 
 from agent_eval.engine.gateway.credentials import CredentialError, secret_values
-from agent_eval.engine.gateway.item import record_item
+from agent_eval.engine.gateway.item import apply_spend, record_item
 from agent_eval.engine.gateway.redact import Redactor
 from agent_eval.engine.gateway.server import Gateway, Lease
+from agent_eval.engine.gateway.spend import RunSpend, SpendLimits
 
-__all__ = ["Gateway", "Lease", "Redactor", "CredentialError", "record_item", "secret_values"]
+__all__ = [
+    "Gateway",
+    "Lease",
+    "Redactor",
+    "CredentialError",
+    "RunSpend",
+    "SpendLimits",
+    "apply_spend",
+    "record_item",
+    "secret_values",
+]

@@ -15,7 +15,7 @@ import secrets
 import shutil
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import aiohttp
 from aiohttp import web
@@ -31,6 +31,7 @@ from agent_eval.engine.gateway.credentials import (
     scratch_dir,
 )
 from agent_eval.engine.gateway.ledger import Ledger
+from agent_eval.engine.gateway.spend import ItemSpend, RunSpend, wire_of
 
 HOP_BY_HOP = {
     "connection",
@@ -54,13 +55,15 @@ class Lease:
     token: str
     auth: Auth
     ledger: Ledger
+    spend: ItemSpend = field(default_factory=ItemSpend)
 
 
 class Gateway:
     """A context manager: entering starts the server (127.0.0.1, a free port), leaving stops it."""
 
-    def __init__(self, agent: str, auth: Auth):
+    def __init__(self, agent: str, auth: Auth, spend: RunSpend | None = None):
         self.agent = agent
+        self.spend = spend or RunSpend()  # prices every answer; refuses requests past a spend cap
         self.credential: RealCredential = real_credential(agent, auth)
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
@@ -133,7 +136,9 @@ class Gateway:
             yield lease
         finally:
             with self._lock:
-                self._leases.pop(token, None)
+                found = self._leases.pop(token, None)
+            if found is not None:
+                self.spend.item_ended(found.spend)
             shutil.rmtree(scratch, ignore_errors=True)
 
     def _authorise(self, headers) -> tuple[Lease | None, dict[str, str], str | None]:
@@ -165,6 +170,12 @@ class Gateway:
             self.unattributed += 1
         ledger = lease.ledger if lease else Ledger()
         entry = ledger.begin(request.method, request.path, request.content_length or 0)
+        wire = wire_of(request.method, request.path)
+        if lease is not None and wire is not None:
+            refusal = self.spend.refusal(lease.spend, entry, wire)
+            if refusal is not None:  # past a spend cap: nothing goes upstream
+                await request.read()
+                return refusal
         chunks: list[bytes] = []
 
         async def relay_body():  # the body goes on as it comes in; the ledger gets a copy
@@ -178,6 +189,10 @@ class Gateway:
         response: web.StreamResponse | None = None
         reader = None
         handed_over = False
+
+        def charge() -> None:  # what the answer's usage cost, added to the item's and the run's spend
+            if lease is not None and wire is not None:
+                self.spend.charge(lease.spend, entry, wire)
 
         def hand_over_body() -> None:  # to the ledger's reader, off the loop: the answer never waits for it
             nonlocal handed_over
@@ -211,6 +226,7 @@ class Gateway:
                     await response.write(chunk)  # as it arrives: no buffering of the stream
                     reader.feed(chunk)
                 reader.close()  # recorded before the CLI sees the end: the item's record never misses it
+                charge()  # priced before the CLI can send its next request
                 hand_over_body()
                 await response.write_eof()
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as e:
@@ -236,6 +252,7 @@ class Gateway:
                 entry.error = {"status": 0, "type": "cancelled", "message": "the CLI closed the connection"}
             raise
         finally:
+            charge()
             hand_over_body()
         return response
 
