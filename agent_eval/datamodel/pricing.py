@@ -124,7 +124,8 @@ def price_request(wire: str, model: str | None, api_usage: dict | None) -> Reque
     try:
         with warnings.catch_warnings():  # usage keys the map does not price (service_tier, ...) are no error
             warnings.simplefilter("ignore")
-            usage = extract_usage({"model": model, "usage": api_usage}, provider_id=provider, api_flavor=flavour).usage
+            # the usage alone: the model is looked up below, under the overrides
+            usage = extract_usage({"usage": api_usage}, provider_id=provider, api_flavor=flavour).usage
     except (ValueError, LookupError) as error:
         return RequestPrice(None, None, f"usage not read: {error}")
     path = overrides_path()

@@ -271,10 +271,17 @@ def events(
     yield _sse(
         {
             "type": "response.completed",
-            "response": _response(rid, model, "completed", output, json.loads(json.dumps(usage or USAGE))),
+            "response": _response(rid, model, "completed", output, _whole(usage)),
         },
         seq,
     )
+
+
+def _whole(usage: dict[str, Any] | None) -> dict[str, Any]:
+    """A usage as the API sends it: with its total (Codex refuses an answer without one)."""
+    usage = json.loads(json.dumps(usage or USAGE))
+    usage.setdefault("total_tokens", usage.get("input_tokens", 0) + usage["output_tokens"])
+    return usage
 
 
 def truncated_events(model: str) -> Iterator[bytes]:
