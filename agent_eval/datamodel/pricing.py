@@ -64,7 +64,9 @@ def _overrides(path: str | None) -> dict[str, dict[str, Decimal]]:
     try:
         data = yaml.safe_load(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as error:
-        raise PricingError(f"{path}: cannot read the pricing overrides ({error}); fix it or unset ${OVERRIDES_ENV}") from None
+        raise PricingError(
+            f"{path}: cannot read the pricing overrides ({error}); fix it or unset ${OVERRIDES_ENV}"
+        ) from None
     models = data.get("models") if isinstance(data, dict) else None
     if not isinstance(models, dict):
         raise PricingError(f"{path}: expected a `models:` mapping of prices per million tokens, e.g. {EXAMPLE}")
@@ -74,7 +76,9 @@ def _overrides(path: str | None) -> dict[str, dict[str, Decimal]]:
             raise PricingError(f"{path}: model {model!r} needs at least input and output prices per million tokens")
         unknown = sorted(set(prices) - set(OVERRIDE_KEYS))
         if unknown:
-            raise PricingError(f"{path}: model {model!r}: unknown price key(s) {unknown}; use {', '.join(OVERRIDE_KEYS)}")
+            raise PricingError(
+                f"{path}: model {model!r}: unknown price key(s) {unknown}; use {', '.join(OVERRIDE_KEYS)}"
+            )
         try:
             table[str(model)] = {OVERRIDE_KEYS[k]: Decimal(str(v)) for k, v in prices.items()}
         except InvalidOperation:

@@ -283,9 +283,7 @@ class Runner:
     def _spent(self) -> float:
         """What earlier sessions of this run spent: every attempt it recorded, those a resume ran again
         included (unknown costs count as 0 here and are reported apart)."""
-        return sum(
-            r.cost_usd or 0.0 for task in self.store.task_dirs() for r in read_records(task / "items.jsonl")[0]
-        )
+        return sum(r.cost_usd or 0.0 for task in self.store.task_dirs() for r in read_records(task / "items.jsonl")[0])
 
     def _money(self, items_left: int) -> str:
         """For the progress line: spent so far (earlier sessions included) and the run's projected total

@@ -150,9 +150,7 @@ def _text_block(index: int, text: str) -> list[bytes]:
     ]
 
 
-def events(
-    model: str, text: str, calls: list[ResolvedCall], usage: dict[str, Any] | None = None
-) -> Iterator[bytes]:
+def events(model: str, text: str, calls: list[ResolvedCall], usage: dict[str, Any] | None = None) -> Iterator[bytes]:
     """The SSE events of one assistant message: optional text, then tool_use blocks."""
     yield _start(model, usage)
     yield _sse("ping", {"type": "ping"})

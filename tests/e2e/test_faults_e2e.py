@@ -231,7 +231,8 @@ def test_unknown_event_type_is_counted_and_the_item_is_still_graded(
 def test_last_event_line_cut_in_half(agent, wrap_cli, sample_data, sample_truth, tmp_path):
     """Claude's last line is its `result` event: without it there is no final message, so the item
     is an agent_error (not a wrong answer). Codex's last line is `turn.completed` (usage only): the
-    final message came before it, so the item is graded, with usage and cost unknown."""
+    final message came before it, so the item is graded, its usage unknown to the CLI's log and its cost
+    the gateway's price of what the API returned."""
     outcome, record = run_wrapped(wrap_cli, "cut-last", agent, sample_data, sample_truth, tmp_path)
     raw = [line["raw"] for line in raw_lines(item_dir(outcome, "CCC-0") / "transcript.jsonl") if "raw" in line]
     assert len(raw) == 1 and raw[0].startswith("{")  # the half line, kept
@@ -240,7 +241,8 @@ def test_last_event_line_cut_in_half(agent, wrap_cli, sample_data, sample_truth,
         assert not record.correct and record.prediction == ""
     else:
         assert record.status == "ok" and record.correct
-        assert record.usage.input_tokens is None and record.cost_usd is None
+        assert record.usage.input_tokens is None
+        assert record.cost_usd is not None and record.cost_usd == record.gateway["cost"]["usd"] > 0
 
 
 @pytest.mark.e2e
@@ -522,5 +524,5 @@ def test_codex_model_without_a_price_is_refused_unless_unpriced(sample_data, tmp
     result = invoke_run("--agent", "codex", "--model", "not-a-priced-model", "--data", sample_data, "--out-dir", out)
     assert result.exit_code == 2, result.output
     line = one_error_line(result.output)
-    assert "no price for model 'not-a-priced-model'" in line and "pricing.yaml" in line
+    assert "no price for model 'not-a-priced-model'" in line and "genai-prices" in line and "--unpriced" in line
     assert not out.exists()

@@ -74,7 +74,9 @@ def hand_price(api: str, usage: dict) -> Decimal:
         ) / m
     cached = usage.get("input_tokens_details", {}).get("cached_tokens", 0)
     p = GPT_5_5_LONG if usage["input_tokens"] > 272_000 else GPT_5_5
-    return ((usage["input_tokens"] - cached) * p["input"] + cached * p["cache_read"] + usage["output_tokens"] * p["output"]) / m
+    return (
+        (usage["input_tokens"] - cached) * p["input"] + cached * p["cache_read"] + usage["output_tokens"] * p["output"]
+    ) / m
 
 
 def answered(server: ScriptedServer) -> list:
@@ -112,16 +114,6 @@ def test_both_clis_are_priced_from_the_map_to_the_cent(agent, sample_data, tmp_p
         assert cost["cli_usd"] is None  # Codex reports no cost
 
 
-def test_a_model_without_a_price_is_unpriced_not_free(sample_data, tmp_path):
-    with ScriptedServer({"turns": ["<answer>7</answer>"]}) as server:
-        outcome = run_agent("codex", "none", server, sample_data, tmp_path, ids="RC-0", model="gpt-unpriced-9")
-    record = outcome.store.records()[0]
-    assert record.status == "ok", record.error
-    assert record.cost_usd is None and record.gateway["cost"]["usd"] is None
-    assert record.gateway["cost"]["unpriced_requests"] >= 1
-    assert any("no price for 'gpt-unpriced-9'" in n for n in record.gateway["cost"]["notes"])
-
-
 ITEM_CAP_SCENARIO = {
     "rules": [
         {  # the costly item: five looks at about $0.37 (Claude) / $0.57 (Codex) each
@@ -153,9 +145,12 @@ def test_an_item_cap_stops_one_item_mid_episode_and_the_run_goes_on(agent, sampl
     cost = stopped.gateway["cost"]
     assert cost["refusals"] == 1, "the CLI retried the refusal"  # it showed the error and ended
     assert stopped.gateway["refused"] and stopped.gateway["http_errors"] == []
-    assert "max-item-cost-usd" in (stopped.answer_text or "") + json.dumps(stopped.extra) + (
-        outcome.store.root / "sandboxes" / "RC-0" / "transcript.jsonl"
-    ).read_text()
+    assert (
+        "max-item-cost-usd"
+        in (stopped.answer_text or "")
+        + json.dumps(stopped.extra)
+        + (outcome.store.root / "sandboxes" / "RC-0" / "transcript.jsonl").read_text()
+    )
     rollup = json.loads((outcome.store.root / "rollup.json").read_text())["overall"]
     assert rollup["budget_exceeded"] == 1 and rollup["n"] == 1  # not graded wrong: left out of accuracy
 

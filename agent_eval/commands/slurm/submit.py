@@ -29,8 +29,8 @@ from agent_eval.commands.slurm.plan import (
 )
 from agent_eval.commands.slurm.scripts import array_script, merge_script
 from agent_eval.datamodel.config import ConfigError, RunConfig
-from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.jsonl import DataError
+from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.results import ResultsError
 from agent_eval.engine.selection import select
 
