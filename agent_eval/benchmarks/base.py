@@ -175,7 +175,8 @@ class ReadingHooks:
     def report_item(self, run, record, images, embed, transcript, truth) -> dict | None:
         """An item's kind view, a dict the report's item reads as `item.kind`: "template" (included below
         the question), and optionally "chips_template" (the summary line), "figures_template" (in place
-        of the original image), "outcome_template" (below the grade), "changed_template" (one side of a changed item), "group" (the label beside the id),
+        of the original image), "outcome_template" (below the grade), "changed_template" (one side of a changed item),
+        "group" (the label beside the id),
         "answer_label" (before the prediction) and "partial" (half credit: shown as ½); needs
         report_truth's object."""
         return None

@@ -4,7 +4,8 @@ A run made here looks like what the runner writes: `run.json`, `<task>/items.jso
 `RunStore.append`, and per item `sandboxes/<id>/` with the raw `transcript.jsonl`, the
 normalised `steps.json`, the original (`work/image.png` in tool modes, `home/attachment.png`
 in mode none), the lossless views in `work/views/NNN-<tool>.png`, and `seen/NNN.png`: the
-copies of every image that reached the model, which the steps point at. `make_cot_results` writes what the benchmark's own no-tool
+copies of every image that reached the model, which the steps point at. `make_cot_results` writes what the benchmark's
+own no-tool
 chain-of-thought evaluation leaves: bare `<task>/items.jsonl` rows, no run.json.
 """
 
