@@ -28,7 +28,7 @@ from typing import Callable
 LIMITED_STATUSES = (429, 503, 529)  # the provider asks us to slow down: wait, never counted as its failure
 CALM_S = 10.0  # no rate limit met for this long before the limit is raised again
 RAISE_EVERY_S = 1.0  # at most one step up per second
-DEFAULT_WAIT_S = 1.0  # a rate limit without any wait header: 1, 2, 4 ... s for limits in a row
+DEFAULT_WAIT_S = 1.0  # the pause for everyone after a rate limit that asked no wait (each request backs off too)
 MAX_WAIT_S = 60.0  # a header asking for longer is capped (the request's hold bound decides the rest)
 TRIP_AFTER = 3  # failures in a row (any items) that pause the run's new requests
 BREAKER_FIRST_S = 2.0  # the breaker's first pause; it doubles while the provider keeps failing
@@ -130,7 +130,6 @@ class RateLimiter:
         self.resume_at = 0.0  # no new request goes upstream before this
         self.last_limited = -math.inf
         self.last_raise = -math.inf
-        self.limited_in_a_row = 0
         self.failures_in_a_row = 0
         self.failure_codes: dict[str, int] = {}  # of the current run of failures: "500" / "cut" -> count
         self.breaker_pause = 0.0  # > 0 while tripped: the current pause
@@ -199,7 +198,7 @@ class RateLimiter:
         self._grant()
 
     def _succeeded(self, now: float, wait_s: float | None) -> None:
-        self.limited_in_a_row = self.failures_in_a_row = 0
+        self.failures_in_a_row = 0
         self.failure_codes = {}
         if self.limit_before_trip is not None:
             self.limit, self.limit_before_trip, self.breaker_pause = self.limit_before_trip, None, 0.0
@@ -219,10 +218,9 @@ class RateLimiter:
     def _limited(self, now: float, wait_s: float | None) -> None:
         # What the provider was accepting: the others still in flight (this one was one too many).
         self.limit = max(1, min(self.limit - 1, self.in_flight - 1))
-        self.limited_in_a_row += 1
         self.last_limited = now
         if wait_s is None:
-            wait_s = DEFAULT_WAIT_S * 2 ** (self.limited_in_a_row - 1)
+            wait_s = DEFAULT_WAIT_S
         self.resume_at = max(self.resume_at, now + min(wait_s, MAX_WAIT_S))
 
     def _failed(self, now: float, status: int | None) -> None:

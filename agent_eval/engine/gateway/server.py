@@ -38,7 +38,8 @@ from agent_eval.engine.gateway.traffic import ERROR_BODY_CHARS
 from agent_eval.engine.gateway.upstream_health import GATEWAY_RETRIES, MAX_HOLD_S, OUTAGE_HOLD_S, ItemUpstream
 
 REFUSED_STATUS = 400  # a request of an item the provider failed: a 4xx, which neither CLI sends again
-RETRY_PAUSE_S = 0.5  # before the gateway sends a request again after a 5xx (doubling)
+RETRY_PAUSE_S = 0.5  # before the gateway sends a request again (doubling with each try)
+MAX_RETRY_PAUSE_S = 30.0
 HOP_BY_HOP = {
     "connection",
     "keep-alive",
@@ -234,8 +235,11 @@ class Gateway:
                 )
                 if answer is not None:
                     return answer
-                if entry.absorbed[-1]["status"] not in LIMITED_STATUSES:  # a 5xx: a short pause of its own
-                    await asyncio.sleep(RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
+                # Each request also backs off on its own (0.5, 1, 2 ... s): a provider asking no wait, or 0, is
+                # not asked again at once; the limiter's pause (the wait asked, for everyone) comes on top.
+                last = entry.absorbed[-1]
+                own = min(MAX_RETRY_PAUSE_S, RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
+                await asyncio.sleep(max(0.0, own - (last["wait_s"] or 0.0)))
         finally:
             hold.end(time.monotonic())
             charge()
