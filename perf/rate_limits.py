@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rich.console import Console  # noqa: E402
 
-from agent_eval.agents.registry import agent_class, scripted_environ  # noqa: E402
+from agent_eval.agents.registry import agent_class, efforts_by_agent, scripted_environ  # noqa: E402
 from agent_eval.benchmarks import load_benchmark  # noqa: E402
 from agent_eval.benchmarks.activevision.samples import write_sample_set  # noqa: E402
 from agent_eval.datamodel.config import RunConfig  # noqa: E402
@@ -42,7 +42,7 @@ def one_run(agent: str, data: Path, out: Path, jobs: int, faults: dict) -> dict:
     config = RunConfig(
         agent=agent, model=agent_class(agent).demo_model, tools="none", jobs=jobs, timeout_s=600, unpriced=True
     )
-    config.validate()
+    config.validate(efforts_by_agent())
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults=faults) as server:
         runner = Runner(
             config,
