@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, ReadingHooks
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
+from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.benchmarks.registry import all_tool_modes, detect, get_benchmark, reading_hooks
 
 __all__ = [
