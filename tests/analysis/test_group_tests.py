@@ -71,8 +71,7 @@ def test_holm_sentence_when_none_survives_or_nothing_to_say():
     add_holm(rows, ("task",), ("vs_first",))
     # 0.05*2 = 0.1, 0.5*1 = 0.5: nothing below 0.05 (and 0.05 itself would not count either)
     assert holm_sentence(rows, ["A", "B"], ("vs_first",), "per-task") == (
-        "per-task p-values are also Holm-adjusted for the number of groups (p Holm): "
-        "none stays significant at α=0.05"
+        "per-task p-values are also Holm-adjusted for the number of groups (p Holm): none stays significant at α=0.05"
     )
     assert holm_sentence(rows[:1], ["A", "B"], ("vs_first",), "per-task") is None  # no group rows
     assert holm_sentence(rows, ["A"], ("vs_first",), "per-task") is None  # one run
