@@ -42,6 +42,15 @@ def test_verdict_names_what_and_says_when_the_runs_agree():
     )
 
 
+def test_verdict_of_one_discordant_item():
+    # ten items, A alone right on one: diff -1/10; one discordant pair: p = 2 * 0.5 capped at 1
+    one = {**SAME, "diff": -0.1, "ci_low": -0.3, "discordant": 1, "a_only": 1}
+    assert verdict("B", one) == (
+        "B vs A: -10.0 pts [95% CI -30.0 pts, +0.0 pts], exact McNemar p = 1 on 1 discordant items "
+        "(B alone right on 0, A alone on 1): not significant at α=0.05"
+    )
+
+
 def test_verdict_with_unknown_difference():
     unknown = {**SAME, "diff": None, "ci_low": None, "ci_high": None}
     assert verdict("B", unknown).startswith("B vs A: ? [95% CI ?, ?], exact McNemar p = 1 on 0")

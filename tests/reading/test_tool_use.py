@@ -124,10 +124,10 @@ def image_run(tmp_path):
         tmp_path,
         "image",
         [
-            # looked twice with inspect, once with Read: right
+            # opened with Read (no image: a failed read), then looked twice with inspect: right
             (
                 _rec("i1", True, 3),
-                [_call(INSPECT, 1), _result(1, ["seen/001.png"]), _call("Read", 2), _result(2), _call(INSPECT, 3)]
+                [_call("Read", 1), _result(1), _call(INSPECT, 2), _result(2, ["seen/001.png"]), _call(INSPECT, 3)]
                 + [_result(3, ["seen/002.png"]), ANSWER],
             ),
             # a shell call and a call without a name, no image came back: answered blind, wrong
@@ -172,7 +172,8 @@ def test_tool_use_by_hand(image_run):
         "blind_items": ["i1 r1", "i2"],
         "broken_ablation": [],
     }
-    assert list(use["by_name"]) == [INSPECT, "Read", "Bash", "?", "WebSearch", READ_PIXELS]  # most used first
+    # most used first, then in the order first called (Read was called before inspect)
+    assert list(use["by_name"]) == [INSPECT, "Read", "Bash", "?", "WebSearch", READ_PIXELS]
 
 
 def test_tool_use_in_mode_none_and_with_no_manifest(tmp_path):
