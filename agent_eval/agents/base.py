@@ -172,6 +172,11 @@ class Agent(ABC):
         """The first message's attachments as the CLI logged them sent (saved under seen/), in order."""
         return []
 
+    def prune(self, item_dir: Path) -> None:
+        """After the item: remove the CLI's own scaffolding from its folder (caches, state databases,
+        bundled files), keeping what `parse` and `inline_images` read, so `regrade --reparse` and the
+        readers still work. By default nothing is removed."""
+
     def watcher(self) -> Callable[[dict], str | None]:
         """A fresh per-attempt callback, called on every event as it arrives; a status it
         returns stops the process at once."""

@@ -53,6 +53,8 @@ def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:
             malformed_lines=exit_info.get("malformed_lines") or 0,
             stderr_tail=exit_info.get("stderr_tail") or "",
             proxy_refused=list(exit_info.get("proxy_refused") or []),
+            upstream_failure=exit_info.get("upstream_failure"),
+            held_s=float(exit_info.get("held_s") or 0.0),
         )
     return ProcessResult(
         exit_code=0,
@@ -131,6 +133,7 @@ class Regrader:
         )
         keep = (
             "elapsed_s",
+            "provider_wait_s",
             "transcript",
             "attempts",
             "retries",

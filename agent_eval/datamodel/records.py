@@ -27,6 +27,7 @@ Status = Literal[
     "request_error",  # the API refused the request (400/404/422): the configuration's fault
     "image_dropped",  # the mode sends the image, but none reached the model
     "budget_exceeded",  # stopped by the user's own spend cap (at the gateway): neither graded nor wrong
+    "upstream_error",  # the provider failed it (5xx, overloaded, cut streams), as the gateway saw: rerun on resume
 ]
 STATUSES: tuple[str, ...] = get_args(Status)
 # Final statuses: the item was graded and is not run again on resume.
@@ -59,7 +60,8 @@ class ItemRecord:
     correct: bool = False
     answer_text: str | None = None
     error: str | None = None
-    elapsed_s: float | None = None
+    elapsed_s: float | None = None  # the agent's time: wall time less provider_wait_s
+    provider_wait_s: float | None = None  # held at the gateway for the provider: rate limits, retries, pauses
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None  # None when unknown: never a made-up 0
     num_turns: int | None = None

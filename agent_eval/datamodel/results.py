@@ -227,8 +227,15 @@ def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, c
     if old is not None:
         differences = identity_differences(old.config.as_dict(), config.identity())
         if differences:
+            # A run an earlier version wrote differs in its scorer: `regrade` moves it to this one, as compare says.
+            regrade = (
+                f"if an earlier agent-eval wrote it, `agent-eval regrade {root}` grades it with the current "
+                f"scorer, and then this command resumes it; otherwise "
+                if any(d.startswith("scorer_hash:") for d in differences)
+                else ""
+            )
             raise ResultsError(
                 f"{root} holds a run with a different configuration ({'; '.join(differences)}); "
-                f"use another --out-dir or run name, or --redo to start over"
+                f"{regrade}use another --out-dir or run name, or --redo to start over"
             )
     return store

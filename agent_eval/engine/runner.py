@@ -37,6 +37,7 @@ from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES
 from agent_eval.datamodel.results import RunStore, prepare_store, read_records
 from agent_eval.engine.attempt import run_attempt
 from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
+from agent_eval.engine.scratch_dirs import remove_stale
 
 RETRY_STATUSES = ("rate_limited",)
 MAX_BACKOFF_S = 300.0
@@ -59,6 +60,7 @@ def new_progress(console: Console) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
+        TextColumn("[yellow]{task.fields[provider]}"),  # the gateway's limiter: limit, queue, pauses
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     ]
@@ -240,11 +242,16 @@ class Runner:
             self.console.print(
                 f"resuming {self.run_name}: {outcome.skipped} item(s) already graded, {len(todo)} to run"
             )
+        stale = remove_stale()  # temporary folders of runs killed outright (their process is gone)
+        if stale:
+            self.console.print(f"removed {len(stale)} temporary folder(s) left by runs that were killed")
         previous_handler = self._install_sigint()
         limits = SpendLimits(self.config.max_item_cost_usd, self.config.max_item_tokens, self.config.max_cost_usd)
         self.spend = RunSpend(limits, model=self.config.model, already_usd=self._spent())
         try:
-            with Gateway(self.agent.name, self.auth, self.spend) as self.gateway:  # the credential stays out here
+            with Gateway(  # the credential stays out here; one limiter for the run's requests
+                self.agent.name, self.auth, self.spend, concurrency=self.config.jobs
+            ) as self.gateway:
                 self._execute(todo, outcome)
         finally:
             self.gateway = None
@@ -256,6 +263,12 @@ class Runner:
         outcome.rollup["not_run"] = {"cost_cap": outcome.not_run_cost_cap, "max_cost_usd": self.config.max_cost_usd}
         finished = not (outcome.interrupted or outcome.stopped_for_auth or outcome.not_run_cost_cap)
         self.write_manifest(finished=finished)
+        failed_upstream = outcome.rollup["overall"].get("statuses", {}).get("upstream_error", 0)
+        if failed_upstream:
+            self.console.print(
+                f"[yellow]{self.run_name}: {failed_upstream} item(s) ended upstream_error: the provider failed "
+                f"them (not graded). Run the same command again to run them once it recovers.[/]"
+            )
         stopped = outcome.rollup["overall"].get("budget_exceeded", 0)
         if outcome.not_run_cost_cap or stopped:
             self.console.print(
@@ -297,7 +310,9 @@ class Runner:
         own_progress = self.progress is None
         progress = new_progress(self.console) if own_progress else self.progress
         with progress if own_progress else contextlib.nullcontext():
-            bar = progress.add_task(self.run_name, total=len(todo), acc="-", errors=0, cost=self._money(len(todo)))
+            bar = progress.add_task(
+                self.run_name, total=len(todo), acc="-", errors=0, cost=self._money(len(todo)), provider=""
+            )
             pending = list(reversed(todo))
             running: set[Future] = set()
             with ThreadPoolExecutor(max_workers=self.config.jobs) as pool:
@@ -316,6 +331,7 @@ class Runner:
                     submit_next()
                 while running:
                     finished, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
+                    self._show_limiter(progress, bar)
                     for future in finished:
                         running.discard(future)
                         record = future.result()
@@ -326,6 +342,13 @@ class Runner:
                         submit_next()
                     # money moves while items run: each answer is priced as it arrives
                     progress.update(bar, cost=self._money(len(pending) + len(running)))
+
+    def _show_limiter(self, progress: Progress, bar) -> None:
+        """The provider's limits as the gateway meets them: on the progress line, and said once when it pauses."""
+        limiter = self.gateway.limiter
+        while limiter.notices:
+            progress.console.print(f"[yellow]{self.run_name}: {limiter.notices.popleft()}[/]")
+        progress.update(bar, provider=limiter.snapshot().describe())
 
     def _record(self, record: ItemRecord, stats: dict, outcome: RunOutcome) -> None:
         self.store.append(record)

@@ -46,6 +46,12 @@ from agent_eval.reading.runs import LoadedRun
 from agent_eval.reading.transcripts import item_dir, load_transcript
 
 SCORER = "agent_eval"
+# A run against agent-eval's scripted model server (a demo, a test): the model name is only what the CLI
+# was told, so the log says so where a reader of the list of logs and of one log looks.
+SCRIPTED_TAG = "scripted-model"
+SCRIPTED_NOTE = (
+    "the answers come from agent-eval's scripted model server (a demo or test run), not from the model named here"
+)
 MAIN_SCORE = "correct"
 # Record fields that already have their own place in the sample: the rest goes into its metadata.
 PLACED = {
@@ -257,6 +263,7 @@ def run_metadata(run: LoadedRun) -> dict:
         "benchmark": run.benchmark,
         "run_name": run.name,
         "scripted_model": bool(manifest and manifest.scripted_model),
+        **({"model_note": SCRIPTED_NOTE} if manifest and manifest.scripted_model else {}),
         "agent_eval_run": manifest.to_json() if manifest else None,
         "exported_by": f"agent-eval {__version__}",
     }
@@ -285,7 +292,16 @@ def run_to_eval_log(run: LoadedRun) -> EvalLog:
         task_args=solver_args,
         solver=agent,
         solver_args=solver_args,
-        tags=[t for t in (run.benchmark, agent, config.tools and f"tools={config.tools}") if t],
+        tags=[
+            t
+            for t in (
+                run.benchmark,
+                agent,
+                config.tools and f"tools={config.tools}",
+                manifest.scripted_model and SCRIPTED_TAG,
+            )
+            if t
+        ],
         dataset=EvalDataset(
             name=run.benchmark,
             location=dataset.path,

@@ -67,6 +67,8 @@ Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main re
       delay: 3             # seconds before every main answer (independent of the above)
       match: "maze"        # only main requests whose prompt text matches (re.search) get the
                            # faults, delay included; `times` counts those requests only
+      concurrency: 4       # a provider's concurrency limit, on every model request (main and side):
+                           # one beyond 4 in flight gets 429 (with `retry-after` when given)
 
 Side requests: Claude Code's background requests (session title; no tools, no tool
 results, no agent environment block, a system prompt about a title) get a harmless text

@@ -65,6 +65,7 @@ class Rule:
 
 @dataclass(frozen=True)
 class Faults:
+    concurrency: int | None = None  # model requests in flight beyond this get 429 (+ retry_after)
     status: int | None = None  # answer main requests with this HTTP status
     times: int | None = None  # how many main requests the status/hang/truncate fault hits; None = always
     should_retry: bool | None = None  # sets `x-should-retry: true|false` on fault answers
@@ -171,7 +172,18 @@ def parse_faults(raw: Any) -> Faults:
         return raw
     if not isinstance(raw, dict):
         raise ScenarioError("faults: must be a mapping")
-    known = {"status", "times", "should_retry", "retry_after", "hang", "truncate", "delay", "match", "message"}
+    known = {
+        "status",
+        "times",
+        "should_retry",
+        "retry_after",
+        "hang",
+        "truncate",
+        "delay",
+        "match",
+        "message",
+        "concurrency",
+    }
     unknown = set(raw) - known
     if unknown:
         raise ScenarioError(f"faults: unknown keys {sorted(unknown)}")
@@ -184,6 +196,9 @@ def parse_faults(raw: Any) -> Faults:
         pattern = re.compile(match) if match is not None else None
     except (re.error, TypeError) as exc:
         raise ScenarioError(f"faults.match: bad regex {match!r}: {exc}") from exc
+    concurrency = raw.get("concurrency")
+    if concurrency is not None and not (isinstance(concurrency, int) and concurrency >= 1):
+        raise ScenarioError("faults.concurrency: a positive integer")
     if status is not None and status not in FAULT_STATUSES:
         raise ScenarioError(f"faults.status: one of {FAULT_STATUSES}")
     faults = Faults(
@@ -196,6 +211,7 @@ def parse_faults(raw: Any) -> Faults:
         delay=float(raw.get("delay", 0.0)),
         match=pattern,
         message=None if raw.get("message") is None else str(raw["message"]),
+        concurrency=concurrency,
     )
     if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
         raise ScenarioError("faults: choose one of status, hang, truncate")

@@ -35,7 +35,7 @@ class RecordedRequest:
     headers: dict[str, str]  # secrets removed
     body: Any  # parsed JSON (None if empty / not JSON)
     api: str | None = None  # "anthropic" | "responses" | None
-    kind: str = "other"  # main | side | count_tokens | probe | models | other
+    kind: str = "other"  # main | side | count_tokens | probe | models | over_limit | other
     rule: int | None = None  # index of the matched scenario rule
     turn: int | None = None  # index of the turn played
     outcome: str = ""  # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
@@ -71,6 +71,8 @@ class _State:
     log_path: Path | None
     requests: list[RecordedRequest] = field(default_factory=list)
     main_count: int = 0
+    in_flight: int = 0  # model requests being answered (for `faults.concurrency`)
+    peak_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
 
@@ -194,7 +196,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         rec = self._record(body)
+        admitted = False
         try:
+            admitted = self._admit(rec)
+            if admitted is None:
+                return
             if raw and not isinstance(body, dict):
                 rec.status, rec.outcome = 400, "bad-json"
                 self._send_json(
@@ -203,7 +209,29 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._post(rec, body or {})
         finally:
+            if admitted:
+                with self.state.lock:
+                    self.state.in_flight -= 1
             self._finish(rec)
+
+    def _admit(self, rec: RecordedRequest) -> bool | None:
+        """A provider's concurrency limit: True when counted in flight, False when no limit is set,
+        None when refused (answered 429 here)."""
+        state = self.state
+        with state.lock:
+            limit, retry_after = state.faults.concurrency, state.faults.retry_after
+            if limit is None:
+                return False
+            if state.in_flight < limit:
+                state.in_flight += 1
+                state.peak_in_flight = max(state.peak_in_flight, state.in_flight)
+                return True
+        wire = responses_wire if rec.path.rstrip("/").endswith("/responses") else anthropic_wire
+        rec.status, rec.outcome = 429, "concurrency:429"
+        rec.kind = "over_limit"
+        extra = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
+        self._send_json(429, wire.error_body(429), extra)
+        return None
 
     def _post(self, rec: RecordedRequest, body: dict[str, Any]) -> None:
         path = rec.path.rstrip("/")
@@ -391,6 +419,11 @@ class ScriptedServer:
     def requests(self) -> list[RecordedRequest]:
         with self._state.lock:
             return list(self._state.requests)
+
+    @property
+    def peak_in_flight(self) -> int:
+        """The most model requests it was ever answering at once (with `faults.concurrency`)."""
+        return self._state.peak_in_flight
 
     def main_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == "main"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -53,6 +54,7 @@ CATALOG_OVERRIDES = {
     "experimental_supported_tools": [],
 }
 LOGIN_FILE = Path(".codex") / "auth.json"
+KEPT_IN_CODEX_HOME = ("config.toml", "sessions")  # what reading and `regrade --reparse` read back
 AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
 PROVIDER = "agent_eval"
 
@@ -229,6 +231,20 @@ class Codex(Agent):
     def inline_images(self, item_dir: Path) -> list[str]:
         rollout = rollout_path(item_dir)
         return inline_images_from_rollout(rollout, SeenImages(item_dir)) if rollout else []
+
+    def prune(self, item_dir: Path) -> None:
+        """Of CODEX_HOME only its config and session log stay: the rest (the model catalog written for it,
+        bundled skills, SQLite state and logs: 2 MB in 70 files an item) is Codex's, never read back."""
+        codex_home = item_dir / "home" / ".codex"
+        if not codex_home.is_dir() or codex_home.is_symlink():
+            return
+        for entry in codex_home.iterdir():
+            if entry.name in KEPT_IN_CODEX_HOME:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
 
     def watcher(self):
         """Fail fast on bad credentials: Codex reconnects five times on a 401 before failing."""

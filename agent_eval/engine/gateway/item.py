@@ -69,6 +69,7 @@ def record_item(lease: Lease, item_root: Path, transcript: Transcript) -> dict:
     (item_root / "gateway.json").write_text(
         json.dumps({"summary": summary, "cli_reported": cli, **lease.ledger.to_json()}, indent=1)
     )
+    summary["upstream"] = {**lease.upstream.to_json(), "held_s": round(lease.upstream.held_s(), 3)}
     compact = {k: v for k, v in summary.items() if k != "images"}
     compact["images"] = len(summary["images"])
     return compact

@@ -42,6 +42,9 @@ class RequestEntry:
     cost_usd: float | None = None  # priced from api_usage (engine/gateway/spend.py); None: unpriced
     usage: dict | None = None  # normalised: USAGE_FIELDS
     error: dict | None = None  # {"status", "type", "message"}
+    held_ms: float | None = None  # held at the gateway before the answer passed on: rate limits, its retries
+    absorbed: list[dict] = field(default_factory=list)  # upstream answers the gateway retried (the CLI saw none)
+    refused: bool = False  # answered by the gateway (the item's provider failures were counted), not sent
 
 
 class Ledger:
