@@ -167,8 +167,8 @@ def _discrepancies(gateway: dict, cli: dict) -> list[str]:
     cli_statuses = sorted(set(cli.get("error_statuses") or []))
     if api_statuses != cli_statuses:
         notes.append(
-            f"HTTP errors: the API (or the gateway's spend cap) answered {api_statuses or 'none'}, "
-            f"the CLI reported {cli_statuses or 'none'}"
+            f"HTTP errors: the API{' and the spend cap' if gateway['refused'] else ''} answered "
+            f"{api_statuses or 'none'}, the CLI reported {cli_statuses or 'none'}"
         )
     if gateway["unread_bodies"]:
         notes.append(

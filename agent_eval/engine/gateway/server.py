@@ -217,6 +217,11 @@ class Gateway:
             while True:
                 if hold.limited and not await self.limiter.acquire(give_up=hold.waited_too_long):
                     return self._held_too_long(entry, hold)
+                late = self.spend.refusal(lease.spend, entry, wire) if lease and wire else None
+                if late is not None:  # a spend cap was reached while it waited: it does not go upstream
+                    if hold.limited:
+                        self.limiter.release("ok")
+                    return late
                 if hold.tries:  # sent again: the whole body (what the first try left unread, read now)
                     chunks.append(await request.content.read())
                     body = b"".join(chunks)
