@@ -220,7 +220,7 @@ class Gateway:
                 late = self.spend.refusal(lease.spend, entry, wire) if lease and wire else None
                 if late is not None:  # a spend cap was reached while it waited: it does not go upstream
                     if hold.limited:
-                        self.limiter.release("ok")
+                        self.limiter.release("unused")
                     return late
                 if hold.tries:  # sent again: the whole body (what the first try left unread, read now)
                     chunks.append(await request.content.read())
