@@ -269,11 +269,13 @@ class Gateway:
                 if status in LIMITED_STATUSES:
                     outcome, code = "limited", status
                     hold.health.limited()
-                    if hold.limited and tried_at - hold.since + (wait or 0) < MAX_HOLD_S:
+                    held = tried_at - hold.since + (wait or 0)
+                    if hold.limited and not hold.health.hold_spent and held < MAX_HOLD_S:
                         hand_over_body()
                         entry.absorbed.append(await _absorbed(upstream, wait))
                         hold.wait_from(tried_at)  # the refused try's time is a wait too
                         return None
+                    hold.health.hold_spent = True  # its next 429s pass at once: the CLI's retries are not held
                     if status != 429:  # still overloaded after the hold: the provider's failure
                         hold.health.failed(status)
                 elif status >= 500:
