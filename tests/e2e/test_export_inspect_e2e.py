@@ -153,8 +153,9 @@ def test_round_trip_matches_the_records(agent, tools, runs, sample_data, sample_
         assert score.value == ("C" if record.correct else "I") and score.answer == record.prediction
         assert sample.target == record.ground_truth == str(sample_truth[sample.id]["answer"])
         if sample.id == FAILING:  # failed before any usage was reported: none is made up
-            assert record.status == "agent_error" and sample.error is not None and sample.model_usage == {}
-            assert sample.error.message == f"agent_error: {record.error}" and "stream disconnected" in record.error
+            # every stream cut: the provider's failure as the gateway saw it
+            assert record.status == "upstream_error" and sample.error is not None and sample.model_usage == {}
+            assert sample.error.message == f"upstream_error: {record.error}" and "stream cut x" in record.error
             continue
         assert sample.error is None and record.status == "ok" and record.usage.input_tokens
         assert log.eval.model in sample.model_usage  # side calls, when broken down, under their own models
