@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.ondisk import dump, split_known
 from agent_eval.tools.toolset import ToolSet
 
@@ -22,6 +23,14 @@ class ItemSetup:
     inline_images: list[Path] = field(default_factory=list)  # attached to the first message
     endpoints: list[str] = field(default_factory=list)  # extra host:port the sandbox must allow
     conversions: list[str] = field(default_factory=list)  # what was converted to reach the model, and why
+    # (source outside, target in the workdir): bound read-only into the sandbox, live (it sees what the
+    # harness adds to the source later); e.g. a game's frame archive in python mode
+    readonly_mounts: list[tuple[Path, Path]] = field(default_factory=list)
+
+
+class ItemError(Exception):
+    """This item cannot be run (e.g. its game does not start): raised by `setup()`, its message (naming the
+    item and what failed) becomes the item's `benchmark_error` record, and the run goes on."""
 
 
 @dataclass
@@ -57,6 +66,7 @@ class BenchmarkGrade:
     has_answer_tag: bool
     malformed: bool = False  # an answer tag whose content the benchmark cannot read
     metrics: KindMetrics | dict | None = None  # the kind's own grades (None: nothing beyond correctness)
+    error: str | None = None  # the benchmark's own part failed for this item (a game crashed): benchmark_error
 
     def metrics_json(self) -> dict:
         if isinstance(self.metrics, KindMetrics):
@@ -79,10 +89,16 @@ class Benchmark(ABC):
         live as long as the context."""
 
     @abstractmethod
-    def grade(self, final_text: str | None, item) -> BenchmarkGrade: ...
+    def grade(self, final_text: str | None, item, item_dir: ItemDir | None = None) -> BenchmarkGrade:
+        """Grade one attempt: its final text, the item, and the item's folder (what the attempt left there,
+        e.g. a game's scorecard; None where a kind grades from the text alone and no folder is at hand)."""
 
     @abstractmethod
     def scorer_hash(self) -> str: ...
+
+    def configure(self, options: dict) -> None:
+        """The run's options of this kind (its registry line's `options`, e.g. --max-actions), before load();
+        ValueError for a bad value (said to the user as one line)."""
 
     def warm_up(self, tools: str) -> None:
         """Called once when a run starts: begin, in the background, whatever the items' setup will
@@ -95,8 +111,8 @@ class Benchmark(ABC):
     # record alone is enough to grade it.
     needs_dataset_to_regrade: bool = True
 
-    def regrade(self, answer_text: str | None, record, item) -> BenchmarkGrade:
-        return self.grade(answer_text, item)
+    def regrade(self, answer_text: str | None, record, item, item_dir: ItemDir | None = None) -> BenchmarkGrade:
+        return self.grade(answer_text, item, item_dir)
 
     def extra_rollup(self, records: list) -> dict | None:
         """Benchmark-specific metrics for rollup.json (None: nothing beyond accuracy)."""

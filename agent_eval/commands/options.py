@@ -108,7 +108,18 @@ def run_options(func):
             click.option(
                 "--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items."
             ),
+            kind_options,
         ]
     ):
         func = decorator(func)
+    return func
+
+
+def kind_options(func):
+    """The kinds' own run options (benchmarks/registry.py, a kind's `options`): None when not given, so a
+    run of another kind can refuse them and the run's kind fills in its defaults."""
+    for _, option in reversed(list(registry.kind_options().values())):
+        func = click.option(
+            option.flag, option.name, type=option.type, default=None, help=f"{option.help} Default {option.default}."
+        )(func)
     return func

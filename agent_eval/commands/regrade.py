@@ -86,7 +86,8 @@ class Regrader:
     def regrade(self, record: ItemRecord) -> ItemRecord:
         if record.status not in GRADED_STATUSES:
             return record  # a harness failure holds no answer to grade
-        graded = self.benchmark.regrade(record.answer_text, record, self.item(record))
+        item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
+        graded = self.benchmark.regrade(record.answer_text, record, self.item(record), item_dir)
         status = "no_answer" if record.status == "ok" and graded.malformed else record.status
         return replace(
             record, status=status, prediction=graded.prediction, correct=graded.correct, metrics=graded.metrics_json()
@@ -126,6 +127,7 @@ class Regrader:
             self.benchmark,
             self.timeout_s,
             expects_inline=bool(prompt_images),
+            item_dir=item_dir,
         )
         keep = (
             "elapsed_s",

@@ -22,6 +22,7 @@ IDENTITY_FIELDS = (
     "dataset_hash",
     "cli_version",
     "benchmark",
+    "kind_options",
 )
 
 
@@ -51,6 +52,9 @@ class RunConfig:
     dataset_hash: str | None = None
     cli_version: str | None = None
     benchmark: str = "activevision"
+    # The kind's own options (its registry line's `options`, e.g. arcgames' --max-actions): None for a kind
+    # without any, so the runs of such kinds read as before.
+    kind_options: dict | None = None
     extra: dict = field(default_factory=dict)
 
     def validate(self, efforts: Mapping[str, tuple[str, ...]]) -> None:

@@ -35,6 +35,7 @@ class RunIdentity:
     dataset_hash: str | None = None
     cli_version: str | None = None
     benchmark: str | None = None
+    kind_options: dict | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict:
@@ -48,6 +49,9 @@ class DatasetInfo:
     layout: str | None = None
     n_items: int | None = None
     selection: dict = field(default_factory=dict)  # --tasks/--limit/--ids/--shard as the run chose its items
+    # What the dataset itself says of its items' versions (arcgames: each game's version, baseline_actions and
+    # file hash); the identity's dataset_hash covers it. Empty for a kind whose dataset has no versions().
+    versions: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict, repr=False)
 
 

@@ -25,8 +25,9 @@ Status = Literal[
     "rate_limited",
     "sandbox_error",
     "request_error",  # the API refused the request (400/404/422): the configuration's fault
-    "image_dropped",
-]  # the mode sends the image, but none reached the model
+    "image_dropped",  # the mode sends the image, but none reached the model
+    "benchmark_error",  # the benchmark's own part failed for this item (e.g. its game crashed)
+]
 STATUSES: tuple[str, ...] = get_args(Status)
 # Final statuses: the item was graded and is not run again on resume.
 GRADED_STATUSES = STATUSES[:2]

@@ -11,7 +11,7 @@ from pathlib import Path
 from agent_eval.agents.base import Agent, Auth, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
-from agent_eval.benchmarks import Benchmark
+from agent_eval.benchmarks import Benchmark, ItemError
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.process_result import ProcessResult
@@ -55,6 +55,32 @@ def _attempt(
     item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
 ) -> ItemRecord | None:
     agent.copy_credentials(auth, item_dir.home)
+    try:
+        return _attempt_in_setup(
+            item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
+        )
+    except ItemError as error:  # the benchmark could not set this item up (its game did not start)
+        return item_error_record(item, repeat, benchmark, str(error), started_at)
+
+
+def item_error_record(item, repeat: int, benchmark: Benchmark, error: str, started_at: str) -> ItemRecord:
+    """The record of an item whose benchmark part failed: no agent ran (or its run cannot be graded)."""
+    return ItemRecord(
+        id=item.id,
+        task=item.task,
+        category=item.category,
+        ground_truth=benchmark.truth_text(item),
+        status="benchmark_error",
+        error=error,
+        repeat=repeat,
+        started_at=started_at,
+        finished_at=now_iso(),
+    )
+
+
+def _attempt_in_setup(
+    item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
+) -> ItemRecord | None:
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
         ctx = ItemContext(
             item_id=item.id,
@@ -71,7 +97,11 @@ def _attempt(
         )
         invocation = agent.prepare(ctx)
         spec = SandboxSpec(
-            workdir=item_dir.work, home=item_dir.home, endpoints=auth.endpoints + setup.endpoints, env=invocation.env
+            workdir=item_dir.work,
+            home=item_dir.home,
+            endpoints=auth.endpoints + setup.endpoints,
+            env=invocation.env,
+            readonly_mounts=list(setup.readonly_mounts),
         )
         with Sandbox(spec, kind=config.sandbox) as sandbox:
             argv, env = sandbox.wrap(invocation.argv)
@@ -115,7 +145,14 @@ def _attempt(
     gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
     transcript.save(item_dir.steps)
     record = grade_item(
-        item, repeat, transcript, result, benchmark, config.timeout_s, expects_inline=bool(setup.inline_images)
+        item,
+        repeat,
+        transcript,
+        result,
+        benchmark,
+        config.timeout_s,
+        expects_inline=bool(setup.inline_images),
+        item_dir=item_dir,
     )
     record.gateway = gateway
     record.elapsed_s = result.elapsed_s
@@ -165,10 +202,13 @@ def grade_item(
     benchmark: Benchmark,
     timeout_s: float,
     expects_inline: bool,
+    item_dir: ItemDir | None = None,
 ) -> ItemRecord:
-    graded = benchmark.grade(transcript.final_text, item)
+    graded = benchmark.grade(transcript.final_text, item, item_dir)
     outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)
     status, error = outcome.status, outcome.error
+    if graded.error and status in ("ok", "no_answer", "agent_error"):  # the benchmark's failure explains the rest
+        status, error = "benchmark_error", graded.error
     if status == "ok" and graded.malformed:
         status, error = "no_answer", "the answer tag holds no readable answer"
     if status in ("ok", "no_answer") and expects_inline and not any(i.via == "inline" for i in transcript.images):

@@ -122,6 +122,10 @@ class Runner:
                 f"tool mode {config.tools!r} does not exist for {benchmark.name} items; "
                 f"choose one of {', '.join(benchmark.tool_modes)}"
             )
+        try:
+            benchmark.configure(config.kind_options or {})
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         benchmark.warm_up(config.tools)  # slow imports (the MCP SDK) start now, beside the run's own start-up
         self.config = config
         self.benchmark = benchmark
@@ -169,6 +173,7 @@ class Runner:
                     layout=self.dataset.layout,
                     n_items=len(self.dataset.items),
                     selection=self.selection or {},
+                    versions=self.dataset.versions() if hasattr(self.dataset, "versions") else {},
                     extra=old.dataset.extra if old else {},
                 ),
                 auth=self.auth.describe(),

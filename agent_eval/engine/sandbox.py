@@ -53,6 +53,9 @@ class SandboxSpec:
     endpoints: list[str]  # allowed "host:port" or URLs; loopback only if listed
     env: dict[str, str] = field(default_factory=dict)  # agent's environment (already filtered)
     extra_ro: list[Path] = field(default_factory=list)  # extra read-only binds
+    # (source outside, target inside the workdir): bound read-only over the target, after the workdir,
+    # so the agent reads what the harness writes to the source as it goes and can change none of it
+    readonly_mounts: list[tuple[Path, Path]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- endpoints -> proxy rules
@@ -179,6 +182,16 @@ class Sandbox:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
+    def _link_readonly_mounts(self) -> None:
+        """Without a sandbox there is no mount: each target becomes a link to its source (read-only only
+        by the agent's good will, as everything is under --sandbox none)."""
+        for source, target in self.spec.readonly_mounts:
+            target = Path(target)
+            if target.is_dir() and not target.is_symlink() and not any(target.iterdir()):
+                target.rmdir()
+            if not target.exists() and not target.is_symlink():
+                target.symlink_to(Path(source).resolve(), target_is_directory=True)
+
     def proxy_log(self) -> str:
         """tinyproxy's log for this item so far (refused requests say "Proxying refused")."""
         return self._proxy.log() if self._proxy else ""
@@ -192,6 +205,7 @@ class Sandbox:
     def wrap(self, argv: list[str]) -> tuple[list[str], dict[str, str]]:
         """The command and environment to Popen for `argv` run inside the sandbox."""
         if self.kind == "none":
+            self._link_readonly_mounts()
             return list(argv), dict(self.spec.env)
         if self._tmp is None:
             raise SandboxError("enter the Sandbox (a context manager) before wrap()")
@@ -233,8 +247,17 @@ class Sandbox:
             o += ["--ro-bind", str(self._proxy.net_dir), NET_DIR_INSIDE]
         for p in dict.fromkeys([self.workdir, self.home]):
             o += ["--bind", str(p), str(p)]
+        for source, target in self.spec.readonly_mounts:
+            o += ["--ro-bind", str(_real(source)), str(self._inside_workdir(target))]
         o += ["--remount-ro", "/", "--chdir", str(self.workdir)]
         return o
+
+    def _inside_workdir(self, target: Path) -> Path:
+        """A read-only mount's target: a directory inside the workdir, never reached through a link."""
+        target = Path(target)
+        if target.is_symlink() or not target.is_dir() or not _within(_real(target), [self.workdir]):
+            raise SandboxError(f"read-only mount target {target} must be a directory inside the workdir {self.workdir}")
+        return _real(target)
 
     def readonly_paths(self) -> list[Path]:
         """Runtime dirs bound read-only besides the system ones: CLIs, tools' Python, Node."""

@@ -103,7 +103,7 @@ class ActiveObservation(Benchmark):
                 endpoints.append(endpoint)
             yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=endpoints)
 
-    def grade(self, final_text: str | None, item) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
         graded = grade_active(final_text, item)
         metrics = ActiveObsMetrics(
             family=item.family,

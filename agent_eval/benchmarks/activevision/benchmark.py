@@ -80,7 +80,7 @@ class ActiveVision(Benchmark):
                 conversions=conversions,
             )
 
-    def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: Item, item_dir=None) -> BenchmarkGrade:
         graded = grade(final_text or "", item.answer)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
 
@@ -89,6 +89,6 @@ class ActiveVision(Benchmark):
 
     needs_dataset_to_regrade = False  # the record holds the truth, which is all the scorer reads
 
-    def regrade(self, answer_text: str | None, record, item) -> BenchmarkGrade:
+    def regrade(self, answer_text: str | None, record, item, item_dir=None) -> BenchmarkGrade:
         graded = grade(answer_text or "", record.ground_truth)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
