@@ -122,12 +122,12 @@ class Regrader:
         new = grade_item(
             self.item(record),
             record.repeat,
+            item_dir,
             transcript,
             saved_exit(meta, record),
             self.benchmark,
             self.timeout_s,
             expects_inline=bool(prompt_images),
-            item_dir=item_dir,
         )
         keep = (
             "elapsed_s",

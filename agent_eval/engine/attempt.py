@@ -12,6 +12,7 @@ from agent_eval.agents.base import Agent, Auth, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
 from agent_eval.benchmarks import Benchmark, ItemError
+from agent_eval.benchmarks.base import Item
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.process_result import ProcessResult
@@ -147,12 +148,12 @@ def _attempt_in_setup(
     record = grade_item(
         item,
         repeat,
+        item_dir,
         transcript,
         result,
         benchmark,
         config.timeout_s,
         expects_inline=bool(setup.inline_images),
-        item_dir=item_dir,
     )
     record.gateway = gateway
     record.elapsed_s = result.elapsed_s
@@ -195,14 +196,14 @@ def parse_item(
 
 
 def grade_item(
-    item,
+    item: Item,
     repeat: int,
+    item_dir: ItemDir,
     transcript: Transcript,
     result: ProcessResult,
     benchmark: Benchmark,
     timeout_s: float,
     expects_inline: bool,
-    item_dir: ItemDir | None = None,
 ) -> ItemRecord:
     graded = benchmark.grade(transcript.final_text, item, item_dir)
     outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)

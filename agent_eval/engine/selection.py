@@ -24,7 +24,8 @@ def _split(value: str | None) -> list[str]:
 def select(
     dataset, tasks: str | None = None, ids: str | None = None, categories: str | None = None, limit: int | None = None
 ) -> list:
-    """Any kind's dataset (`items` with id, task, category; `tasks`, `categories`). Filter by comma-separated tasks, ids and categories, then keep the first `limit` per task."""
+    """Any kind's dataset (`items` with id, task, category; `tasks`, `categories`). Filter by comma-separated tasks,
+    ids and categories, then keep the first `limit` per task."""
     pin = getattr(dataset, "pin", None)  # a kind whose --tasks may name versions (arcgames: game@version)
     if pin is not None and tasks:
         tasks = ",".join(pin(_split(tasks)))
