@@ -13,6 +13,7 @@ own share (`harness_ms` in the timeline: the part between the game's answer and 
 without HTTP), and CPU per action: this process's (host and client: an upper bound of the harness's)
 and the game process's (from /proc). Target: the added median at most 10 ms (docs/benchmarks.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,6 +69,7 @@ def descendants(pid: int) -> list[int]:
 async def play_over_mcp(url: str, actions: list, direct_game, timings: dict) -> None:
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamablehttp_client
+
     async with streamablehttp_client(url) as (read, write, _), ClientSession(read, write) as session:
         await session.initialize()
         for action in actions:
@@ -95,9 +97,11 @@ def main() -> None:
     actions = [CYCLE[i % len(CYCLE)] for i in range(args.actions)]
     server_module = load_sdk_module("agent_eval.benchmarks.arcgames.game_server")
     timings: dict[str, list[float]] = {"play": [], "direct": []}
-    with GameProcess(item.environments_dir, item.id, item.version, scratch=tmp / "p1") as game, \
-            GameProcess(item.environments_dir, item.id, item.version, scratch=tmp / "p2") as direct:
-        session = GameSession(item, game, tmp / "item" / "game", max_actions=10 ** 6, frame_scale=4)
+    with (
+        GameProcess(item.environments_dir, item.id, item.version, scratch=tmp / "p1") as game,
+        GameProcess(item.environments_dir, item.id, item.version, scratch=tmp / "p2") as direct,
+    ):
+        session = GameSession(item, game, tmp / "item" / "game", max_actions=10**6, frame_scale=4)
         with McpHost.shared().mount(lambda: server_module.build_server(session, args.mode, 4), name="game") as mount:
             McpHost.shared().wait_ready()
             games_before = {pid: process_cpu_s(pid) for pid in descendants(os.getpid())}
@@ -105,8 +109,9 @@ def main() -> None:
             asyncio.run(play_over_mcp(mount.url, actions, direct, timings))
             cpu = time.process_time() - cpu_before
             wall = time.perf_counter() - wall_before
-            games_cpu = sum(process_cpu_s(pid) - before for pid, before in games_before.items()
-                            if Path(f"/proc/{pid}").exists())
+            games_cpu = sum(
+                process_cpu_s(pid) - before for pid, before in games_before.items() if Path(f"/proc/{pid}").exists()
+            )
         session.finish()
     timeline = [json.loads(line) for line in (tmp / "item" / "game" / "timeline.jsonl").read_text().splitlines()]
     added = [p - d for p, d in zip(timings["play"], timings["direct"])]
@@ -115,9 +120,13 @@ def main() -> None:
     print(f"  direct GameProcess.step  {quantiles(timings['direct'])}")
     print(f"  play over MCP            {quantiles(timings['play'])}")
     print(f"  added by the harness     {quantiles(added)}   (target: median <= 10 ms)")
-    print(f"  of which the session     {quantiles([e['harness_ms'] for e in timeline])}  (checks, archive, PNG, timeline)")
-    print(f"  CPU per action: this process (MCP host + client + direct calls) {cpu / n * 1000:.2f} ms; "
-          f"game processes (both) {games_cpu / n * 1000:.2f} ms")
+    print(
+        f"  of which the session     {quantiles([e['harness_ms'] for e in timeline])}  (checks, archive, PNG, timeline)"
+    )
+    print(
+        f"  CPU per action: this process (MCP host + client + direct calls) {cpu / n * 1000:.2f} ms; "
+        f"game processes (both) {games_cpu / n * 1000:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ itself never sees the game.
     play_scenario(actions, between=[{"call": "recall", "input": {"step": 2}}])   # more calls after them
 
 `--play RESET,ACTION4,ACTION6@12:30` on `python -m agent_eval.scripted` builds the same."""
+
 from __future__ import annotations
 
 from typing import Iterable

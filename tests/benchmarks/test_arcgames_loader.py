@@ -1,4 +1,5 @@
 """Reading a games directory: both layouts, the newest version, pins, bad metadata, the recorded versions."""
+
 import json
 
 import pytest
@@ -54,9 +55,15 @@ def test_missing_baselines_load_as_none(tmp_path):
     assert load_games(tmp_path).items[0].baseline_actions is None
 
 
-@pytest.mark.parametrize("text,message", [("{not json", "not readable JSON"), ("[1]", "JSON object"),
-                                          ('{"baseline_actions": [0]}', "positive integers"),
-                                          ('{"game_id": "zz99-v1"}', "does not match its folder")])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("{not json", "not readable JSON"),
+        ("[1]", "JSON object"),
+        ('{"baseline_actions": [0]}', "positive integers"),
+        ('{"game_id": "zz99-v1"}', "does not match its folder"),
+    ],
+)
 def test_bad_metadata_names_the_file(tmp_path, text, message):
     folder = write_game(tmp_path, "fk01", "v1")
     (folder / "metadata.json").write_text(text)

@@ -1,4 +1,5 @@
 """The play tool's session on a stand-in game: archive, animation, click, budget, game over, the game's failure."""
+
 import json
 
 import numpy as np
@@ -24,10 +25,12 @@ def test_every_frame_of_an_animation_is_archived_and_the_last_shown(tmp_path):
         frame = np.load(tmp_path / "game" / "frames" / f"{number:04d}.npy")
         assert frame.shape == (64, 64) and frame[1, 1] == offset
     assert png == (tmp_path / "game" / "frames" / "0004.png").read_bytes()
-    from PIL import Image
     import io
+
+    from PIL import Image
+
     image = np.asarray(Image.open(io.BytesIO(png)))
-    assert image.shape == (256, 256, 3) and (image[4:8, 4:8] == PALETTE[2]).all()   # index 2 as a 4x4 square
+    assert image.shape == (256, 256, 3) and (image[4:8, 4:8] == PALETTE[2]).all()  # index 2 as a 4x4 square
 
 
 def test_a_click_needs_coordinates_and_reaches_the_game(tmp_path):
@@ -36,10 +39,10 @@ def test_a_click_needs_coordinates_and_reaches_the_game(tmp_path):
         s.play("ACTION6", None, 3)
     with pytest.raises(PlayRefused, match="unknown action"):
         s.play("JUMP", None, None)
-    assert s.actions_used == 0                      # refused plays cost nothing
+    assert s.actions_used == 0  # refused plays cost nothing
     s.play("action6", 5, 7)
     assert s.game.steps == [("ACTION6", 5, 7)] and s.archive.load(1)[7, 5] == 8
-    s.play("ACTION1", 9, 9)                          # coordinates of a non-click are dropped
+    s.play("ACTION1", 9, 9)  # coordinates of a non-click are dropped
     assert s.game.steps[-1] == ("ACTION1", None, None)
 
 
@@ -48,7 +51,11 @@ def test_budget_counts_resets_and_stops(tmp_path):
     s.play("RESET", None, None)
     s.play("RESET", None, None)
     shown, _ = s.play("ACTION1", None, None)
-    assert shown["actions_left"] == 0 and "budget (3) is spent" in shown["stop"] and "<answer>DONE</answer>" in shown["stop"]
+    assert (
+        shown["actions_left"] == 0
+        and "budget (3) is spent" in shown["stop"]
+        and "<answer>DONE</answer>" in shown["stop"]
+    )
     shown, png = s.play("ACTION1", None, None)
     assert png is None and shown["stop"].startswith("No action taken") and len(s.game.steps) == 3
     end = s.finish()

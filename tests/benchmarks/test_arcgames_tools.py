@@ -1,5 +1,6 @@
 """The `game` MCP server's tools on a stand-in game: what each mode offers, and recall, inspect and
 read_pixels on the archive (through the MCP SDK's own call path)."""
+
 import asyncio
 import json
 
@@ -25,8 +26,14 @@ def call(server, name, args):
     return asyncio.run(server.call_tool(name, args))
 
 
-@pytest.mark.parametrize("mode,tools", [("none", ["play"]), ("image", ["play", "recall", "inspect", "read_pixels"]),
-                                       ("python", ["play", "recall", "inspect", "read_pixels"])])
+@pytest.mark.parametrize(
+    "mode,tools",
+    [
+        ("none", ["play"]),
+        ("image", ["play", "recall", "inspect", "read_pixels"]),
+        ("python", ["play", "recall", "inspect", "read_pixels"]),
+    ],
+)
 def test_each_mode_offers_its_tools(played, mode, tools):
     listed = asyncio.run(game_server.build_server(played, mode, 4).list_tools())
     assert [t.name for t in listed] == tools
@@ -35,7 +42,11 @@ def test_each_mode_offers_its_tools(played, mode, tools):
 
 
 def test_read_pixels_gives_the_exact_indices(played):
-    result = call(game_server.build_server(played, "image", 4), "read_pixels", {"frame": 2, "x": 0, "y": 0, "width": 4, "height": 2})
+    result = call(
+        game_server.build_server(played, "image", 4),
+        "read_pixels",
+        {"frame": 2, "x": 0, "y": 0, "width": 4, "height": 2},
+    )
     header, *rows = result.content[0].text.splitlines()
     assert rows == ["9000", "0080"] and "8=red" in header and "9=blue" in header
 
@@ -47,15 +58,22 @@ def test_recall_by_step_returns_every_frame_of_it(played):
 
 
 def test_inspect_enlarges_with_a_grid(played):
-    result = call(game_server.build_server(played, "image", 4), "inspect", {"frame": 1, "width": 16, "height": 16, "scale": 8})
+    result = call(
+        game_server.build_server(played, "image", 4), "inspect", {"frame": 1, "width": 16, "height": 16, "scale": 8}
+    )
     meta = json.loads(result.content[0].text)
     assert meta["region"] == {"x": 0, "y": 0, "width": 16, "height": 16} and meta["grid"]["x_lines"] == [8]
 
 
-@pytest.mark.parametrize("name,args,message", [("recall", {"frames": [99]}, "no frame 99"),
-                                               ("recall", {}, "either"),
-                                               ("read_pixels", {"frame": 1, "x": 70}, "outside"),
-                                               ("play", {"action": "ACTION6", "x": 64, "y": 0}, "0-63")])
+@pytest.mark.parametrize(
+    "name,args,message",
+    [
+        ("recall", {"frames": [99]}, "no frame 99"),
+        ("recall", {}, "either"),
+        ("read_pixels", {"frame": 1, "x": 70}, "outside"),
+        ("play", {"action": "ACTION6", "x": 64, "y": 0}, "0-63"),
+    ],
+)
 def test_bad_requests_are_tool_errors_the_model_reads(played, name, args, message):
     server = game_server.build_server(played, "image", 4)
     try:

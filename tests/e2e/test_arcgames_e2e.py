@@ -2,6 +2,7 @@
 scripted model plays a given action sequence through `play` (it never sees the game); the game runs in
 its own process under the toolkit; the record holds the toolkit's scorecard, which must equal the
 toolkit's own for the same sequence played directly here."""
+
 import io
 import json
 import subprocess
@@ -22,8 +23,16 @@ from support.arcgames import ANIMATION_FRAMES, BASELINES, WIN, write_game
 pytestmark = pytest.mark.e2e
 
 MODES = ("none", "image", "python")
-COMPARED = ("score", "levels_completed", "actions", "resets", "completed", "level_scores", "level_actions",
-            "level_baseline_actions")
+COMPARED = (
+    "score",
+    "levels_completed",
+    "actions",
+    "resets",
+    "completed",
+    "level_scores",
+    "level_actions",
+    "level_baseline_actions",
+)
 # Wastes actions on level 1 (an animation, a loss and its RESET), then wins.
 WASTEFUL = ["RESET", "ACTION5", "ACTION1", "RESET", "ACTION4", "ACTION4", "ACTION4", ("ACTION6", 10, 10)]
 
@@ -51,8 +60,14 @@ DIRECT = textwrap.dedent("""
 def toolkit_scorecard(root, game: str, actions, tmp_path) -> dict:
     """The toolkit's scorecard of `actions`, played directly with the toolkit (no harness, no agent)."""
     steps = [list(a) if isinstance(a, tuple) else [a, None, None] for a in actions]
-    done = subprocess.run([str(toolkit_python()), "-c", DIRECT, str(root), f"{game}-v1", json.dumps(steps)],
-                          capture_output=True, text=True, cwd=tmp_path, env={"OPERATION_MODE": "OFFLINE"}, timeout=60)
+    done = subprocess.run(
+        [str(toolkit_python()), "-c", DIRECT, str(root), f"{game}-v1", json.dumps(steps)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"OPERATION_MODE": "OFFLINE"},
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return environment_score(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -73,12 +88,21 @@ def tool_results(item_dir):
 def extra_looks(mode: str) -> list[dict]:
     if mode == "none":
         return []
-    looks = [{"call": "recall", "input": {"step": 2}},
-             {"call": "read_pixels", "input": {"frame": 1, "x": 0, "y": 32, "width": 4, "height": 1}}]
+    looks = [
+        {"call": "recall", "input": {"step": 2}},
+        {"call": "read_pixels", "input": {"frame": 1, "x": 0, "y": 32, "width": 4, "height": 1}},
+    ]
     if mode == "python":
-        looks.append({"call": "shell", "input": {"command": "python3 -c \"import numpy as n, glob; "
-                                                            "print('npy', len(glob.glob('frames/*.npy')), n.load('frames/0001.npy').shape)\"; "
-                                                            "touch frames/x 2>&1 | tail -1; rm -f frames/0001.npy 2>&1 | tail -1"}})
+        looks.append(
+            {
+                "call": "shell",
+                "input": {
+                    "command": 'python3 -c "import numpy as n, glob; '
+                    "print('npy', len(glob.glob('frames/*.npy')), n.load('frames/0001.npy').shape)\"; "
+                    "touch frames/x 2>&1 | tail -1; rm -f frames/0001.npy 2>&1 | tail -1"
+                },
+            }
+        )
     return looks
 
 
@@ -97,13 +121,13 @@ def test_the_winning_sequence_wins_with_the_toolkits_scorecard(agent, mode, game
     assert outcome.rollup["arcgames"]["wins"] == 1
     item_dir = outcome.store.root / "sandboxes" / "tg01"
     results = tool_results(item_dir)
-    plays = results[:len(WIN)]
+    plays = results[: len(WIN)]
     assert all(len(r.images) == 1 for r in plays) and json.loads(plays[-1].text)["state"] == "WIN"
     assert "stop" in json.loads(plays[-1].text) and "<answer>DONE</answer>" in plays[-1].text
     frames = sorted((item_dir / "game" / "frames").glob("*.npy"))
-    assert len(frames) == 6    # one per action, and two for the move that completes level 1
+    assert len(frames) == 6  # one per action, and two for the move that completes level 1
     if mode != "none":
-        assert results[len(WIN)].images and "900e" in results[len(WIN) + 1].text   # recall, read_pixels
+        assert results[len(WIN)].images and "900e" in results[len(WIN) + 1].text  # recall, read_pixels
     if mode == "python":
         shell = results[len(WIN) + 2].text
         assert "npy 6 (64, 64)" in shell and "Read-only file system" in shell
@@ -123,13 +147,15 @@ def test_wasted_actions_score_lower_by_the_formula(agent, mode, games, tmp_path)
     timeline = [json.loads(line) for line in (item_dir / "game" / "timeline.jsonl").read_text().splitlines()]
     assert [e["state"] for e in timeline[:4]] == ["NOT_FINISHED", "NOT_FINISHED", "GAME_OVER", "NOT_FINISHED"]
     animation = timeline[1]["frames"]
-    assert len(animation) == ANIMATION_FRAMES      # every frame of the animation is archived ...
+    assert len(animation) == ANIMATION_FRAMES  # every frame of the animation is archived ...
     arrays = [np.load(item_dir / "game" / "frames" / f"{n:04d}.npy") for n in animation]
     assert len({a.tobytes() for a in arrays}) == ANIMATION_FRAMES
     shown = tool_results(item_dir)[1]
-    assert len(shown.images) == 1                  # ... and only the last one is returned
+    assert len(shown.images) == 1  # ... and only the last one is returned
     seen = np.asarray(Image.open(item_dir / shown.images[0]).convert("RGB"))
-    last = np.asarray(Image.open(io.BytesIO((item_dir / "game" / "frames" / f"{animation[-1]:04d}.png").read_bytes())).convert("RGB"))
+    last = np.asarray(
+        Image.open(io.BytesIO((item_dir / "game" / "frames" / f"{animation[-1]:04d}.png").read_bytes())).convert("RGB")
+    )
     assert seen.shape == last.shape and (seen == last).all()
     assert "GAME_OVER" in tool_results(item_dir)[2].text and "RESET" in tool_results(item_dir)[2].text
 

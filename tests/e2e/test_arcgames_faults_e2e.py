@@ -2,6 +2,7 @@
 (naming the game and what failed; the run goes on and the good game is graded), a game without
 baselines is played and has no score (not a score of 0), and a runner killed with SIGKILL mid-game
 leaves nothing running and, run again, plays that game from the start."""
+
 import json
 import os
 import signal
@@ -31,7 +32,7 @@ def test_broken_games_are_errors_of_their_own_items(agent, tmp_path):
     with ScriptedServer(play_scenario(["RESET", "ACTION4", "ACTION4", "ACTION4", ("ACTION6", 10, 10)])) as server:
         outcome = run_agent(agent, "none", server, root, tmp_path / "out", jobs=3)
     records = {r.id: r for r in outcome.store.records()}
-    assert set(records) == {"tg01", *broken}                   # every game has its record: the run went on
+    assert set(records) == {"tg01", *broken}  # every game has its record: the run went on
     assert records["tg01"].status == "ok" and records["tg01"].correct
     for game, expected in (("bx01", "SyntaxError"), ("bx02", "Bx02"), ("bx03", "boom in step"), ("bx04", "timed out")):
         record = records[game]
@@ -53,10 +54,26 @@ def test_sigkill_mid_game_then_resume_replays_the_game(tmp_path):
     slow = {**play_scenario(WIN), "faults": {"delay": 1.0}}
     with ScriptedServer(slow) as server:
         env = {**os.environ, **scripted_environ("codex", server.url), "TMPDIR": str(tmp_path / "tmp")}
-        command = [AGENT_EVAL, "run", "--agent", "codex", "--model", MODELS["codex"], "--data", str(root),
-                   "--out-dir", str(out), "--run-name", "r", "--unpriced", "--tools", "image"]
-        runner = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  start_new_session=True)
+        command = [
+            AGENT_EVAL,
+            "run",
+            "--agent",
+            "codex",
+            "--model",
+            MODELS["codex"],
+            "--data",
+            str(root),
+            "--out-dir",
+            str(out),
+            "--run-name",
+            "r",
+            "--unpriced",
+            "--tools",
+            "image",
+        ]
+        runner = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         timeline = out / "r" / "sandboxes" / "tg01" / "game" / "timeline.jsonl"
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and runner.poll() is None:
@@ -66,16 +83,16 @@ def test_sigkill_mid_game_then_resume_replays_the_game(tmp_path):
         assert timeline.exists(), "the game never started"
         os.kill(runner.pid, signal.SIGKILL)
         runner.wait()
-        assert wait_until_gone(str(tmp_path)) == []            # the agent, its sandbox, the game process
+        assert wait_until_gone(str(tmp_path)) == []  # the agent, its sandbox, the game process
         played_before = len(timeline.read_text().splitlines())
         assert 2 <= played_before < len(WIN)
-        assert not list((out / "r").glob("*/items.jsonl"))     # nothing half done was recorded
+        assert not list((out / "r").glob("*/items.jsonl"))  # nothing half done was recorded
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     records = [json.loads(line) for path in (out / "r").glob("*/items.jsonl") for line in path.read_text().splitlines()]
     (record,) = records
     assert record["status"] == "ok" and record["correct"] and record["metrics"]["actions"] == 4
     steps = [json.loads(line)["step"] for line in timeline.read_text().splitlines()]
-    assert steps == list(range(1, len(WIN) + 1))               # replayed from the start
+    assert steps == list(range(1, len(WIN) + 1))  # replayed from the start
     archived = list((out / "r" / "sandboxes" / ".attempts").glob("tg01.*"))
     assert len(archived) == 1 and (archived[0] / "game" / "timeline.jsonl").exists()

@@ -2,6 +2,7 @@
 filesystem for the game's source and metadata (a canary is in both), reads other items' frames through
 the sandboxes folder, and tries to write into its own read-only frame archive. It finds its own frames
 and nothing else; no canary reaches the model."""
+
 import json
 import uuid
 
@@ -17,9 +18,10 @@ pytestmark = pytest.mark.e2e
 
 def searches(games_dir, out_dir, token: str) -> list[dict]:
     commands = [
-        f"ls -la {games_dir} {games_dir}/tg01/v1 2>&1; cat {games_dir}/*/v1/metadata.json {games_dir}/*/v1/*.py 2>&1 | head",
-        f"find / -xdev \\( -name 'tg0*.py' -o -name metadata.json -o -name timeline.jsonl \\) -not -path '/proc/*' "
-        f"2>/dev/null | head; grep -rl CANARY- / --include=*.py --include=*.json 2>/dev/null | head -3",
+        f"ls -la {games_dir} {games_dir}/tg01/v1 2>&1; "
+        f"cat {games_dir}/*/v1/metadata.json {games_dir}/*/v1/*.py 2>&1 | head",
+        "find / -xdev \\( -name 'tg0*.py' -o -name metadata.json -o -name timeline.jsonl \\) -not -path '/proc/*' "
+        "2>/dev/null | head; grep -rl CANARY- / --include=*.py --include=*.json 2>/dev/null | head -3",
         "ls -la .. ../.. 2>&1; ls ../../*/game/frames ../../*/work/frames 2>&1 | head; "
         f"ls {out_dir}/r/sandboxes/*/game 2>&1 | head",
         "python3 -c \"import numpy, glob; print('own frames', len(glob.glob('frames/*.npy')))\"; "
@@ -42,12 +44,15 @@ def test_the_game_and_other_items_frames_stay_out_of_reach(agent, tmp_path):
     records = outcome.store.records()
     assert {r.id: r.status for r in records} == {"tg01": "ok", "tg02": "ok"}
     assert token not in seen_by_model, "a canary of the game files reached the model"
-    assert "own frames 2" in seen_by_model                       # its own archive is there, read-only
+    assert "own frames 2" in seen_by_model  # its own archive is there, read-only
     assert "Read-only file system" in seen_by_model
     assert "GOAL_CLICK" not in seen_by_model and "baseline_actions" not in seen_by_model
     for record in records:
         item = outcome.store.root / "sandboxes" / record.id
-        work_files = "".join(p.read_text(errors="replace") for p in (item / "work").rglob("*")
-                             if p.is_file() and p.suffix not in (".png", ".npy"))
+        work_files = "".join(
+            p.read_text(errors="replace")
+            for p in (item / "work").rglob("*")
+            if p.is_file() and p.suffix not in (".png", ".npy")
+        )
         assert token not in work_files
-        assert (item / "game" / "frames" / "0001.npy").stat().st_size > 100   # the archive was not overwritten
+        assert (item / "game" / "frames" / "0001.npy").stat().st_size > 100  # the archive was not overwritten

@@ -1,10 +1,12 @@
 """show, report, compare and the Inspect export on ARC-AGI-3 runs the real CLIs played against the scripted
 model: a wasteful win (Claude Code, mode none) and a clean win plus a loss (Codex, mode python)."""
+
 import json
 import re
 
 import pytest
 from click.testing import CliRunner
+from inspect_ai.log import read_eval_log  # make setup installs inspect-ai: never skipped
 
 from agent_eval.commands.compare import command as compare_command
 from agent_eval.commands.export import command as export_command
@@ -14,8 +16,6 @@ from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.game_play import play_turns
 from support.agentrun import run_agent
 from support.arcgames import WIN, write_game
-
-from inspect_ai.log import read_eval_log  # make setup installs inspect-ai: never skipped
 
 pytestmark = pytest.mark.e2e
 
@@ -64,15 +64,15 @@ def test_report_draws_a_filmstrip_per_level(runs, tmp_path):
 
 def test_compare_pairs_wins_scores_and_levels(runs):
     out = invoke(compare_command, runs["a"], runs["b"], "--format", "json").output
-    data = json.loads(out[out.index("{"):])
+    data = json.loads(out[out.index("{") :])
     games = data["games"]["overall"]
     assert games["n"] == 2 and games["wins"] == [2, 2] and games["levels"] == [4, 4]
-    assert games["score"][1] > games["score"][0]        # the clean win scores higher
+    assert games["score"][1] > games["score"][0]  # the clean win scores higher
     assert games["wins_vs_first"][1]["p_value"] == 1.0 and "p_value" in games["score_vs_first"][1]
     assert any("mean game score per game" in v for v in data["verdicts"])
     screen = invoke(compare_command, runs["a"], runs["b"]).output
     assert "ARC-AGI-3 games on the shared games" in screen and "actions/level" in screen
-    assert "play" in screen          # tool use: the kind's own tool, counted
+    assert "play" in screen  # tool use: the kind's own tool, counted
 
 
 def test_inspect_export_carries_the_play_calls_and_their_frames(runs, tmp_path):

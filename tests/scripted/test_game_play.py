@@ -1,4 +1,5 @@
 """The scripted model's game scenario: the given actions, one play call per turn, then DONE."""
+
 import pytest
 
 from agent_eval.scripted.game_play import parse_play, play_scenario
@@ -6,11 +7,15 @@ from agent_eval.scripted.scenario import ScenarioError, parse_scenario
 
 
 def test_actions_become_play_turns_then_done():
-    scenario = parse_scenario(play_scenario(["RESET", ("ACTION6", 3, 4), "ACTION6@5:6"],
-                                            after=[{"call": "recall", "input": {"step": 1}}]))
+    scenario = parse_scenario(
+        play_scenario(["RESET", ("ACTION6", 3, 4), "ACTION6@5:6"], after=[{"call": "recall", "input": {"step": 1}}])
+    )
     turns = scenario.rules[0].turns
-    assert [t.calls[0].input for t in turns[:3]] == [{"action": "RESET"}, {"action": "ACTION6", "x": 3, "y": 4},
-                                                   {"action": "ACTION6", "x": 5, "y": 6}]
+    assert [t.calls[0].input for t in turns[:3]] == [
+        {"action": "RESET"},
+        {"action": "ACTION6", "x": 3, "y": 4},
+        {"action": "ACTION6", "x": 5, "y": 6},
+    ]
     assert turns[3].calls[0].tool == "recall" and turns[-1].final == "<answer>DONE</answer>"
 
 

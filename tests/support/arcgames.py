@@ -5,6 +5,7 @@ metadata carry a canary: the leak tests look for it from inside the sandbox.
 tg01: two levels. Level 1: ACTION4 moves the blue player right; reaching x=3 completes it (baseline 3).
 Level 2: a click (ACTION6) at (10, 10) on the green goal completes it (baseline 1). ACTION5 plays a 4-frame
 animation that changes nothing; ACTION1 loses the game (GAME_OVER)."""
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ WIN = ["RESET", "ACTION4", "ACTION4", "ACTION4", ("ACTION6", 10, 10)]
 ANIMATION_FRAMES = 4
 BASELINES = [3, 1]
 
-GAME = '''# {canary}
+GAME = """# {canary}
 from arcengine import ARCBaseGame, Camera, GameAction, Level, Sprite
 
 GOAL_CLICK = (10, 10)
@@ -56,7 +57,7 @@ class {cls}(ARCBaseGame):
     @property
     def current_level_index(self):
         return self.level_index
-'''
+"""
 
 BROKEN = {
     "syntax": "def oops(:\n",
@@ -64,18 +65,31 @@ BROKEN = {
 }
 
 
-def write_game(root: Path, game: str, version: str = "v1", canary: str = "no canary", baselines=BASELINES,
-               source: str | None = None, step_patch: str | None = None) -> Path:
+def write_game(
+    root: Path,
+    game: str,
+    version: str = "v1",
+    canary: str = "no canary",
+    baselines=BASELINES,
+    source: str | None = None,
+    step_patch: str | None = None,
+) -> Path:
     """environments dir `root`: root/<game>/<version>/{metadata.json, <game>.py}."""
     folder = Path(root) / game / version
     folder.mkdir(parents=True)
     cls = game[0].upper() + game[1:]
-    text = source if source is not None else GAME.replace("{canary}", canary).replace("{cls}", cls).replace("{game}", game)
+    text = (
+        source if source is not None else GAME.replace("{canary}", canary).replace("{cls}", cls).replace("{game}", game)
+    )
     if step_patch:
         text = text.replace("        action = self.action.id\n", "        action = self.action.id\n" + step_patch)
     (folder / f"{game}.py").write_text(text)
-    meta = {"game_id": f"{game}-{version}", "title": f"test game {game} {canary}", "class_name": cls,
-            "date_downloaded": "2026-01-01T00:00:00Z"}
+    meta = {
+        "game_id": f"{game}-{version}",
+        "title": f"test game {game} {canary}",
+        "class_name": cls,
+        "date_downloaded": "2026-01-01T00:00:00Z",
+    }
     if baselines is not None:
         meta["baseline_actions"] = list(baselines)
     (folder / "metadata.json").write_text(json.dumps(meta))
@@ -86,8 +100,17 @@ def write_broken_games(root: Path) -> dict[str, str]:
     """One game per way a game can be broken; game id -> what is wrong with it."""
     write_game(root, "bx01", source=BROKEN["syntax"])
     write_game(root, "bx02", source=BROKEN["no_class"])
-    write_game(root, "bx03", step_patch="        if action.name == 'ACTION4':\n            raise RuntimeError('boom in step')\n")
+    write_game(
+        root,
+        "bx03",
+        step_patch="        if action.name == 'ACTION4':\n            raise RuntimeError('boom in step')\n",
+    )
     write_game(root, "bx04", step_patch="        while action.name == 'ACTION4':\n            pass\n")
     write_game(root, "bx05", baselines=None)
-    return {"bx01": "syntax error", "bx02": "missing class", "bx03": "exception in step", "bx04": "step never returns",
-            "bx05": "no baselines"}
+    return {
+        "bx01": "syntax error",
+        "bx02": "missing class",
+        "bx03": "exception in step",
+        "bx04": "step never returns",
+        "bx05": "no baselines",
+    }

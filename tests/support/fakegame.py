@@ -1,6 +1,7 @@
 """A stand-in for game_process.GameProcess in unit tests of the pure parts (the e2e tests use the real one):
 a 64x64 board, ACTION1 moves a dot right, reaching x=3 completes a level (2 levels), ACTION2 loses,
 ACTION5 plays a 3-frame animation, ACTION6 paints the clicked pixel."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -57,14 +58,21 @@ class FakeGame:
             frames = [self._frame() + i for i in range(3)]
         elif action == "ACTION6":
             self.board[y, x] = 8
-        return StepResult(self.state, self.levels, 2, ("ACTION1", "ACTION2", "ACTION5", "ACTION6"),
-                          frames or [self._frame()])
+        return StepResult(
+            self.state, self.levels, 2, ("ACTION1", "ACTION2", "ACTION5", "ACTION6"), frames or [self._frame()]
+        )
 
     def scorecard(self):
-        return {"score": 50.0 * self.levels, "levels_completed": self.levels, "actions": len(self.steps),
-                "resets": sum(a == "RESET" for a, _, _ in self.steps), "completed": self.state == "WIN",
-                "level_scores": [100.0] * self.levels, "level_actions": [3] * self.levels,
-                "level_baseline_actions": [3, 3]}
+        return {
+            "score": 50.0 * self.levels,
+            "levels_completed": self.levels,
+            "actions": len(self.steps),
+            "resets": sum(a == "RESET" for a, _, _ in self.steps),
+            "completed": self.state == "WIN",
+            "level_scores": [100.0] * self.levels,
+            "level_actions": [3] * self.levels,
+            "level_baseline_actions": [3, 3],
+        }
 
     def close(self):
         pass

@@ -1,6 +1,7 @@
 """ARC-AGI-3 games: the agent plays a game it is told nothing about through the `game` tool, served from
 outside the sandbox for its item only; the game's own toolkit keeps the score
 (agent_eval/benchmarks/arcgames, README "ARC-AGI-3 games")."""
+
 from __future__ import annotations
 
 import contextlib
@@ -13,13 +14,13 @@ from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.arcgames.session import GAME_DIR, GameSession
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemError, ItemSetup
-from agent_eval.tools.toolset import McpServer, ToolSet
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
+from agent_eval.tools.toolset import McpServer, ToolSet
 
 GAME_SERVER_MODULE = "agent_eval.benchmarks.arcgames.game_server"
 DEFAULT_MAX_ACTIONS = 200
 DEFAULT_FRAME_SCALE = 4
-PROCESS_DIR = "game-process"     # the game process's own scratch directory (outside the workdir)
+PROCESS_DIR = "game-process"  # the game process's own scratch directory (outside the workdir)
 
 
 class ArcGames(Benchmark):
@@ -43,31 +44,38 @@ class ArcGames(Benchmark):
 
     def load(self, root: Path):
         from agent_eval.benchmarks.arcgames.game_process import TOOLKIT_MISSING, toolkit_python
+
         if toolkit_python() is None:
             from agent_eval.datamodel.jsonl import DataError
+
             raise DataError(TOOLKIT_MISSING)
         self.dataset = load_games(root)
         return self.dataset
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
         from agent_eval.benchmarks.arcgames.samples import write_sample_games
+
         return write_sample_games(out)
 
     def warm_up(self, tools: str) -> None:
-        load_in_background(GAME_SERVER_MODULE)   # the MCP SDK
+        load_in_background(GAME_SERVER_MODULE)  # the MCP SDK
 
     def truth_text(self, item) -> str:
         return "win"
 
     def reading(self):
         from agent_eval.benchmarks.arcgames.hooks import GameReading
+
         return GameReading()
 
     # -- one item
 
     @contextlib.contextmanager
-    def setup(self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str) -> Iterator[ItemSetup]:
+    def setup(
+        self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
+    ) -> Iterator[ItemSetup]:
         from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess
+
         server_module = load_sdk_module(GAME_SERVER_MODULE)
         scratch = item_root / PROCESS_DIR
         scratch.mkdir(parents=True, exist_ok=True)
@@ -77,18 +85,29 @@ class ArcGames(Benchmark):
             except GameError as error:
                 raise ItemError(f"game {item.id}@{item.version} did not start: {error}") from None
             mirror = None
-            if tools == "python":   # the archive, read-only in the workdir as it grows
+            if tools == "python":  # the archive, read-only in the workdir as it grows
                 mirror = work / FRAMES_DIR
                 mirror.mkdir()
             session = GameSession(item, game, item_root / GAME_DIR, self.max_actions, self.frame_scale)
-            stack.callback(session.finish)   # before the game process closes: its scorecard
-            mount = stack.enter_context(McpHost.shared().mount(
-                lambda: server_module.build_server(session, tools, self.frame_scale), name=server_module.SERVER_NAME))
+            stack.callback(session.finish)  # before the game process closes: its scorecard
+            mount = stack.enter_context(
+                McpHost.shared().mount(
+                    lambda: server_module.build_server(session, tools, self.frame_scale), name=server_module.SERVER_NAME
+                )
+            )
             game_tools = McpServer(server_module.SERVER_NAME, server_module.TOOLS_BY_MODE[tools], url=mount.url)
-            toolset = ToolSet(shell=True, view_file=True, mcp=(game_tools,)) if tools == "python" \
+            toolset = (
+                ToolSet(shell=True, view_file=True, mcp=(game_tools,))
+                if tools == "python"
                 else ToolSet(mcp=(game_tools,))
-            prompt = (template_text.replace("{max_actions}", str(self.max_actions))
-                      .replace("{scale}", str(self.frame_scale)).replace("{frames_dir}", FRAMES_DIR).strip() + "\n")
+            )
+            prompt = (
+                template_text.replace("{max_actions}", str(self.max_actions))
+                .replace("{scale}", str(self.frame_scale))
+                .replace("{frames_dir}", FRAMES_DIR)
+                .strip()
+                + "\n"
+            )
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
             yield ItemSetup(prompt=prompt, tools=toolset, endpoints=[mount.endpoint], readonly_mounts=readonly)
 
@@ -96,8 +115,13 @@ class ArcGames(Benchmark):
         metrics, error, has_tag = grade_game(final_text, item, item_dir.root)
         if metrics is None:
             return BenchmarkGrade(prediction="", correct=False, has_answer_tag=has_tag, error=error)
-        return BenchmarkGrade(prediction=prediction_text(metrics), correct=metrics.won, has_answer_tag=has_tag,
-                              metrics=metrics, error=error)
+        return BenchmarkGrade(
+            prediction=prediction_text(metrics),
+            correct=metrics.won,
+            has_answer_tag=has_tag,
+            metrics=metrics,
+            error=error,
+        )
 
     def scorer_hash(self) -> str:
         return rules_hash()

@@ -4,6 +4,7 @@ Every frame a `play` returns (animation frames included) is kept in the item's f
 (`NNNN.npy`) and as the picture the model was shown (`NNNN.png`, upscaled by nearest neighbour, so
 every pixel of the game is a square of `scale` x `scale` identical pixels). The archive is outside
 the sandbox; in python mode it is bound read-only into the workdir (`frames/`) as it grows."""
+
 from __future__ import annotations
 
 import io
@@ -15,14 +16,45 @@ import numpy as np
 from PIL import Image
 
 # The ARC-AGI-3 palette: colour index -> RGB, as the toolkit renders frames (arc_agi/rendering.py's COLOR_MAP).
-PALETTE = np.array([
-    (0xFF, 0xFF, 0xFF), (0xCC, 0xCC, 0xCC), (0x99, 0x99, 0x99), (0x66, 0x66, 0x66),
-    (0x33, 0x33, 0x33), (0x00, 0x00, 0x00), (0xE5, 0x3A, 0xA3), (0xFF, 0x7B, 0xCC),
-    (0xF9, 0x3C, 0x31), (0x1E, 0x93, 0xFF), (0x88, 0xD8, 0xF1), (0xFF, 0xDC, 0x00),
-    (0xFF, 0x85, 0x1B), (0x92, 0x12, 0x31), (0x4F, 0xCC, 0x30), (0xA3, 0x56, 0xD6),
-], dtype=np.uint8)
-COLOUR_NAMES = ("white", "off-white", "light grey", "grey", "off-black", "black", "magenta", "light magenta",
-                "red", "blue", "light blue", "yellow", "orange", "maroon", "green", "purple")
+PALETTE = np.array(
+    [
+        (0xFF, 0xFF, 0xFF),
+        (0xCC, 0xCC, 0xCC),
+        (0x99, 0x99, 0x99),
+        (0x66, 0x66, 0x66),
+        (0x33, 0x33, 0x33),
+        (0x00, 0x00, 0x00),
+        (0xE5, 0x3A, 0xA3),
+        (0xFF, 0x7B, 0xCC),
+        (0xF9, 0x3C, 0x31),
+        (0x1E, 0x93, 0xFF),
+        (0x88, 0xD8, 0xF1),
+        (0xFF, 0xDC, 0x00),
+        (0xFF, 0x85, 0x1B),
+        (0x92, 0x12, 0x31),
+        (0x4F, 0xCC, 0x30),
+        (0xA3, 0x56, 0xD6),
+    ],
+    dtype=np.uint8,
+)
+COLOUR_NAMES = (
+    "white",
+    "off-white",
+    "light grey",
+    "grey",
+    "off-black",
+    "black",
+    "magenta",
+    "light magenta",
+    "red",
+    "blue",
+    "light blue",
+    "yellow",
+    "orange",
+    "maroon",
+    "green",
+    "purple",
+)
 FRAMES_DIR = "frames"
 MIN_SCALE, MAX_SCALE = 1, 16
 

@@ -5,6 +5,7 @@ source and its frames stay outside the sandbox.
 
 The crops and the grid are the image tools' own (tools/imagetools: regions, nearest-neighbour
 views, the labelled grid), applied to a frame drawn in the game's palette."""
+
 from __future__ import annotations
 
 import io
@@ -24,8 +25,11 @@ from agent_eval.tools.imagetools.ops import MAX_SIZE, inspect_view
 from agent_eval.tools.imagetools.regions import resolve_region
 
 SERVER_NAME = "game"
-TOOLS_BY_MODE = {"none": ("play",), "image": ("play", "recall", "inspect", "read_pixels"),
-                 "python": ("play", "recall", "inspect", "read_pixels")}
+TOOLS_BY_MODE = {
+    "none": ("play",),
+    "image": ("play", "recall", "inspect", "read_pixels"),
+    "python": ("play", "recall", "inspect", "read_pixels"),
+}
 MAX_RECALL = 8
 DEFAULT_INSPECT_SCALE = 8
 
@@ -57,20 +61,27 @@ def _guard(call):
 
 def _frame(session: GameSession, frame: int):
     if not session.archive.has(frame):
-        raise PlayRefused(f"no frame {frame!r}: frames so far are 1-{session.archive.count}" if session.archive.count
-                          else "no frame yet: play first")
+        raise PlayRefused(
+            f"no frame {frame!r}: frames so far are 1-{session.archive.count}"
+            if session.archive.count
+            else "no frame yet: play first"
+        )
     return session.archive.load(frame)
 
 
 def tool_functions(session: GameSession, scale: int):
-    def play(action: Annotated[str, Field(description=f"One of {', '.join(ACTIONS)}.")],
-             x: Annotated[int | None, Field(description=f"Click column 0-{GRID - 1} (ACTION6 only).")] = None,
-             y: Annotated[int | None, Field(description=f"Click row 0-{GRID - 1} (ACTION6 only).")] = None) -> list:
+    def play(
+        action: Annotated[str, Field(description=f"One of {', '.join(ACTIONS)}.")],
+        x: Annotated[int | None, Field(description=f"Click column 0-{GRID - 1} (ACTION6 only).")] = None,
+        y: Annotated[int | None, Field(description=f"Click row 0-{GRID - 1} (ACTION6 only).")] = None,
+    ) -> list:
         shown, png = _guard(lambda: session.play(action, x, y))
         return [json.dumps(shown)] + ([Image(data=png, format="png")] if png is not None else [])
 
-    def recall(frames: Annotated[list[int] | None, Field(description="Frame numbers.")] = None,
-               step: Annotated[int | None, Field(description="A play call's number, 1-based.")] = None) -> list:
+    def recall(
+        frames: Annotated[list[int] | None, Field(description="Frame numbers.")] = None,
+        step: Annotated[int | None, Field(description="A play call's number, 1-based.")] = None,
+    ) -> list:
         def look():
             if (frames is None) == (step is None):
                 raise PlayRefused("give either `frames` or `step`")
@@ -82,15 +93,18 @@ def tool_functions(session: GameSession, scale: int):
                 _frame(session, number)
                 out += [json.dumps({"frame": number}), Image(data=session.archive.png(number), format="png")]
             return out
+
         return _guard(look)
 
-    def inspect(frame: Annotated[int, Field(description=FRAME_HELP)],
-                x: Annotated[int | None, Field(description="Left edge, game pixels. Default 0.")] = None,
-                y: Annotated[int | None, Field(description="Top edge, game pixels. Default 0.")] = None,
-                width: Annotated[int | None, Field(description="Width in game pixels. Default: to the edge.")] = None,
-                height: Annotated[int | None, Field(description="Height in game pixels. Default: to the edge.")] = None,
-                scale: Annotated[int, Field(description="Enlargement, 1-32.")] = DEFAULT_INSPECT_SCALE,
-                grid: Annotated[int, Field(description="Grid spacing in game pixels; 0: none.")] = 8) -> list:
+    def inspect(
+        frame: Annotated[int, Field(description=FRAME_HELP)],
+        x: Annotated[int | None, Field(description="Left edge, game pixels. Default 0.")] = None,
+        y: Annotated[int | None, Field(description="Top edge, game pixels. Default 0.")] = None,
+        width: Annotated[int | None, Field(description="Width in game pixels. Default: to the edge.")] = None,
+        height: Annotated[int | None, Field(description="Height in game pixels. Default: to the edge.")] = None,
+        scale: Annotated[int, Field(description="Enlargement, 1-32.")] = DEFAULT_INSPECT_SCALE,
+        grid: Annotated[int, Field(description="Grid spacing in game pixels; 0: none.")] = 8,
+    ) -> list:
         def look():
             image = to_rgb(_frame(session, frame))
             region = resolve_region(image.size, x, y, width, height)
@@ -101,23 +115,31 @@ def tool_functions(session: GameSession, scale: int):
             buffer = io.BytesIO()
             view.save(buffer, format="PNG")
             return [json.dumps({"frame": frame, **meta}), Image(data=buffer.getvalue(), format="png")]
+
         return _guard(look)
 
-    def read_pixels(frame: Annotated[int, Field(description=FRAME_HELP)],
-                    x: Annotated[int | None, Field(description="Left edge. Default 0.")] = None,
-                    y: Annotated[int | None, Field(description="Top edge. Default 0.")] = None,
-                    width: Annotated[int | None, Field(description="Width. Default: to the edge.")] = None,
-                    height: Annotated[int | None, Field(description="Height. Default: to the edge.")] = None) -> str:
+    def read_pixels(
+        frame: Annotated[int, Field(description=FRAME_HELP)],
+        x: Annotated[int | None, Field(description="Left edge. Default 0.")] = None,
+        y: Annotated[int | None, Field(description="Top edge. Default 0.")] = None,
+        width: Annotated[int | None, Field(description="Width. Default: to the edge.")] = None,
+        height: Annotated[int | None, Field(description="Height. Default: to the edge.")] = None,
+    ) -> str:
         def read():
             pixels = _frame(session, frame)
             region = resolve_region((pixels.shape[1], pixels.shape[0]), x, y, width, height)
-            block = pixels[region.y:region.y + region.height, region.x:region.x + region.width]
+            block = pixels[region.y : region.y + region.height, region.x : region.x + region.width]
             used = sorted(int(v) for v in set(block.flat))
             legend = ", ".join(f"{v:x}={COLOUR_NAMES[v]}" for v in used)
             rows = ["".join(f"{int(v):x}" for v in row) for row in block]
-            return "\n".join([f"frame {frame}, region x={region.x} y={region.y} width={region.width} "
-                              f"height={region.height}; one hex digit per pixel, rows top to bottom; {legend}",
-                              *rows])
+            return "\n".join(
+                [
+                    f"frame {frame}, region x={region.x} y={region.y} width={region.width} "
+                    f"height={region.height}; one hex digit per pixel, rows top to bottom; {legend}",
+                    *rows,
+                ]
+            )
+
         return _guard(read)
 
     texts = {"play": PLAY.format(scale=scale), "recall": RECALL, "inspect": INSPECT, "read_pixels": READ_PIXELS}

@@ -1,6 +1,7 @@
 """Grading from the game, not from the text: the record's metrics are the toolkit's scorecard of the game
 as the agent played it (read from the item's `game/result.json`), `correct` means the game was won,
 and the final text's <answer> tag only says whether the agent ended as asked."""
+
 from __future__ import annotations
 
 import hashlib
@@ -35,14 +36,23 @@ def game_metrics(end: GameEnd, baselines: tuple[int, ...] | None) -> GameMetrics
     entry = environment_score(end.scorecard)
     levels = entry.get("levels_completed", end.levels_completed) or 0
     metrics = GameMetrics(
-        game=end.game, version=end.version, state=end.state, win_levels=end.win_levels,
+        game=end.game,
+        version=end.version,
+        state=end.state,
+        win_levels=end.win_levels,
         won=end.state == "WIN" or bool(entry.get("completed")),
-        levels_completed=int(levels), actions=int(entry.get("actions", end.actions_used) or 0),
+        levels_completed=int(levels),
+        actions=int(entry.get("actions", end.actions_used) or 0),
         resets=int(entry.get("resets") or 0),
-        level_actions=list(entry.get("level_actions") or []), level_scores=list(entry.get("level_scores") or []),
+        level_actions=list(entry.get("level_actions") or []),
+        level_scores=list(entry.get("level_scores") or []),
         level_baseline_actions=list(entry.get("level_baseline_actions") or []),
-        max_actions=end.max_actions, budget_spent=end.budget_spent, plays=end.actions_used, frames=end.frames,
-        scorecard=dict(end.scorecard or {}))
+        max_actions=end.max_actions,
+        budget_spent=end.budget_spent,
+        plays=end.actions_used,
+        frames=end.frames,
+        scorecard=dict(end.scorecard or {}),
+    )
     if baselines and entry.get("score") is not None:
         metrics.score = float(entry["score"])
     else:
@@ -61,15 +71,18 @@ def grade_game(final_text: str | None, item, item_root: Path) -> tuple[GameMetri
 
 def prediction_text(metrics: GameMetrics) -> str:
     score = f", score {metrics.score:.1f}" if metrics.score is not None else ""
-    return (f"{metrics.state or 'not played'}: {metrics.levels_completed}/{metrics.win_levels or '?'} levels in "
-            f"{metrics.actions} actions{score}")
+    return (
+        f"{metrics.state or 'not played'}: {metrics.levels_completed}/{metrics.win_levels or '?'} levels in "
+        f"{metrics.actions} actions{score}"
+    )
 
 
 def rollup_games(metrics: list[GameMetrics]) -> dict:
     """The run's summary: mean game score (0-100, RHAE; over the games that have one), wins, levels."""
     scored = [m.score for m in metrics if m.score is not None]
     return {
-        "games": len(metrics), "wins": sum(m.won for m in metrics),
+        "games": len(metrics),
+        "wins": sum(m.won for m in metrics),
         "levels_completed": sum(m.levels_completed for m in metrics),
         "levels_total": sum(m.win_levels or 0 for m in metrics),
         "mean_score": statistics.fmean(scored) if scored else None,
@@ -82,5 +95,6 @@ def rollup_games(metrics: list[GameMetrics]) -> dict:
 def rules_hash() -> str:
     """What grading means, hashed: a change here changes every run's scorer hash."""
     from agent_eval.benchmarks import answers
+
     source = inspect.getsource(game_metrics) + inspect.getsource(environment_score) + inspect.getsource(answers)
     return "arcgames-" + hashlib.sha256(source.encode()).hexdigest()[:12]

@@ -6,6 +6,7 @@ Every game is one item, at its newest version present (the toolkit's rule: the l
 Versions and human baselines change over time, so the dataset hash covers each game's files and the
 run records each game's version, `baseline_actions` and file hash (`versions()`, in run.json).
 The game files hold the rules and the solution: they never enter a sandbox."""
+
 from __future__ import annotations
 
 import hashlib
@@ -24,17 +25,17 @@ ENVIRONMENT_FILES = "environment_files"
 
 @dataclass(frozen=True)
 class GameItem:
-    id: str                          # the game id, e.g. "ls20"
-    version: str                     # its version directory, e.g. "9607627b"
-    game_dir: Path                   # environments_dir/<game>/<version>
+    id: str  # the game id, e.g. "ls20"
+    version: str  # its version directory, e.g. "9607627b"
+    game_dir: Path  # environments_dir/<game>/<version>
     title: str | None
-    baseline_actions: tuple[int, ...] | None   # None: the metadata holds none (no game score then)
-    files_sha256: str                # every file of the version, names and bytes
+    baseline_actions: tuple[int, ...] | None  # None: the metadata holds none (no game score then)
+    files_sha256: str  # every file of the version, names and bytes
     date_downloaded: str | None = None
     all_versions: tuple[str, ...] = ()
 
     @property
-    def task(self) -> str:           # `--tasks` picks games
+    def task(self) -> str:  # `--tasks` picks games
         return self.id
 
     @property
@@ -50,15 +51,19 @@ class GameItem:
         return self.game_dir.parent.parent
 
     def describe(self) -> dict:
-        return {"version": self.version, "baseline_actions": list(self.baseline_actions or []) or None,
-                "files_sha256": self.files_sha256, "title": self.title}
+        return {
+            "version": self.version,
+            "baseline_actions": list(self.baseline_actions or []) or None,
+            "files_sha256": self.files_sha256,
+            "title": self.title,
+        }
 
 
 @dataclass
 class GamesDataset:
-    root: Path                                   # the environments dir (what the game process reads)
+    root: Path  # the environments dir (what the game process reads)
     items: list[GameItem] = field(default_factory=list)
-    versions_of: dict[str, dict[str, GameItem]] = field(default_factory=dict)   # game -> version -> item
+    versions_of: dict[str, dict[str, GameItem]] = field(default_factory=dict)  # game -> version -> item
     layout: str = LAYOUT
 
     @property
@@ -152,8 +157,10 @@ def _reverse(text: str) -> tuple:
 def load_games(root: Path | str) -> GamesDataset:
     base = environments_dir(Path(root))
     if base is None:
-        raise DataError(f"{root}: holds no ARC-AGI-3 games (<game>/<version>/{METADATA}, or the same under "
-                        f"{ENVIRONMENT_FILES}/); write the project's own with `agent-eval sample-data DIR --kind arcgames`")
+        raise DataError(
+            f"{root}: holds no ARC-AGI-3 games (<game>/<version>/{METADATA}, or the same under "
+            f"{ENVIRONMENT_FILES}/); write the project's own with `agent-eval sample-data DIR --kind arcgames`"
+        )
     dataset = GamesDataset(root=base)
     for metadata in sorted(base.glob(f"*/*/{METADATA}")):
         game_dir = metadata.parent
@@ -161,14 +168,22 @@ def load_games(root: Path | str) -> GamesDataset:
         data = _read_metadata(metadata)
         declared = data.get("game_id")
         if declared not in (None, game, f"{game}-{version}"):
-            raise DataError(f"{metadata}: game_id {declared!r} does not match its folder {game}/{version} "
-                            f"(expected {game}-{version!s}); move the files or fix the metadata")
+            raise DataError(
+                f"{metadata}: game_id {declared!r} does not match its folder {game}/{version} "
+                f"(expected {game}-{version!s}); move the files or fix the metadata"
+            )
         when = data.get("date_downloaded")
-        item = GameItem(id=game, version=version, game_dir=game_dir, title=data.get("title"),
-                        baseline_actions=_baselines(data, metadata), files_sha256=_files_hash(game_dir),
-                        date_downloaded=str(when) if when is not None else None)
+        item = GameItem(
+            id=game,
+            version=version,
+            game_dir=game_dir,
+            title=data.get("title"),
+            baseline_actions=_baselines(data, metadata),
+            files_sha256=_files_hash(game_dir),
+            date_downloaded=str(when) if when is not None else None,
+        )
         dataset.versions_of.setdefault(game, {})[version] = item
-    for game, versions in sorted(dataset.versions_of.items()):
+    for _, versions in sorted(dataset.versions_of.items()):
         ordered = sorted(versions.values(), key=_newest_first)
         names = tuple(v.version for v in ordered)
         for version, item in list(versions.items()):

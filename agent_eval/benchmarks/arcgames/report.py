@@ -1,6 +1,7 @@
 """The ARC-AGI-3 parts of `agent-eval report`: per game a filmstrip per level (the frame each action
 ended on, in order; its number links the archive), and the scorecard; per run the mean game score,
 wins and levels. Layout: templates/arc_*.j2."""
+
 from __future__ import annotations
 
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, frame_name
@@ -8,7 +9,7 @@ from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.arcgames.session import GAME_DIR, read_end, read_timeline
 
-MAX_PER_LEVEL = 40     # frames drawn per level in the report; the rest are counted
+MAX_PER_LEVEL = 40  # frames drawn per level in the report; the rest are counted
 GRADED = ("ok", "no_answer")
 
 
@@ -24,8 +25,15 @@ def filmstrips(timeline: list[dict], embed) -> list[dict]:
         if entry["frames"]:
             if len(strip["shots"]) < MAX_PER_LEVEL:
                 path = f"{GAME_DIR}/{FRAMES_DIR}/{frame_name(entry['frames'][-1])}.png"
-                strip["shots"].append({"step": entry["step"], "label": label, "state": entry["state"],
-                                       "n_frames": len(entry["frames"]), "img": embed(path, f"step {entry['step']}")})
+                strip["shots"].append(
+                    {
+                        "step": entry["step"],
+                        "label": label,
+                        "state": entry["state"],
+                        "n_frames": len(entry["frames"]),
+                        "img": embed(path, f"step {entry['step']}"),
+                    }
+                )
             else:
                 strip["more"] += 1
         level = entry["levels_completed"]
@@ -36,10 +44,15 @@ def game_item(run, record, images, embed) -> dict:
     timeline = read_timeline(images.base) or []
     end = read_end(images.base)
     metrics = GameMetrics.of(record)
-    return {"strips": filmstrips(timeline, embed), "plays": len(timeline), "metrics": metrics,
-            "error": end.error if end else None, "won": metrics.won,
-            "score": None if metrics.score is None else f"{metrics.score:.1f}",
-            "levels": f"{metrics.levels_completed}/{metrics.win_levels or '?'}"}
+    return {
+        "strips": filmstrips(timeline, embed),
+        "plays": len(timeline),
+        "metrics": metrics,
+        "error": end.error if end else None,
+        "won": metrics.won,
+        "score": None if metrics.score is None else f"{metrics.score:.1f}",
+        "levels": f"{metrics.levels_completed}/{metrics.win_levels or '?'}",
+    }
 
 
 def game_summary(records) -> dict:

@@ -7,6 +7,7 @@ archive and the timeline, and at the end the toolkit's scorecard, all in the ite
 
 The game runs in its own process (game_process.py, outside the sandbox); this object lives in the
 harness and is what the MCP tools call (from worker threads: one lock)."""
+
 from __future__ import annotations
 
 import json
@@ -34,6 +35,7 @@ class PlayRefused(ValueError):
 @dataclass
 class Play:
     """What one play call did (a timeline line)."""
+
     step: int
     action: str
     x: int | None
@@ -41,17 +43,18 @@ class Play:
     state: str
     levels_completed: int
     win_levels: int
-    frames: list[int]              # the archived frames' numbers, in order (the last one is shown)
+    frames: list[int]  # the archived frames' numbers, in order (the last one is shown)
     available_actions: list[str]
     actions_used: int
-    game_ms: float                 # the game process's step, round trip
-    harness_ms: float = 0.0        # the rest of the call here: checks, archive, PNG, timeline
+    game_ms: float  # the game process's step, round trip
+    harness_ms: float = 0.0  # the rest of the call here: checks, archive, PNG, timeline
     error: str | None = None
 
 
 @dataclass
 class GameEnd:
     """result.json: how the item's game ended."""
+
     game: str
     version: str
     state: str | None = None
@@ -69,8 +72,9 @@ class GameEnd:
 class GameSession:
     """game: a started GameProcess (context-managed by the caller) or a factory's product."""
 
-    def __init__(self, item: GameItem, game, directory: Path, max_actions: int, frame_scale: int,
-                 mirror: Path | None = None):
+    def __init__(
+        self, item: GameItem, game, directory: Path, max_actions: int, frame_scale: int, mirror: Path | None = None
+    ):
         self.item = item
         self.game = game
         self.directory = Path(directory)
@@ -79,8 +83,8 @@ class GameSession:
         self.max_actions = max_actions
         self.plays: list[Play] = []
         self.actions_used = 0
-        self.last = None                   # the last StepResult
-        self.error: str | None = None      # the game process failed: the item is an error
+        self.last = None  # the last StepResult
+        self.error: str | None = None  # the game process failed: the item is an error
         self._lock = threading.Lock()
         self._timeline = (self.directory / TIMELINE).open("a", encoding="utf-8")
 
@@ -116,10 +120,24 @@ class GameSession:
                 result = self.game.step(action, x, y)
                 game_ms = (time.perf_counter() - started) * 1000
                 frames = [checked_frame(f) for f in result.frames]
-            except Exception as error:   # the game's own failure (GameError) or a broken frame: the item's error
+            except Exception as error:  # the game's own failure (GameError) or a broken frame: the item's error
                 self.error = f"{self.item.id}@{self.item.version}: {error}"
-                self._log(Play(len(self.plays) + 1, action, x, y, "ERROR", self._levels(), self._total(), [], [],
-                               self.actions_used, (time.perf_counter() - started) * 1000, error=self.error))
+                self._log(
+                    Play(
+                        len(self.plays) + 1,
+                        action,
+                        x,
+                        y,
+                        "ERROR",
+                        self._levels(),
+                        self._total(),
+                        [],
+                        [],
+                        self.actions_used,
+                        (time.perf_counter() - started) * 1000,
+                        error=self.error,
+                    )
+                )
                 return self._status(stopped=True), None
             self.actions_used += 1
             self.last = result
@@ -127,8 +145,19 @@ class GameSession:
             for frame in frames:
                 ident, png = self.archive.add(frame)
                 ids.append(ident)
-            play = Play(len(self.plays) + 1, action, x, y, result.state, result.levels_completed, result.win_levels,
-                        ids, list(result.available_actions), self.actions_used, round(game_ms, 3))
+            play = Play(
+                len(self.plays) + 1,
+                action,
+                x,
+                y,
+                result.state,
+                result.levels_completed,
+                result.win_levels,
+                ids,
+                list(result.available_actions),
+                self.actions_used,
+                round(game_ms, 3),
+            )
             play.harness_ms = round((time.perf_counter() - started) * 1000 - game_ms, 3)
             self._log(play)
             return self._status(play=play), png
@@ -142,15 +171,23 @@ class GameSession:
     def _status(self, play: Play | None = None, stopped: bool = False) -> dict:
         shown: dict = {}
         if play is not None:
-            shown = {"step": play.step, "state": play.state,
-                     "levels_completed": f"{play.levels_completed} of {play.win_levels}",
-                     "available_actions": play.available_actions, "frames": play.frames}
+            shown = {
+                "step": play.step,
+                "state": play.state,
+                "levels_completed": f"{play.levels_completed} of {play.win_levels}",
+                "available_actions": play.available_actions,
+                "frames": play.frames,
+            }
             if len(play.frames) > 1:
-                shown["note"] = (f"this action played {len(play.frames)} frames (an animation); the image is the "
-                                 f"last, every one is archived")
+                shown["note"] = (
+                    f"this action played {len(play.frames)} frames (an animation); the image is the "
+                    f"last, every one is archived"
+                )
         elif self.last is not None:
-            shown = {"state": self.last.state,
-                     "levels_completed": f"{self.last.levels_completed} of {self.last.win_levels}"}
+            shown = {
+                "state": self.last.state,
+                "levels_completed": f"{self.last.levels_completed} of {self.last.win_levels}",
+            }
         shown.update({"actions_used": self.actions_used, "actions_left": max(0, self.max_actions - self.actions_used)})
         if self.over:
             shown["stop"] = f"{self.over}. {STOP}" if not stopped else f"No action taken: {self.over}. {STOP}"
@@ -167,8 +204,9 @@ class GameSession:
 
     def frames_of_step(self, step: int) -> list[int]:
         if not 1 <= step <= len(self.plays):
-            raise PlayRefused(f"no step {step}: steps so far are 1-{len(self.plays)}" if self.plays
-                              else "no step yet: play first")
+            raise PlayRefused(
+                f"no step {step}: steps so far are 1-{len(self.plays)}" if self.plays else "no step yet: play first"
+            )
         return list(self.plays[step - 1].frames)
 
     # -- the end
@@ -176,12 +214,21 @@ class GameSession:
     def finish(self) -> GameEnd:
         """The toolkit's scorecard (or the game's error) into result.json; called once, as the item ends."""
         with self._lock:
-            end = GameEnd(game=self.item.id, version=self.item.version, actions_used=self.actions_used,
-                          max_actions=self.max_actions, budget_spent=self.actions_used >= self.max_actions,
-                          frames=self.archive.count, error=self.error)
+            end = GameEnd(
+                game=self.item.id,
+                version=self.item.version,
+                actions_used=self.actions_used,
+                max_actions=self.max_actions,
+                budget_spent=self.actions_used >= self.max_actions,
+                frames=self.archive.count,
+                error=self.error,
+            )
             if self.last is not None:
-                end.state, end.levels_completed, end.win_levels = (self.last.state, self.last.levels_completed,
-                                                                   self.last.win_levels)
+                end.state, end.levels_completed, end.win_levels = (
+                    self.last.state,
+                    self.last.levels_completed,
+                    self.last.win_levels,
+                )
             if self.error is None:
                 try:
                     end.scorecard = self.game.scorecard()
