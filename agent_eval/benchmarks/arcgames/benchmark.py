@@ -5,6 +5,7 @@ outside the sandbox for its item only; the game's own toolkit keeps the score
 from __future__ import annotations
 
 import contextlib
+import shutil
 from pathlib import Path
 from typing import Iterator
 
@@ -53,9 +54,19 @@ class ArcGames(Benchmark):
         return self.dataset
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
-        from agent_eval.benchmarks.arcgames.samples import write_sample_games
+        """The project's own games (games/, on ARCEngine), copied as the toolkit lays games out."""
+        from agent_eval.benchmarks.arcgames.games import GAMES_DIR
+        from agent_eval.datamodel.jsonl import DataError
 
-        return write_sample_games(out)
+        if out.exists() and any(out.iterdir()):
+            raise DataError(f"{out} exists and is not empty; choose a new directory")
+        written = []
+        for metadata in sorted(GAMES_DIR.glob("*/*/metadata.json")):
+            game_dir = metadata.parent
+            target = out / game_dir.parent.name / game_dir.name
+            shutil.copytree(game_dir, target, ignore=shutil.ignore_patterns("__pycache__"))
+            written.append(f"{game_dir.parent.name}@{game_dir.name}")
+        return [f"wrote {len(written)} ARC-AGI-3 games ({', '.join(written)}) to {out}/<game>/<version>/"]
 
     def warm_up(self, tools: str) -> None:
         load_in_background(GAME_SERVER_MODULE)  # the MCP SDK

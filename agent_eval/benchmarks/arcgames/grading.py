@@ -32,21 +32,31 @@ def environment_score(scorecard: dict | None) -> dict:
     return entry
 
 
+def game_entry(scorecard: dict | None) -> dict:
+    """The game's scorecard as the game process reads the toolkit's (game_host.scorecard: score, or None and
+    `score_unavailable`; won, levels_completed, actions, resets, level_actions, level_scores, baseline_actions,
+    the toolkit's card in `toolkit_scorecard`), or a bare toolkit card read the same way."""
+    card = dict(scorecard or {})
+    if "toolkit_scorecard" in card or "won" in card:
+        return card
+    entry = environment_score(card)
+    return {**entry, "won": bool(entry.get("completed")), "baseline_actions": entry.get("level_baseline_actions")}
+
+
 def game_metrics(end: GameEnd, baselines: tuple[int, ...] | None) -> GameMetrics:
-    entry = environment_score(end.scorecard)
-    levels = entry.get("levels_completed", end.levels_completed) or 0
+    entry = game_entry(end.scorecard)
     metrics = GameMetrics(
         game=end.game,
         version=end.version,
         state=end.state,
-        win_levels=end.win_levels,
-        won=end.state == "WIN" or bool(entry.get("completed")),
-        levels_completed=int(levels),
+        win_levels=entry.get("win_levels") or end.win_levels,
+        won=bool(entry.get("won")) or end.state == "WIN",
+        levels_completed=int(entry.get("levels_completed", end.levels_completed) or 0),
         actions=int(entry.get("actions", end.actions_used) or 0),
         resets=int(entry.get("resets") or 0),
         level_actions=list(entry.get("level_actions") or []),
         level_scores=list(entry.get("level_scores") or []),
-        level_baseline_actions=list(entry.get("level_baseline_actions") or []),
+        level_baseline_actions=list(entry.get("baseline_actions") or baselines or []),
         max_actions=end.max_actions,
         budget_spent=end.budget_spent,
         plays=end.actions_used,
@@ -55,8 +65,10 @@ def game_metrics(end: GameEnd, baselines: tuple[int, ...] | None) -> GameMetrics
     )
     if baselines and entry.get("score") is not None:
         metrics.score = float(entry["score"])
+    elif not baselines:
+        metrics.score_note = NO_BASELINES
     else:
-        metrics.score_note = NO_BASELINES if not baselines else "the toolkit gave no game score"
+        metrics.score_note = f"no game score: {entry.get('score_unavailable') or 'the toolkit gave none'}"
     return metrics
 
 
@@ -96,5 +108,5 @@ def rules_hash() -> str:
     """What grading means, hashed: a change here changes every run's scorer hash."""
     from agent_eval.benchmarks import answers
 
-    source = inspect.getsource(game_metrics) + inspect.getsource(environment_score) + inspect.getsource(answers)
+    source = inspect.getsource(game_metrics) + inspect.getsource(game_entry) + inspect.getsource(environment_score) + inspect.getsource(answers)
     return "arcgames-" + hashlib.sha256(source.encode()).hexdigest()[:12]

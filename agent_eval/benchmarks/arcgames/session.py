@@ -193,6 +193,8 @@ class GameSession:
             shown["stop"] = f"{self.over}. {STOP}" if not stopped else f"No action taken: {self.over}. {STOP}"
         elif play is not None and play.state == "GAME_OVER":
             shown["note"] = "game over: play RESET to start the level again"
+            if not play.frames:
+                shown["note"] = "the game is over and ignored this action (no new frame): play RESET"
         return shown
 
     def _log(self, play: Play) -> None:
