@@ -80,6 +80,11 @@ def level_formula(level_actions, baselines) -> float:
     return sum(s * w for s, w in zip(scores, weights)) / sum(weights)
 
 
+def shown(result) -> dict:
+    """The JSON `play` returned (Claude Code adds a line naming where it kept the image)."""
+    return json.loads(result.text.strip().splitlines()[0])
+
+
 def tool_results(item_dir):
     steps = Transcript.load(item_dir / "steps.json").steps
     return [s for s in steps if s.kind == "tool_result"]
@@ -99,7 +104,7 @@ def extra_looks(mode: str) -> list[dict]:
                 "input": {
                     "command": 'python3 -c "import numpy as n, glob; '
                     "print('npy', len(glob.glob('frames/*.npy')), n.load('frames/0001.npy').shape)\"; "
-                    "touch frames/x 2>&1 | tail -1; rm -f frames/0001.npy 2>&1 | tail -1"
+                    "touch frames/x 2>&1 | tail -1; (echo x > frames/0001.npy) 2>&1 | tail -1"
                 },
             }
         )
@@ -114,7 +119,7 @@ def test_the_winning_sequence_wins_with_the_toolkits_scorecard(agent, mode, game
     record = outcome.store.records()[0]
     metrics = record.metrics
     assert record.status == "ok" and record.correct and metrics["won"], (record.status, record.error)
-    recorded = environment_score(metrics["scorecard"])
+    recorded = environment_score(metrics["scorecard"]["toolkit_scorecard"])  # the toolkit's card, as it wrote it
     direct = toolkit_scorecard(games, "tg01", WIN, tmp_path)
     assert {k: recorded.get(k) for k in COMPARED} == {k: direct.get(k) for k in COMPARED}
     assert metrics["score"] == pytest.approx(direct["score"]) and metrics["levels_completed"] == 2
@@ -122,8 +127,8 @@ def test_the_winning_sequence_wins_with_the_toolkits_scorecard(agent, mode, game
     item_dir = outcome.store.root / "sandboxes" / "tg01"
     results = tool_results(item_dir)
     plays = results[: len(WIN)]
-    assert all(len(r.images) == 1 for r in plays) and json.loads(plays[-1].text)["state"] == "WIN"
-    assert "stop" in json.loads(plays[-1].text) and "<answer>DONE</answer>" in plays[-1].text
+    assert all(len(r.images) == 1 for r in plays) and shown(plays[-1])["state"] == "WIN"
+    assert "stop" in shown(plays[-1]) and "<answer>DONE</answer>" in plays[-1].text
     frames = sorted((item_dir / "game" / "frames").glob("*.npy"))
     assert len(frames) == 6  # one per action, and two for the move that completes level 1
     if mode != "none":
@@ -170,5 +175,5 @@ def test_the_budget_stops_play(agent, games, tmp_path):
     assert record.metrics["budget_spent"] and record.metrics["plays"] == 3 and record.metrics["max_actions"] == 3
     results = tool_results(outcome.store.root / "sandboxes" / "tg01")
     assert "budget (3) is spent" in results[2].text
-    assert json.loads(results[3].text)["stop"].startswith("No action taken") and not results[3].images
+    assert shown(results[3])["stop"].startswith("No action taken") and not results[3].images
     assert outcome.store.read_manifest().config.kind_options == {"max_actions": 3, "frame_scale": 4}
