@@ -68,7 +68,7 @@ def command(
     foreign = registry.foreign_options(benchmark.name, kind_given)
     if foreign:
         raise ConfigError(f"{', '.join(foreign)} do(es) nothing for {benchmark.name} items; leave it out")
-    config.kind_options = registry.options_of(benchmark.name, kind_given)
+    config.kind_options = {name: value for name, value in kind_given.items() if value is not None}
     items = select(dataset, tasks=tasks, ids=ids, categories=categories, limit=limit)
     if shard:
         items = shard_of(items, *parse_shard(shard))

@@ -26,7 +26,7 @@ from rich.progress import (
 from agent_eval import __version__
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import Agent
-from agent_eval.benchmarks import Benchmark
+from agent_eval.benchmarks import Benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
@@ -122,6 +122,7 @@ class Runner:
                 f"tool mode {config.tools!r} does not exist for {benchmark.name} items; "
                 f"choose one of {', '.join(benchmark.tool_modes)}"
             )
+        config.kind_options = registry.options_of(benchmark.name, config.kind_options or {})  # defaults filled in
         try:
             benchmark.configure(config.kind_options or {})
         except ValueError as error:
