@@ -81,6 +81,6 @@ def test_a_failing_game_is_the_items_error(tmp_path):
     shown, png = s.play("ACTION1", None, None)
     assert png is None and "the game failed" in shown["stop"]
     end = s.finish()
-    assert end.error == "fk01@v1: fake: step ACTION1 failed" and end.scorecard is None
+    assert end.error == "fk01-v1: fake: step ACTION1 failed" and end.scorecard is None
     assert read_end(tmp_path).error == end.error
     assert json.loads((tmp_path / "game" / "timeline.jsonl").read_text().splitlines()[-1])["state"] == "ERROR"

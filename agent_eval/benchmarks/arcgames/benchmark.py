@@ -94,7 +94,7 @@ class ArcGames(Benchmark):
             try:
                 game = stack.enter_context(GameProcess(self.dataset.root, item.id, item.version, scratch=scratch))
             except GameError as error:
-                raise ItemError(f"game {item.id}@{item.version} did not start: {error}") from None
+                raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
             mirror = None
             if tools == "python":  # the archive, read-only in the workdir as it grows
                 mirror = work / FRAMES_DIR

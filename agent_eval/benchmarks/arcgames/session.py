@@ -121,7 +121,7 @@ class GameSession:
                 game_ms = (time.perf_counter() - started) * 1000
                 frames = [checked_frame(f) for f in result.frames]
             except Exception as error:  # the game's own failure (GameError) or a broken frame: the item's error
-                self.error = f"{self.item.id}@{self.item.version}: {error}"
+                self.error = _naming(self.item, error)
                 self._log(
                     Play(
                         len(self.plays) + 1,
@@ -235,10 +235,16 @@ class GameSession:
                 try:
                     end.scorecard = self.game.scorecard()
                 except Exception as error:
-                    end.error = f"{self.item.id}@{self.item.version}: the scorecard failed: {error}"
+                    end.error = _naming(self.item, f"the scorecard failed: {error}")
             self._timeline.close()
             write_end(self.directory, end)
             return end
+
+
+def _naming(item: GameItem, error) -> str:
+    """The error as one line that names the game (the game process's errors already do: GAME-VERSION: ...)."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return text if text.startswith(f"{item.id}-{item.version}:") else f"{item.id}-{item.version}: {text}"
 
 
 def write_end(directory: Path, end: GameEnd) -> None:
