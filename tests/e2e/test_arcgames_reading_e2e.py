@@ -72,7 +72,7 @@ def test_compare_pairs_wins_scores_and_levels(runs):
     assert any("mean game score per game" in v for v in data["verdicts"])
     screen = invoke(compare_command, runs["a"], runs["b"]).output
     assert "ARC-AGI-3 games on the shared games" in screen and "actions/level" in screen
-    assert "play" in screen  # tool use: the kind's own tool, counted
+    assert "play" in screen and "BROKEN" not in screen  # play is the game itself, even in mode none
 
 
 def test_inspect_export_carries_the_play_calls_and_their_frames(runs, tmp_path):

@@ -60,6 +60,11 @@ class GameReading(ReadingHooks):
         return list(csv_rows(data))
 
     # -- report
+    def report_truth(self, run, data, loaded):
+        """Nothing of the dataset is needed (the item's folder holds the game as played), but the report asks
+        the kind for its item view only when this is not None."""
+        return {}
+
     def report_item(self, run, record, images, embed, transcript, truth):
         from agent_eval.benchmarks.arcgames.report import game_item
 
