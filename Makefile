@@ -51,7 +51,7 @@ codex: check-model
 	$(AE) run --agent codex $(RUN_ARGS)
 
 demo:
-	$(AE) demo
+	$(AE) demo $(if $(KIND),--kind $(KIND)) $(if $(TOOLS),--tools $(TOOLS))
 
 sweep:
 	@test -n "$(FILE)" || { echo "FILE is required, e.g. make sweep FILE=sweeps/example.yaml"; exit 2; }

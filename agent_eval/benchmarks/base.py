@@ -147,6 +147,11 @@ class Benchmark(ABC):
         """`agent-eval sample-data --kind NAME`: write a generated set to OUT; lines saying what was written."""
         raise NotImplementedError(f"benchmark {self.name} has no sample generator")
 
+    def demo_turns(self, item: Item, tools: str) -> list[dict] | None:
+        """`agent-eval demo --kind NAME`: scripted turns (agent_eval/scripted's format) that play one of this
+        kind's own sample items, e.g. a game's known winning sequence; None: the kind has no demo."""
+        return None
+
     def reading(self) -> "ReadingHooks":
         """How show, report and compare present this kind's runs (plain accuracy by default)."""
         return ReadingHooks()

@@ -68,6 +68,19 @@ class ArcGames(Benchmark):
             written.append(f"{game_dir.parent.name}@{game_dir.name}")
         return [f"wrote {len(written)} ARC-AGI-3 games ({', '.join(written)}) to {out}/<game>/<version>/"]
 
+    def demo_turns(self, item, tools: str) -> list[dict] | None:
+        """The project's own game's shortest winning sequence (games.WINNING), one play call a turn, then DONE."""
+        from agent_eval.benchmarks.arcgames.games import WINNING
+
+        actions = WINNING.get(f"{item.id}-{item.version}")
+        if actions is None:
+            return None
+        calls = [
+            {"call": "play", "input": {"action": a[0], "x": a[1], "y": a[2]} if isinstance(a, tuple) else {"action": a}}
+            for a in actions
+        ]
+        return calls + [{"final": "I won the game. <answer>DONE</answer>"}]
+
     def warm_up(self, tools: str) -> None:
         load_in_background(GAME_SERVER_MODULE)  # the MCP SDK
 
