@@ -1,42 +1,40 @@
 """What the harness adds to one `play` call of an ARC-AGI-3 game, over the game's own step.
 
-    .venv/bin/python perf/arc_play.py [--actions 300] [--mode image]
+    .venv/bin/python perf/arc_play.py [--actions 300] [--mode image] [--game ae01]
 
-A test game (tests/support/arcgames.py, on ARCEngine) runs in its game process under the toolkit, as
-in a run. The same actions are played twice, alternating calls:
-  direct: GameProcess.step() from this process: the game's own step, with its process round trip;
-  play:   the `game` MCP server's `play` on the process's MCP host, called over loopback HTTP by an
-          MCP client (the SDK's), as the agent CLI calls it: step + checks + frame archive (.npy
-          and PNG) + timeline + the JSON and the PNG in the answer.
-Reported: the medians and p90 of each, the median added per call (play - direct), the session's
-own share (`harness_ms` in the timeline: the part between the game's answer and the tool's return,
-without HTTP), and CPU per action: this process's (host and client: an upper bound of the harness's)
-and the game process's (from /proc). Target: the added median at most 10 ms (docs/benchmarks.md).
+One of the project's games (agent_eval/benchmarks/arcgames/games) runs in its game process under the
+toolkit, as in a run, and `play` is called over loopback HTTP by an MCP client (the SDK's), as an agent
+CLI calls it, on the `game` server mounted on the process's MCP host. Per call:
+  toolkit step: the toolkit's own env.step inside the game process (GameProcess.last_step_s);
+  step round trip: GameProcess.step from the harness (the step, the JSON-lines channel, the frames);
+  play: the whole MCP call: step + checks + frame archive (.npy and PNG) + timeline + JSON and PNG answer.
+Reported: median and p90 of each; the harness's addition (play - toolkit step) and its parts; CPU per
+action of this process (MCP host and client: an upper bound of the harness's own) and of the game
+process (from /proc). Target: the added median at most 10 ms (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
+from agent_eval.benchmarks.arcgames.benchmark import ArcGames  # noqa: E402
 from agent_eval.benchmarks.arcgames.game_process import GameProcess, toolkit_python  # noqa: E402
+from agent_eval.benchmarks.arcgames.games import WINNING  # noqa: E402
 from agent_eval.benchmarks.arcgames.loader import load_games  # noqa: E402
 from agent_eval.benchmarks.arcgames.session import GameSession  # noqa: E402
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module  # noqa: E402
-from support.arcgames import write_game  # noqa: E402
-
-CYCLE = ["RESET", "ACTION4", "ACTION5", ("ACTION6", 10, 10), "ACTION4", "ACTION4", ("ACTION6", 10, 10)]
 
 
 def quantiles(values: list[float]) -> str:
@@ -66,47 +64,65 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-async def play_over_mcp(url: str, actions: list, direct_game, timings: dict) -> None:
+CLIENT = textwrap.dedent("""
+    # The MCP SDK's own client over streamable HTTP, in a process of its own so that the harness's CPU is
+    # measured alone: initialize, then one tools/call of play per action; prints each call's wall time (ms).
+    import asyncio, json, sys, time
     from mcp.client.session import ClientSession
-    from mcp.client.streamable_http import streamablehttp_client
+    from mcp.client.streamable_http import streamable_http_client
 
-    async with streamablehttp_client(url) as (read, write, _), ClientSession(read, write) as session:
-        await session.initialize()
-        for action in actions:
-            name, x, y = action if isinstance(action, tuple) else (action, None, None)
-            args = {"action": name} | ({"x": x, "y": y} if x is not None else {})
-            started = time.perf_counter()
-            result = await session.call_tool("play", args)
-            timings["play"].append((time.perf_counter() - started) * 1000)
-            assert not result.is_error, result
-            started = time.perf_counter()
-            direct_game.step(name, x, y)
-            timings["direct"].append((time.perf_counter() - started) * 1000)
+    async def main(url, actions):
+        times = []
+        async with streamable_http_client(url) as streams, ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            for name, x, y in actions:
+                args = {"action": name} if x is None else {"action": name, "x": x, "y": y}
+                started = time.perf_counter()
+                result = await session.call_tool("play", args)
+                times.append((time.perf_counter() - started) * 1000)
+                assert not result.is_error, result
+        return times
+
+    print(json.dumps(asyncio.run(main(sys.argv[1], json.loads(sys.argv[2])))))
+""")
+
+
+def play_from_a_client(url: str, actions: list) -> list[float]:
+    steps = [list(a) if isinstance(a, tuple) else [a, None, None] for a in actions]
+    done = subprocess.run([sys.executable, "-c", CLIENT, url, json.dumps(steps)], capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"the client failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=300)
     parser.add_argument("--mode", default="image", choices=("none", "image", "python"))
+    parser.add_argument("--game", default="ae01", help="one of the project's games")
     args = parser.parse_args()
     if toolkit_python() is None:
         sys.exit("no toolkit interpreter: run `make setup` first")
     tmp = Path(tempfile.mkdtemp(prefix="arc-play-"))
-    write_game(tmp / "games", "tg01")
-    item = load_games(tmp / "games").items[0]
-    actions = [CYCLE[i % len(CYCLE)] for i in range(args.actions)]
+    benchmark = ArcGames()
+    benchmark.write_samples(tmp / "games", 0, 1, "")
+    item = next(i for i in load_games(tmp / "games").items if i.id == args.game)
+    # Never winning (a won game takes no more actions): the winning sequence's first move, back and forth,
+    # a RESET every ten actions.
+    first = next((a for a in WINNING[f"{item.id}-{item.version}"][1:] if not isinstance(a, tuple)), "ACTION1")
+    back = {"ACTION1": "ACTION2", "ACTION2": "ACTION1", "ACTION3": "ACTION4", "ACTION4": "ACTION3"}.get(first, first)
+    cycle = ["RESET"] + [first, back] * 4 + [first]
+    actions = [cycle[i % len(cycle)] for i in range(args.actions)]
     server_module = load_sdk_module("agent_eval.benchmarks.arcgames.game_server")
-    timings: dict[str, list[float]] = {"play": [], "direct": []}
-    with (
-        GameProcess(item.environments_dir, item.id, item.version, scratch=tmp / "p1") as game,
-        GameProcess(item.environments_dir, item.id, item.version, scratch=tmp / "p2") as direct,
-    ):
+    timings: dict[str, list[float]] = {"play": [], "toolkit": []}
+    with GameProcess(item.environments_dir, item.id, item.version, scratch=tmp / "process") as game:
         session = GameSession(item, game, tmp / "item" / "game", max_actions=10**6, frame_scale=4)
         with McpHost.shared().mount(lambda: server_module.build_server(session, args.mode, 4), name="game") as mount:
             McpHost.shared().wait_ready()
-            games_before = {pid: process_cpu_s(pid) for pid in descendants(os.getpid())}
+            game_pids = descendants(os.getpid())
+            games_before = {pid: process_cpu_s(pid) for pid in game_pids}
             cpu_before, wall_before = time.process_time(), time.perf_counter()
-            asyncio.run(play_over_mcp(mount.url, actions, direct, timings))
+            timings["play"] = play_from_a_client(mount.url, actions)
             cpu = time.process_time() - cpu_before
             wall = time.perf_counter() - wall_before
             games_cpu = sum(
@@ -114,18 +130,23 @@ def main() -> None:
             )
         session.finish()
     timeline = [json.loads(line) for line in (tmp / "item" / "game" / "timeline.jsonl").read_text().splitlines()]
-    added = [p - d for p, d in zip(timings["play"], timings["direct"])]
+    round_trip = [e["game_ms"] for e in timeline]
+    timings["toolkit"] = [e["toolkit_ms"] for e in timeline]
+    added = [p - t for p, t in zip(timings["play"], timings["toolkit"])]
     n = len(actions)
-    print(f"{n} actions of test game tg01 (mode {args.mode}), {session.archive.count} frames archived, {wall:.1f} s")
-    print(f"  direct GameProcess.step  {quantiles(timings['direct'])}")
-    print(f"  play over MCP            {quantiles(timings['play'])}")
-    print(f"  added by the harness     {quantiles(added)}   (target: median <= 10 ms)")
+    print(f"{n} actions of {item.id} (mode {args.mode}), {session.archive.count} frames archived, {wall:.1f} s")
+    print(f"  toolkit step (in the game process)    {quantiles(timings['toolkit'])}")
+    print(f"  GameProcess.step round trip            {quantiles(round_trip)}")
+    print(f"  play over MCP (the agent's view)       {quantiles(timings['play'])}")
+    print(f"  added over the game's own step         {quantiles(added)}   (target: median <= 10 ms)")
     print(
-        f"  of which the session     {quantiles([e['harness_ms'] for e in timeline])}  (checks, archive, PNG, timeline)"
+        f"    the game process's channel           {quantiles([r - t for r, t in zip(round_trip, timings['toolkit'])])}"
     )
+    print(f"    the play tool (session + MCP + HTTP) {quantiles([p - r for p, r in zip(timings['play'], round_trip)])}")
+    print(f"    of which the session                 {quantiles([e['harness_ms'] for e in timeline])}")
     print(
-        f"  CPU per action: this process (MCP host + client + direct calls) {cpu / n * 1000:.2f} ms; "
-        f"game processes (both) {games_cpu / n * 1000:.2f} ms"
+        f"  CPU per action: the harness (MCP host, session, archive) {cpu / n * 1000:.2f} ms; "
+        f"the game process {games_cpu / n * 1000:.2f} ms"
     )
 
 

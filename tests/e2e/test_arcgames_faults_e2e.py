@@ -34,7 +34,12 @@ def test_broken_games_are_errors_of_their_own_items(agent, tmp_path):
     records = {r.id: r for r in outcome.store.records()}
     assert set(records) == {"tg01", *broken}  # every game has its record: the run went on
     assert records["tg01"].status == "ok" and records["tg01"].correct
-    for game, expected in (("bx01", "SyntaxError"), ("bx02", "Bx02"), ("bx03", "boom in step"), ("bx04", "did not return within")):
+    for game, expected in (
+        ("bx01", "SyntaxError"),
+        ("bx02", "Bx02"),
+        ("bx03", "boom in step"),
+        ("bx04", "did not return within"),
+    ):
         record = records[game]
         assert record.status == "benchmark_error" and not record.correct, (game, record.status, record.error)
         assert f"{game}-v1: " in record.error and "\n" not in record.error, record.error  # one line, naming the game

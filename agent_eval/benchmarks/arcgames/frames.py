@@ -74,11 +74,17 @@ def to_rgb(frame: np.ndarray) -> Image.Image:
 
 
 def png_bytes(frame: np.ndarray, scale: int) -> bytes:
-    """The frame as a PNG, each game pixel a scale x scale square (nearest neighbour: no new colours)."""
-    rgb = PALETTE[np.kron(frame, np.ones((scale, scale), dtype=np.uint8))] if scale > 1 else PALETTE[frame]
+    """The frame as a PNG, each game pixel a scale x scale square (nearest neighbour: no new colours). A
+    palette PNG of the 16 colours: the same pixels as RGB once decoded, about a quarter of the work to encode."""
+    big = frame.repeat(scale, axis=0).repeat(scale, axis=1) if scale > 1 else frame
+    image = Image.fromarray(np.ascontiguousarray(big), mode="P")
+    image.putpalette(_PALETTE_BYTES)
     buffer = io.BytesIO()
-    Image.fromarray(rgb, mode="RGB").save(buffer, format="PNG", compress_level=1)  # level 1: a 256² frame in ~1 ms
+    image.save(buffer, format="PNG", compress_level=1)  # level 1: fastest; frames are flat colour
     return buffer.getvalue()
+
+
+_PALETTE_BYTES = PALETTE.tobytes()
 
 
 def frame_name(number: int) -> str:

@@ -108,5 +108,10 @@ def rules_hash() -> str:
     """What grading means, hashed: a change here changes every run's scorer hash."""
     from agent_eval.benchmarks import answers
 
-    source = inspect.getsource(game_metrics) + inspect.getsource(game_entry) + inspect.getsource(environment_score) + inspect.getsource(answers)
+    source = (
+        inspect.getsource(game_metrics)
+        + inspect.getsource(game_entry)
+        + inspect.getsource(environment_score)
+        + inspect.getsource(answers)
+    )
     return "arcgames-" + hashlib.sha256(source.encode()).hexdigest()[:12]

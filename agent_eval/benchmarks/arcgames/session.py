@@ -48,6 +48,7 @@ class Play:
     actions_used: int
     game_ms: float  # the game process's step, round trip
     harness_ms: float = 0.0  # the rest of the call here: checks, archive, PNG, timeline
+    toolkit_ms: float | None = None  # the toolkit's own env.step inside the game process (as it timed it)
     error: str | None = None
 
 
@@ -159,6 +160,8 @@ class GameSession:
                 round(game_ms, 3),
             )
             play.harness_ms = round((time.perf_counter() - started) * 1000 - game_ms, 3)
+            if isinstance(getattr(self.game, "last_step_s", None), float):
+                play.toolkit_ms = round(self.game.last_step_s * 1000, 3)
             self._log(play)
             return self._status(play=play), png
 
