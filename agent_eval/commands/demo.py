@@ -133,7 +133,8 @@ def kind_demo(console: Console, kind: str, item_id: str | None, agents, tools: s
 
     benchmark = registry.get_benchmark(kind)
     if tools not in benchmark.tool_modes:
-        raise ConfigError(f"tool mode {tools!r} does not exist for {kind}; choose one of {', '.join(benchmark.tool_modes)}")
+        choices = ", ".join(benchmark.tool_modes)
+        raise ConfigError(f"tool mode {tools!r} does not exist for {kind}; choose one of {choices}")
     data = out_dir / f"samples-{kind}"
     if not data.exists():
         for line in benchmark.write_samples(data, 0, 1, "normal"):
@@ -152,9 +153,8 @@ def kind_demo(console: Console, kind: str, item_id: str | None, agents, tools: s
     )
     with ScriptedServer({"turns": turns}) as server:
         for agent in agents or agent_registry.names():
-            config = RunConfig(
-                agent=agent, model=agent_registry.agent_class(agent).demo_model, tools=tools, timeout_s=300, unpriced=True
-            )
+            model = agent_registry.agent_class(agent).demo_model
+            config = RunConfig(agent=agent, model=model, tools=tools, timeout_s=300, unpriced=True)
             runner = Runner(
                 config,
                 benchmark,

@@ -29,7 +29,7 @@ def test_every_frame_of_an_animation_is_archived_and_the_last_shown(tmp_path):
 
     from PIL import Image
 
-    image = np.asarray(Image.open(io.BytesIO(png)))
+    image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
     assert image.shape == (256, 256, 3) and (image[4:8, 4:8] == PALETTE[2]).all()  # index 2 as a 4x4 square
 
 
