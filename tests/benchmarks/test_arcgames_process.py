@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess, toolkit_python
+from agent_eval.benchmarks.arcgames import game_process
+from agent_eval.benchmarks.arcgames.game_process import TOOLKIT_MISSING, GameError, GameProcess, toolkit_python
 from agent_eval.benchmarks.arcgames.games import GAMES_DIR, WINNING
 
 U, D, L, R = "ACTION1", "ACTION2", "ACTION3", "ACTION4"
@@ -79,6 +80,32 @@ def expected_score(level_actions: list[int], baselines: list[int], completed: in
     w = list(range(1, len(baselines) + 1))
     s = [min(1.15, (b / a) ** 2) if i < completed else 0.0 for i, (a, b) in enumerate(zip(level_actions, baselines))]
     return 100 * min(sum(wi * si for wi, si in zip(w, s)) / sum(w), sum(w[:completed]) / sum(w))
+
+
+# ---------------------------------------------------------------- the toolkit's interpreter
+
+
+def test_toolkit_venv_has_exactly_the_locked_versions(python):
+    pins = {}
+    for line in (game_process.PROJECT_ROOT / "requirements-arc.lock").read_text().splitlines():
+        if line and not line[0].isspace() and not line.startswith("#"):
+            name, _, version = line.split(" ")[0].partition("==")
+            pins[name.lower().replace("_", "-")] = version
+    assert {"arc-agi", "arcengine"} <= pins.keys()
+    script = (
+        "import json, sys; from importlib import metadata as m; "
+        "print(json.dumps({n: m.version(n) for n in sys.argv[1:]}))"
+    )
+    out = subprocess.run([str(python), "-c", script, *pins], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == pins, "run `make setup` (or `make lock-arc` after changing requirements-arc.in)"
+
+
+def test_without_the_toolkit_the_game_says_so_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv(game_process.TOOLKIT_ENV_VAR, str(tmp_path / "no-python"))
+    assert toolkit_python() is None
+    with pytest.raises(GameError) as e:
+        GameProcess(GAMES_DIR, "ae01", "v1", scratch=tmp_path)
+    assert str(e.value) == f"ae01-v1: {TOOLKIT_MISSING}" and "\n" not in TOOLKIT_MISSING
 
 
 # ---------------------------------------------------------------- the project's games
@@ -213,7 +240,7 @@ def host_processes(marker: str) -> list[int]:
 
 def test_syntax_error(tmp_path):
     write_game(tmp_path / "envs", "bx01", GOOD_HEAD + "class Bx01(ARCBaseGame:\n    pass\n")
-    with pytest.raises(GameError, match=r"^bx01-v1: .*syntax error.*line 3"):
+    with pytest.raises(GameError, match=r"^bx01-v1: bx01.py has a syntax error at line 3: "):
         GameProcess(tmp_path / "envs", "bx01", "v1", scratch=tmp_path / "s")
 
 
@@ -224,10 +251,15 @@ def test_missing_class(tmp_path):
 
 
 def test_exception_in_step(tmp_path):
-    write_game(tmp_path / "envs", "bx04", game_class("bx04", "1 / 0"))
+    source = game_class("bx04", "1 / 0")
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "1 / 0" in text)
+    write_game(tmp_path / "envs", "bx04", source)
     with GameProcess(tmp_path / "envs", "bx04", "v1", scratch=tmp_path / "s") as g:
         assert g.step("ACTION2").state == "NOT_FINISHED"
-        with pytest.raises(GameError, match=r"^bx04-v1: .*ZeroDivisionError: division by zero \(game file line \d+\)"):
+        with pytest.raises(
+            GameError,
+            match=rf"^bx04-v1: exception in step ACTION1: ZeroDivisionError: division by zero \(bx04.py line {line}\)$",
+        ):
             g.step("ACTION1")
         with pytest.raises(GameError, match="ZeroDivisionError"):  # it stays failed
             g.step("ACTION2")

@@ -32,6 +32,7 @@ PROTOCOL = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 GAME_FILE = "<string>"  # the toolkit exec()s the game's source: its frames carry this file name
+game_file_name = "the game file"  # its real name once metadata.json is read, for messages
 
 
 class _Errors(logging.Handler):
@@ -51,27 +52,24 @@ class _Errors(logging.Handler):
 
 
 def describe(exc: BaseException) -> str:
-    """'TypeError: message (game file line 12)': the exception and where in the game's source it arose."""
-    text = f"{type(exc).__name__}: {exc}".rstrip(": ")
+    """'TypeError: message (ae01.py line 12)': the exception and where in the game's source it arose."""
     if isinstance(exc, SyntaxError):
-        return f"SyntaxError: {exc.msg} (game file line {exc.lineno})"
+        return f"{game_file_name} has a syntax error at line {exc.lineno}: {exc.msg}"
+    text = f"{type(exc).__name__}: {exc}".rstrip(": ")
     lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == GAME_FILE]
-    return f"{text} (game file line {lines[-1]})" if lines else text
+    return f"{text} ({game_file_name} line {lines[-1]})" if lines else text
 
 
-def failure(records: list[logging.LogRecord], fallback: str) -> str:
-    """One line from the toolkit's error records: the first (the cause; later ones are its consequences, such
-    as "Cannot reset: game not loaded"), with the exception if it logged one."""
+def failure(records: list[logging.LogRecord], context: str) -> str:
+    """One line from the toolkit's error records: the first with an exception, else the first (the cause;
+    later ones are its consequences, such as "Cannot reset: game not loaded")."""
     if not records:
-        return fallback
+        return f"{context}: the toolkit returned nothing"
     rec = next((r for r in records if r.exc_info), records[0])
     exc = rec.exc_info[1] if rec.exc_info else None
-    msg = rec.getMessage().splitlines()[0]
     if exc is None:
-        return msg
-    if isinstance(exc, SyntaxError):
-        return f"the game file has a syntax error: {describe(exc)}"
-    return f"{msg.split(': ', 1)[0]}: {describe(exc)}"
+        return f"{context}: {rec.getMessage().splitlines()[0]}"
+    return describe(exc) if isinstance(exc, SyntaxError) else f"{context}: {describe(exc)}"
 
 
 def send(obj: dict) -> None:
@@ -151,11 +149,13 @@ def main() -> int:
             return 1
         info = next((e for e in arcade.get_environments() if e.game_id == game_id), None)
         if info is None:
-            send({"ok": False, "error": failure(errors.take(), "no metadata.json declares this game")})
+            send({"ok": False, "error": f"no metadata.json in {args.environments_dir} declares {game_id}"})
             return 1
+        global game_file_name
+        game_file_name = f"{(info.class_name or '').lower()}.py"
         env = arcade.make(game_id)
         if env is None or errors.records or env.observation_space is None:
-            send({"ok": False, "error": failure(errors.take(), "the toolkit could not load the game")})
+            send({"ok": False, "error": failure(errors.take(), "loading the game")})
             return 1
     except Exception as e:  # noqa: BLE001
         send({"ok": False, "error": f"loading the game failed: {describe(e)}"})
@@ -182,7 +182,7 @@ def main() -> int:
             frame = env.step(action, data=data)
             step_s = time.perf_counter() - started
             if frame is None or errors.records:
-                send({"ok": False, "error": failure(errors.take(), f"step {action.name} returned nothing")})
+                send({"ok": False, "error": failure(errors.take(), f"exception in step {action.name}")})
                 return 1
             frames = list(frame.frame)
             if frames:
