@@ -170,8 +170,10 @@ def test_click_with_coordinates(tmp_path):
         assert hit.levels_completed == 1 and hit.available_actions == ("ACTION6",)
         half = g.step("ACTION6", 8, 56)  # level 2: one of its two lit tiles
         assert half.levels_completed == 1 and half.frames[-1][56, 8] == 3 and half.frames[-1][8, 56] == 11
-    with pytest.raises(ValueError):
-        GameProcess.step(g, "ACTION6", 64, 0)
+        for bad in [("ACTION6", 64, 0), ("ACTION6",), ("ACTION1", 3, 4), ("ACTION8",), ("reset",)]:
+            with pytest.raises(ValueError):
+                g.step(*bad)
+        assert g.step("ACTION6", 56, 8).levels_completed == 2  # still playing after the refusals
 
 
 def test_animation_returns_all_its_frames_in_order(tmp_path):
@@ -286,6 +288,17 @@ def test_crashed_host_names_the_exit(tmp_path):
     write_game(envs, "bx06", game_class("bx06", "import os; os._exit(7)"))
     with GameProcess(envs, "bx06", "v1", scratch=tmp_path / "s") as g:
         with pytest.raises(GameError, match=r"^bx06-v1: the game process ended during step ACTION1 \(exit status 7\)"):
+            g.step("ACTION1")
+    assert host_processes(str(envs)) == []
+
+
+def test_game_that_exits_is_named(tmp_path):
+    envs = tmp_path / "envs"
+    write_game(envs, "bx08", game_class("bx08", "raise SystemExit(3)"))
+    with GameProcess(envs, "bx08", "v1", scratch=tmp_path / "s") as g:
+        with pytest.raises(
+            GameError, match=r"^bx08-v1: exception in step ACTION1: SystemExit: 3 \(bx08.py line \d+\)$"
+        ):
             g.step("ACTION1")
     assert host_processes(str(envs)) == []
 

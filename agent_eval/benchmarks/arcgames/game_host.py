@@ -165,6 +165,7 @@ def main() -> int:
     send({"ok": True, "ready": game_id})
 
     for line in sys.stdin:
+        req = None
         try:
             req = json.loads(line)
             op = req.get("op")
@@ -207,8 +208,9 @@ def main() -> int:
                     "cpu_s": time.process_time(),
                 }
             )
-        except Exception as e:  # noqa: BLE001 - a game's failure is the item's error, said in one line
-            send({"ok": False, "error": f"the game host failed: {describe(e)}"})
+        except BaseException as e:  # noqa: BLE001 - a game's failure (even sys.exit) is one line for the item
+            what = f"step {req.get('action')}" if isinstance(req, dict) and req.get("op") == "step" else "the host"
+            send({"ok": False, "error": f"exception in {what}: {describe(e)}"})
             return 1
     return 0
 
