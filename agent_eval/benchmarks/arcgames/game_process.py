@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, load_policy, system_binds
 
 HOST_SCRIPT = Path(__file__).with_name("game_host.py")
 TOOLKIT_VENV = PROJECT_ROOT / ".venv-arc"
@@ -47,7 +47,6 @@ _SYSTEM_RO = [
     "/etc/alternatives",
     "/etc/fonts",
 ]  # fonts: matplotlib, which the toolkit imports, looks
-_USR_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]
 _STDERR_TAIL = 4000
 
 
@@ -193,13 +192,7 @@ class GameProcess:
             "--hostname",
             "game",
         ]
-        for p in _SYSTEM_RO:
-            o += ["--ro-bind-try", p, p]
-        for p in _USR_LINKS:
-            if os.path.islink(p):
-                o += ["--symlink", os.readlink(p), p]
-            elif os.path.isdir(p):
-                o += ["--ro-bind", p, p]
+        o += system_binds(_SYSTEM_RO, load_policy()["usr_links"])
         o += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         for d in _venv_base(python):
             o += ["--ro-bind", str(d), str(d)]
