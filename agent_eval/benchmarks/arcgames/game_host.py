@@ -54,7 +54,7 @@ class _Errors(logging.Handler):
 def describe(exc: BaseException) -> str:
     """'TypeError: message (ae01.py line 12)': the exception and where in the game's source it arose."""
     if isinstance(exc, SyntaxError):
-        return f"{game_file_name} has a syntax error at line {exc.lineno}: {exc.msg}"
+        return f"{game_file_name} has a syntax error at line {exc.lineno} (SyntaxError: {exc.msg})"
     text = f"{type(exc).__name__}: {exc}".rstrip(": ")
     lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == GAME_FILE]
     return f"{text} ({game_file_name} line {lines[-1]})" if lines else text
@@ -104,6 +104,12 @@ def scorecard(arcade, game_id: str, win_levels: int, baselines: list[int] | None
         }
     runs = env["runs"]
     unavailable = next((r["message"] for r in runs if r.get("message")), None)
+    if unavailable and not baselines:
+        unavailable = f"its metadata.json gives no baseline_actions (the toolkit: {unavailable})"
+    elif unavailable and baselines and len(baselines) < win_levels:
+        unavailable = (
+            f"its metadata.json gives {len(baselines)} baseline_actions for {win_levels} levels ({unavailable})"
+        )
     # The run the toolkit's game score comes from (it takes the best run's); among equals, the most levels.
     best = max(range(len(runs)), key=lambda i: (runs[i]["score"], runs[i]["levels_completed"]))
     return {
