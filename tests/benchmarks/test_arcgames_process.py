@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -301,6 +302,35 @@ def test_game_that_exits_is_named(tmp_path):
         ):
             g.step("ACTION1")
     assert host_processes(str(envs)) == []
+
+
+def test_a_killed_harness_leaves_no_game_process(tmp_path):
+    """SIGKILL of the process holding a GameProcess (no close(), no finally) while the game is stuck in a
+    step, so the host never reads its stdin's end: the jail goes with its parent (bwrap's --die-with-parent)."""
+    envs = tmp_path / "envs"
+    write_game(envs, "bx09", game_class("bx09", "while True:\n    pass"))
+    holder = textwrap.dedent(f"""
+        from pathlib import Path
+        from agent_eval.benchmarks.arcgames.game_process import GameProcess
+        g = GameProcess(Path({str(envs)!r}), "bx09", "v1", scratch=Path({str(tmp_path / "s")!r}), step_timeout_s=600)
+        print("playing", flush=True)
+        g.step("ACTION1")
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "playing"
+        time.sleep(1)
+        assert host_processes(str(envs))
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while host_processes(str(envs)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert host_processes(str(envs)) == []
+    finally:
+        proc.kill()
+        for pid in host_processes(str(envs)):
+            os.kill(pid, 9)
 
 
 def test_unknown_game_and_version(tmp_path):

@@ -152,6 +152,10 @@ class GameProcess:
             "OPERATION_MODE": "offline",
             "MPLBACKEND": "Agg",
             "MPLCONFIGDIR": "/tmp",
+            # One thread for NumPy's BLAS: games do no linear algebra, and a pool per game on a shared
+            # machine is only start-up cost.
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
         }
         with open(self.stderr_path, "wb") as err:
             # A session of its own: a timeout ends bwrap's whole process group; --die-with-parent and
