@@ -338,6 +338,10 @@ def test_unknown_game_and_version(tmp_path):
         GameProcess(GAMES_DIR, "zz99", "v1", scratch=tmp_path)
     with pytest.raises(GameError, match=r"^ae01-v9: no such game or version"):
         GameProcess(GAMES_DIR, "ae01", "v9", scratch=tmp_path)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "metadata.json").write_text("{}")
+    with pytest.raises(GameError, match="plain names"):
+        GameProcess(GAMES_DIR, "..", str(Path("..") / tmp_path.name / "outside"), scratch=tmp_path)
 
 
 def test_metadata_without_baselines_scores_none(tmp_path):

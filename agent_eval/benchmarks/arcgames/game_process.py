@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -38,26 +39,24 @@ TOOLKIT_MISSING = (
 )
 ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
 FRAME_SHAPE = (64, 64)
-_SYSTEM_RO = [
-    "/usr",
-    "/etc/ld.so.cache",
-    "/etc/ld.so.conf",
-    "/etc/ld.so.conf.d",
-    "/etc/localtime",
-    "/etc/alternatives",
-    "/etc/fonts",
-]  # fonts: matplotlib, which the toolkit imports, looks
+# The system the interpreter needs, read-only (fonts: matplotlib, which the toolkit imports, looks for them).
+_SYSTEM_RO = ["/usr", "/etc/alternatives", "/etc/fonts", "/etc/localtime"]
+_SYSTEM_RO += ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"]  # the dynamic loader's
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a game id or version: one plain path component
 _STDERR_TAIL = 4000
 
 
 @dataclass(frozen=True)
 class StepResult:
+    """What one action returned. `frames` are 64x64 uint8 colour indices 0-15, in order (an animation gives
+    several); they are empty only for an action sent after WIN or GAME_OVER, which the toolkit ignores and
+    does not count (the state stands)."""
+
     state: str  # "NOT_FINISHED" | "WIN" | "GAME_OVER" (the toolkit's names)
     levels_completed: int
     win_levels: int
     available_actions: tuple[str, ...]  # e.g. ("ACTION1", "ACTION2", "ACTION6")
-    frames: list[np.ndarray]  # 64x64 uint8 colour indices 0-15, in order; empty only for an
-    # action after WIN/GAME_OVER (the toolkit ignores it, counts nothing)
+    frames: list[np.ndarray]
 
 
 class GameError(Exception):
@@ -120,6 +119,8 @@ class GameProcess:
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             raise GameError(f"{self.name}: bubblewrap (bwrap) is not installed: run `make setup`")
+        if not (_NAME.fullmatch(game_id) and _NAME.fullmatch(version)):
+            raise GameError(f"{self.name}: a game id and a version are plain names (letters, digits, . _ -)")
         environments_dir = Path(environments_dir).resolve()
         game_dir = environments_dir / game_id / version
         if not (game_dir / "metadata.json").is_file():
