@@ -67,7 +67,7 @@ class Regrader:
         self.store = store
         self.benchmark = get_benchmark(config.benchmark or registry.DEFAULT)
         self.model = config.model or ""
-        self.timeout_s = float(manifest.options.get("timeout_s") or 0)
+        self.timeout_s = manifest.run_options.timeout_s or 0.0
         if reparse and not config.agent:
             raise ResultsError(f"{store.manifest_path}: names no agent, so its event streams cannot be re-parsed")
         self.agent = get_agent(config.agent) if reparse else None
@@ -86,7 +86,8 @@ class Regrader:
     def regrade(self, record: ItemRecord) -> ItemRecord:
         if record.status not in GRADED_STATUSES:
             return record  # a harness failure holds no answer to grade
-        graded = self.benchmark.regrade(record.answer_text, record, self.item(record))
+        item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
+        graded = self.benchmark.regrade(record.answer_text, record, self.item(record), item_dir)
         status = "no_answer" if record.status == "ok" and graded.malformed else record.status
         return replace(
             record, status=status, prediction=graded.prediction, correct=graded.correct, metrics=graded.metrics_json()
@@ -121,6 +122,7 @@ class Regrader:
         new = grade_item(
             self.item(record),
             record.repeat,
+            item_dir,
             transcript,
             saved_exit(meta, record),
             self.benchmark,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.records import ItemRecord, Usage
 from agent_eval.datamodel.results import RunStore
@@ -469,7 +470,7 @@ def make_active_run(
         transcript.num_turns, transcript.cost_usd = len(transcript.steps) // 2 + 1, cost_per_item
         transcript.save(item_dir / "steps.json")
         (item_dir / "transcript.jsonl").write_text('{"type":"system","subtype":"init"}\n')
-        grade = None if failed else benchmark.grade(transcript.final_text, item)
+        grade = None if failed else benchmark.grade(transcript.final_text, item, ItemDir(item_dir))
         store.append(
             ItemRecord(
                 id=item.id,

@@ -11,6 +11,8 @@ from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, render
 from agent_eval.datamodel.imageformats import API_FORMATS, convert_to_png, image_format
+from agent_eval.datamodel.itemdir import ItemDir
+from agent_eval.datamodel.records import ItemRecord
 from agent_eval.tools.mcp_http import load_in_background
 from agent_eval.tools.toolset import ToolSet
 
@@ -80,7 +82,7 @@ class ActiveVision(Benchmark):
                 conversions=conversions,
             )
 
-    def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
         graded = grade(final_text or "", item.answer)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
 
@@ -89,6 +91,8 @@ class ActiveVision(Benchmark):
 
     needs_dataset_to_regrade = False  # the record holds the truth, which is all the scorer reads
 
-    def regrade(self, answer_text: str | None, record, item) -> BenchmarkGrade:
+    def regrade(
+        self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir
+    ) -> BenchmarkGrade:
         graded = grade(answer_text or "", record.ground_truth)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
