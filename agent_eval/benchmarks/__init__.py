@@ -3,6 +3,7 @@ reading's LoadedRun only in annotations.
 
 activeobs/        active observation: questions about a panoramic video, views through the `observe` tool
 activevision/     ActiveVision-style static images: loader, the reference scorer, the sample generators
+arcgames/         ARC-AGI-3 games played under the official toolkit in a jail of their own
 answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
 base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, BenchmarkGrade, KindMetrics
 presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots

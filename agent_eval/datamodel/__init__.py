@@ -11,6 +11,6 @@ process_result.py  ProcessResult: what one agent CLI process left (events, exit,
 prompts.py         prompt templates (prompts/<kind>/<mode>.yaml)
 records.py         ItemRecord: one line of `<task>/items.jsonl`; Status, Usage
 results.py         RunStore: a run's results tree (append-only records, summaries, rollup, run.json)
-sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind
+sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind; the system's bwrap binds
 transcript.py      Transcript: the normalised steps of any agent (steps.json)
 """
