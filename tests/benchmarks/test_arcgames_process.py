@@ -333,6 +333,21 @@ def test_a_killed_harness_leaves_no_game_process(tmp_path):
             os.kill(pid, 9)
 
 
+@pytest.mark.parametrize(
+    "render, error",
+    [
+        ("np.zeros((8, 8), dtype=np.int8)", r"returned frames of shape \[\[8, 8\]\], not 64x64"),
+        ("np.full((64, 64), 20, dtype=np.int8)", r"returned a colour index outside 0-15 \(20\)"),
+    ],
+)
+def test_frames_that_are_not_arc_frames(render, error, tmp_path):
+    envs = tmp_path / "envs"
+    write_game(envs, "bx14", game_class("bx14", f"import numpy as np\nself.camera.render = lambda sprites: {render}"))
+    with GameProcess(envs, "bx14", "v1", scratch=tmp_path / "s") as g:
+        with pytest.raises(GameError, match=rf"^bx14-v1: step ACTION1 {error}$"):
+            g.step("ACTION1")
+
+
 def test_unknown_game_and_version(tmp_path):
     with pytest.raises(GameError, match=r"^zz99-v1: no such game or version .*ae01-v1"):
         GameProcess(GAMES_DIR, "zz99", "v1", scratch=tmp_path)

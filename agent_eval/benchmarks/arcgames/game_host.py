@@ -198,6 +198,10 @@ def main() -> int:
                 # An action after WIN or GAME_OVER: the engine ignores it, returns no frame and a bare state
                 # (levels 0 of 0); the toolkit does not count it. The state stands as it was.
                 frame = last
+            shapes = [list(np.shape(f)) for f in frames]
+            if any(shape != [64, 64] for shape in shapes):
+                send({"ok": False, "error": f"step {action.name} returned frames of shape {shapes}, not 64x64"})
+                return 1
             blob = np.stack([np.asarray(f) for f in frames]).astype(np.uint8).tobytes() if frames else b""
             win_levels = frame.win_levels or win_levels
             send(
@@ -208,7 +212,7 @@ def main() -> int:
                     "win_levels": win_levels,
                     "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
                     "n_frames": len(frames),
-                    "shapes": [list(np.shape(f)) for f in frames],
+                    "shapes": shapes,
                     "frames": base64.b64encode(blob).decode("ascii"),
                     "step_s": step_s,
                     "cpu_s": time.process_time(),
