@@ -348,6 +348,14 @@ def test_frames_that_are_not_arc_frames(render, error, tmp_path):
             g.step("ACTION1")
 
 
+def test_a_game_that_eats_memory_meets_the_limit(tmp_path):
+    envs = tmp_path / "envs"
+    write_game(envs, "bx15", game_class("bx15", "self.hoard = bytearray(8 << 30)"))
+    with GameProcess(envs, "bx15", "v1", scratch=tmp_path / "s") as g:
+        with pytest.raises(GameError, match=r"^bx15-v1: exception in step ACTION1: MemoryError"):
+            g.step("ACTION1")
+
+
 def test_unknown_game_and_version(tmp_path):
     with pytest.raises(GameError, match=r"^zz99-v1: no such game or version .*ae01-v1"):
         GameProcess(GAMES_DIR, "zz99", "v1", scratch=tmp_path)

@@ -39,6 +39,7 @@ TOOLKIT_MISSING = (
 )
 ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
 FRAME_SHAPE = (64, 64)
+MEMORY_LIMIT_BYTES = 4 << 30  # address space of the jail's processes; the host peaks near 0.3 GiB
 # The system the interpreter needs, read-only (fonts: matplotlib, which the toolkit imports, looks for them).
 _SYSTEM_RO = ["/usr", "/etc/alternatives", "/etc/fonts", "/etc/localtime"]
 _SYSTEM_RO += ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"]  # the dynamic loader's
@@ -116,9 +117,11 @@ class GameProcess:
         python = toolkit_python()
         if python is None:
             raise GameError(f"{self.name}: {TOOLKIT_MISSING}")
-        bwrap = shutil.which("bwrap")
-        if bwrap is None:
-            raise GameError(f"{self.name}: bubblewrap (bwrap) is not installed: run `make setup`")
+        bwrap, prlimit = shutil.which("bwrap"), shutil.which("prlimit")
+        if bwrap is None or prlimit is None:
+            raise GameError(
+                f"{self.name}: bubblewrap (bwrap) or prlimit (util-linux) is not installed: run `make setup`"
+            )
         if not (_NAME.fullmatch(game_id) and _NAME.fullmatch(version)):
             raise GameError(f"{self.name}: a game id and a version are plain names (letters, digits, . _ -)")
         environments_dir = Path(environments_dir).resolve()
@@ -133,6 +136,9 @@ class GameProcess:
         scratch.mkdir(parents=True, exist_ok=True)
         self.stderr_path = scratch / f"game-host-{self.name}.stderr"
         argv = [
+            prlimit,  # a game that allocates without end meets MemoryError, not the machine's OOM killer
+            f"--as={MEMORY_LIMIT_BYTES}",
+            "--",
             bwrap,
             *self._jail(python, game_dir),
             "--",
