@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from agent_eval.datamodel.sandbox_policy import POLICY_PATH, PROJECT_ROOT, SandboxError, load_policy
+from agent_eval.datamodel.sandbox_policy import POLICY_PATH, PROJECT_ROOT, SandboxError, load_policy, system_binds
 from agent_eval.engine.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
 
 NET_DIR_INSIDE = "/run/agent-eval-net"  # the proxy's unix socket appears here inside
@@ -235,7 +235,7 @@ class Sandbox:
         ]
         if not pol.get("nested_user_namespaces", False):
             o += ["--disable-userns"]
-        o += _system_binds(pol["system_readonly"], pol["usr_links"])
+        o += system_binds(pol["system_readonly"], pol["usr_links"])
         for p in pol["generated"]:
             o += ["--ro-bind", str(self._tmp / "etc" / Path(p).name), p]
         o += ["--proc", "/proc", "--dev", "/dev"]
@@ -391,20 +391,8 @@ exec "$@"
             "--gid",
             "65534",
         ]
-        o += _system_binds(["/usr", *self.net["proxy_jail_etc"]], self.policy["usr_links"])
+        o += system_binds(["/usr", *self.net["proxy_jail_etc"]], self.policy["usr_links"])
         return o + ["--dev", "/dev", "--tmpfs", "/tmp"]
-
-
-def _system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
-    o: list[str] = []
-    for p in readonly:
-        o += ["--ro-bind-try", p, p]
-    for p in usr_links:
-        if os.path.islink(p):
-            o += ["--symlink", os.readlink(p), p]
-        elif os.path.isdir(p):
-            o += ["--ro-bind", p, p]
-    return o
 
 
 def _tool(name: str) -> str:

@@ -110,10 +110,10 @@ def game_verdicts(letters: list[str], games: dict) -> list[str]:
 
 
 def overall_cells(data: dict) -> tuple[list[str], list[list[str]]]:
-    row = data["games"]["overall"]
+    row = data.kind.games["overall"]
     header = ["run", "games", "wins", "mean score", "levels", "actions/level", "p wins", "p score", "p levels"]
     body = []
-    for k, run in enumerate(data["runs"]):
+    for k, run in enumerate(data.runs):
         tests = (
             ["—", "—", "—"]
             if k == 0
@@ -148,8 +148,8 @@ def game_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             _num(g["levels"][k], 1),
             _num(g["actions_per_level"][k]),
         ]
-        for g in data["games"]["games"]
-        for k, run in enumerate(data["runs"])
+        for g in data.kind.games["games"]
+        for k, run in enumerate(data.runs)
     ]
     return header, body
 
