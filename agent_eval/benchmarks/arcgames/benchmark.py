@@ -36,8 +36,9 @@ class ArcGames(Benchmark):
     # -- the run's options and data
 
     def configure(self, options: dict) -> None:
-        self.max_actions = int(options.get("max_actions") or DEFAULT_MAX_ACTIONS)
-        self.frame_scale = int(options.get("frame_scale") or DEFAULT_FRAME_SCALE)
+        given = {k: v for k, v in options.items() if v is not None}
+        self.max_actions = int(given.get("max_actions", DEFAULT_MAX_ACTIONS))
+        self.frame_scale = int(given.get("frame_scale", DEFAULT_FRAME_SCALE))
         if self.max_actions < 1:
             raise ValueError(f"--max-actions must be at least 1, got {self.max_actions}")
         if not MIN_SCALE <= self.frame_scale <= MAX_SCALE:
