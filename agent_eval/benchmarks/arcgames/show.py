@@ -46,7 +46,7 @@ def print_timeline(console: Console, record, base) -> GameMetrics | None:
         return None
     console.print(Rule(f"game timeline ({len(timeline)} play call(s))"))
     table = Table(header_style="bold")
-    for name in ("step", "action", "state", "level", "frames", "game ms"):
+    for name in ("step", "action", "state", "levels", "frames", "game ms"):
         table.add_column(name, justify="right" if name in ("step", "frames", "game ms") else "left", no_wrap=True)
     for entry in timeline:
         table.add_row(

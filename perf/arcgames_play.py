@@ -1,6 +1,6 @@
 """What the harness adds to one `play` call of an ARC-AGI-3 game, over the game's own step.
 
-    .venv/bin/python perf/arc_play.py [--actions 300] [--mode image] [--game ae01]
+    .venv/bin/python perf/arcgames_play.py [--actions 300] [--mode image] [--game ae01]
 
 One of the project's games (agent_eval/benchmarks/arcgames/games) runs in its game process under the
 toolkit, as in a run, and `play` is called over loopback HTTP by an MCP client (the SDK's), as an agent
