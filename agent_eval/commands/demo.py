@@ -79,8 +79,6 @@ def demo_scenario(tools: str) -> dict:
 @user_errors
 def command(agents, tools, limit, jobs, out_dir, kind, item_id):
     """Run the real CLIs on the bundled sample tasks against the scripted model (offline, no key)."""
-    from agent_eval.engine.runner import Runner
-
     console = Console()
     if kind != registry.DEFAULT:
         return kind_demo(console, kind, item_id, agents, tools, out_dir)
@@ -97,28 +95,19 @@ def command(agents, tools, limit, jobs, out_dir, kind, item_id):
     stopped = False
     with ScriptedServer(demo_scenario(tools)) as server:
         for agent in agents or agent_registry.names():
-            config = RunConfig(
-                agent=agent,
-                model=agent_registry.agent_class(agent).demo_model,
-                tools=tools,
-                jobs=jobs,
-                timeout_s=120,
-                unpriced=True,
-            )  # a scripted model has no price
-            runner = Runner(
-                config,
+            outcome = scripted_run(
+                console,
+                server,
+                agent,
+                tools,
                 benchmark,
                 dataset,
                 items,
                 out_dir,
-                run_name=f"scripted-{agent}-{tools}",
-                redo=True,
-                console=console,
-                environ=scripted_environ(agent, server.url),
-                scripted_model=True,
+                f"scripted-{agent}-{tools}",
+                jobs=jobs,
+                timeout_s=120,
             )
-            outcome = runner.run()
-            console.print(accuracy_table(outcome.rollup, f"{runner.run_name} (scripted model, not an evaluation)"))
             stopped = stopped or outcome.interrupted
             console.print(
                 f"Read it: agent-eval show {outcome.store.root}   |   "
@@ -129,8 +118,6 @@ def command(agents, tools, limit, jobs, out_dir, kind, item_id):
 
 def kind_demo(console: Console, kind: str, item_id: str | None, agents, tools: str, out_dir: Path) -> None:
     """One sample item of another kind, played by the turns the kind gives for it (Benchmark.demo_turns)."""
-    from agent_eval.engine.runner import Runner
-
     benchmark = registry.get_benchmark(kind)
     if tools not in benchmark.tool_modes:
         choices = ", ".join(benchmark.tool_modes)
@@ -153,20 +140,40 @@ def kind_demo(console: Console, kind: str, item_id: str | None, agents, tools: s
     )
     with ScriptedServer({"turns": turns}) as server:
         for agent in agents or agent_registry.names():
-            model = agent_registry.agent_class(agent).demo_model
-            config = RunConfig(agent=agent, model=model, tools=tools, timeout_s=300, unpriced=True)
-            runner = Runner(
-                config,
+            outcome = scripted_run(
+                console,
+                server,
+                agent,
+                tools,
                 benchmark,
                 dataset,
                 items[:1],
                 out_dir,
-                run_name=f"scripted-{agent}-{kind}-{tools}",
-                redo=True,
-                console=console,
-                environ=scripted_environ(agent, server.url),
-                scripted_model=True,
+                f"scripted-{agent}-{kind}-{tools}",
+                jobs=1,
+                timeout_s=300,
             )
-            outcome = runner.run()
-            console.print(accuracy_table(outcome.rollup, f"{runner.run_name} (scripted model, not an evaluation)"))
             console.print(f"Read it: agent-eval show {outcome.store.root} {items[0].id}\n")
+
+
+def scripted_run(console, server, agent, tools, benchmark, dataset, items, out_dir, run_name, jobs, timeout_s):
+    """One agent's run of the items against the scripted server (redone each time), its table printed."""
+    from agent_eval.engine.runner import Runner
+
+    model = agent_registry.agent_class(agent).demo_model
+    config = RunConfig(agent=agent, model=model, tools=tools, jobs=jobs, timeout_s=timeout_s, unpriced=True)
+    runner = Runner(  # unpriced: a scripted model has no price
+        config,
+        benchmark,
+        dataset,
+        items,
+        out_dir,
+        run_name=run_name,
+        redo=True,
+        console=console,
+        environ=scripted_environ(agent, server.url),
+        scripted_model=True,
+    )
+    outcome = runner.run()
+    console.print(accuracy_table(outcome.rollup, f"{runner.run_name} (scripted model, not an evaluation)"))
+    return outcome

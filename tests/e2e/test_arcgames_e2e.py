@@ -177,3 +177,20 @@ def test_the_budget_stops_play(agent, games, tmp_path):
     assert "budget (3) is spent" in results[2].text
     assert shown(results[3])["stop"].startswith("No action taken") and not results[3].images
     assert outcome.store.read_manifest().config.kind_options == {"max_actions": 3, "frame_scale": 4}
+
+
+def test_demo_wins_one_of_the_projects_games(tmp_path):
+    from click.testing import CliRunner
+
+    from agent_eval.commands.demo import command as demo_command
+
+    result = CliRunner().invoke(
+        demo_command,
+        ["--kind", "arcgames", "--item", "ae02", "--agent", "codex", "--tools", "none", "--out-dir", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    (record,) = [
+        json.loads(line)
+        for line in (tmp_path / "scripted-codex-arcgames-none" / "ae02" / "items.jsonl").read_text().splitlines()
+    ]
+    assert record["correct"] and record["metrics"]["score"] == 100.0 and record["metrics"]["actions"] > 0
