@@ -284,22 +284,29 @@ def test_endless_step_is_ended_by_the_timeout(tmp_path):
     assert host_processes(str(envs)) == []
 
 
-def test_crashed_host_names_the_exit(tmp_path):
-    envs = tmp_path / "envs"
-    write_game(envs, "bx06", game_class("bx06", "import os; os._exit(7)"))
-    with GameProcess(envs, "bx06", "v1", scratch=tmp_path / "s") as g:
-        with pytest.raises(GameError, match=r"^bx06-v1: the game process ended during step ACTION1 \(exit status 7\)"):
-            g.step("ACTION1")
-    assert host_processes(str(envs)) == []
+# A game's ACTION1 body, and the one line its GameError must be after "GAME-v1: ".
+BROKEN_STEPS = {
+    "exits the process": ("import os; os._exit(7)", r"the game process ended during step ACTION1 \(exit status 7\)"),
+    "raises SystemExit": ("raise SystemExit(3)", r"exception in step ACTION1: SystemExit: 3 \(bx\d+.py line \d+\)"),
+    "eats memory": ("self.hoard = bytearray(8 << 30)", r"exception in step ACTION1: MemoryError"),
+    "renders 8x8": (
+        "import numpy as np\nself.camera.render = lambda sprites: np.zeros((8, 8), dtype=np.int8)",
+        r"step ACTION1 returned frames of shape \[\[8, 8\]\], not 64x64",
+    ),
+    "paints colour 20": (
+        "import numpy as np\nself.camera.render = lambda sprites: np.full((64, 64), 20, dtype=np.int8)",
+        r"step ACTION1 returned a colour index outside 0-15 \(20\)",
+    ),
+}
 
 
-def test_game_that_exits_is_named(tmp_path):
-    envs = tmp_path / "envs"
-    write_game(envs, "bx08", game_class("bx08", "raise SystemExit(3)"))
-    with GameProcess(envs, "bx08", "v1", scratch=tmp_path / "s") as g:
-        with pytest.raises(
-            GameError, match=r"^bx08-v1: exception in step ACTION1: SystemExit: 3 \(bx08.py line \d+\)$"
-        ):
+@pytest.mark.parametrize("case", sorted(BROKEN_STEPS))
+def test_a_broken_step_is_one_named_line_and_leaves_nothing(case, tmp_path):
+    body, error = BROKEN_STEPS[case]
+    envs, gid = tmp_path / "envs", f"bx2{sorted(BROKEN_STEPS).index(case)}"
+    write_game(envs, gid, game_class(gid, body))
+    with GameProcess(envs, gid, "v1", scratch=tmp_path / "s") as g:
+        with pytest.raises(GameError, match=rf"^{gid}-v1: {error}"):
             g.step("ACTION1")
     assert host_processes(str(envs)) == []
 
@@ -331,29 +338,6 @@ def test_a_killed_harness_leaves_no_game_process(tmp_path):
         proc.kill()
         for pid in host_processes(str(envs)):
             os.kill(pid, 9)
-
-
-@pytest.mark.parametrize(
-    "render, error",
-    [
-        ("np.zeros((8, 8), dtype=np.int8)", r"returned frames of shape \[\[8, 8\]\], not 64x64"),
-        ("np.full((64, 64), 20, dtype=np.int8)", r"returned a colour index outside 0-15 \(20\)"),
-    ],
-)
-def test_frames_that_are_not_arc_frames(render, error, tmp_path):
-    envs = tmp_path / "envs"
-    write_game(envs, "bx14", game_class("bx14", f"import numpy as np\nself.camera.render = lambda sprites: {render}"))
-    with GameProcess(envs, "bx14", "v1", scratch=tmp_path / "s") as g:
-        with pytest.raises(GameError, match=rf"^bx14-v1: step ACTION1 {error}$"):
-            g.step("ACTION1")
-
-
-def test_a_game_that_eats_memory_meets_the_limit(tmp_path):
-    envs = tmp_path / "envs"
-    write_game(envs, "bx15", game_class("bx15", "self.hoard = bytearray(8 << 30)"))
-    with GameProcess(envs, "bx15", "v1", scratch=tmp_path / "s") as g:
-        with pytest.raises(GameError, match=r"^bx15-v1: exception in step ACTION1: MemoryError"):
-            g.step("ACTION1")
 
 
 def test_unknown_game_and_version(tmp_path):

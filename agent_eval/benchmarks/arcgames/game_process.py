@@ -119,9 +119,7 @@ class GameProcess:
             raise GameError(f"{self.name}: {TOOLKIT_MISSING}")
         bwrap, prlimit = shutil.which("bwrap"), shutil.which("prlimit")
         if bwrap is None or prlimit is None:
-            raise GameError(
-                f"{self.name}: bubblewrap (bwrap) or prlimit (util-linux) is not installed: run `make setup`"
-            )
+            raise GameError(f"{self.name}: bwrap or prlimit is missing (apt-get install bubblewrap util-linux)")
         if not (_NAME.fullmatch(game_id) and _NAME.fullmatch(version)):
             raise GameError(f"{self.name}: a game id and a version are plain names (letters, digits, . _ -)")
         environments_dir = Path(environments_dir).resolve()
