@@ -75,3 +75,15 @@ def test_bad_metadata_names_the_file(tmp_path, text, message):
 def test_no_games_says_how_to_get_some(tmp_path):
     with pytest.raises(DataError, match="sample-data DIR --kind arcgames"):
         load_games(tmp_path)
+
+
+def test_tasks_pick_games_and_pin_versions_through_select(tmp_path):
+    from agent_eval.engine.selection import select
+
+    write_game(tmp_path, "fk01", "old", when="2026-01-01T00:00:00Z")
+    write_game(tmp_path, "fk01", "new", when="2026-03-01T00:00:00Z")
+    write_game(tmp_path, "fk02", "v1")
+    assert [(i.id, i.version) for i in select(load_games(tmp_path), tasks="fk01@old")] == [("fk01", "old")]
+    assert [i.id for i in select(load_games(tmp_path), tasks="fk02")] == ["fk02"]
+    with pytest.raises(DataError, match="unknown task.*nope"):
+        select(load_games(tmp_path), tasks="nope")
