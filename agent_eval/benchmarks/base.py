@@ -113,9 +113,10 @@ class Benchmark(ABC):
     @abstractmethod
     def scorer_hash(self) -> str: ...
 
-    def configure(self, options: dict) -> None:
-        """The run's options of this kind (its registry line's `options`, e.g. --max-actions), before load();
-        ValueError for a bad value (said to the user as one line)."""
+    def configure(self, options: dict, timeout_s: float | None = None) -> None:
+        """The run's options of this kind (its registry line's `options`, e.g. --max-actions) and the run's time
+        limit per item attempt (a kind whose tools can tell the agent to stop in time); ValueError for a bad
+        value (said to the user as one line)."""
 
     def warm_up(self, tools: str) -> None:
         """Called once when a run starts: begin, in the background, whatever the items' setup will

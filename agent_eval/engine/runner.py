@@ -124,7 +124,7 @@ class Runner:
             )
         config.kind_options = registry.options_of(benchmark.name, config.kind_options or {})  # defaults filled in
         try:
-            benchmark.configure(config.kind_options or {})
+            benchmark.configure(config.kind_options or {}, timeout_s=config.timeout_s)
         except ValueError as error:
             raise ConfigError(str(error)) from None
         benchmark.warm_up(config.tools)  # slow imports (the MCP SDK) start now, beside the run's own start-up

@@ -56,3 +56,21 @@ def test_no_baselines_is_no_score_not_zero():
     assert m.score is None and "baseline_actions" in m.score_note
     rollup = rollup_games([m, game_metrics(GameEnd(game="b", version="1", scorecard=ENTRY), (5, 6))])
     assert rollup["mean_score"] == 62.5 and rollup["scored_games"] == 1 and rollup["games"] == 2
+
+
+def test_resets_per_level_from_the_timeline():
+    from agent_eval.benchmarks.arcgames.grading import resets_per_level
+
+    timeline = [
+        {"action": a, "levels_completed": n, "state": "NOT_FINISHED"}
+        for a, n in [
+            ("RESET", 0),
+            ("RESET", 0),
+            ("ACTION1", 0),
+            ("RESET", 0),
+            ("ACTION1", 1),
+            ("RESET", 1),
+            ("ACTION2", 2),
+        ]
+    ]
+    assert resets_per_level(timeline, 3) == [1, 1, 0]  # the first RESETs start the game

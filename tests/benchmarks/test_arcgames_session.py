@@ -84,3 +84,18 @@ def test_a_failing_game_is_the_items_error(tmp_path):
     assert end.error == "fk01-v1: fake: step ACTION1 failed" and end.scorecard is None
     assert read_end(tmp_path).error == end.error
     assert json.loads((tmp_path / "game" / "timeline.jsonl").read_text().splitlines()[-1])["state"] == "ERROR"
+
+
+def test_the_time_budget_stops_play_before_the_runs_time_limit(tmp_path):
+    import time
+
+    from agent_eval.benchmarks.arcgames.benchmark import time_budget
+
+    assert time_budget(1800) == 1680 and time_budget(60) == 54 and time_budget(6) == 3 and time_budget(None) is None
+    item = GameItem(id="fk01", version="v1", game_dir=tmp_path, title=None, baseline_actions=(3, 3), files_sha256="x")
+    s = GameSession(item, FakeGame(), tmp_path / "game", max_actions=10, frame_scale=4, time_budget_s=0.3)
+    shown, _ = s.play("RESET", None, None)
+    assert "stop" not in shown and 0 <= shown["seconds_left"] <= 1
+    time.sleep(0.35)
+    shown, png = s.play("ACTION1", None, None)
+    assert png is None and "time budget is spent" in shown["stop"] and len(s.game.steps) == 1

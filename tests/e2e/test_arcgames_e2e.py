@@ -147,7 +147,8 @@ def test_wasted_actions_score_lower_by_the_formula(agent, mode, games, tmp_path)
     direct_win = toolkit_scorecard(games, "tg01", WIN, tmp_path)
     assert metrics["won"] and metrics["score"] < direct_win["score"]
     assert metrics["score"] == pytest.approx(level_formula(metrics["level_actions"], BASELINES))
-    assert metrics["resets"] >= 1
+    assert metrics["resets"] >= 1 and sum(metrics["level_resets"]) == metrics["resets"]  # ours agree with the toolkit
+    assert metrics["level_resets"][0] == metrics["resets"]  # all on level 1
     item_dir = outcome.store.root / "sandboxes" / "tg01"
     timeline = [json.loads(line) for line in (item_dir / "game" / "timeline.jsonl").read_text().splitlines()]
     assert [e["state"] for e in timeline[:4]] == ["NOT_FINISHED", "NOT_FINISHED", "GAME_OVER", "NOT_FINISHED"]

@@ -24,6 +24,14 @@ DEFAULT_FRAME_SCALE = 4
 PROCESS_DIR = "game-process"  # the game process's own scratch directory (outside the workdir)
 
 
+def time_budget(timeout_s: float | None) -> float | None:
+    """How long play takes actions: the run's --timeout less a tenth of it (5 s to 2 min), the time the agent
+    needs to reply DONE once told to stop."""
+    if not timeout_s:
+        return None
+    return max(timeout_s - min(120.0, max(5.0, timeout_s / 10)), timeout_s / 2)
+
+
 class ArcGames(Benchmark):
     name = "arcgames"
     tool_modes = ("none", "image", "python")
@@ -32,10 +40,13 @@ class ArcGames(Benchmark):
         self.dataset: GamesDataset | None = None
         self.max_actions = DEFAULT_MAX_ACTIONS
         self.frame_scale = DEFAULT_FRAME_SCALE
+        self.time_budget_s: float | None = None
 
     # -- the run's options and data
 
-    def configure(self, options: dict) -> None:
+    def configure(self, options: dict, timeout_s: float | None = None) -> None:
+        # play stops taking actions a margin before the run's time limit, so the agent can still say DONE
+        self.time_budget_s = time_budget(timeout_s)
         given = {k: v for k, v in options.items() if v is not None}
         self.max_actions = int(given.get("max_actions", DEFAULT_MAX_ACTIONS))
         self.frame_scale = int(given.get("frame_scale", DEFAULT_FRAME_SCALE))
@@ -113,7 +124,9 @@ class ArcGames(Benchmark):
             if tools == "python":  # the archive, read-only in the workdir as it grows
                 mirror = work / FRAMES_DIR
                 mirror.mkdir()
-            session = GameSession(item, game, item_root / GAME_DIR, self.max_actions, self.frame_scale)
+            session = GameSession(
+                item, game, item_root / GAME_DIR, self.max_actions, self.frame_scale, self.time_budget_s
+            )
             stack.callback(session.finish)  # before the game process closes: its scorecard
             mount = stack.enter_context(
                 McpHost.shared().mount(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-from agent_eval.benchmarks.arcgames.session import GameEnd, read_end
+from agent_eval.benchmarks.arcgames.session import GameEnd, read_end, read_timeline
 
 NO_BASELINES = "no game score: the game's metadata.json has no baseline_actions"
 
@@ -72,13 +72,28 @@ def game_metrics(end: GameEnd, baselines: tuple[int, ...] | None) -> GameMetrics
     return metrics
 
 
+def resets_per_level(timeline: list[dict], win_levels: int | None) -> list[int]:
+    """RESETs played on each level, from the play timeline: a RESET before any other action starts the game
+    and is not one (as the toolkit counts them)."""
+    counts = [0] * max(win_levels or 0, 0)
+    level, started = 0, False
+    for entry in timeline:
+        if entry["action"] == "RESET" and started and entry.get("state") != "ERROR" and level < len(counts):
+            counts[level] += 1
+        started = started or entry["action"] != "RESET"
+        level = entry.get("levels_completed", level)
+    return counts
+
+
 def grade_game(final_text: str | None, item, item_root: Path) -> tuple[GameMetrics | None, str | None, bool]:
     """(metrics, the game's error or None, whether the final text had an answer tag)."""
     _, has_tag = extract_answer(final_text)
     end = read_end(item_root)
     if end is None:
         return None, f"{item.id}@{item.version}: the game left no result (game/result.json is missing)", has_tag
-    return game_metrics(end, item.baseline_actions), end.error, has_tag
+    metrics = game_metrics(end, item.baseline_actions)
+    metrics.level_resets = resets_per_level(read_timeline(item_root) or [], metrics.win_levels)
+    return metrics, end.error, has_tag
 
 
 def prediction_text(metrics: GameMetrics) -> str:

@@ -19,6 +19,7 @@ class GameMetrics(KindMetrics):
     win_levels: int | None = None  # the game's number of levels
     actions: int = 0  # actions the toolkit counted, RESETs included
     resets: int = 0
+    level_resets: list[int] = field(default_factory=list)  # RESETs played on each level (from the timeline)
     level_actions: list[int] = field(default_factory=list)
     level_scores: list[float] = field(default_factory=list)  # 0-115 each, the toolkit's
     level_baseline_actions: list[int] = field(default_factory=list)

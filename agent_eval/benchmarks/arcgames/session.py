@@ -74,9 +74,18 @@ class GameSession:
     """game: a started GameProcess (context-managed by the caller) or a factory's product."""
 
     def __init__(
-        self, item: GameItem, game, directory: Path, max_actions: int, frame_scale: int, mirror: Path | None = None
+        self,
+        item: GameItem,
+        game,
+        directory: Path,
+        max_actions: int,
+        frame_scale: int,
+        time_budget_s: float | None = None,
     ):
         self.item = item
+        # Play stops taking actions this long after the session starts (the run's --timeout less a margin for
+        # the agent's last reply), so an agent near the time limit ends with its game graded, not killed.
+        self.deadline = time.monotonic() + time_budget_s if time_budget_s else None
         self.game = game
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -100,6 +109,8 @@ class GameSession:
             return "the game is won"
         if self.actions_used >= self.max_actions:
             return f"the action budget ({self.max_actions}) is spent"
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return "the time budget is spent"
         return None
 
     def play(self, action: str, x: int | None, y: int | None) -> tuple[dict, bytes | None]:
@@ -192,6 +203,8 @@ class GameSession:
                 "levels_completed": f"{self.last.levels_completed} of {self.last.win_levels}",
             }
         shown.update({"actions_used": self.actions_used, "actions_left": max(0, self.max_actions - self.actions_used)})
+        if self.deadline is not None:
+            shown["seconds_left"] = max(0, int(self.deadline - time.monotonic()))
         if self.over:
             shown["stop"] = f"{self.over}. {STOP}" if not stopped else f"No action taken: {self.over}. {STOP}"
         elif play is not None and play.state == "GAME_OVER":
