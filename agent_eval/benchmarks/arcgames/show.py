@@ -78,7 +78,13 @@ def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
         console.print(
             "per level: "
             + "; ".join(
-                f"L{i + 1} {a} actions" + (f" (baseline {b}, score {s:.1f})" if b else "")
+                f"L{i + 1} {a} actions"
+                + (f" (baseline {b}, score {s:.1f})" if b else "")
+                + (
+                    f", {metrics.level_resets[i]} reset(s)"
+                    if i < len(metrics.level_resets) and metrics.level_resets[i]
+                    else ""
+                )
                 for i, (a, b, s) in enumerate(
                     zip(
                         metrics.level_actions,
