@@ -23,3 +23,31 @@ def test_play_option_text():
     assert parse_play("RESET, ACTION1")["rules"][0]["turns"][1] == {"call": "play", "input": {"action": "ACTION1"}}
     with pytest.raises(ScenarioError):
         parse_play("ACTION6@3")
+
+
+def test_the_command_line_serves_a_play_scenario():
+    import json
+    import subprocess
+    import sys
+    import urllib.request
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agent_eval.scripted", "--play", "RESET,ACTION6@3:4"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        url = server.stdout.readline().strip()
+        body = {
+            "model": "m",
+            "max_tokens": 10,
+            "stream": False,
+            "messages": [{"role": "user", "content": "play"}],
+            "tools": [{"name": "mcp__game__play", "description": "", "input_schema": {"type": "object"}}],
+        }
+        request = urllib.request.Request(
+            f"{url}/v1/messages", json.dumps(body).encode(), {"content-type": "application/json"}
+        )
+        answer = urllib.request.urlopen(request, timeout=10).read().decode()
+    finally:
+        server.terminate()
+        server.wait()
+    assert "mcp__game__play" in answer and "RESET" in answer
