@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
+from agent_eval.datamodel.pricing import has_price
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.tools.toolset import ToolSet
 
@@ -55,7 +56,6 @@ class ItemContext:
     model: str
     effort: str | None
     max_turns: int | None
-    max_cost_usd: float | None  # per-item budget, where the CLI has one
     prompt: str
     workdir: Path  # the agent's cwd: what the mode allows, nothing else
     home: Path  # private CLI home
@@ -105,6 +105,7 @@ class Agent(ABC):
     efforts: tuple[str, ...]  # what --effort accepts
     provider: str  # the model provider, as Inspect names models (provider/model)
     demo_model: str  # the model name `agent-eval demo` passes against the scripted server
+    wire: str  # the model API it speaks: "anthropic" (Messages) or "responses" (OpenAI Responses)
 
     @staticmethod
     @abstractmethod
@@ -161,8 +162,8 @@ class Agent(ABC):
     def prepare(self, ctx: ItemContext) -> Invocation: ...
 
     def priced(self, model: str) -> bool:
-        """Whether a cost can be given for this model (Claude Code reports its own)."""
-        return True
+        """Whether the run's gateway can price this model's answers (datamodel/pricing.py)."""
+        return has_price(model, self.wire)
 
     @abstractmethod
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript: ...
@@ -170,6 +171,11 @@ class Agent(ABC):
     def inline_images(self, item_dir: Path) -> list[str]:
         """The first message's attachments as the CLI logged them sent (saved under seen/), in order."""
         return []
+
+    def prune(self, item_dir: Path) -> None:
+        """After the item: remove the CLI's own scaffolding from its folder (caches, state databases,
+        bundled files), keeping what `parse` and `inline_images` read, so `regrade --reparse` and the
+        readers still work. By default nothing is removed."""
 
     def watcher(self) -> Callable[[dict], str | None]:
         """A fresh per-attempt callback, called on every event as it arrives; a status it

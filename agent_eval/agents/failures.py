@@ -1,9 +1,10 @@
 """Failure classification from one table, not from if-chains in the runner.
 
-An attempt's outcome is decided in this order: the harness's own verdicts (timeout, a 403 that the
-sandbox's proxy gave, an early stop asked for by the adapter's watcher), then the HTTP status the CLI reported, then the
-first pattern in FAILURE_PATTERNS that matches the CLI's error text or stderr tail, then a
-non-zero exit or a missing final message (agent_error), then a missing answer tag (no_answer).
+An attempt's outcome is decided in this order: the provider's failure as the gateway saw it (it
+overrides any failure), the harness's own verdicts (timeout, a 403 that the sandbox's proxy gave, an
+early stop asked for by the adapter's watcher), then the HTTP status the CLI reported, then the first
+pattern in FAILURE_PATTERNS that matches the CLI's error text or stderr tail, then a non-zero exit or
+a missing final message (agent_error), then a missing answer tag (no_answer).
 """
 
 from __future__ import annotations
@@ -70,6 +71,18 @@ class Outcome:
 
 
 def classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool, timeout_s: float) -> Outcome:
+    """When the provider failed the item (the gateway's verdict: its last answers were 5xx, overloaded or
+    cut), a failure is the provider's, `upstream_error`, whatever the CLI made of it (a timeout, a rate
+    limit, an error of its own)."""
+    outcome = _classify(result, transcript, has_answer_tag, timeout_s)
+    if result.upstream_failure and outcome.status != "ok":
+        return Outcome(
+            "upstream_error", _short(f"{result.upstream_failure}. The CLI: {outcome.error or outcome.status}")
+        )
+    return outcome
+
+
+def _classify(result: ProcessResult, transcript: Transcript, has_answer_tag: bool, timeout_s: float) -> Outcome:
     if result.timed_out:
         return Outcome("timeout", f"no result within --timeout {timeout_s:g}s; process group killed")
     text = "\n".join(filter(None, [transcript.error, result.stderr_tail]))  # what the CLI said went wrong

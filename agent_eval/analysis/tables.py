@@ -47,7 +47,21 @@ def accuracy_table(rollup: dict, title: str) -> Table:
         table.caption = (
             f"{not_run['cost_cap']} item(s) not run: recorded cost reached --max-cost-usd {not_run['max_cost_usd']:g}"
         )
+    notes = [table.caption] if table.caption else []
+    stopped = rollup["overall"].get("budget_exceeded")
+    if stopped:
+        notes.append(
+            f"{stopped} item(s) stopped by a spend cap (budget_exceeded): not graded, left out of accuracy; "
+            "run again with a higher cap to finish them"
+        )
+    failed_upstream = (rollup["overall"].get("statuses") or {}).get("upstream_error")
+    if failed_upstream:
+        notes.append(
+            f"{failed_upstream} item(s) upstream_error: the provider failed them (counted wrong, not graded); "
+            "run the same command again to run them once it recovers"
+        )
     unknown = rollup["overall"]["cost_unknown"]
     if unknown:
-        table.caption = ((table.caption + "; ") if table.caption else "") + f"{unknown} item(s) with unknown cost"
+        notes.append(f"{unknown} item(s) with unknown cost")
+    table.caption = "; ".join(notes) or None
     return table

@@ -11,6 +11,7 @@ from rich.console import Console
 from agent_eval.agents import get_agent
 from agent_eval.agents import registry as agent_registry
 from agent_eval.agents.base import AuthMissing
+from agent_eval.commands.usererrors import user_errors
 from agent_eval.engine.sandbox import DoctorCheck, check_sandbox
 
 
@@ -43,9 +44,9 @@ def agent_checks(name: str, sandbox: bool = True) -> list[DoctorCheck]:
 def print_checks(console: Console, checks: list[DoctorCheck]) -> None:
     for check in checks:
         mark = "[green]ok  [/]" if check.ok else "[red]FAIL[/]"
-        console.print(f"{mark} {check.name}: {check.detail}", highlight=False)
+        console.print(f"{mark} {check.name}: {check.detail}", highlight=False, soft_wrap=True)
         if not check.ok and check.fix:
-            console.print(f"     fix: {check.fix}", highlight=False)
+            console.print(f"     fix: {check.fix}", highlight=False, soft_wrap=True)
 
 
 @click.command("doctor")
@@ -54,17 +55,37 @@ def print_checks(console: Console, checks: list[DoctorCheck]) -> None:
     "agents",
     type=click.Choice(agent_registry.names()),
     multiple=True,
-    help="Only fail for what this agent needs (repeatable). Default: both.",
+    help="Only fail for what this agent needs (repeatable). Default: both. With --live: the one to try.",
 )
 @click.option("--no-sandbox-check", is_flag=True, help="Skip the sandbox checks (for --sandbox none machines).")
-def command(agents, no_sandbox_check):
-    """Check the CLIs, credentials, the OS sandbox and the tools' Python; exit 1 if a needed check fails."""
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Also run one tiny real item end to end (sandbox, gateway, your credential; a few cents at most): "
+    "credential, model, effort, image at the API, usage and cost, latency, CLI version. Run it before a long sweep.",
+)
+@click.option("--model", default=None, help="With --live: the model to try (e.g. claude-opus-4-8, gpt-5.5).")
+@click.option("--effort", default=None, help="With --live: the effort to try (as `run --effort`).")
+@user_errors
+def command(agents, no_sandbox_check, live, model, effort):
+    """Check the CLIs, credentials, the OS sandbox and the tools' Python; exit 1 if a needed check fails.
+    With --live, one real model call through everything a run uses, and the exact fix for what fails."""
     console = Console()
-    wanted = list(agents) or list(agent_registry.names())
-    checks = [check for name in wanted for check in agent_checks(name, sandbox=not no_sandbox_check)]
-    if not no_sandbox_check:
-        checks += check_sandbox()
+    if live:
+        if len(agents) != 1 or not model:
+            raise click.UsageError("--live needs one --agent and a --model (and takes --effort)")
+        from agent_eval.engine.live_check import live_check
+
+        result = live_check(agents[0], model, effort, dict(os.environ), "none" if no_sandbox_check else "bwrap")
+        console.print(result.headline, highlight=False, soft_wrap=True)
+        checks = result.checks
+    else:
+        wanted = list(agents) or list(agent_registry.names())
+        checks = [check for name in wanted for check in agent_checks(name, sandbox=not no_sandbox_check)]
+        if not no_sandbox_check:
+            checks += check_sandbox()
     print_checks(console, checks)
     failed = [c for c in checks if not c.ok]
-    console.print(f"\n{len(checks) - len(failed)} of {len(checks)} checks passed.")
+    ready = " Ready for a long run." if live and not failed else ""
+    console.print(f"\n{len(checks) - len(failed)} of {len(checks)} checks passed.{ready}")
     sys.exit(1 if failed else 0)

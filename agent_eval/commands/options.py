@@ -70,7 +70,15 @@ def run_options(func):
                 "--max-item-cost-usd",
                 type=float,
                 default=None,
-                help="Budget per item (Claude Code --max-budget-usd; Codex has no such flag).",
+                help="Spend cap per item, priced from the usage the API returns: once reached, the run's gateway "
+                "sends none of the item's further requests upstream and it ends budget_exceeded (both CLIs).",
+            ),
+            click.option(
+                "--max-item-tokens",
+                type=int,
+                default=None,
+                help="Token cap per item (input, cached included, + output, as the API counts them), kept like "
+                "--max-item-cost-usd.",
             ),
             click.option(
                 "--sandbox",
@@ -100,10 +108,13 @@ def run_options(func):
                 "--max-cost-usd",
                 type=float,
                 default=None,
-                help="No new item starts once the run's recorded cost reaches this; rerun with a higher cap to go on.",
+                help="The run's spend cap (earlier sessions included): once reached, no request goes upstream, "
+                "running items end budget_exceeded and no new item starts; rerun with a higher cap to go on.",
             ),
             click.option(
-                "--unpriced", is_flag=True, help="Allow a Codex model missing from the pricing table (cost: unknown)."
+                "--unpriced",
+                is_flag=True,
+                help="Allow a model that neither genai-prices nor $AGENT_EVAL_PRICING prices (cost: unknown, never 0).",
             ),
             click.option(
                 "--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items."

@@ -20,7 +20,7 @@ from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore, read_records
 from agent_eval.datamodel.transcript import saved_events
 from agent_eval.engine.attempt import grade_item, parse_item
-from agent_eval.engine.gateway.item import confirm_received
+from agent_eval.engine.gateway.item import apply_spend, confirm_received
 
 
 @dataclass
@@ -53,6 +53,8 @@ def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:
             malformed_lines=exit_info.get("malformed_lines") or 0,
             stderr_tail=exit_info.get("stderr_tail") or "",
             proxy_refused=list(exit_info.get("proxy_refused") or []),
+            upstream_failure=exit_info.get("upstream_failure"),
+            held_s=float(exit_info.get("held_s") or 0.0),
         )
     return ProcessResult(
         exit_code=0,
@@ -131,6 +133,7 @@ class Regrader:
         )
         keep = (
             "elapsed_s",
+            "provider_wait_s",
             "transcript",
             "attempts",
             "retries",
@@ -139,7 +142,10 @@ class Regrader:
             "image_conversions",
             "gateway",
         )
-        return replace(new, **{name: getattr(record, name) for name in keep})
+        new = replace(new, **{name: getattr(record, name) for name in keep})
+        if new.cost_usd is None and not (record.gateway or {}).get("cost"):
+            new = replace(new, cost_usd=record.cost_usd)  # an older run's cost, as it was recorded then
+        return apply_spend(new)  # the gateway's price and a spend cap's stop, as the run recorded them
 
 
 def rewrite(path: Path, records: list[ItemRecord]) -> None:

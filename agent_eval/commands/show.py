@@ -16,9 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.agents.received import describe as describe_received
-from agent_eval.analysis.formatting import fmt_cost, fmt_time, fold, tool_input_text, total_time
+from agent_eval.analysis.formatting import fmt_agent_time, fmt_cost, fmt_time, fold, tool_input_text, total_time
 from agent_eval.analysis.item_images import ItemImages
-from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.datamodel.records import FAILURE_STATUSES, UNGRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import summarise
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.reading.runs import LoadedRun, RunError, config_line, load_run, run_warnings
@@ -83,7 +83,7 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
     if wrong:
         records = [r for r in records if not r.correct]
     if errors:
-        records = [r for r in records if r.status in FAILURE_STATUSES]
+        records = [r for r in records if r.status in FAILURE_STATUSES + UNGRADED_STATUSES]
     _print_header(console, run)
     console.print(_items_table(run, records))
     s = summarise(run.records)
@@ -214,7 +214,8 @@ def _print_outcome(
     console.print(
         Text(
             f"turns {record.num_turns if record.num_turns is not None else '?'}, tool calls {record.tool_calls}, "
-            f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, time {fmt_time(record.elapsed_s)}, "
+            f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, "
+            f"time {fmt_agent_time(record.elapsed_s, record.provider_wait_s)}, "
             f"attempts {record.attempts}"
         )
     )
@@ -256,7 +257,9 @@ def _unknown_item(run: LoadedRun, item_id: str, repeat: int) -> RunError:
 @click.option("--repeat", default=0, show_default=True, help="Which repeat of ITEM to show.")
 @click.option("--wrong", is_flag=True, help="Table: only items graded wrong (harness errors count as wrong).")
 @click.option(
-    "--errors", is_flag=True, help="Table: only harness failures (timeout, agent/auth/sandbox errors, rate limits)."
+    "--errors",
+    is_flag=True,
+    help="Table: only harness failures (timeout, agent/auth/sandbox errors, rate limits) and spend-cap stops.",
 )
 @click.option("--task", default=None, help="Table: only this task.")
 @click.option("--full", is_flag=True, help="Transcript: do not fold long prompts, inputs and outputs.")

@@ -10,9 +10,10 @@ import click
 from agent_eval.agents.base import AuthMissing
 from agent_eval.datamodel.config import ConfigError
 from agent_eval.datamodel.jsonl import DataError
+from agent_eval.datamodel.pricing import PricingError
 from agent_eval.datamodel.results import ResultsError
 
-USER_ERRORS = (DataError, ConfigError, ResultsError, AuthMissing)
+USER_ERRORS = (DataError, ConfigError, ResultsError, AuthMissing, PricingError)
 
 
 def user_errors(func):

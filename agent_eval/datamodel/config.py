@@ -17,6 +17,7 @@ IDENTITY_FIELDS = (
     "sandbox",
     "max_turns",
     "max_item_cost_usd",
+    "max_item_tokens",
     "prompt_hash",
     "scorer_hash",
     "dataset_hash",
@@ -38,12 +39,13 @@ class RunConfig:
     effort: str | None = None
     sandbox: str = "bwrap"
     max_turns: int | None = None
-    max_item_cost_usd: float | None = None  # per-item budget, passed to the CLI where it has one
+    max_item_cost_usd: float | None = None  # per-item spend cap, kept at the run's gateway (both CLIs)
+    max_item_tokens: int | None = None  # per-item token cap (input + output), kept at the gateway
     timeout_s: float = 1800.0
     jobs: int = 4
     # Options that change how much runs, not what is measured: a resume may change them.
     repeats: int = 1
-    max_cost_usd: float | None = None
+    max_cost_usd: float | None = None  # the run's spend cap: past it no request goes upstream
     unpriced: bool = False  # allow a model with no price: its cost is recorded as unknown (null)
     shard: str | None = None  # "K/N": this machine runs the K-th of N deterministic slices
     # Filled in by the runner once the dataset, prompt and CLI are known.
@@ -79,6 +81,8 @@ class RunConfig:
             raise ConfigError(f"--max-turns must be at least 1, got {self.max_turns}")
         if self.max_item_cost_usd is not None and self.max_item_cost_usd <= 0:
             raise ConfigError(f"--max-item-cost-usd must be positive, got {self.max_item_cost_usd}")
+        if self.max_item_tokens is not None and self.max_item_tokens < 1:
+            raise ConfigError(f"--max-item-tokens must be at least 1, got {self.max_item_tokens}")
         if self.repeats < 1:
             raise ConfigError(f"--repeats must be at least 1, got {self.repeats}")
         if self.max_cost_usd is not None and self.max_cost_usd < 0:

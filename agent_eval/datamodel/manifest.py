@@ -30,6 +30,7 @@ class RunIdentity:
     sandbox: str | None = None
     max_turns: int | None = None
     max_item_cost_usd: float | None = None
+    max_item_tokens: int | None = None
     prompt_hash: str | None = None
     scorer_hash: str | None = None
     dataset_hash: str | None = None
@@ -76,6 +77,7 @@ class RunManifest:
     dataset: DatasetInfo = field(default_factory=DatasetInfo)
     auth: dict = field(default_factory=dict)  # how the CLI was authenticated, never the secret
     scripted_model: bool = False  # answers came from the scripted test server
+    pricing: dict = field(default_factory=dict)  # which price data priced it (datamodel/pricing.py provenance())
     project_version: str | None = None
     host: dict = field(default_factory=dict)
     started_at: str | None = None

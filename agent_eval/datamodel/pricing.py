@@ -1,55 +1,144 @@
-"""Token prices for CLIs that report no cost: a YAML table the user can extend."""
+"""What one model request cost, from the usage its answer carried, exactly as the API returned it.
+
+Prices come from `genai-prices` (a maintained price map: cache reads and writes, long-context tiers,
+dated price changes; it also knows how each API words its usage), under the user's own override file
+(`$AGENT_EVAL_PRICING`, for a gateway with prices of its own). Nothing is fetched at run time: the
+package's bundled data is used (it only goes to the network through its `UpdatePrices`, never called
+here). A model found in neither is unpriced: its cost is None, never a made-up 0.
+
+Prices apply per request, not to an item's summed usage: a long-context tier (GPT-5.5 above 272k
+prompt tokens) is decided by each request's own prompt.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import warnings
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
+from importlib.metadata import version
 from pathlib import Path
 
 import yaml
 
-from agent_eval.datamodel.records import Usage
-
-BUILTIN = Path(__file__).with_name("pricing.yaml")
+OVERRIDES_ENV = "AGENT_EVAL_PRICING"
+# The wire API a request spoke -> how genai-prices reads its usage: (provider, API flavour).
+WIRES = {"anthropic": ("anthropic", "default"), "responses": ("openai", "responses")}
+# Keys of the override file (USD per million tokens) -> genai-prices' price keys.
+OVERRIDE_KEYS = {
+    "input": "input_mtok",
+    "cached_input": "cache_read_mtok",
+    "cache_read": "cache_read_mtok",
+    "cache_write": "cache_write_mtok",
+    "output": "output_mtok",
+}
+EXAMPLE = "models: {my-model: {input: 1.25, cached_input: 0.125, cache_write: 1.5, output: 10}}"
 
 
 class PricingError(Exception):
     """A pricing file that cannot be read: one line for the user, exit 2."""
 
 
+@dataclass(frozen=True)
+class RequestPrice:
+    usd: float | None  # None: unpriced (no price for the model, or no usage to price)
+    source: str | None  # "genai-prices 0.2.3", or the override file that priced it
+    note: str | None = None  # why it is unpriced
+
+
+def data_version() -> str:
+    """The price data: the installed genai-prices, whose data is bundled with each release."""
+    return f"genai-prices {version('genai-prices')}"
+
+
+def overrides_path() -> str | None:
+    return os.environ.get(OVERRIDES_ENV) or None
+
+
 @lru_cache(maxsize=None)
-def _table(extra: str | None) -> dict[str, dict[str, float]]:
-    table: dict[str, dict[str, float]] = {}
-    for path in [BUILTIN] + ([Path(extra)] if extra else []):
+def _overrides(path: str | None) -> dict[str, dict[str, Decimal]]:
+    if not path:
+        return {}
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise PricingError(
+            f"{path}: cannot read the pricing overrides ({error}); fix it or unset ${OVERRIDES_ENV}"
+        ) from None
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, dict):
+        raise PricingError(f"{path}: expected a `models:` mapping of prices per million tokens, e.g. {EXAMPLE}")
+    table = {}
+    for model, prices in models.items():
+        if not isinstance(prices, dict) or not {"input", "output"} <= set(prices):
+            raise PricingError(f"{path}: model {model!r} needs at least input and output prices per million tokens")
+        unknown = sorted(set(prices) - set(OVERRIDE_KEYS))
+        if unknown:
+            raise PricingError(
+                f"{path}: model {model!r}: unknown price key(s) {unknown}; use {', '.join(OVERRIDE_KEYS)}"
+            )
         try:
-            data = yaml.safe_load(path.read_text()) or {}
-        except (OSError, yaml.YAMLError) as error:
-            raise PricingError(f"{path}: cannot read the pricing table ({error})") from None
-        for model, prices in (data.get("models") or {}).items():
-            if not isinstance(prices, dict) or not {"input", "output"} <= set(prices):
-                raise PricingError(f"{path}: model {model!r} needs at least input and output prices per million tokens")
-            table[str(model)] = {k: float(v) for k, v in prices.items()}
+            table[str(model)] = {OVERRIDE_KEYS[k]: Decimal(str(v)) for k, v in prices.items()}
+        except InvalidOperation:
+            raise PricingError(f"{path}: model {model!r}: prices must be numbers, e.g. {EXAMPLE}") from None
     return table
 
 
-def prices(model: str) -> dict[str, float] | None:
-    return _table(os.environ.get("AGENT_EVAL_PRICING")).get(model)
+def provenance() -> dict:
+    """Which price data priced a run, for run.json: the map's version and the override file's hash."""
+    path = overrides_path()
+    overrides = None
+    if path:
+        _overrides(path)  # a bad file is one error before anything runs
+        overrides = {"path": str(Path(path).resolve()), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
+    return {"price_data": data_version(), "overrides": overrides}
 
 
-def pricing_files() -> str:
-    extra = os.environ.get("AGENT_EVAL_PRICING")
-    return f"{BUILTIN}" + (f" and {extra}" if extra else " (add models via $AGENT_EVAL_PRICING)")
+def where_prices_come_from() -> str:
+    path = overrides_path()
+    return data_version() + (f" under {path}" if path else f" (add or override a model in ${OVERRIDES_ENV}: {EXAMPLE})")
 
 
-def price_usd(model: str, usage: Usage) -> float | None:
-    """None when the model has no price or the CLI reported no usage: never a made-up 0."""
-    table = prices(model)
-    if table is None or usage.input_tokens is None or usage.output_tokens is None:
+def _in_map(model: str, wire: str):
+    """genai-prices' (provider, model) entry for `model` on this wire, or None."""
+    from genai_prices import data_snapshot  # imported when first used (~0.2 s)
+
+    try:
+        return data_snapshot.get_snapshot().find_provider_model(model, None, WIRES[wire][0], None)
+    except LookupError:
         return None
-    cached = usage.cached_input_tokens or 0
-    cost = (
-        (usage.input_tokens - cached) * table["input"]
-        + cached * table.get("cached_input", table["input"])
-        + usage.output_tokens * table["output"]
-    )
-    return round(cost / 1e6, 6)
+
+
+def has_price(model: str, wire: str) -> bool:
+    return model in _overrides(overrides_path()) or _in_map(model, wire) is not None
+
+
+def price_request(wire: str, model: str | None, api_usage: dict | None) -> RequestPrice:
+    """The cost of one answered request on `wire` ("anthropic" or "responses")."""
+    if not api_usage:
+        return RequestPrice(None, None, "the answer carried no usage")
+    if not model:
+        return RequestPrice(None, None, "no model named in the request or its answer")
+    from genai_prices import extract_usage
+    from genai_prices.types import ModelPrice
+
+    provider, flavour = WIRES[wire]
+    try:
+        with warnings.catch_warnings():  # usage keys the map does not price (service_tier, ...) are no error
+            warnings.simplefilter("ignore")
+            # the usage alone: the model is looked up below, under the overrides
+            usage = extract_usage({"usage": api_usage}, provider_id=provider, api_flavor=flavour).usage
+    except (ValueError, LookupError) as error:
+        return RequestPrice(None, None, f"usage not read: {error}")
+    path = overrides_path()
+    override = _overrides(path).get(model)
+    if override is not None:
+        return RequestPrice(float(ModelPrice(**override).calc_price(usage)["total_price"]), path)
+    found = _in_map(model, wire)
+    if found is None:
+        where = data_version() + (f" or {path}" if path else "")
+        return RequestPrice(None, None, f"no price for {model!r} in {where}")
+    provider_info, model_info = found
+    return RequestPrice(float(model_info.calc_price(usage, provider_info).total_price), data_version())

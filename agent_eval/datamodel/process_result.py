@@ -16,3 +16,5 @@ class ProcessResult:
     elapsed_s: float = 0.0
     stderr_tail: str = ""
     proxy_refused: list[str] = field(default_factory=list)  # what the sandbox's proxy refused meanwhile
+    upstream_failure: str | None = None  # the gateway's verdict when the provider failed the item
+    held_s: float = 0.0  # time its requests waited at the gateway for the provider (rate limits, outages)

@@ -27,12 +27,17 @@ Status = Literal[
     "request_error",  # the API refused the request (400/404/422): the configuration's fault
     "image_dropped",  # the mode sends the image, but none reached the model
     "benchmark_error",  # the benchmark's own part failed for this item (e.g. its game crashed)
+    "budget_exceeded",  # stopped by the user's own spend cap (at the gateway): neither graded nor wrong
+    "upstream_error",  # the provider failed it (5xx, overloaded, cut streams), as the gateway saw: rerun on resume
 ]
 STATUSES: tuple[str, ...] = get_args(Status)
 # Final statuses: the item was graded and is not run again on resume.
 GRADED_STATUSES = STATUSES[:2]
+# Not run to its end, by the user's choice: left out of accuracy (neither right nor wrong), counted
+# apart, and run again on resume (with a higher cap).
+UNGRADED_STATUSES = ("budget_exceeded",)
 # Harness failures: counted as wrong, shown apart, and run again on resume.
-FAILURE_STATUSES = STATUSES[2:]
+FAILURE_STATUSES = tuple(s for s in STATUSES[2:] if s not in UNGRADED_STATUSES)
 # Failures that are the run's configuration's, not the item's: the run stops after the first.
 RUN_STOPPING_STATUSES = ("auth_error", "request_error")
 
@@ -56,7 +61,8 @@ class ItemRecord:
     correct: bool = False
     answer_text: str | None = None
     error: str | None = None
-    elapsed_s: float | None = None
+    elapsed_s: float | None = None  # the agent's time: wall time less provider_wait_s
+    provider_wait_s: float | None = None  # held at the gateway for the provider: rate limits, retries, pauses
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None  # None when unknown: never a made-up 0
     num_turns: int | None = None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agent_eval.datamodel.config import RunConfig, identity_differences
 from agent_eval.datamodel.manifest import RunManifest
-from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.datamodel.records import FAILURE_STATUSES, UNGRADED_STATUSES, ItemRecord
 
 RUN_MANIFEST = "run.json"
 ROLLUP = "rollup.json"
@@ -143,26 +143,29 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def summarise(records: list[ItemRecord]) -> dict:
-    """Accuracy counts every item: harness errors count as wrong and are shown apart."""
-    n = len(records)
-    correct = sum(r.correct for r in records)
+    """Accuracy counts every item run to its end: harness errors count as wrong and are shown apart;
+    items a spend cap stopped (budget_exceeded) are neither right nor wrong and are counted apart."""
     costs = [r.cost_usd for r in records if r.cost_usd is not None]
     times = [r.elapsed_s for r in records if r.elapsed_s is not None]
     status_counts: dict[str, int] = defaultdict(int)
     for record in records:
         status_counts[record.status] += 1
+    run_to_end = [r for r in records if r.status not in UNGRADED_STATUSES]
+    n = len(run_to_end)
+    correct = sum(r.correct for r in run_to_end)
     summary = {
         "n": n,
         "correct": correct,
         "accuracy": correct / n if n else None,
         "errors": sum(r.status in FAILURE_STATUSES for r in records),
         "no_answer": status_counts.get("no_answer", 0),
+        "budget_exceeded": status_counts.get("budget_exceeded", 0),
         "statuses": dict(sorted(status_counts.items())),
         "cost_usd": sum(costs) if costs else None,
-        "cost_unknown": n - len(costs),
+        "cost_unknown": len(records) - len(costs),
         "elapsed_s": sum(times),
     }
-    summary.update(repeat_stats(records))
+    summary.update(repeat_stats(run_to_end))
     return summary
 
 
@@ -224,8 +227,15 @@ def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, c
     if old is not None:
         differences = identity_differences(old.config.as_dict(), config.identity())
         if differences:
+            # A run an earlier version wrote differs in its scorer: `regrade` moves it to this one, as compare says.
+            regrade = (
+                f"if an earlier agent-eval wrote it, `agent-eval regrade {root}` grades it with the current "
+                f"scorer, and then this command resumes it; otherwise "
+                if any(d.startswith("scorer_hash:") for d in differences)
+                else ""
+            )
             raise ResultsError(
                 f"{root} holds a run with a different configuration ({'; '.join(differences)}); "
-                f"use another --out-dir or run name, or --redo to start over"
+                f"{regrade}use another --out-dir or run name, or --redo to start over"
             )
     return store

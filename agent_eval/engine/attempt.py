@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.transcript import Transcript
-from agent_eval.engine.gateway import Gateway, Redactor, record_item
+from agent_eval.engine.gateway import Gateway, Redactor, apply_spend, record_item
 from agent_eval.engine.process import run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 
@@ -88,7 +89,6 @@ def _attempt_in_setup(
             model=config.model,
             effort=config.effort,
             max_turns=config.max_turns,
-            max_cost_usd=config.max_item_cost_usd,
             prompt=setup.prompt,
             workdir=item_dir.work,
             home=item_dir.home,
@@ -130,10 +130,13 @@ def _attempt_in_setup(
                 watch=agent.watcher(),
                 cancel=cancel,
                 pass_fds=sandbox.pass_fds,
+                held=lambda: lease.upstream.held_s(time.monotonic()),  # the timeout does not count these waits
             )
             result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
     if result.interrupted:
         return None
+    result.upstream_failure = lease.upstream.verdict()  # the gateway's view decides when the provider failed
+    result.held_s = round(min(lease.upstream.held_s(), result.elapsed_s), 3)
     write_exit(item_dir, result)
     transcript = parse_item(
         agent,
@@ -145,6 +148,7 @@ def _attempt_in_setup(
     )
     gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
     transcript.save(item_dir.steps)
+    agent.prune(item_dir.root)  # the CLI's scaffolding goes; what reading and regrade --reparse read stays
     record = grade_item(
         item,
         repeat,
@@ -156,7 +160,9 @@ def _attempt_in_setup(
         expects_inline=bool(setup.inline_images),
     )
     record.gateway = gateway
-    record.elapsed_s = result.elapsed_s
+    apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop
+    record.elapsed_s = round(result.elapsed_s - result.held_s, 3)  # the agent's time, not the provider's waits
+    record.provider_wait_s = result.held_s
     record.transcript = str(item_dir.transcript.relative_to(run_root))
     record.image_conversions = list(setup.conversions)
     record.started_at, record.finished_at = started_at, now_iso()
@@ -175,6 +181,8 @@ def write_exit(item_dir: ItemDir, result: ProcessResult) -> None:
         "elapsed_s": result.elapsed_s,
         "stderr_tail": result.stderr_tail,
         "proxy_refused": result.proxy_refused,
+        "upstream_failure": result.upstream_failure,
+        "held_s": result.held_s,
     }
     item_dir.meta.write_text(json.dumps(meta, indent=1))
 

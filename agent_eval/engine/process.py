@@ -47,9 +47,11 @@ def run_process(
     watch: Callable[[dict], str | None] | None = None,
     cancel: threading.Event | None = None,
     pass_fds: tuple[int, ...] = (),
+    held: Callable[[], float] | None = None,
 ) -> ProcessResult:
     """Each stdout line is written to `transcript_path` as {"t": seconds, "event": ...} (or "raw" when
-    it is not JSON) the moment it arrives, so a crash loses nothing the CLI already said."""
+    it is not JSON) the moment it arrives, so a crash loses nothing the CLI already said. `held()`: the
+    seconds its requests have waited at the gateway for the provider so far; the timeout does not count them."""
     started = time.monotonic()
     result = ProcessResult(exit_code=None)
     stop = threading.Event()  # the watcher asked to stop
@@ -114,7 +116,7 @@ def run_process(
             if cancel is not None and cancel.is_set():
                 result.interrupted = True
                 break
-            remaining = deadline - time.monotonic()
+            remaining = deadline + (held() if held else 0.0) - time.monotonic()
             if remaining <= 0:
                 result.timed_out = True
                 break

@@ -23,10 +23,10 @@ import shlex
 import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
-from pathlib import Path
+
+from agent_eval.engine.scratch_dirs import owned_dir
 
 PROXY_SOCKET = "proxy.sock"
 PROBE_URL = "http://agent-eval-sandbox-probe.invalid/"
@@ -92,7 +92,7 @@ class ProxyJail:
             return jail
 
     def __init__(self, bwrap_options: list[str], tools: dict[str, str]):
-        self.root = Path(tempfile.mkdtemp(prefix="agent-eval-proxies-"))
+        self.root = owned_dir("agent-eval-proxies-")  # named after this process: removed by a later run if it dies
         for d in ("conf", "log", "net"):
             (self.root / d).mkdir()
         self._lock = threading.Lock()

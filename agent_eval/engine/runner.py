@@ -30,12 +30,14 @@ from agent_eval.benchmarks import Benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
-from agent_eval.datamodel.pricing import pricing_files
+from agent_eval.datamodel.pricing import provenance as pricing_provenance
+from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.prompts import load_template
-from agent_eval.datamodel.records import RUN_STOPPING_STATUSES, ItemRecord
-from agent_eval.datamodel.results import RunStore, prepare_store
+from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, UNGRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.results import RunStore, prepare_store, read_records
 from agent_eval.engine.attempt import run_attempt
-from agent_eval.engine.gateway import Gateway, Redactor, secret_values
+from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
+from agent_eval.engine.scratch_dirs import remove_stale
 
 RETRY_STATUSES = ("rate_limited",)
 MAX_BACKOFF_S = 300.0
@@ -58,6 +60,7 @@ def new_progress(console: Console) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
+        TextColumn("[yellow]{task.fields[provider]}"),  # the gateway's limiter: limit, queue, pauses
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     ]
@@ -138,9 +141,10 @@ class Runner:
         # A subscription login is not billed per token, so no price is needed there.
         if not config.unpriced and self.auth.kind != "login" and not self.agent.priced(config.model):
             raise ConfigError(
-                f"no price for model {config.model!r} in {pricing_files()}: add it there, or pass "
+                f"no price for model {config.model!r} in {where_prices_come_from()}: add it there, or pass "
                 f"--unpriced to record its cost as unknown"
             )
+        self.pricing = pricing_provenance()
         self.template = load_template(config.tools, benchmark.prompts_dir())
         config.benchmark = benchmark.name
         config.prompt_hash = self.template.hash
@@ -158,6 +162,7 @@ class Runner:
         self.progress = progress
         self.auth_failure: str | None = None
         self.gateway: Gateway | None = None  # the run's model gateway, while the run runs
+        self.spend = RunSpend()  # what the run spent, and its caps (set when it runs)
         self.redactor = Redactor(secret_values(self.auth))
         self._cost_lock = threading.Lock()
 
@@ -179,6 +184,7 @@ class Runner:
                 ),
                 auth=self.auth.describe(),
                 scripted_model=self.scripted_model,
+                pricing=self.pricing,
                 project_version=__version__,
                 host={"python": platform.python_version(), "platform": platform.platform()},
                 started_at=(old and old.started_at) or now_iso(),
@@ -242,9 +248,16 @@ class Runner:
             self.console.print(
                 f"resuming {self.run_name}: {outcome.skipped} item(s) already graded, {len(todo)} to run"
             )
+        stale = remove_stale()  # temporary folders of runs killed outright (their process is gone)
+        if stale:
+            self.console.print(f"removed {len(stale)} temporary folder(s) left by runs that were killed")
         previous_handler = self._install_sigint()
+        limits = SpendLimits(self.config.max_item_cost_usd, self.config.max_item_tokens, self.config.max_cost_usd)
+        self.spend = RunSpend(limits, model=self.config.model, already_usd=self._spent())
         try:
-            with Gateway(self.agent.name, self.auth) as self.gateway:  # the credential stays out here
+            with Gateway(  # the credential stays out here; one limiter for the run's requests
+                self.agent.name, self.auth, self.spend, concurrency=self.config.jobs
+            ) as self.gateway:
                 self._execute(todo, outcome)
         finally:
             self.gateway = None
@@ -256,11 +269,18 @@ class Runner:
         outcome.rollup["not_run"] = {"cost_cap": outcome.not_run_cost_cap, "max_cost_usd": self.config.max_cost_usd}
         finished = not (outcome.interrupted or outcome.stopped_for_auth or outcome.not_run_cost_cap)
         self.write_manifest(finished=finished)
-        if outcome.not_run_cost_cap:
+        failed_upstream = outcome.rollup["overall"].get("statuses", {}).get("upstream_error", 0)
+        if failed_upstream:
             self.console.print(
-                f"[yellow]{self.run_name}: {outcome.not_run_cost_cap} item(s) not run: the recorded "
-                f"cost reached --max-cost-usd {self.config.max_cost_usd:g}. Run again with a higher "
-                f"cap to continue.[/]"
+                f"[yellow]{self.run_name}: {failed_upstream} item(s) ended upstream_error: the provider failed "
+                f"them (not graded). Run the same command again to run them once it recovers.[/]"
+            )
+        stopped = outcome.rollup["overall"].get("budget_exceeded", 0)
+        if outcome.not_run_cost_cap or stopped:
+            self.console.print(
+                f"[yellow]{self.run_name}: ${self.spend.total_usd:.2f} spent; {stopped} item(s) stopped by a spend "
+                f"cap (budget_exceeded), {outcome.not_run_cost_cap} not started. Run again with a higher cap to "
+                f"finish them (graded items are not run again).[/]"
             )
         return outcome
 
@@ -280,18 +300,25 @@ class Runner:
         return signal.signal(signal.SIGINT, on_sigint)
 
     def _spent(self) -> float:
-        """Recorded cost of this run so far, previous sessions included (unknown costs count as 0 here
-        and are reported apart)."""
-        return sum(r.cost_usd or 0.0 for r in self.store.records())
+        """What earlier sessions of this run spent: every attempt it recorded, those a resume ran again
+        included (unknown costs count as 0 here and are reported apart)."""
+        return sum(r.cost_usd or 0.0 for task in self.store.task_dirs() for r in read_records(task / "items.jsonl")[0])
+
+    def _money(self, items_left: int) -> str:
+        """For the progress line: spent so far (earlier sessions included) and the run's projected total
+        at the current rate (the mean cost of the items finished in this session)."""
+        projected = self.spend.projected_usd(items_left)
+        return f"${self.spend.total_usd:.2f}" + (f" → ~${projected:.2f}" if projected is not None else "")
 
     @_sigterm_stops_the_run
     def _execute(self, todo: list[tuple], outcome: RunOutcome) -> None:
-        stats = {"done": 0, "correct": 0, "errors": 0, "cost": self._spent()}
-        cap = self.config.max_cost_usd
+        stats = {"done": 0, "graded": 0, "correct": 0, "errors": 0}
         own_progress = self.progress is None
         progress = new_progress(self.console) if own_progress else self.progress
         with progress if own_progress else contextlib.nullcontext():
-            bar = progress.add_task(self.run_name, total=len(todo), acc="-", errors=0, cost=f"${stats['cost']:.2f}")
+            bar = progress.add_task(
+                self.run_name, total=len(todo), acc="-", errors=0, cost=self._money(len(todo)), provider=""
+            )
             pending = list(reversed(todo))
             running: set[Future] = set()
             with ThreadPoolExecutor(max_workers=self.config.jobs) as pool:
@@ -299,7 +326,7 @@ class Runner:
                 def submit_next() -> None:
                     if self.cancel.is_set() or not pending:
                         return
-                    if cap is not None and stats["cost"] >= cap:
+                    if self.spend.run_cap_reached:  # and the gateway now refuses every request
                         outcome.not_run_cost_cap = len(pending)
                         pending.clear()
                         progress.update(bar, total=stats["done"] + len(running))
@@ -310,27 +337,32 @@ class Runner:
                     submit_next()
                 while running:
                     finished, _ = wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
+                    self._show_limiter(progress, bar)
                     for future in finished:
                         running.discard(future)
                         record = future.result()
                         if record is not None:
                             self._record(record, stats, outcome)
-                            progress.update(
-                                bar,
-                                advance=1,
-                                acc=f"{stats['correct'] / stats['done']:.1%}",
-                                errors=stats["errors"],
-                                cost=f"${stats['cost']:.2f}",
-                            )
+                            acc = f"{stats['correct'] / stats['graded']:.1%}" if stats["graded"] else "-"
+                            progress.update(bar, advance=1, acc=acc, errors=stats["errors"])
                         submit_next()
+                    # money moves while items run: each answer is priced as it arrives
+                    progress.update(bar, cost=self._money(len(pending) + len(running)))
+
+    def _show_limiter(self, progress: Progress, bar) -> None:
+        """The provider's limits as the gateway meets them: on the progress line, and said once when it pauses."""
+        limiter = self.gateway.limiter
+        while limiter.notices:
+            progress.console.print(f"[yellow]{self.run_name}: {limiter.notices.popleft()}[/]")
+        progress.update(bar, provider=limiter.snapshot().describe())
 
     def _record(self, record: ItemRecord, stats: dict, outcome: RunOutcome) -> None:
         self.store.append(record)
         outcome.ran += 1
         stats["done"] += 1
+        stats["graded"] += int(record.status not in UNGRADED_STATUSES)
         stats["correct"] += int(record.correct)
-        stats["errors"] += int(not record.is_final)
-        stats["cost"] += record.cost_usd or 0.0
+        stats["errors"] += int(record.status in FAILURE_STATUSES)
         if record.status in RUN_STOPPING_STATUSES and self.auth_failure is None:
             self.auth_failure = self._stop_message(record)
             self.cancel.set()

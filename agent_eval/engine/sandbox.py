@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from agent_eval.datamodel.sandbox_policy import POLICY_PATH, PROJECT_ROOT, SandboxError, load_policy, system_binds
 from agent_eval.engine.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
+from agent_eval.engine.scratch_dirs import owned_dir
 
 NET_DIR_INSIDE = "/run/agent-eval-net"  # the proxy's unix socket appears here inside
 SETUP_FAILED = 125  # exit status when the sandbox itself failed to start
@@ -155,7 +156,7 @@ class Sandbox:
         if self.kind == "none" or self._tmp is not None:
             return self
         self._bwrap, self._socat = _tool("bwrap"), _tool("socat")
-        self._tmp = Path(tempfile.mkdtemp(prefix="agent-eval-sbx-"))
+        self._tmp = owned_dir("agent-eval-sbx-")  # named after this process: removed by a later run if it dies
         try:
             (self._tmp / "etc").mkdir()
             self._write_etc()

@@ -10,7 +10,7 @@ from agent_eval.analysis.efficiency import EFFICIENCY, per_correct, task_efficie
 from agent_eval.analysis.group_tests import add_holm
 from agent_eval.analysis.stats import ALPHA, N_RESAMPLES, SEED, median_total, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdicts
-from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.records import UNGRADED_STATUSES, ItemRecord
 from agent_eval.reading.changes import changed_items
 from agent_eval.reading.repeats import (
     noise_check,
@@ -29,7 +29,8 @@ def item_scores(records: list[ItemRecord]) -> tuple[dict[str, float], int]:
     with repeats, an item's score is its mean correctness across them."""
     by_id: dict[str, list[float]] = defaultdict(list)
     for record in records:
-        by_id[record.id].append(float(record.correct))
+        if record.status not in UNGRADED_STATUSES:  # stopped by a spend cap: not graded, so not paired
+            by_id[record.id].append(float(record.correct))
     return {i: sum(v) / len(v) for i, v in by_id.items()}, max((len(v) for v in by_id.values()), default=0)
 
 
@@ -115,6 +116,14 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     benchmark = check_kinds(runs, letters)
     notes = check_hashes(runs, letters, force)
     scored = [item_scores(run.records) for run in runs]
+    for letter, run in zip(letters, runs):
+        stopped = sorted({r.id for r in run.records if r.status in UNGRADED_STATUSES})
+        if stopped:
+            notes.append(
+                f"{letter} has {len(stopped)} item(s) stopped by a spend cap (budget_exceeded), not graded and "
+                f"left out of the pairs: {', '.join(stopped[:10])}{' ...' if len(stopped) > 10 else ''}; "
+                "run it again with a higher cap to finish them"
+            )
     shared = sorted(set.intersection(*(set(s) for s, _ in scored)))
     union = set.union(*(set(s) for s, _ in scored))
     missing = {letter: sorted(union - set(s)) for letter, (s, _) in zip(letters, scored) if union - set(s)}

@@ -39,13 +39,19 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from agent_eval import __version__
 from agent_eval.datamodel.manifest import RunManifest
-from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
+from agent_eval.datamodel.records import FAILURE_STATUSES, UNGRADED_STATUSES, ItemRecord
 from agent_eval.reading.inspect_events import sample_events
 from agent_eval.reading.inspect_messages import prompt_message, transcript_messages
 from agent_eval.reading.runs import LoadedRun
 from agent_eval.reading.transcripts import item_dir, load_transcript
 
 SCORER = "agent_eval"
+# A run against agent-eval's scripted model server (a demo, a test): the model name is only what the CLI
+# was told, so the log says so where a reader of the list of logs and of one log looks.
+SCRIPTED_TAG = "scripted-model"
+SCRIPTED_NOTE = (
+    "the answers come from agent-eval's scripted model server (a demo or test run), not from the model named here"
+)
 MAIN_SCORE = "correct"
 # Record fields that already have their own place in the sample: the rest goes into its metadata.
 PLACED = {
@@ -130,6 +136,8 @@ def sample_scores(record: ItemRecord, extras: list[str]) -> dict[str, Score]:
     why = (
         f"harness error ({record.status}): counted as wrong"
         if failed
+        else "stopped by a spend cap (budget_exceeded): not graded"
+        if record.status in UNGRADED_STATUSES
         else "no answer tag found"
         if record.status == "no_answer"
         else None
@@ -158,7 +166,7 @@ def sample_error(record: ItemRecord) -> tuple[EvalError | None, list[EvalRetryEr
         EvalRetryError(message=line, traceback=line, traceback_ansi=line)
         for line in (text(r.get("status"), r.get("error")) for r in record.retries or [])
     ] or None
-    if record.status not in FAILURE_STATUSES:
+    if record.status not in FAILURE_STATUSES + UNGRADED_STATUSES:
         return None, retries
     line = text(record.status, record.error)
     return EvalError(message=line, traceback=line, traceback_ansi=line), retries
@@ -200,7 +208,7 @@ def build_sample(run: LoadedRun, record: ItemRecord, model: str, extras: list[st
         model_usage=usage,
         started_at=started,
         completed_at=utc(record.finished_at),
-        total_time=record.elapsed_s,
+        total_time=None if record.elapsed_s is None else record.elapsed_s + (record.provider_wait_s or 0.0),
         working_time=record.elapsed_s,
         error=error,
         error_retries=retries,
@@ -255,6 +263,7 @@ def run_metadata(run: LoadedRun) -> dict:
         "benchmark": run.benchmark,
         "run_name": run.name,
         "scripted_model": bool(manifest and manifest.scripted_model),
+        **({"model_note": SCRIPTED_NOTE} if manifest and manifest.scripted_model else {}),
         "agent_eval_run": manifest.to_json() if manifest else None,
         "exported_by": f"agent-eval {__version__}",
     }
@@ -283,7 +292,16 @@ def run_to_eval_log(run: LoadedRun) -> EvalLog:
         task_args=solver_args,
         solver=agent,
         solver_args=solver_args,
-        tags=[t for t in (run.benchmark, agent, config.tools and f"tools={config.tools}") if t],
+        tags=[
+            t
+            for t in (
+                run.benchmark,
+                agent,
+                config.tools and f"tools={config.tools}",
+                manifest.scripted_model and SCRIPTED_TAG,
+            )
+            if t
+        ],
         dataset=EvalDataset(
             name=run.benchmark,
             location=dataset.path,

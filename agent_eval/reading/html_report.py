@@ -9,7 +9,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from agent_eval.agents.received import describe as describe_received
-from agent_eval.analysis.formatting import fmt_cost, fmt_time, tool_input_text, total_time
+from agent_eval.analysis.formatting import fmt_agent_time, fmt_cost, fmt_time, tool_input_text, total_time
 from agent_eval.analysis.item_images import ImageEmbedder, Img, ItemImages
 from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
 from agent_eval.datamodel.results import rollup_of
@@ -132,7 +132,7 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
         "error": record.error,
         "tokens": tokens or "?",
         "cost": fmt_cost(record.cost_usd),
-        "time": fmt_time(record.elapsed_s),
+        "time": fmt_agent_time(record.elapsed_s, record.provider_wait_s),
         "turns": "?" if record.num_turns is None else record.num_turns,
         "tool_calls": record.tool_calls,
         "attempts": record.attempts,

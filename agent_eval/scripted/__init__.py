@@ -67,15 +67,30 @@ Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main re
       delay: 3             # seconds before every main answer (independent of the above)
       match: "maze"        # only main requests whose prompt text matches (re.search) get the
                            # faults, delay included; `times` counts those requests only
+      concurrency: 4       # a provider's concurrency limit, on every model request (main and side):
+                           # one beyond 4 in flight gets 429 (with `retry-after` when given)
 
 Side requests: Claude Code's background requests (session title; no tools, no tool
 results, no agent environment block, a system prompt about a title) get a harmless text
 answer, are recorded with ``kind="side"`` and never advance a script or a fault counter.
 
-Usage in every answer is fixed: Anthropic ``message_start`` usage input_tokens=100,
+Usage: by default every answer reports the same: Anthropic ``message_start`` usage input_tokens=100,
 cache_read_input_tokens=40, cache_creation_input_tokens=0, output_tokens=1, then
 ``message_delta`` usage output_tokens=20; Responses ``response.completed`` usage
-input_tokens=100 (cached_tokens=40), output_tokens=20 (reasoning_tokens=5), total 120.
+input_tokens=100 (cached_tokens=40), output_tokens=20 (reasoning_tokens=5), total 120. A scenario
+(or one rule) may say what its answers report, in each API's own words, one mapping for every
+turn or a list by turn (the last repeats); side requests keep the default::
+
+    usage:
+      anthropic: {input_tokens: 1200, cache_creation_input_tokens: 30000,
+                  cache_read_input_tokens: 150000, output_tokens: 4000,
+                  output_tokens_details: {thinking_tokens: 1500}}   # streamed as the API does
+      responses: [{input_tokens: 200000, input_tokens_details: {cached_tokens: 150000},
+                   output_tokens: 8000, output_tokens_details: {reasoning_tokens: 5000}}, ...]
+    models: [claude-opus-4-8, gpt-5.5]   # what GET /v1/models lists (default: scripted)
+
+Every recorded request keeps the usage its answer reported (``RecordedRequest.usage``). A status
+fault's error message can be given as ``faults: {status: 404, message: "..."}``.
 
 API::
 

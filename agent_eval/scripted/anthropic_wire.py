@@ -12,6 +12,7 @@ from agent_eval.scripted.conversation import Conversation, OfferedTool, Resolved
 # Fixed usage of every answer, so tests can check usage parsing.
 USAGE_START = {"input_tokens": 100, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 40}
 USAGE_DELTA = {"output_tokens": 20}
+USAGE = {**USAGE_START, **USAGE_DELTA}  # an answer's whole usage (a scenario's `usage:` replaces it)
 MODEL = "scripted"
 
 ERROR_TYPES = {
@@ -101,7 +102,17 @@ def _sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def _start(model: str) -> bytes:
+def _split(usage: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An answer's usage as the API streams it: the input side (and 1 output token) in message_start,
+    the output count (and its thinking details) in message_delta."""
+    if usage is None:
+        return dict(USAGE_START), dict(USAGE_DELTA)
+    start = {k: v for k, v in usage.items() if k != "output_tokens_details"} | {"output_tokens": 1}
+    delta = {k: usage[k] for k in ("output_tokens", "output_tokens_details") if k in usage}
+    return start, delta
+
+
+def _start(model: str, usage: dict[str, Any] | None = None) -> bytes:
     return _sse(
         "message_start",
         {
@@ -114,7 +125,7 @@ def _start(model: str) -> bytes:
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": dict(USAGE_START),
+                "usage": _split(usage)[0],
             },
         },
     )
@@ -139,9 +150,9 @@ def _text_block(index: int, text: str) -> list[bytes]:
     ]
 
 
-def events(model: str, text: str, calls: list[ResolvedCall]) -> Iterator[bytes]:
+def events(model: str, text: str, calls: list[ResolvedCall], usage: dict[str, Any] | None = None) -> Iterator[bytes]:
     """The SSE events of one assistant message: optional text, then tool_use blocks."""
-    yield _start(model)
+    yield _start(model, usage)
     yield _sse("ping", {"type": "ping"})
     index = 0
     if text or not calls:
@@ -179,13 +190,15 @@ def events(model: str, text: str, calls: list[ResolvedCall]) -> Iterator[bytes]:
         {
             "type": "message_delta",
             "delta": {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None},
-            "usage": dict(USAGE_DELTA),
+            "usage": _split(usage)[1],
         },
     )
     yield _sse("message_stop", {"type": "message_stop"})
 
 
-def message_body(model: str, text: str, calls: list[ResolvedCall] = ()) -> dict[str, Any]:
+def message_body(
+    model: str, text: str, calls: list[ResolvedCall] = (), usage: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A complete non-streaming message (the answer to a request without ``stream: true``)."""
     content = [{"type": "text", "text": text}] if text or not calls else []
     content += [
@@ -200,7 +213,7 @@ def message_body(model: str, text: str, calls: list[ResolvedCall] = ()) -> dict[
         "content": content,
         "stop_reason": "tool_use" if calls else "end_turn",
         "stop_sequence": None,
-        "usage": {**USAGE_START, **USAGE_DELTA},
+        "usage": dict(usage or USAGE),
     }
 
 
@@ -217,9 +230,9 @@ def truncated_events(model: str) -> Iterator[bytes]:
     )
 
 
-def error_body(status: int) -> dict[str, Any]:
+def error_body(status: int, message: str | None = None) -> dict[str, Any]:
     kind = ERROR_TYPES.get(status, "api_error")
-    return {"type": "error", "error": {"type": kind, "message": f"scripted fault: HTTP {status} ({kind})"}}
+    return {"type": "error", "error": {"type": kind, "message": message or f"scripted fault: HTTP {status} ({kind})"}}
 
 
 def count_tokens_body() -> dict[str, Any]:

@@ -141,7 +141,13 @@ def _call_item(call: ResolvedCall, call_id: str, item_id: str, status: str, cust
     return item
 
 
-def events(model: str, text: str, calls: list[ResolvedCall], custom: set[str] = frozenset()) -> Iterator[bytes]:
+def events(
+    model: str,
+    text: str,
+    calls: list[ResolvedCall],
+    custom: set[str] = frozenset(),
+    usage: dict[str, Any] | None = None,
+) -> Iterator[bytes]:
     """SSE events of one response: an optional message item, then function_call items.
 
     ``custom`` names the resolved calls that are freeform (``custom``) tools.
@@ -265,10 +271,17 @@ def events(model: str, text: str, calls: list[ResolvedCall], custom: set[str] = 
     yield _sse(
         {
             "type": "response.completed",
-            "response": _response(rid, model, "completed", output, json.loads(json.dumps(USAGE))),
+            "response": _response(rid, model, "completed", output, _whole(usage)),
         },
         seq,
     )
+
+
+def _whole(usage: dict[str, Any] | None) -> dict[str, Any]:
+    """A usage as the API sends it: with its total (Codex refuses an answer without one)."""
+    usage = json.loads(json.dumps(usage or USAGE))
+    usage.setdefault("total_tokens", usage.get("input_tokens", 0) + usage["output_tokens"])
+    return usage
 
 
 def truncated_events(model: str) -> Iterator[bytes]:
@@ -291,10 +304,13 @@ def truncated_events(model: str) -> Iterator[bytes]:
     )
 
 
-def error_body(status: int) -> dict[str, Any]:
+def error_body(status: int, message: str | None = None) -> dict[str, Any]:
     code = ERROR_CODES.get(status, "server_error")
-    return {"error": {"message": f"scripted fault: HTTP {status} ({code})", "type": code, "param": None, "code": code}}
+    message = message or f"scripted fault: HTTP {status} ({code})"
+    return {"error": {"message": message, "type": code, "param": None, "code": code}}
 
 
-def models_body() -> dict[str, Any]:
-    return {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "scripted"}], "models": []}
+def models_body(models: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A models list both APIs' clients read (`data` of ids; Codex's own catalog key `models` empty)."""
+    data = [{"id": m, "object": "model", "type": "model", "owned_by": "scripted"} for m in models or ("scripted",)]
+    return {"object": "list", "data": data, "models": [], "has_more": False}

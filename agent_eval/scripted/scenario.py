@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 ALWAYS = "always"
+WIRES = ("anthropic", "responses")
 FAULT_STATUSES = (400, 401, 403, 404, 429, 500, 502, 503, 529)
 
 
@@ -38,6 +39,13 @@ class Turn:
 class Rule:
     turns: tuple[Turn, ...]
     match: re.Pattern[str] | None = None
+    # wire ("anthropic" / "responses") -> the usage each turn's answer reports, in that API's own words
+    # (the last one repeats); None: the scenario's, else the fixed usage in the package doc.
+    usage: dict[str, tuple[dict, ...]] | None = field(default=None, hash=False, compare=False)
+
+    def usage_for(self, wire: str, turn: int) -> dict | None:
+        answers = (self.usage or {}).get(wire)
+        return dict(answers[min(turn, len(answers) - 1)]) if answers else None
 
     def turn_for(self, n_results: int) -> tuple[int, Turn | None]:
         """Map 'tool results already in the conversation' to (turn index, turn).
@@ -57,6 +65,7 @@ class Rule:
 
 @dataclass(frozen=True)
 class Faults:
+    concurrency: int | None = None  # model requests in flight beyond this get 429 (+ retry_after)
     status: int | None = None  # answer main requests with this HTTP status
     times: int | None = None  # how many main requests the status/hang/truncate fault hits; None = always
     should_retry: bool | None = None  # sets `x-should-retry: true|false` on fault answers
@@ -65,6 +74,7 @@ class Faults:
     truncate: bool = False  # start the stream, stop mid-message, close the connection
     delay: float = 0.0  # seconds to wait before every main answer
     match: re.Pattern[str] | None = None  # only main requests whose prompt text matches get the faults
+    message: str | None = None  # the error message of a status fault (default: "scripted fault: HTTP ...")
 
     def applies(self, prompt: str) -> bool:
         """Whether a main request with this prompt text gets the faults (delay included)."""
@@ -89,6 +99,7 @@ class Faults:
 class Scenario:
     rules: tuple[Rule, ...]
     faults: Faults = field(default_factory=Faults)
+    models: tuple[str, ...] = ()  # what GET /v1/models lists (default: "scripted")
 
     def rule_for(self, prompt: str) -> Rule | None:
         for rule in self.rules:
@@ -135,7 +146,23 @@ def _rule(raw: Any, where: str) -> Rule:
         pattern = re.compile(match) if match is not None else None
     except re.error as exc:
         raise ScenarioError(f"{where}: bad regex {match!r}: {exc}") from exc
-    return Rule(tuple(_turn(t, f"{where}.turns[{i}]") for i, t in enumerate(raw["turns"])), pattern)
+    turns = tuple(_turn(t, f"{where}.turns[{i}]") for i, t in enumerate(raw["turns"]))
+    return Rule(turns, pattern, _usage(raw.get("usage"), f"{where}.usage"))
+
+
+def _usage(raw: Any, where: str) -> dict[str, tuple[dict, ...]] | None:
+    """`{anthropic: USAGE or [USAGE per turn], responses: ...}`, each USAGE as that API words it."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) - set(WIRES):
+        raise ScenarioError(f"{where}: a mapping with {' and/or '.join(WIRES)} (the usage each API's answers report)")
+    out = {}
+    for wire, value in raw.items():
+        answers = value if isinstance(value, list) else [value]
+        if not answers or not all(isinstance(a, dict) and "output_tokens" in a for a in answers):
+            raise ScenarioError(f"{where}.{wire}: a usage mapping (with output_tokens), or a non-empty list of them")
+        out[wire] = tuple(answers)
+    return out
 
 
 def parse_faults(raw: Any) -> Faults:
@@ -145,7 +172,19 @@ def parse_faults(raw: Any) -> Faults:
         return raw
     if not isinstance(raw, dict):
         raise ScenarioError("faults: must be a mapping")
-    unknown = set(raw) - {"status", "times", "should_retry", "retry_after", "hang", "truncate", "delay", "match"}
+    known = {
+        "status",
+        "times",
+        "should_retry",
+        "retry_after",
+        "hang",
+        "truncate",
+        "delay",
+        "match",
+        "message",
+        "concurrency",
+    }
+    unknown = set(raw) - known
     if unknown:
         raise ScenarioError(f"faults: unknown keys {sorted(unknown)}")
     times = raw.get("times", ALWAYS)
@@ -157,6 +196,9 @@ def parse_faults(raw: Any) -> Faults:
         pattern = re.compile(match) if match is not None else None
     except (re.error, TypeError) as exc:
         raise ScenarioError(f"faults.match: bad regex {match!r}: {exc}") from exc
+    concurrency = raw.get("concurrency")
+    if concurrency is not None and not (isinstance(concurrency, int) and concurrency >= 1):
+        raise ScenarioError("faults.concurrency: a positive integer")
     if status is not None and status not in FAULT_STATUSES:
         raise ScenarioError(f"faults.status: one of {FAULT_STATUSES}")
     faults = Faults(
@@ -168,6 +210,8 @@ def parse_faults(raw: Any) -> Faults:
         truncate=bool(raw.get("truncate", False)),
         delay=float(raw.get("delay", 0.0)),
         match=pattern,
+        message=None if raw.get("message") is None else str(raw["message"]),
+        concurrency=concurrency,
     )
     if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
         raise ScenarioError("faults: choose one of status, hang, truncate")
@@ -180,7 +224,7 @@ def parse_scenario(raw: Any) -> Scenario:
         return raw
     if not isinstance(raw, dict):
         raise ScenarioError("a scenario is a mapping with `rules` (or `turns`)")
-    unknown = set(raw) - {"rules", "turns", "faults"}
+    unknown = set(raw) - {"rules", "turns", "faults", "usage", "models"}
     if unknown:
         raise ScenarioError(f"scenario: unknown keys {sorted(unknown)}")
     if "turns" in raw and "rules" in raw:
@@ -188,8 +232,13 @@ def parse_scenario(raw: Any) -> Scenario:
     rules_raw = raw.get("rules") if "rules" in raw else [{"turns": raw.get("turns")}]
     if not isinstance(rules_raw, list) or not rules_raw:
         raise ScenarioError("scenario: `rules` must be a non-empty list")
+    default_usage = _usage(raw.get("usage"), "usage")
     rules = tuple(_rule(r, f"rules[{i}]") for i, r in enumerate(rules_raw))
-    return Scenario(rules, parse_faults(raw.get("faults")))
+    rules = tuple(rule if rule.usage else replace(rule, usage=default_usage) for rule in rules)
+    models = raw.get("models") or ()
+    if not isinstance(models, (list, tuple)) or not all(isinstance(m, str) for m in models):
+        raise ScenarioError("models: a list of model names (what GET /v1/models lists)")
+    return Scenario(rules, parse_faults(raw.get("faults")), tuple(models))
 
 
 def load_scenario(source: str | Path | dict | Scenario) -> Scenario:

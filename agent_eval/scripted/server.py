@@ -35,12 +35,13 @@ class RecordedRequest:
     headers: dict[str, str]  # secrets removed
     body: Any  # parsed JSON (None if empty / not JSON)
     api: str | None = None  # "anthropic" | "responses" | None
-    kind: str = "other"  # main | side | count_tokens | probe | models | other
+    kind: str = "other"  # main | side | count_tokens | probe | models | over_limit | other
     rule: int | None = None  # index of the matched scenario rule
     turn: int | None = None  # index of the turn played
     outcome: str = ""  # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
     status: int = 200
     credential_sha256: str | None = None  # of the x-api-key or bearer value: which key arrived, not the key
+    usage: dict | None = None  # the usage its answer reported, as that API words it (None: no answer with usage)
 
     def to_json(self, elide_images: bool = True) -> str:
         data = asdict(self)
@@ -70,6 +71,8 @@ class _State:
     log_path: Path | None
     requests: list[RecordedRequest] = field(default_factory=list)
     main_count: int = 0
+    in_flight: int = 0  # model requests being answered (for `faults.concurrency`)
+    peak_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
 
@@ -180,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
         rec = self._record(None)
         if rec.path.rstrip("/").endswith("/models"):
             rec.kind = "models"
-            self._send_json(200, responses_wire.models_body())
+            self._send_json(200, responses_wire.models_body(self.state.scenario.models))
         else:
             rec.kind = "probe"
             self._send_json(200, {"ok": True})
@@ -193,7 +196,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         rec = self._record(body)
+        admitted = False
         try:
+            admitted = self._admit(rec)
+            if admitted is None:
+                return
             if raw and not isinstance(body, dict):
                 rec.status, rec.outcome = 400, "bad-json"
                 self._send_json(
@@ -202,7 +209,29 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._post(rec, body or {})
         finally:
+            if admitted:
+                with self.state.lock:
+                    self.state.in_flight -= 1
             self._finish(rec)
+
+    def _admit(self, rec: RecordedRequest) -> bool | None:
+        """A provider's concurrency limit: True when counted in flight, False when no limit is set,
+        None when refused (answered 429 here)."""
+        state = self.state
+        with state.lock:
+            limit, retry_after = state.faults.concurrency, state.faults.retry_after
+            if limit is None:
+                return False
+            if state.in_flight < limit:
+                state.in_flight += 1
+                state.peak_in_flight = max(state.peak_in_flight, state.in_flight)
+                return True
+        wire = responses_wire if rec.path.rstrip("/").endswith("/responses") else anthropic_wire
+        rec.status, rec.outcome = 429, "concurrency:429"
+        rec.kind = "over_limit"
+        extra = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
+        self._send_json(429, wire.error_body(429), extra)
+        return None
 
     def _post(self, rec: RecordedRequest, body: dict[str, Any]) -> None:
         path = rec.path.rstrip("/")
@@ -215,6 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
             conv = anthropic_wire.parse(body)
             if anthropic_wire.is_side_request(body, conv):
                 rec.kind, rec.outcome = "side", "side"
+                rec.usage = dict(anthropic_wire.USAGE)
                 model = body.get("model") or anthropic_wire.MODEL
                 if body.get("stream"):
                     self._sse(anthropic_wire.events(model, SIDE_REPLY, []))
@@ -254,7 +284,7 @@ class _Handler(BaseHTTPRequestHandler):
                     extra["x-should-retry"] = "true" if faults.should_retry else "false"
                 if faults.retry_after is not None:
                     extra["retry-after"] = f"{faults.retry_after:g}"
-                self._send_json(faults.status, wire.error_body(faults.status), extra)
+                self._send_json(faults.status, wire.error_body(faults.status, faults.message), extra)
                 return
             if faults.kind == "hang":
                 rec.outcome = "hang"
@@ -264,18 +294,22 @@ class _Handler(BaseHTTPRequestHandler):
                 self._abort()
                 return
             rec.outcome = "truncate"
+            rec.usage = dict(anthropic_wire.USAGE_START) if rec.api == "anthropic" else None  # message_start's
             self._start_sse()
             for event in wire.truncated_events(model):
                 self._chunk(event)
             self._abort()
             return
         text, calls, custom = self._plan(rec, conv)
+        rule = state.scenario.rules[rec.rule] if rec.rule is not None else None
+        usage = rule.usage_for(rec.api, rec.turn or 0) if rule is not None else None
+        rec.usage = usage or json.loads(json.dumps(wire.USAGE))
         if rec.api == "anthropic" and not body.get("stream"):
-            self._send_json(200, anthropic_wire.message_body(model, text, calls))
+            self._send_json(200, anthropic_wire.message_body(model, text, calls, usage))
         elif rec.api == "anthropic":
-            self._sse(anthropic_wire.events(model, text, calls))
+            self._sse(anthropic_wire.events(model, text, calls, usage))
         else:
-            self._sse(responses_wire.events(model, text, calls, custom))
+            self._sse(responses_wire.events(model, text, calls, custom, usage))
 
     def _plan(self, rec: RecordedRequest, conv: Conversation) -> tuple[str, list[ResolvedCall], set[str]]:
         """Pick the rule and turn for this request; return (text, calls, custom tool names)."""
@@ -385,6 +419,11 @@ class ScriptedServer:
     def requests(self) -> list[RecordedRequest]:
         with self._state.lock:
             return list(self._state.requests)
+
+    @property
+    def peak_in_flight(self) -> int:
+        """The most model requests it was ever answering at once (with `faults.concurrency`)."""
+        return self._state.peak_in_flight
 
     def main_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == "main"]

@@ -159,3 +159,14 @@ def test_earlier_failed_attempts_are_the_samples_retries(tmp_path):
     sample = next(s for s in read_eval_log(str(tmp_path / "r.eval")).samples if s.id == "ACF-0")
     assert sample.error is None and [r.message for r in sample.error_retries] == ["rate_limited: HTTP 429: slow down"]
     assert sample.metadata["attempts"] == 2
+
+
+def test_a_run_of_the_scripted_model_says_so_in_its_tags_and_metadata_and_a_real_one_does_not(tmp_path):
+    """A demo run names the model the CLI was told (claude-opus-4-8): the log must not pass it off as that."""
+    for name, scripted in (("demo", True), ("real", False)):
+        run = make_run(tmp_path, name, sandboxes=False, scripted=scripted)
+        assert export(run, "-o", tmp_path / f"{name}.eval").exit_code == 0
+    demo, real = (read_eval_log(str(tmp_path / f"{name}.eval")) for name in ("demo", "real"))
+    assert "scripted-model" in demo.eval.tags and demo.eval.metadata["scripted_model"] is True
+    assert demo.eval.metadata["model_note"].startswith("the answers come from agent-eval's scripted model server")
+    assert "scripted-model" not in real.eval.tags and "model_note" not in real.eval.metadata

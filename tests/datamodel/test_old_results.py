@@ -184,3 +184,27 @@ def test_the_typed_identity_is_the_identity_the_config_defines():
     from agent_eval.datamodel.manifest import RunIdentity
 
     assert tuple(RunIdentity().as_dict()) == IDENTITY_FIELDS
+
+
+def test_run_on_an_earlier_versions_folder_names_regrade_as_compare_does(tmp_path):
+    """The scorer changed since the run was written: `run` says how to move it to this one, not only
+    'use another --out-dir'. A change of anything else gets no such hint (regrade would not help)."""
+    from rich.console import Console
+
+    from agent_eval.datamodel.config import RunConfig
+    from agent_eval.datamodel.results import ResultsError, prepare_store
+
+    root = tmp_path / "old-run-v1"
+    shutil.copytree(OLD_RUN, root)
+    identity = json.loads((OLD_RUN / "run.json").read_text())["config"]
+    now = RunConfig(**{k: v for k, v in identity.items() if k in RunConfig.__dataclass_fields__})
+    now.scorer_hash = "scorer-of-this-version"
+    with pytest.raises(ResultsError) as refused:
+        prepare_store(tmp_path, "old-run-v1", now, redo=False, console=Console(file=io.StringIO()))
+    message = str(refused.value)
+    assert "scorer_hash: 'f4379cd4b6121c6f' -> 'scorer-of-this-version'" in message
+    assert f"`agent-eval regrade {root}` grades it with the current scorer" in message
+    now.scorer_hash, now.model = identity["scorer_hash"], "another-model"
+    with pytest.raises(ResultsError) as refused:
+        prepare_store(tmp_path, "old-run-v1", now, redo=False, console=Console(file=io.StringIO()))
+    assert "regrade" not in str(refused.value) and "model: 'claude-opus-4-8' -> 'another-model'" in str(refused.value)

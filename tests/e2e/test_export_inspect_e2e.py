@@ -140,6 +140,7 @@ def test_round_trip_matches_the_records(agent, tools, runs, sample_data, sample_
     ):
         assert log.eval.metadata[key] == config[key], key
     assert log.eval.metadata["sandbox"] == "bwrap" and log.eval.metadata["scripted_model"] is True
+    assert "scripted-model" in log.eval.tags and "scripted model server" in log.eval.metadata["model_note"]
     assert len(log.samples) == len(records)
     assert {(s.id, s.epoch) for s in log.samples} == {(i, r + 1) for i, r in records}
     correct = sum(r.correct for r in records.values())

@@ -68,9 +68,12 @@ def test_cost_cap_stops_new_items_and_a_higher_cap_continues(sample_data, tmp_pa
 
 
 def test_unknown_cost_is_counted_not_zero(sample_data, tmp_path):
+    # A model neither genai-prices nor $AGENT_EVAL_PRICING prices (allowed by --unpriced): cost null, never 0.
     with ScriptedServer({"turns": ["<answer>3</answer>"]}) as server:
-        outcome = run_agent("codex", "none", server, sample_data, tmp_path, ids="CCC-0,RC-0")
-    assert all(r.cost_usd is None for r in outcome.store.records())
+        outcome = run_agent("codex", "none", server, sample_data, tmp_path, ids="CCC-0,RC-0", model="gpt-unpriced-9")
+    records = outcome.store.records()
+    assert all(r.cost_usd is None and r.gateway["cost"]["unpriced_requests"] >= 1 for r in records)
+    assert all("no price for 'gpt-unpriced-9'" in " ".join(r.gateway["cost"]["notes"]) for r in records)
     assert outcome.rollup["overall"]["cost_usd"] is None and outcome.rollup["overall"]["cost_unknown"] == 2
 
 

@@ -19,6 +19,7 @@ from agent_eval.agents.base import Auth
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.engine.gateway import Gateway, Redactor, secret_values
 from agent_eval.engine.gateway.credentials import inside_auth
+from agent_eval.engine.gateway.upstream_health import ITEM_FAILURES
 
 REAL = "sk-ant-REAL-" + "x" * 24
 
@@ -68,13 +69,15 @@ class Upstream(BaseHTTPRequestHandler):
             self.wfile.write(b"event: message_start\n")
             self.wfile.flush()
             return
-        if "fail" in self.path:
-            data = json.dumps({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}).encode()
-            self.send_response(429)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+        if "fail" in self.path:  # an error the gateway passes on as it came
+            self.error(400, "invalid_request_error", "no such model")
+            return
+        if "limited" in self.path and self.server.limited > 0:  # a rate limit, the first N times
+            self.server.limited -= 1
+            self.error(429, "rate_limit_error", "slow down", {"retry-after": "0.3"})
+            return
+        if "down" in self.path:  # the provider failing, every time
+            self.error(500, "api_error", "internal error")
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -97,6 +100,16 @@ class Upstream(BaseHTTPRequestHandler):
         self.wfile.write(f"event: message_delta\ndata: {json.dumps(delta)}\n\n".encode())
         self.wfile.write(b'event: message_stop\ndata: {"type": "message_stop"}\n\n')
 
+    def error(self, status: int, kind: str, message: str, headers: dict | None = None) -> None:
+        data = json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
 
 @pytest.fixture
 def upstream():
@@ -104,6 +117,7 @@ def upstream():
     handler = type("H", (Upstream,), {"seen": seen})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.pause = 1.0
+    server.limited = 2
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server, seen, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -216,21 +230,63 @@ def test_the_ledger_records_images_with_sizes_usage_errors_and_disagreements(ups
         post(f"{gateway.base_url}/v1/responses", responses_body, key).read()
         with pytest.raises(urllib.error.HTTPError) as failed:
             post(f"{gateway.base_url}/fail", {}, key)
-        assert failed.value.code == 429 and b"slow down" in failed.value.read()
+        assert failed.value.code == 400 and b"no such model" in failed.value.read()
         summary = lease.ledger.summary(
             {"usage": {"input_tokens": 10, "output_tokens": 11}, "images": 2, "error_statuses": []}
         )
     first, second, third = lease.ledger.entries
     assert [(i.width, i.height) for i in first.images] == [(40, 30), (20, 10)] and first.tools_offered == 1
     assert [(i.width, i.height, i.media_type) for i in second.images] == [(40, 30, "image/png"), (64, 48, "image/jpeg")]
-    assert third.error == {"status": 429, "type": "rate_limit_error", "message": "slow down"}
+    assert third.error == {"status": 400, "type": "invalid_request_error", "message": "no such model"}
     assert summary["requests"] == 3 and summary["image_sizes"] == ["20x10", "40x30", "64x48"]
     assert len(summary["images"]) == 3  # the 40x30 image sent twice counts once
-    assert summary["usage"]["input_tokens"] == 20 and summary["http_errors"] == [{"status": 429, "count": 1}]
+    assert summary["usage"]["input_tokens"] == 20 and summary["http_errors"] == [{"status": 400, "count": 1}]
     notes = " | ".join(summary["discrepancies"])
     assert "input_tokens: the API returned 20 in total, the CLI reported 10" in notes
     assert "output_tokens: the API returned 22" in notes and "3 distinct image(s)" in notes
-    assert "the API answered [429], the CLI reported none" in notes
+    assert "answered [400], the CLI reported none" in notes
+
+
+def test_a_rate_limited_request_is_held_and_sent_again_the_cli_sees_only_the_answer(upstream):
+    """The provider's 429 (retry-after 0.3 s, twice) never reaches the CLI: the gateway waits as asked and
+    sends the request again; the ledger keeps what it absorbed and how long the request was held."""
+    _, seen, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        upstream[0].pause = 0.0
+        started = time.monotonic()
+        answer = post(
+            f"{gateway.base_url}/v1/limited", {"model": "m"}, {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}
+        )
+        assert answer.status == 200 and b"message_stop" in answer.read()
+        took = time.monotonic() - started
+        summary = lease.ledger.summary({})
+    (entry,) = lease.ledger.entries
+    assert len(seen) == 3 and [a["status"] for a in entry.absorbed] == [429, 429]
+    assert [a["wait_s"] for a in entry.absorbed] == [0.3, 0.3] and took >= 0.6
+    assert entry.status == 200 and entry.held_ms >= 600 and summary["http_errors"] == []
+    assert lease.upstream.rate_limited == 2 and lease.upstream.held_s() >= 0.6
+    assert gateway.limiter.limit < gateway.limiter.ceiling  # lowered for every item
+
+
+def test_a_failing_provider_costs_an_item_a_handful_of_requests_then_none(upstream):
+    """Every answer a 500: the gateway retries twice itself, the CLI's next request once more, then the item's
+    requests stay at the gateway (a 4xx no CLI retries) and its verdict names the provider's failures."""
+    _, seen, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        key = {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}
+        codes = []
+        for _ in range(4):
+            with pytest.raises(urllib.error.HTTPError) as failed:
+                post(f"{gateway.base_url}/v1/down", {"model": "m"}, key)
+            codes.append((failed.value.code, failed.value.headers.get("x-should-retry")))
+    assert len(seen) == ITEM_FAILURES  # 3 for the first request, 1 for the second, none after
+    assert codes == [(500, None), (500, "false"), (400, "false"), (400, "false")]
+    assert lease.upstream.gave_up and lease.upstream.refused == 2
+    assert lease.upstream.verdict().startswith(
+        f"the provider failed: HTTP 500 x{ITEM_FAILURES} in 4 upstream request(s)"
+    )
 
 
 def test_a_stream_the_upstream_cuts_reaches_the_cli_cut(upstream):
@@ -274,7 +330,9 @@ def test_a_cli_that_hangs_up_cancels_its_request_and_the_gateway_stops_at_once(u
         threading.Thread(
             target=lambda: _ignore(lambda: urllib.request.urlopen(request, timeout=20)), daemon=True
         ).start()
-        time.sleep(0.3)
+        time.sleep(0.6)
+        # With the provider, not held: waiting for an answer that never comes does not move the item's timeout.
+        assert lease.upstream.held_s(time.monotonic()) < 0.2
         stopping = time.monotonic()
     assert time.monotonic() - stopping < 5
 

@@ -37,10 +37,9 @@ def run_agent(
 ):
     benchmark, dataset = load_benchmark(data_dir)
     items = select(dataset, ids=ids, tasks=tasks)
-    config.setdefault("unpriced", True)  # the scripted model has no price
-    run_config = RunConfig(
-        agent=agent, model=MODELS[agent], tools=tools, sandbox=sandbox, jobs=jobs, timeout_s=timeout_s, **config
-    )
+    config.setdefault("unpriced", True)  # a test's model name need not be one the price map knows
+    config.setdefault("model", MODELS[agent])
+    run_config = RunConfig(agent=agent, tools=tools, sandbox=sandbox, jobs=jobs, timeout_s=timeout_s, **config)
     run_config.validate(efforts_by_agent())
     runner = Runner(
         run_config,

@@ -52,6 +52,7 @@ class ClaudeCode(Agent):
     efforts = ("low", "medium", "high", "xhigh", "max")
     provider = "anthropic"
     demo_model = "claude-opus-4-8"
+    wire = "anthropic"
     secret_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
     upstreams = {"env": "https://api.anthropic.com", "file": "https://api.anthropic.com"}
     endpoint_env = "ANTHROPIC_BASE_URL"
@@ -111,8 +112,6 @@ class ClaudeCode(Agent):
             argv += ["--effort", ctx.effort]
         if ctx.max_turns:
             argv += ["--max-turns", str(ctx.max_turns)]
-        if ctx.max_cost_usd:
-            argv += ["--max-budget-usd", f"{ctx.max_cost_usd:g}"]
         allowed = list(builtins)
         if ctx.tools.mcp:
             mcp_config = ctx.home / "mcp.json"

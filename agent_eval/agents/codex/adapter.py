@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -34,7 +35,6 @@ from agent_eval.agents.codex.events import (
     rollout_path,
 )
 from agent_eval.agents.seen_images import SeenImages
-from agent_eval.datamodel.pricing import price_usd, prices
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
 
@@ -54,6 +54,7 @@ CATALOG_OVERRIDES = {
     "experimental_supported_tools": [],
 }
 LOGIN_FILE = Path(".codex") / "auth.json"
+KEPT_IN_CODEX_HOME = ("config.toml", "sessions")  # what reading and `regrade --reparse` read back
 AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
 PROVIDER = "agent_eval"
 
@@ -112,6 +113,7 @@ class Codex(Agent):
     efforts = ("none", "minimal", "low", "medium", "high", "xhigh")
     provider = "openai"
     demo_model = "gpt-5.5"
+    wire = "responses"
     secret_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     upstreams = {
         "env": "https://api.openai.com/v1",
@@ -215,23 +217,34 @@ class Codex(Agent):
         env = base_env(ctx.home) | ctx.auth.env | {"CODEX_HOME": str(codex_home)}
         return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode())
 
-    def priced(self, model: str) -> bool:
-        return prices(model) is not None
-
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
         transcript = parse_codex_events(events, item_dir)
         rollout = rollout_path(item_dir)
         if rollout is not None:
             merge_rollout(transcript, rollout, item_dir)
-        transcript.cost_usd = price_usd(model, transcript.usage)  # Codex reports none; None when unpriced
         if transcript.usage.input_tokens is not None:
-            # Codex reports one session total, all of it the evaluated model's.
-            transcript.usage_by_model = {model: {**vars(transcript.usage), "cost_usd": transcript.cost_usd}}
+            # Codex reports one session total, all of it the evaluated model's, and no cost: the run's
+            # gateway prices what the API returned (engine/gateway/spend.py).
+            transcript.usage_by_model = {model: {**vars(transcript.usage), "cost_usd": None}}
         return transcript
 
     def inline_images(self, item_dir: Path) -> list[str]:
         rollout = rollout_path(item_dir)
         return inline_images_from_rollout(rollout, SeenImages(item_dir)) if rollout else []
+
+    def prune(self, item_dir: Path) -> None:
+        """Of CODEX_HOME only its config and session log stay: the rest (the model catalog written for it,
+        bundled skills, SQLite state and logs: 2 MB in 70 files an item) is Codex's, never read back."""
+        codex_home = item_dir / "home" / ".codex"
+        if not codex_home.is_dir() or codex_home.is_symlink():
+            return
+        for entry in codex_home.iterdir():
+            if entry.name in KEPT_IN_CODEX_HOME:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
 
     def watcher(self):
         """Fail fast on bad credentials: Codex reconnects five times on a 401 before failing."""

@@ -30,6 +30,7 @@ from agent_eval.commands.slurm.plan import (
 from agent_eval.commands.slurm.scripts import array_script, merge_script
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.jsonl import DataError
+from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.results import ResultsError
 from agent_eval.engine.selection import select
 
@@ -91,7 +92,9 @@ def _check_runnable(config: RunConfig, benchmark) -> None:
     agent = get_agent(config.agent)
     auth = agent.find_auth(dict(os.environ))
     if not config.unpriced and auth.kind != "login" and not agent.priced(config.model):
-        raise ConfigError(f"no price for model {config.model!r}: add it to the pricing table, or pass --unpriced")
+        raise ConfigError(
+            f"no price for model {config.model!r} in {where_prices_come_from()}: add it there, or pass --unpriced"
+        )
 
 
 def _option_args(ctx: click.Context, values: dict) -> list[str]:
@@ -123,6 +126,7 @@ def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[st
         sandbox=values["sandbox"],
         max_turns=values["max_turns"],
         max_item_cost_usd=values["max_item_cost_usd"],
+        max_item_tokens=values["max_item_tokens"],
         timeout_s=values["timeout_s"],
         jobs=values["jobs"],
         repeats=values["repeats"],

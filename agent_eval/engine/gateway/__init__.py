@@ -4,12 +4,27 @@
 the gateway's URL (credentials.py), the gateway adds the real credential and streams the answer
 back, and records what reached the API per item (traffic.py reads it, ledger.py keeps it, item.py
 writes it); credential_check.py is `doctor`'s proof that a sandbox cannot find the credential.
-`Redactor` (redact.py) removes any known secret from what the harness writes. docs/sandbox.md draws the request path.
+spend.py prices every answer and keeps the spend caps (a request past one never leaves). limiter.py
+is the run's one rate limiter (concurrency, the provider's waits, a breaker on its failures);
+upstream_health.py keeps each item's dealings with the provider (holds, give-up, the upstream_error
+verdict). `Redactor` (redact.py) removes any known secret from what the harness writes. docs/sandbox.md
+draws the request path.
 """
 
 from agent_eval.engine.gateway.credentials import CredentialError, secret_values
-from agent_eval.engine.gateway.item import record_item
+from agent_eval.engine.gateway.item import apply_spend, record_item
 from agent_eval.engine.gateway.redact import Redactor
 from agent_eval.engine.gateway.server import Gateway, Lease
+from agent_eval.engine.gateway.spend import RunSpend, SpendLimits
 
-__all__ = ["Gateway", "Lease", "Redactor", "CredentialError", "record_item", "secret_values"]
+__all__ = [
+    "Gateway",
+    "Lease",
+    "Redactor",
+    "CredentialError",
+    "RunSpend",
+    "SpendLimits",
+    "apply_spend",
+    "record_item",
+    "secret_values",
+]

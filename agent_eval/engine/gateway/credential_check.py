@@ -47,7 +47,6 @@ def check_credential_hidden(agent: Agent, auth: Auth) -> DoctorCheck:
                 model="doctor",
                 effort=None,
                 max_turns=None,
-                max_cost_usd=None,
                 prompt="",
                 workdir=work,
                 home=home,

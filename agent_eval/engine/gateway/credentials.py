@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from agent_eval.agents.base import Agent, Auth, CredentialError
 from agent_eval.agents.registry import agent_class, names
+from agent_eval.engine.scratch_dirs import owned_dir
 
 DUMMY_PREFIX = "sk-agent-eval-gateway-"
 DUMMY_PATTERN = re.compile(re.escape(DUMMY_PREFIX) + r"([0-9a-f]{16})-([0-9]+)")
@@ -128,4 +128,4 @@ def _strings(value) -> list[str]:
 
 
 def scratch_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="agent-eval-gateway-"))
+    return owned_dir("agent-eval-gateway-")  # named after this process: removed by a later run if it dies

@@ -8,6 +8,8 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from agent_eval.datamodel.pricing import data_version
+from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.engine.gateway.server import Lease
 
@@ -49,14 +51,41 @@ def confirm_received(transcript: Transcript, item_root: Path, at_api: dict[str, 
     return notes
 
 
+def cost_disagreement(priced: float | None, cli: float | None) -> list[str]:
+    """Where the CLI's own cost (Claude Code reports one) and the gateway's price of the API's usage
+    differ by more than a cent's hundredth and 1%."""
+    if priced is None or cli is None or abs(priced - cli) <= max(0.0001, 0.01 * max(priced, cli)):
+        return []
+    return [f"cost: the API's usage prices at ${priced:.6f} ({data_version()}), the CLI reported ${cli:.6f}"]
+
+
 def record_item(lease: Lease, item_root: Path, transcript: Transcript) -> dict:
     """Writes gateway.json; returns the summary the ItemRecord keeps (images as sizes only)."""
     cli = cli_reported(transcript, item_root)
     summary = lease.ledger.summary(cli)
     summary["discrepancies"] += confirm_received(transcript, item_root, lease.ledger.image_sizes())
+    summary["cost"] = {**lease.spend.to_json(), "cli_usd": transcript.cost_usd}
+    summary["discrepancies"] += cost_disagreement(summary["cost"]["usd"], transcript.cost_usd)
     (item_root / "gateway.json").write_text(
         json.dumps({"summary": summary, "cli_reported": cli, **lease.ledger.to_json()}, indent=1)
     )
+    summary["upstream"] = {**lease.upstream.to_json(), "held_s": round(lease.upstream.held_s(), 3)}
     compact = {k: v for k, v in summary.items() if k != "images"}
     compact["images"] = len(summary["images"])
     return compact
+
+
+def apply_spend(record: ItemRecord) -> ItemRecord:
+    """What the gateway's spend decides in the record: its cost is the gateway's price of the usage the
+    API returned (the same for both CLIs; the CLI's own stays in `gateway.cost.cli_usd`), and an item
+    the gateway stopped at a spend cap is `budget_exceeded` unless it was graded all the same. A
+    record without the gateway's cost (an older version's) keeps the CLI's."""
+    cost = (record.gateway or {}).get("cost")
+    if not cost:
+        return record
+    answered = cost["priced_requests"] + cost["unpriced_requests"] + cost["requests_without_usage"]
+    record.cost_usd = cost["usd"] if answered else 0.0  # no answer came back: nothing was billed
+    if cost.get("refused") and record.status not in GRADED_STATUSES:
+        record.status, record.correct, record.prediction = "budget_exceeded", False, ""
+        record.error = f"stopped at the gateway: {cost['refused']} (run again with a higher cap to finish it)"
+    return record

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 
 from agent_eval.engine.gateway.traffic import AnswerReader, ImageSeen, decode, images_in, measure
 
+REFUSED = "refused_by_gateway"  # the error `type` of a request the gateway answered itself (a spend cap)
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
 # One worker reads request bodies for every ledger: bounded CPU, and it never competes with forwarding.
 _READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-eval-gateway-ledger")
@@ -37,8 +38,13 @@ class RequestEntry:
     first_byte_ms: float | None = None
     elapsed_ms: float | None = None
     api_usage: dict | None = None  # exactly as the API returned it
+    answer_model: str | None = None  # the model the answer names (what is billed)
+    cost_usd: float | None = None  # priced from api_usage (engine/gateway/spend.py); None: unpriced
     usage: dict | None = None  # normalised: USAGE_FIELDS
     error: dict | None = None  # {"status", "type", "message"}
+    held_ms: float | None = None  # held at the gateway before the answer passed on: rate limits, its retries
+    absorbed: list[dict] = field(default_factory=list)  # upstream answers the gateway retried (the CLI saw none)
+    refused: bool = False  # answered by the gateway (the item's provider failures were counted), not sent
 
 
 class Ledger:
@@ -126,9 +132,11 @@ class Ledger:
             values = [(e.usage or {}).get(k) for e in entries]
             usage[k] = sum(v for v in values if v is not None) if any(v is not None for v in values) else None
         errors: dict[int, int] = {}
+        refused: dict[int, int] = {}  # answered by the gateway itself (a spend cap), never sent upstream
         for e in entries:
             if e.error:
-                errors[e.error["status"]] = errors.get(e.error["status"], 0) + 1
+                counts = refused if e.error.get("type") == REFUSED else errors
+                counts[e.error["status"]] = counts.get(e.error["status"], 0) + 1
         model_requests = [e for e in entries if e.method == "POST"]
         out = {
             "requests": len(entries),
@@ -137,6 +145,7 @@ class Ledger:
             "image_sizes": sorted({f"{i['width']}x{i['height']}" for i in images.values()}),
             "usage": usage,
             "http_errors": [{"status": s, "count": n} for s, n in sorted(errors.items())],
+            "refused": [{"status": s, "count": n} for s, n in sorted(refused.items())],
             "unread_bodies": sum(e.body_note is not None for e in entries),
         }
         out["discrepancies"] = _discrepancies(out, cli)
@@ -154,11 +163,12 @@ def _discrepancies(gateway: dict, cli: dict) -> list[str]:
         notes.append(
             f"images: {len(gateway['images'])} distinct image(s) reached the API, the CLI's transcript shows {n_images}"
         )
-    api_statuses = sorted({e["status"] for e in gateway["http_errors"]})
+    api_statuses = sorted({e["status"] for e in gateway["http_errors"] + gateway["refused"]})
     cli_statuses = sorted(set(cli.get("error_statuses") or []))
     if api_statuses != cli_statuses:
         notes.append(
-            f"HTTP errors: the API answered {api_statuses or 'none'}, the CLI reported {cli_statuses or 'none'}"
+            f"HTTP errors: the API{' and the spend cap' if gateway['refused'] else ''} answered "
+            f"{api_statuses or 'none'}, the CLI reported {cli_statuses or 'none'}"
         )
     if gateway["unread_bodies"]:
         notes.append(

@@ -14,8 +14,9 @@ import json
 import secrets
 import shutil
 import threading
+import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import aiohttp
 from aiohttp import web
@@ -30,8 +31,15 @@ from agent_eval.engine.gateway.credentials import (
     real_credential,
     scratch_dir,
 )
-from agent_eval.engine.gateway.ledger import Ledger
+from agent_eval.engine.gateway.ledger import REFUSED, Ledger
+from agent_eval.engine.gateway.limiter import LIMITED_STATUSES, RateLimiter, wait_asked
+from agent_eval.engine.gateway.spend import ItemSpend, RunSpend, wire_of
+from agent_eval.engine.gateway.traffic import ERROR_BODY_CHARS
+from agent_eval.engine.gateway.upstream_health import GATEWAY_RETRIES, MAX_HOLD_S, OUTAGE_HOLD_S, ItemUpstream
 
+REFUSED_STATUS = 400  # a request of an item the provider failed: a 4xx, which neither CLI sends again
+RETRY_PAUSE_S = 0.5  # before the gateway sends a request again (doubling with each try)
+MAX_RETRY_PAUSE_S = 30.0
 HOP_BY_HOP = {
     "connection",
     "keep-alive",
@@ -54,13 +62,17 @@ class Lease:
     token: str
     auth: Auth
     ledger: Ledger
+    spend: ItemSpend = field(default_factory=ItemSpend)
+    upstream: ItemUpstream = field(default_factory=ItemUpstream)  # the provider's failures, the holds, the verdict
 
 
 class Gateway:
     """A context manager: entering starts the server (127.0.0.1, a free port), leaving stops it."""
 
-    def __init__(self, agent: str, auth: Auth):
+    def __init__(self, agent: str, auth: Auth, spend: RunSpend | None = None, concurrency: int = 16):
         self.agent = agent
+        self.limiter = RateLimiter(concurrency)  # the run's one limiter: every item's model requests pass it
+        self.spend = spend or RunSpend()  # prices every answer; refuses requests past a spend cap
         self.credential: RealCredential = real_credential(agent, auth)
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
@@ -133,7 +145,9 @@ class Gateway:
             yield lease
         finally:
             with self._lock:
-                self._leases.pop(token, None)
+                found = self._leases.pop(token, None)
+            if found is not None:
+                self.spend.item_ended(found.spend)
             shutil.rmtree(scratch, ignore_errors=True)
 
     def _authorise(self, headers) -> tuple[Lease | None, dict[str, str], str | None]:
@@ -164,7 +178,16 @@ class Gateway:
         if lease is None:
             self.unattributed += 1
         ledger = lease.ledger if lease else Ledger()
+        health = lease.upstream if lease else ItemUpstream()
         entry = ledger.begin(request.method, request.path, request.content_length or 0)
+        wire = wire_of(request.method, request.path)
+        if lease is not None and wire is not None:
+            refusal = self.spend.refusal(lease.spend, entry, wire)
+            if refusal is not None:  # past a spend cap: nothing goes upstream
+                await request.read()
+                return refusal
+        if health.gave_up:  # the provider failed this item often enough: nothing more of it goes upstream
+            return _refused_for_failures(entry, health)
         chunks: list[bytes] = []
 
         async def relay_body():  # the body goes on as it comes in; the ledger gets a copy
@@ -175,8 +198,6 @@ class Gateway:
         if request.content_length is not None:
             headers["Content-Length"] = str(request.content_length)  # same framing as the CLI chose
         url = URL(self.credential.upstream + request.raw_path, encoded=True)
-        response: web.StreamResponse | None = None
-        reader = None
         handed_over = False
 
         def hand_over_body() -> None:  # to the ledger's reader, off the loop: the answer never waits for it
@@ -187,35 +208,114 @@ class Gateway:
                 entry.request_bytes = len(body)
                 ledger.read_later(entry, body, request.headers.get("Content-Encoding"))
 
+        def charge() -> None:  # what the answer's usage cost, added to the item's and the run's spend
+            if lease is not None and wire is not None:
+                self.spend.charge(lease.spend, entry, wire)
+
+        hold = Hold(health, entry, time.monotonic(), self.limiter, request.method == "POST")
+        try:
+            while True:
+                if hold.limited and not await self.limiter.acquire(give_up=hold.waited_too_long):
+                    return self._held_too_long(entry, hold)
+                late = self.spend.refusal(lease.spend, entry, wire) if lease and wire else None
+                if late is not None:  # a spend cap was reached while it waited: it does not go upstream
+                    if hold.limited:
+                        self.limiter.release("unused")
+                    return late
+                if hold.tries:  # sent again: the whole body (what the first try left unread, read now)
+                    chunks.append(await request.content.read())
+                    body = b"".join(chunks)
+                else:
+                    body = relay_body()
+                answer = await self._try(
+                    request,
+                    url,
+                    headers,
+                    body if request.body_exists else None,
+                    entry,
+                    ledger,
+                    hold,
+                    hand_over_body,
+                    charge,
+                )
+                if answer is not None:
+                    return answer
+                # Each request also backs off on its own (0.5, 1, 2 ... s): a provider asking no wait, or 0, is
+                # not asked again at once; the limiter's pause (the wait asked, for everyone) comes on top.
+                last = entry.absorbed[-1]
+                own = min(MAX_RETRY_PAUSE_S, RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
+                await asyncio.sleep(max(0.0, own - (last["wait_s"] or 0.0)))
+        finally:
+            hold.end(time.monotonic())
+            charge()
+            hand_over_body()
+
+    async def _try(self, request, url, headers, body, entry, ledger, hold: Hold, hand_over_body, charge):
+        """One request upstream: the answer given to the CLI, or None when the gateway holds the request
+        to send it again (a rate limit within the hold bound, a 5xx within the gateway's own retries)."""
+        response: web.StreamResponse | None = None
+        reader = None
+        outcome, code, wait = "ok", None, None  # for the limiter, once this try is over
+        tried_at = time.monotonic()
+        hold.sent(tried_at)
+        hold.health.sent()
+        hold.tries += 1
         try:
             async with self._session.request(
-                request.method,
-                url,
-                headers=headers,
-                data=relay_body() if request.body_exists else None,
-                allow_redirects=False,
+                request.method, url, headers=headers, data=body, allow_redirects=False
             ) as upstream:
+                status = upstream.status
+                wait = wait_asked(upstream.headers)
+                if status in LIMITED_STATUSES:
+                    outcome, code = "limited", status
+                    hold.health.limited()
+                    held = tried_at - hold.since + (wait or 0)
+                    if hold.limited and not hold.health.hold_spent and held < MAX_HOLD_S:
+                        hand_over_body()
+                        entry.absorbed.append(await _absorbed(upstream, wait))
+                        hold.wait_from(tried_at)  # the refused try's time is a wait too
+                        return None
+                    hold.health.hold_spent = True  # its next 429s pass at once: the CLI's retries are not held
+                    if status != 429:  # still overloaded after the hold: the provider's failure
+                        hold.health.failed(status)
+                elif status >= 500:
+                    outcome, code = "failed", status
+                    hold.health.failed(status)
+                    if hold.limited and not hold.health.gave_up and len(entry.absorbed) < GATEWAY_RETRIES:
+                        hand_over_body()
+                        entry.absorbed.append(await _absorbed(upstream, wait))
+                        hold.wait_from(tried_at)  # the refused try's time is a wait too
+                        return None
+                told = {"x-should-retry": "false"} if hold.health.gave_up or outcome == "limited" else {}
                 reader = ledger.response_reader(
-                    entry,
-                    upstream.status,
-                    upstream.headers.get("Content-Type", ""),
-                    upstream.headers.get("Content-Encoding"),
+                    entry, status, upstream.headers.get("Content-Type", ""), upstream.headers.get("Content-Encoding")
                 )
                 response = web.StreamResponse(
-                    status=upstream.status,
+                    status=status,
                     reason=upstream.reason,
-                    headers={k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP},
+                    headers={**{k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}, **told},
                 )
                 await response.prepare(request)
-                async for chunk in upstream.content.iter_any():
+                async for chunk in _from_upstream(upstream):
                     await response.write(chunk)  # as it arrives: no buffering of the stream
                     reader.feed(chunk)
                 reader.close()  # recorded before the CLI sees the end: the item's record never misses it
+                charge()  # priced before the CLI can send its next request
+                if outcome == "ok":
+                    hold.health.succeeded()  # a whole answer: a stream cut before its end was a failure
                 hand_over_body()
                 await response.write_eof()
+        except UpstreamCut as cut:  # the provider cut the stream mid-answer: passed on as a cut
+            outcome, code = "failed", None
+            hold.health.failed("cut")
+            reader.close(f"{type(cut.__cause__).__name__}: {cut.__cause__}")
+            if request.transport is not None:
+                request.transport.close()  # what was sent is flushed first
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as e:
             note = f"{type(e).__name__}: {e}"
             if response is None:  # nothing sent to the CLI yet: the endpoint could not be reached
+                outcome, code = "failed", 502
+                hold.health.failed("unreachable")
                 entry.status, entry.error = (
                     502,
                     {"status": 502, "type": "gateway", "message": f"upstream unreachable: {note}"},
@@ -223,12 +323,12 @@ class Gateway:
                 response = _refusal(
                     502,
                     f"agent-eval gateway: the model endpoint {self.credential.upstream} is unreachable ({note})",
-                    retry=True,
+                    retry=not hold.health.gave_up,
                 )
-            else:  # cut mid-stream, by the upstream or by the CLI
+            else:  # the CLI hung up mid-stream
                 reader.close(note)
                 if request.transport is not None:
-                    request.transport.close()  # pass a cut on as a cut (what was sent is flushed first)
+                    request.transport.close()
         except asyncio.CancelledError:
             if reader is not None:
                 reader.close("the CLI closed the connection")
@@ -236,8 +336,101 @@ class Gateway:
                 entry.error = {"status": 0, "type": "cancelled", "message": "the CLI closed the connection"}
             raise
         finally:
-            hand_over_body()
+            if hold.limited:
+                self.limiter.release(outcome, status=code, wait_s=wait)
         return response
+
+    def _held_too_long(self, entry, hold: Hold) -> web.Response:
+        """A request that waited its bound in the limiter's queue: in an outage the item gives up (upstream_error);
+        for rate limits the CLI gets the 429 it would have had."""
+        if self.limiter.breaker_open:
+            hold.health.outage()
+            return _refused_for_failures(entry, hold.health)
+        message = f"agent-eval gateway: held {MAX_HOLD_S:g}s for the provider's rate limits; not sent"
+        entry.status, entry.refused = 429, True
+        entry.error = {"status": 429, "type": REFUSED, "message": message}
+        body = {"type": "error", "error": {"type": "rate_limit_error", "message": message}}
+        return web.Response(
+            status=429, text=json.dumps(body), content_type="application/json", headers={"x-should-retry": "false"}
+        )
+
+
+class UpstreamCut(Exception):
+    """The provider's stream broke off (not the CLI's side of the connection)."""
+
+
+async def _from_upstream(upstream):
+    try:
+        async for chunk in upstream.content.iter_any():
+            yield chunk
+    except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as e:
+        raise UpstreamCut() from e
+
+
+async def _absorbed(upstream, wait: float | None) -> dict:
+    """An answer the gateway took instead of the CLI, for the ledger: status, the wait asked, the message."""
+    try:
+        text = (await upstream.content.read(ERROR_BODY_CHARS)).decode(errors="replace")
+    except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as e:
+        text = f"{type(e).__name__}: {e}"
+    return {"status": upstream.status, "wait_s": wait, "message": text}
+
+
+@dataclass
+class Hold:
+    """One CLI request's stay at the gateway: since when, how many tries, and whether it passes the limiter."""
+
+    health: ItemUpstream
+    entry: object
+    since: float
+    limiter: RateLimiter
+    limited: bool  # a model request: it passes the limiter
+    tries: int = 0
+    waiting: bool = False  # in the queue or between tries (not while a try is with the provider)
+    last_try: float | None = None
+
+    def __post_init__(self):
+        self.wait_from(self.since)
+
+    def wait_from(self, at: float) -> None:
+        """Held from `at` on: from its arrival, or from a try the gateway answered for the CLI (a 429, a 5xx)."""
+        self.waiting = True
+        self.health.hold_started(id(self), at)
+
+    def sent(self, at: float) -> None:
+        """A try went upstream: until it answers, the time is the provider's answer's, not a wait (a provider
+        that never answers is a timeout, which held time must not postpone)."""
+        self.last_try = at
+        self._stop(at)
+
+    def _stop(self, at: float) -> None:
+        if self.waiting:
+            self.waiting = False
+            self.health.hold_ended(id(self), at)
+
+    def waited_too_long(self) -> bool:
+        held = time.monotonic() - self.since
+        return held >= MAX_HOLD_S or (self.limiter.breaker_open and held >= OUTAGE_HOLD_S)
+
+    def end(self, at: float) -> None:
+        until = at if self.waiting or self.last_try is None else self.last_try
+        self._stop(at)
+        self.entry.held_ms = round(max(0.0, until - self.since) * 1000, 1)
+
+
+def _refused_for_failures(entry, health: ItemUpstream) -> web.Response:
+    """Answered here, not upstream: the CLI is told not to retry, the item ends `upstream_error`."""
+    health.refuse()
+    message = f"agent-eval gateway: not sent upstream: {health.verdict()}"
+    entry.status, entry.refused = REFUSED_STATUS, True
+    entry.error = {"status": REFUSED_STATUS, "type": REFUSED, "message": message}
+    body = {"type": "error", "error": {"type": "api_error", "message": message}}
+    return web.Response(
+        status=REFUSED_STATUS,
+        text=json.dumps(body),
+        content_type="application/json",
+        headers={"x-should-retry": "false"},
+    )
 
 
 def _refusal(status: int, message: str, retry: bool = False) -> web.Response:

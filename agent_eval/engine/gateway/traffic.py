@@ -84,6 +84,8 @@ class AnswerReader:
                     data = json.loads(raw)
                 except ValueError:
                     data = None
+                if isinstance(data, dict) and isinstance(data.get("model"), str):
+                    self.entry.answer_model = data["model"]
                 if isinstance(data, dict) and isinstance(data.get("usage"), dict):
                     self._usage(data["usage"])
                 if status >= 400:
@@ -106,11 +108,16 @@ class AnswerReader:
             return
         kind = data.get("type")
         if kind == "message_start":  # Anthropic: input side
-            self._usage((data.get("message") or {}).get("usage") or {})
+            message = data.get("message") or {}
+            if isinstance(message.get("model"), str):
+                self.entry.answer_model = message["model"]  # the model that answered, and is billed
+            self._usage(message.get("usage") or {})
         elif kind == "message_delta":  # Anthropic: cumulative output
             self._usage(data.get("usage") or {})
         elif kind in ("response.completed", "response.incomplete", "response.failed"):  # Responses
             response = data.get("response") or {}
+            if isinstance(response.get("model"), str):
+                self.entry.answer_model = response["model"]
             if isinstance(response.get("usage"), dict):
                 self._usage(response["usage"])
             if response.get("error"):

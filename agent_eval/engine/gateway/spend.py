@@ -1,0 +1,162 @@
+"""Money at the gateway, the same for both CLIs: each answer priced from the usage the API returned
+(datamodel/pricing.py), summed per item and per run, and the caps kept before a request leaves:
+once an item's cost or tokens, or the run's cost, reached its cap, no further model request of it
+goes upstream (the request that crosses a cap finishes: its price is known only from its answer).
+
+The CLI gets an API-shaped refusal that it shows and ends on at once. Measured on the real CLIs
+(docs/cli-notes.md): Claude Code 2.1.332 ends after one request on a 402 marked `x-should-retry:
+false` (a 400 it sends six times); Codex 0.171.0 ends on a 400 and retries every other status five
+times with backoff.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from agent_eval.datamodel.pricing import data_version, price_request
+from agent_eval.engine.gateway.ledger import REFUSED, RequestEntry
+
+
+@dataclass(frozen=True)
+class SpendLimits:
+    item_usd: float | None = None  # --max-item-cost-usd
+    item_tokens: int | None = None  # --max-item-tokens
+    run_usd: float | None = None  # --max-cost-usd
+
+
+def wire_of(method: str, path: str) -> str | None:
+    """The model API a request speaks; None for what is not a model request (probes, model lists,
+    token counts), which is neither priced nor refused."""
+    if method != "POST":
+        return None
+    path = path.rstrip("/")
+    if path.endswith("/messages"):
+        return "anthropic"
+    if path.endswith("/responses"):
+        return "responses"
+    return None
+
+
+@dataclass
+class ItemSpend:
+    """One item's tally while its lease lasts."""
+
+    usd: float = 0.0  # of the priced answers
+    tokens: int = 0  # input (cached included) + output, of every answer with usage
+    priced: int = 0
+    unpriced: int = 0  # answers with usage but no price for their model
+    without_usage: int = 0  # answered without usage (a cut stream): not priced here
+    notes: set[str] = field(default_factory=set)
+    refused: str | None = None  # why the gateway stopped sending the item's requests upstream
+    refusals: int = 0
+    charged: set[int] = field(default_factory=set)  # the ledger's request numbers already priced
+
+    def to_json(self) -> dict:
+        """For the record's gateway summary. `usd` is None unless every answer with usage was priced."""
+        return {
+            "usd": round(self.usd, 6) if self.priced and not self.unpriced else None,
+            "priced_usd": round(self.usd, 6),
+            "tokens": self.tokens,
+            "priced_requests": self.priced,
+            "unpriced_requests": self.unpriced,
+            "requests_without_usage": self.without_usage,
+            "notes": sorted(self.notes),
+            "price_data": data_version(),
+            "refused": self.refused,
+            "refusals": self.refusals,
+        }
+
+
+class RunSpend:
+    """The run's tally across items. The gateway's loop charges and refuses; the runner reads."""
+
+    def __init__(self, limits: SpendLimits | None = None, model: str | None = None, already_usd: float = 0.0):
+        self.limits = limits or SpendLimits()
+        self.model = model  # the run's model, when neither a request nor its answer names one
+        self.already_usd = already_usd  # spent by earlier sessions of this run (its records)
+        self.session_usd = 0.0
+        self.items_ended = 0  # items whose lease ended this session
+        self.ended_usd = 0.0  # what those items cost
+        self._lock = threading.Lock()
+
+    @property
+    def total_usd(self) -> float:
+        with self._lock:
+            return self.already_usd + self.session_usd
+
+    @property
+    def run_cap_reached(self) -> bool:
+        return self.limits.run_usd is not None and self.total_usd >= self.limits.run_usd
+
+    def projected_usd(self, items_left: int) -> float | None:
+        """The run's total at the current rate: spent so far + the mean cost of this session's
+        finished items for each item still to finish (None until one has finished)."""
+        with self._lock:
+            if not self.items_ended:
+                return None
+            return self.already_usd + self.session_usd + self.ended_usd / self.items_ended * items_left
+
+    def item_ended(self, item: ItemSpend) -> None:
+        with self._lock:
+            self.items_ended += 1
+            self.ended_usd += item.usd
+
+    def reason_to_refuse(self, item: ItemSpend) -> str | None:
+        limits = self.limits
+        if self.run_cap_reached:
+            return f"the run's cost cap (--max-cost-usd {limits.run_usd:g}) is reached: ${self.total_usd:.4f} spent"
+        if limits.item_usd is not None and item.usd >= limits.item_usd:
+            return f"the item's cost cap (--max-item-cost-usd {limits.item_usd:g}) is reached: ${item.usd:.4f} spent"
+        if limits.item_tokens is not None and item.tokens >= limits.item_tokens:
+            return f"the item's token cap (--max-item-tokens {limits.item_tokens}) is reached: {item.tokens} tokens"
+        return None
+
+    def refusal(self, item: ItemSpend, entry: RequestEntry, wire: str) -> web.Response | None:
+        """The answer to a model request that must not go upstream (recorded in the ledger), or None."""
+        reason = self.reason_to_refuse(item)
+        if reason is None:
+            return None
+        item.refused = item.refused or reason
+        item.refusals += 1
+        response = refusal_response(wire, reason)
+        entry.status = response.status
+        entry.error = {"status": response.status, "type": REFUSED, "message": reason}
+        return response
+
+    def charge(self, item: ItemSpend, entry: RequestEntry, wire: str) -> None:
+        """Prices one answered request (once) and adds it to the item and the run."""
+        if entry.seq in item.charged or (entry.error or {}).get("type") == REFUSED:
+            return
+        item.charged.add(entry.seq)
+        if not entry.api_usage:
+            if entry.status == 200:
+                item.without_usage += 1
+            return
+        price = price_request(wire, entry.answer_model or entry.model or self.model, entry.api_usage)
+        entry.cost_usd = price.usd
+        usage = entry.usage or {}
+        with self._lock:
+            item.tokens += (usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0)
+            if price.usd is None:
+                item.unpriced += 1
+                item.notes.add(price.note or "unpriced")
+            else:
+                item.priced += 1
+                item.usd += price.usd
+                self.session_usd += price.usd
+
+
+def refusal_response(wire: str, reason: str) -> web.Response:
+    """An API-shaped error the CLI shows and ends on without retrying (see the module's docstring)."""
+    message = f"agent-eval: {reason}; no further requests of this item go to the model API"
+    if wire == "anthropic":
+        body = {"type": "error", "error": {"type": "budget_exceeded", "message": message}}
+        return web.Response(
+            status=402, text=json.dumps(body), content_type="application/json", headers={"x-should-retry": "false"}
+        )
+    body = {"error": {"message": message, "type": "budget_exceeded", "param": None, "code": "budget_exceeded"}}
+    return web.Response(status=400, text=json.dumps(body), content_type="application/json")

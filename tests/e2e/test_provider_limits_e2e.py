@@ -1,0 +1,129 @@
+"""The provider's limits and failures met at the run's gateway, with the real Claude Code and Codex CLIs,
+sandboxed, against the scripted model server standing in for the provider:
+
+- a provider that allows 4 requests at once (429 + retry-after beyond that) while the run has --jobs 16:
+  the gateway's limiter holds the requests, no CLI sees a 429 and no item fails for rate limits;
+- a provider answering 500 (or cutting every stream) on every request: both CLIs end `upstream_error`
+  after a bounded number of requests, the run says it paused, and a resume once the provider recovers
+  finishes the items.
+docs/reliability.md lists these rows; perf/rate_limits.py measures the wall time of the first case.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agent_eval.agents.registry import scripted_environ
+from agent_eval.benchmarks.activevision.samples import write_sample_set
+from agent_eval.cli import main
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.results import RunStore
+from agent_eval.engine.gateway.upstream_health import ITEM_FAILURES
+from agent_eval.scripted import ScriptedServer
+from support.agentrun import AGENTS, MODELS, run_agent
+
+ANSWER = {"turns": ["<answer>1</answer>"]}
+
+
+@pytest.fixture(scope="module")
+def twelve_items(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("twelve") / "data"
+    write_sample_set(root, seed=0, per_task=2)
+    return root
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_jobs_16_against_a_provider_allowing_4_at_once_no_item_fails_for_rate_limits(agent, twelve_items, tmp_path):
+    faults = {"concurrency": 4, "retry_after": 1, "delay": 0.5}
+    with ScriptedServer(ANSWER, faults=faults) as server:
+        outcome = run_agent(agent, "none", server, twelve_items, tmp_path, jobs=16, timeout_s=120)
+        refused = [r for r in server.requests if r.kind == "over_limit"]
+        peak = server.peak_in_flight
+    records = outcome.store.records()
+    assert len(records) == 12 and Counter(r.status for r in records) == {"ok": 12}
+    assert refused and peak == 4  # the provider's limit was really met, and held
+    # Every 429 stayed at the gateway: it saw each one, the CLIs none.
+    upstream = [r.gateway["upstream"] for r in records]
+    assert sum(u["rate_limited"] for u in upstream) == len(refused)
+    assert all(r.gateway["http_errors"] == [] and not r.api_retries and r.attempts == 1 for r in records)
+    # The time held is recorded per item, and is not the agent's.
+    assert any(r.provider_wait_s > 0.5 for r in records)
+    for record in records:
+        wall = json.loads((outcome.store.root / "sandboxes" / record.id / "meta.json").read_text())["exit"]["elapsed_s"]
+        assert record.provider_wait_s == record.gateway["upstream"]["held_s"]
+        assert record.elapsed_s == pytest.approx(wall - record.provider_wait_s, abs=0.002)
+    waited = max(records, key=lambda r: r.provider_wait_s)
+    shown = CliRunner().invoke(main, ["show", str(outcome.store.root), waited.id], env={"COLUMNS": "200"})
+    assert f"(+{waited.provider_wait_s:.0f}s waiting for the provider)" in shown.output, shown.output
+
+
+def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int):
+    env = {**scripted_environ(agent, server.url), "COLUMNS": "250"}
+    return CliRunner().invoke(
+        main,
+        [
+            "run",
+            "--agent",
+            agent,
+            "--model",
+            MODELS[agent],
+            "--tools",
+            "none",
+            "--data",
+            str(data),
+            "--out-dir",
+            str(out),
+            "--run-name",
+            "r",
+            "--ids",
+            "CCC-0,LIS-0,FDS-0",
+            "--jobs",
+            str(jobs),
+            "--timeout",
+            "120",
+            "--unpriced",
+        ],
+        env=env,
+    )
+
+
+@pytest.mark.parametrize("faults", [{"status": 500}, {"truncate": True}], ids=["500", "cut"])
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_failing_provider_ends_items_upstream_error_in_few_requests_and_a_resume_finishes_them(
+    agent, faults, sample_data, tmp_path
+):
+    with ScriptedServer(ANSWER, faults=faults) as server:
+        failed = run_cli(agent, server, sample_data, tmp_path, jobs=3)
+        sent = len(server.main_requests())
+        server.faults = None  # the provider recovers
+        resumed = run_cli(agent, server, sample_data, tmp_path, jobs=3)
+    assert failed.exit_code == 0, failed.output
+    first: dict[str, ItemRecord] = {}  # a resume appends: each item's first line is the first run's
+    for path in sorted((tmp_path / "r").glob("*/items.jsonl")):
+        for line in path.read_text().splitlines():
+            record = ItemRecord.from_json(json.loads(line))
+            first.setdefault(record.id, record)
+    first = list(first.values())
+    assert Counter(r.status for r in first) == {"upstream_error": 3}
+    what = "HTTP 500" if "status" in faults else "stream cut"
+    for record in first:
+        assert f"the provider failed: {what} x" in record.error and not record.correct and record.prediction == ""
+        assert (
+            record.gateway["upstream"]["failures"] and record.gateway["upstream"]["upstream_requests"] <= ITEM_FAILURES
+        )
+    assert sent <= 3 * ITEM_FAILURES  # a handful per item (Codex alone made 120 before)
+    assert re.search(
+        r"provider failing: \d+ failed requests in a row \(.*\); new requests paused for \d+s", failed.output
+    )
+    assert "3 item(s) ended upstream_error" in failed.output
+    assert "3 item(s) upstream_error: the provider failed them" in " ".join(failed.output.split())  # the table's note
+    # The resume reruns exactly those, and they finish.
+    assert resumed.exit_code == 0, resumed.output
+    latest = RunStore(tmp_path / "r").records()
+    assert len(latest) == 3 and Counter(r.status for r in latest) == {"ok": 3}
