@@ -31,6 +31,7 @@ from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.pricing import provenance as pricing_provenance
+from agent_eval.datamodel.pricing import warm_up as warm_up_prices
 from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.prompts import load_template
 from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, UNGRADED_STATUSES, ItemRecord
@@ -132,6 +133,7 @@ class Runner:
         self.items = items
         self.agent: Agent = get_agent(config.agent)
         self.agent.warm_up()
+        warm_up_prices()
         self.auth = self.agent.find_auth(dict(os.environ if environ is None else environ))
         # A subscription login is not billed per token, so no price is needed there.
         if not config.unpriced and self.auth.kind != "login" and not self.agent.priced(config.model):
