@@ -40,6 +40,13 @@ def fmt_time(seconds: float | None) -> str:
     return "?" if seconds is None else f"{seconds:.0f}s" if seconds < 600 else f"{seconds / 60:.1f}m"
 
 
+def fmt_agent_time(elapsed_s: float | None, provider_wait_s: float | None) -> str:
+    """The agent's time, and beside it the time its requests waited at the gateway for the provider (rate
+    limits, retries, pauses): not the agent's, so not in the first figure."""
+    waited = f" (+{fmt_time(provider_wait_s)} waiting for the provider)" if (provider_wait_s or 0) >= 0.5 else ""
+    return fmt_time(elapsed_s) + waited
+
+
 def tool_input_text(data: dict | None) -> str:
     """A lone string argument (a shell command, a path) raw; short arguments on one line; else indented JSON."""
     if data and len(data) == 1 and isinstance(next(iter(data.values())), str):

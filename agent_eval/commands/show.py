@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.agents.received import describe as describe_received
-from agent_eval.analysis.formatting import fmt_cost, fmt_time, fold, tool_input_text, total_time
+from agent_eval.analysis.formatting import fmt_agent_time, fmt_cost, fmt_time, fold, tool_input_text, total_time
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.datamodel.records import FAILURE_STATUSES, UNGRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import summarise
@@ -214,7 +214,8 @@ def _print_outcome(
     console.print(
         Text(
             f"turns {record.num_turns if record.num_turns is not None else '?'}, tool calls {record.tool_calls}, "
-            f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, time {fmt_time(record.elapsed_s)}, "
+            f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, "
+            f"time {fmt_agent_time(record.elapsed_s, record.provider_wait_s)}, "
             f"attempts {record.attempts}"
         )
     )

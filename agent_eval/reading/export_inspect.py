@@ -208,7 +208,7 @@ def build_sample(run: LoadedRun, record: ItemRecord, model: str, extras: list[st
         model_usage=usage,
         started_at=started,
         completed_at=utc(record.finished_at),
-        total_time=record.elapsed_s,
+        total_time=None if record.elapsed_s is None else record.elapsed_s + (record.provider_wait_s or 0.0),
         working_time=record.elapsed_s,
         error=error,
         error_retries=retries,

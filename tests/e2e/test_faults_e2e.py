@@ -31,6 +31,7 @@ from agent_eval.commands.show import command as show_command
 from agent_eval.datamodel.results import RunStore
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.engine import attempt
+from agent_eval.engine.gateway import server as gateway_server
 from agent_eval.engine.runner import Runner
 from agent_eval.engine.sandbox import SandboxSpec
 from agent_eval.scripted import ScriptedServer, prompt_text
@@ -81,9 +82,11 @@ def test_persistent_rate_limit_ends_rate_limited_in_bounded_time_and_the_run_goe
     agent, sample_data, sample_truth, tmp_path, monkeypatch
 ):
     """Only CCC-0's requests get 429 (fault `match`); jobs=1, so LIS-0 runs after CCC-0 gave up.
-    Claude retries by itself (it ignores `retry-after: 0`, about 5 s for 4 retries): the adapter's
-    watcher stops it after 4 retries; Codex retries 5 times, then fails. The runner backs off
+    The gateway holds each request and sends it again (backing off 0.5, 1 ... s, as `retry-after: 0`
+    asks no wait) for its hold bound (120 s; 2 s here), then passes the 429 on, told not to retry:
+    Claude fails at once; Codex retries 5 times (each held again), then fails. The runner backs off
     (0.2 s here) and gives up after its last attempt: 2 here to keep the test short (4 by default)."""
+    monkeypatch.setattr(gateway_server, "MAX_HOLD_S", 2.0)
     original_init = Runner.__init__
 
     def two_attempts(self, *args, **kwargs):
@@ -104,7 +107,8 @@ def test_persistent_rate_limit_ends_rate_limited_in_bounded_time_and_the_run_goe
     assert fine.status == "ok" and fine.correct and fine.attempts == 1
     assert limited.finished_at <= fine.started_at  # the run went on after giving up
     assert not outcome.interrupted and outcome.stopped_for_auth is None
-    assert elapsed < 30  # bounded: no endless retrying
+    assert elapsed < 90  # bounded: no endless retrying
+    assert limited.gateway["upstream"]["rate_limited"] >= 2  # each request was held and sent again
 
 
 @pytest.mark.e2e
@@ -147,25 +151,28 @@ def test_forbidden_403_stops_the_run_with_one_message(agent, sample_data, tmp_pa
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("agent", AGENTS)
-def test_stream_cut_every_time_times_out_and_leaves_no_process(agent, sample_data, tmp_path):
-    """Both CLIs retry a cut stream; with every answer cut, --timeout ends the item and kills the
-    whole process group (the CLI, its MCP server, the shell)."""
+def test_stream_cut_every_time_is_the_providers_failure_and_leaves_no_process(agent, sample_data, tmp_path):
+    """Both CLIs retry a cut stream; with every answer cut, the gateway stops sending the item's requests
+    after a handful (or --timeout ends it first): either way the provider's failure, `upstream_error`,
+    and the whole process group (the CLI, its MCP server, the shell) is gone."""
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"truncate": True}) as server:
         outcome = run_agent(agent, "python", server, sample_data, tmp_path, ids="FDS-0", timeout_s=4)
         outcomes = {r.outcome for r in server.main_requests()}
     record = outcome.store.records()[0]
     assert outcomes == {"truncate"}
-    assert record.status == "timeout" and "--timeout 4s" in record.error and not record.correct
+    assert record.status == "upstream_error" and "the provider failed: stream cut x" in record.error
+    assert not record.correct and record.prediction == ""
     assert processes_mentioning(str(outcome.store.root)) == []
 
 
 @pytest.mark.e2e
 def test_codex_gives_up_on_a_cut_stream_before_a_long_timeout(sample_data, tmp_path):
-    """Codex reconnects 5 times (about 7 s), then fails by itself: agent_error with its message."""
+    """Codex reconnects after a cut; the gateway sends 4 of its requests, then refuses the rest: Codex
+    fails within seconds, and the item is the provider's failure, not the agent's (was agent_error)."""
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"truncate": True}) as server:
         outcome = run_agent("codex", "none", server, sample_data, tmp_path, ids="FDS-0", timeout_s=30)
     record = outcome.store.records()[0]
-    assert record.status == "agent_error" and "stream disconnected before completion" in record.error
+    assert record.status == "upstream_error" and "the provider failed: stream cut x4" in record.error
     assert processes_mentioning(str(outcome.store.root)) == []
 
 

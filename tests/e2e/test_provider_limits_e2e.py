@@ -58,6 +58,9 @@ def test_jobs_16_against_a_provider_allowing_4_at_once_no_item_fails_for_rate_li
         wall = json.loads((outcome.store.root / "sandboxes" / record.id / "meta.json").read_text())["exit"]["elapsed_s"]
         assert record.provider_wait_s == record.gateway["upstream"]["held_s"]
         assert record.elapsed_s == pytest.approx(wall - record.provider_wait_s, abs=0.002)
+    waited = max(records, key=lambda r: r.provider_wait_s)
+    shown = CliRunner().invoke(main, ["show", str(outcome.store.root), waited.id], env={"COLUMNS": "200"})
+    assert f"(+{waited.provider_wait_s:.0f}s waiting for the provider)" in shown.output, shown.output
 
 
 def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int):

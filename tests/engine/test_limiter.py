@@ -141,3 +141,28 @@ def test_a_request_that_waited_its_bound_leaves_the_queue_without_a_slot():
         assert limiter.in_flight == 1 and limiter.snapshot().queued == 0
 
     run(scenario())
+
+
+def test_a_raise_that_meets_a_limit_at_once_doubles_the_calm_before_the_next():
+    async def scenario():
+        clock = Clock()
+        limiter = RateLimiter(8, clock=clock)
+        for _ in range(5):
+            await limiter.acquire()
+        limiter.release("limited", status=429, wait_s=0.0)  # the provider takes 4: limit 4, 4 in flight
+        clock.now += CALM_S
+        limiter.release("ok")  # at the full limit and calm: raised to 5
+        assert limiter.limit == 5
+        await limiter.acquire()
+        await limiter.acquire()  # 5 in flight
+        limiter.release("limited", status=429, wait_s=0.0)  # the raise went too far
+        assert limiter.limit == 4 and limiter.calm_s == 2 * CALM_S
+        clock.now += CALM_S
+        limiter.release("ok")
+        assert limiter.limit == 4  # not yet: twice the calm now
+        await limiter.acquire()
+        clock.now += CALM_S
+        limiter.release("ok")
+        assert limiter.limit == 5
+
+    run(scenario())

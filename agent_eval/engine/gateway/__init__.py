@@ -3,9 +3,12 @@
 `Gateway` (server.py) runs once per run on 127.0.0.1; each item's CLI gets a dummy credential and
 the gateway's URL (credentials.py), the gateway adds the real credential and streams the answer
 back, and records what reached the API per item (traffic.py reads it, ledger.py keeps it, item.py
-writes it). spend.py prices every answer and keeps the spend caps (a request past one never leaves).
-`Redactor` (redact.py) removes any known secret from what the harness writes. docs/sandbox.md draws
-the request path.
+writes it); credential_check.py is `doctor`'s proof that a sandbox cannot find the credential.
+spend.py prices every answer and keeps the spend caps (a request past one never leaves). limiter.py
+is the run's one rate limiter (concurrency, the provider's waits, a breaker on its failures);
+upstream_health.py keeps each item's dealings with the provider (holds, give-up, the upstream_error
+verdict). `Redactor` (redact.py) removes any known secret from what the harness writes. docs/sandbox.md
+draws the request path.
 """
 
 from agent_eval.engine.gateway.credentials import CredentialError, secret_values

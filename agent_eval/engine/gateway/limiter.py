@@ -3,7 +3,8 @@
 Every item's model requests pass it. A rate limit (429, 529 overloaded, 503, or a success whose
 `*-remaining` header reached 0) lowers the concurrency for everyone to what the provider was
 accepting and pauses new requests for the wait the provider asked (`retry-after`, `retry-after-ms`,
-`anthropic-ratelimit-*-reset`, `x-ratelimit-reset-*`); once no limit has been met for `CALM_S`, each
+`anthropic-ratelimit-*-reset`, `x-ratelimit-reset-*`); once no limit has been met for `CALM_S` (doubled
+each time a raise met a limit at once: the provider's ceiling is probed ever more rarely), each
 success at the full limit raises it by one again, up to the run's --jobs. Repeated provider failures
 (5xx, cut streams) in a row across items trip a breaker: new requests are paused with a growing
 backoff and one request at a time probes until one succeeds.
@@ -27,8 +28,9 @@ from typing import Callable
 
 LIMITED_STATUSES = (429, 503, 529)  # the provider asks us to slow down: wait, never counted as its failure
 CALM_S = 10.0  # no rate limit met for this long before the limit is raised again
+MAX_CALM_S = 300.0  # a raise that met a limit at once doubles the calm needed before the next one
 RAISE_EVERY_S = 1.0  # at most one step up per second
-DEFAULT_WAIT_S = 1.0  # a rate limit without any wait header: 1, 2, 4 ... s for limits in a row
+DEFAULT_WAIT_S = 1.0  # the pause for everyone after a rate limit that asked no wait (each request backs off too)
 MAX_WAIT_S = 60.0  # a header asking for longer is capped (the request's hold bound decides the rest)
 TRIP_AFTER = 3  # failures in a row (any items) that pause the run's new requests
 BREAKER_FIRST_S = 2.0  # the breaker's first pause; it doubles while the provider keeps failing
@@ -130,7 +132,7 @@ class RateLimiter:
         self.resume_at = 0.0  # no new request goes upstream before this
         self.last_limited = -math.inf
         self.last_raise = -math.inf
-        self.limited_in_a_row = 0
+        self.calm_s = CALM_S
         self.failures_in_a_row = 0
         self.failure_codes: dict[str, int] = {}  # of the current run of failures: "500" / "cut" -> count
         self.breaker_pause = 0.0  # > 0 while tripped: the current pause
@@ -187,9 +189,12 @@ class RateLimiter:
                 self._waiters.remove(turn)
 
     def release(self, outcome: str, status: int | None = None, wait_s: float | None = None) -> None:
-        """outcome: "ok" (wait_s: a success that asked for a wait), "limited" or "failed" (status None: a cut)."""
+        """outcome: "ok" (wait_s: a success that asked for a wait), "limited", "failed" (status None: a cut),
+        or "unused" (the slot was never used upstream: nothing learnt)."""
         now = self.clock()
-        if outcome == "limited":
+        if outcome == "unused":
+            pass
+        elif outcome == "limited":
             self._limited(now, wait_s)
         elif outcome == "failed":
             self._failed(now, status)
@@ -199,7 +204,7 @@ class RateLimiter:
         self._grant()
 
     def _succeeded(self, now: float, wait_s: float | None) -> None:
-        self.limited_in_a_row = self.failures_in_a_row = 0
+        self.failures_in_a_row = 0
         self.failure_codes = {}
         if self.limit_before_trip is not None:
             self.limit, self.limit_before_trip, self.breaker_pause = self.limit_before_trip, None, 0.0
@@ -210,7 +215,7 @@ class RateLimiter:
         if (
             saturated
             and self.limit < self.ceiling
-            and now - self.last_limited >= CALM_S
+            and now - self.last_limited >= self.calm_s
             and now - self.last_raise >= RAISE_EVERY_S
         ):
             self.limit += 1
@@ -219,10 +224,12 @@ class RateLimiter:
     def _limited(self, now: float, wait_s: float | None) -> None:
         # What the provider was accepting: the others still in flight (this one was one too many).
         self.limit = max(1, min(self.limit - 1, self.in_flight - 1))
-        self.limited_in_a_row += 1
+        if now - self.last_raise < self.calm_s:  # the last raise went past what the provider takes
+            self.calm_s = min(MAX_CALM_S, self.calm_s * 2)
+            self.last_raise = -math.inf  # once per raise
         self.last_limited = now
         if wait_s is None:
-            wait_s = DEFAULT_WAIT_S * 2 ** (self.limited_in_a_row - 1)
+            wait_s = DEFAULT_WAIT_S
         self.resume_at = max(self.resume_at, now + min(wait_s, MAX_WAIT_S))
 
     def _failed(self, now: float, status: int | None) -> None:

@@ -38,7 +38,8 @@ from agent_eval.engine.gateway.traffic import ERROR_BODY_CHARS
 from agent_eval.engine.gateway.upstream_health import GATEWAY_RETRIES, MAX_HOLD_S, OUTAGE_HOLD_S, ItemUpstream
 
 REFUSED_STATUS = 400  # a request of an item the provider failed: a 4xx, which neither CLI sends again
-RETRY_PAUSE_S = 0.5  # before the gateway sends a request again after a 5xx (doubling)
+RETRY_PAUSE_S = 0.5  # before the gateway sends a request again (doubling with each try)
+MAX_RETRY_PAUSE_S = 30.0
 HOP_BY_HOP = {
     "connection",
     "keep-alive",
@@ -223,7 +224,7 @@ class Gateway:
                 late = self.spend.refusal(lease.spend, entry, wire) if lease and wire else None
                 if late is not None:  # a spend cap was reached while it waited: it does not go upstream
                     if hold.limited:
-                        self.limiter.release("ok")
+                        self.limiter.release("unused")
                     return late
                 if hold.tries:  # sent again: the whole body (what the first try left unread, read now)
                     chunks.append(await request.content.read())
@@ -243,8 +244,11 @@ class Gateway:
                 )
                 if answer is not None:
                     return answer
-                if entry.absorbed[-1]["status"] not in LIMITED_STATUSES:  # a 5xx: a short pause of its own
-                    await asyncio.sleep(RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
+                # Each request also backs off on its own (0.5, 1, 2 ... s): a provider asking no wait, or 0, is
+                # not asked again at once; the limiter's pause (the wait asked, for everyone) comes on top.
+                last = entry.absorbed[-1]
+                own = min(MAX_RETRY_PAUSE_S, RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
+                await asyncio.sleep(max(0.0, own - (last["wait_s"] or 0.0)))
         finally:
             hold.end(time.monotonic())
             charge()
