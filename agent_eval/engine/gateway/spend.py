@@ -20,6 +20,13 @@ from aiohttp import web
 from agent_eval.datamodel.pricing import data_version, price_request
 from agent_eval.engine.gateway.ledger import REFUSED, RequestEntry
 
+# Each cap in the words the CLI shows (and the record keeps) when it stops an item.
+CAP_WORDS = {
+    "run_usd": "the run's cost cap (--max-cost-usd {limit:g}) is reached: ${used:.4f} spent",
+    "item_usd": "the item's cost cap (--max-item-cost-usd {limit:g}) is reached: ${used:.4f} spent",
+    "item_tokens": "the item's token cap (--max-item-tokens {limit}) is reached: {used} tokens",
+}
+
 
 @dataclass(frozen=True)
 class SpendLimits:
@@ -114,24 +121,14 @@ class RunSpend:
     def _cap_reached(self, item: ItemSpend) -> tuple[dict, str] | None:
         """The cap `item`'s next request would pass ({"cap", "limit"}) and why, in words; or None."""
         limits = self.limits
-        if self.run_cap_reached:
-            spent = f"${self.total_usd:.4f} spent"
-            return {
-                "cap": "run_usd",
-                "limit": limits.run_usd,
-            }, f"the run's cost cap (--max-cost-usd {limits.run_usd:g}) is reached: {spent}"
-        if limits.item_usd is not None and item.usd >= limits.item_usd:
-            spent = f"${item.usd:.4f} spent"
-            return {
-                "cap": "item_usd",
-                "limit": limits.item_usd,
-            }, f"the item's cost cap (--max-item-cost-usd {limits.item_usd:g}) is reached: {spent}"
-        if limits.item_tokens is not None and item.tokens >= limits.item_tokens:
-            used = f"{item.tokens} tokens"
-            return {
-                "cap": "item_tokens",
-                "limit": limits.item_tokens,
-            }, f"the item's token cap (--max-item-tokens {limits.item_tokens}) is reached: {used}"
+        spent = (
+            ("run_usd", limits.run_usd, self.total_usd),
+            ("item_usd", limits.item_usd, item.usd),
+            ("item_tokens", limits.item_tokens, item.tokens),
+        )
+        for cap, limit, used in spent:
+            if limit is not None and used >= limit:
+                return {"cap": cap, "limit": limit}, CAP_WORDS[cap].format(limit=limit, used=used)
         return None
 
     def refusal(self, item: ItemSpend, entry: RequestEntry, wire: str) -> web.Response | None:
