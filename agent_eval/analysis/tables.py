@@ -54,6 +54,12 @@ def accuracy_table(rollup: dict, title: str) -> Table:
             f"{stopped} item(s) stopped by a spend cap (budget_exceeded): not graded, left out of accuracy; "
             "run again with a higher cap to finish them"
         )
+    failed_upstream = (rollup["overall"].get("statuses") or {}).get("upstream_error")
+    if failed_upstream:
+        notes.append(
+            f"{failed_upstream} item(s) upstream_error: the provider failed them (counted wrong, not graded); "
+            "run the same command again to run them once it recovers"
+        )
     unknown = rollup["overall"]["cost_unknown"]
     if unknown:
         notes.append(f"{unknown} item(s) with unknown cost")

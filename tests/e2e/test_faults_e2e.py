@@ -153,10 +153,10 @@ def test_forbidden_403_stops_the_run_with_one_message(agent, sample_data, tmp_pa
 @pytest.mark.parametrize("agent", AGENTS)
 def test_stream_cut_every_time_is_the_providers_failure_and_leaves_no_process(agent, sample_data, tmp_path):
     """Both CLIs retry a cut stream; with every answer cut, the gateway stops sending the item's requests
-    after a handful (or --timeout ends it first): either way the provider's failure, `upstream_error`,
-    and the whole process group (the CLI, its MCP server, the shell) is gone."""
+    after a handful and the CLI ends on its refusal, long before --timeout: the provider's failure,
+    `upstream_error`, and the whole process group (the CLI, its MCP server, the shell) is gone."""
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"truncate": True}) as server:
-        outcome = run_agent(agent, "python", server, sample_data, tmp_path, ids="FDS-0", timeout_s=4)
+        outcome = run_agent(agent, "python", server, sample_data, tmp_path, ids="FDS-0", timeout_s=60)
         outcomes = {r.outcome for r in server.main_requests()}
     record = outcome.store.records()[0]
     assert outcomes == {"truncate"}

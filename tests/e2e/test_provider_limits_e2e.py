@@ -122,6 +122,7 @@ def test_a_failing_provider_ends_items_upstream_error_in_few_requests_and_a_resu
         r"provider failing: \d+ failed requests in a row \(.*\); new requests paused for \d+s", failed.output
     )
     assert "3 item(s) ended upstream_error" in failed.output
+    assert "3 item(s) upstream_error: the provider failed them" in " ".join(failed.output.split())  # the table's note
     # The resume reruns exactly those, and they finish.
     assert resumed.exit_code == 0, resumed.output
     latest = RunStore(tmp_path / "r").records()

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from agent_eval.agents.registry import scripted_environ
-from agent_eval.engine.scratch_dirs import PREFIXES, _start_time
+from agent_eval.engine.scratch_dirs import PREFIXES, owner_tag
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import MODELS, wait_until_gone
 
@@ -40,11 +40,11 @@ def test_a_killed_runs_temporary_folders_are_removed_by_the_next_run_and_a_live_
         killed.wait()
         assert wait_until_gone(str(tmp)) == []
     assert {name.split("-")[2] for name in left_behind} == {"gateway", "proxies", "sbx"}
-    assert ours(tmp) == left_behind and all(f"-{killed.pid}." in name for name in left_behind)
+    assert ours(tmp) == left_behind and all(f".{killed.pid}." in name for name in left_behind)
     # A live process's folder (another run still going) and an older version's folder (no owner named).
     live = subprocess.Popen(["sleep", "120"])
     try:
-        live_dir = tmp / f"agent-eval-sbx-{live.pid}.{_start_time(live.pid)}-x"
+        live_dir = tmp / f"agent-eval-sbx-{owner_tag(live.pid)}-x"
         older = tmp / "agent-eval-gateway-abc123"
         live_dir.mkdir()
         older.mkdir()

@@ -166,3 +166,11 @@ def test_a_raise_that_meets_a_limit_at_once_doubles_the_calm_before_the_next():
         assert limiter.limit == 5
 
     run(scenario())
+
+
+def test_the_progress_line_shows_the_limit_the_queue_and_the_pause():
+    from agent_eval.engine.gateway.limiter import LimiterState
+
+    assert LimiterState(16, 16, 3, 0, 0.0, False).describe() == ""  # nothing to say while unhindered
+    assert LimiterState(4, 16, 4, 12, 0.6, False).describe() == "limit 4/16 queued 12 wait 1s"
+    assert LimiterState(1, 16, 1, 5, 8.0, True).describe() == "provider failing: paused 8s, queued 5"

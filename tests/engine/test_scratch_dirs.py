@@ -6,7 +6,7 @@ import tempfile
 
 import pytest
 
-from agent_eval.engine.scratch_dirs import _start_time, owned_dir, remove_stale
+from agent_eval.engine.scratch_dirs import HOST, _start_time, owned_dir, remove_stale
 
 
 @pytest.fixture
@@ -20,15 +20,17 @@ def test_only_folders_whose_owner_is_gone_are_removed(tmp):
     dead = subprocess.Popen(["true"])
     dead_start = _start_time(dead.pid)
     dead.wait()
-    gone = tmp / f"agent-eval-sbx-{dead.pid}.{dead_start}-abc"
-    reused = tmp / f"agent-eval-proxies-{os.getpid()}.1-abc"  # our pid, but another process's start time
+    gone = tmp / f"agent-eval-sbx-{HOST}.{dead.pid}.{dead_start}-abc"
+    reused = tmp / f"agent-eval-proxies-{HOST}.{os.getpid()}.1-abc"  # our pid, but another process's start time
+    elsewhere = tmp / f"agent-eval-sbx-0badc0de.{dead.pid}.{dead_start}-abc"  # another node's, in a shared dir
     legacy = tmp / "agent-eval-sbx-k2j3h4"  # written before owners were named: left alone
     other = tmp / "something-else-123.456-x"
-    for path in (gone, reused, legacy, other):
+    for path in (gone, reused, legacy, other, elsewhere):
         path.mkdir()
     (gone / "etc").mkdir()
     assert sorted(remove_stale()) == sorted([gone, reused])
-    assert mine.is_dir() and legacy.is_dir() and other.is_dir() and not gone.exists() and not reused.exists()
+    assert mine.is_dir() and legacy.is_dir() and other.is_dir() and elsewhere.is_dir()
+    assert not gone.exists() and not reused.exists()
 
 
 def test_an_unknown_prefix_is_refused(tmp):

@@ -262,6 +262,7 @@ class Gateway:
         reader = None
         outcome, code, wait = "ok", None, None  # for the limiter, once this try is over
         tried_at = time.monotonic()
+        hold.sent(tried_at)
         hold.health.sent()
         hold.tries += 1
         try:
@@ -273,10 +274,13 @@ class Gateway:
                 if status in LIMITED_STATUSES:
                     outcome, code = "limited", status
                     hold.health.limited()
-                    if hold.limited and tried_at - hold.since + (wait or 0) < MAX_HOLD_S:
+                    held = tried_at - hold.since + (wait or 0)
+                    if hold.limited and not hold.health.hold_spent and held < MAX_HOLD_S:
                         hand_over_body()
                         entry.absorbed.append(await _absorbed(upstream, wait))
+                        hold.wait_from(tried_at)  # the refused try's time is a wait too
                         return None
+                    hold.health.hold_spent = True  # its next 429s pass at once: the CLI's retries are not held
                     if status != 429:  # still overloaded after the hold: the provider's failure
                         hold.health.failed(status)
                 elif status >= 500:
@@ -285,8 +289,8 @@ class Gateway:
                     if hold.limited and not hold.health.gave_up and len(entry.absorbed) < GATEWAY_RETRIES:
                         hand_over_body()
                         entry.absorbed.append(await _absorbed(upstream, wait))
+                        hold.wait_from(tried_at)  # the refused try's time is a wait too
                         return None
-                hold.end(tried_at)  # from here on the time is the model's, not the rate limit's
                 told = {"x-should-retry": "false"} if hold.health.gave_up or outcome == "limited" else {}
                 reader = ledger.response_reader(
                     entry, status, upstream.headers.get("Content-Type", ""), upstream.headers.get("Content-Encoding")
@@ -317,7 +321,6 @@ class Gateway:
             if response is None:  # nothing sent to the CLI yet: the endpoint could not be reached
                 outcome, code = "failed", 502
                 hold.health.failed("unreachable")
-                hold.end(tried_at)
                 entry.status, entry.error = (
                     502,
                     {"status": 502, "type": "gateway", "message": f"upstream unreachable: {note}"},
@@ -388,20 +391,36 @@ class Hold:
     limiter: RateLimiter
     limited: bool  # a model request: it passes the limiter
     tries: int = 0
-    ended: bool = False
+    waiting: bool = False  # in the queue or between tries (not while a try is with the provider)
+    last_try: float | None = None
 
     def __post_init__(self):
-        self.health.hold_started(id(self), self.since)
+        self.wait_from(self.since)
+
+    def wait_from(self, at: float) -> None:
+        """Held from `at` on: from its arrival, or from a try the gateway answered for the CLI (a 429, a 5xx)."""
+        self.waiting = True
+        self.health.hold_started(id(self), at)
+
+    def sent(self, at: float) -> None:
+        """A try went upstream: until it answers, the time is the provider's answer's, not a wait (a provider
+        that never answers is a timeout, which held time must not postpone)."""
+        self.last_try = at
+        self._stop(at)
+
+    def _stop(self, at: float) -> None:
+        if self.waiting:
+            self.waiting = False
+            self.health.hold_ended(id(self), at)
 
     def waited_too_long(self) -> bool:
         held = time.monotonic() - self.since
         return held >= MAX_HOLD_S or (self.limiter.breaker_open and held >= OUTAGE_HOLD_S)
 
     def end(self, at: float) -> None:
-        if not self.ended:
-            self.ended = True
-            self.health.hold_ended(id(self), at)
-            self.entry.held_ms = round(max(0.0, at - self.since) * 1000, 1)
+        until = at if self.waiting or self.last_try is None else self.last_try
+        self._stop(at)
+        self.entry.held_ms = round(max(0.0, until - self.since) * 1000, 1)
 
 
 def _refused_for_failures(entry, health: ItemUpstream) -> web.Response:

@@ -14,7 +14,9 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
-MAX_HOLD_S = 120.0  # one request held for rate limits at most this long, then the limit is passed on
+# A request is held for rate limits at most this long, then the 429 is passed on; after that the item's
+# next 429s pass at once (the CLI's own retries are not held again) until one of its requests succeeds.
+MAX_HOLD_S = 120.0
 OUTAGE_HOLD_S = 30.0  # held this long while the breaker is open (the provider failing for the whole run): give up
 GATEWAY_RETRIES = 2  # a 5xx the gateway retries itself before the CLI sees it
 ITEM_FAILURES = 4  # failed upstream requests in a row after which the item's requests stay here
@@ -34,6 +36,7 @@ class ItemUpstream:
     upstream_requests: int = 0
     refused: int = 0  # requests answered here after giving up
     gave_up: bool = False
+    hold_spent: bool = False  # a request was held its whole bound for a rate limit: later ones are not held
     held_in_outage: bool = False  # gave up waiting while the provider failed everyone
     _holds: list[tuple[float, float]] = field(default_factory=list)
     _open: dict[int, float] = field(default_factory=dict)
@@ -47,6 +50,7 @@ class ItemUpstream:
     def succeeded(self) -> None:
         with self._lock:
             self.failures_in_a_row = 0
+            self.hold_spent = False
 
     def limited(self) -> None:
         with self._lock:
