@@ -29,8 +29,6 @@ class RunIdentity:
     tools: str | None = None
     sandbox: str | None = None
     max_turns: int | None = None
-    max_item_cost_usd: float | None = None
-    max_item_tokens: int | None = None
     prompt_hash: str | None = None
     scorer_hash: str | None = None
     dataset_hash: str | None = None
@@ -64,6 +62,8 @@ class RunOptions:
     jobs: int | None = None
     repeats: int | None = None
     max_cost_usd: float | None = None
+    max_item_cost_usd: float | None = None
+    max_item_tokens: int | None = None
     unpriced: bool | None = None
     shard: str | None = None
     extra: dict = field(default_factory=dict, repr=False)  # a kind's own options, a newer version's keys

@@ -36,6 +36,8 @@ TOP_KEYS = {
     "timeout",
     "max_turns",
     "max_cost_usd",
+    "max_item_cost_usd",
+    "max_item_tokens",
     "unpriced",
     "sandbox",
     "out_dir",
@@ -59,7 +61,9 @@ class Sweep:
     jobs: int = 4
     timeout: float = 1800
     max_turns: int | None = None
-    max_cost_usd: float | None = None
+    max_cost_usd: float | None = None  # per cell
+    max_item_cost_usd: float | None = None
+    max_item_tokens: int | None = None
     unpriced: bool = False
     sandbox: str = "bwrap"
     data: str | None = None
@@ -82,6 +86,8 @@ class Sweep:
                         jobs=self.jobs,
                         repeats=self.repeats,
                         max_cost_usd=self.max_cost_usd,
+                        max_item_cost_usd=self.max_item_cost_usd,
+                        max_item_tokens=self.max_item_tokens,
                         unpriced=self.unpriced,
                     )
                 )
@@ -165,7 +171,18 @@ def load_sweep(path: Path) -> Sweep:
         selection={k: values.get(k) for k in ("tasks", "ids", "categories", "limit")},
         **{
             k: values[k]
-            for k in ("repeats", "jobs", "timeout", "max_turns", "max_cost_usd", "unpriced", "sandbox", "data")
+            for k in (
+                "repeats",
+                "jobs",
+                "timeout",
+                "max_turns",
+                "max_cost_usd",
+                "max_item_cost_usd",
+                "max_item_tokens",
+                "unpriced",
+                "sandbox",
+                "data",
+            )
             if k in values
         },
     )

@@ -118,7 +118,9 @@ def sample_usage(record: ItemRecord, model: str) -> dict[str, ModelUsage]:
     per_model = getattr(record, "usage_by_model", None)
     if isinstance(per_model, dict) and per_model and all(isinstance(v, dict) for v in per_model.values()):
         provider = model.split("/")[0]
-        return {name if "/" in name else f"{provider}/{name}": usage_of(v) for name, v in per_model.items()}
+        # one model (Codex): its cost is the record's, the gateway's price (Codex reports none itself)
+        cost = record.cost_usd if len(per_model) == 1 else None
+        return {name if "/" in name else f"{provider}/{name}": usage_of(v, cost) for name, v in per_model.items()}
     usage = {k: v for k, v in vars(record.usage).items() if v is not None}
     if not usage and record.cost_usd is None:
         return {}
