@@ -108,7 +108,19 @@ def run_options(func):
             click.option(
                 "--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items."
             ),
+            judge_option,
         ]
     ):
         func = decorator(func)
     return func
+
+
+judge_option = click.option(
+    "--judge-model",
+    default=None,
+    help="Model-graded scoring: the judge model the benchmark's reference code asks ("
+    + "; ".join(f"{name}: {kind}" for name, kind in registry.judge_uses().items())
+    + "), called from the harness with your credential for its provider (claude-*: Anthropic, else OpenAI; "
+    "an anthropic/ or openai/ prefix says which); its answers are cached in the run folder. Without it, items "
+    "only a judge can decide are recorded as ungraded.",
+)

@@ -12,7 +12,7 @@ from agent_eval.benchmarks import load_benchmark
 from agent_eval.commands.options import run_options
 from agent_eval.commands.usererrors import user_errors
 from agent_eval.datamodel.config import RunConfig, parse_shard
-from agent_eval.engine.selection import resolve_data_dir, select, shard_of
+from agent_eval.engine.selection import print_problems, resolve_data_dir, select, shard_of
 
 
 @click.command("run")
@@ -41,6 +41,7 @@ def command(
     max_cost_usd,
     unpriced,
     shard,
+    judge_model,
 ):
     """Run an agent over the benchmark and grade every item (resumable)."""
     from agent_eval.analysis.tables import accuracy_table
@@ -61,9 +62,11 @@ def command(
         max_cost_usd=max_cost_usd,
         unpriced=unpriced,
         shard=shard,
+        judge_model=judge_model,
     )
     config.validate(efforts_by_agent())
     benchmark, dataset = load_benchmark(resolve_data_dir(data, console))
+    print_problems(console, dataset)
     items = select(dataset, tasks=tasks, ids=ids, categories=categories, limit=limit)
     if shard:
         items = shard_of(items, *parse_shard(shard))

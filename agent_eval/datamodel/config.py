@@ -22,6 +22,7 @@ IDENTITY_FIELDS = (
     "dataset_hash",
     "cli_version",
     "benchmark",
+    "judge_model",
 )
 
 
@@ -51,6 +52,7 @@ class RunConfig:
     dataset_hash: str | None = None
     cli_version: str | None = None
     benchmark: str = "activevision"
+    judge_model: str | None = None  # model-graded scoring: the judge the kind asks where its rules cannot decide
     extra: dict = field(default_factory=dict)
 
     def validate(self, efforts: Mapping[str, tuple[str, ...]]) -> None:

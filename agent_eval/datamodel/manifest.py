@@ -35,6 +35,7 @@ class RunIdentity:
     dataset_hash: str | None = None
     cli_version: str | None = None
     benchmark: str | None = None
+    judge_model: str | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict:

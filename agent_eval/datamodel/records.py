@@ -25,13 +25,15 @@ Status = Literal[
     "rate_limited",
     "sandbox_error",
     "request_error",  # the API refused the request (400/404/422): the configuration's fault
-    "image_dropped",
-]  # the mode sends the image, but none reached the model
+    "image_dropped",  # the mode sends the image, but none reached the model
+    "ungraded",  # answered, but the kind's rules cannot decide and no judge model was asked: never wrong
+]
 STATUSES: tuple[str, ...] = get_args(Status)
-# Final statuses: the item was graded and is not run again on resume.
-GRADED_STATUSES = STATUSES[:2]
+# Final statuses: the item was answered and is not run again on resume (an ungraded one is graded again
+# by `regrade --judge-model`, from its stored answer).
+GRADED_STATUSES = ("ok", "no_answer", "ungraded")
 # Harness failures: counted as wrong, shown apart, and run again on resume.
-FAILURE_STATUSES = STATUSES[2:]
+FAILURE_STATUSES = tuple(s for s in STATUSES if s not in GRADED_STATUSES)
 # Failures that are the run's configuration's, not the item's: the run stops after the first.
 RUN_STOPPING_STATUSES = ("auth_error", "request_error")
 

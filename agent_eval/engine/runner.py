@@ -36,6 +36,7 @@ from agent_eval.datamodel.records import RUN_STOPPING_STATUSES, ItemRecord
 from agent_eval.datamodel.results import RunStore, prepare_store
 from agent_eval.engine.attempt import run_attempt
 from agent_eval.engine.gateway import Gateway, Redactor, secret_values
+from agent_eval.engine.judge import attach_judge
 
 RETRY_STATUSES = ("rate_limited",)
 MAX_BACKOFF_S = 300.0
@@ -139,11 +140,16 @@ class Runner:
         self.template = load_template(config.tools, benchmark.prompts_dir())
         config.benchmark = benchmark.name
         config.prompt_hash = self.template.hash
-        config.scorer_hash = benchmark.scorer_hash()
+        judge = attach_judge(
+            benchmark, config.judge_model, dict(os.environ if environ is None else environ), self.console
+        )
+        config.scorer_hash = benchmark.scorer_hash()  # names the judge: a run graded by another is another run
         config.dataset_hash = dataset.content_hash()
         config.cli_version = self.agent.version()
         self.run_name = run_name or config.run_name
         self.store = prepare_store(out_dir, self.run_name, config, redo, self.console)
+        if judge is not None:
+            judge.bind(self.store.root)  # its answers are cached in the run folder: a resume pays once
         self.scripted_model = scripted_model
         self.selection = selection or {}
         self.retry_wait_s = retry_wait_s

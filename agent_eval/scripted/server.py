@@ -35,7 +35,7 @@ class RecordedRequest:
     headers: dict[str, str]  # secrets removed
     body: Any  # parsed JSON (None if empty / not JSON)
     api: str | None = None  # "anthropic" | "responses" | None
-    kind: str = "other"  # main | side | count_tokens | probe | models | other
+    kind: str = "other"  # main | side | judge | count_tokens | probe | models | other
     rule: int | None = None  # index of the matched scenario rule
     turn: int | None = None  # index of the turn played
     outcome: str = ""  # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
@@ -228,6 +228,13 @@ class _Handler(BaseHTTPRequestHandler):
             rec.status, rec.outcome = 404, "not-found"
             self._send_json(404, {"error": {"message": f"no route {rec.path}"}})
             return
+        verdict = None if body.get("stream") else self.state.scenario.judge_reply(conv.prompt)
+        if verdict is not None:  # a judge request from the harness: one plain (non-streamed) answer
+            rec.kind, rec.outcome = "judge", "judge"
+            model = body.get("model") or "scripted"
+            wire = anthropic_wire if rec.api == "anthropic" else responses_wire
+            self._send_json(200, wire.message_body(model, verdict))
+            return
         rec.kind = "main"
         self._main(rec, body, conv)
 
@@ -391,6 +398,10 @@ class ScriptedServer:
 
     def side_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == "side"]
+
+    def judge_requests(self) -> list[RecordedRequest]:
+        """The harness's judge calls (model-graded scoring) the scenario's `judge` rules answered."""
+        return [r for r in self.requests if r.kind == "judge"]
 
     def clear(self) -> None:
         with self._state.lock:

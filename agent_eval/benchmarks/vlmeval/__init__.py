@@ -1,0 +1,1 @@
+"""VLMEvalKit's TSV multiple-choice format: loaded, prompted and graded as VLMEvalKit does."""
