@@ -13,6 +13,8 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.progress import Progress
+
 from agent_eval import __version__
 from agent_eval.benchmarks.base import Benchmark
 from agent_eval.datamodel.config import RunConfig
@@ -22,7 +24,6 @@ from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import prepare_store
 from agent_eval.engine.judge import attach_judge
-from agent_eval.engine.runner import new_progress
 
 AGENT = "replies"  # the run's agent: answers that came from a file, not from a CLI run here
 
@@ -142,7 +143,7 @@ def score(
     store = prepare_store(out_dir, run_name, config, redo=False, console=console)
     if judge is not None:
         judge.bind(store.root)
-    progress = new_progress(console)
+    progress = Progress(console=console, transient=True)
     write_manifest(store, config, dataset, replies_path, finished=False)
     done = store.done_keys()
     todo = [r for r in replies if (r.id, r.repeat) not in done]

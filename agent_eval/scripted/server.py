@@ -213,6 +213,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/messages"):
             rec.api = "anthropic"
             conv = anthropic_wire.parse(body)
+            if self._judge(rec, body, conv):
+                return
             if anthropic_wire.is_side_request(body, conv):
                 rec.kind, rec.outcome = "side", "side"
                 model = body.get("model") or anthropic_wire.MODEL
@@ -228,15 +230,20 @@ class _Handler(BaseHTTPRequestHandler):
             rec.status, rec.outcome = 404, "not-found"
             self._send_json(404, {"error": {"message": f"no route {rec.path}"}})
             return
-        verdict = None if body.get("stream") else self.state.scenario.judge_reply(conv.prompt)
-        if verdict is not None:  # a judge request from the harness: one plain (non-streamed) answer
-            rec.kind, rec.outcome = "judge", "judge"
-            model = body.get("model") or "scripted"
-            wire = anthropic_wire if rec.api == "anthropic" else responses_wire
-            self._send_json(200, wire.message_body(model, verdict))
+        if self._judge(rec, body, conv):
             return
         rec.kind = "main"
         self._main(rec, body, conv)
+
+    def _judge(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> bool:
+        """A judge request from the harness (not streamed, matched by a `judge` rule): one plain answer."""
+        verdict = None if body.get("stream") else self.state.scenario.judge_reply(conv.prompt)
+        if verdict is None:
+            return False
+        rec.kind, rec.outcome = "judge", "judge"
+        wire = anthropic_wire if rec.api == "anthropic" else responses_wire
+        self._send_json(200, wire.message_body(body.get("model") or "scripted", verdict))
+        return True
 
     def _main(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> None:
         state = self.state

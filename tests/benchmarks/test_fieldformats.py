@@ -85,7 +85,7 @@ def test_tsv_multi_image_rows_and_image_paths(tmp_path):
 def test_tsv_bad_rows_each_get_one_line_and_the_rest_loads(tmp_path):
     rows = ROWS[:2] + [
         "11\tnot*an*image*but*long*enough*to*be*read*as*base64*data*not*an*index*xxxxxxxx\tQ\t\ta\tb\t\t\t\t\tA\tc\tl\n",
-        f"12\t{base64.b64encode(b'just some bytes, long enough to be data').decode()}\tQ\t\ta\tb\t\t\t\t\tA\tc\tl\n",
+        f"12\t{base64.b64encode(b'just some bytes, long enough to be read as data and not as a row index' * 2).decode()}\tQ\t\ta\tb\t\t\t\t\tA\tc\tl\n",
         f"13\t{B64}\tQ without options\t\t\t\t\t\t\t\tA\tc\tl\n",
         f"14\t{B64}\tQ without answer\t\ta\tb\t\t\t\t\t\tc\tl\n",
         "15\t99\tQ naming a row that is not there\t\ta\tb\t\t\t\t\tA\tc\tl\n",
