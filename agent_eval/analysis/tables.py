@@ -47,6 +47,10 @@ def accuracy_table(rollup: dict, title: str) -> Table:
         table.caption = (
             f"{not_run['cost_cap']} item(s) not run: recorded cost reached --max-cost-usd {not_run['max_cost_usd']:g}"
         )
+    ungraded = rollup["overall"].get("ungraded")
+    if ungraded:
+        note = f"{ungraded} item(s) ungraded (no judge model): left out of accuracy"
+        table.caption = ((table.caption + "; ") if table.caption else "") + note
     unknown = rollup["overall"]["cost_unknown"]
     if unknown:
         table.caption = ((table.caption + "; ") if table.caption else "") + f"{unknown} item(s) with unknown cost"

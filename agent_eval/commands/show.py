@@ -88,11 +88,14 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
     console.print(_items_table(run, records))
     s = summarise(run.records)
     acc = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "?"
-    acc = run.hooks.show_totals(console, run) or f"accuracy {acc} ({s['correct']}/{s['n']})"
+    graded = s["n"] - s.get("ungraded", 0)
+    acc = run.hooks.show_totals(console, run) or f"accuracy {acc} ({s['correct']}/{graded})"
     cost = fmt_cost(s["cost_usd"]) + (f" ({s['cost_unknown']} unknown)" if s["cost_unknown"] else "")
     console.print(
         f"{len(records)} shown of {s['n']} items; whole run: {acc}, "
-        f"errors {s['errors']}, no answer {s['no_answer']}, cost {cost}, time {fmt_time(total_time(run.records))}",
+        f"errors {s['errors']}, no answer {s['no_answer']}"
+        + (f", ungraded {s['ungraded']}" if s.get("ungraded") else "")
+        + f", cost {cost}, time {fmt_time(total_time(run.records))}",
         markup=False,
     )
 
@@ -187,6 +190,8 @@ def _print_outcome(
     if record.answer_text:
         console.print(Text("final answer text: ", style="bold") + Text(record.answer_text.strip()[-400:]))
     verdict = Text("correct ✓", "bold green") if record.correct else Text("wrong ✗", "bold red")
+    if record.status == "ungraded":
+        verdict = Text("no verdict", "bold yellow")  # never counted wrong
     console.print(
         Text(
             f"{'answer' if state is not None else 'grade'}: prediction {record.prediction or '—'!r} vs truth "

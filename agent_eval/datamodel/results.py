@@ -143,9 +143,14 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def summarise(records: list[ItemRecord]) -> dict:
-    """Accuracy counts every item: harness errors count as wrong and are shown apart."""
+    """Accuracy counts every graded item: harness errors count as wrong and are shown apart; ungraded items
+    (no verdict without a judge) are left out and counted apart."""
     n = len(records)
     correct = sum(r.correct for r in records)
+    # Ungraded items (the kind's rules could not decide, no judge was asked) are never counted wrong: left
+    # out of the accuracy's denominator and counted apart.
+    ungraded = sum(r.status == "ungraded" for r in records)
+    graded = n - ungraded
     costs = [r.cost_usd for r in records if r.cost_usd is not None]
     times = [r.elapsed_s for r in records if r.elapsed_s is not None]
     status_counts: dict[str, int] = defaultdict(int)
@@ -154,9 +159,10 @@ def summarise(records: list[ItemRecord]) -> dict:
     summary = {
         "n": n,
         "correct": correct,
-        "accuracy": correct / n if n else None,
+        "accuracy": correct / graded if graded else None,
         "errors": sum(r.status in FAILURE_STATUSES for r in records),
         "no_answer": status_counts.get("no_answer", 0),
+        "ungraded": ungraded,
         "statuses": dict(sorted(status_counts.items())),
         "cost_usd": sum(costs) if costs else None,
         "cost_unknown": n - len(costs),

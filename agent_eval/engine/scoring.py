@@ -69,11 +69,24 @@ def read_replies(path: Path, known: set[str]) -> list[Reply]:
 
 
 def record_of(benchmark: Benchmark, item, reply: Reply) -> ItemRecord:
+    if not (reply.text or "").strip():  # nothing to read and nothing to ask a judge about: wrong, as a run's would be
+        return ItemRecord(
+            id=item.id,
+            task=item.task,
+            category=item.category,
+            ground_truth=benchmark.truth_text(item),
+            status="no_answer",
+            error="the reply is empty",
+            prediction="",
+            correct=False,
+            answer_text=reply.text,
+            repeat=reply.repeat,
+            started_at=now_iso(),
+            finished_at=now_iso(),
+        )
     graded = benchmark.grade(reply.text, item)
     if graded.ungraded:
         status, error = "ungraded", graded.ungraded
-    elif not (reply.text or "").strip():
-        status, error = "no_answer", "the reply is empty"
     elif not graded.has_answer_tag or graded.malformed:
         status, error = "no_answer", "the reply holds no answer the benchmark can read"
     else:
@@ -96,7 +109,8 @@ def record_of(benchmark: Benchmark, item, reply: Reply) -> ItemRecord:
 
 
 def score_config(benchmark: Benchmark, dataset, model: str, judge_model: str | None) -> RunConfig:
-    config = RunConfig(agent=AGENT, model=model, tools="none", sandbox="none", judge_model=judge_model)
+    # No agent ran here: no tool mode, no sandbox (None, not "none": nothing ran unsandboxed).
+    config = RunConfig(agent=AGENT, model=model, tools="none", sandbox=None, judge_model=judge_model)
     config.benchmark = benchmark.name
     config.scorer_hash = benchmark.scorer_hash()
     config.dataset_hash = dataset.content_hash()

@@ -24,10 +24,12 @@ HASH_KEYS = ("scorer_hash", "dataset_hash")
 
 def item_scores(records: list[ItemRecord]) -> tuple[dict[str, float], int]:
     """Score per item id, and the most repeats any item has. The one place that decides pairing:
-    with repeats, an item's score is its mean correctness across them."""
+    with repeats, an item's score is its mean correctness across them. An ungraded record (no verdict
+    without a judge) has no score: it is never counted wrong, and its item is not paired."""
     by_id: dict[str, list[float]] = defaultdict(list)
     for record in records:
-        by_id[record.id].append(float(record.correct))
+        if record.status != "ungraded":
+            by_id[record.id].append(float(record.correct))
     return {i: sum(v) / len(v) for i, v in by_id.items()}, max((len(v) for v in by_id.values()), default=0)
 
 

@@ -19,7 +19,7 @@ class BoxedMetrics(JudgedMetrics):
 
 class BabyVision(FieldFormat):
     name = "babyvision"
-    judge_use = "asked for every item (the reference always judges)"
+    judge_use = "for every item (the reference always judges)"
 
     def load(self, root: Path):
         return read_dataset(Path(root))

@@ -20,7 +20,7 @@ class McqMetrics(JudgedMetrics):
 
 class VlmEvalMcq(FieldFormat):
     name = "vlmeval"
-    judge_use = "asked only where the rules read no option"
+    judge_use = "only where the rules read no option"
 
     def load(self, root: Path):
         return read_tsv(Path(root))
