@@ -13,7 +13,7 @@ RUN_ARGS = --model "$(MODEL)" --tools $(TOOLS) --jobs $(JOBS) \
 	$(if $(EFFORT),--effort $(EFFORT)) $(if $(TASKS),--tasks $(TASKS)) \
 	$(if $(LIMIT),--limit $(LIMIT)) $(if $(DATA),--data $(DATA)) $(ARGS)
 
-.PHONY: setup lock test test-fast claude-code codex demo sweep bench check-model
+.PHONY: setup lock lint format test test-fast claude-code codex demo sweep bench check-model
 
 setup:
 	bash scripts/setup.sh
@@ -24,11 +24,20 @@ lock:
 	$(VENV)/bin/pip-compile --quiet --strip-extras --no-emit-index-url --no-emit-find-links \
 		--extra test --extra inspect --output-file requirements.lock pyproject.toml
 
+# ruff (pinned in requirements.lock): lint and formatting checked, nothing changed; `make format` fixes both.
+lint:
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format:
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
 # pytest exits 5 when it collects nothing; make turns any non-zero into a failure.
 test:
 	$(VENV)/bin/python -m pytest -q
 
-# Everything but the real-CLI tests: tests/e2e/ and the few e2e-marked tests beside the unit tests.
+# Everything but the real-CLI tests (those live in tests/e2e/ or carry the e2e mark).
 test-fast:
 	$(VENV)/bin/python -m pytest -q -m "not e2e" --ignore=tests/e2e
 

@@ -722,7 +722,8 @@ def import_tree(stderr: str, min_ms: float = 40, max_depth: int = 3) -> list[tup
 
 
 MINIMAL_RUN_IMPORTS = (
-    "click, rich.console, agent_eval.datamodel.config, agent_eval.engine.selection, agent_eval.engine.runner, agent_eval.analysis.tables, "
+    "click, rich.console, agent_eval.datamodel.config, agent_eval.engine.selection, agent_eval.engine.runner, "
+    "agent_eval.analysis.tables, "
     "agent_eval.benchmarks.activevision.benchmark"
 )
 

@@ -68,8 +68,10 @@ def main() -> None:
                         (
                             f"{name}, {label}",
                             *side_by_side(
-                                lambda: subprocess.run(argv, check=True),
-                                lambda: subprocess.run(wrapped, env=env, check=True, pass_fds=sb.pass_fds),
+                                lambda argv=argv: subprocess.run(argv, check=True),
+                                lambda wrapped=wrapped, env=env: subprocess.run(
+                                    wrapped, env=env, check=True, pass_fds=sb.pass_fds
+                                ),
                                 runs,
                             ),
                         )
@@ -81,7 +83,9 @@ def main() -> None:
                     wrapped, env = sb.wrap(argv)
                     subprocess.run(wrapped, env=env, check=True, pass_fds=sb.pass_fds)
 
-            rows.append((f"whole item: {name}", *side_by_side(lambda: subprocess.run(argv, check=True), item, runs)))
+            rows.append(
+                (f"whole item: {name}", *side_by_side(lambda argv=argv: subprocess.run(argv, check=True), item, runs))
+            )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

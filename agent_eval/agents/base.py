@@ -1,7 +1,7 @@
 """What every agent adapter provides: auth discovery, the command for one item, and its event parser.
 
 An adapter is small: the command line and config files live in its module, the event parser
-in its own `*_events.py`. The runner knows nothing CLI-specific.
+in its own `events.py` (agents/<cli>/adapter.py, agents/<cli>/events.py). The runner knows nothing CLI-specific.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Sentences and cells for paired comparisons (shared by the comparison, its renderers and each benchmark kind's own rows)."""
+"""Sentences and cells for paired comparisons (shared by the comparison, its renderers and each benchmark kind's own
+rows)."""
 
 from __future__ import annotations
 

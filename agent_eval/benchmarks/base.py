@@ -10,9 +10,26 @@ import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
+from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.ondisk import dump, split_known
+from agent_eval.datamodel.records import ItemRecord
 from agent_eval.tools.toolset import ToolSet
+
+
+class Item(Protocol):
+    """What the shared code reads of any kind's item (selection, sharding, records, reading); each kind's
+    own item type carries more (an image and question, a scene, a game)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def task(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def answer(self) -> object: ...
 
 
 @dataclass
@@ -80,7 +97,9 @@ class Benchmark(ABC):
         live as long as the context."""
 
     @abstractmethod
-    def grade(self, final_text: str | None, item) -> BenchmarkGrade: ...
+    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
+        """Grade one attempt: from the agent's final text, and where a kind grades from what happened
+        (a game's scorecard, the calls it logged), from the attempt's folder."""
 
     @abstractmethod
     def scorer_hash(self) -> str: ...
@@ -105,8 +124,10 @@ class Benchmark(ABC):
     # record alone is enough to grade it.
     needs_dataset_to_regrade: bool = True
 
-    def regrade(self, answer_text: str | None, record, item) -> BenchmarkGrade:
-        return self.grade(answer_text, item)
+    def regrade(
+        self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir
+    ) -> BenchmarkGrade:
+        return self.grade(answer_text, item, item_dir)
 
     def extra_rollup(self, records: list) -> dict | None:
         """Benchmark-specific metrics for rollup.json (None: nothing beyond accuracy)."""
@@ -185,7 +206,8 @@ class ReadingHooks:
     def report_item(self, run, record, images, embed, transcript, truth) -> dict | None:
         """An item's kind view, a dict the report's item reads as `item.kind`: "template" (included below
         the question), and optionally "chips_template" (the summary line), "figures_template" (in place
-        of the original image), "outcome_template" (below the grade), "changed_template" (one side of a changed item), "group" (the label beside the id),
+        of the original image), "outcome_template" (below the grade), "changed_template" (one side of a changed item),
+        "group" (the label beside the id),
         "answer_label" (before the prediction) and "partial" (half credit: shown as ½); needs
         report_truth's object."""
         return None

@@ -1,4 +1,5 @@
-"""What several benchmark kinds offer alike: the image tools (served from the harness over loopback HTTP, confined to the item's workdir) and the prompt templates' placeholders."""
+"""What several benchmark kinds offer alike: the image tools (served from the harness over loopback HTTP, confined to
+the item's workdir) and the prompt templates' placeholders."""
 
 from __future__ import annotations
 

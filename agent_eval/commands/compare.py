@@ -4,7 +4,8 @@ Every run is compared with the first on the items all runs share: exact McNemar 
 bootstrap 95% CI for the paired accuracy difference, per task, per category and overall;
 then cost, time, turns and tool calls per item. Results of the benchmark's own no-tool
 evaluation (no run.json) are accepted, with a note that their hashes are unknown.
-A benchmark kind adds its own metrics through its ReadingHooks (active observation: answer/evidence/combined/hallucination per family);
+A benchmark kind adds its own metrics through its ReadingHooks (active observation:
+answer/evidence/combined/hallucination per family);
 runs of different benchmarks are refused. Item by item (docs/compare.md names the JSON fields):
 the items that changed (changes.py), tool use and broken ablations (tool_use.py), repeats and
 noise (repeats.py), cost per right answer (efficiency.py); compare_sections.py lays them out.

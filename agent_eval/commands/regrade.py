@@ -89,7 +89,8 @@ class Regrader:
     def regrade(self, record: ItemRecord) -> ItemRecord:
         if record.status not in GRADED_STATUSES:
             return record  # a harness failure holds no answer to grade
-        graded = self.benchmark.regrade(record.answer_text, record, self.item(record))
+        item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
+        graded = self.benchmark.regrade(record.answer_text, record, self.item(record), item_dir)
         error = record.error
         if graded.ungraded:
             status, error = "ungraded", graded.ungraded
@@ -138,6 +139,7 @@ class Regrader:
         new = grade_item(
             self.item(record),
             record.repeat,
+            item_dir,
             transcript,
             saved_exit(meta, record),
             self.benchmark,

@@ -185,7 +185,8 @@ def show_transcript(
 def _print_outcome(
     console: Console, run: LoadedRun, record: ItemRecord, transcript: Transcript | None, state=None
 ) -> None:
-    """The grade line; `state`: what the kind's show_item returned (then the grade is the answer's, and the kind adds its lines)."""
+    """The grade line; `state`: what the kind's show_item returned (then the grade is the answer's, and the kind adds
+    its lines)."""
     console.print(Rule("outcome"))
     if record.answer_text:
         console.print(Text("final answer text: ", style="bold") + Text(record.answer_text.strip()[-400:]))
@@ -227,7 +228,8 @@ def _print_outcome(
             Text(
                 "usage by model: "
                 + "; ".join(
-                    f"{model} in {u.get('input_tokens')}, out {u.get('output_tokens')}, cost {fmt_cost(u.get('cost_usd'))}"
+                    f"{model} in {u.get('input_tokens')}, out {u.get('output_tokens')}, "
+                    f"cost {fmt_cost(u.get('cost_usd'))}"
                     for model, u in record.usage_by_model.items()
                 ),
                 style="dim",

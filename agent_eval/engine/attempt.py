@@ -12,6 +12,7 @@ from agent_eval.agents.base import Agent, Auth, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
 from agent_eval.benchmarks import Benchmark
+from agent_eval.benchmarks.base import Item
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.process_result import ProcessResult
@@ -115,7 +116,14 @@ def _attempt(
     gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
     transcript.save(item_dir.steps)
     record = grade_item(
-        item, repeat, transcript, result, benchmark, config.timeout_s, expects_inline=bool(setup.inline_images)
+        item,
+        repeat,
+        item_dir,
+        transcript,
+        result,
+        benchmark,
+        config.timeout_s,
+        expects_inline=bool(setup.inline_images),
     )
     record.gateway = gateway
     record.elapsed_s = result.elapsed_s
@@ -158,8 +166,9 @@ def parse_item(
 
 
 def grade_item(
-    item,
+    item: Item,
     repeat: int,
+    item_dir: ItemDir,
     transcript: Transcript,
     result: ProcessResult,
     benchmark: Benchmark,
@@ -173,7 +182,7 @@ def grade_item(
         # The mode sends the image with the question; an answer given without it is not a graded answer.
         status, error = "image_dropped", "the image was to be sent with the question, but none reached the model"
     if status in ("ok", "no_answer"):
-        graded = benchmark.grade(transcript.final_text, item)
+        graded = benchmark.grade(transcript.final_text, item, item_dir)
         outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)
         status, error = outcome.status, outcome.error
         if status == "ok" and graded.malformed:

@@ -18,7 +18,7 @@ from rich.progress import Progress
 from agent_eval import __version__
 from agent_eval.benchmarks.base import Benchmark
 from agent_eval.datamodel.config import RunConfig
-from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.jsonl import DataError
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord
@@ -68,7 +68,7 @@ def read_replies(path: Path, known: set[str]) -> list[Reply]:
     return replies
 
 
-def record_of(benchmark: Benchmark, item, reply: Reply) -> ItemRecord:
+def record_of(benchmark: Benchmark, item, reply: Reply, item_dir: ItemDir) -> ItemRecord:
     if not (reply.text or "").strip():  # nothing to read and nothing to ask a judge about: wrong, as a run's would be
         return ItemRecord(
             id=item.id,
@@ -84,7 +84,7 @@ def record_of(benchmark: Benchmark, item, reply: Reply) -> ItemRecord:
             started_at=now_iso(),
             finished_at=now_iso(),
         )
-    graded = benchmark.grade(reply.text, item)
+    graded = benchmark.grade(reply.text, item, item_dir)
     if graded.ungraded:
         status, error = "ungraded", graded.ungraded
     elif not graded.has_answer_tag or graded.malformed:
@@ -164,7 +164,8 @@ def score(
     with progress:
         task = progress.add_task("grading replies", total=len(todo))
         for reply in todo:
-            store.append(record_of(benchmark, items[reply.id], reply))
+            item_dir = ItemDir(store.sandbox_dir(reply.id, reply.repeat))  # nothing ran: it stays empty
+            store.append(record_of(benchmark, items[reply.id], reply, item_dir))
             progress.advance(task)
     rollup = store.write_summaries(benchmark.extra_rollup)
     write_manifest(store, config, dataset, replies_path, finished=True)

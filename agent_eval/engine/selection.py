@@ -26,7 +26,8 @@ def _split(value: str | None) -> list[str]:
 def select(
     dataset, tasks: str | None = None, ids: str | None = None, categories: str | None = None, limit: int | None = None
 ) -> list:
-    """Any kind's dataset (`items` with id, task, category; `tasks`, `categories`). Filter by comma-separated tasks, ids and categories, then keep the first `limit` per task."""
+    """Any kind's dataset (`items` with id, task, category; `tasks`, `categories`). Filter by comma-separated tasks,
+    ids and categories, then keep the first `limit` per task."""
     items = dataset.items
     for name, wanted, valid, key in (
         ("task", _split(tasks), dataset.tasks, "task"),

@@ -1,4 +1,5 @@
-"""A sweep: its YAML grid of agents, models, efforts, tool modes and repeats, checked line by line, planned and run cell by cell (resumable)."""
+"""A sweep: its YAML grid of agents, models, efforts, tool modes and repeats, checked line by line, planned and run
+cell by cell (resumable)."""
 
 from __future__ import annotations
 

@@ -1,1 +1,2 @@
-"""Libraries the read commands share: loading a run, its images, formatting, statistics, plots, comparison tables. Never imports a command or a benchmark kind."""
+"""Libraries the read commands share: loading a run, its images, formatting, statistics, plots, comparison tables.
+Never imports a command or a benchmark kind."""

@@ -2,7 +2,7 @@
 the items only the first got right, with both predictions, the truth and the commands that open
 both transcripts.
 
-"Only B got right" is decided on the same per-item scores the paired test uses (compare.item_scores):
+"Only B got right" is decided on the same per-item scores the paired test uses (reading/comparison.py item_scores):
 B's share of right repeats is higher than A's (without repeats: B right, A wrong). Each side names the
 repeat that shows the change (B's first right one, A's first wrong one, and the other way round).
 """

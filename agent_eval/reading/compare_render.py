@@ -72,7 +72,8 @@ def _efficiency_cells(data: dict) -> tuple[list[str], list[list[str]]]:
 def _run_lines(data: dict) -> list[str]:
     what = reading_hooks(data["benchmark"]).accuracy_name
     return [
-        f"{r['letter']} = {r['name']}: {r['label']} ({r['n_items']} items, {what} {pct(r['own_accuracy'])} on its own items)"
+        f"{r['letter']} = {r['name']}: {r['label']} "
+        f"({r['n_items']} items, {what} {pct(r['own_accuracy'])} on its own items)"
         for r in data["runs"]
     ]
 

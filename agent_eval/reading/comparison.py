@@ -1,4 +1,5 @@
-"""Build the comparison of runs (paired statistics, efficiency, item-by-item sections) that compare, report and sweep render."""
+"""Build the comparison of runs (paired statistics, efficiency, item-by-item sections) that compare, report and sweep
+render."""
 
 from __future__ import annotations
 

@@ -87,7 +87,8 @@ def noise_sentences(entries: list[dict]) -> list[str]:
         if e["exceeds"] is None:
             missing = [letter for letter, rate in zip((a, b), e["flip_rate"]) if rate is None]
             out.append(
-                f"{head}; {' and '.join(missing)} ran each item once, so its own noise is unknown (run it with --repeats)"
+                f"{head}; {' and '.join(missing)} ran each item once, "
+                "so its own noise is unknown (run it with --repeats)"
             )
         elif e["exceeds"]:
             out.append(

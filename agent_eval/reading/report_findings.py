@@ -32,7 +32,8 @@ def run_findings(run) -> list[str]:
         lines.append(
             f"repeats: K={s['repeats']} · flip rate {_pct(s['flip_rate'])} ({s['items_that_flip']} of "
             f"{s['items_repeated']} items flip) · mean {_pct(s['mean_accuracy'])} · majority "
-            f"{_pct(s['majority_accuracy'])} · all {s['repeats']} {_pct(s['all_accuracy'])} · any {_pct(s['any_accuracy'])}"
+            f"{_pct(s['majority_accuracy'])} · all {s['repeats']} {_pct(s['all_accuracy'])} · "
+            f"any {_pct(s['any_accuracy'])}"
         )
     p = per_correct(run.records)
     cost = (

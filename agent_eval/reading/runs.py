@@ -1,4 +1,5 @@
-"""What a run directory is: its manifest, records and transcripts, loaded once for show, report, compare, export and sweep."""
+"""What a run directory is: its manifest, records and transcripts, loaded once for show, report, compare, export and
+sweep."""
 
 from __future__ import annotations
 

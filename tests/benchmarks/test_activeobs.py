@@ -20,6 +20,7 @@ from agent_eval.benchmarks.activeobs.prompting import answer_instructions
 from agent_eval.benchmarks.activeobs.render import person_box, png_bytes, render_panorama, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
 from agent_eval.benchmarks.activeobs.schema import ActiveItem, item_to_row
+from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.jsonl import DataError
 from agent_eval.engine.selection import select
 from support.activeobs import seam_scene
@@ -643,7 +644,7 @@ def test_evidence_that_misses_says_so_and_names_the_window():
     assert not ok and detail["evidence_error"] == "frame 32 is outside the evidence window (frames 28-31, 40)"
 
 
-def test_the_kinds_metrics_are_typed_on_the_record():
+def test_the_kinds_metrics_are_typed_on_the_record(tmp_path):
     """grade() stores ActiveObsMetrics; readers get it back typed, a newer key is kept, a bad value refused."""
     from agent_eval.benchmarks.activeobs.benchmark import ActiveObservation
     from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
@@ -653,7 +654,7 @@ def test_the_kinds_metrics_are_typed_on_the_record():
     item = make_item("choice", 2, boxes={100: box}, choices=["a", "b"])
     angle = g.x_to_angle(1048)
     benchmark = ActiveObservation()
-    graded = benchmark.grade(answer_text(2, 100, angle, exact_evidence(box, angle)), item)
+    graded = benchmark.grade(answer_text(2, 100, angle, exact_evidence(box, angle)), item, ItemDir(tmp_path))
     assert isinstance(graded.metrics, ActiveObsMetrics)
     stored = json.loads(json.dumps(graded.metrics_json()))
     record = ItemRecord.from_json(

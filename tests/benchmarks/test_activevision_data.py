@@ -94,7 +94,7 @@ def test_malformed_json_names_file_and_line(bank_dataset):
 
 def test_missing_field_and_no_layout(tmp_path, bank):
     root = write_metadata_layout(tmp_path / "d", bank[:2])
-    rows = [json.loads(l) for l in (root / "metadata.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (root / "metadata.jsonl").read_text().splitlines()]
     del rows[1]["answer"]
     (root / "metadata.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     with pytest.raises(DataError, match=r"metadata.jsonl:2: missing field\(s\) answer"):

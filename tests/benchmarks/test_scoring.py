@@ -112,7 +112,8 @@ def test_scorer_hash_is_stable():
 
 
 def reference_verdict(text: str, truth: str) -> tuple[str, bool]:
-    """The reference scorer's rules (issue 12), written independently of agent_eval.benchmarks.activevision.scoring, with
+    """The reference scorer's rules (issue 12), written independently of agent_eval.benchmarks.activevision.scoring,
+    with
     string scanning instead of its regular expressions where that is possible."""
     text = text.strip()
     lower = text.lower()

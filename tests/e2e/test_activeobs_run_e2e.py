@@ -45,7 +45,10 @@ def rule(item, final: str, tools: str) -> dict:
 def test_observe_answer_with_evidence_graded(agent, tools, active_data, tmp_path):
     root, items = active_data
     right, hallucinated, broken = [items[i] for i in sorted(items)][:3]
-    answer = lambda item: json.dumps(item.answer)
+
+    def answer(item):
+        return json.dumps(item.answer)
+
     scenario = {
         "rules": [
             rule(
@@ -86,7 +89,7 @@ def test_observe_answer_with_evidence_graded(agent, tools, active_data, tmp_path
     assert rollup["answer_acc"] == pytest.approx(2 / 3) and rollup["combined_acc"] == pytest.approx(1 / 3)
     assert rollup["hallucination_rate"] == pytest.approx(0.5)
     item_dir = outcome.store.root / "sandboxes" / right.id
-    log = [json.loads(l) for l in (item_dir / "observations" / "observations.jsonl").read_text().splitlines()]
+    log = [json.loads(line) for line in (item_dir / "observations" / "observations.jsonl").read_text().splitlines()]
     assert [(e["ok"], e["request"]["frame_index"]) for e in log] == [(True, 3), (False, 500)]
     steps = Transcript.load(item_dir / "steps.json").steps
     results = [s for s in steps if s.kind == "tool_result"]

@@ -1,4 +1,5 @@
-"""agent-eval run as a user runs it, with the real CLIs: kill -9 and resume, a terminal's progress then Ctrl-C, the bundled samples without --data."""
+"""agent-eval run as a user runs it, with the real CLIs: kill -9 and resume, a terminal's progress then Ctrl-C, the
+bundled samples without --data."""
 
 import json
 import os

@@ -80,7 +80,8 @@ def runs(sample_data, sample_truth, tmp_path_factory):
             "turns": [
                 {"call": "observe", "input": {"frame_index": 3, "angle_deg": 350}},
                 {
-                    "final": f'<answer>{{"answer": {json.dumps(item.answer)}, "evidence": {json.dumps(evidence_for(item, shift))}}}</answer>'
+                    "final": f'<answer>{{"answer": {json.dumps(item.answer)}, '
+                    f'"evidence": {json.dumps(evidence_for(item, shift))}}}</answer>'
                 },
             ],
         }

@@ -3,36 +3,43 @@ playing the judge: a VLMEvalKit TSV (judge asked only where the rules read no op
 folder (judge asked for every item); every judge call recorded on its item, cached across a resume and
 a regrade (counted at the server); without a judge the undecided items are ungraded, never wrong; and
 `agent-eval score` on a replies file, then `compare` against a run."""
+
 import json
 
 import pytest
-from support.agentrun import run_agent
-from support.clirun import invoke
 
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
+from support.agentrun import run_agent
+from support.clirun import invoke
 
 pytestmark = pytest.mark.e2e
 
 JUDGE = "claude-judge-scripted"
 
 # The agent's replies, by question: a letter the rules read, or words they cannot read.
-MCQ_AGENT = {"rules": [
-    {"match": "How many black dots", "turns": ["Counting them, the answer is B"]},
-    {"match": "What colour is the square\\?", "turns": ["It looks like a warm colour to me."]},
-    {"turns": ["I am not sure."]},
-],
+MCQ_AGENT = {
+    "rules": [
+        {"match": "How many black dots", "turns": ["Counting them, the answer is B"]},
+        {"match": "What colour is the square\\?", "turns": ["It looks like a warm colour to me."]},
+        {"turns": ["I am not sure."]},
+    ],
     # The judge: the reference's matching prompt, answered with an option letter.
-    "judge": [{"match": "help me to match an answer", "reply": "A"}]}
+    "judge": [{"match": "help me to match an answer", "reply": "A"}],
+}
 
-BOXED_AGENT = {"rules": [
-    {"match": "Which colour is the square", "turns": ["So the answer is \\boxed{A}."]},
-    {"turns": ["I count \\boxed{\\frac{8}{2}} dots"]},
-],
+BOXED_AGENT = {
+    "rules": [
+        {"match": "Which colour is the square", "turns": ["So the answer is \\boxed{A}."]},
+        {"turns": ["I count \\boxed{\\frac{8}{2}} dots"]},
+    ],
     # The judge: True where the extracted answer equals the truth the prompt quotes, else False.
-    "judge": [{"match": "Ground Truth Answer: (.+),\\nModel Output: \\1\\n", "reply": "True"},
-              {"match": "careful and strict evaluator", "reply": "False"}]}
+    "judge": [
+        {"match": "Ground Truth Answer: (.+),\\nModel Output: \\1\\n", "reply": "True"},
+        {"match": "careful and strict evaluator", "reply": "False"},
+    ],
+}
 
 
 def _sample(tmp_path, kind):
@@ -70,8 +77,7 @@ def test_tsv_run_asks_the_judge_only_where_the_rules_cannot_decide(tmp_path):
         assert manifest["config"]["judge_model"] == JUDGE
         # a resume runs nothing and asks nothing; a regrade asks the run's cache, not the judge
         run_agent("claude-code", "none", server, data, tmp_path / "runs", judge_model=JUDGE)
-        result = invoke("regrade", outcome.store.root, "--data", data,
-                        env=scripted_environ("claude-code", server.url))
+        result = invoke("regrade", outcome.store.root, "--data", data, env=scripted_environ("claude-code", server.url))
         assert result.exit_code == 0, result.output
         assert len(_judge_requests(server)) == len(judged)
         cache = list((outcome.store.root / "judge_cache").glob("*.json"))
@@ -84,7 +90,7 @@ def test_tsv_run_without_a_judge_leaves_undecided_items_ungraded(tmp_path):
         outcome = run_agent("claude-code", "none", server, data, tmp_path / "runs", ids="2,4,5")
         assert _judge_requests(server) == []
     records = {r.id: r for r in RunStore(outcome.store.root).records()}
-    assert records["2"].status == "ok" and records["2"].prediction == "B"      # counting: read by the rules
+    assert records["2"].status == "ok" and records["2"].prediction == "B"  # counting: read by the rules
     for item in ("4",):
         assert records[item].status == "ungraded" and not records[item].correct
         assert "no --judge-model" in records[item].error
@@ -117,10 +123,11 @@ def test_score_replies_then_compare_with_a_run(tmp_path):
         replies = tmp_path / "replies.jsonl"
         replies.write_text("".join(json.dumps({"id": i, "reply": "The correct answer is **A**"}) + "\n" for i in ids))
         before = len(_judge_requests(server))
-        result = invoke("score", "--data", data, replies, "--out-dir", tmp_path / "runs", "--judge-model", JUDGE,
-                        env=env)
+        result = invoke(
+            "score", "--data", data, replies, "--out-dir", tmp_path / "runs", "--judge-model", JUDGE, env=env
+        )
         assert result.exit_code == 0, result.output
-        assert len(_judge_requests(server)) == before           # every reply read by the rules
+        assert len(_judge_requests(server)) == before  # every reply read by the rules
     scored = tmp_path / "runs" / "replies-replies"
     records = RunStore(scored).records()
     assert {r.id for r in records} == set(ids) and all(r.prediction == "A" for r in records)

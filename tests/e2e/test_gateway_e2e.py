@@ -266,10 +266,13 @@ def test_doctor_finds_no_key_inside_and_says_so_when_one_is_there(agent, monkeyp
     auth = cli.find_auth(scripted_environ(agent, "http://127.0.0.1:9", key=key))
     check = check_credential_hidden(cli, auth)
     assert check.ok and "dummy" in check.detail, check.detail
+
     # The same check against a sandbox that does get the real key (as before the gateway) fails.
-    leaky = lambda agent, auth, token, url, scratch: dataclasses.replace(
-        auth, env={**auth.env, "MARK": credentials.dummy(token, 0)}, endpoints=[url.split("//")[1]]
-    )
+    def leaky(agent, auth, token, url, scratch):
+        return dataclasses.replace(
+            auth, env={**auth.env, "MARK": credentials.dummy(token, 0)}, endpoints=[url.split("//")[1]]
+        )
+
     monkeypatch.setattr(gateway_server, "inside_auth", leaky)
     check = check_credential_hidden(cli, auth)
     assert not check.ok and "1 secret value(s) visible inside" in check.detail

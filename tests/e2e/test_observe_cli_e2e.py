@@ -1,4 +1,5 @@
-"""Both real CLIs reach the observe server over HTTP with the MCP config docs/active-observation.md recommends, plain and in the bwrap sandbox (scripted model)."""
+"""Both real CLIs reach the observe server over HTTP with the MCP config docs/active-observation.md recommends, plain
+and in the bwrap sandbox (scripted model)."""
 
 from __future__ import annotations
 

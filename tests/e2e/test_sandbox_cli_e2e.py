@@ -1,4 +1,5 @@
-"""The real CLIs inside the real sandbox: each reaches the (scripted) model, Claude Code accepts bypassPermissions, Codex's login shell has the tools' Python."""
+"""The real CLIs inside the real sandbox: each reaches the (scripted) model, Claude Code accepts bypassPermissions,
+Codex's login shell has the tools' Python."""
 
 from __future__ import annotations
 

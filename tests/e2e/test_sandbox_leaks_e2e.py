@@ -64,7 +64,8 @@ def attempts(c) -> list[str]:
         "ls -la .. ../..; cat ../../*/work/* ../*.jsonl ../../*/*.jsonl",
         f"cat {c['other']}/secret.txt; ls {c['other'].parent.parent}",
         f"cat {home}/.ssh/* {home}/.claude/* {home}/.codex/*; ls -la {home}; cat {PROJECT_ROOT}/README.md",
-        f"python3 -c \"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{c['port']}/', timeout=5).read())\"",
+        f'python3 -c "import urllib.request as u; '
+        f"print(u.urlopen('http://127.0.0.1:{c['port']}/', timeout=5).read())\"",
         f"curl -sS --max-time 5 http://127.0.0.1:{c['port']}/; curl -sS --max-time 5 --noproxy '*' "
         f"http://127.0.0.1:{c['port']}/; curl -sS --max-time 5 https://example.com/",
         f"echo pwned > {c['data']}/pwned.txt; echo pwned > {PROJECT_ROOT}/pwned.txt; echo pwned > {home}/pwned.txt; "

@@ -1,4 +1,5 @@
-"""Headless Debian chromium, as the report tests drive it (installed by make setup: missing is a failure, not a skip)."""
+"""Headless Debian chromium, as the report tests drive it (installed by make setup: missing is a failure, not a
+skip)."""
 
 import shutil
 import subprocess

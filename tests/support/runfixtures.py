@@ -4,7 +4,8 @@ A run made here looks like what the runner writes: `run.json`, `<task>/items.jso
 `RunStore.append`, and per item `sandboxes/<id>/` with the raw `transcript.jsonl`, the
 normalised `steps.json`, the original (`work/image.png` in tool modes, `home/attachment.png`
 in mode none), the lossless views in `work/views/NNN-<tool>.png`, and `seen/NNN.png`: the
-copies of every image that reached the model, which the steps point at. `make_cot_results` writes what the benchmark's own no-tool
+copies of every image that reached the model, which the steps point at. `make_cot_results` writes what the benchmark's
+own no-tool
 chain-of-thought evaluation leaves: bare `<task>/items.jsonl` rows, no run.json.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.records import ItemRecord, Usage
 from agent_eval.datamodel.results import RunStore
@@ -468,7 +470,7 @@ def make_active_run(
         transcript.num_turns, transcript.cost_usd = len(transcript.steps) // 2 + 1, cost_per_item
         transcript.save(item_dir / "steps.json")
         (item_dir / "transcript.jsonl").write_text('{"type":"system","subtype":"init"}\n')
-        grade = None if failed else benchmark.grade(transcript.final_text, item)
+        grade = None if failed else benchmark.grade(transcript.final_text, item, ItemDir(item_dir))
         store.append(
             ItemRecord(
                 id=item.id,

@@ -1,4 +1,5 @@
-"""An item's world for sandbox tests (workdir, home, a sibling item, a dataset, canaries) and running a command in a Sandbox."""
+"""An item's world for sandbox tests (workdir, home, a sibling item, a dataset, canaries) and running a command in a
+Sandbox."""
 
 from __future__ import annotations
 

@@ -228,7 +228,7 @@ class SlurmCluster:
 
     def stop(self) -> None:
         """Ends the daemons we started (slurmd first), by pid; SIGKILL after 10 s."""
-        for name, pid in reversed(self.started):
+        for _name, pid in reversed(self.started):
             try:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:

@@ -1,6 +1,7 @@
 """A second reading of VLMEvalKit's extraction rules, by plain string scanning (no regex), for the tests
 to hold the kind's implementation against. Written from the reference's behaviour, not from the
 kind's code."""
+
 from __future__ import annotations
 
 REFUSE = [
@@ -31,7 +32,7 @@ SAME_LETTER = {"i": "iIİı", "s": "sSſ"}
 
 
 def _lower_ascii_eq(text: str, at: int, word: str) -> bool:
-    piece = text[at:at + len(word)]
+    piece = text[at : at + len(word)]
     return len(piece) == len(word) and all(a in SAME_LETTER.get(b, b + b.upper()) for a, b in zip(piece, word))
 
 
@@ -100,6 +101,7 @@ def infer(reply: str, options: dict):
 
 
 # --- BabyVision's \boxed{...}: a hand-written backtracking reading of the reference's grammar ---
+
 
 def _level3_ends(s, i):
     # "{" then any run of non-newline characters (longest first) then "}".

@@ -5,7 +5,8 @@ agent_message, reasoning, command_execution, mcp_tool_call, web_search, file_cha
 error), turn.completed (usage: running totals), turn.failed, error. Only completed items are
 steps. An API failure arrives as text: often the API's JSON error body, with no status code
 (a 400 is `{"error": {"type": "invalid_request_error", ...}}`, capacity trouble "We're currently
-experiencing high demand..."): agents/failures.py classifies that text. `--json` leaves out view_image calls and the number of model responses: `merge_rollout`
+experiencing high demand..."): agents/failures.py classifies that text. `--json` leaves out view_image calls and the
+number of model responses: `merge_rollout`
 takes both from Codex's session log (the rollout file in the private CODEX_HOME); without it,
 num_turns falls back to tool rounds + 1. Unknown event types are counted, never fatal.
 """

@@ -24,8 +24,10 @@ from agent_eval.benchmarks.activeobs.prompting import (
     answer_instructions,
     question_block,
 )
+from agent_eval.benchmarks.activeobs.schema import ActiveItem
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
 from agent_eval.benchmarks.shared import image_tools, render
+from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 
@@ -103,7 +105,7 @@ class ActiveObservation(Benchmark):
                 endpoints.append(endpoint)
             yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=endpoints)
 
-    def grade(self, final_text: str | None, item) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: ActiveItem, item_dir: ItemDir) -> BenchmarkGrade:
         graded = grade_active(final_text, item)
         metrics = ActiveObsMetrics(
             family=item.family,

@@ -2,7 +2,7 @@
 evidence and combined accuracy and hallucination rate side by side, and the paired tests (exact
 McNemar, bootstrap CI) run separately on the answer and on combined (answer and evidence).
 
-Scores pair on items as in compare.item_scores: with repeats, an item's score is its mean.
+Scores pair on items as in reading/comparison.py item_scores: with repeats, an item's score is its mean.
 Hallucination (right answers whose evidence fails, as a share of right answers) is descriptive:
 its denominator differs between runs, so it gets no paired test.
 """
@@ -149,7 +149,7 @@ def render_active_table(data: dict, console: Console) -> None:
     if sum(widths) + 3 * len(widths) + 1 <= console.width:
         console.print(_screen_table("paired tests against A: answer, and combined", header, body))
     else:  # too wide: one table per tested metric
-        for j, (metric, label) in enumerate(TESTED):
+        for j, (_metric, label) in enumerate(TESTED):
             cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
             console.print(
                 _screen_table(
@@ -171,7 +171,8 @@ def markdown_parts(data: dict, md) -> list[str]:
 
 
 def csv_rows(data: dict):
-    """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on overall rows."""
+    """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on overall
+    rows."""
     stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
     names = {"a_only": "A_only", "b_only": "run_only", "diff": "diff_vs_A"}
     eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]

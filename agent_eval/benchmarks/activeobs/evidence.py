@@ -278,7 +278,8 @@ def truth_view(item, scene, near: int | None) -> tuple[Image.Image, str]:
         )
     return (
         image,
-        f"where the evidence is: target {item.track} at frame {frame}, view centred on {angle:g}° (green: its true box)",
+        f"where the evidence is: target {item.track} at frame {frame}, "
+        f"view centred on {angle:g}° (green: its true box)",
     )
 
 

@@ -78,6 +78,8 @@ class ActiveGrade:
         return asdict(self)
 
 
+# This function's source is part of rules_hash(): reformatting it would change the hash.
+# fmt: off
 def parse_answer(text: str | None) -> tuple[dict | None, str, bool, str | None]:
     """(object or None, raw content, has_tag, error) from the response text."""
     raw, has_tag = extract_answer(text or "")
@@ -92,8 +94,9 @@ def parse_answer(text: str | None) -> tuple[dict | None, str, bool, str | None]:
     except json.JSONDecodeError as error:
         return None, raw, True, f"malformed JSON: {error.msg} at column {error.colno}"
     if not isinstance(value, dict) or "answer" not in value:
-        return None, raw, True, 'the JSON is not an object with an "answer" key'
+        return None, raw, True, "the JSON is not an object with an \"answer\" key"
     return value, raw, True, None
+# fmt: on
 
 
 def _number(value) -> float | None:
@@ -119,6 +122,8 @@ def _pair(value) -> tuple[float, float] | None:
     return None if a is None or b is None else (a, b)
 
 
+# This function's source is part of rules_hash(): reformatting it would change the hash.
+# fmt: off
 def answer_correct(mode: str, prediction, truth, fps: float, rules: Rules = DEFAULT_RULES) -> bool:
     tolerance = rules.tolerance_frames(fps)
     if mode == "choice":
@@ -132,18 +137,18 @@ def answer_correct(mode: str, prediction, truth, fps: float, rules: Rules = DEFA
         return pair is not None and at_least(interval_iou(pair, tuple(truth)), rules.span_iou)
     if mode == "frame_angle":
         pair = _pair(prediction)
-        return (
-            pair is not None
-            and at_most(abs(pair[0] - truth[0]), tolerance)
-            and at_most(angle_error(pair[1], truth[1]), rules.angle_tolerance_deg)
-        )
+        return (pair is not None and at_most(abs(pair[0] - truth[0]), tolerance)
+                and at_most(angle_error(pair[1], truth[1]), rules.angle_tolerance_deg))
     if mode == "numeric":
         value = _number(prediction)
         low, high = rules.numeric_ratio
         return value is not None and at_least(value / float(truth), low) and at_most(value / float(truth), high)
     raise ValueError(f"unknown answer mode {mode!r}")
+# fmt: on
 
 
+# This function's source is part of rules_hash(): reformatting it would change the hash.
+# fmt: off
 def evidence_check(evidence, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> tuple[bool, dict]:
     """Whether the evidence points at the target, and the details (best IoU, frame, why not)."""
     if not isinstance(evidence, dict):
@@ -151,24 +156,27 @@ def evidence_check(evidence, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> 
     frame, angle = _number(evidence.get("frame")), _number(evidence.get("angle"))
     bbox = evidence.get("bbox")
     if frame is None or angle is None:
-        return False, {"evidence_error": 'evidence needs numeric "frame" and "angle"'}
+        return False, {"evidence_error": "evidence needs numeric \"frame\" and \"angle\""}
     coords = [_number(v) for v in bbox] if isinstance(bbox, (list, tuple)) and len(bbox) == 4 else None
     if coords is None or None in coords:
-        return False, {"evidence_error": 'evidence "bbox" must be [x1, y1, x2, y2] numbers (0-1000)'}
+        return False, {"evidence_error": "evidence \"bbox\" must be [x1, y1, x2, y2] numbers (0-1000)"}
     coords = [min(1000.0, max(0.0, v)) for v in coords]
     pano = view_box_to_pano(tuple(coords), angle, item.width, item.height, item.height)
     # The listed frames are the evidence window (where the answered fact holds): no tolerance
     # around them, or a frame where the target already does something else would count.
     target_frame = round(frame) if at_most(abs(frame - round(frame)), 0) else None
-    detail = {"evidence_pano_box": [round(v, 1) for v in pano], "evidence_iou": 0.0, "evidence_matched_frame": None}
+    detail = {"evidence_pano_box": [round(v, 1) for v in pano], "evidence_iou": 0.0,
+              "evidence_matched_frame": None}
     if target_frame not in item.boxes:
-        detail["evidence_error"] = f"frame {frame:g} is outside the evidence window (frames {frame_ranges(item.boxes)})"
+        detail["evidence_error"] = (f"frame {frame:g} is outside the evidence window "
+                                    f"(frames {frame_ranges(item.boxes)})")
         return False, detail
     iou = circular_iou(pano, item.boxes[target_frame], item.width)
     detail |= {"evidence_iou": round(iou, 3), "evidence_matched_frame": target_frame}
     if iou == 0:
         detail["evidence_error"] = f"the box misses the target at frame {target_frame}"
     return at_least(iou, rules.evidence_iou), detail
+# fmt: on
 
 
 def frame_ranges(frames) -> str:

@@ -249,7 +249,8 @@ class ObservationServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Serve one scene until Ctrl-C (manual checks): python -m agent_eval.benchmarks.activeobs.observe_server SCENE LOGDIR"""
+    """Serve one scene until Ctrl-C (manual checks): python -m agent_eval.benchmarks.activeobs.observe_server SCENE
+    LOGDIR"""
     import argparse
 
     parser = argparse.ArgumentParser(description="Serve the observe tool over streamable HTTP on loopback.")

@@ -140,7 +140,7 @@ class Scene:
             "n_frames": self.n_frames,
             "seed": self.seed,
             "horizon": self.horizon,
-            "landmarks": [{**asdict(l), "colour": list(l.colour)} for l in self.landmarks],
+            "landmarks": [{**asdict(mark), "colour": list(mark.colour)} for mark in self.landmarks],
             "people": [
                 {**{k: v for k, v in asdict(p).items() if k != "segments"}, "segments": [asdict(s) for s in p.segments]}
                 for p in self.people

@@ -9,6 +9,8 @@ from agent_eval.benchmarks.activevision.loader import Item, load_dataset
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image, render
+from agent_eval.datamodel.itemdir import ItemDir
+from agent_eval.datamodel.records import ItemRecord
 from agent_eval.tools.mcp_http import load_in_background
 from agent_eval.tools.toolset import ToolSet
 
@@ -65,7 +67,7 @@ class ActiveVision(Benchmark):
                 conversions=conversions,
             )
 
-    def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
         graded = grade(final_text or "", item.answer)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
 
@@ -74,6 +76,8 @@ class ActiveVision(Benchmark):
 
     needs_dataset_to_regrade = False  # the record holds the truth, which is all the scorer reads
 
-    def regrade(self, answer_text: str | None, record, item) -> BenchmarkGrade:
+    def regrade(
+        self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir
+    ) -> BenchmarkGrade:
         graded = grade(answer_text or "", record.ground_truth)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)

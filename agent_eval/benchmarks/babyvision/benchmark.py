@@ -10,6 +10,7 @@ from agent_eval.benchmarks.babyvision import boxed, grading, prompting
 from agent_eval.benchmarks.babyvision.loader import Item, read_dataset
 from agent_eval.benchmarks.base import BenchmarkGrade
 from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics
+from agent_eval.datamodel.itemdir import ItemDir
 
 
 @dataclass
@@ -24,7 +25,8 @@ class BabyVision(FieldFormat):
     def load(self, root: Path):
         return read_dataset(Path(root))
 
-    def grade(self, final_text: str | None, item: Item) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir | None = None) -> BenchmarkGrade:
+        # item_dir: unused, the grade reads the reply alone (so `agent-eval score` grades replies from a file)
         graded = grading.grade_reply(final_text, item.prompt_text, item.answer, self.judge)
         metrics = BoxedMetrics(
             extracted=graded.extracted,

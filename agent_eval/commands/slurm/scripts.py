@@ -24,7 +24,8 @@ def array_script(plan: SlurmPlan) -> str:
                 plan,
                 [
                     f"# Written by `agent-eval slurm submit`: {len(plan.cells)} cell(s) x {plan.shards} shard(s).",
-                    "# Task T runs cell T / SHARDS, shard T % SHARDS + 1, into shards/<cell>.shard<K>of<N>/ (resumable:",
+                    "# Task T runs cell T / SHARDS, shard T % SHARDS + 1, into shards/<cell>.shard<K>of<N>/ "
+                    "(resumable:",
                     "# a requeued or resubmitted task continues its shard). Rerun some tasks by hand with",
                     f"#   sbatch --array=T1,T2 {plan.folder / 'array.sbatch'}",
                     f"#SBATCH --job-name={plan.job_name}",

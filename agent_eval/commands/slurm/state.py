@@ -74,7 +74,8 @@ def _run(argv: list[str]) -> str | None:
 
 
 def slurm_states(plan: SlurmPlan) -> tuple[dict[int, str], str | None, bool]:
-    """({array task: state}, "merge job N: STATE" of the newest merge, whether Slurm could be asked). The newest job wins for
+    """({array task: state}, "merge job N: STATE" of the newest merge, whether Slurm could be asked). The newest job
+    wins for
     a task submitted more than once; jobs this folder's submissions made are found by their name."""
     tasks: dict[int, tuple[int, str]] = {}
     merge: tuple[int, str] | None = None

@@ -66,7 +66,7 @@ class Tally(Benchmark):
     def setup(self, item, tools, work, home, item_root, template_text):
         return contextlib.nullcontext()
 
-    def grade(self, final_text, item) -> BenchmarkGrade:
+    def grade(self, final_text, item, item_dir) -> BenchmarkGrade:
         prediction = (final_text or "").strip()
         return BenchmarkGrade(prediction, prediction == str(item.answer), has_answer_tag=False)
 
