@@ -110,6 +110,23 @@ class FieldFormat(Benchmark):
     def truth_text(self, item) -> str:
         return str(item.answer)
 
+    def extra_rollup(self, records: list) -> dict | None:
+        """What the judge did across the run, for rollup.json: calls, answered from the cache, cost."""
+        calls = [call for r in records for call in (r.metrics or {}).get("judge_calls") or []]
+        if not calls:
+            return None
+        paid = [c.get("cost_usd") for c in calls if not c.get("cached")]
+        cost = round(sum(paid), 6) if paid and None not in paid else (0.0 if not paid else None)
+        return {
+            "judge": {
+                "model": calls[0].get("model"),
+                "calls": len(calls),
+                "from_cache": sum(bool(c.get("cached")) for c in calls),
+                "failed": sum(c.get("reply") is None for c in calls),
+                "cost_usd": cost,
+            }
+        }
+
     def rules_source(self) -> tuple:
         """The functions and texts the grade rests on; their source is the scorer hash."""
         raise NotImplementedError

@@ -148,6 +148,10 @@ class ApiJudge:
                 error = f"{url}: {failure}"
                 continue
             text, usage = _read(self.provider, payload)
+            if not text.strip():  # e.g. a reasoning model spending the reference's 16 tokens on thought
+                status = payload.get("status") or payload.get("stop_reason")
+                error = f"the judge returned no text ({status}); its reply cannot be a verdict"
+                return JudgeCall(model=self.model, prompt=prompt, reply=None, usage=usage, error=error)
             cost = price_usd(
                 self.api_model, Usage(input_tokens=usage.get("input_tokens"), output_tokens=usage.get("output_tokens"))
             )
