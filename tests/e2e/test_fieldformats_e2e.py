@@ -73,6 +73,9 @@ def test_tsv_run_asks_the_judge_only_where_the_rules_cannot_decide(tmp_path):
             else:
                 assert record.metrics["decided_by"] == "rules" and calls == []
                 assert record.prediction == "B" and record.correct == (record.ground_truth == "B")
+        # every image of the multi-image row reached the model; the large one is recorded as it arrived
+        assert [i["via"] for i in records["7"].images] == ["inline", "inline"]
+        assert records["3"].images[0]["source_size"] == [2048, 2048] and records["3"].images[0]["received"]
         manifest = json.loads((outcome.store.root / "run.json").read_text())
         assert manifest["config"]["judge_model"] == JUDGE
         # a resume runs nothing and asks nothing; a regrade asks the run's cache, not the judge
@@ -136,3 +139,21 @@ def test_score_replies_then_compare_with_a_run(tmp_path):
     assert "replies" in result.output
     result = invoke("show", scored)
     assert result.exit_code == 0, result.output
+
+
+def test_codex_run_with_an_openai_judge_over_the_responses_api(tmp_path):
+    data = _sample(tmp_path, "babyvision")
+    with ScriptedServer(BOXED_AGENT) as server:
+        outcome = run_agent(
+            "codex", "python", server, data, tmp_path / "runs", judge_model="openai/gpt-judge-scripted", ids="100,200"
+        )
+        judged = _judge_requests(server)
+    assert [r.api for r in judged] == ["responses", "responses"]
+    assert all(r.path.endswith("/v1/responses") and r.body["model"] == "gpt-judge-scripted" for r in judged)
+    assert all(r.body["max_output_tokens"] == 16 for r in judged)  # the reference's cap
+    records = {r.id: r for r in RunStore(outcome.store.root).records()}
+    assert records["100"].metrics["judge_calls"][0]["usage"] == {"input_tokens": 100, "output_tokens": 20}
+    assert records["100"].correct == (records["100"].ground_truth == "A")
+    assert records["200"].status == "ok" and not records["200"].correct
+    rollup = json.loads((outcome.store.root / "rollup.json").read_text())
+    assert rollup["judge"]["calls"] == 2 and rollup["judge"]["model"] == "openai/gpt-judge-scripted"
