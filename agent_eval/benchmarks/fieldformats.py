@@ -8,6 +8,7 @@ import base64
 import contextlib
 import hashlib
 import inspect
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,33 @@ class ImageSource:
         finally:
             if self.path is None:
                 source.unlink(missing_ok=True)
+
+
+@dataclass
+class FieldDataset:
+    """A loaded TSV or BabyVision folder: its askable items, and one line per row left out."""
+
+    root: Path
+    layout: str
+    items: list = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def tasks(self) -> list[str]:
+        return sorted({item.task for item in self.items})
+
+    @property
+    def categories(self) -> list[str]:
+        return sorted({item.category for item in self.items})
+
+    def content_hash(self) -> str:
+        """Every item's text and truth and every image's bytes: two runs with equal hashes saw the same data."""
+        digest = hashlib.sha256()
+        for item in sorted(self.items, key=lambda i: i.id):
+            digest.update(json.dumps([item.id, item.task, item.category, item.prompt_text, item.answer]).encode())
+            for image in item.images:
+                digest.update(image.digest())
+        return digest.hexdigest()[:16]
 
 
 def images_phrase(paths: list[Path]) -> str:

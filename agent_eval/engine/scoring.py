@@ -8,7 +8,6 @@ judge's answers come from the run's cache either way)."""
 
 from __future__ import annotations
 
-import json
 import platform
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from agent_eval import __version__
 from agent_eval.benchmarks.base import Benchmark
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
-from agent_eval.datamodel.jsonl import DataError
+from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import prepare_store
@@ -39,18 +38,11 @@ class Reply:
 def read_replies(path: Path, known: set[str]) -> list[Reply]:
     replies, seen = [], set()
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        rows = jsonl_rows(path)
     except OSError as error:
         raise DataError(f"{path}: cannot be read ({error.strerror})") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise DataError(f"{where}: malformed JSON ({error.msg} at column {error.colno}); fix that line") from None
-        if not isinstance(row, dict) or "id" not in row or "reply" not in row:
+    for where, row in rows:
+        if "id" not in row or "reply" not in row:
             raise DataError(f'{where}: expected an object with "id" and "reply" (the reply may be null)')
         if row["reply"] is not None and not isinstance(row["reply"], str):
             raise DataError(f'{where}: "reply" must be a string or null, got {type(row["reply"]).__name__}')

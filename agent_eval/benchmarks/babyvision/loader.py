@@ -13,14 +13,12 @@ and line; the rest loads.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.babyvision.prompting import build_question
-from agent_eval.benchmarks.fieldformats import ImageSource
-from agent_eval.datamodel.jsonl import DataError
+from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
+from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 
 META = "meta_data.jsonl"
 
@@ -39,30 +37,6 @@ class Item:
         return {"id": self.id, "task": self.task, "category": self.category, "question": self.prompt_text}
 
 
-@dataclass
-class Dataset:
-    root: Path
-    layout: str
-    items: list[Item] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def tasks(self) -> list[str]:
-        return sorted({item.task for item in self.items})
-
-    @property
-    def categories(self) -> list[str]:
-        return sorted({item.category for item in self.items})
-
-    def content_hash(self) -> str:
-        digest = hashlib.sha256()
-        for item in sorted(self.items, key=lambda i: i.id):
-            digest.update(json.dumps([item.id, item.task, item.category, item.prompt_text, item.answer]).encode())
-            for image in item.images:
-                digest.update(image.digest())
-        return digest.hexdigest()[:16]
-
-
 def is_babyvision(root: Path) -> bool:
     return root.is_dir() and (root / META).is_file()
 
@@ -76,31 +50,21 @@ def optional(value):
     return value
 
 
-def read_dataset(root: Path) -> Dataset:
+def read_dataset(root: Path) -> FieldDataset:
     path = root / META
-    dataset = Dataset(root=root, layout="babyvision")
+    dataset = FieldDataset(root=root, layout="babyvision")
     seen: set[str] = set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-                if not isinstance(row, dict):
-                    raise ValueError(f"expected a JSON object, got {type(row).__name__}")
-                item = _item(row, root)
-            except json.JSONDecodeError as error:
-                dataset.problems.append(f"{where}: malformed JSON ({error.msg}); the line is left out")
-                continue
-            except ValueError as error:
-                dataset.problems.append(f"{where}: {error}; the line is left out")
-                continue
-            if item.id in seen:
-                dataset.problems.append(f"{where}: taskId {item.id} repeats an earlier line's; the line is left out")
-                continue
-            seen.add(item.id)
-            dataset.items.append(item)
+    for where, row in jsonl_rows(path, skipped=dataset.problems):
+        try:
+            item = _item(row, root)
+        except ValueError as error:
+            dataset.problems.append(f"{where}: {error}; the line is left out")
+            continue
+        if item.id in seen:
+            dataset.problems.append(f"{where}: taskId {item.id} repeats an earlier line's; the line is left out")
+            continue
+        seen.add(item.id)
+        dataset.items.append(item)
     if not dataset.items:
         raise DataError(f"{path}: no line can be asked" + (f" ({dataset.problems[0]})" if dataset.problems else ""))
     return dataset

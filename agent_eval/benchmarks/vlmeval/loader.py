@@ -17,14 +17,12 @@ from __future__ import annotations
 import ast
 import base64
 import binascii
-import hashlib
 import io
-import json
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from agent_eval.benchmarks.fieldformats import ImageSource
+from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
 from agent_eval.benchmarks.vlmeval.prompting import mcq_prompt
 from agent_eval.datamodel.jsonl import DataError
 
@@ -47,30 +45,6 @@ class Item:
 
     def public(self) -> dict:
         return {"id": self.id, "task": self.task, "category": self.category, "question": self.prompt_text}
-
-
-@dataclass
-class Dataset:
-    root: Path
-    layout: str
-    items: list[Item] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # rows left out, one line each
-
-    @property
-    def tasks(self) -> list[str]:
-        return sorted({item.task for item in self.items})
-
-    @property
-    def categories(self) -> list[str]:
-        return sorted({item.category for item in self.items})
-
-    def content_hash(self) -> str:
-        digest = hashlib.sha256()
-        for item in sorted(self.items, key=lambda i: i.id):
-            digest.update(json.dumps([item.id, item.task, item.category, item.prompt_text, item.answer]).encode())
-            for image in item.images:
-                digest.update(image.digest())
-        return digest.hexdigest()[:16]
 
 
 def is_tsv(root: Path) -> bool:
@@ -110,7 +84,7 @@ def _decodes(data: str) -> str | None:
     return None
 
 
-def read_tsv(path: Path) -> Dataset:
+def read_tsv(path: Path) -> FieldDataset:
     import pandas as pd
 
     try:
@@ -124,7 +98,7 @@ def read_tsv(path: Path) -> Dataset:
         raise DataError(f"{path}: missing column(s) {', '.join(missing)} (VLMEvalKit's TSV layout)")
     rows = frame.to_dict("records")
     by_index = {str(row["index"]): row for row in rows}
-    dataset = Dataset(root=path, layout="vlmeval-tsv")
+    dataset = FieldDataset(root=path, layout="vlmeval-tsv")
     seen: set[str] = set()
     for number, row in enumerate(rows, start=1):
         index = str(row["index"])
