@@ -56,7 +56,7 @@ def _items_table(run: LoadedRun, records: list[ItemRecord]) -> Table:
         table.add_column(name, justify=justify, no_wrap=name in ("id", "status", *marks), overflow="fold")
     for r in records:
         status_style = "red" if r.status in FAILURE_STATUSES else "yellow" if r.status != "ok" else ""
-        ticks = [_tick(r.correct)]
+        ticks = [Text("?", "yellow") if r.status == "ungraded" else _tick(r.correct)]  # no verdict, not wrong
         ticks += [_tick(bool(r.metrics.get(key))) for _, key in hooks.marks]
         table.add_row(
             r.id + (f" r{r.repeat}" if r.repeat else ""),

@@ -98,6 +98,18 @@ def test_tsv_run_without_a_judge_leaves_undecided_items_ungraded(tmp_path):
         assert records[item].status == "ungraded" and not records[item].correct
         assert "no --judge-model" in records[item].error
     assert outcome.rollup["overall"]["statuses"].get("ungraded")
+    assert outcome.rollup["overall"]["accuracy"] == 1.0 * sum(r.correct for r in records.values()) / 2  # of 2 graded
+    # a judge named later grades what was left: `regrade --judge-model`, asked only for the ungraded item
+    with ScriptedServer(MCQ_AGENT) as judge_server:
+        result = invoke(
+            "regrade", outcome.store.root, "--judge-model", JUDGE, env=scripted_environ("claude-code", judge_server.url)
+        )
+        assert result.exit_code == 0, result.output
+        assert len(_judge_requests(judge_server)) == 1 and judge_server.main_requests() == []
+    regraded = {r.id: r for r in RunStore(outcome.store.root).records()}
+    assert regraded["4"].status == "ok" and regraded["4"].prediction == "A" and regraded["4"].error is None
+    assert regraded["4"].correct == (regraded["4"].ground_truth == "A")
+    assert json.loads((outcome.store.root / "run.json").read_text())["config"]["judge_model"] == JUDGE
 
 
 def test_babyvision_run_judges_every_item(tmp_path):
@@ -138,6 +150,8 @@ def test_score_replies_then_compare_with_a_run(tmp_path):
     assert result.exit_code == 0, result.output
     assert "replies" in result.output
     result = invoke("show", scored)
+    assert result.exit_code == 0, result.output
+    result = invoke("report", scored, outcome.store.root, "--output", tmp_path / "report.html")
     assert result.exit_code == 0, result.output
 
 
