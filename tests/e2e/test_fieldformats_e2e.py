@@ -9,6 +9,7 @@ import json
 import pytest
 
 from agent_eval.agents.registry import scripted_environ
+from agent_eval.benchmarks import load_benchmark
 from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import run_agent
@@ -73,6 +74,10 @@ def test_tsv_run_asks_the_judge_only_where_the_rules_cannot_decide(tmp_path):
             else:
                 assert record.metrics["decided_by"] == "rules" and calls == []
                 assert record.prediction == "B" and record.correct == (record.ground_truth == "B")
+        # the reference's prompt text reached the model byte for byte (its trailing " \n" included)
+        bodies = [json.dumps(r.body) for r in server.main_requests()]
+        for item in load_benchmark(data)[1].items:
+            assert any(json.dumps(item.prompt_text)[1:-1] in body for body in bodies), item.id
         # every image of the multi-image row reached the model; the large one is recorded as it arrived
         assert [i["via"] for i in records["7"].images] == ["inline", "inline"]
         assert records["3"].images[0]["source_size"] == [2048, 2048] and records["3"].images[0]["received"]
