@@ -39,6 +39,7 @@ TOP_KEYS = {
     "unpriced",
     "sandbox",
     "out_dir",
+    "judge_model",
 }
 
 
@@ -62,6 +63,7 @@ class Sweep:
     max_cost_usd: float | None = None
     unpriced: bool = False
     sandbox: str = "bwrap"
+    judge_model: str | None = None  # model-graded scoring, for kinds whose reference asks a judge
     data: str | None = None
     selection: dict = field(default_factory=dict)
     out_dir: Path = Path("results")
@@ -83,6 +85,7 @@ class Sweep:
                         repeats=self.repeats,
                         max_cost_usd=self.max_cost_usd,
                         unpriced=self.unpriced,
+                        judge_model=self.judge_model,
                     )
                 )
         return configs
@@ -165,7 +168,17 @@ def load_sweep(path: Path) -> Sweep:
         selection={k: values.get(k) for k in ("tasks", "ids", "categories", "limit")},
         **{
             k: values[k]
-            for k in ("repeats", "jobs", "timeout", "max_turns", "max_cost_usd", "unpriced", "sandbox", "data")
+            for k in (
+                "repeats",
+                "jobs",
+                "timeout",
+                "max_turns",
+                "max_cost_usd",
+                "unpriced",
+                "sandbox",
+                "data",
+                "judge_model",
+            )
             if k in values
         },
     )
