@@ -34,7 +34,7 @@ IMAGE_REFERENCE_MAX = 64
 class Item:
     id: str
     task: str  # the `category` column (what the reference reports per ability)
-    category: str  # the `l2-category` column, else `split`
+    category: str  # the `l2-category` column, else `cycle_category` (HR-Bench), else `split`
     question: str  # the raw question (the judge's prompt quotes it)
     prompt_text: str  # the reference's prompt text: hint, question, options
     options: dict[str, str]
@@ -168,7 +168,8 @@ def _item(row: dict, index: str, folder: Path, by_index: dict) -> Item:
     return Item(
         id=index,
         task=str(category) if category is not None else "vlmeval",
-        category=str(l2 if l2 is not None else (split if split is not None else "")),
+        # the coarser grouping the file has: MMBench's l2-category, HR-Bench's cycle_category, else the split
+        category=str(next((v for v in (l2, _text(row, "cycle_category"), split) if v is not None), "")),
         question=str(question),
         prompt_text=mcq_prompt(question, options, hint),
         options={k: v for k, v in options.items()},
