@@ -139,8 +139,9 @@ class ApiJudge:
             except urllib.error.HTTPError as failure:
                 detail = failure.read()[:300].decode("utf-8", "replace")
                 error = f"HTTP {failure.code} from {url}: {detail}"
-                if failure.code in (401, 403):
-                    raise JudgeUnavailable(f"judge {self.model}: {error} (check the credential)") from None
+                if failure.code in (401, 403):  # the item stays ungraded, saying why; the run goes on
+                    error += " (check the judge's credential)"
+                    break
                 if failure.code != 429 and failure.code < 500:
                     break
                 continue

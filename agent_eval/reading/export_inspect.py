@@ -35,7 +35,7 @@ from inspect_ai.log import (
     write_eval_log,
 )
 from inspect_ai.model import ModelOutput, ModelUsage
-from inspect_ai.scorer import CORRECT, INCORRECT, Score
+from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, Score
 
 from agent_eval import __version__
 from agent_eval.datamodel.manifest import RunManifest
@@ -132,11 +132,13 @@ def sample_scores(record: ItemRecord, extras: list[str]) -> dict[str, Score]:
         if failed
         else "no answer tag found"
         if record.status == "no_answer"
+        else f"ungraded: {record.error}"
+        if record.status == "ungraded"
         else None
     )
     scores = {
         MAIN_SCORE: Score(
-            value=CORRECT if record.correct else INCORRECT,
+            value=NOANSWER if record.status == "ungraded" else CORRECT if record.correct else INCORRECT,
             answer=record.prediction,
             explanation=why or record.answer_text,
             metadata=record.metrics or None,
