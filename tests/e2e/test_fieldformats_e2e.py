@@ -104,6 +104,9 @@ def test_tsv_run_without_a_judge_leaves_undecided_items_ungraded(tmp_path):
         assert "no --judge-model" in records[item].error
     assert outcome.rollup["overall"]["statuses"].get("ungraded")
     assert outcome.rollup["overall"]["accuracy"] == 1.0 * sum(r.correct for r in records.values()) / 2  # of 2 graded
+    html = tmp_path / "report.html"
+    assert invoke("report", outcome.store.root, "--output", html).exit_code == 0
+    assert "ungraded (no judge)" in html.read_text() and "no verdict" in html.read_text()
     # a judge named later grades what was left: `regrade --judge-model`, asked only for the ungraded item
     with ScriptedServer(MCQ_AGENT) as judge_server:
         result = invoke(
