@@ -87,15 +87,17 @@ def render_verbatim(template_text: str, question: str, image: str) -> str:
     return template_text.rstrip("\n").replace("{image}", image).replace("{question}", question)
 
 
+def paid_cost(calls: list[dict]) -> float | None:
+    """What judge calls cost when made (answers from the cache cost nothing now); None when a paid call's
+    price is unknown: never a made-up 0."""
+    paid = [c.get("cost_usd") for c in calls if not c.get("cached")]
+    return None if None in paid else round(sum(paid), 6)
+
+
 @dataclass
 class JudgedMetrics(KindMetrics):
     judge_calls: list = field(default_factory=list)  # JudgeCall.to_json() each: prompt, reply, model, usage, cost
-    judge_cost_usd: float | None = None
-
-    @staticmethod
-    def cost_of(calls) -> float | None:
-        costs = [c.cost_usd for c in calls if not c.cached]
-        return round(sum(costs), 6) if costs and None not in costs else (0.0 if not costs and calls else None)
+    judge_cost_usd: float | None = None  # paid_cost(judge_calls)
 
 
 class FieldFormat(Benchmark):
@@ -143,15 +145,13 @@ class FieldFormat(Benchmark):
         calls = [call for r in records for call in (r.metrics or {}).get("judge_calls") or []]
         if not calls:
             return None
-        paid = [c.get("cost_usd") for c in calls if not c.get("cached")]
-        cost = round(sum(paid), 6) if paid and None not in paid else (0.0 if not paid else None)
         return {
             "judge": {
                 "model": calls[0].get("model"),
                 "calls": len(calls),
                 "from_cache": sum(bool(c.get("cached")) for c in calls),
                 "failed": sum(c.get("reply") is None for c in calls),
-                "cost_usd": cost,
+                "cost_usd": paid_cost(calls),
             }
         }
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from agent_eval.benchmarks.babyvision import boxed, grading, prompting
 from agent_eval.benchmarks.babyvision.loader import Item, read_dataset
 from agent_eval.benchmarks.base import BenchmarkGrade
-from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics
+from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, paid_cost
 from agent_eval.datamodel.itemdir import ItemDir
 
 
@@ -30,8 +30,8 @@ class BabyVision(FieldFormat):
         graded = grading.grade_reply(final_text, item.prompt_text, item.answer, self.judge)
         metrics = BoxedMetrics(
             extracted=graded.extracted,
-            judge_calls=[c.to_json() for c in graded.judge_calls],
-            judge_cost_usd=JudgedMetrics.cost_of(graded.judge_calls),
+            judge_calls=(calls := [c.to_json() for c in graded.judge_calls]),
+            judge_cost_usd=paid_cost(calls),
         )
         return BenchmarkGrade(
             prediction=graded.extracted or "",

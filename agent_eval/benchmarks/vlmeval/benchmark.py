@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.base import BenchmarkGrade
-from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics
+from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, paid_cost
 from agent_eval.benchmarks.vlmeval import grading, matching, prompting
 from agent_eval.benchmarks.vlmeval.loader import Item, read_tsv
 from agent_eval.datamodel.itemdir import ItemDir
@@ -32,8 +32,8 @@ class VlmEvalMcq(FieldFormat):
         metrics = McqMetrics(
             option=graded.option,
             decided_by=graded.decided_by,
-            judge_calls=[c.to_json() for c in graded.judge_calls],
-            judge_cost_usd=JudgedMetrics.cost_of(graded.judge_calls),
+            judge_calls=(calls := [c.to_json() for c in graded.judge_calls]),
+            judge_cost_usd=paid_cost(calls),
         )
         return BenchmarkGrade(
             prediction=graded.option or "",
