@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -107,7 +108,7 @@ class ApiJudge:
         call = self._call(prompt, max_tokens)
         if call.error is None and path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # items grade in threads
             tmp.write_text(json.dumps(call.to_json(), ensure_ascii=False))
             os.replace(tmp, path)
         return call
