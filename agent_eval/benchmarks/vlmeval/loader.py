@@ -22,10 +22,13 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.progress import track
+
 from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
 from agent_eval.benchmarks.vlmeval.prompting import mcq_prompt
 from agent_eval.datamodel.jsonl import DataError
 
+BIG_FILE = 50 * 2**20  # bytes of TSV past which its rows are checked under a progress bar
 # A value this short in `image` names another row's image (VLMEvalKit saves space so); longer is base64.
 IMAGE_REFERENCE_MAX = 64
 
@@ -102,7 +105,10 @@ def read_tsv(path: Path) -> FieldDataset:
     by_index = {str(row["index"]): row for row in rows}
     dataset = FieldDataset(root=path, layout="vlmeval-tsv")
     seen: set[str] = set()
-    for number, row in enumerate(rows, start=1):
+    numbered = enumerate(rows, start=1)
+    if path.stat().st_size > BIG_FILE:  # decoding every image to check it takes a while on HR-Bench 8K's files
+        numbered = track(numbered, total=len(rows), description=f"checking {path.name}", transient=True)
+    for number, row in numbered:
         index = str(row["index"])
         where = f"{path} row {number} (index {index})"
         try:
