@@ -133,8 +133,15 @@ def test_babyvision_run_judges_every_item(tmp_path):
             else:
                 assert record.metrics["extracted"] == "\\frac{8}{2}" and call["reply"] == "False"
                 assert not record.correct
-        run_agent("claude-code", "image", server, data, tmp_path / "runs", judge_model=JUDGE)
-        assert len(_judge_requests(server)) == 4
+        # resumed with a second repeat: the agent runs again, the judge answers from the run's cache
+        mains = len(server.main_requests())
+        run_agent("claude-code", "image", server, data, tmp_path / "runs", judge_model=JUDGE, repeats=2)
+        assert len(server.main_requests()) > mains and len(_judge_requests(server)) == 4
+    second = [r for r in RunStore(outcome.store.root).records() if r.repeat == 1]
+    assert len(second) == 4 and all(r.metrics["judge_calls"][0]["cached"] for r in second)
+    assert [r.correct for r in sorted(second, key=lambda r: r.id)] == [
+        r.correct for r in sorted(records, key=lambda r: r.id)
+    ]
 
 
 def test_score_replies_then_compare_with_a_run(tmp_path):
