@@ -268,3 +268,69 @@ def test_babyvision_grade_always_asks_the_judge(tmp_path):
     assert judge.asked[0][1] == 16 and "Ground Truth Answer: B,\nModel Output: B\n" in judge.asked[0][0]
     graded = benchmark.grade("no box at all", item)
     assert not graded.correct and not graded.has_answer_tag and "Model Output: None\n" in judge.asked[1][0]
+
+
+# The judges' prompts as VLMEvalKit builds them (multiple_choice.build_prompt with build_option_str;
+# babyvision.LLM_JUDGE_PROMPT), written out from its code.
+MCQ_JUDGE = (
+    "You are an AI assistant who will help me to match an answer with several options of a single-choice "
+    "question. You are provided with a question, several options, and an answer, and you need to find which "
+    "option is most similar to the answer. If the meaning of all options are significantly different from the "
+    "answer, output Z. Your should output a single uppercase character in A, B, C, D (if they are valid "
+    "options), and Z. \nExample 1: \nQuestion: What is the main object in image?\nOptions: A. teddy bear B. "
+    "rabbit C. cat D. dog\nAnswer: a cute teddy bear\nYour output: A\nExample 2: \nQuestion: What is the main "
+    "object in image?\nOptions: A. teddy bear B. rabbit C. cat D. dog\nAnswer: Spider\nYour output: Z\n"
+    "Example 3: \nQuestion: What colour is the car??\nOptions: There are several options: \nA. red\nB. blue\n\n"
+    "Answer: a {warm} one\nYour output: "
+)
+BABYVISION_JUDGE = """You are a careful and strict evaluator. You will be given:
+
+1. **Question**
+2. **Ground Truth Answer** (correct answer)
+3. **Model Output** (answer from another model)
+
+**Your goal:** Determine if the Model Output **accurately matches** the Ground Truth Answer in meaning.
+
+* Matching means: the facts, entities, and key details are equivalent, even if phrasing differs.
+* Not matching means: the Model Output is wrong, incomplete, contains extra incorrect facts, or changes the meaning.
+
+**Process (internal reasoning):**
+
+1. Read and understand the Question, Ground Truth Answer, and Model Output.
+2. Ignore small wording differences, formatting, or synonyms.
+3. If all factual content matches, conclude `1`. Otherwise, conclude `0`.
+
+**Important:**
+
+* Think through your decision step-by-step **internally** before responding.
+* In your final output, return **only** True or False, with no extra text or explanation.
+
+**Output format:**
+
+True
+
+or
+
+False
+
+**Input:**
+
+Question: How many?
+Think about the question and give your final answer in \\boxed{Answer} format.,
+Ground Truth Answer: 4,
+Model Output: None
+"""
+
+
+def test_judge_prompts_are_the_references_byte_for_byte(tmp_path):
+    from agent_eval.benchmarks.babyvision.prompting import judge_prompt as boxed_judge
+    from agent_eval.benchmarks.vlmeval.prompting import judge_prompt
+
+    assert judge_prompt("What colour is the car?", {"A": "red", "B": "blue"}, "a {warm} one") == MCQ_JUDGE
+    chinese = judge_prompt("车是什么颜色", {"A": "红", "B": "蓝"}, "红色")
+    assert chinese.startswith("你是一个帮助我匹配答案与单选题中多个选项的 AI 助手。")
+    assert chinese.endswith(
+        "问题: 车是什么颜色?\n选项: There are several options: \nA. 红\nB. 蓝\n\n答案: 红色\n输出: "
+    )
+    item = {i.id: i for i in read_dataset(_babyvision(tmp_path, [BV_BLANK])).items}["2"]
+    assert boxed_judge(item.prompt_text, item.answer, None) == BABYVISION_JUDGE
