@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from agent_eval.agents.base import CredentialError
+from agent_eval.agents.base import AuthMissing, CredentialError
 from agent_eval.agents.registry import agent_class
 from agent_eval.datamodel.config import ConfigError
 from agent_eval.datamodel.judging import JudgeCall, JudgeUnavailable
@@ -60,7 +60,7 @@ class ApiJudge:
                 auth = agent_class(agent)().find_auth(self.environ)
                 credential = real_credential(agent, auth)
                 secret = credential.value(0)
-            except CredentialError as error:
+            except (AuthMissing, CredentialError) as error:
                 raise JudgeUnavailable(f"judge {self.model}: {error}") from None
             names = [name for name in secret_env() if auth.env.get(name)]
             name = names[0] if names else "login"

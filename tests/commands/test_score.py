@@ -3,10 +3,9 @@
 
 import json
 
-from support.clirun import invoke
-
 from agent_eval.benchmarks.activevision.scoring import grade
 from agent_eval.datamodel.results import RunStore
+from support.clirun import invoke
 
 
 def _replies(tmp_path, rows):
