@@ -1,4 +1,15 @@
-"""Agent adapters, one package per CLI (claude_code/, codex/: adapter + event parser); registry.py names them."""
+"""Layer 2, the agent CLIs: one package per CLI behind agents/registry.py. Never imports benchmarks/.
+
+base.py           Agent: what every adapter provides (auth, the command for one item, its event parser)
+claude_code/      Claude Code: adapter.py (command line, env, auth), events.py (stream-json), login.py
+codex/            Codex: adapter.py, events.py (exec --json events and the rollout), login.py
+failures.py       the failure table: an attempt's outcome status from its process, transcript and answer
+logfiles.py       the CLIs' own session logs, read line by line
+placeholders.py   text a CLI prints in place of the model's answer when the API call failed
+received.py       which images reached the model, at what size
+registry.py       name -> "module:Class"; effort values; the scripted model's environment
+seen_images.py    images inside events, saved losslessly beside the transcript
+"""
 
 from __future__ import annotations
 

@@ -1,11 +1,21 @@
-"""Benchmark kinds behind one interface (base.Benchmark); registry.py names them and says which kind a
-dataset directory is. One package per kind: activevision/, activeobs/."""
+"""Layer 2, the benchmark kinds: one package per kind behind benchmarks/registry.py. Never imports agents/; names
+reading's LoadedRun only in annotations.
+
+activeobs/        active observation: questions about a panoramic video, views through the `observe` tool
+activevision/     ActiveVision-style static images: loader, the reference scorer, the sample generators
+answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
+base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, BenchmarkGrade, KindMetrics
+presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots
+registry.py       name -> "module:Class", tool modes, dataset detection, help texts
+shared.py         what several kinds offer alike: the image tools, the prompt placeholders
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup, ReadingHooks
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
+from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.benchmarks.registry import all_tool_modes, detect, get_benchmark, reading_hooks
 
 __all__ = [

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.ondisk import dump, split_known
 from agent_eval.datamodel.records import ItemRecord
@@ -144,78 +145,6 @@ class Benchmark(ABC):
         """`agent-eval sample-data --kind NAME`: write a generated set to OUT; lines saying what was written."""
         raise NotImplementedError(f"benchmark {self.name} has no sample generator")
 
-    def reading(self) -> "ReadingHooks":
+    def reading(self) -> ReadingHooks:
         """How show, report and compare present this kind's runs (plain accuracy by default)."""
         return ReadingHooks()
-
-
-class ReadingHooks:
-    """What a benchmark kind adds when its runs are read. show, report, compare and plots call these
-    and never import a kind; every default presents plain accuracy per task.
-
-    The records, runs (reading.runs.LoadedRun) and consoles passed in are the reader's own objects."""
-
-    # -- show: the items table and the run's totals line
-    group_column = "task"  # the items table's grouping column
-    marks: tuple[tuple[str, str], ...] = ()  # extra ✓/✗ columns: (column name, metrics key)
-
-    def group_of(self, record) -> str:
-        return record.task
-
-    def show_totals(self, console, run) -> str | None:
-        """The totals phrase of `show` (may print its own table first); None: accuracy n/N."""
-        return None
-
-    def show_item(self, console, run, record, images, data: Path | None):
-        """Printed after one item's transcript; what it returns is handed to show_outcome (None: nothing)."""
-        return None
-
-    def show_outcome(self, console, record, state) -> None:
-        """Printed under the grade line of one item when show_item returned something."""
-
-    # -- compare: extra keys in compare's data, and how they render
-    accuracy_name = "accuracy"  # what the main accuracy measures, in compare's sentences
-
-    def compare(self, runs, letters: list[str], groups: list, n_resamples: int, seed: int) -> dict | None:
-        """Extra keys for compare's data (may replace "verdicts"); `groups`: (scope, name, ids)."""
-        return None
-
-    def compare_table(self, data: dict, console) -> bool:
-        """Print this kind's accuracy table instead of the plain one; False: use the plain one."""
-        return False
-
-    def compare_markdown(self, data: dict, md) -> list[str] | None:
-        return None
-
-    def compare_csv(self, data: dict) -> list[list] | None:
-        return None
-
-    def plot_second_point(self, data: dict) -> tuple[list[float | None], str] | None:
-        """A second (hollow) accuracy per run for the accuracy-vs-cost plot, and its legend line."""
-        return None
-
-    # -- report: data for the HTML report's templates (each kind may bring its own templates dir)
-    templates_dir: Path | None = None
-    report_css: str | None = None  # a stylesheet template (<style>...</style>) in templates_dir
-    side_by_side = True  # the per-task side-by-side table means something
-
-    def report_truth(self, run, data: Path | None, loaded: dict):
-        """What the report needs to draw this run's items against the truth (None: nothing)."""
-        return None
-
-    def report_item(self, run, record, images, embed, transcript, truth) -> dict | None:
-        """An item's kind view, a dict the report's item reads as `item.kind`: "template" (included below
-        the question), and optionally "chips_template" (the summary line), "figures_template" (in place
-        of the original image), "outcome_template" (below the grade), "changed_template" (one side of a changed item),
-        "group" (the label beside the id),
-        "answer_label" (before the prediction) and "partial" (half credit: shown as ½); needs
-        report_truth's object."""
-        return None
-
-    def report_summary(self, records, per_category: dict) -> dict | None:
-        """A run summary's kind section: a dict with "template" (its include) and what that template reads."""
-        return None
-
-    def report_glance(self, run_views: list[dict]) -> dict | None:
-        """The at-a-glance section across runs: a dict with "template" and what it reads."""
-        return None

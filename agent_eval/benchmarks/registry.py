@@ -10,7 +10,8 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, ReadingHooks
+from agent_eval.benchmarks.base import Benchmark
+from agent_eval.benchmarks.presentation import ReadingHooks
 
 
 @dataclass(frozen=True)

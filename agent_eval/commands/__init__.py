@@ -1,2 +1,6 @@
-"""One module per CLI command (its click `command`). A command imports reading/, core/ and the registries, never
-another command or cli.py."""
+"""Layer 4, one module per CLI command (its click `command`); a command never imports another or cli.py.
+
+compare, demo, doctor, export, merge, parse, regrade, report, run, sample_data, show, slurm/, sweep: the commands
+options.py      options and defaults several commands share
+usererrors.py   bad input is one clear line and exit code 2, never a traceback
+"""

@@ -80,7 +80,7 @@ def command(runs, fmt, csv_table, plot, plot_by, force, resamples, seed):
             {
                 "markdown": render_markdown,
                 "csv": lambda d: render_csv(d, csv_table),
-                "json": lambda d: json.dumps(d, indent=1, ensure_ascii=False) + "\n",
+                "json": lambda d: json.dumps(d.to_json(), indent=1, ensure_ascii=False) + "\n",
             }[fmt](data),
             nl=False,
         )

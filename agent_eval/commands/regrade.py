@@ -70,7 +70,7 @@ class Regrader:
         self.store = store
         self.benchmark = get_benchmark(config.benchmark or registry.DEFAULT)
         self.model = config.model or ""
-        self.timeout_s = float(manifest.options.get("timeout_s") or 0)
+        self.timeout_s = manifest.run_options.timeout_s or 0.0
         if reparse and not config.agent:
             raise ResultsError(f"{store.manifest_path}: names no agent, so its event streams cannot be re-parsed")
         self.agent = get_agent(config.agent) if reparse else None

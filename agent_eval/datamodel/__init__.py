@@ -1,1 +1,16 @@
-"""L0"""
+"""Layer 0, the data model: plain typed data every other package reads and writes; imports nothing above it.
+
+config.py          RunConfig: what the user asked for, checked; the identity a resume must match
+imageformats.py    the image formats both model APIs accept, and the lossless conversion of the others
+itemdir.py         ItemDir: where one attempt lives on disk (`<run>/sandboxes/<item>/`, work/ and home/)
+jsonl.py           JSON Lines with file:line errors; DataError, the one-line error for bad input
+manifest.py        RunManifest: run.json typed (identity, options, dataset, auth, timings)
+ondisk.py          the one way typed files are read and written back (unknown keys kept in `extra`)
+pricing.py         token prices for CLIs that report no cost (pricing.yaml, the user's file on top)
+process_result.py  ProcessResult: what one agent CLI process left (events, exit, timing, why it stopped)
+prompts.py         prompt templates (prompts/<kind>/<mode>.yaml)
+records.py         ItemRecord: one line of `<task>/items.jsonl`; Status, Usage
+results.py         RunStore: a run's results tree (append-only records, summaries, rollup, run.json)
+sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind
+transcript.py      Transcript: the normalised steps of any agent (steps.json)
+"""

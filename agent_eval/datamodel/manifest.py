@@ -53,6 +53,19 @@ class DatasetInfo:
 
 
 @dataclass
+class RunOptions:
+    """run.json's `options`, typed for reading: what a resume may change (config.RunConfig.options())."""
+
+    timeout_s: float | None = None
+    jobs: int | None = None
+    repeats: int | None = None
+    max_cost_usd: float | None = None
+    unpriced: bool | None = None
+    shard: str | None = None
+    extra: dict = field(default_factory=dict, repr=False)  # a kind's own options, a newer version's keys
+
+
+@dataclass
 class RunManifest:
     run_name: str | None = None
     config: RunIdentity = field(default_factory=RunIdentity)
@@ -86,6 +99,11 @@ class RunManifest:
 
     def to_json(self) -> dict:
         return dump(self)
+
+    @property
+    def run_options(self) -> RunOptions:
+        """`options` read as typed values (kept as written in `options`, so a round trip changes nothing)."""
+        return RunOptions(**split_known(RunOptions, self.options))
 
     def but(self, **changes) -> "RunManifest":
         return replace(self, **changes)

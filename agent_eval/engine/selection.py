@@ -1,6 +1,5 @@
-"""What every benchmark kind's data shares: the data error, JSONL reading with file:line errors,
-selecting and sharding items (any item with `id`, `task` and `category`), and where the data is.
-Each kind loads its own layout (benchmarks/<kind>/)."""
+"""Which items a run takes, for any kind (items with `id`, `task` and `category`): selecting, sharding, and
+where the data is. Each kind loads its own layout (benchmarks/<kind>/)."""
 
 from __future__ import annotations
 

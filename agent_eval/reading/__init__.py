@@ -1,2 +1,20 @@
-"""Libraries the read commands share: loading a run, its images, formatting, statistics, plots, comparison tables.
-Never imports a command or a benchmark kind."""
+"""Layer 3, the read path: loads finished runs and presents them. Never imports engine/; reaches a kind only
+through its ReadingHooks (benchmarks/registry.py).
+
+changes.py            the items only one run got right (and the commands that open both transcripts)
+compare_render.py     a Comparison as a terminal table, Markdown or CSV
+compare_sections.py   compare's item-level sections (per right answer, repeats, tool use, changed items)
+comparison.py         build(): the comparison of runs (paired statistics, efficiency, sections)
+export_inspect.py     a run as an Inspect log (`inspect view`)
+grid.py               a sweep's comparison, written beside the grid
+html_report.py        the self-contained HTML report (templates/)
+inspect_events.py     an exported sample's events (Inspect's Transcript tab)
+inspect_messages.py   an item's transcript as Inspect chat messages
+plots.py              accuracy versus cost, per run or per task
+repeats.py            repeats: flip rate, majority and all-K accuracy, noise checks
+report_changes.py     the report's changed items
+report_findings.py    the report's findings per run and across runs
+runs.py               LoadedRun, load_run: a run directory (manifest, records, kind's hooks)
+tool_use.py           did the tools get used: per run, per tool kind, broken ablations
+transcripts.py        one item's saved transcript and directory
+"""

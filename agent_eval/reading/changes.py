@@ -129,8 +129,8 @@ def changed_csv_rows(changed: list[dict]):
                     e["truth"],
                     sa["share_right"],
                     sb["share_right"],
-                    " | ".join(sa["predictions"]),
-                    " | ".join(sb["predictions"]),
+                    " | ".join(p or "" for p in sa["predictions"]),  # None: a kind that grades without one
+                    " | ".join(p or "" for p in sb["predictions"]),
                     sa["show"],
                     sb["show"],
                 ]

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent_eval.analysis.comparison_result import Comparison
 from agent_eval.analysis.efficiency import EFFICIENCY, PER_CORRECT
 from agent_eval.analysis.formatting import fmt_cost, fmt_time
 from agent_eval.analysis.verdicts import pct, pholm, pts, pval
@@ -16,14 +17,14 @@ from agent_eval.benchmarks.registry import reading_hooks
 from agent_eval.reading import compare_sections as sections
 
 
-def _per_comparison(data: dict) -> list[str]:
+def _per_comparison(data: Comparison) -> list[str]:
     """The cells each comparison with A adds to a row: CI, p, p Holm, and with repeats the permutation p."""
-    extra = ["perm. p"] if any("permutation" in (s or {}) for s in data["rows"][0]["vs_first"]) else []
+    extra = ["perm. p"] if any("permutation" in (s or {}) for s in data.rows[0]["vs_first"]) else []
     return ["pts [95% CI]", "p (disc.)", "p Holm", *extra]
 
 
-def _accuracy_cells(data: dict) -> tuple[list[str], list[list[str]]]:
-    letters = [r["letter"] for r in data["runs"]]
+def _accuracy_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
+    letters = [r["letter"] for r in data.runs]
     header = ["scope", "group", "n", *letters]
     names = _per_comparison(data)
     for letter in letters[1:]:
@@ -34,7 +35,7 @@ def _accuracy_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             *([f"perm. p {letter}"] if len(names) > 3 else []),
         ]
     body = []
-    for row in data["rows"]:
+    for row in data.rows:
         cells = [row["scope"], row["group"], str(row["n"]), *map(pct, row["accuracy"])]
         for stat in row["vs_first"][1:]:
             cells += [
@@ -48,8 +49,8 @@ def _accuracy_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def _efficiency_cells(data: dict) -> tuple[list[str], list[list[str]]]:
-    header = ["per item", *[r["letter"] for r in data["runs"]]]
+def _efficiency_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
+    header = ["per item", *[r["letter"] for r in data.runs]]
     fmt = {
         "cost_usd": fmt_cost,
         "elapsed_s": fmt_time,
@@ -60,7 +61,7 @@ def _efficiency_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     for key, name in EFFICIENCY:
         for stat in ("median", "total"):
             cells = []
-            for run in data["runs"]:
+            for run in data.runs:
                 e = run["efficiency"][key]
                 cells.append(
                     fmt[key](e[stat]) + (f" ({e['unknown']} unknown)" if e["unknown"] and e[stat] is not None else "")
@@ -69,17 +70,17 @@ def _efficiency_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def _run_lines(data: dict) -> list[str]:
-    what = reading_hooks(data["benchmark"]).accuracy_name
+def _run_lines(data: Comparison) -> list[str]:
+    what = reading_hooks(data.benchmark).accuracy_name
     return [
         f"{r['letter']} = {r['name']}: {r['label']} "
         f"({r['n_items']} items, {what} {pct(r['own_accuracy'])} on its own items)"
-        for r in data["runs"]
+        for r in data.runs
     ]
 
 
-def _warning_lines(data: dict) -> list[str]:
-    return [f"{r['letter']}: {w}" for r in data["runs"] for w in r["warnings"]] + data["notes"]
+def _warning_lines(data: Comparison) -> list[str]:
+    return [f"{r['letter']}: {w}" for r in data.runs for w in r["warnings"]] + data.notes
 
 
 def _rich_table(title: str, header: list[str], body: list[list[str]]) -> Table:
@@ -106,16 +107,16 @@ def _fits(header: list[str], body: list[list[str]], width: int) -> bool:
     return sum(widths[1:]) + min(widths[1], 14) + 3 * len(widths) < width
 
 
-def render_table(data: dict, console: Console) -> None:
+def render_table(data: Comparison, console: Console) -> None:
     for line in _run_lines(data):
         console.print(Text(line, style="bold"))
-    loud = {f"{r['letter']}: {w}" for r in data["runs"] for w in r.get("loud_warnings", [])}
+    loud = {f"{r['letter']}: {w}" for r in data.runs for w in r.get("loud_warnings", [])}
     for line in _warning_lines(data):
         console.print(Text(f"!! {line}", style="bold red") if line in loud else Text(f"note: {line}", style="yellow"))
     header, body = _accuracy_cells(data)
-    title = f"accuracy on {data['shared']} shared items"
-    k = len(data["runs"])
-    if reading_hooks(data["benchmark"]).compare_table(data, console):
+    title = f"accuracy on {data.shared} shared items"
+    k = len(data.runs)
+    if reading_hooks(data.benchmark).compare_table(data, console):
         pass  # the kind printed its own accuracy table
     elif _fits(header, body, console.width) or k == 2:
         console.print(_rich_table(title, header, body))
@@ -129,11 +130,11 @@ def render_table(data: dict, console: Console) -> None:
             )
     console.print(_rich_table("cost, time, turns, tool calls", *_efficiency_cells(data)))
     sections.render_table(data, console)
-    for line in data["verdicts"]:
+    for line in data.verdicts:
         console.print(Text(line, style="bold" if " vs A" in line.split(":")[0] else ""))
 
 
-def render_markdown(data: dict) -> str:
+def render_markdown(data: Comparison) -> str:
     def md(header, body):
         return "\n".join(
             [
@@ -146,21 +147,21 @@ def render_markdown(data: dict) -> str:
     parts = ["\n".join(f"- {line}" for line in _run_lines(data))]
     if _warning_lines(data):
         parts.append("\n".join(f"- note: {line}" for line in _warning_lines(data)))
-    own = reading_hooks(data["benchmark"]).compare_markdown(data, md)
+    own = reading_hooks(data.benchmark).compare_markdown(data, md)
     if own is not None:
         parts += own
     else:
-        parts += [f"Accuracy on {data['shared']} shared items:", md(*_accuracy_cells(data))]
+        parts += [f"Accuracy on {data.shared} shared items:", md(*_accuracy_cells(data))]
     parts += [
         "Cost, time, turns and tool calls per item:",
         md(*_efficiency_cells(data)),
         *sections.markdown_parts(data, md),
-        "\n".join(f"- {line}" for line in data["verdicts"]),
+        "\n".join(f"- {line}" for line in data.verdicts),
     ]
     return "\n\n".join(parts) + "\n"
 
 
-def render_csv(data: dict, table: str = "accuracy") -> str:
+def render_csv(data: Comparison, table: str = "accuracy") -> str:
     """accuracy: one row per (group, run): accuracy and the paired stats vs A; overall rows carry
     cost/time/turns/tools and cost/time/turns per right answer. Other tables: compare_sections.csv_table."""
     out = io.StringIO()
@@ -168,7 +169,7 @@ def render_csv(data: dict, table: str = "accuracy") -> str:
     if table != "accuracy":
         writer.writerows(sections.csv_table(data, table))
         return out.getvalue()
-    own = reading_hooks(data["benchmark"]).compare_csv(data)
+    own = reading_hooks(data.benchmark).compare_csv(data)
     if own is not None:
         writer.writerows(own)
         return out.getvalue()
@@ -196,8 +197,8 @@ def render_csv(data: dict, table: str = "accuracy") -> str:
             *(f"{key}_per_correct" for key, _ in PER_CORRECT),
         ]
     )
-    for row in data["rows"]:
-        for run, acc, stat in zip(data["runs"], row["accuracy"], row["vs_first"]):
+    for row in data.rows:
+        for run, acc, stat in zip(data.runs, row["accuracy"], row["vs_first"]):
             s = stat or {}
             perm = s.get("permutation") or {}
             cells = [

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent_eval.analysis.comparison_result import Comparison
 from agent_eval.analysis.efficiency import PER_CORRECT
 from agent_eval.analysis.formatting import fmt_cost, fmt_time
 from agent_eval.reading.changes import SCREEN_ROWS, changed_cells, changed_csv_rows
@@ -23,12 +24,12 @@ CSV_TABLES = ("accuracy", "changed", "tools", "repeats", "items")
 FMT = {"cost_usd": fmt_cost, "elapsed_s": fmt_time, "num_turns": lambda v: "?" if v is None else f"{v:.3g}"}
 
 
-def per_correct_cells(data: dict) -> tuple[list[str], list[list[str]]]:
-    header = ["per right answer", *[r["letter"] for r in data["runs"]]]
+def per_correct_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
+    header = ["per right answer", *[r["letter"] for r in data.runs]]
     body = []
     for key, name in PER_CORRECT:
         cells = []
-        for run in data["runs"]:
+        for run in data.runs:
             p = run["per_correct"]
             unknown_all = p[f"{key}_unknown"] == p["item_runs"]
             text = ("unknown" if unknown_all else "— (none right)") if p[key] is None else FMT[key](p[key])
@@ -37,7 +38,7 @@ def per_correct_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             )
         body.append([name, *cells])
     body.append(
-        ["right answers", *(f"{r['per_correct']['correct']}/{r['per_correct']['item_runs']}" for r in data["runs"])]
+        ["right answers", *(f"{r['per_correct']['correct']}/{r['per_correct']['item_runs']}" for r in data.runs)]
     )
     return header, body
 
@@ -57,15 +58,15 @@ def _plain_table(title: str, header: list[str], body: list[list[str]], wrap_last
     return table
 
 
-def render_table(data: dict, console: Console) -> None:
+def render_table(data: Comparison, console: Console) -> None:
     console.print(_plain_table("cost, time and turns per right answer", *per_correct_cells(data)))
-    cells = repeat_cells(data["runs"])
+    cells = repeat_cells(data.runs)
     if cells:
         console.print(_plain_table("repeats: is it more than noise", *cells))
-    console.print(_plain_table("tool use (each repeat of an item is one item run)", *tool_cells(data["runs"])))
-    for entry in data["changed"]:
+    console.print(_plain_table("tool use (each repeat of an item is one item run)", *tool_cells(data.runs)))
+    for entry in data.changed:
         a, b = entry["pair"]
-        paths = {r["letter"]: r["path"] for r in data["runs"]}
+        paths = {r["letter"]: r["path"] for r in data.runs}
         for which in (b, a):
             header, body, rest = changed_cells(entry, which, SCREEN_ROWS)
             title = f"{b} vs A: {len(entry[f'only_{which}'])} item(s) only {which} got right"
@@ -83,11 +84,11 @@ def render_table(data: dict, console: Console) -> None:
         )
 
 
-def markdown_parts(data: dict, md) -> list[str]:
+def markdown_parts(data: Comparison, md) -> list[str]:
     parts = ["Cost, time and turns per right answer:", md(*per_correct_cells(data))]
-    cells = repeat_cells(data["runs"])
+    cells = repeat_cells(data.runs)
     if cells:
-        header, rows = data["item_shares"]["header"], data["item_shares"]["rows"]
+        header, rows = data.item_shares["header"], data.item_shares["rows"]
         flipping = [r for r in rows if any(0 < v < 1 for v in r[1:])]
         parts += [
             "Repeats (flip rate: the chance that two repeats of one item disagree):",
@@ -97,9 +98,9 @@ def markdown_parts(data: dict, md) -> list[str]:
         ]
     parts += [
         "Tool use per item run (calls by kind, with the item runs using it in brackets):",
-        md(*tool_cells(data["runs"])),
+        md(*tool_cells(data.runs)),
     ]
-    for entry in data["changed"]:
+    for entry in data.changed:
         a, b = entry["pair"]
         for which in (b, a):
             header, body, _ = changed_cells(entry, which)
@@ -110,13 +111,13 @@ def markdown_parts(data: dict, md) -> list[str]:
     return parts
 
 
-def csv_table(data: dict, name: str):
+def csv_table(data: Comparison, name: str):
     """Rows of one of the CSV_TABLES other than accuracy."""
     if name == "changed":
-        yield from changed_csv_rows(data["changed"])
+        yield from changed_csv_rows(data.changed)
     elif name == "items":
-        yield data["item_shares"]["header"]
-        yield from data["item_shares"]["rows"]
+        yield data.item_shares["header"]
+        yield from data.item_shares["rows"]
     elif name == "repeats":
         keys = (
             "repeats",
@@ -131,7 +132,7 @@ def csv_table(data: dict, name: str):
             "any_accuracy",
         )
         yield ["run", "name", *keys]
-        for run in data["runs"]:
+        for run in data.runs:
             s = run["repeats"] or {"repeats": 1}
             yield [run["letter"], run["name"], *(s.get(k, "") for k in keys)]
     elif name == "tools":
@@ -152,7 +153,7 @@ def csv_table(data: dict, name: str):
             "blind_accuracy",
             "broken_ablation",
         ]
-        for run in data["runs"]:
+        for run in data.runs:
             u = run["tool_use"]
             yield [
                 "" if c is None else c

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from agent_eval.analysis.comparison_result import Comparison, Group
 from agent_eval.analysis.efficiency import EFFICIENCY, per_correct, task_efficiency
 from agent_eval.analysis.group_tests import add_holm
 from agent_eval.analysis.stats import ALPHA, N_RESAMPLES, SEED, median_total, paired, sign_flip_test
@@ -111,7 +112,7 @@ def check_kinds(runs: list[LoadedRun], letters: list[str]) -> str:
     return kinds.pop()
 
 
-def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> dict:
+def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> Comparison:
     letters = [chr(ord("A") + i) for i in range(len(runs))]
     benchmark = check_kinds(runs, letters)
     notes = check_hashes(runs, letters, force)
@@ -137,10 +138,10 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
         raise RunError("the runs share no items: nothing to compare")
     notes += received_size_warnings(runs, letters, shared)
     meta = _meta(runs)
-    groups = [("overall", "all", shared)]
+    groups = [Group("overall", "all", shared)]
     for scope, index in (("category", 1), ("task", 0)):
         names = sorted({meta[i][index] for i in shared})
-        groups += [(scope, name or "?", [i for i in shared if meta[i][index] == name]) for name in names]
+        groups += [Group(scope, name or "?", [i for i in shared if meta[i][index] == name]) for name in names]
     repeated = any(most > 1 for _, most in scored)
     rows = []
     for scope, name, ids in groups:
@@ -167,25 +168,25 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     entries = [_run_entry(letter, run, eff, shared_set) for letter, run, eff in zip(letters, runs, efficiency)]
     scores = [s for s, _ in scored]
     noise = noise_check(letters, [e["repeats"] for e in entries], scores, shared)
-    data = {
-        "benchmark": benchmark,
-        "alpha": ALPHA,
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "shared": len(shared),
-        "runs": entries,
-        "notes": notes,
-        "rows": rows,
-        "verdicts": verdicts(letters, rows, groups),
-        "changed": changed_items(runs, letters, scores, shared),
-        "noise": noise,
-        "item_shares": dict(zip(("header", "rows"), share_rows(letters, scores, shared))),
-    }
-    data.update(
-        runs[0].hooks.compare(runs, letters, groups, n_resamples, seed) or {}
-    )  # the kind's own metrics and tests
-    data["verdicts"] += noise_sentences(noise) + tool_sentences(entries)
-    return data
+    kind = runs[0].hooks.compare(runs, letters, groups, n_resamples, seed)  # the kind's own metrics and tests
+    plain = verdicts(letters, rows, groups)
+    return Comparison(
+        benchmark=benchmark,
+        alpha=ALPHA,
+        n_resamples=n_resamples,
+        seed=seed,
+        shared=len(shared),
+        runs=entries,
+        notes=notes,
+        rows=rows,
+        verdicts=(plain if kind is None or kind.verdicts is None else kind.verdicts)
+        + noise_sentences(noise)
+        + tool_sentences(entries),
+        changed=changed_items(runs, letters, scores, shared),
+        noise=noise,
+        item_shares=dict(zip(("header", "rows"), share_rows(letters, scores, shared))),
+        kind=kind,
+    )
 
 
 def _run_entry(letter: str, run: LoadedRun, efficiency: dict, shared: set[str]) -> dict:

@@ -19,6 +19,6 @@ def write_grid_comparison(roots: list[Path], out: Path, console: Console) -> Non
     data = build([load_run(root) for root in roots])
     render_table(data, console)
     (out / "compare.md").write_text(render_markdown(data))
-    (out / "compare.json").write_text(json.dumps(data, indent=1, ensure_ascii=False))
+    (out / "compare.json").write_text(json.dumps(data.to_json(), indent=1, ensure_ascii=False))
     accuracy_cost_plot(data, out / "accuracy-vs-cost.png")
     console.print(f"wrote {out / 'compare.md'}, {out / 'compare.json'} and {out / 'accuracy-vs-cost.png'}")

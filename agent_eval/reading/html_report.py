@@ -76,7 +76,8 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
     data_item = dataset.get(record.id)
     kind, original_path = None, None
     if truth is not None:
-        kind = run.hooks.report_item(run, record, images, embed, transcript, truth)
+        view = run.hooks.report_item(run, record, images, embed, transcript, truth)
+        kind = view.for_template() if view else None
     if kind is None:
         original_path = images.original(transcript.prompt_images if transcript else [])
         if original_path is None and getattr(data_item, "image", None) is not None:
@@ -143,7 +144,8 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
 def _summary(run: LoadedRun) -> dict:
     rollup = rollup_of(run.records)
     o = rollup["overall"]
-    kind = run.hooks.report_summary(run.records, rollup["per_category"])
+    view = run.hooks.report_summary(run.records, rollup["per_category"])
+    kind = view.for_template() if view else None
     return {
         "overall": o,
         "per_category": rollup["per_category"],
@@ -190,7 +192,8 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
     kinds = {run.benchmark: run.hooks for run in runs}
     if not any(hooks.side_by_side for hooks in kinds.values()):
         side = []  # e.g. one task, and the kind's own glance table says more
-    glance = next(filter(None, (hooks.report_glance(run_views) for hooks in kinds.values())), None)
+    glance_view = next(filter(None, (hooks.report_glance(run_views) for hooks in kinds.values())), None)
+    glance = glance_view.for_template() if glance_view else None
     from agent_eval.reading.report_changes import changed_sections
     from agent_eval.reading.report_findings import comparison
 

@@ -14,6 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from agent_eval.analysis.comparison_result import Comparison
 from agent_eval.benchmarks.registry import reading_hooks
 
 MARKERS = "osD^vP*Xh<>p"
@@ -35,7 +36,7 @@ def _dollars(value: float, _=None) -> str:
     return f"${value:.2g}" if value < 1 else f"${value:,.0f}"
 
 
-def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[str], list[str]]:
+def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[list[str], list[str]]:
     """Plot compare.build()'s `data`: accuracy on the shared items vs mean known cost per item.
     Returns the letters of the runs placed and the labels of those left off for unknown cost.
     by="task": one point per run per task instead (task_plot)."""
@@ -45,16 +46,16 @@ def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[st
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     placed, unknown, xs, spots = [], [], [], {}
-    second = reading_hooks(data.get("benchmark")).plot_second_point(data)  # e.g. combined beside answer accuracy
-    combined = second[0] if second else [None] * len(data["runs"])
-    for index, (run, accuracy, both) in enumerate(zip(data["runs"], data["rows"][0]["accuracy"], combined)):
+    second = reading_hooks(data.benchmark).plot_second_point(data)  # e.g. combined beside answer accuracy
+    combined = second.values if second else [None] * len(data.runs)
+    for index, (run, accuracy, both) in enumerate(zip(data.runs, data.rows[0]["accuracy"], combined)):
         cost = run["efficiency"]["cost_usd"]
         label = run_label(run)
         if cost["mean"] is None:
             unknown.append(label)
             continue
         if cost["unknown"]:
-            label += f" (cost known for {data['shared'] - cost['unknown']}/{data['shared']} items)"
+            label += f" (cost known for {data.shared - cost['unknown']}/{data.shared} items)"
         xs.append(cost["mean"])
         placed.append(run["letter"])
         dots = ax.scatter(
@@ -86,7 +87,7 @@ def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[st
     ax.set_ylim(0, 100)
     ax.grid(True, which="both", alpha=0.3)
     ax.set_xlabel("mean cost per item (USD, log scale)")
-    ax.set_ylabel(f"accuracy on {data['shared']} shared items (%)" + (f"\n{second[1]}" if second else ""))
+    ax.set_ylabel(f"accuracy on {data.shared} shared items (%)" + (f"\n{second.legend}" if second else ""))
     ax.set_title("Accuracy versus cost")
     if xs:
         ax.legend(fontsize=7, loc="lower right")
@@ -97,18 +98,18 @@ def accuracy_cost_plot(data: dict, path: Path, by: str = "run") -> tuple[list[st
     return placed, unknown
 
 
-def task_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
+def task_plot(data: Comparison, path: Path) -> tuple[list[str], list[str]]:
     """One point per run per task: colour = run, marker = task, a grey line joins a task across runs
     (how far the tools moved it). Per-task accuracy is compare's (shared items, mean over repeats)."""
     fig = Figure(figsize=(9, 6), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    tasks = [row for row in data["rows"] if row["scope"] == "task"]
+    tasks = [row for row in data.rows if row["scope"] == "task"]
     placed, unknown, xs = [], [], []
-    colours = [f"C{i % 10}" for i in range(len(data["runs"]))]
+    colours = [f"C{i % 10}" for i in range(len(data.runs))]
     for t, row in enumerate(tasks):
         points = []
-        for k, run in enumerate(data["runs"]):
+        for k, run in enumerate(data.runs):
             cost = run["task_efficiency"].get(row["group"], {}).get("cost_usd", {}).get("mean")
             if cost is None:
                 continue
@@ -119,7 +120,7 @@ def task_plot(data: dict, path: Path) -> tuple[list[str], list[str]]:
         if len(points) > 1:
             ax.plot(*zip(*points), color="grey", lw=0.8, alpha=0.5, zorder=2)
         xs += [x for x, _ in points]
-    for k, run in enumerate(data["runs"]):
+    for k, run in enumerate(data.runs):
         known = any(e["cost_usd"]["mean"] is not None for e in run["task_efficiency"].values())
         (placed.append(run["letter"]) if known else unknown.append(run_label(run)))
         if known:

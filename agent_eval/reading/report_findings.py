@@ -57,4 +57,4 @@ def comparison(runs) -> dict:
         data = build(runs)
     except RunError as error:
         return {"verdicts": [], "notes": [], "why_not": str(error.message)}
-    return {"verdicts": data["verdicts"], "notes": data["notes"], "why_not": None}
+    return {"verdicts": data.verdicts, "notes": data.notes, "why_not": None}

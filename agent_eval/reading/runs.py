@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from agent_eval.benchmarks.base import ReadingHooks
+from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.benchmarks.registry import kind_of_records, reading_hooks
 from agent_eval.datamodel.manifest import RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord

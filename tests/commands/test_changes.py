@@ -88,7 +88,7 @@ def test_holm_takes_back_what_three_small_tasks_hand_out(tmp_path):
     items = [(f"T{t}-{i}", f"task{t}", f"cat{t}", "A") for t in range(3) for i in range(6)]
     a = make_run(tmp_path, "a", items=items, outcomes={i[0]: False for i in items}, sandboxes=False)
     b = make_run(tmp_path, "b", items=items, outcomes={i[0]: True for i in items}, sandboxes=False)
-    data = build([load_run(a), load_run(b)], n_resamples=1000)
+    data = build([load_run(a), load_run(b)], n_resamples=1000).to_json()
     tasks = [row["vs_first"][1] for row in data["rows"] if row["scope"] == "task"]
     assert all(s["p_value"] == pytest.approx(2 / 64) and s["significant"] for s in tasks)
     assert all(s["p_holm"] == pytest.approx(3 * 2 / 64) for s in tasks)

@@ -74,7 +74,7 @@ def test_real_bank_sized_runs_report_task_level_limits(tmp_path):
     items = bank_items()
     a = make_run(tmp_path, "a", items=items, p_correct=0.3, seed=1, sandboxes=False)
     b = make_run(tmp_path, "b", items=items, p_correct=0.7, seed=2, sandboxes=False)
-    data = build([load_run(a), load_run(b)], n_resamples=2000)
+    data = build([load_run(a), load_run(b)], n_resamples=2000).to_json()
     assert data["shared"] == len(items)
     if len(items) == 85:
         assert any("at most 5 items" in v and "0.0625" in v for v in data["verdicts"])

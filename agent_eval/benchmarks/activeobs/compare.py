@@ -14,6 +14,7 @@ from collections import defaultdict
 from rich.console import Console
 from rich.table import Table
 
+from agent_eval.analysis.comparison_result import Comparison
 from agent_eval.analysis.efficiency import EFFICIENCY
 from agent_eval.analysis.group_tests import holm_sentence
 from agent_eval.analysis.stats import ALPHA, min_possible_p, paired
@@ -81,7 +82,7 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
     return out + ([sentence] if sentence else [])
 
 
-def metric_cells(data: dict) -> tuple[list[str], list[list[str]]]:
+def metric_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
     body = [
         [
@@ -92,19 +93,19 @@ def metric_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             *(pct(row[m][k]) for m in METRICS),
             "—" if row["hallucination"][k] is None else pct(row["hallucination"][k]),
         ]
-        for row in data["active"]["rows"]
-        for k, run in enumerate(data["runs"])
+        for row in data.kind.active["rows"]
+        for k, run in enumerate(data.runs)
     ]
     return header, body
 
 
-def paired_cells(data: dict) -> tuple[list[str], list[list[str]]]:
+def paired_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", "run"]
     for metric, _ in TESTED:
         header += [f"{metric} −A pts [95% CI]", f"p {metric} (disc.)", f"p Holm {metric}"]
     body = []
-    for row in data["active"]["rows"]:
-        for k, run in enumerate(data["runs"][1:], start=1):
+    for row in data.kind.active["rows"]:
+        for k, run in enumerate(data.runs[1:], start=1):
             cells = [row["scope"], row["group"], str(row["n"]), f"{run['letter']}:A"]
             for metric, _ in TESTED:
                 s = row[f"{metric}_vs_first"][k]
@@ -137,12 +138,12 @@ def _screen_table(title: str, header: list[str], body: list[list[str]]) -> Table
     return table
 
 
-def render_active_table(data: dict, console: Console) -> None:
-    shared = data["shared"]
+def render_active_table(data: Comparison, console: Console) -> None:
+    shared = data.shared
     console.print(
         _screen_table(f"answer, evidence, combined and hallucination on {shared} shared items", *metric_cells(data))
     )
-    if len(data["runs"]) < 2:
+    if len(data.runs) < 2:
         return
     header, body = paired_cells(data)
     widths = [max(len(c) for c in column) for column in zip(*[header[1:], *(cells[1:] for cells in body)])]
@@ -160,9 +161,9 @@ def render_active_table(data: dict, console: Console) -> None:
             )
 
 
-def markdown_parts(data: dict, md) -> list[str]:
-    parts = [f"Answer, evidence, combined and hallucination on {data['shared']} shared items:", md(*metric_cells(data))]
-    if len(data["runs"]) > 1:
+def markdown_parts(data: Comparison, md) -> list[str]:
+    parts = [f"Answer, evidence, combined and hallucination on {data.shared} shared items:", md(*metric_cells(data))]
+    if len(data.runs) > 1:
         parts += [
             "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
             md(*paired_cells(data)),
@@ -170,7 +171,7 @@ def markdown_parts(data: dict, md) -> list[str]:
     return parts
 
 
-def csv_rows(data: dict):
+def csv_rows(data: Comparison):
     """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on overall
     rows."""
     stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
@@ -190,8 +191,8 @@ def csv_rows(data: dict):
         *(f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys),
         *eff,
     ]
-    for row in data["active"]["rows"]:
-        for k, run in enumerate(data["runs"]):
+    for row in data.kind.active["rows"]:
+        for k, run in enumerate(data.runs):
             cells = [
                 row["scope"],
                 row["group"],

@@ -3,11 +3,42 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_eval.benchmarks.base import ReadingHooks
+from rich.console import Console
+
+from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison
+from agent_eval.analysis.item_images import ItemImages
+from agent_eval.benchmarks.presentation import (
+    Embed,
+    GlanceView,
+    ItemView,
+    Markdown,
+    PartialFilter,
+    PlotPoints,
+    ReadingHooks,
+    TemplateView,
+)
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.transcript import Transcript
+
+if TYPE_CHECKING:
+    from agent_eval.benchmarks.activeobs.evidence import RunTruth
+    from agent_eval.reading.runs import LoadedRun
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass
+class ActiveComparison(KindComparison):
+    """Answer, evidence, combined and hallucination per family, with paired tests on answer and combined."""
+
+    active: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"active": self.active}
 
 
 class ActiveReading(ReadingHooks):
@@ -18,100 +49,108 @@ class ActiveReading(ReadingHooks):
     report_css = "active.css.j2"
     side_by_side = False  # one task, and the family table says more
 
-    def group_of(self, record) -> str:
+    def group_of(self, record: ItemRecord) -> str:
         return record.category
 
     # -- show
-    def show_totals(self, console, run) -> str:
+    def show_totals(self, console: Console, run: LoadedRun) -> str:
         from agent_eval.benchmarks.activeobs.show import print_active_totals
 
         return print_active_totals(console, run)
 
-    def show_item(self, console, run, record, images, data):
+    def show_item(
+        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+    ) -> object | None:
         from agent_eval.benchmarks.activeobs.show import print_observations
 
         return print_observations(console, run, record, images, data)
 
-    def show_outcome(self, console, record, state) -> None:
+    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
         from agent_eval.benchmarks.activeobs.show import print_evidence
 
         print_evidence(console, record, state)
 
     # -- compare
-    def compare(self, runs, letters, groups, n_resamples, seed) -> dict:
+    def compare(
+        self, runs: list[LoadedRun], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+    ) -> ActiveComparison:
         from agent_eval.analysis.group_tests import add_holm
-        from agent_eval.benchmarks.activeobs.compare import (
-            TESTED,
-            active_verdicts,
-            build_active,
-        )
+        from agent_eval.benchmarks.activeobs.compare import TESTED, active_verdicts, build_active
 
-        families = [("family", name, ids) for scope, name, ids in groups if scope == "category"]
+        families = [Group("family", g.name, g.ids) for g in groups if g.scope == "category"]
         active = build_active(runs, [groups[0], *families], n_resamples, seed)
         add_holm(active["rows"], ("family",), tuple(f"{m}_vs_first" for m, _ in TESTED))
-        return {"active": active, "verdicts": active_verdicts(letters, active)}
+        return ActiveComparison(verdicts=active_verdicts(letters, active), active=active)
 
-    def compare_table(self, data, console) -> bool:
+    def compare_table(self, data: Comparison, console: Console) -> bool:
         from agent_eval.benchmarks.activeobs.compare import render_active_table
 
         render_active_table(data, console)
         return True
 
-    def compare_markdown(self, data, md):
+    def compare_markdown(self, data: Comparison, md: Markdown) -> list[str] | None:
         from agent_eval.benchmarks.activeobs.compare import markdown_parts
 
         return markdown_parts(data, md)
 
-    def compare_csv(self, data):
+    def compare_csv(self, data: Comparison) -> list[list] | None:
         from agent_eval.benchmarks.activeobs.compare import csv_rows
 
         return list(csv_rows(data))
 
-    def plot_second_point(self, data):
-        return data["active"]["rows"][0]["combined"], "filled: answer; hollow: combined (answer and evidence)"
+    def plot_second_point(self, data: Comparison) -> PlotPoints:
+        return PlotPoints(
+            data.kind.active["rows"][0]["combined"], "filled: answer; hollow: combined (answer and evidence)"
+        )
 
     # -- report
-    def report_truth(self, run, data, loaded):
+    def report_truth(self, run: LoadedRun, data: Path | None, loaded: dict) -> RunTruth:
         from agent_eval.benchmarks.activeobs.evidence import RunTruth
         from agent_eval.benchmarks.activeobs.loader import is_active_dataset
 
         return RunTruth(run, data if data and is_active_dataset(data) else None, loaded)
 
-    def report_item(self, run, record, images, embed, transcript, truth):
+    def report_item(
+        self,
+        run: LoadedRun,
+        record: ItemRecord,
+        images: ItemImages,
+        embed: Embed,
+        transcript: Transcript | None,
+        truth: object,
+    ) -> ItemView:
         from agent_eval.benchmarks.activeobs.report import active_item
 
         view = active_item(run, record, images, embed, transcript, truth)
-        return {
-            **view,
-            "template": "active_item.html.j2",
-            "chips_template": "active_chips.html.j2",
-            "figures_template": "active_figures.html.j2",
-            "outcome_template": "active_outcome.html.j2",
-            "changed_template": "active_changed.html.j2",
-            "group": record.category,
-            "answer_label": "answer: ",
-            # right answer, wrong evidence: shown as half credit
-            "partial": record.correct and not view["combined"],
-        }
+        return ItemView(
+            template="active_item.html.j2",
+            values=view,
+            chips_template="active_chips.html.j2",
+            figures_template="active_figures.html.j2",
+            outcome_template="active_outcome.html.j2",
+            changed_template="active_changed.html.j2",
+            group=record.category,
+            answer_label="answer: ",
+            partial=record.correct and not view["combined"],  # right answer, wrong evidence: half credit
+            question=view.get("question"),
+        )
 
-    def report_summary(self, records, per_category):
+    def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView:
         from agent_eval.benchmarks.activeobs.report import active_summary
 
-        return {**active_summary(records, per_category), "template": "active_summary.html.j2"}
+        return TemplateView("active_summary.html.j2", active_summary(records, per_category))
 
-    def report_glance(self, run_views):
+    def report_glance(self, run_views: list[dict]) -> GlanceView | None:
         from agent_eval.benchmarks.activeobs.report import active_glance
 
         glance = active_glance(run_views)
-        return (
-            {
-                **glance,
-                "template": "active_glance.html.j2",
-                "partial_filter": {
-                    "label": "right answer, wrong evidence",
-                    "title": "active observation: the answer is right but the evidence does not support it",
-                },
-            }
-            if glance
-            else None
+        if not glance:
+            return None
+        return GlanceView(
+            "active_glance.html.j2",
+            glance,
+            partial_filter=PartialFilter(
+                label="right answer, wrong evidence",
+                title="active observation: the answer is right but the evidence does not support it",
+            ),
         )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ReadingHooks
+from agent_eval.analysis.comparison_result import KindComparison
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade
+from agent_eval.benchmarks.presentation import ReadingHooks, TemplateView
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -19,6 +22,14 @@ def close(record) -> bool:
 
 def close_rate(records) -> float:
     return sum(close(r) for r in records) / len(records) if records else 0.0
+
+
+@dataclass
+class TallyComparison(KindComparison):
+    close_rate: list[float] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"tally": {"close_rate": self.close_rate}}
 
 
 class TallyReading(ReadingHooks):
@@ -43,17 +54,17 @@ class TallyReading(ReadingHooks):
     def show_outcome(self, console, record, state) -> None:
         console.print(f"tally close: {'yes' if state else 'no'}")
 
-    def compare(self, runs, letters, groups, n_resamples, seed) -> dict:
-        shared = set(groups[0][2])
+    def compare(self, runs, letters, groups, n_resamples, seed) -> TallyComparison:
+        shared = set(groups[0].ids)
         rates = [close_rate([r for r in run.records if r.id in shared]) for run in runs]
-        return {"tally": {"close_rate": rates}}
+        return TallyComparison(close_rate=rates)
 
     def compare_markdown(self, data, md) -> list[str]:
-        rows = [[run["letter"], f"{rate:.0%}"] for run, rate in zip(data["runs"], data["tally"]["close_rate"])]
+        rows = [[run["letter"], f"{rate:.0%}"] for run, rate in zip(data.runs, data.kind.close_rate)]
         return ["Tally close rates:", md(["run", "close"], rows)]
 
-    def report_summary(self, records, per_category) -> dict:
-        return {"template": "tally_summary.html.j2", "close_rate": close_rate(records)}
+    def report_summary(self, records, per_category) -> TemplateView:
+        return TemplateView("tally_summary.html.j2", {"close_rate": close_rate(records)})
 
 
 class Tally(Benchmark):

@@ -1,0 +1,157 @@
+"""How a benchmark kind presents its runs: the ReadingHooks that show, report, compare and plots call (they never
+import a kind), and the typed views the hooks return. Every default presents plain accuracy per task.
+
+The runs (reading.runs.LoadedRun), images and consoles passed in are the reader's own objects: a kind names
+LoadedRun only in annotations, never imports the reader."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison
+from agent_eval.analysis.item_images import Img, ItemImages
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.transcript import Transcript
+
+if TYPE_CHECKING:
+    from agent_eval.reading.runs import LoadedRun
+
+Markdown = Callable[[list[str], list[list[str]]], str]  # (header, rows) -> a Markdown table
+Embed = Callable[[str | None, str], Img | None]  # (path in the item dir, caption) -> an image the report embeds
+
+
+@dataclass
+class ItemView:
+    """One item's kind view in the report, read by its templates as `item.kind`."""
+
+    template: str  # included below the question
+    values: dict = field(default_factory=dict)  # what the kind's templates read (`item.kind.<key>`)
+    chips_template: str | None = None  # the summary line
+    figures_template: str | None = None  # in place of the original image
+    outcome_template: str | None = None  # below the grade
+    changed_template: str | None = None  # one side of a changed item
+    group: str | None = None  # the label beside the id
+    answer_label: str | None = None  # before the prediction
+    partial: bool = False  # half credit: shown as ½
+    question: str | None = None  # the question, when the dataset is not at hand
+
+    def for_template(self) -> dict:
+        named = {k: v for k, v in vars(self).items() if k != "values" and v is not None}  # absent: the default
+        return {**self.values, **named}
+
+
+@dataclass
+class TemplateView:
+    """A section of the report a kind draws: its template (in the kind's templates_dir) and what it reads."""
+
+    template: str
+    values: dict = field(default_factory=dict)
+
+    def for_template(self) -> dict:
+        return {**self.values, "template": self.template}
+
+
+@dataclass
+class PartialFilter:
+    """A report filter for half-credit items (e.g. right answer, wrong evidence)."""
+
+    label: str
+    title: str
+
+
+@dataclass
+class GlanceView(TemplateView):
+    partial_filter: PartialFilter | None = None
+
+    def for_template(self) -> dict:
+        shown = vars(self.partial_filter) if self.partial_filter else None
+        return {**super().for_template(), "partial_filter": shown}
+
+
+@dataclass
+class PlotPoints:
+    """A second (hollow) accuracy per run for the accuracy-vs-cost plot, and its legend line."""
+
+    values: list[float | None]
+    legend: str
+
+
+class ReadingHooks:
+    """What a benchmark kind adds when its runs are read."""
+
+    # -- show: the items table and the run's totals line
+    group_column = "task"  # the items table's grouping column
+    marks: tuple[tuple[str, str], ...] = ()  # extra ✓/✗ columns: (column name, metrics key)
+
+    def group_of(self, record: ItemRecord) -> str:
+        return record.task
+
+    def show_totals(self, console: Console, run: LoadedRun) -> str | None:
+        """The totals phrase of `show` (may print its own table first); None: accuracy n/N."""
+        return None
+
+    def show_item(
+        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+    ) -> object | None:
+        """Printed after one item's transcript; what it returns is handed to show_outcome (None: nothing)."""
+        return None
+
+    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
+        """Printed under the grade line of one item when show_item returned something."""
+
+    # -- compare: the kind's own part of a comparison, and how it renders
+    accuracy_name = "accuracy"  # what the main accuracy measures, in compare's sentences
+
+    def compare(
+        self, runs: list[LoadedRun], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+    ) -> KindComparison | None:
+        """The kind's own metrics and tests on the same groups (the first is overall)."""
+        return None
+
+    def compare_table(self, data: Comparison, console: Console) -> bool:
+        """Print this kind's accuracy table instead of the plain one; False: use the plain one."""
+        return False
+
+    def compare_markdown(self, data: Comparison, md: Markdown) -> list[str] | None:
+        return None
+
+    def compare_csv(self, data: Comparison) -> list[list] | None:
+        return None
+
+    def plot_second_point(self, data: Comparison) -> PlotPoints | None:
+        return None
+
+    # -- report: views for the HTML report's templates (each kind may bring its own templates dir)
+    templates_dir: Path | None = None
+    report_css: str | None = None  # a stylesheet template (<style>...</style>) in templates_dir
+    side_by_side = True  # the per-task side-by-side table means something
+
+    def report_truth(self, run: LoadedRun, data: Path | None, loaded: dict) -> object | None:
+        """What the report needs to draw this run's items against the truth (None: nothing); `loaded` is
+        shared across the report's runs, so a dataset is loaded once."""
+        return None
+
+    def report_item(
+        self,
+        run: LoadedRun,
+        record: ItemRecord,
+        images: ItemImages,
+        embed: Embed,
+        transcript: Transcript | None,
+        truth: object,
+    ) -> ItemView | None:
+        """An item's kind view (needs report_truth's object)."""
+        return None
+
+    def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView | None:
+        """A run summary's kind section."""
+        return None
+
+    def report_glance(self, run_views: list[dict]) -> GlanceView | None:
+        """The at-a-glance section across runs."""
+        return None
