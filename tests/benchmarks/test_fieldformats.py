@@ -267,7 +267,7 @@ def test_babyvision_grade_always_asks_the_judge(tmp_path):
     assert graded.correct and graded.prediction == "B"
     assert judge.asked[0][1] == 16 and "Ground Truth Answer: B,\nModel Output: B\n" in judge.asked[0][0]
     graded = benchmark.grade("no box at all", item)
-    assert not graded.correct and not graded.has_answer_tag and "Model Output: None\n" in judge.asked[1][0]
+    assert not graded.correct and graded.metrics.extracted is None and "Model Output: None\n" in judge.asked[1][0]
 
 
 # The judges' prompts as VLMEvalKit builds them (multiple_choice.build_prompt with build_option_str;

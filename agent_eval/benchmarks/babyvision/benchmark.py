@@ -36,7 +36,8 @@ class BabyVision(FieldFormat):
         return BenchmarkGrade(
             prediction=graded.extracted or "",
             correct=graded.correct,
-            has_answer_tag=graded.extracted is not None,
+            # every reply is judged, a box or not (the judge sees "None"), as the reference does: a verdict
+            has_answer_tag=True,
             metrics=metrics,
             ungraded=graded.ungraded,
         )
