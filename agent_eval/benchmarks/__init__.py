@@ -8,7 +8,7 @@ babyvision/       BabyVision's meta_data.jsonl layout, prompted and graded (\\bo
 base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, BenchmarkGrade, KindMetrics
 fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge
 fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
-judgedshow.py     how `show` prints a judged item: what was read, by what, and each judge call
+judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call
 presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots
 registry.py       name -> "module:Class", tool modes, dataset detection, help texts
 shared.py         what several kinds offer alike: the image tools, placing an image, the prompt placeholders

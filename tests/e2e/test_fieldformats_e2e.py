@@ -88,6 +88,9 @@ def test_tsv_run_asks_the_judge_only_where_the_rules_cannot_decide(tmp_path):
         result = invoke("regrade", outcome.store.root, "--data", data, env=scripted_environ("claude-code", server.url))
         assert result.exit_code == 0, result.output
         assert len(_judge_requests(server)) == len(judged)
+        shown = " ".join(invoke("show", outcome.store.root, undecided[0].id).output.split())  # unwrapped
+        assert "option read: A (by the judge)" in shown and "judge call 1 (claude-judge-scripted" in shown
+        assert "from the run's cache" in shown  # the regrade's calls came from the cache
         cache = list((outcome.store.root / "judge_cache").glob("*.json"))
         assert len(cache) == len({c.body["messages"][0]["content"] for c in judged})
 

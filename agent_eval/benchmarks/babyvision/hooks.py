@@ -3,27 +3,10 @@ item's \\boxed{} answer with the judge's verdict and calls."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from rich.console import Console
-
-from agent_eval.analysis.item_images import ItemImages
-from agent_eval.benchmarks.judgedshow import print_judged
-from agent_eval.benchmarks.presentation import ReadingHooks
-from agent_eval.datamodel.records import ItemRecord
-
-if TYPE_CHECKING:
-    from agent_eval.reading.runs import LoadedRun
+from agent_eval.benchmarks.judgedshow import JudgedHooks
 
 
-class BabyVisionHooks(ReadingHooks):
+class BabyVisionHooks(JudgedHooks):
     group_column = "subtype"
-
-    def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
-    ) -> object | None:
-        return record  # the outcome lines need only the record
-
-    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
-        print_judged(console, record, "\\boxed{} answer", (record.metrics or {}).get("extracted"))
+    read_label = "\\boxed{} answer"
+    read_key = "extracted"
