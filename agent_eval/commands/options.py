@@ -18,8 +18,7 @@ def selection_options(func):
                 "--data",
                 type=click.Path(path_type=Path),
                 default=None,
-                help=f"Dataset dir: {registry.help_of('data_help', ', or ')}. Default: ./data, else the "
-                f"bundled samples.",
+                help=f"Dataset: {registry.help_of('data_help', ', or ')}. Default: ./data, else the bundled samples.",
             ),
             click.option("--tasks", default=None, help="Comma-separated task names."),
             click.option("--ids", default=None, help="Comma-separated item ids, e.g. ACF-0,MPT-3."),
