@@ -76,6 +76,6 @@ def print_problems(console, dataset) -> None:
     each, so a run goes on with the rest and says what it skipped."""
     problems = getattr(dataset, "problems", None) or []
     for problem in problems:
-        console.print(f"[yellow]skipped: {escape(problem)}[/]")
+        console.print(f"[yellow]skipped: {escape(problem)}[/]", soft_wrap=True)  # a path stays whole
     if problems:
         console.print(f"[yellow]{len(problems)} row(s) of the dataset left out; fix them and run again to add them.[/]")

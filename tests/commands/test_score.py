@@ -72,3 +72,21 @@ def test_score_names_the_bad_line(sample_data, tmp_path):
         result = invoke("score", "--data", sample_data, _replies(tmp_path, rows), "--out-dir", tmp_path / "o")
         assert result.exit_code == 2, result.output
         assert message in result.output.replace("\n", "")
+
+
+def test_a_bad_row_is_named_and_the_rest_is_graded(tmp_path):
+    from agent_eval.benchmarks.fieldsamples import write_vlmeval_tsv
+
+    tsv = write_vlmeval_tsv(tmp_path / "data", seed=1, per_task=1)
+    lines = tsv.read_text().splitlines()
+    cells = lines[2].split("\t")
+    cells[1] = "bm90IGFuIGltYWdl" * 8  # base64 of text, not of an image
+    lines[2] = "\t".join(cells)
+    tsv.write_text("\n".join(lines) + "\n")
+    replies = _replies(tmp_path, [{"id": "1", "reply": "B"}, {"id": "3", "reply": "The answer is C"}])
+    result = invoke("score", "--data", tsv, replies, "--out-dir", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert f"skipped: {tsv} row 2 (index 2): its base64 image decodes to" in said and "1 row(s)" in said
+    records = {r.id: r for r in RunStore(tmp_path / "out" / "replies-other_harness").records()}
+    assert set(records) == {"1", "3"} and records["3"].prediction == "C"
