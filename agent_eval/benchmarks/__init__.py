@@ -5,10 +5,15 @@ activeobs/        active observation: questions about a panoramic video, views t
 activevision/     ActiveVision-style static images: loader, the reference scorer, the sample generators
 arcgames/         ARC-AGI-3 games played under the official toolkit in a jail of their own
 answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
+babyvision/       BabyVision's meta_data.jsonl layout, prompted and graded (\\boxed{} and a judge) as its reference
 base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, ItemError, BenchmarkGrade, KindMetrics
+fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge
+fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
+judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call
 presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots
 registry.py       name -> "module:Class", tool modes, dataset detection, help texts
-shared.py         what several kinds offer alike: the image tools, the prompt placeholders
+shared.py         what several kinds offer alike: the image tools, placing an image, the prompt placeholders
+vlmeval/          VLMEvalKit's multiple-choice TSV (HR-Bench, V* Bench, ...), prompted and graded as VLMEvalKit does
 """
 
 from __future__ import annotations

@@ -84,6 +84,7 @@ class BenchmarkGrade:
     malformed: bool = False  # an answer tag whose content the benchmark cannot read
     metrics: KindMetrics | dict | None = None  # the kind's own grades (None: nothing beyond correctness)
     error: str | None = None  # the benchmark's own part failed for this item (a game crashed): benchmark_error
+    ungraded: str | None = None  # why the kind gives no verdict (rules undecided, no judge): never counted wrong
 
     def metrics_json(self) -> dict:
         if isinstance(self.metrics, KindMetrics):
@@ -125,9 +126,23 @@ class Benchmark(ABC):
     def truth_text(self, item) -> str:
         return str(item.answer)
 
+    # Model-graded scoring: when the kind asks a judge model (empty: it grades by rules alone). The engine
+    # hands it the judge (datamodel.judging.Judge) before the scorer hash is taken, which then names it.
+    judge_use: str = ""
+    # `agent-eval score` grades replies produced elsewhere: a kind whose grade reads the reply's text alone.
+    grades_text: bool = True
+
+    def set_judge(self, judge) -> None:
+        raise NotImplementedError(f"benchmark {self.name} grades by its rules alone and asks no judge model")
+
     # Regrading a stored answer (`agent-eval regrade`): the item comes from the dataset, unless the
     # record alone is enough to grade it.
     needs_dataset_to_regrade: bool = True
+
+    # Graded from what happened in the attempt's folder (a game's scorecard), so graded even when the agent
+    # failed: a failure of the kind's own part then names the status (benchmark_error). Kinds that grade the
+    # reply's text are not graded for a failed attempt (a judge is not paid for it).
+    grades_failed_attempts: bool = False
 
     def regrade(
         self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir

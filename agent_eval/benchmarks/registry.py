@@ -33,6 +33,7 @@ class Kind:
     detect: str | None = None  # "module:function(root) -> bool"; None: the fallback kind
     tool_names: tuple[str, ...] = ()  # tools of its own (MCP tool names), counted apart when tool use is read
     data_help: str = ""  # its dataset layout, for --data's help
+    judge_use: str = ""  # when its grader asks a judge model (--judge-model's help); empty: never
     modes_help: str = ""  # what each of its tool modes gives the agent, for --tools' help
     samples_help: str = ""  # what `sample-data --kind NAME` writes
     options: tuple[KindOption, ...] = ()  # run options of its own
@@ -49,6 +50,23 @@ KINDS: dict[str, Kind] = {
         data_help="an active-observation set (items.jsonl + scenes/)",
         modes_help="Active-observation items: none (sampled frames inline), observe (the observe tool), python",
         samples_help="activeobs: synthetic 360° panoramic sequences rendered on demand from scene files",
+    ),
+    "vlmeval": Kind(
+        "agent_eval.benchmarks.vlmeval.benchmark:VlmEvalMcq",
+        ("none", "image", "python"),
+        "agent_eval.benchmarks.vlmeval.loader:is_tsv",
+        judge_use="only where the rules read no option",
+        data_help="a VLMEvalKit multiple-choice TSV file (HR-Bench, V* Bench, MMBench-style)",
+        modes_help="VLMEvalKit TSV and BabyVision items: the same three modes, every image of the item given",
+        samples_help="vlmeval: a small VLMEvalKit-layout TSV (base64 images, hints, 2-6 options)",
+    ),
+    "babyvision": Kind(
+        "agent_eval.benchmarks.babyvision.benchmark:BabyVision",
+        ("none", "image", "python"),
+        "agent_eval.benchmarks.babyvision.loader:is_babyvision",
+        judge_use="every item",
+        data_help="a BabyVision-layout folder (meta_data.jsonl beside its images)",
+        samples_help="babyvision: a small BabyVision-layout folder (choice and blank questions)",
     ),
     "activevision": Kind(
         "agent_eval.benchmarks.activevision.benchmark:ActiveVision",
@@ -97,6 +115,11 @@ def help_of(field: str, sep: str = "; ") -> str:
     default kind's first."""
     ordered = sorted(KINDS.items(), key=lambda entry: entry[0] != DEFAULT)
     return sep.join(text for _, kind in ordered if (text := getattr(kind, field)))
+
+
+def judge_uses() -> dict[str, str]:
+    """The kinds that ask a judge model, and when."""
+    return {name: kind.judge_use for name, kind in KINDS.items() if kind.judge_use}
 
 
 def kinds_tool_names() -> tuple[str, ...]:

@@ -12,7 +12,7 @@ from agent_eval.benchmarks import load_benchmark, registry
 from agent_eval.commands.options import run_options
 from agent_eval.commands.usererrors import user_errors
 from agent_eval.datamodel.config import ConfigError, RunConfig, parse_shard
-from agent_eval.engine.selection import resolve_data_dir, select, shard_of
+from agent_eval.engine.selection import print_problems, resolve_data_dir, select, shard_of
 
 
 @click.command("run")
@@ -42,6 +42,7 @@ def command(
     max_cost_usd,
     unpriced,
     shard,
+    judge_model,
     **kind_given,
 ):
     """Run an agent over the benchmark and grade every item (resumable)."""
@@ -64,9 +65,11 @@ def command(
         max_cost_usd=max_cost_usd,
         unpriced=unpriced,
         shard=shard,
+        judge_model=judge_model,
     )
     config.validate(efforts_by_agent())
     benchmark, dataset = load_benchmark(resolve_data_dir(data, console))
+    print_problems(console, dataset)
     foreign = registry.foreign_options(benchmark.name, kind_given)
     if foreign:
         raise ConfigError(f"{', '.join(foreign)} do(es) nothing for {benchmark.name} items; leave it out")

@@ -2,6 +2,7 @@
 
 config.py          RunConfig: what the user asked for, checked; the identity a resume must match
 imageformats.py    the image formats both model APIs accept, and the lossless conversion of the others
+judging.py         Judge, JudgeCall: the judge a kind asks where its rules cannot decide, and one call
 itemdir.py         ItemDir: where one attempt lives on disk (`<run>/sandboxes/<item>/`, work/ and home/)
 jsonl.py           JSON Lines with file:line errors; DataError, the one-line error for bad input
 manifest.py        RunManifest: run.json typed (identity, options, dataset, auth, timings)

@@ -22,6 +22,7 @@ IDENTITY_FIELDS = (
     "cli_version",
     "benchmark",
     "kind_options",
+    "judge_model",
 )
 
 
@@ -57,6 +58,7 @@ class RunConfig:
     # The kind's own options (its registry line's `options`, e.g. arcgames' --max-actions): None for a kind
     # without any, so the runs of such kinds read as before.
     kind_options: dict | None = None
+    judge_model: str | None = None  # model-graded scoring: the judge the kind asks where its rules cannot decide
     extra: dict = field(default_factory=dict)
 
     def validate(self, efforts: Mapping[str, tuple[str, ...]]) -> None:

@@ -35,6 +35,7 @@ class RunIdentity:
     cli_version: str | None = None
     benchmark: str | None = None
     kind_options: dict | None = None
+    judge_model: str | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict:

@@ -213,17 +213,25 @@ def grade_item(
     timeout_s: float,
     expects_inline: bool,
 ) -> ItemRecord:
-    graded = benchmark.grade(transcript.final_text, item, item_dir)
-    outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)
-    status, error = outcome.status, outcome.error
-    if graded.error and status in ("ok", "no_answer", "agent_error"):  # the benchmark's failure explains the rest
-        status, error = "benchmark_error", graded.error
-    if status == "ok" and graded.malformed:
-        status, error = "no_answer", "the answer tag holds no readable answer"
+    # How the process ended decides first: a failed attempt is not graded (a kind's judge is not paid for it),
+    # except by a kind that grades from what happened (a game): its own failure then names the status.
+    outcome = classify(result, transcript, True, timeout_s)
+    status, error, graded = outcome.status, outcome.error, None
     if status in ("ok", "no_answer") and expects_inline and not any(i.via == "inline" for i in transcript.images):
         # The mode sends the image with the question; an answer given without it is not a graded answer.
         status, error = "image_dropped", "the image was to be sent with the question, but none reached the model"
-    scored = status in ("ok", "no_answer")
+    if status in ("ok", "no_answer") or (status == "agent_error" and benchmark.grades_failed_attempts):
+        graded = benchmark.grade(transcript.final_text, item, item_dir)
+        if graded.error:  # the benchmark's own part failed (e.g. its game crashed): that explains the rest
+            status, error = "benchmark_error", graded.error
+        elif status != "agent_error":
+            outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)
+            status, error = outcome.status, outcome.error
+            if status == "ok" and graded.malformed:
+                status, error = "no_answer", "the answer tag holds no readable answer"
+            if graded.ungraded:
+                status, error = "ungraded", graded.ungraded  # answered, but no verdict: never counted wrong
+    scored = status in ("ok", "no_answer", "ungraded")
     return ItemRecord(
         id=item.id,
         task=item.task,
@@ -233,7 +241,7 @@ def grade_item(
         error=error,
         prediction=graded.prediction if scored else "",
         # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
-        correct=graded.correct if scored else False,
+        correct=graded.correct if scored and status != "ungraded" else False,
         answer_text=transcript.final_text,
         usage=transcript.usage,
         usage_by_model=transcript.usage_by_model,

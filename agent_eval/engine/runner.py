@@ -34,11 +34,12 @@ from agent_eval.datamodel.pricing import provenance as pricing_provenance
 from agent_eval.datamodel.pricing import warm_up as warm_up_prices
 from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.prompts import load_template
-from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, UNGRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import RunStore, prepare_store, read_records
 from agent_eval.engine.attempt import run_attempt
 from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
 from agent_eval.engine.gateway.spend import cap_raised
+from agent_eval.engine.judge import attach_judge
 from agent_eval.engine.scratch_dirs import remove_stale
 
 RETRY_STATUSES = ("rate_limited",)
@@ -151,11 +152,16 @@ class Runner:
         self.template = load_template(config.tools, benchmark.prompts_dir())
         config.benchmark = benchmark.name
         config.prompt_hash = self.template.hash
-        config.scorer_hash = benchmark.scorer_hash()
+        judge = attach_judge(
+            benchmark, config.judge_model, dict(os.environ if environ is None else environ), self.console
+        )
+        config.scorer_hash = benchmark.scorer_hash()  # names the judge: a run graded by another is another run
         config.dataset_hash = dataset.content_hash()
         config.cli_version = self.agent.version()
         self.run_name = run_name or config.run_name
         self.store = prepare_store(out_dir, self.run_name, config, redo, self.console)
+        if judge is not None:
+            judge.bind(self.store.root)  # its answers are cached in the run folder: a resume pays once
         self.scripted_model = scripted_model
         self.selection = selection or {}
         self.retry_wait_s = retry_wait_s
@@ -375,7 +381,7 @@ class Runner:
         self.store.append(record)
         outcome.ran += 1
         stats["done"] += 1
-        stats["graded"] += int(record.status not in UNGRADED_STATUSES)
+        stats["graded"] += int(record.status not in STOPPED_STATUSES)
         stats["correct"] += int(record.correct)
         stats["errors"] += int(record.status in FAILURE_STATUSES)
         if record.status in RUN_STOPPING_STATUSES and self.auth_failure is None:

@@ -7,6 +7,8 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
+from rich.markup import escape
+
 from agent_eval.datamodel.jsonl import DataError
 
 
@@ -70,3 +72,13 @@ def resolve_data_dir(data: Path | None, console) -> Path:
         f"(procedurally generated, not the ActiveVision dataset).[/]"
     )
     return path
+
+
+def print_problems(console, dataset) -> None:
+    """The rows a dataset left out (a kind whose loader skips bad rows lists them in `problems`), one line
+    each, so a run goes on with the rest and says what it skipped."""
+    problems = getattr(dataset, "problems", None) or []
+    for problem in problems:
+        console.print(f"[yellow]skipped: {escape(problem)}[/]", soft_wrap=True)  # a path stays whole
+    if problems:
+        console.print(f"[yellow]{len(problems)} row(s) of the dataset left out; fix them and run again to add them.[/]")

@@ -41,6 +41,7 @@ TOP_KEYS = {
     "unpriced",
     "sandbox",
     "out_dir",
+    "judge_model",
 }
 
 
@@ -66,6 +67,7 @@ class Sweep:
     max_item_tokens: int | None = None
     unpriced: bool = False
     sandbox: str = "bwrap"
+    judge_model: str | None = None  # model-graded scoring, for kinds whose reference asks a judge
     data: str | None = None
     selection: dict = field(default_factory=dict)
     out_dir: Path = Path("results")
@@ -89,6 +91,7 @@ class Sweep:
                         max_item_cost_usd=self.max_item_cost_usd,
                         max_item_tokens=self.max_item_tokens,
                         unpriced=self.unpriced,
+                        judge_model=self.judge_model,
                     )
                 )
         return configs
@@ -182,6 +185,7 @@ def load_sweep(path: Path) -> Sweep:
                 "unpriced",
                 "sandbox",
                 "data",
+                "judge_model",
             )
             if k in values
         },

@@ -149,6 +149,8 @@ class ArcGames(Benchmark):
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
             yield ItemSetup(prompt=prompt, tools=toolset, endpoints=[mount.endpoint], readonly_mounts=readonly)
 
+    grades_failed_attempts = True  # the game keeps the score whatever the agent's process did
+
     def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
         metrics, error, has_tag = grade_game(final_text, item, item_dir.root)
         if metrics is None:
