@@ -20,7 +20,11 @@ def selection_options(func):
                 default=None,
                 help=f"Dataset: {registry.help_of('data_help', ', or ')}. Default: ./data, else the bundled samples.",
             ),
-            click.option("--tasks", default=None, help="Comma-separated task names."),
+            click.option(
+                "--tasks",
+                default=None,
+                help="Comma-separated task names (ARC-AGI-3: game ids; game@version pins a version).",
+            ),
             click.option("--ids", default=None, help="Comma-separated item ids, e.g. ACF-0,MPT-3."),
             click.option("--categories", default=None, help="Comma-separated categories."),
             click.option("--limit", type=int, default=None, help="At most N items per task."),
