@@ -40,7 +40,7 @@ def twelve_items(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_jobs_16_against_a_provider_allowing_4_at_once_no_item_fails_for_rate_limits(agent, twelve_items, tmp_path):
-    faults = {"concurrency": 4, "retry_after": 1, "delay": 0.5}
+    faults = {"concurrency": 4, "retry_after": 1, "delay": 4}  # long enough for the CLIs' requests to overlap
     with ScriptedServer(ANSWER, faults=faults) as server:
         outcome = run_agent(agent, "none", server, twelve_items, tmp_path, jobs=16, timeout_s=120)
         refused = [r for r in server.requests if r.kind == "over_limit"]
@@ -113,10 +113,11 @@ def test_a_failing_provider_ends_items_upstream_error_in_few_requests_and_a_resu
     assert Counter(r.status for r in first) == {"upstream_error": 3}
     what = "HTTP 500" if "status" in faults else "stream cut"
     for record in first:
-        assert f"the provider failed: {what} x" in record.error and not record.correct and record.prediction == ""
-        assert (
-            record.gateway["upstream"]["failures"] and record.gateway["upstream"]["upstream_requests"] <= ITEM_FAILURES
-        )
+        # Its own failed requests, or (once the run paused) its request waited out the pause while others failed.
+        upstream = record.gateway["upstream"]
+        assert upstream["upstream_requests"] <= ITEM_FAILURES and (upstream["failures"] or upstream["outage"])
+        assert record.error.startswith("the provider failed") and not record.correct and record.prediction == ""
+    assert any(f"the provider failed: {what} x" in record.error for record in first)
     assert sent <= 3 * ITEM_FAILURES  # a handful per item (Codex alone made 120 before)
     assert re.search(
         r"provider failing: \d+ failed requests in a row \(.*\); new requests paused for \d+s", failed.output

@@ -99,26 +99,25 @@ class ItemUpstream:
         return total
 
     def verdict(self) -> str | None:
-        """Why the provider, not the agent, is to blame: its last answers to this item were failures."""
+        """Why the provider, not the agent, is to blame: its last answers to this item were failures, or the
+        item's request waited out a pause of the whole run while the provider failed the others."""
         with self._lock:
             if not self.failures_in_a_row and not self.gave_up:
                 return None
-            seen = ", ".join(f"{failure_name(c)} x{n}" for c, n in sorted(self.failures.items())) or "no answer"
+            parts = []
+            if self.failures:
+                seen = ", ".join(f"{failure_name(c)} x{n}" for c, n in sorted(self.failures.items()))
+                parts.append(f"the provider failed: {seen} in {self.upstream_requests} upstream request(s)")
             if self.held_in_outage:
-                seen += (
-                    f"; a request waited {OUTAGE_HOLD_S:g}s while the provider failed the run's other "
-                    f"requests (the run paused them)"
+                parts.append(
+                    f"the provider failed the run's other requests while this item's waited {OUTAGE_HOLD_S:g}s "
+                    f"(the run paused new requests)"
                 )
-            stop = (
-                f"; after {self.failures_in_a_row} in a row the gateway sent none of its requests upstream "
-                f"again ({self.refused} refused there)"
-                if self.gave_up
-                else ""
-            )
-            return (
-                f"the provider failed: {seen} in {self.upstream_requests} upstream request(s){stop}. "
-                f"Not the agent's doing: a resume runs the item again"
-            )
+            if self.gave_up and self.failures_in_a_row >= ITEM_FAILURES:
+                parts.append(f"after {self.failures_in_a_row} failures in a row the gateway sent none of its requests")
+            if self.gave_up:
+                parts.append(f"{self.refused} request(s) refused at the gateway")
+            return "; ".join(parts) + ". Not the agent's doing: a resume runs the item again"
 
     def to_json(self) -> dict:
         with self._lock:
@@ -128,4 +127,5 @@ class ItemUpstream:
                 "rate_limited": self.rate_limited,
                 "refused": self.refused,
                 "gave_up": self.gave_up,
+                "outage": self.held_in_outage,
             }
