@@ -25,8 +25,7 @@ from agent_eval.agents.base import AuthMissing, CredentialError
 from agent_eval.agents.registry import agent_class
 from agent_eval.datamodel.config import ConfigError
 from agent_eval.datamodel.judging import JudgeCall, JudgeUnavailable
-from agent_eval.datamodel.pricing import price_usd
-from agent_eval.datamodel.records import Usage
+from agent_eval.datamodel.pricing import price_request
 from agent_eval.engine.gateway.credentials import real_credential, secret_env
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -154,9 +153,9 @@ class ApiJudge:
                 status = payload.get("status") or payload.get("stop_reason")
                 error = f"the judge returned no text ({status}); its reply cannot be a verdict"
                 return JudgeCall(model=self.model, prompt=prompt, reply=None, usage=usage, error=error)
-            cost = price_usd(
-                self.api_model, Usage(input_tokens=usage.get("input_tokens"), output_tokens=usage.get("output_tokens"))
-            )
+            # priced from the usage the API returned, by the same price map as the agents' requests
+            wire = "anthropic" if self.provider == "anthropic" else "responses"
+            cost = price_request(wire, self.api_model, payload.get("usage")).usd
             return JudgeCall(model=self.model, prompt=prompt, reply=text, usage=usage, cost_usd=cost)
         return JudgeCall(model=self.model, prompt=prompt, reply=None, error=error)
 

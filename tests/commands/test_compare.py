@@ -248,7 +248,7 @@ def test_items_a_spend_cap_stopped_are_left_out_of_the_pairs_and_named(tmp_path)
     outcomes = {i: i in A_RIGHT for i in IDS} | {"ACF-1": "budget_exceeded"}
     a = make_run(tmp_path, "capped", tools="none", outcomes=outcomes, sandboxes=False)
     b = make_run(tmp_path, "python", outcomes={i: i in B_RIGHT for i in IDS}, sandboxes=False)
-    data = build([load_run(a), load_run(b)])
+    data = build([load_run(a), load_run(b)]).to_json()
     assert data["rows"][0]["n"] == len(IDS) - 1  # not graded: neither right nor wrong, not paired
     assert any("1 item(s) stopped by a spend cap (budget_exceeded)" in n and "ACF-1" in n for n in data["notes"])
     summary = json.loads((a / "rollup.json").read_text())["overall"]
