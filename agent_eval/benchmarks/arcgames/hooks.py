@@ -106,6 +106,7 @@ class GameReading(ReadingHooks):
             template="arc_item.html.j2",
             values=game_item(run, record, images, embed),
             chips_template="arc_chips.html.j2",
+            figures_template="arc_figures.html.j2",  # a game has no original image
             group=record.id,
             answer_label="game: ",
         )
