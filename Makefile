@@ -13,7 +13,7 @@ RUN_ARGS = --model "$(MODEL)" --tools $(TOOLS) --jobs $(JOBS) \
 	$(if $(EFFORT),--effort $(EFFORT)) $(if $(TASKS),--tasks $(TASKS)) \
 	$(if $(LIMIT),--limit $(LIMIT)) $(if $(DATA),--data $(DATA)) $(ARGS)
 
-.PHONY: setup lock lint format test test-fast claude-code codex demo sweep bench check-model
+.PHONY: setup lock lock-arc lint format test test-fast claude-code codex demo sweep bench check-model
 
 setup:
 	bash scripts/setup.sh
@@ -23,6 +23,12 @@ lock:
 	$(VENV)/bin/python -m pip install -q pip-tools
 	$(VENV)/bin/pip-compile --quiet --strip-extras --no-emit-index-url --no-emit-find-links \
 		--extra test --extra inspect --output-file requirements.lock pyproject.toml
+
+# Pin the ARC-AGI-3 game toolkit (requirements-arc.in) and its dependencies, with hashes, for .venv-arc.
+lock-arc:
+	.venv-arc/bin/python -m pip install -q pip-tools
+	CUSTOM_COMPILE_COMMAND="make lock-arc" .venv-arc/bin/pip-compile --quiet --generate-hashes --no-emit-index-url --no-emit-find-links \
+		--output-file requirements-arc.lock requirements-arc.in
 
 # ruff (pinned in requirements.lock): lint and formatting checked, nothing changed; `make format` fixes both.
 lint:
@@ -51,7 +57,7 @@ codex: check-model
 	$(AE) run --agent codex $(RUN_ARGS)
 
 demo:
-	$(AE) demo
+	$(AE) demo $(if $(KIND),--kind $(KIND)) $(if $(TOOLS),--tools $(TOOLS))
 
 sweep:
 	@test -n "$(FILE)" || { echo "FILE is required, e.g. make sweep FILE=sweeps/example.yaml"; exit 2; }

@@ -23,6 +23,7 @@ LAZY_COMMANDS = {
     "merge": "agent_eval.commands.merge",
     "sweep": "agent_eval.commands.sweep",
     "regrade": "agent_eval.commands.regrade",
+    "score": "agent_eval.commands.score",
     "parse": "agent_eval.commands.parse",
     "slurm": "agent_eval.commands.slurm",  # scale-out on Slurm (docs/scale-out.md)
 }

@@ -53,7 +53,10 @@ def test_the_graph_sees_the_whole_package():
     assert Import("agent_eval.commands.show", "agent_eval.reading.runs", ("LoadedRun",), 0).target in {
         i.target for i in IMPORTS if i.importer == "agent_eval.commands.show"
     }
-    assert KINDS == ["activeobs", "activevision"] and AGENT_CLIS == ["claude_code", "codex"]
+    assert KINDS == ["activeobs", "activevision", "arcgames", "babyvision", "vlmeval"] and AGENT_CLIS == [
+        "claude_code",
+        "codex",
+    ]
 
 
 def test_no_import_cycles():

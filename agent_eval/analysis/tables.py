@@ -60,6 +60,9 @@ def accuracy_table(rollup: dict, title: str) -> Table:
             f"{failed_upstream} item(s) upstream_error: the provider failed them (counted wrong, not graded); "
             "run the same command again to run them once it recovers"
         )
+    ungraded = rollup["overall"].get("ungraded")
+    if ungraded:
+        notes.append(f"{ungraded} item(s) ungraded (no judge model): left out of accuracy")
     unknown = rollup["overall"]["cost_unknown"]
     if unknown:
         notes.append(f"{unknown} item(s) with unknown cost")

@@ -3,24 +3,31 @@ reading's LoadedRun only in annotations.
 
 activeobs/        active observation: questions about a panoramic video, views through the `observe` tool
 activevision/     ActiveVision-style static images: loader, the reference scorer, the sample generators
+arcgames/         ARC-AGI-3 games played under the official toolkit in a jail of their own
 answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
-base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, BenchmarkGrade, KindMetrics
+babyvision/       BabyVision's meta_data.jsonl layout, prompted and graded (\\boxed{} and a judge) as its reference
+base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, ItemError, BenchmarkGrade, KindMetrics
+fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge
+fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
+judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call
 presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots
 registry.py       name -> "module:Class", tool modes, dataset detection, help texts
-shared.py         what several kinds offer alike: the image tools, the prompt placeholders
+shared.py         what several kinds offer alike: the image tools, placing an image, the prompt placeholders
+vlmeval/          VLMEvalKit's multiple-choice TSV (HR-Bench, V* Bench, ...), prompted and graded as VLMEvalKit does
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemError, ItemSetup
 from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.benchmarks.registry import all_tool_modes, detect, get_benchmark, reading_hooks
 
 __all__ = [
     "Benchmark",
     "BenchmarkGrade",
+    "ItemError",
     "ItemSetup",
     "ReadingHooks",
     "get_benchmark",

@@ -40,6 +40,14 @@ class ItemSetup:
     inline_images: list[Path] = field(default_factory=list)  # attached to the first message
     endpoints: list[str] = field(default_factory=list)  # extra host:port the sandbox must allow
     conversions: list[str] = field(default_factory=list)  # what was converted to reach the model, and why
+    # (source outside, target in the workdir): bound read-only into the sandbox, live (it sees what the
+    # harness adds to the source later); e.g. a game's frame archive in python mode
+    readonly_mounts: list[tuple[Path, Path]] = field(default_factory=list)
+
+
+class ItemError(Exception):
+    """This item cannot be run (e.g. its game does not start): raised by `setup()`, its message (naming the
+    item and what failed) becomes the item's `benchmark_error` record, and the run goes on."""
 
 
 @dataclass
@@ -75,6 +83,8 @@ class BenchmarkGrade:
     has_answer_tag: bool
     malformed: bool = False  # an answer tag whose content the benchmark cannot read
     metrics: KindMetrics | dict | None = None  # the kind's own grades (None: nothing beyond correctness)
+    error: str | None = None  # the benchmark's own part failed for this item (a game crashed): benchmark_error
+    ungraded: str | None = None  # why the kind gives no verdict (rules undecided, no judge): never counted wrong
 
     def metrics_json(self) -> dict:
         if isinstance(self.metrics, KindMetrics):
@@ -104,6 +114,11 @@ class Benchmark(ABC):
     @abstractmethod
     def scorer_hash(self) -> str: ...
 
+    def configure(self, options: dict, timeout_s: float | None = None) -> None:
+        """The run's options of this kind (its registry line's `options`, e.g. --max-actions) and the run's time
+        limit per item attempt (a kind whose tools can tell the agent to stop in time); ValueError for a bad
+        value (said to the user as one line)."""
+
     def warm_up(self, tools: str) -> None:
         """Called once when a run starts: begin, in the background, whatever the items' setup will
         need and is slow to load, so that the first item does not wait for it."""
@@ -111,9 +126,23 @@ class Benchmark(ABC):
     def truth_text(self, item) -> str:
         return str(item.answer)
 
+    # Model-graded scoring: when the kind asks a judge model (empty: it grades by rules alone). The engine
+    # hands it the judge (datamodel.judging.Judge) before the scorer hash is taken, which then names it.
+    judge_use: str = ""
+    # `agent-eval score` grades replies produced elsewhere: a kind whose grade reads the reply's text alone.
+    grades_text: bool = True
+
+    def set_judge(self, judge) -> None:
+        raise NotImplementedError(f"benchmark {self.name} grades by its rules alone and asks no judge model")
+
     # Regrading a stored answer (`agent-eval regrade`): the item comes from the dataset, unless the
     # record alone is enough to grade it.
     needs_dataset_to_regrade: bool = True
+
+    # Graded from what happened in the attempt's folder (a game's scorecard), so graded even when the agent
+    # failed: a failure of the kind's own part then names the status (benchmark_error). Kinds that grade the
+    # reply's text are not graded for a failed attempt (a judge is not paid for it).
+    grades_failed_attempts: bool = False
 
     def regrade(
         self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir
@@ -134,6 +163,11 @@ class Benchmark(ABC):
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
         """`agent-eval sample-data --kind NAME`: write a generated set to OUT; lines saying what was written."""
         raise NotImplementedError(f"benchmark {self.name} has no sample generator")
+
+    def demo_turns(self, item: Item, tools: str) -> list[dict] | None:
+        """`agent-eval demo --kind NAME`: scripted turns (agent_eval/scripted's format) that play one of this
+        kind's own sample items, e.g. a game's known winning sequence; None: the kind has no demo."""
+        return None
 
     def reading(self) -> ReadingHooks:
         """How show, report and compare present this kind's runs (plain accuracy by default)."""

@@ -15,14 +15,29 @@ from agent_eval.benchmarks.presentation import ReadingHooks
 
 
 @dataclass(frozen=True)
+class KindOption:
+    """A `run` option of one kind (e.g. arcgames' --max-actions): offered by `run` and `slurm submit`,
+    handed to that kind's Benchmark.configure() under `name`, recorded in the run's identity."""
+
+    flag: str  # "--max-actions"
+    name: str  # "max_actions": its key in configure()'s dict and in run.json's kind_options
+    type: type  # int, float or str
+    default: object
+    help: str
+
+
+@dataclass(frozen=True)
 class Kind:
     target: str  # "module:Class" of the Benchmark
     tool_modes: tuple[str, ...]  # its Benchmark.tool_modes, here so the CLI can offer them without importing it
     detect: str | None = None  # "module:function(root) -> bool"; None: the fallback kind
     tool_names: tuple[str, ...] = ()  # tools of its own (MCP tool names), counted apart when tool use is read
     data_help: str = ""  # its dataset layout, for --data's help
+    judge_use: str = ""  # when its grader asks a judge model (--judge-model's help); empty: never
     modes_help: str = ""  # what each of its tool modes gives the agent, for --tools' help
     samples_help: str = ""  # what `sample-data --kind NAME` writes
+    options: tuple[KindOption, ...] = ()  # run options of its own
+    always_tools: tuple[str, ...] = ()  # tools even its mode none offers (a game's play): no broken ablation
 
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
@@ -36,6 +51,23 @@ KINDS: dict[str, Kind] = {
         modes_help="Active-observation items: none (sampled frames inline), observe (the observe tool), python",
         samples_help="activeobs: synthetic 360° panoramic sequences rendered on demand from scene files",
     ),
+    "vlmeval": Kind(
+        "agent_eval.benchmarks.vlmeval.benchmark:VlmEvalMcq",
+        ("none", "image", "python"),
+        "agent_eval.benchmarks.vlmeval.loader:is_tsv",
+        judge_use="only where the rules read no option",
+        data_help="a VLMEvalKit multiple-choice TSV file (HR-Bench, V* Bench, MMBench-style)",
+        modes_help="VLMEvalKit TSV and BabyVision items: the same three modes, every image of the item given",
+        samples_help="vlmeval: a small VLMEvalKit-layout TSV (base64 images, hints, 2-6 options)",
+    ),
+    "babyvision": Kind(
+        "agent_eval.benchmarks.babyvision.benchmark:BabyVision",
+        ("none", "image", "python"),
+        "agent_eval.benchmarks.babyvision.loader:is_babyvision",
+        judge_use="every item",
+        data_help="a BabyVision-layout folder (meta_data.jsonl beside its images)",
+        samples_help="babyvision: a small BabyVision-layout folder (choice and blank questions)",
+    ),
     "activevision": Kind(
         "agent_eval.benchmarks.activevision.benchmark:ActiveVision",
         ("none", "image", "python"),
@@ -44,6 +76,21 @@ KINDS: dict[str, Kind] = {
         samples_help="activevision: images in the style of ActiveVision's 17 tasks",
     ),
 }
+KINDS["arcgames"] = Kind(
+    "agent_eval.benchmarks.arcgames.benchmark:ArcGames",
+    ("none", "image", "python"),
+    "agent_eval.benchmarks.arcgames.loader:is_games_dataset",
+    tool_names=("play", "recall"),
+    data_help="ARC-AGI-3 games (the toolkit's environment_files/<game>/<version>/ layout)",
+    modes_help="ARC-AGI-3 games: none (play only), image (play, recall, inspect, read_pixels), python (plus a shell "
+    "over the frames)",
+    samples_help="arcgames: the project's own ARC-AGI-3-style games on ARCEngine",
+    options=(
+        KindOption("--max-actions", "max_actions", int, 200, "ARC-AGI-3 games: actions per game, RESETs included."),
+        KindOption("--frame-scale", "frame_scale", int, 4, "ARC-AGI-3 games: each game pixel drawn as an NxN square."),
+    ),
+    always_tools=("play",),
+)
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 
 
@@ -70,9 +117,38 @@ def help_of(field: str, sep: str = "; ") -> str:
     return sep.join(text for _, kind in ordered if (text := getattr(kind, field)))
 
 
+def judge_uses() -> dict[str, str]:
+    """The kinds that ask a judge model, and when."""
+    return {name: kind.judge_use for name, kind in KINDS.items() if kind.judge_use}
+
+
 def kinds_tool_names() -> tuple[str, ...]:
     """The registered kinds' own tool names (e.g. active observation's `observe`), in registry order."""
     return tuple(dict.fromkeys(name for kind in KINDS.values() for name in kind.tool_names))
+
+
+def kind_options() -> dict[str, tuple[str, KindOption]]:
+    """Every kind's own run options: option name -> (kind, option)."""
+    return {option.name: (name, option) for name, kind in KINDS.items() for option in kind.options}
+
+
+def options_of(name: str, given: dict) -> dict | None:
+    """The kind's own options for a run of that kind, from every kind option's given value (None: at its
+    default); None for a kind without options (so its runs' identities read as before)."""
+    kind = KINDS.get(name)
+    if kind is None or not kind.options:
+        return None
+    return {o.name: o.default if given.get(o.name) is None else given[o.name] for o in kind.options}
+
+
+def foreign_options(name: str, given: dict) -> list[str]:
+    """The flags given that belong to another kind than `name` (to refuse them: they would do nothing)."""
+    own = {o.name for o in KINDS[name].options} if name in KINDS else set()
+    return [option.flag for key, (_, option) in kind_options().items() if key not in own and given.get(key) is not None]
+
+
+def always_tools(name: str | None) -> tuple[str, ...]:
+    return KINDS[name].always_tools if name in KINDS else ()
 
 
 def get_benchmark(name: str) -> Benchmark:

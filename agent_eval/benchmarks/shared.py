@@ -4,9 +4,11 @@ the item's workdir) and the prompt templates' placeholders."""
 from __future__ import annotations
 
 import contextlib
+import shutil
 from pathlib import Path
 from typing import Iterator
 
+from agent_eval.datamodel.imageformats import API_FORMATS, convert_to_png, image_format
 from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module
 from agent_eval.tools.toolset import McpServer
@@ -31,3 +33,16 @@ def image_tools(workdir: Path) -> Iterator[tuple[McpServer, str]]:
 def render(template_text: str, question: str, image_name: str) -> str:
     # str.replace, not str.format: questions may contain braces.
     return template_text.replace("{image}", image_name).replace("{question}", question).strip() + "\n"
+
+
+def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
+    """Copy an item's image as `<stem>.<ext>`; a format the model APIs refuse (BMP, TIFF, ...) becomes
+    a PNG of the same pixels, and `conversions` says so."""
+    kind = image_format(source)
+    if kind in API_FORMATS:
+        target = stem.with_suffix(source.suffix.lower() if source.suffix else "." + kind.lower().replace("jpeg", "jpg"))
+        shutil.copyfile(source, target)
+        return target
+    target = stem.with_suffix(".png")
+    conversions.append(convert_to_png(source, target, kind))
+    return target

@@ -13,8 +13,10 @@ from rich.panel import Panel
 from agent_eval.agents import registry as agent_registry
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.analysis.tables import accuracy_table
+from agent_eval.benchmarks import registry
 from agent_eval.benchmarks.registry import default_kind
-from agent_eval.datamodel.config import RunConfig
+from agent_eval.commands.usererrors import user_errors
+from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.engine.selection import select
 from agent_eval.scripted import ScriptedServer
 
@@ -66,11 +68,20 @@ def demo_scenario(tools: str) -> dict:
 @click.option("--limit", type=int, default=None, help="At most N items per task.")
 @click.option("--jobs", type=int, default=4, show_default=True)
 @click.option("--out-dir", type=click.Path(path_type=Path), default=Path("demo-results"), show_default=True)
-def command(agents, tools, limit, jobs, out_dir):
+@click.option(
+    "--kind",
+    type=click.Choice(registry.names()),
+    default=registry.DEFAULT,
+    show_default=True,
+    help="Another kind plays one of its own sample items (e.g. arcgames: a game, won by its known sequence).",
+)
+@click.option("--item", "item_id", default=None, help="With --kind: which sample item (default: the first).")
+@user_errors
+def command(agents, tools, limit, jobs, out_dir, kind, item_id):
     """Run the real CLIs on the bundled sample tasks against the scripted model (offline, no key)."""
-    from agent_eval.engine.runner import Runner
-
     console = Console()
+    if kind != registry.DEFAULT:
+        return kind_demo(console, kind, item_id, agents, tools, out_dir)
     console.print(
         Panel(
             "SCRIPTED MODEL DEMO: the real agent CLIs run sandboxed against a local scripted model that "
@@ -84,31 +95,85 @@ def command(agents, tools, limit, jobs, out_dir):
     stopped = False
     with ScriptedServer(demo_scenario(tools)) as server:
         for agent in agents or agent_registry.names():
-            config = RunConfig(
-                agent=agent,
-                model=agent_registry.agent_class(agent).demo_model,
-                tools=tools,
-                jobs=jobs,
-                timeout_s=120,
-                unpriced=True,
-            )  # a scripted model has no price
-            runner = Runner(
-                config,
+            outcome = scripted_run(
+                console,
+                server,
+                agent,
+                tools,
                 benchmark,
                 dataset,
                 items,
                 out_dir,
-                run_name=f"scripted-{agent}-{tools}",
-                redo=True,
-                console=console,
-                environ=scripted_environ(agent, server.url),
-                scripted_model=True,
+                f"scripted-{agent}-{tools}",
+                jobs=jobs,
+                timeout_s=120,
             )
-            outcome = runner.run()
-            console.print(accuracy_table(outcome.rollup, f"{runner.run_name} (scripted model, not an evaluation)"))
             stopped = stopped or outcome.interrupted
             console.print(
                 f"Read it: agent-eval show {outcome.store.root}   |   "
                 f"agent-eval report {outcome.store.root} -o report.html\n"
             )
     sys.exit(130 if stopped else 0)
+
+
+def kind_demo(console: Console, kind: str, item_id: str | None, agents, tools: str, out_dir: Path) -> None:
+    """One sample item of another kind, played by the turns the kind gives for it (Benchmark.demo_turns)."""
+    benchmark = registry.get_benchmark(kind)
+    if tools not in benchmark.tool_modes:
+        choices = ", ".join(benchmark.tool_modes)
+        raise ConfigError(f"tool mode {tools!r} does not exist for {kind}; choose one of {choices}")
+    data = out_dir / f"samples-{kind}"
+    if not data.exists():
+        for line in benchmark.write_samples(data, 0, 1, "normal"):
+            console.print(line)
+    dataset = benchmark.load(data)
+    items = select(dataset, ids=item_id) if item_id else dataset.items[:1]
+    turns = benchmark.demo_turns(items[0], tools)
+    if turns is None:
+        raise ConfigError(f"{kind} has no scripted demo for {items[0].id}")
+    console.print(
+        Panel(
+            f"SCRIPTED MODEL DEMO ({kind}, {items[0].id}): the real agent CLIs run sandboxed against a local "
+            "scripted model that plays a fixed sequence. The score below is NOT an evaluation.",
+            style="bold yellow",
+        )
+    )
+    with ScriptedServer({"turns": turns}) as server:
+        for agent in agents or agent_registry.names():
+            outcome = scripted_run(
+                console,
+                server,
+                agent,
+                tools,
+                benchmark,
+                dataset,
+                items[:1],
+                out_dir,
+                f"scripted-{agent}-{kind}-{tools}",
+                jobs=1,
+                timeout_s=300,
+            )
+            console.print(f"Read it: agent-eval show {outcome.store.root} {items[0].id}\n")
+
+
+def scripted_run(console, server, agent, tools, benchmark, dataset, items, out_dir, run_name, jobs, timeout_s):
+    """One agent's run of the items against the scripted server (redone each time), its table printed."""
+    from agent_eval.engine.runner import Runner
+
+    model = agent_registry.agent_class(agent).demo_model
+    config = RunConfig(agent=agent, model=model, tools=tools, jobs=jobs, timeout_s=timeout_s, unpriced=True)
+    runner = Runner(  # unpriced: a scripted model has no price
+        config,
+        benchmark,
+        dataset,
+        items,
+        out_dir,
+        run_name=run_name,
+        redo=True,
+        console=console,
+        environ=scripted_environ(agent, server.url),
+        scripted_model=True,
+    )
+    outcome = runner.run()
+    console.print(accuracy_table(outcome.rollup, f"{runner.run_name} (scripted model, not an evaluation)"))
+    return outcome

@@ -61,8 +61,9 @@ def print_checks(console: Console, checks: list[DoctorCheck]) -> None:
 @click.option(
     "--live",
     is_flag=True,
-    help="Also run one tiny real item end to end (sandbox, gateway, your credential; a few cents at most): "
-    "credential, model, effort, image at the API, usage and cost, latency, CLI version. Run it before a long sweep.",
+    help="Instead of the checks above, run one tiny real item end to end (sandbox, gateway, your credential; a few "
+    "cents at most): credential, model, effort, image at the API, usage and cost, latency, CLI version. Run it "
+    "before a long sweep (with --no-sandbox-check: unsandboxed, as `run --sandbox none`).",
 )
 @click.option("--model", default=None, help="With --live: the model to try (e.g. claude-opus-4-8, gpt-5.5).")
 @click.option("--effort", default=None, help="With --live: the effort to try (as `run --effort`).")

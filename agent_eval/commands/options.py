@@ -18,10 +18,13 @@ def selection_options(func):
                 "--data",
                 type=click.Path(path_type=Path),
                 default=None,
-                help=f"Dataset dir: {registry.help_of('data_help', ', or ')}. Default: ./data, else the "
-                f"bundled samples.",
+                help=f"Dataset: {registry.help_of('data_help', ', or ')}. Default: ./data, else the bundled samples.",
             ),
-            click.option("--tasks", default=None, help="Comma-separated task names."),
+            click.option(
+                "--tasks",
+                default=None,
+                help="Comma-separated task names (ARC-AGI-3: game ids; game@version pins a version).",
+            ),
             click.option("--ids", default=None, help="Comma-separated item ids, e.g. ACF-0,MPT-3."),
             click.option("--categories", default=None, help="Comma-separated categories."),
             click.option("--limit", type=int, default=None, help="At most N items per task."),
@@ -119,7 +122,30 @@ def run_options(func):
             click.option(
                 "--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items."
             ),
+            kind_options,
+            judge_option,
         ]
     ):
         func = decorator(func)
     return func
+
+
+def kind_options(func):
+    """The kinds' own run options (benchmarks/registry.py, a kind's `options`): None when not given, so a
+    run of another kind can refuse them and the run's kind fills in its defaults."""
+    for _, option in reversed(list(registry.kind_options().values())):
+        func = click.option(
+            option.flag, option.name, type=option.type, default=None, help=f"{option.help} Default {option.default}."
+        )(func)
+    return func
+
+
+judge_option = click.option(
+    "--judge-model",
+    default=None,
+    help="Model-graded scoring: the judge model the benchmark's reference code asks ("
+    + "; ".join(f"{name}: {kind}" for name, kind in registry.judge_uses().items())
+    + "), called from the harness with your credential for its provider (claude-*: Anthropic, else OpenAI; "
+    "an anthropic/ or openai/ prefix says which); its answers are cached in the run folder. Without it, items "
+    "only a judge can decide are recorded as ungraded.",
+)

@@ -9,9 +9,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
+from rich.console import Console
 
 from agent_eval.agents import get_agent
 from agent_eval.benchmarks import get_benchmark, registry
+from agent_eval.commands.options import judge_option
 from agent_eval.commands.usererrors import user_errors
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.manifest import RunManifest
@@ -21,6 +23,7 @@ from agent_eval.datamodel.results import ResultsError, RunStore, read_records
 from agent_eval.datamodel.transcript import saved_events
 from agent_eval.engine.attempt import grade_item, parse_item
 from agent_eval.engine.gateway.item import apply_spend, confirm_received
+from agent_eval.engine.judge import attach_judge
 
 
 @dataclass
@@ -76,7 +79,7 @@ class Regrader:
         self.items = {}
         if self.benchmark.needs_dataset_to_regrade or reparse:
             root = data or Path(manifest.dataset.path or "")
-            if not root.is_dir():
+            if not root.exists():
                 raise ResultsError(f"{store.root}: the dataset at {root} is gone; pass --data DIR")
             self.items = {item.id: item for item in self.benchmark.load(root).items}
 
@@ -90,9 +93,23 @@ class Regrader:
             return record  # a harness failure holds no answer to grade
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
         graded = self.benchmark.regrade(record.answer_text, record, self.item(record), item_dir)
-        status = "no_answer" if record.status == "ok" and graded.malformed else record.status
+        error = record.error
+        if graded.ungraded:
+            status, error = "ungraded", graded.ungraded
+        elif record.status == "ungraded":  # a verdict now (a judge was given): as the run would have said
+            readable = graded.has_answer_tag and not graded.malformed
+            status, error = (
+                ("ok", None) if readable else ("no_answer", "the reply holds no answer the benchmark can read")
+            )
+        else:
+            status = "no_answer" if record.status == "ok" and graded.malformed else record.status
         return replace(
-            record, status=status, prediction=graded.prediction, correct=graded.correct, metrics=graded.metrics_json()
+            record,
+            status=status,
+            error=error,
+            prediction=graded.prediction,
+            correct=graded.correct and status != "ungraded",
+            metrics=graded.metrics_json(),
         )
 
     def reparse(self, record: ItemRecord) -> ItemRecord:
@@ -172,8 +189,9 @@ def rewrite(path: Path, records: list[ItemRecord]) -> None:
     default=None,
     help="The dataset, when it moved (needed by --reparse and by benchmarks that grade against it).",
 )
+@judge_option
 @user_errors
-def command(run, reparse, data):
+def command(run, reparse, data, judge_model):
     """Grade every record of RUN again with the current scorer (no agent is run), rewrite its summaries
     and its manifest's scorer hash, and say how many verdicts changed."""
     store = RunStore(run)
@@ -181,6 +199,10 @@ def command(run, reparse, data):
     if manifest is None:
         raise ResultsError(f"{run}: no run.json here; regrade works on a run made by `agent-eval run`")
     regrader = Regrader(store, manifest, data, reparse)
+    judge_model = judge_model or manifest.config.judge_model  # the run's own judge, from the run's cache
+    judge = attach_judge(regrader.benchmark, judge_model, dict(os.environ), Console(stderr=True))
+    if judge is not None:
+        judge.bind(store.root)
     changes = Changes()
     for task_dir in store.task_dirs():
         records, problems = read_records(task_dir / "items.jsonl")
@@ -200,7 +222,7 @@ def command(run, reparse, data):
     new_hash = regrader.benchmark.scorer_hash()
     store.write_manifest(
         manifest.but(
-            config=replace(manifest.config, scorer_hash=new_hash),
+            config=replace(manifest.config, scorer_hash=new_hash, judge_model=judge_model),
             regraded=[
                 *manifest.regraded,
                 {"from_scorer_hash": old_hash, "to_scorer_hash": new_hash, "reparsed": reparse},

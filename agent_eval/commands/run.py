@@ -8,11 +8,11 @@ import click
 from rich.console import Console
 
 from agent_eval.agents.registry import efforts_by_agent
-from agent_eval.benchmarks import load_benchmark
+from agent_eval.benchmarks import load_benchmark, registry
 from agent_eval.commands.options import run_options
 from agent_eval.commands.usererrors import user_errors
-from agent_eval.datamodel.config import RunConfig, parse_shard
-from agent_eval.engine.selection import resolve_data_dir, select, shard_of
+from agent_eval.datamodel.config import ConfigError, RunConfig, parse_shard
+from agent_eval.engine.selection import print_problems, resolve_data_dir, select, shard_of
 
 
 @click.command("run")
@@ -42,6 +42,8 @@ def command(
     max_cost_usd,
     unpriced,
     shard,
+    judge_model,
+    **kind_given,
 ):
     """Run an agent over the benchmark and grade every item (resumable)."""
     from agent_eval.analysis.tables import accuracy_table
@@ -63,9 +65,15 @@ def command(
         max_cost_usd=max_cost_usd,
         unpriced=unpriced,
         shard=shard,
+        judge_model=judge_model,
     )
     config.validate(efforts_by_agent())
     benchmark, dataset = load_benchmark(resolve_data_dir(data, console))
+    print_problems(console, dataset)
+    foreign = registry.foreign_options(benchmark.name, kind_given)
+    if foreign:
+        raise ConfigError(f"{', '.join(foreign)} do(es) nothing for {benchmark.name} items; leave it out")
+    config.kind_options = {name: value for name, value in kind_given.items() if value is not None}
     items = select(dataset, tasks=tasks, ids=ids, categories=categories, limit=limit)
     if shard:
         items = shard_of(items, *parse_shard(shard))

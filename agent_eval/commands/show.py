@@ -18,7 +18,7 @@ from rich.text import Text
 from agent_eval.agents.received import describe as describe_received
 from agent_eval.analysis.formatting import fmt_agent_time, fmt_cost, fmt_time, fold, tool_input_text, total_time
 from agent_eval.analysis.item_images import ItemImages
-from agent_eval.datamodel.records import FAILURE_STATUSES, UNGRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import FAILURE_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import summarise
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.reading.runs import LoadedRun, RunError, config_line, load_run, run_warnings
@@ -56,7 +56,7 @@ def _items_table(run: LoadedRun, records: list[ItemRecord]) -> Table:
         table.add_column(name, justify=justify, no_wrap=name in ("id", "status", *marks), overflow="fold")
     for r in records:
         status_style = "red" if r.status in FAILURE_STATUSES else "yellow" if r.status != "ok" else ""
-        ticks = [_tick(r.correct)]
+        ticks = [Text("?", "yellow") if r.status == "ungraded" else _tick(r.correct)]  # no verdict, not wrong
         ticks += [_tick(bool(r.metrics.get(key))) for _, key in hooks.marks]
         table.add_row(
             r.id + (f" r{r.repeat}" if r.repeat else ""),
@@ -83,16 +83,19 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
     if wrong:
         records = [r for r in records if not r.correct]
     if errors:
-        records = [r for r in records if r.status in FAILURE_STATUSES + UNGRADED_STATUSES]
+        records = [r for r in records if r.status in FAILURE_STATUSES + STOPPED_STATUSES]
     _print_header(console, run)
     console.print(_items_table(run, records))
     s = summarise(run.records)
     acc = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "?"
-    acc = run.hooks.show_totals(console, run) or f"accuracy {acc} ({s['correct']}/{s['n']})"
+    graded = s["n"] - s.get("ungraded", 0)
+    acc = run.hooks.show_totals(console, run) or f"accuracy {acc} ({s['correct']}/{graded})"
     cost = fmt_cost(s["cost_usd"]) + (f" ({s['cost_unknown']} unknown)" if s["cost_unknown"] else "")
     console.print(
         f"{len(records)} shown of {s['n']} items; whole run: {acc}, "
-        f"errors {s['errors']}, no answer {s['no_answer']}, cost {cost}, time {fmt_time(total_time(run.records))}",
+        f"errors {s['errors']}, no answer {s['no_answer']}"
+        + (f", ungraded {s['ungraded']}" if s.get("ungraded") else "")
+        + f", cost {cost}, time {fmt_time(total_time(run.records))}",
         markup=False,
     )
 
@@ -188,6 +191,8 @@ def _print_outcome(
     if record.answer_text:
         console.print(Text("final answer text: ", style="bold") + Text(record.answer_text.strip()[-400:]))
     verdict = Text("correct ✓", "bold green") if record.correct else Text("wrong ✗", "bold red")
+    if record.status == "ungraded":
+        verdict = Text("no verdict", "bold yellow")  # never counted wrong
     console.print(
         Text(
             f"{'answer' if state is not None else 'grade'}: prediction {record.prediction or '—'!r} vs truth "

@@ -2,6 +2,7 @@
 
 config.py          RunConfig: what the user asked for, checked; the identity a resume must match
 imageformats.py    the image formats both model APIs accept, and the lossless conversion of the others
+judging.py         Judge, JudgeCall: the judge a kind asks where its rules cannot decide, and one call
 itemdir.py         ItemDir: where one attempt lives on disk (`<run>/sandboxes/<item>/`, work/ and home/)
 jsonl.py           JSON Lines with file:line errors; DataError, the one-line error for bad input
 manifest.py        RunManifest: run.json typed (identity, options, dataset, auth, timings)
@@ -11,6 +12,6 @@ process_result.py  ProcessResult: what one agent CLI process left (events, exit,
 prompts.py         prompt templates (prompts/<kind>/<mode>.yaml)
 records.py         ItemRecord: one line of `<task>/items.jsonl`; Status, Usage
 results.py         RunStore: a run's results tree (append-only records, summaries, rollup, run.json)
-sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind
+sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind; the system's bwrap binds
 transcript.py      Transcript: the normalised steps of any agent (steps.json)
 """

@@ -16,13 +16,13 @@ IDENTITY_FIELDS = (
     "tools",
     "sandbox",
     "max_turns",
-    "max_item_cost_usd",
-    "max_item_tokens",
     "prompt_hash",
     "scorer_hash",
     "dataset_hash",
     "cli_version",
     "benchmark",
+    "kind_options",
+    "judge_model",
 )
 
 
@@ -38,13 +38,15 @@ class RunConfig:
     effort: str | None = None
     sandbox: str = "bwrap"
     max_turns: int | None = None
-    max_item_cost_usd: float | None = None  # per-item spend cap, kept at the run's gateway (both CLIs)
-    max_item_tokens: int | None = None  # per-item token cap (input + output), kept at the gateway
     timeout_s: float = 1800.0
     jobs: int = 4
     # Options that change how much runs, not what is measured: a resume may change them.
     repeats: int = 1
     max_cost_usd: float | None = None  # the run's spend cap: past it no request goes upstream
+    # Per-item caps, kept at the run's gateway (both CLIs). Options, not identity: an item a cap stops is
+    # not graded (budget_exceeded), so a cap changes no graded result, and a resume may raise it.
+    max_item_cost_usd: float | None = None
+    max_item_tokens: int | None = None  # input (cached included) + output tokens
     unpriced: bool = False  # allow a model with no price: its cost is recorded as unknown (null)
     shard: str | None = None  # "K/N": this machine runs the K-th of N deterministic slices
     # Filled in by the runner once the dataset, prompt and CLI are known.
@@ -53,6 +55,10 @@ class RunConfig:
     dataset_hash: str | None = None
     cli_version: str | None = None
     benchmark: str = "activevision"
+    # The kind's own options (its registry line's `options`, e.g. arcgames' --max-actions): None for a kind
+    # without any, so the runs of such kinds read as before.
+    kind_options: dict | None = None
+    judge_model: str | None = None  # model-graded scoring: the judge the kind asks where its rules cannot decide
     extra: dict = field(default_factory=dict)
 
     def validate(self, efforts: Mapping[str, tuple[str, ...]]) -> None:
@@ -100,6 +106,8 @@ class RunConfig:
             "jobs": self.jobs,
             "repeats": self.repeats,
             "max_cost_usd": self.max_cost_usd,
+            "max_item_cost_usd": self.max_item_cost_usd,
+            "max_item_tokens": self.max_item_tokens,
             "unpriced": self.unpriced,
             "shard": self.shard,
             **self.extra,

@@ -29,13 +29,13 @@ class RunIdentity:
     tools: str | None = None
     sandbox: str | None = None
     max_turns: int | None = None
-    max_item_cost_usd: float | None = None
-    max_item_tokens: int | None = None
     prompt_hash: str | None = None
     scorer_hash: str | None = None
     dataset_hash: str | None = None
     cli_version: str | None = None
     benchmark: str | None = None
+    kind_options: dict | None = None
+    judge_model: str | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict:
@@ -49,6 +49,9 @@ class DatasetInfo:
     layout: str | None = None
     n_items: int | None = None
     selection: dict = field(default_factory=dict)  # --tasks/--limit/--ids/--shard as the run chose its items
+    # What the dataset itself says of its items' versions (arcgames: each game's version, baseline_actions and
+    # file hash); the identity's dataset_hash covers it. Empty for a kind whose dataset has no versions().
+    versions: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict, repr=False)
 
 
@@ -60,6 +63,8 @@ class RunOptions:
     jobs: int | None = None
     repeats: int | None = None
     max_cost_usd: float | None = None
+    max_item_cost_usd: float | None = None
+    max_item_tokens: int | None = None
     unpriced: bool | None = None
     shard: str | None = None
     extra: dict = field(default_factory=dict, repr=False)  # a kind's own options, a newer version's keys

@@ -26,17 +26,20 @@ Status = Literal[
     "sandbox_error",
     "request_error",  # the API refused the request (400/404/422): the configuration's fault
     "image_dropped",  # the mode sends the image, but none reached the model
+    "benchmark_error",  # the benchmark's own part failed for this item (e.g. its game crashed)
     "budget_exceeded",  # stopped by the user's own spend cap (at the gateway): neither graded nor wrong
     "upstream_error",  # the provider failed it (5xx, overloaded, cut streams), as the gateway saw: rerun on resume
+    "ungraded",  # answered, but the kind's rules cannot decide and no judge model was asked: never wrong
 ]
 STATUSES: tuple[str, ...] = get_args(Status)
-# Final statuses: the item was graded and is not run again on resume.
-GRADED_STATUSES = STATUSES[:2]
+# Final statuses: the item was answered and is not run again on resume (an ungraded one is graded again
+# by `regrade --judge-model`, from its stored answer).
+GRADED_STATUSES = ("ok", "no_answer", "ungraded")
 # Not run to its end, by the user's choice: left out of accuracy (neither right nor wrong), counted
 # apart, and run again on resume (with a higher cap).
-UNGRADED_STATUSES = ("budget_exceeded",)
+STOPPED_STATUSES = ("budget_exceeded",)
 # Harness failures: counted as wrong, shown apart, and run again on resume.
-FAILURE_STATUSES = tuple(s for s in STATUSES[2:] if s not in UNGRADED_STATUSES)
+FAILURE_STATUSES = tuple(s for s in STATUSES if s not in GRADED_STATUSES and s not in STOPPED_STATUSES)
 # Failures that are the run's configuration's, not the item's: the run stops after the first.
 RUN_STOPPING_STATUSES = ("auth_error", "request_error")
 

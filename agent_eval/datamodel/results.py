@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agent_eval.datamodel.config import RunConfig, identity_differences
 from agent_eval.datamodel.manifest import RunManifest
-from agent_eval.datamodel.records import FAILURE_STATUSES, UNGRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import FAILURE_STATUSES, STOPPED_STATUSES, ItemRecord
 
 RUN_MANIFEST = "run.json"
 ROLLUP = "rollup.json"
@@ -143,23 +143,27 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def summarise(records: list[ItemRecord]) -> dict:
-    """Accuracy counts every item run to its end: harness errors count as wrong and are shown apart;
-    items a spend cap stopped (budget_exceeded) are neither right nor wrong and are counted apart."""
+    """Accuracy counts every item run to its end and graded: harness errors count as wrong and are shown apart;
+    items a spend cap stopped (budget_exceeded) and ungraded items (no verdict without a judge) are neither
+    right nor wrong: left out of the accuracy's denominator and counted apart."""
     costs = [r.cost_usd for r in records if r.cost_usd is not None]
     times = [r.elapsed_s for r in records if r.elapsed_s is not None]
     status_counts: dict[str, int] = defaultdict(int)
     for record in records:
         status_counts[record.status] += 1
-    run_to_end = [r for r in records if r.status not in UNGRADED_STATUSES]
+    run_to_end = [r for r in records if r.status not in STOPPED_STATUSES]
     n = len(run_to_end)
     correct = sum(r.correct for r in run_to_end)
+    ungraded = sum(r.status == "ungraded" for r in run_to_end)
+    graded = n - ungraded
     summary = {
         "n": n,
         "correct": correct,
-        "accuracy": correct / n if n else None,
+        "accuracy": correct / graded if graded else None,
         "errors": sum(r.status in FAILURE_STATUSES for r in records),
         "no_answer": status_counts.get("no_answer", 0),
         "budget_exceeded": status_counts.get("budget_exceeded", 0),
+        "ungraded": ungraded,
         "statuses": dict(sorted(status_counts.items())),
         "cost_usd": sum(costs) if costs else None,
         "cost_unknown": len(records) - len(costs),

@@ -1,8 +1,9 @@
 """sandbox/policy.yaml read: what an agent's world may hold and reach (the agent adapters read its endpoints;
-the engine's sandbox builds command lines from it)."""
+the engine's sandbox builds command lines from it; the ARC-AGI-3 game jail shares its system binds)."""
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,3 +33,17 @@ def policy_endpoints(agent: str, auth: str) -> list[str]:
         return list(table[agent][auth])
     except KeyError:
         raise SandboxError(f"sandbox/policy.yaml lists no endpoints for {agent}/{auth}") from None
+
+
+def system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
+    """bwrap options for the system's read-only folders and the /usr-merged links (/bin -> usr/bin, ...):
+    links are recreated as links, folders bound read-only."""
+    o: list[str] = []
+    for p in readonly:
+        o += ["--ro-bind-try", p, p]
+    for p in usr_links:
+        if os.path.islink(p):
+            o += ["--symlink", os.readlink(p), p]
+        elif os.path.isdir(p):
+            o += ["--ro-bind", p, p]
+    return o

@@ -2,12 +2,14 @@
 
 attempt.py       one attempt at one item: workdir, setup, sandboxed CLI, parse, classify, grade, record
 gateway/         the run's model gateway: the user's credential stays outside every sandbox
+judge.py         ApiJudge: the judge model a kind asks (model-graded scoring), called from here, cached per run
 merging.py       shard runs of one configuration into one run
 process.py       run_process: one CLI process, events streamed to disk, timeout, nothing left running
 proxy_jail.py    the sandboxes' allowlisting proxies, in one jail per process
 runner.py        Runner: what is left to do, items in parallel, retries, progress, the cost cap, resume
-scratch_dirs.py  temp folders named after their process; the next run removes a killed run's
 sandbox.py       Sandbox: bubblewrap from sandbox/policy.yaml; `doctor`'s sandbox checks
+scoring.py       `agent-eval score`: replies produced elsewhere graded into a run folder
+scratch_dirs.py  temp folders named after their process; the next run removes a killed run's
 selection.py     select, shard_of: which items a run takes; resolve_data_dir (--data, ./data, the samples)
 sweeps.py        a sweep file: its grid checked line by line, planned and run cell by cell
 """

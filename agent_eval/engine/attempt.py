@@ -12,7 +12,7 @@ from pathlib import Path
 from agent_eval.agents.base import Agent, Auth, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
-from agent_eval.benchmarks import Benchmark
+from agent_eval.benchmarks import Benchmark, ItemError
 from agent_eval.benchmarks.base import Item
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
@@ -57,6 +57,32 @@ def _attempt(
     item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
 ) -> ItemRecord | None:
     agent.copy_credentials(auth, item_dir.home)
+    try:
+        return _attempt_in_setup(
+            item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
+        )
+    except ItemError as error:  # the benchmark could not set this item up (its game did not start)
+        return item_error_record(item, repeat, benchmark, str(error), started_at)
+
+
+def item_error_record(item, repeat: int, benchmark: Benchmark, error: str, started_at: str) -> ItemRecord:
+    """The record of an item whose benchmark part failed: no agent ran (or its run cannot be graded)."""
+    return ItemRecord(
+        id=item.id,
+        task=item.task,
+        category=item.category,
+        ground_truth=benchmark.truth_text(item),
+        status="benchmark_error",
+        error=error,
+        repeat=repeat,
+        started_at=started_at,
+        finished_at=now_iso(),
+    )
+
+
+def _attempt_in_setup(
+    item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
+) -> ItemRecord | None:
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
         ctx = ItemContext(
             item_id=item.id,
@@ -72,7 +98,11 @@ def _attempt(
         )
         invocation = agent.prepare(ctx)
         spec = SandboxSpec(
-            workdir=item_dir.work, home=item_dir.home, endpoints=auth.endpoints + setup.endpoints, env=invocation.env
+            workdir=item_dir.work,
+            home=item_dir.home,
+            endpoints=auth.endpoints + setup.endpoints,
+            env=invocation.env,
+            readonly_mounts=list(setup.readonly_mounts),
         )
         with Sandbox(spec, kind=config.sandbox) as sandbox:
             argv, env = sandbox.wrap(invocation.argv)
@@ -183,15 +213,25 @@ def grade_item(
     timeout_s: float,
     expects_inline: bool,
 ) -> ItemRecord:
-    graded = benchmark.grade(transcript.final_text, item, item_dir)
-    outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)
-    status, error = outcome.status, outcome.error
-    if status == "ok" and graded.malformed:
-        status, error = "no_answer", "the answer tag holds no readable answer"
+    # How the process ended decides first: a failed attempt is not graded (a kind's judge is not paid for it),
+    # except by a kind that grades from what happened (a game): its own failure then names the status.
+    outcome = classify(result, transcript, True, timeout_s)
+    status, error, graded = outcome.status, outcome.error, None
     if status in ("ok", "no_answer") and expects_inline and not any(i.via == "inline" for i in transcript.images):
         # The mode sends the image with the question; an answer given without it is not a graded answer.
         status, error = "image_dropped", "the image was to be sent with the question, but none reached the model"
-    scored = status in ("ok", "no_answer")
+    if status in ("ok", "no_answer") or (status == "agent_error" and benchmark.grades_failed_attempts):
+        graded = benchmark.grade(transcript.final_text, item, item_dir)
+        if graded.error:  # the benchmark's own part failed (e.g. its game crashed): that explains the rest
+            status, error = "benchmark_error", graded.error
+        elif status != "agent_error":
+            outcome = classify(result, transcript, graded.has_answer_tag, timeout_s)
+            status, error = outcome.status, outcome.error
+            if status == "ok" and graded.malformed:
+                status, error = "no_answer", "the answer tag holds no readable answer"
+            if graded.ungraded:
+                status, error = "ungraded", graded.ungraded  # answered, but no verdict: never counted wrong
+    scored = status in ("ok", "no_answer", "ungraded")
     return ItemRecord(
         id=item.id,
         task=item.task,
@@ -201,7 +241,7 @@ def grade_item(
         error=error,
         prediction=graded.prediction if scored else "",
         # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
-        correct=graded.correct if scored else False,
+        correct=graded.correct if scored and status != "ungraded" else False,
         answer_text=transcript.final_text,
         usage=transcript.usage,
         usage_by_model=transcript.usage_by_model,

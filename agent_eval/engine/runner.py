@@ -26,17 +26,20 @@ from rich.progress import (
 from agent_eval import __version__
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import Agent
-from agent_eval.benchmarks import Benchmark
+from agent_eval.benchmarks import Benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.pricing import provenance as pricing_provenance
+from agent_eval.datamodel.pricing import warm_up as warm_up_prices
 from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.prompts import load_template
-from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, UNGRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import RunStore, prepare_store, read_records
 from agent_eval.engine.attempt import run_attempt
 from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
+from agent_eval.engine.gateway.spend import cap_raised
+from agent_eval.engine.judge import attach_judge
 from agent_eval.engine.scratch_dirs import remove_stale
 
 RETRY_STATUSES = ("rate_limited",)
@@ -125,6 +128,11 @@ class Runner:
                 f"tool mode {config.tools!r} does not exist for {benchmark.name} items; "
                 f"choose one of {', '.join(benchmark.tool_modes)}"
             )
+        config.kind_options = registry.options_of(benchmark.name, config.kind_options or {})  # defaults filled in
+        try:
+            benchmark.configure(config.kind_options or {}, timeout_s=config.timeout_s)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         benchmark.warm_up(config.tools)  # slow imports (the MCP SDK) start now, beside the run's own start-up
         self.config = config
         self.benchmark = benchmark
@@ -132,6 +140,7 @@ class Runner:
         self.items = items
         self.agent: Agent = get_agent(config.agent)
         self.agent.warm_up()
+        warm_up_prices()
         self.auth = self.agent.find_auth(dict(os.environ if environ is None else environ))
         # A subscription login is not billed per token, so no price is needed there.
         if not config.unpriced and self.auth.kind != "login" and not self.agent.priced(config.model):
@@ -143,11 +152,16 @@ class Runner:
         self.template = load_template(config.tools, benchmark.prompts_dir())
         config.benchmark = benchmark.name
         config.prompt_hash = self.template.hash
-        config.scorer_hash = benchmark.scorer_hash()
+        judge = attach_judge(
+            benchmark, config.judge_model, dict(os.environ if environ is None else environ), self.console
+        )
+        config.scorer_hash = benchmark.scorer_hash()  # names the judge: a run graded by another is another run
         config.dataset_hash = dataset.content_hash()
         config.cli_version = self.agent.version()
         self.run_name = run_name or config.run_name
         self.store = prepare_store(out_dir, self.run_name, config, redo, self.console)
+        if judge is not None:
+            judge.bind(self.store.root)  # its answers are cached in the run folder: a resume pays once
         self.scripted_model = scripted_model
         self.selection = selection or {}
         self.retry_wait_s = retry_wait_s
@@ -174,6 +188,7 @@ class Runner:
                     layout=self.dataset.layout,
                     n_items=len(self.dataset.items),
                     selection=self.selection or {},
+                    versions=self.dataset.versions() if hasattr(self.dataset, "versions") else {},
                     extra=old.dataset.extra if old else {},
                 ),
                 auth=self.auth.describe(),
@@ -229,7 +244,9 @@ class Runner:
     # -- the whole run ----------------------------------------------------------------------------
     def run(self) -> RunOutcome:
         self.write_manifest(finished=False)
-        done = self.store.done_keys()
+        limits = SpendLimits(self.config.max_item_cost_usd, self.config.max_item_tokens, self.config.max_cost_usd)
+        held = self._held_by_a_cap(limits)
+        done = self.store.done_keys() | set(held)
         repeats = self.config.repeats
         todo = [(item, r) for r in range(repeats) for item in self.items if (item.id, r) not in done]
         outcome = RunOutcome(store=self.store, skipped=len(self.items) * repeats - len(todo))
@@ -240,13 +257,13 @@ class Runner:
             )
         if outcome.skipped:
             self.console.print(
-                f"resuming {self.run_name}: {outcome.skipped} item(s) already graded, {len(todo)} to run"
+                f"resuming {self.run_name}: {outcome.skipped - len(held)} item(s) already graded, {len(todo)} to run"
+                + (f"; {len(held)} stopped by a spend cap not raised since (raise it to run them)" if held else "")
             )
         stale = remove_stale()  # temporary folders of runs killed outright (their process is gone)
         if stale:
             self.console.print(f"removed {len(stale)} temporary folder(s) left by runs that were killed")
         previous_handler = self._install_sigint()
-        limits = SpendLimits(self.config.max_item_cost_usd, self.config.max_item_tokens, self.config.max_cost_usd)
         self.spend = RunSpend(limits, model=self.config.model, already_usd=self._spent())
         try:
             with Gateway(  # the credential stays out here; one limiter for the run's requests
@@ -261,7 +278,8 @@ class Runner:
         outcome.stopped_for_auth = self.auth_failure
         outcome.rollup = self.store.write_summaries(self.benchmark.extra_rollup)
         outcome.rollup["not_run"] = {"cost_cap": outcome.not_run_cost_cap, "max_cost_usd": self.config.max_cost_usd}
-        finished = not (outcome.interrupted or outcome.stopped_for_auth or outcome.not_run_cost_cap)
+        stopped = outcome.rollup["overall"].get("budget_exceeded", 0)
+        finished = not (outcome.interrupted or outcome.stopped_for_auth or outcome.not_run_cost_cap or stopped)
         self.write_manifest(finished=finished)
         failed_upstream = outcome.rollup["overall"].get("statuses", {}).get("upstream_error", 0)
         if failed_upstream:
@@ -269,7 +287,6 @@ class Runner:
                 f"[yellow]{self.run_name}: {failed_upstream} item(s) ended upstream_error: the provider failed "
                 f"them (not graded). Run the same command again to run them once it recovers.[/]"
             )
-        stopped = outcome.rollup["overall"].get("budget_exceeded", 0)
         if outcome.not_run_cost_cap or stopped:
             self.console.print(
                 f"[yellow]{self.run_name}: ${self.spend.total_usd:.2f} spent; {stopped} item(s) stopped by a spend "
@@ -292,6 +309,16 @@ class Runner:
             self.cancel.set()
 
         return signal.signal(signal.SIGINT, on_sigint)
+
+    def _held_by_a_cap(self, limits: SpendLimits) -> list[tuple[str, int]]:
+        """Items a spend cap stopped, whose cap is no higher now: run again they would only be stopped
+        again, at the same cost."""
+        return [
+            key
+            for key, record in self.store.latest_records().items()
+            if record.status == "budget_exceeded"
+            and not cap_raised(((record.gateway or {}).get("cost") or {}).get("stopped_by"), limits)
+        ]
 
     def _spent(self) -> float:
         """What earlier sessions of this run spent: every attempt it recorded, those a resume ran again
@@ -354,7 +381,7 @@ class Runner:
         self.store.append(record)
         outcome.ran += 1
         stats["done"] += 1
-        stats["graded"] += int(record.status not in UNGRADED_STATUSES)
+        stats["graded"] += int(record.status not in STOPPED_STATUSES)
         stats["correct"] += int(record.correct)
         stats["errors"] += int(record.status in FAILURE_STATUSES)
         if record.status in RUN_STOPPING_STATUSES and self.auth_failure is None:

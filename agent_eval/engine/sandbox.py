@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from agent_eval.datamodel.sandbox_policy import POLICY_PATH, PROJECT_ROOT, SandboxError, load_policy
+from agent_eval.datamodel.sandbox_policy import POLICY_PATH, PROJECT_ROOT, SandboxError, load_policy, system_binds
 from agent_eval.engine.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
 from agent_eval.engine.scratch_dirs import owned_dir
 
@@ -54,6 +54,9 @@ class SandboxSpec:
     endpoints: list[str]  # allowed "host:port" or URLs; loopback only if listed
     env: dict[str, str] = field(default_factory=dict)  # agent's environment (already filtered)
     extra_ro: list[Path] = field(default_factory=list)  # extra read-only binds
+    # (source outside, target inside the workdir): bound read-only over the target, after the workdir,
+    # so the agent reads what the harness writes to the source as it goes and can change none of it
+    readonly_mounts: list[tuple[Path, Path]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- endpoints -> proxy rules
@@ -180,6 +183,16 @@ class Sandbox:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
+    def _link_readonly_mounts(self) -> None:
+        """Without a sandbox there is no mount: each target becomes a link to its source (read-only only
+        by the agent's good will, as everything is under --sandbox none)."""
+        for source, target in self.spec.readonly_mounts:
+            target = Path(target)
+            if target.is_dir() and not target.is_symlink() and not any(target.iterdir()):
+                target.rmdir()
+            if not target.exists() and not target.is_symlink():
+                target.symlink_to(Path(source).resolve(), target_is_directory=True)
+
     def proxy_log(self) -> str:
         """tinyproxy's log for this item so far (refused requests say "Proxying refused")."""
         return self._proxy.log() if self._proxy else ""
@@ -193,6 +206,7 @@ class Sandbox:
     def wrap(self, argv: list[str]) -> tuple[list[str], dict[str, str]]:
         """The command and environment to Popen for `argv` run inside the sandbox."""
         if self.kind == "none":
+            self._link_readonly_mounts()
             return list(argv), dict(self.spec.env)
         if self._tmp is None:
             raise SandboxError("enter the Sandbox (a context manager) before wrap()")
@@ -222,7 +236,7 @@ class Sandbox:
         ]
         if not pol.get("nested_user_namespaces", False):
             o += ["--disable-userns"]
-        o += _system_binds(pol["system_readonly"], pol["usr_links"])
+        o += system_binds(pol["system_readonly"], pol["usr_links"])
         for p in pol["generated"]:
             o += ["--ro-bind", str(self._tmp / "etc" / Path(p).name), p]
         o += ["--proc", "/proc", "--dev", "/dev"]
@@ -234,8 +248,17 @@ class Sandbox:
             o += ["--ro-bind", str(self._proxy.net_dir), NET_DIR_INSIDE]
         for p in dict.fromkeys([self.workdir, self.home]):
             o += ["--bind", str(p), str(p)]
+        for source, target in self.spec.readonly_mounts:
+            o += ["--ro-bind", str(_real(source)), str(self._inside_workdir(target))]
         o += ["--remount-ro", "/", "--chdir", str(self.workdir)]
         return o
+
+    def _inside_workdir(self, target: Path) -> Path:
+        """A read-only mount's target: a directory inside the workdir, never reached through a link."""
+        target = Path(target)
+        if target.is_symlink() or not target.is_dir() or not _within(_real(target), [self.workdir]):
+            raise SandboxError(f"read-only mount target {target} must be a directory inside the workdir {self.workdir}")
+        return _real(target)
 
     def readonly_paths(self) -> list[Path]:
         """Runtime dirs bound read-only besides the system ones: CLIs, tools' Python, Node."""
@@ -369,20 +392,8 @@ exec "$@"
             "--gid",
             "65534",
         ]
-        o += _system_binds(["/usr", *self.net["proxy_jail_etc"]], self.policy["usr_links"])
+        o += system_binds(["/usr", *self.net["proxy_jail_etc"]], self.policy["usr_links"])
         return o + ["--dev", "/dev", "--tmpfs", "/tmp"]
-
-
-def _system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
-    o: list[str] = []
-    for p in readonly:
-        o += ["--ro-bind-try", p, p]
-    for p in usr_links:
-        if os.path.islink(p):
-            o += ["--symlink", os.readlink(p), p]
-        elif os.path.isdir(p):
-            o += ["--ro-bind", p, p]
-    return o
 
 
 def _tool(name: str) -> str:

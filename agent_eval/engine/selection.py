@@ -7,6 +7,8 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
+from rich.markup import escape
+
 from agent_eval.datamodel.jsonl import DataError
 
 
@@ -25,6 +27,9 @@ def select(
 ) -> list:
     """Any kind's dataset (`items` with id, task, category; `tasks`, `categories`). Filter by comma-separated tasks,
     ids and categories, then keep the first `limit` per task."""
+    pin = getattr(dataset, "pin", None)  # a kind whose --tasks may name versions (arcgames: game@version)
+    if pin is not None and tasks:
+        tasks = ",".join(pin(_split(tasks)))
     items = dataset.items
     for name, wanted, valid, key in (
         ("task", _split(tasks), dataset.tasks, "task"),
@@ -67,3 +72,13 @@ def resolve_data_dir(data: Path | None, console) -> Path:
         f"(procedurally generated, not the ActiveVision dataset).[/]"
     )
     return path
+
+
+def print_problems(console, dataset) -> None:
+    """The rows a dataset left out (a kind whose loader skips bad rows lists them in `problems`), one line
+    each, so a run goes on with the rest and says what it skipped."""
+    problems = getattr(dataset, "problems", None) or []
+    for problem in problems:
+        console.print(f"[yellow]skipped: {escape(problem)}[/]", soft_wrap=True)  # a path stays whole
+    if problems:
+        console.print(f"[yellow]{len(problems)} row(s) of the dataset left out; fix them and run again to add them.[/]")

@@ -36,9 +36,12 @@ TOP_KEYS = {
     "timeout",
     "max_turns",
     "max_cost_usd",
+    "max_item_cost_usd",
+    "max_item_tokens",
     "unpriced",
     "sandbox",
     "out_dir",
+    "judge_model",
 }
 
 
@@ -59,9 +62,12 @@ class Sweep:
     jobs: int = 4
     timeout: float = 1800
     max_turns: int | None = None
-    max_cost_usd: float | None = None
+    max_cost_usd: float | None = None  # per cell
+    max_item_cost_usd: float | None = None
+    max_item_tokens: int | None = None
     unpriced: bool = False
     sandbox: str = "bwrap"
+    judge_model: str | None = None  # model-graded scoring, for kinds whose reference asks a judge
     data: str | None = None
     selection: dict = field(default_factory=dict)
     out_dir: Path = Path("results")
@@ -82,7 +88,10 @@ class Sweep:
                         jobs=self.jobs,
                         repeats=self.repeats,
                         max_cost_usd=self.max_cost_usd,
+                        max_item_cost_usd=self.max_item_cost_usd,
+                        max_item_tokens=self.max_item_tokens,
                         unpriced=self.unpriced,
+                        judge_model=self.judge_model,
                     )
                 )
         return configs
@@ -165,7 +174,19 @@ def load_sweep(path: Path) -> Sweep:
         selection={k: values.get(k) for k in ("tasks", "ids", "categories", "limit")},
         **{
             k: values[k]
-            for k in ("repeats", "jobs", "timeout", "max_turns", "max_cost_usd", "unpriced", "sandbox", "data")
+            for k in (
+                "repeats",
+                "jobs",
+                "timeout",
+                "max_turns",
+                "max_cost_usd",
+                "max_item_cost_usd",
+                "max_item_tokens",
+                "unpriced",
+                "sandbox",
+                "data",
+                "judge_model",
+            )
             if k in values
         },
     )

@@ -10,7 +10,7 @@ from agent_eval.analysis.efficiency import EFFICIENCY, per_correct, task_efficie
 from agent_eval.analysis.group_tests import add_holm
 from agent_eval.analysis.stats import ALPHA, N_RESAMPLES, SEED, median_total, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdicts
-from agent_eval.datamodel.records import UNGRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import STOPPED_STATUSES, ItemRecord
 from agent_eval.reading.changes import changed_items
 from agent_eval.reading.repeats import (
     noise_check,
@@ -26,10 +26,11 @@ HASH_KEYS = ("scorer_hash", "dataset_hash")
 
 def item_scores(records: list[ItemRecord]) -> tuple[dict[str, float], int]:
     """Score per item id, and the most repeats any item has. The one place that decides pairing:
-    with repeats, an item's score is its mean correctness across them."""
+    with repeats, an item's score is its mean correctness across them. An ungraded record (no verdict
+    without a judge) has no score: it is never counted wrong, and its item is not paired."""
     by_id: dict[str, list[float]] = defaultdict(list)
     for record in records:
-        if record.status not in UNGRADED_STATUSES:  # stopped by a spend cap: not graded, so not paired
+        if record.status not in STOPPED_STATUSES and record.status != "ungraded":  # not graded, so not paired
             by_id[record.id].append(float(record.correct))
     return {i: sum(v) / len(v) for i, v in by_id.items()}, max((len(v) for v in by_id.values()), default=0)
 
@@ -117,7 +118,7 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     notes = check_hashes(runs, letters, force)
     scored = [item_scores(run.records) for run in runs]
     for letter, run in zip(letters, runs):
-        stopped = sorted({r.id for r in run.records if r.status in UNGRADED_STATUSES})
+        stopped = sorted({r.id for r in run.records if r.status in STOPPED_STATUSES})
         if stopped:
             notes.append(
                 f"{letter} has {len(stopped)} item(s) stopped by a spend cap (budget_exceeded), not graded and "

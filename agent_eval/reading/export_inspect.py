@@ -35,11 +35,11 @@ from inspect_ai.log import (
     write_eval_log,
 )
 from inspect_ai.model import ModelOutput, ModelUsage
-from inspect_ai.scorer import CORRECT, INCORRECT, Score
+from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, Score
 
 from agent_eval import __version__
 from agent_eval.datamodel.manifest import RunManifest
-from agent_eval.datamodel.records import FAILURE_STATUSES, UNGRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import FAILURE_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.reading.inspect_events import sample_events
 from agent_eval.reading.inspect_messages import prompt_message, transcript_messages
 from agent_eval.reading.runs import LoadedRun
@@ -118,7 +118,9 @@ def sample_usage(record: ItemRecord, model: str) -> dict[str, ModelUsage]:
     per_model = getattr(record, "usage_by_model", None)
     if isinstance(per_model, dict) and per_model and all(isinstance(v, dict) for v in per_model.values()):
         provider = model.split("/")[0]
-        return {name if "/" in name else f"{provider}/{name}": usage_of(v) for name, v in per_model.items()}
+        # one model (Codex): its cost is the record's, the gateway's price (Codex reports none itself)
+        cost = record.cost_usd if len(per_model) == 1 else None
+        return {name if "/" in name else f"{provider}/{name}": usage_of(v, cost) for name, v in per_model.items()}
     usage = {k: v for k, v in vars(record.usage).items() if v is not None}
     if not usage and record.cost_usd is None:
         return {}
@@ -137,14 +139,16 @@ def sample_scores(record: ItemRecord, extras: list[str]) -> dict[str, Score]:
         f"harness error ({record.status}): counted as wrong"
         if failed
         else "stopped by a spend cap (budget_exceeded): not graded"
-        if record.status in UNGRADED_STATUSES
+        if record.status in STOPPED_STATUSES
         else "no answer tag found"
         if record.status == "no_answer"
+        else f"ungraded: {record.error}"
+        if record.status == "ungraded"
         else None
     )
     scores = {
         MAIN_SCORE: Score(
-            value=CORRECT if record.correct else INCORRECT,
+            value=NOANSWER if record.status == "ungraded" else CORRECT if record.correct else INCORRECT,
             answer=record.prediction,
             explanation=why or record.answer_text,
             metadata=record.metrics or None,
@@ -166,7 +170,7 @@ def sample_error(record: ItemRecord) -> tuple[EvalError | None, list[EvalRetryEr
         EvalRetryError(message=line, traceback=line, traceback_ansi=line)
         for line in (text(r.get("status"), r.get("error")) for r in record.retries or [])
     ] or None
-    if record.status not in FAILURE_STATUSES + UNGRADED_STATUSES:
+    if record.status not in FAILURE_STATUSES + STOPPED_STATUSES:
         return None, retries
     line = text(record.status, record.error)
     return EvalError(message=line, traceback=line, traceback_ansi=line), retries

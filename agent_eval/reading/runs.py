@@ -101,6 +101,15 @@ def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:
         )
     if run.manifest.scripted_model:
         notes.append((True, "SCRIPTED MODEL: answers came from a scripted test server, not a real model"))
+    ungraded = sum(r.status == "ungraded" for r in run.records)
+    if ungraded:
+        notes.append(
+            (
+                True,
+                f"{ungraded} item(s) UNGRADED: the benchmark's rules could not decide and no judge model was asked; "
+                "left out of accuracy and of paired comparisons (agent-eval regrade RUN --judge-model MODEL)",
+            )
+        )
     if not run.manifest.finished_at:
         notes.append((False, "run not finished (interrupted or still running): some items may be missing"))
     return notes

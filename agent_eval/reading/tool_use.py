@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from agent_eval.benchmarks.registry import kinds_tool_names
+from agent_eval.benchmarks.registry import always_tools, kinds_tool_names
 from agent_eval.datamodel.records import ItemRecord
 
 IMAGE_TOOLS = ("inspect", "read_pixels")  # agent_eval/tools/imagetools, in every kind's tool modes
@@ -43,10 +43,21 @@ def tool_kind(name: str | None) -> str:
 
 
 def broken_ablation(run) -> list[str]:
-    """Ids (with repeat) of the items where a run whose mode offers no tools called one anyway."""
+    """Ids (with repeat) of the items where a run whose mode offers no tools called one anyway (a kind's
+    tools that even its mode none offers, such as a game's `play`, do not count)."""
     if run.config.tools not in NO_TOOL_MODES:
         return []
-    return [r.id + (f" r{r.repeat}" if r.repeat else "") for r in run.records if r.tool_calls]
+    allowed = always_tools(run.benchmark)
+    out = []
+    for r in run.records:
+        if not r.tool_calls:
+            continue
+        if allowed:
+            calls, _ = _calls_and_looked(run, r)
+            if calls is not None and all(tool_kind(c) in allowed for c in calls):
+                continue
+        out.append(r.id + (f" r{r.repeat}" if r.repeat else ""))
+    return out
 
 
 def broken_ablation_warning(run) -> str | None:

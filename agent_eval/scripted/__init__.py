@@ -55,6 +55,18 @@ a call that no offered tool answers is played as an ``exec`` script that calls
 name or ``...__<name>``; ``view_file`` = ``view_image``) and forwards its text/image result;
 a tool missing there yields a ``SCRIPTED-ERROR`` tool output.
 
+A harness's judge (model-graded scoring, e.g. ``--judge-model``) reaches the same endpoints without
+``stream``; a scenario's ``judge`` rules answer it, the first whose regex is found in the prompt::
+
+    judge:
+      - match: "help me to match an answer"   # VLMEvalKit's MCQ matching prompt
+        reply: "A"
+      - match: "careful and strict evaluator"  # BabyVision's verdict prompt
+        reply: "True"
+
+Such requests are recorded with kind ``judge`` (``ScriptedServer.judge_requests()``); a non-streamed
+request no judge rule matches is played as before.
+
 Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main requests only::
 
     faults:

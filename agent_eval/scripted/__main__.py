@@ -1,4 +1,4 @@
-"""python -m agent_eval.scripted --scenario FILE [--host H] [--port N] [--log FILE] [--delay S]"""
+"""python -m agent_eval.scripted (--scenario FILE | --play ACTIONS) [--host H] [--port N] [--log FILE] [--delay S]"""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import dataclasses
 import signal
 import sys
 
+from agent_eval.scripted.game_play import parse_play
 from agent_eval.scripted.server import ScriptedServer
 
 
@@ -15,13 +16,18 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m agent_eval.scripted",
         description="Serve a scripted model (Anthropic Messages + OpenAI Responses).",
     )
-    ap.add_argument("--scenario", required=True, help="scenario YAML file")
+    source = ap.add_mutually_exclusive_group(required=True)
+    source.add_argument("--scenario", help="scenario YAML file")
+    source.add_argument(
+        "--play", help="play these game actions through the `play` tool, then DONE: RESET,ACTION4,ACTION6@12:30"
+    )
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
     ap.add_argument("--log", default=None, help="append every request as JSONL here")
     ap.add_argument("--delay", type=float, default=None, help="override faults.delay (seconds)")
     args = ap.parse_args(argv)
-    server = ScriptedServer(args.scenario, args.log, host=args.host, port=args.port)
+    scenario = parse_play(args.play) if args.play else args.scenario
+    server = ScriptedServer(scenario, args.log, host=args.host, port=args.port)
     if args.delay is not None:
         server.faults = dataclasses.replace(server.faults, delay=args.delay)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

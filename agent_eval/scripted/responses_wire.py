@@ -116,6 +116,18 @@ def _response(rid: str, model: str, status: str, output: list, usage: dict | Non
     }
 
 
+def message_body(model: str, text: str) -> dict[str, Any]:
+    """A complete non-streamed response holding one message (what a judge request without `stream` gets)."""
+    mid = f"msg_scripted_{uuid.uuid4().hex[:16]}"
+    return _response(
+        f"resp_scripted_{uuid.uuid4().hex[:16]}",
+        model,
+        "completed",
+        [_message_item(mid, text, "completed")],
+        dict(USAGE),
+    )
+
+
 def _message_item(mid: str, text: str, status: str) -> dict[str, Any]:
     return {
         "type": "message",

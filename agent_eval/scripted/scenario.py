@@ -96,10 +96,21 @@ class Faults:
 
 
 @dataclass(frozen=True)
+class JudgeRule:
+    match: re.Pattern[str]  # searched in the request's prompt text
+    reply: str
+
+
+@dataclass(frozen=True)
 class Scenario:
     rules: tuple[Rule, ...]
     faults: Faults = field(default_factory=Faults)
     models: tuple[str, ...] = ()  # what GET /v1/models lists (default: "scripted")
+    judge: tuple[JudgeRule, ...] = ()  # answers to a harness's judge requests (model-graded scoring)
+
+    def judge_reply(self, prompt: str) -> str | None:
+        """The scripted judge's reply to a prompt its rules match (None: not a judge request)."""
+        return next((rule.reply for rule in self.judge if rule.match.search(prompt)), None)
 
     def rule_for(self, prompt: str) -> Rule | None:
         for rule in self.rules:
@@ -224,7 +235,7 @@ def parse_scenario(raw: Any) -> Scenario:
         return raw
     if not isinstance(raw, dict):
         raise ScenarioError("a scenario is a mapping with `rules` (or `turns`)")
-    unknown = set(raw) - {"rules", "turns", "faults", "usage", "models"}
+    unknown = set(raw) - {"rules", "turns", "faults", "usage", "models", "judge"}
     if unknown:
         raise ScenarioError(f"scenario: unknown keys {sorted(unknown)}")
     if "turns" in raw and "rules" in raw:
@@ -238,7 +249,23 @@ def parse_scenario(raw: Any) -> Scenario:
     models = raw.get("models") or ()
     if not isinstance(models, (list, tuple)) or not all(isinstance(m, str) for m in models):
         raise ScenarioError("models: a list of model names (what GET /v1/models lists)")
-    return Scenario(rules, parse_faults(raw.get("faults")), tuple(models))
+    return Scenario(rules, parse_faults(raw.get("faults")), tuple(models), _judge_rules(raw.get("judge")))
+
+
+def _judge_rules(raw: Any) -> tuple[JudgeRule, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ScenarioError("judge: a list of {match: <regex>, reply: <text>}")
+    rules = []
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, dict) or set(entry) != {"match", "reply"} or not isinstance(entry["reply"], str):
+            raise ScenarioError(f"judge[{i}]: needs exactly `match` (a regex) and `reply` (text)")
+        try:
+            rules.append(JudgeRule(re.compile(str(entry["match"])), entry["reply"]))
+        except re.error as error:
+            raise ScenarioError(f"judge[{i}]: bad match regex ({error})") from None
+    return tuple(rules)
 
 
 def load_scenario(source: str | Path | dict | Scenario) -> Scenario:

@@ -35,7 +35,7 @@ class RecordedRequest:
     headers: dict[str, str]  # secrets removed
     body: Any  # parsed JSON (None if empty / not JSON)
     api: str | None = None  # "anthropic" | "responses" | None
-    kind: str = "other"  # main | side | count_tokens | probe | models | over_limit | other
+    kind: str = "other"  # main | side | judge | count_tokens | probe | models | over_limit | other
     rule: int | None = None  # index of the matched scenario rule
     turn: int | None = None  # index of the turn played
     outcome: str = ""  # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
@@ -242,6 +242,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/messages"):
             rec.api = "anthropic"
             conv = anthropic_wire.parse(body)
+            if self._judge(rec, body, conv):
+                return
             if anthropic_wire.is_side_request(body, conv):
                 rec.kind, rec.outcome = "side", "side"
                 rec.usage = dict(anthropic_wire.USAGE)
@@ -258,8 +260,20 @@ class _Handler(BaseHTTPRequestHandler):
             rec.status, rec.outcome = 404, "not-found"
             self._send_json(404, {"error": {"message": f"no route {rec.path}"}})
             return
+        if self._judge(rec, body, conv):
+            return
         rec.kind = "main"
         self._main(rec, body, conv)
+
+    def _judge(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> bool:
+        """A judge request from the harness (not streamed, matched by a `judge` rule): one plain answer."""
+        verdict = None if body.get("stream") else self.state.scenario.judge_reply(conv.prompt)
+        if verdict is None:
+            return False
+        rec.kind, rec.outcome = "judge", "judge"
+        wire = anthropic_wire if rec.api == "anthropic" else responses_wire
+        self._send_json(200, wire.message_body(body.get("model") or "scripted", verdict))
+        return True
 
     def _main(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> None:
         state = self.state
@@ -430,6 +444,10 @@ class ScriptedServer:
 
     def side_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == "side"]
+
+    def judge_requests(self) -> list[RecordedRequest]:
+        """The harness's judge calls (model-graded scoring) the scenario's `judge` rules answered."""
+        return [r for r in self.requests if r.kind == "judge"]
 
     def clear(self) -> None:
         with self._state.lock:

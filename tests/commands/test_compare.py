@@ -242,3 +242,14 @@ def test_runs_of_different_benchmarks_are_refused(active, tmp_path):
     assert result.exit_code == 2
     assert "different benchmarks" in result.output and "A (activevision-python) is activevision" in result.output
     assert "B (claude-observe) is activeobs" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_items_a_spend_cap_stopped_are_left_out_of_the_pairs_and_named(tmp_path):
+    outcomes = {i: i in A_RIGHT for i in IDS} | {"ACF-1": "budget_exceeded"}
+    a = make_run(tmp_path, "capped", tools="none", outcomes=outcomes, sandboxes=False)
+    b = make_run(tmp_path, "python", outcomes={i: i in B_RIGHT for i in IDS}, sandboxes=False)
+    data = build([load_run(a), load_run(b)]).to_json()
+    assert data["rows"][0]["n"] == len(IDS) - 1  # not graded: neither right nor wrong, not paired
+    assert any("1 item(s) stopped by a spend cap (budget_exceeded)" in n and "ACF-1" in n for n in data["notes"])
+    summary = json.loads((a / "rollup.json").read_text())["overall"]
+    assert summary["budget_exceeded"] == 1 and summary["n"] == len(IDS) - 1

@@ -99,7 +99,8 @@ def test_a_first_version_run_json_reads_typed_and_writes_back_without_loss():
     assert manifest.schema_version == 1 and manifest.run_name == "old-run-v1"
     assert (manifest.config.agent, manifest.config.tools, manifest.config.max_turns) == ("claude-code", "python", 30)
     assert manifest.config.benchmark is None and manifest.dataset.n_items == 4 and not manifest.scripted_model
-    assert manifest.config.extra == {"timeout_s": 1800.0, "jobs": 4}  # v1 kept options in config: not lost
+    # v1 kept options in config (and the per-item cost cap was identity then): not lost
+    assert manifest.config.extra == {"timeout_s": 1800.0, "jobs": 4, "max_item_cost_usd": None}
     written = dict(nested_items(manifest.to_json()))
     assert {k: v for k, v in nested_items(raw) if written.get(k) != v} == {}
     newer = {

@@ -153,6 +153,12 @@ def test_an_item_cap_stops_one_item_mid_episode_and_the_run_goes_on(agent, sampl
     )
     rollup = json.loads((outcome.store.root / "rollup.json").read_text())["overall"]
     assert rollup["budget_exceeded"] == 1 and rollup["n"] == 1  # not graded wrong: left out of accuracy
+    assert stopped.gateway["cost"]["stopped_by"] == {"cap": "item_usd", "limit": 1.0}
+    with ScriptedServer(ITEM_CAP_SCENARIO) as server:  # the same cap: it would only be stopped again
+        same = run_agent(agent, "python", server, sample_data, tmp_path, ids="RC-0,CCC-0", max_item_cost_usd=1.0)
+        assert server.main_requests() == [] and same.ran == 0
+        higher = run_agent(agent, "python", server, sample_data, tmp_path, ids="RC-0,CCC-0", max_item_cost_usd=5.0)
+    assert higher.ran == 1 and {r.id: r.status for r in higher.store.records()} == {"RC-0": "ok", "CCC-0": "ok"}
 
 
 def every_line(root) -> list[ItemRecord]:

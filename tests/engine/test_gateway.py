@@ -454,3 +454,28 @@ def test_the_redactor_cleans_files_and_records(tmp_path):
     )
     record = ItemRecord(id="X-1", task="t", category="c", ground_truth="1", status="ok", answer_text=f"key {REAL}")
     assert redactor.record(record).answer_text == "key [REDACTED]"
+
+
+def test_the_record_waits_for_the_gateway_to_finish_an_answer_the_cli_already_acted_on(upstream, monkeypatch):
+    """A CLI may end on an answer's last event before the gateway has written the stream's end, priced
+    it and handed its body over (Codex does): the item's summary waits for that, not a made-up $0."""
+    from agent_eval.datamodel.pricing import RequestPrice
+    from agent_eval.engine.gateway import spend
+
+    def slow_price(wire, model, usage):
+        time.sleep(1.0)
+        return RequestPrice(0.5, "test")
+
+    monkeypatch.setattr(spend, "price_request", slow_price)
+    server, _, url = upstream
+    server.pause = 0
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL, "ANTHROPIC_BASE_URL": url}, base_url=url)
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        answer = post(
+            f"{gateway.base_url}/v1/messages", {"model": "m"}, {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}
+        )
+        while b"message_stop" not in answer.readline():
+            pass
+        summary = lease.ledger.summary({})  # at once, as a CLI that exits on the last event
+        assert lease.spend.to_json()["priced_requests"] == 1 and lease.spend.usd == 0.5
+        assert summary["usage"]["output_tokens"] == 11

@@ -442,3 +442,53 @@ def test_doctor_checks_pass():
 
 
 # ---------------------------------------------------------------- real CLIs, scripted model
+
+
+def test_a_readonly_mount_shows_what_is_added_later_and_takes_no_writes(world):
+    """ItemSetup.readonly_mounts (a game's frame archive in python mode): bound over a folder of the workdir,
+    live, read-only; the folder it comes from is not otherwise visible; a target outside the workdir is refused."""
+    source = world["dataset"].parent / "archive"
+    source.mkdir()
+    (source / "0001.npy").write_text("first")
+    (world["work"] / "frames").mkdir()
+    mounted = SandboxSpec(
+        world["work"], world["home"], endpoints=[], readonly_mounts=[(source, world["work"] / "frames")]
+    )
+    with Sandbox(mounted) as sb:
+        argv, env = sb.wrap(
+            [
+                "/bin/bash",
+                "-c",
+                "read line; cat frames/*.npy; echo; echo x > frames/0001.npy; "
+                "touch frames/new; ls frames; ls " + str(source),
+            ]
+        )
+        proc = subprocess.Popen(
+            argv,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            pass_fds=sb.pass_fds,
+        )
+        (source / "0002.npy").write_text("second")  # added while the sandbox runs
+        out, _ = proc.communicate("go\n", timeout=60)
+    assert "firstsecond" in out.replace("\n", "") and "Read-only file system" in out
+    assert (source / "0001.npy").read_text() == "first" and not (source / "new").exists()
+    assert "No such file or directory" in out  # the archive's own path is not there
+    outside = SandboxSpec(world["work"], world["home"], endpoints=[], readonly_mounts=[(source, world["sibling"])])
+    with pytest.raises(SandboxError), Sandbox(outside) as sb:
+        sb.wrap(["true"])
+
+
+def test_without_a_sandbox_a_readonly_mount_is_a_link(world, tmp_path):
+    source = tmp_path / "archive"
+    source.mkdir()
+    (world["work"] / "frames").mkdir()
+    spec_none = SandboxSpec(
+        world["work"], world["home"], endpoints=[], readonly_mounts=[(source, world["work"] / "frames")]
+    )
+    with Sandbox(spec_none, kind="none") as sb:
+        sb.wrap(["true"])
+    assert (world["work"] / "frames").is_symlink() and (world["work"] / "frames").resolve() == source.resolve()

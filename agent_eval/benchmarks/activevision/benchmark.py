@@ -3,31 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-import shutil
 from pathlib import Path
 
 from agent_eval.benchmarks.activevision.loader import Item, load_dataset
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
-from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, render
-from agent_eval.datamodel.imageformats import API_FORMATS, convert_to_png, image_format
+from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image, render
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.tools.mcp_http import load_in_background
 from agent_eval.tools.toolset import ToolSet
-
-
-def place_image(source: Path, stem: Path, conversions: list[str]) -> Path:
-    """Copy the item's image as `<stem>.<ext>`; a format the model APIs refuse (BMP, TIFF, ...) becomes
-    a PNG of the same pixels, and `conversions` says so."""
-    kind = image_format(source)
-    if kind in API_FORMATS:
-        target = stem.with_suffix(source.suffix.lower())
-        shutil.copyfile(source, target)
-        return target
-    target = stem.with_suffix(".png")
-    conversions.append(convert_to_png(source, target, kind))
-    return target
 
 
 class ActiveVision(Benchmark):

@@ -183,6 +183,8 @@ def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str]
         args += ["--effort", config.effort] if config.effort else []
         args += ["--max-turns", str(config.max_turns)] if config.max_turns else []
         args += ["--max-cost-usd", str(config.max_cost_usd)] if config.max_cost_usd is not None else []
+        args += ["--max-item-cost-usd", str(config.max_item_cost_usd)] if config.max_item_cost_usd is not None else []
+        args += ["--max-item-tokens", str(config.max_item_tokens)] if config.max_item_tokens is not None else []
         args += ["--unpriced"] if config.unpriced else []
         cells.append(Cell(config.run_name, args, expected_keys(items, shards, config.repeats)))
     return new_plan(sweep.name, "sweep", shards, sweep.out_dir / f"{sweep.name}.slurm", sweep.root, cells, sbatch_args)

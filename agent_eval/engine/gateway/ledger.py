@@ -55,12 +55,21 @@ class Ledger:
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
         self._reading: list[Future] = []
+        self._open: set[int] = set()  # requests whose handler has not finished its bookkeeping
+        self._closed = threading.Condition(self._lock)
 
     def begin(self, method: str, path: str, size: int) -> RequestEntry:
         with self._lock:
             entry = RequestEntry(len(self.entries) + 1, round(time.monotonic() - self._t0, 3), method, path, size)
             self.entries.append(entry)
+            self._open.add(entry.seq)
         return entry
+
+    def finish(self, entry: RequestEntry) -> None:
+        """The gateway is done with this request: its answer read, priced, its body handed over."""
+        with self._lock:
+            self._open.discard(entry.seq)
+            self._closed.notify_all()
 
     # -- the request body
     def read_later(self, entry: RequestEntry, body: bytes, encoding: str | None) -> None:
@@ -92,9 +101,11 @@ class Ledger:
         return AnswerReader(entry, status, content_type, encoding)
 
     # -- the item's view
-    def settle(self) -> None:
-        """Wait until every request body handed over so far has been read."""
+    def settle(self, timeout_s: float = 10.0) -> None:
+        """Wait until every request's handler is done (a CLI can act on an answer's last event before the
+        gateway has written its end, priced it and handed its body over) and every body has been read."""
         with self._lock:
+            self._closed.wait_for(lambda: not self._open, timeout=timeout_s)
             reading = list(self._reading)
         wait(reading)
 

@@ -184,9 +184,13 @@ class Gateway:
         if lease is not None and wire is not None:
             refusal = self.spend.refusal(lease.spend, entry, wire)
             if refusal is not None:  # past a spend cap: nothing goes upstream
-                await request.read()
+                try:
+                    await request.read()
+                finally:
+                    ledger.finish(entry)
                 return refusal
         if health.gave_up:  # the provider failed this item often enough: nothing more of it goes upstream
+            ledger.finish(entry)
             return _refused_for_failures(entry, health)
         chunks: list[bytes] = []
 
@@ -249,6 +253,7 @@ class Gateway:
             hold.end(time.monotonic())
             charge()
             hand_over_body()
+            ledger.finish(entry)
 
     async def _try(self, request, url, headers, body, entry, ledger, hold: Hold, hand_over_body, charge):
         """One request upstream: the answer given to the CLI, or None when the gateway holds the request

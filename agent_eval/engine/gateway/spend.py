@@ -20,6 +20,13 @@ from aiohttp import web
 from agent_eval.datamodel.pricing import data_version, price_request
 from agent_eval.engine.gateway.ledger import REFUSED, RequestEntry
 
+# Each cap in the words the CLI shows (and the record keeps) when it stops an item.
+CAP_WORDS = {
+    "run_usd": "the run's cost cap (--max-cost-usd {limit:g}) is reached: ${used:.4f} spent",
+    "item_usd": "the item's cost cap (--max-item-cost-usd {limit:g}) is reached: ${used:.4f} spent",
+    "item_tokens": "the item's token cap (--max-item-tokens {limit}) is reached: {used} tokens",
+}
+
 
 @dataclass(frozen=True)
 class SpendLimits:
@@ -52,6 +59,7 @@ class ItemSpend:
     without_usage: int = 0  # answered without usage (a cut stream): not priced here
     notes: set[str] = field(default_factory=set)
     refused: str | None = None  # why the gateway stopped sending the item's requests upstream
+    stopped_by: dict | None = None  # which cap: {"cap": "item_usd" | "item_tokens" | "run_usd", "limit": ...}
     refusals: int = 0
     charged: set[int] = field(default_factory=set)  # the ledger's request numbers already priced
 
@@ -67,6 +75,7 @@ class ItemSpend:
             "notes": sorted(self.notes),
             "price_data": data_version(),
             "refused": self.refused,
+            "stopped_by": self.stopped_by,
             "refusals": self.refusals,
         }
 
@@ -106,21 +115,30 @@ class RunSpend:
             self.ended_usd += item.usd
 
     def reason_to_refuse(self, item: ItemSpend) -> str | None:
+        found = self._cap_reached(item)
+        return found[1] if found else None
+
+    def _cap_reached(self, item: ItemSpend) -> tuple[dict, str] | None:
+        """The cap `item`'s next request would pass ({"cap", "limit"}) and why, in words; or None."""
         limits = self.limits
-        if self.run_cap_reached:
-            return f"the run's cost cap (--max-cost-usd {limits.run_usd:g}) is reached: ${self.total_usd:.4f} spent"
-        if limits.item_usd is not None and item.usd >= limits.item_usd:
-            return f"the item's cost cap (--max-item-cost-usd {limits.item_usd:g}) is reached: ${item.usd:.4f} spent"
-        if limits.item_tokens is not None and item.tokens >= limits.item_tokens:
-            return f"the item's token cap (--max-item-tokens {limits.item_tokens}) is reached: {item.tokens} tokens"
+        spent = (
+            ("run_usd", limits.run_usd, self.total_usd),
+            ("item_usd", limits.item_usd, item.usd),
+            ("item_tokens", limits.item_tokens, item.tokens),
+        )
+        for cap, limit, used in spent:
+            if limit is not None and used >= limit:
+                return {"cap": cap, "limit": limit}, CAP_WORDS[cap].format(limit=limit, used=used)
         return None
 
     def refusal(self, item: ItemSpend, entry: RequestEntry, wire: str) -> web.Response | None:
         """The answer to a model request that must not go upstream (recorded in the ledger), or None."""
-        reason = self.reason_to_refuse(item)
-        if reason is None:
+        found = self._cap_reached(item)
+        if found is None:
             return None
-        item.refused = item.refused or reason
+        cap, reason = found
+        if item.refused is None:
+            item.refused, item.stopped_by = reason, cap
         item.refusals += 1
         response = refusal_response(wire, reason)
         entry.status = response.status
@@ -148,6 +166,17 @@ class RunSpend:
                 item.priced += 1
                 item.usd += price.usd
                 self.session_usd += price.usd
+
+
+def cap_raised(stopped_by: dict | None, limits: SpendLimits) -> bool:
+    """Whether the cap that stopped an item (`stopped_by`, from its record) is higher now, or gone: only
+    then does a resume run the item again (with the same cap it would only be stopped again)."""
+    if not stopped_by:
+        return True
+    now = {"run_usd": limits.run_usd, "item_usd": limits.item_usd, "item_tokens": limits.item_tokens}.get(
+        stopped_by["cap"]
+    )
+    return now is None or stopped_by.get("limit") is None or now > stopped_by["limit"]
 
 
 def refusal_response(wire: str, reason: str) -> web.Response:

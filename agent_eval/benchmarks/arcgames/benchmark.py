@@ -1,0 +1,171 @@
+"""ARC-AGI-3 games: the agent plays a game it is told nothing about through the `game` tool, served from
+outside the sandbox for its item only; the game's own toolkit keeps the score
+(agent_eval/benchmarks/arcgames, README "ARC-AGI-3 games")."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
+from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
+from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
+from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.session import GAME_DIR, GameSession
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemError, ItemSetup
+from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
+from agent_eval.tools.toolset import McpServer, ToolSet
+
+GAME_SERVER_MODULE = "agent_eval.benchmarks.arcgames.game_server"
+DEFAULT_MAX_ACTIONS = 200
+DEFAULT_FRAME_SCALE = 4
+PROCESS_DIR = "game-process"  # the game process's own scratch directory (outside the workdir)
+
+
+def time_budget(timeout_s: float | None) -> float | None:
+    """How long play takes actions: the run's --timeout less a tenth of it (5 s to 2 min), the time the agent
+    needs to reply DONE once told to stop."""
+    if not timeout_s:
+        return None
+    return max(timeout_s - min(120.0, max(5.0, timeout_s / 10)), timeout_s / 2)
+
+
+class ArcGames(Benchmark):
+    name = "arcgames"
+    tool_modes = ("none", "image", "python")
+
+    def __init__(self):
+        self.dataset: GamesDataset | None = None
+        self.max_actions = DEFAULT_MAX_ACTIONS
+        self.frame_scale = DEFAULT_FRAME_SCALE
+        self.time_budget_s: float | None = None
+
+    # -- the run's options and data
+
+    def configure(self, options: dict, timeout_s: float | None = None) -> None:
+        # play stops taking actions a margin before the run's time limit, so the agent can still say DONE
+        self.time_budget_s = time_budget(timeout_s)
+        given = {k: v for k, v in options.items() if v is not None}
+        self.max_actions = int(given.get("max_actions", DEFAULT_MAX_ACTIONS))
+        self.frame_scale = int(given.get("frame_scale", DEFAULT_FRAME_SCALE))
+        if self.max_actions < 1:
+            raise ValueError(f"--max-actions must be at least 1, got {self.max_actions}")
+        if not MIN_SCALE <= self.frame_scale <= MAX_SCALE:
+            raise ValueError(f"--frame-scale must be {MIN_SCALE}-{MAX_SCALE}, got {self.frame_scale}")
+
+    def load(self, root: Path):
+        from agent_eval.benchmarks.arcgames.game_process import TOOLKIT_MISSING, toolkit_python
+
+        if toolkit_python() is None:
+            from agent_eval.datamodel.jsonl import DataError
+
+            raise DataError(TOOLKIT_MISSING)
+        self.dataset = load_games(root)
+        return self.dataset
+
+    def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
+        """The project's own games (games/, on ARCEngine), copied as the toolkit lays games out."""
+        from agent_eval.benchmarks.arcgames.games import GAMES_DIR
+        from agent_eval.datamodel.jsonl import DataError
+
+        if out.exists() and any(out.iterdir()):
+            raise DataError(f"{out} exists and is not empty; choose a new directory")
+        written = []
+        for metadata in sorted(GAMES_DIR.glob("*/*/metadata.json")):
+            game_dir = metadata.parent
+            target = out / game_dir.parent.name / game_dir.name
+            shutil.copytree(game_dir, target, ignore=shutil.ignore_patterns("__pycache__"))
+            written.append(f"{game_dir.parent.name}@{game_dir.name}")
+        return [f"wrote {len(written)} ARC-AGI-3 games ({', '.join(written)}) to {out}/<game>/<version>/"]
+
+    def demo_turns(self, item, tools: str) -> list[dict] | None:
+        """The project's own game's shortest winning sequence (games.WINNING), one play call a turn, then DONE."""
+        from agent_eval.benchmarks.arcgames.games import WINNING
+
+        actions = WINNING.get(f"{item.id}-{item.version}")
+        if actions is None:
+            return None
+        calls = [
+            {"call": "play", "input": {"action": a[0], "x": a[1], "y": a[2]} if isinstance(a, tuple) else {"action": a}}
+            for a in actions
+        ]
+        return calls + [{"final": "I won the game. <answer>DONE</answer>"}]
+
+    def warm_up(self, tools: str) -> None:
+        load_in_background(GAME_SERVER_MODULE)  # the MCP SDK
+
+    def truth_text(self, item) -> str:
+        return "win"
+
+    def reading(self):
+        from agent_eval.benchmarks.arcgames.hooks import GameReading
+
+        return GameReading()
+
+    # -- one item
+
+    @contextlib.contextmanager
+    def setup(
+        self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
+    ) -> Iterator[ItemSetup]:
+        from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess
+
+        server_module = load_sdk_module(GAME_SERVER_MODULE)
+        scratch = item_root / PROCESS_DIR
+        scratch.mkdir(parents=True, exist_ok=True)
+        with contextlib.ExitStack() as stack:
+            try:
+                game = stack.enter_context(GameProcess(self.dataset.root, item.id, item.version, scratch=scratch))
+            except GameError as error:
+                raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
+            mirror = None
+            if tools == "python":  # the archive, read-only in the workdir as it grows
+                mirror = work / FRAMES_DIR
+                mirror.mkdir()
+            session = GameSession(
+                item, game, item_root / GAME_DIR, self.max_actions, self.frame_scale, self.time_budget_s
+            )
+            stack.callback(session.finish)  # before the game process closes: its scorecard
+            mount = stack.enter_context(
+                McpHost.shared().mount(
+                    lambda: server_module.build_server(session, tools, self.frame_scale), name=server_module.SERVER_NAME
+                )
+            )
+            game_tools = McpServer(server_module.SERVER_NAME, server_module.TOOLS_BY_MODE[tools], url=mount.url)
+            toolset = (
+                ToolSet(shell=True, view_file=True, mcp=(game_tools,))
+                if tools == "python"
+                else ToolSet(mcp=(game_tools,))
+            )
+            prompt = (
+                template_text.replace("{max_actions}", str(self.max_actions))
+                .replace("{scale}", str(self.frame_scale))
+                .replace("{frames_dir}", FRAMES_DIR)
+                .strip()
+                + "\n"
+            )
+            readonly = [(session.archive.directory, mirror)] if mirror is not None else []
+            yield ItemSetup(prompt=prompt, tools=toolset, endpoints=[mount.endpoint], readonly_mounts=readonly)
+
+    grades_failed_attempts = True  # the game keeps the score whatever the agent's process did
+
+    def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
+        metrics, error, has_tag = grade_game(final_text, item, item_dir.root)
+        if metrics is None:
+            return BenchmarkGrade(prediction="", correct=False, has_answer_tag=has_tag, error=error)
+        return BenchmarkGrade(
+            prediction=prediction_text(metrics),
+            correct=metrics.won,
+            has_answer_tag=has_tag,
+            metrics=metrics,
+            error=error,
+        )
+
+    def scorer_hash(self) -> str:
+        return rules_hash()
+
+    def extra_rollup(self, records: list) -> dict | None:
+        graded = [GameMetrics.of(r) for r in records if r.status in ("ok", "no_answer")]
+        return {"arcgames": rollup_games(graded)}

@@ -1,0 +1,139 @@
+"""A game's frames: 64x64 arrays of colour indices 0-15, drawn as PNGs and archived losslessly.
+
+Every frame a `play` returns (animation frames included) is kept in the item's folder, as the indices
+(`NNNN.npy`) and as the picture the model was shown (`NNNN.png`, upscaled by nearest neighbour, so
+every pixel of the game is a square of `scale` x `scale` identical pixels). The archive is outside
+the sandbox; in python mode it is bound read-only into the workdir (`frames/`) as it grows."""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+# The ARC-AGI-3 palette: colour index -> RGB, as the toolkit renders frames (arc_agi/rendering.py's COLOR_MAP).
+PALETTE = np.array(
+    [
+        (0xFF, 0xFF, 0xFF),
+        (0xCC, 0xCC, 0xCC),
+        (0x99, 0x99, 0x99),
+        (0x66, 0x66, 0x66),
+        (0x33, 0x33, 0x33),
+        (0x00, 0x00, 0x00),
+        (0xE5, 0x3A, 0xA3),
+        (0xFF, 0x7B, 0xCC),
+        (0xF9, 0x3C, 0x31),
+        (0x1E, 0x93, 0xFF),
+        (0x88, 0xD8, 0xF1),
+        (0xFF, 0xDC, 0x00),
+        (0xFF, 0x85, 0x1B),
+        (0x92, 0x12, 0x31),
+        (0x4F, 0xCC, 0x30),
+        (0xA3, 0x56, 0xD6),
+    ],
+    dtype=np.uint8,
+)
+COLOUR_NAMES = (
+    "white",
+    "off-white",
+    "light grey",
+    "grey",
+    "off-black",
+    "black",
+    "magenta",
+    "light magenta",
+    "red",
+    "blue",
+    "light blue",
+    "yellow",
+    "orange",
+    "maroon",
+    "green",
+    "purple",
+)
+FRAMES_DIR = "frames"
+MIN_SCALE, MAX_SCALE = 1, 16
+
+
+def checked_frame(frame) -> np.ndarray:
+    """The frame as a 2-D uint8 array of indices 0-15, or ValueError saying what is wrong with it."""
+    array = np.asarray(frame)
+    if array.ndim != 2 or array.size == 0:
+        raise ValueError(f"a frame must be a 2-D grid of colour indices, got shape {array.shape}")
+    if array.dtype.kind not in "iu" or array.min() < 0 or array.max() > 15:
+        raise ValueError("a frame's colour indices must be integers 0-15")
+    return array.astype(np.uint8, copy=False)
+
+
+def to_rgb(frame: np.ndarray) -> Image.Image:
+    return Image.fromarray(PALETTE[frame], mode="RGB")
+
+
+def png_bytes(frame: np.ndarray, scale: int) -> bytes:
+    """The frame as a PNG, each game pixel a scale x scale square (nearest neighbour: no new colours). A
+    palette PNG of the 16 colours: the same pixels as RGB once decoded, about a quarter of the work to encode."""
+    big = frame.repeat(scale, axis=0).repeat(scale, axis=1) if scale > 1 else frame
+    image = Image.fromarray(np.ascontiguousarray(big), mode="P")
+    image.putpalette(_PALETTE_BYTES)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1)  # level 1: fastest; frames are flat colour
+    return buffer.getvalue()
+
+
+_PALETTE_BYTES = PALETTE.tobytes()
+
+
+def frame_name(number: int) -> str:
+    """A frame's file stem: frame 7 is 0007.npy and 0007.png."""
+    return f"{number:04d}"
+
+
+class FrameArchive:
+    """Numbered frames in one directory (thread-safe): `add` writes NNNN.npy then NNNN.png, each
+    complete before its name appears (written to a hidden temporary name, then renamed), so a reader
+    of the mirror never sees half a file."""
+
+    def __init__(self, directory: Path, scale: int):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.scale = scale
+        self._lock = threading.Lock()
+        self._count = 0
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def add(self, frame: np.ndarray) -> tuple[int, bytes]:
+        """Archive one frame; its number (1, 2, ...) and its PNG."""
+        png = png_bytes(frame, self.scale)
+        with self._lock:
+            self._count += 1
+            number = self._count
+        buffer = io.BytesIO()
+        np.save(buffer, frame, allow_pickle=False)
+        self._write(f"{frame_name(number)}.npy", buffer.getvalue())
+        self._write(f"{frame_name(number)}.png", png)
+        return number, png
+
+    def _write(self, name: str, data: bytes) -> None:
+        tmp = self.directory / f".{name}.tmp"
+        tmp.write_bytes(data)
+        os.replace(tmp, self.directory / name)
+
+    def has(self, number) -> bool:
+        return isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= self._count
+
+    def load(self, number: int) -> np.ndarray:
+        return np.load(self.directory / f"{frame_name(number)}.npy", allow_pickle=False)
+
+    def png(self, number: int) -> bytes:
+        return (self.directory / f"{frame_name(number)}.png").read_bytes()
+
+
+def png_path(directory: Path, number: int) -> Path:
+    return Path(directory) / f"{frame_name(number)}.png"

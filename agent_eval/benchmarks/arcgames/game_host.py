@@ -1,0 +1,234 @@
+"""The game host: one ARC-AGI-3 game, played offline with the official toolkit, spoken to in JSON lines.
+
+Run by the toolkit's own interpreter (Python >= 3.12, `.venv-arc`), inside the bubblewrap jail that
+game_process.py builds; never imported by agent-eval itself (which runs on 3.11). One request per line on
+stdin, one answer per line on the protocol channel:
+
+    {"op": "step", "action": "ACTION6", "x": 3, "y": 7}
+        -> {"ok": true, "state": "NOT_FINISHED", "levels_completed": 0, "win_levels": 3,
+            "available_actions": ["ACTION6"], "n_frames": 2, "frames": "<base64 of n x 64 x 64 uint8>"}
+            (step_s: seconds the toolkit's env.step took; cpu_s: the host's CPU seconds so far; for perf/)
+    {"op": "scorecard"}  -> {"ok": true, "scorecard": {...}}
+    {"op": "close"}      -> (exits)
+    anything failing     -> {"ok": false, "error": "one line"}   (and the host exits)
+
+The first line it writes, unasked, is {"ok": true, "ready": GAME} once the game is loaded (or the failure).
+The toolkit logs, and games may print, to stdout: the protocol channel is a private copy of fd 1 taken at
+start, and fd 1 itself is pointed at stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import logging
+import os
+import sys
+import time
+import traceback
+
+PROTOCOL = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+GAME_FILE = "<string>"  # the toolkit exec()s the game's source: its frames carry this file name
+game_file_name = "the game file"  # its real name once metadata.json is read, for messages
+
+
+class _Errors(logging.Handler):
+    """Collects the toolkit's ERROR records: it logs a failing game (syntax error, missing class, an
+    exception in step) and returns None rather than raising."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def take(self) -> list[logging.LogRecord]:
+        out, self.records = self.records, []
+        return out
+
+
+def describe(exc: BaseException) -> str:
+    """'TypeError: message (ae01.py line 12)': the exception and where in the game's source it arose."""
+    if isinstance(exc, SyntaxError):
+        return f"{game_file_name} has a syntax error at line {exc.lineno} (SyntaxError: {exc.msg})"
+    text = f"{type(exc).__name__}: {exc}".rstrip(": ")
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == GAME_FILE]
+    return f"{text} ({game_file_name} line {lines[-1]})" if lines else text
+
+
+def failure(records: list[logging.LogRecord], context: str) -> str:
+    """One line from the toolkit's error records: the first with an exception, else the first (the cause;
+    later ones are its consequences, such as "Cannot reset: game not loaded")."""
+    if not records:
+        return f"{context}: the toolkit returned nothing"
+    rec = next((r for r in records if r.exc_info), records[0])
+    exc = rec.exc_info[1] if rec.exc_info else None
+    if exc is None:
+        return f"{context}: {rec.getMessage().splitlines()[0]}"
+    return describe(exc) if isinstance(exc, SyntaxError) else f"{context}: {describe(exc)}"
+
+
+def send(obj: dict) -> None:
+    PROTOCOL.write(json.dumps(obj, separators=(",", ":")) + "\n")
+
+
+def scorecard(arcade, game_id: str, win_levels: int, baselines: list[int] | None) -> dict:
+    """The toolkit's offline scorecard for this play-through, as it computes it, plus the reading of it the
+    kind needs. Random ids (card_id, guid) are dropped: they would make equal play-throughs differ. A game
+    without usable baselines gets score None (the toolkit writes 0.0 and a message)."""
+    card = arcade.get_scorecard()
+    dump = card.model_dump(mode="json")
+    dump.pop("card_id", None)
+    dump.pop("api_key", None)
+    for env in dump.get("environments", []):
+        for run in env.get("runs", []):
+            run.pop("guid", None)
+    env = next((e for e in dump.get("environments", []) if e["id"] == game_id), None)
+    if env is None:
+        return {
+            "game_id": game_id,
+            "score": None,
+            "score_unavailable": "no play recorded",
+            "won": False,
+            "levels_completed": 0,
+            "win_levels": win_levels,
+            "actions": 0,
+            "resets": 0,
+            "baseline_actions": baselines,
+            "runs": [],
+            "toolkit_scorecard": dump,
+        }
+    runs = env["runs"]
+    unavailable = next((r["message"] for r in runs if r.get("message")), None)
+    if unavailable and not baselines:
+        unavailable = f"its metadata.json gives no baseline_actions (the toolkit: {unavailable})"
+    elif unavailable and baselines and len(baselines) < win_levels:
+        unavailable = (
+            f"its metadata.json gives {len(baselines)} baseline_actions for {win_levels} levels ({unavailable})"
+        )
+    # The run the toolkit's game score comes from (it takes the best run's); among equals, the most levels.
+    best = max(range(len(runs)), key=lambda i: (runs[i]["score"], runs[i]["levels_completed"]))
+    return {
+        "game_id": game_id,
+        "score": None if unavailable else env["score"],
+        "score_unavailable": unavailable,
+        "won": env["completed"],
+        "levels_completed": env["levels_completed"],
+        "win_levels": win_levels,
+        "actions": env["actions"],
+        "resets": env["resets"],
+        "baseline_actions": baselines,
+        "best_run": best,
+        "level_actions": runs[best].get("level_actions"),
+        "level_scores": None if unavailable else runs[best].get("level_scores"),
+        "runs": runs,
+        "toolkit_scorecard": dump,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--environments-dir", required=True)
+    ap.add_argument("--game", required=True, help="GAME-VERSION, e.g. ae01-v1")
+    args = ap.parse_args()
+    game_id = args.game
+    errors = _Errors()
+    log = logging.getLogger("agent_eval.game_host")
+    log.handlers[:] = [errors, logging.StreamHandler(sys.stderr)]
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        import numpy as np
+        from arc_agi import Arcade, OperationMode
+        from arcengine import GameAction
+    except Exception as e:  # noqa: BLE001 - any import failure is one line for the client
+        send({"ok": False, "error": f"the game toolkit does not import: {describe(e)}"})
+        return 1
+    try:
+        arcade = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=args.environments_dir, logger=log)
+        if arcade.operation_mode != OperationMode.OFFLINE:
+            send({"ok": False, "error": f"the toolkit is not offline ({arcade.operation_mode.value})"})
+            return 1
+        info = next((e for e in arcade.get_environments() if e.game_id == game_id), None)
+        if info is None:
+            send({"ok": False, "error": f"no metadata.json in {args.environments_dir} declares {game_id}"})
+            return 1
+        global game_file_name
+        game_file_name = f"{(info.class_name or '').lower()}.py"
+        env = arcade.make(game_id)
+        if env is None or errors.records or env.observation_space is None:
+            send({"ok": False, "error": failure(errors.take(), "loading the game")})
+            return 1
+    except Exception as e:  # noqa: BLE001
+        send({"ok": False, "error": f"loading the game failed: {describe(e)}"})
+        return 1
+    win_levels = env.observation_space.win_levels
+    last = env.observation_space
+    send({"ok": True, "ready": game_id})
+
+    for line in sys.stdin:
+        req = None
+        try:
+            req = json.loads(line)
+            op = req.get("op")
+            if op == "close":
+                return 0
+            if op == "scorecard":
+                send({"ok": True, "scorecard": scorecard(arcade, game_id, win_levels, info.baseline_actions)})
+                continue
+            if op != "step":
+                send({"ok": False, "error": f"unknown request {op!r}"})
+                return 1
+            action = GameAction.from_name(req["action"])
+            data = {"x": int(req["x"]), "y": int(req["y"])} if action is GameAction.ACTION6 else {}
+            started = time.perf_counter()
+            frame = env.step(action, data=data)
+            step_s = time.perf_counter() - started
+            if frame is None or errors.records:
+                send({"ok": False, "error": failure(errors.take(), f"exception in step {action.name}")})
+                return 1
+            frames = list(frame.frame)
+            if frames:
+                last = frame
+            else:
+                # An action after WIN or GAME_OVER: the engine ignores it, returns no frame and a bare state
+                # (levels 0 of 0); the toolkit does not count it. The state stands as it was.
+                frame = last
+            shapes = [list(np.shape(f)) for f in frames]
+            if any(shape != [64, 64] for shape in shapes):
+                send({"ok": False, "error": f"step {action.name} returned frames of shape {shapes}, not 64x64"})
+                return 1
+            blob = np.stack([np.asarray(f) for f in frames]).astype(np.uint8).tobytes() if frames else b""
+            win_levels = frame.win_levels or win_levels
+            send(
+                {
+                    "ok": True,
+                    "state": frame.state.name if hasattr(frame.state, "name") else str(frame.state),
+                    "levels_completed": frame.levels_completed,
+                    "win_levels": win_levels,
+                    "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
+                    "n_frames": len(frames),
+                    "shapes": shapes,
+                    "frames": base64.b64encode(blob).decode("ascii"),
+                    "step_s": step_s,
+                    "cpu_s": time.process_time(),
+                }
+            )
+        except BaseException as e:  # noqa: BLE001 - a game's failure (even sys.exit) is one line for the item
+            what = f"step {req.get('action')}" if isinstance(req, dict) and req.get("op") == "step" else "the host"
+            send({"ok": False, "error": f"exception in {what}: {describe(e)}"})
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    PROTOCOL.flush()
+    sys.stderr.flush()
+    # No interpreter teardown: with the toolkit's imports (matplotlib, flask) it takes ~0.9 s on a busy
+    # machine and has nothing to save; the game's state ends with the play-through.
+    os._exit(code)

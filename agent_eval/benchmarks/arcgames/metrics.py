@@ -1,0 +1,36 @@
+"""What an ARC-AGI-3 game record's `metrics` holds: the toolkit's scorecard of the game as played."""
+
+from __future__ import annotations
+
+from dataclasses import field
+
+from pydantic.dataclasses import dataclass
+
+from agent_eval.benchmarks.base import KindMetrics
+
+
+@dataclass
+class GameMetrics(KindMetrics):
+    game: str | None = None
+    version: str | None = None
+    won: bool = False
+    state: str | None = None  # the last state: NOT_FINISHED, WIN, GAME_OVER (None: never played)
+    levels_completed: int = 0
+    win_levels: int | None = None  # the game's number of levels
+    actions: int = 0  # actions the toolkit counted, RESETs included
+    resets: int = 0
+    level_resets: list[int] = field(default_factory=list)  # RESETs played on each level (from the timeline)
+    level_actions: list[int] = field(default_factory=list)
+    level_scores: list[float] = field(default_factory=list)  # 0-115 each, the toolkit's
+    level_baseline_actions: list[int] = field(default_factory=list)
+    score: float | None = None  # the toolkit's game score 0-100 (RHAE); None: no baselines
+    score_note: str | None = None  # why there is no score
+    max_actions: int | None = None  # the run's budget per game
+    budget_spent: bool = False
+    plays: int = 0  # play calls that took an action
+    frames: int = 0  # frames archived
+    scorecard: dict = field(default_factory=dict)  # the toolkit's scorecard as it gave it
+
+    def actions_per_level(self) -> float | None:
+        """Actions spent per completed level (None: no level completed)."""
+        return self.actions / self.levels_completed if self.levels_completed else None

@@ -1,0 +1,62 @@
+"""The ARC-AGI-3 parts of `agent-eval report`: per game a filmstrip per level (the frame each action
+ended on, in order; its number links the archive), and the scorecard; per run the mean game score,
+wins and levels. Layout: templates/arc_*.j2."""
+
+from __future__ import annotations
+
+from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, frame_name
+from agent_eval.benchmarks.arcgames.grading import rollup_games
+from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.session import GAME_DIR, read_end, read_timeline
+
+MAX_PER_LEVEL = 40  # frames drawn per level in the report; the rest are counted
+GRADED = ("ok", "no_answer")
+
+
+def filmstrips(timeline: list[dict], embed) -> list[dict]:
+    """One strip per level: the frame each play ended on (its last frame), in order."""
+    strips: list[dict] = []
+    level = 0
+    for entry in timeline:
+        if not strips or strips[-1]["level"] != level + 1:
+            strips.append({"level": level + 1, "shots": [], "more": 0})
+        strip = strips[-1]
+        label = entry["action"] + (f" ({entry['x']},{entry['y']})" if entry.get("x") is not None else "")
+        if entry["frames"]:
+            if len(strip["shots"]) < MAX_PER_LEVEL:
+                path = f"{GAME_DIR}/{FRAMES_DIR}/{frame_name(entry['frames'][-1])}.png"
+                strip["shots"].append(
+                    {
+                        "step": entry["step"],
+                        "label": label,
+                        "state": entry["state"],
+                        "n_frames": len(entry["frames"]),
+                        "img": embed(path, f"step {entry['step']}"),
+                    }
+                )
+            else:
+                strip["more"] += 1
+        level = entry["levels_completed"]
+    return strips
+
+
+def game_item(run, record, images, embed) -> dict:
+    timeline = read_timeline(images.base) or []
+    end = read_end(images.base)
+    metrics = GameMetrics.of(record)
+    return {
+        "strips": filmstrips(timeline, embed),
+        "plays": len(timeline),
+        "metrics": metrics,
+        "error": end.error if end else None,
+        "won": metrics.won,
+        "score": None if metrics.score is None else f"{metrics.score:.1f}",
+        "levels": f"{metrics.levels_completed}/{metrics.win_levels or '?'}",
+    }
+
+
+def game_summary(records) -> dict:
+    rollup = rollup_games([GameMetrics.of(r) for r in records if r.status in GRADED])
+    rollup["errors"] = sum(r.status not in GRADED for r in records)
+    rollup["mean_score_text"] = "—" if rollup["mean_score"] is None else f"{rollup['mean_score']:.1f}"
+    return rollup

@@ -1,0 +1,98 @@
+"""The ARC-AGI-3 parts of `agent-eval show`: the run's mean game score, wins and levels; per game the
+action timeline (step, action, state, level, frames) and where its frames are kept."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR
+from agent_eval.benchmarks.arcgames.grading import rollup_games
+from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.session import GAME_DIR, read_end, read_timeline
+
+GRADED = ("ok", "no_answer")
+
+
+def totals_phrase(records) -> str:
+    r = rollup_games([GameMetrics.of(x) for x in records if x.status in GRADED])
+    score = (
+        "no game score (no baselines)"
+        if r["mean_score"] is None
+        else f"mean game score {r['mean_score']:.1f} of 100 over {r['scored_games']} scored game(s)"
+    )
+    return (
+        f"{score}; won {r['wins']}/{len(records)}; levels {r['levels_completed']}/{r['levels_total']}; "
+        f"{r['actions']} actions"
+    )
+
+
+def _action(entry: dict) -> str:
+    return entry["action"] + (f" ({entry['x']}, {entry['y']})" if entry.get("x") is not None else "")
+
+
+def _frames(numbers: list[int]) -> str:
+    if not numbers:
+        return "—"
+    return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]} ({len(numbers)})"
+
+
+def print_timeline(console: Console, record, base) -> GameMetrics | None:
+    timeline = read_timeline(base)
+    if timeline is None:
+        console.print(Rule("game: no timeline (the game never started)"))
+        return None
+    console.print(Rule(f"game timeline ({len(timeline)} play call(s))"))
+    table = Table(header_style="bold")
+    for name in ("step", "action", "state", "levels", "frames", "game ms"):
+        table.add_column(name, justify="right" if name in ("step", "frames", "game ms") else "left", no_wrap=True)
+    for entry in timeline:
+        table.add_row(
+            str(entry["step"]),
+            _action(entry),
+            entry["state"],
+            f"{entry['levels_completed']}/{entry['win_levels']}",
+            _frames(entry["frames"]),
+            f"{entry['game_ms']:.1f}",
+            style="red" if entry.get("error") else None,
+        )
+    console.print(table)
+    end = read_end(base)
+    if end is not None and end.error:
+        console.print(Text(f"game error: {end.error}", style="red"))
+    console.print(f"frames: {base / GAME_DIR / FRAMES_DIR}/NNNN.npy (colour indices) and NNNN.png (as shown)")
+    return GameMetrics.of(record)
+
+
+def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
+    if not metrics.game:
+        return
+    score = f"{metrics.score:.1f}" if metrics.score is not None else f"none ({metrics.score_note})"
+    console.print(
+        f"scorecard: {'WON' if metrics.won else 'not won'}, levels {metrics.levels_completed}/"
+        f"{metrics.win_levels or '?'}, {metrics.actions} actions ({metrics.resets} resets), game score {score}"
+    )
+    if metrics.level_actions:
+        console.print(
+            "per level: "
+            + "; ".join(
+                f"L{i + 1} {a} actions"
+                + (f" (baseline {b}, score {s:.1f})" if b else "")
+                + (
+                    f", {metrics.level_resets[i]} reset(s)"
+                    if i < len(metrics.level_resets) and metrics.level_resets[i]
+                    else ""
+                )
+                for i, (a, b, s) in enumerate(
+                    zip(
+                        metrics.level_actions,
+                        metrics.level_baseline_actions or [None] * len(metrics.level_actions),
+                        metrics.level_scores or [0.0] * len(metrics.level_actions),
+                    )
+                )
+            )
+        )
+    if metrics.budget_spent:
+        console.print(Text(f"the action budget ({metrics.max_actions}) was spent", style="yellow"))

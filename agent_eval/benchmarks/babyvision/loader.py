@@ -1,0 +1,106 @@
+"""BabyVision's layout: `DIR/meta_data.jsonl` beside the image files, read as VLMEvalKit's BabyVision reads it.
+
+Rows: `taskId`, `image` (a path relative to DIR, or a list of them), `question`, `ansType` ("choice" or
+"blank"), `options` (a list), `choiceAns` (the 0-based index of the right option), `blankAns`, `type`,
+`subtype`. The prompt is the reference's: the question, the choices as `(A) ...` lines for a choice
+question, and the final-answer instruction; the truth is the option's letter or the blank's text
+(`null` reads as empty, as there).
+
+A row that cannot be asked (malformed JSON, no question, a choice row without options or answer, a
+blank row without an answer, a missing image file) is left out with one problem line naming the file
+and line; the rest loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_eval.benchmarks.babyvision.prompting import build_question
+from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
+from agent_eval.datamodel.jsonl import DataError, jsonl_rows
+
+META = "meta_data.jsonl"
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    task: str  # the subtype (BabyVision's 22 fine-grained tasks)
+    category: str  # the type (its four families)
+    prompt_text: str  # the reference's question text: question, choices, final-answer instruction
+    answer: str  # a letter for a choice question, the text for a blank one
+    ans_type: str
+    images: tuple[ImageSource, ...]
+
+    def public(self) -> dict:
+        return {"id": self.id, "task": self.task, "category": self.category, "question": self.prompt_text}
+
+
+def is_babyvision(root: Path) -> bool:
+    return root.is_dir() and (root / META).is_file()
+
+
+def optional(value):
+    """clean_babyvision_optional: None and the string "null" (any case) are empty."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.lower() == "null":
+        return ""
+    return value
+
+
+def read_dataset(root: Path) -> FieldDataset:
+    path = root / META
+    dataset = FieldDataset(root=root, layout="babyvision")
+    seen: set[str] = set()
+    for where, row in jsonl_rows(path, skipped=dataset.problems):
+        try:
+            item = _item(row, root)
+        except ValueError as error:
+            dataset.problems.append(f"{where}: {error}; the line is left out")
+            continue
+        if item.id in seen:
+            dataset.problems.append(f"{where}: taskId {item.id} repeats an earlier line's; the line is left out")
+            continue
+        seen.add(item.id)
+        dataset.items.append(item)
+    if not dataset.items:
+        raise DataError(f"{path}: no line can be asked" + (f" ({dataset.problems[0]})" if dataset.problems else ""))
+    return dataset
+
+
+def _item(row: dict, root: Path) -> Item:
+    missing = [name for name in ("taskId", "image", "question", "ansType", "type", "subtype") if row.get(name) is None]
+    if missing:
+        raise ValueError(f"missing field(s) {', '.join(missing)}")
+    ans_type = row["ansType"]
+    if ans_type == "blank":
+        answer = optional(row.get("blankAns", ""))
+        if answer == "":
+            raise ValueError("a blank question without blankAns")
+    else:
+        options = row.get("options") or []
+        if not options:
+            raise ValueError("a choice question without options")
+        choice = optional(row.get("choiceAns", ""))
+        try:
+            answer = chr(65 + int(choice))
+        except (TypeError, ValueError):
+            raise ValueError(f"a choice question whose choiceAns {choice!r} is not an option's index") from None
+    images = row["image"] if isinstance(row["image"], list) else [row["image"]]
+    paths = tuple(root / str(image) for image in images)
+    for image in paths:
+        if not image.is_file():
+            raise ValueError(f"its image file {image} does not exist")
+    return Item(
+        id=str(row["taskId"]),
+        task=str(row["subtype"]),
+        category=str(row["type"]),
+        prompt_text=build_question(row),
+        answer=str(answer),
+        ans_type=str(ans_type),
+        images=tuple(
+            ImageSource(name="image" if len(paths) == 1 else f"image_{n + 1}", path=p) for n, p in enumerate(paths)
+        ),
+    )

@@ -1,0 +1,165 @@
+"""What the field's formats (VLMEvalKit TSV, BabyVision) share as kinds: one or several images per item placed
+as ActiveVision places its one, the benchmark's own prompt text kept byte for byte, a judge for
+model-graded scoring, and the grade's metrics with every judge call on the item."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import inspect
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_eval.benchmarks.base import Benchmark, ItemSetup, KindMetrics
+from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image
+from agent_eval.datamodel.judging import Judge
+from agent_eval.tools.mcp_http import load_in_background
+from agent_eval.tools.toolset import ToolSet
+
+
+@dataclass(frozen=True)
+class ImageSource:
+    """One image of an item: base64 text (a TSV cell) or a file."""
+
+    name: str  # the neutral stem it is placed under ("image", "image_1", ...)
+    data: str | None = None
+    path: Path | None = None
+
+    def digest(self) -> bytes:
+        raw = self.path.read_bytes() if self.path is not None else (self.data or "").encode()
+        return hashlib.sha256(raw).digest()
+
+    def place(self, folder: Path, conversions: list[str]) -> Path:
+        source = self.path
+        if source is None:  # decoded beside the target, then placed like a file (format kept or converted)
+            source = folder / f".{self.name}-decoded"  # no suffix: the format read from the bytes names it
+            source.write_bytes(base64.b64decode(self.data or ""))
+        try:
+            return place_image(source, folder / self.name, conversions)
+        finally:
+            if self.path is None:
+                source.unlink(missing_ok=True)
+
+
+@dataclass
+class FieldDataset:
+    """A loaded TSV or BabyVision folder: its askable items, and one line per row left out."""
+
+    root: Path
+    layout: str
+    items: list = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def tasks(self) -> list[str]:
+        return sorted({item.task for item in self.items})
+
+    @property
+    def categories(self) -> list[str]:
+        return sorted({item.category for item in self.items})
+
+    def content_hash(self) -> str:
+        """Every item's text and truth and every image's bytes: two runs with equal hashes saw the same data."""
+        digest = hashlib.sha256()
+        for item in sorted(self.items, key=lambda i: i.id):
+            digest.update(json.dumps([item.id, item.task, item.category, item.prompt_text, item.answer]).encode())
+            for image in item.images:
+                digest.update(image.digest())
+        return digest.hexdigest()[:16]
+
+
+def images_phrase(paths: list[Path]) -> str:
+    if len(paths) == 1:
+        return f"the file `{paths[0].name}`"
+    listed = ", ".join(f"`{p.name}`" for p in paths)
+    return f"made of several files, {listed} (in the order the question refers to them),"
+
+
+def attached_phrase(count: int) -> str:
+    return "1 image" if count == 1 else f"{count} images, in the order the question refers to them,"
+
+
+def render_verbatim(template_text: str, question: str, image: str) -> str:
+    """The mode's preamble, then the benchmark's prompt text exactly as the reference builds it (no
+    stripping: VLMEvalKit's MCQ prompt ends in " \\n")."""
+    return template_text.rstrip("\n").replace("{image}", image).replace("{question}", question)
+
+
+def paid_cost(calls: list[dict]) -> float | None:
+    """What judge calls cost when made (answers from the cache cost nothing now); None when a paid call's
+    price is unknown: never a made-up 0."""
+    paid = [c.get("cost_usd") for c in calls if not c.get("cached")]
+    return None if None in paid else round(sum(paid), 6)
+
+
+@dataclass
+class JudgedMetrics(KindMetrics):
+    judge_calls: list = field(default_factory=list)  # JudgeCall.to_json() each: prompt, reply, model, usage, cost
+    judge_cost_usd: float | None = None  # paid_cost(judge_calls)
+
+
+class FieldFormat(Benchmark):
+    """A kind holding the benchmark's prompt text per item (`item.prompt_text`) and its images (`item.images`)."""
+
+    tool_modes = ("none", "image", "python")
+    judge: Judge | None = None
+    judge_use = ""  # when the reference asks its judge, for --judge-model's help
+
+    def set_judge(self, judge: Judge | None) -> None:
+        self.judge = judge
+
+    def warm_up(self, tools: str) -> None:
+        if tools != "none":
+            load_in_background(IMAGE_TOOLS_MODULE)
+
+    @contextlib.contextmanager
+    def setup(self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
+        conversions: list[str] = []
+        if tools == "none":
+            # Attached to the first message from the private home, which no tool can reach in this mode.
+            inline = [image.place(home, conversions) for image in item.images]
+            yield ItemSetup(
+                prompt=render_verbatim(template_text, item.prompt_text, attached_phrase(len(inline))),
+                tools=ToolSet(),
+                inline_images=inline,
+                conversions=conversions,
+            )
+            return
+        placed = [image.place(work, conversions) for image in item.images]
+        with image_tools(work) as (server, endpoint):
+            toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(server,))
+            yield ItemSetup(
+                prompt=render_verbatim(template_text, item.prompt_text, images_phrase(placed)),
+                tools=toolset,
+                endpoints=[endpoint],
+                conversions=conversions,
+            )
+
+    def truth_text(self, item) -> str:
+        return str(item.answer)
+
+    def extra_rollup(self, records: list) -> dict | None:
+        """What the judge did across the run, for rollup.json: calls, answered from the cache, cost."""
+        calls = [call for r in records for call in (r.metrics or {}).get("judge_calls") or []]
+        if not calls:
+            return None
+        return {
+            "judge": {
+                "model": calls[0].get("model"),
+                "calls": len(calls),
+                "from_cache": sum(bool(c.get("cached")) for c in calls),
+                "failed": sum(c.get("reply") is None for c in calls),
+                "cost_usd": paid_cost(calls),
+            }
+        }
+
+    def rules_source(self) -> tuple:
+        """The functions and texts the grade rests on; their source is the scorer hash."""
+        raise NotImplementedError
+
+    def scorer_hash(self) -> str:
+        parts = [inspect.getsource(x) if callable(x) else str(x) for x in self.rules_source()]
+        parts.append(f"judge={self.judge.model if self.judge else 'none'}")
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -1,0 +1,188 @@
+"""VLMEvalKit's TSV (one multiple-choice question per row), read as VLMEvalKit reads it.
+
+Columns: `index`, `question`, option columns `A`..`Z`, `answer`, and the image as `image` (base64, a
+list of them written as a Python list, or the `index` of another row whose image it shares) and/or
+`image_path` (a file, or a list of files, relative to the TSV's folder when not absolute); optional
+`hint`, `category`, `l2-category`, `split`. The file is read with pandas as the reference reads it
+(`pd.read_csv(path, sep="\\t")`), so its empty-cell rules hold here too: an empty cell, or one reading
+NA, N/A, None, null or nan, is no option, and a column of numbers only shows them as pandas does
+(`1`, or `1.0` when the column also has empty cells).
+
+A row that cannot be asked (no answer, no options, an image that does not decode, a missing image
+file) is left out with one problem line naming the file, row and index; the rest of the file loads.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import io
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.progress import track
+
+from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
+from agent_eval.benchmarks.vlmeval.prompting import mcq_prompt
+from agent_eval.datamodel.jsonl import DataError
+
+BIG_FILE = 50 * 2**20  # bytes of TSV past which its rows are checked under a progress bar
+# A value this short in `image` names another row's image (VLMEvalKit saves space so); longer is base64.
+IMAGE_REFERENCE_MAX = 64
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    task: str  # the `category` column (what the reference reports per ability)
+    category: str  # the `l2-category` column, else `cycle_category` (HR-Bench), else `split`
+    question: str  # the raw question (the judge's prompt quotes it)
+    prompt_text: str  # the reference's prompt text: hint, question, options
+    options: dict[str, str]
+    answer: str
+    images: tuple[ImageSource, ...]
+    hint: str | None = None
+    split: str | None = None
+
+    def public(self) -> dict:
+        return {"id": self.id, "task": self.task, "category": self.category, "question": self.prompt_text}
+
+
+def is_tsv(root: Path) -> bool:
+    return root.is_file() and root.suffix.lower() == ".tsv"
+
+
+def _missing(value) -> bool:
+    import pandas as pd
+
+    return value is None or (not isinstance(value, (list, tuple)) and bool(pd.isna(value)))
+
+
+def _as_list(value) -> list[str]:
+    """VLMEvalKit's toliststr: a "[...]" string is a list literal, anything else one value."""
+    text = str(value)
+    if len(text) > 1 and text[0] == "[" and text[-1] == "]":
+        try:
+            return [str(x) for x in ast.literal_eval(text)]
+        except (ValueError, SyntaxError):
+            raise ValueError(f"the list {text[:60]!r} cannot be read") from None
+    return [text]
+
+
+def _decodes(data: str) -> str | None:
+    """None when the base64 holds an image PIL can open, else what is wrong."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        raw = base64.b64decode(data)
+    except (binascii.Error, ValueError) as error:
+        return f"its base64 image does not decode ({error})"
+    try:
+        with Image.open(io.BytesIO(raw)) as img:
+            img.verify()
+    except Image.DecompressionBombError:
+        return None  # an image, only larger than Pillow opens unasked: placed and sent as any other
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError):
+        return f"its base64 image decodes to {len(raw)} bytes that are not an image"
+    return None
+
+
+def read_tsv(path: Path) -> FieldDataset:
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, sep="\t")
+    except (OSError, ValueError, pd.errors.ParserError) as error:
+        raise DataError(f"{path}: cannot be read as a TSV ({error}); check the file") from None
+    missing = [name for name in ("index", "question", "answer") if name not in frame.columns]
+    if "image" not in frame.columns and "image_path" not in frame.columns:
+        missing.append("image or image_path")
+    if missing:
+        raise DataError(f"{path}: missing column(s) {', '.join(missing)} (VLMEvalKit's TSV layout)")
+    rows = frame.to_dict("records")
+    by_index = {str(row["index"]): row for row in rows}
+    dataset = FieldDataset(root=path, layout="vlmeval-tsv")
+    seen: set[str] = set()
+    numbered = enumerate(rows, start=1)
+    if path.stat().st_size > BIG_FILE:  # decoding every image to check it takes a while on HR-Bench 8K's files
+        numbered = track(numbered, total=len(rows), description=f"checking {path.name}", transient=True)
+    for number, row in numbered:
+        index = str(row["index"])
+        where = f"{path} row {number} (index {index})"
+        try:
+            item = _item(row, index, path.parent, by_index)
+        except ValueError as error:
+            dataset.problems.append(f"{where}: {error}; the row is left out")
+            continue
+        if index in seen:
+            dataset.problems.append(f"{where}: index {index} repeats an earlier row's; the row is left out")
+            continue
+        seen.add(index)
+        dataset.items.append(item)
+    if not dataset.items:
+        raise DataError(f"{path}: no row can be asked" + (f" ({dataset.problems[0]})" if dataset.problems else ""))
+    return dataset
+
+
+def _images(row: dict, index: str, folder: Path, by_index: dict) -> tuple[ImageSource, ...]:
+    if "image" in row and not _missing(row["image"]):
+        value = str(row["image"])
+        if len(value) <= IMAGE_REFERENCE_MAX:
+            target = by_index.get(value)
+            if target is None or _missing(target.get("image")) or len(str(target["image"])) <= IMAGE_REFERENCE_MAX:
+                raise ValueError(f"its image names row {value!r}, which holds no image")
+            value = str(target["image"])
+        datas = _as_list(value)
+        sources = []
+        for n, data in enumerate(datas):
+            problem = _decodes(data)
+            if problem:
+                raise ValueError(problem if len(datas) == 1 else f"image {n + 1}: {problem}")
+            sources.append(ImageSource(name=_stem(n, len(datas)), data=data))
+        return tuple(sources)
+    if "image_path" in row and not _missing(row["image_path"]):
+        paths = [Path(p) if Path(p).is_absolute() else folder / p for p in _as_list(row["image_path"])]
+        for p in paths:
+            if not p.is_file():
+                raise ValueError(f"its image file {p} does not exist")
+        return tuple(ImageSource(name=_stem(n, len(paths)), path=p) for n, p in enumerate(paths))
+    raise ValueError("it has no image (an empty `image` and `image_path`)")
+
+
+def _stem(n: int, total: int) -> str:
+    return "image" if total == 1 else f"image_{n + 1}"
+
+
+def _text(row: dict, name: str) -> str | None:
+    return None if name not in row or _missing(row[name]) else row[name]
+
+
+def _item(row: dict, index: str, folder: Path, by_index: dict) -> Item:
+    # Option values keep pandas' types: the prompt shows them as the reference's f-string does.
+    options = {letter: row[letter] for letter in string.ascii_uppercase if letter in row and not _missing(row[letter])}
+    if not options:
+        raise ValueError("it has no options (columns A, B, ... are empty)")
+    answer = _text(row, "answer")
+    if answer is None:
+        raise ValueError("it has no answer")
+    question = row["question"]
+    hint = _text(row, "hint")
+    images = _images(row, index, folder, by_index)
+    category = _text(row, "category")
+    l2 = _text(row, "l2-category")
+    split = _text(row, "split")
+    return Item(
+        id=index,
+        task=str(category) if category is not None else "vlmeval",
+        # the coarser grouping the file has: MMBench's l2-category, HR-Bench's cycle_category, else the split
+        category=str(next((v for v in (l2, _text(row, "cycle_category"), split) if v is not None), "")),
+        question=str(question),
+        prompt_text=mcq_prompt(question, options, hint),
+        options={k: v for k, v in options.items()},
+        answer=str(answer),
+        images=images,
+        hint=hint,
+        split=None if split is None else str(split),
+    )
