@@ -502,7 +502,7 @@ def test_out_dir_under_a_regular_file_is_one_line_exit_2(sample_data, tmp_path):
         "--agent",
         "claude-code",
         "--model",
-        "m",
+        "claude-opus-4-8",  # a priced model: the out dir is what is wrong
         "--data",
         sample_data,
         "--ids",
@@ -519,7 +519,16 @@ def test_read_only_out_dir_is_one_line_exit_2(sample_data, tmp_path):
     parent.mkdir()
     parent.chmod(0o555)
     result = run_cli(
-        "--agent", "claude-code", "--model", "m", "--data", sample_data, "--ids", "CCC-0", "--out-dir", parent / "out"
+        "--agent",
+        "claude-code",
+        "--model",
+        "claude-opus-4-8",  # a priced model: the out dir is what is wrong
+        "--data",
+        sample_data,
+        "--ids",
+        "CCC-0",
+        "--out-dir",
+        parent / "out",
     )
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and str(parent / "out") in result.stderr

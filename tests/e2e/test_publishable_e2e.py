@@ -134,7 +134,7 @@ def test_regrade_rescoring_and_reparse_on_a_real_run(sample_data, sample_truth, 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_an_image_that_never_reached_the_model_is_an_error_not_a_grade(agent, tmp_path, monkeypatch):
     # Hand the CLI a TIFF as it is (as the harness once did): neither CLI sends it, and the model answers blind.
-    monkeypatch.setattr("agent_eval.benchmarks.activevision.benchmark.API_FORMATS", {"PNG", "TIFF"})
+    monkeypatch.setattr("agent_eval.benchmarks.shared.API_FORMATS", {"PNG", "TIFF"})
     data = one_item(tmp_path, size=(320, 200), fmt="TIFF", suffix=".tif")
     with ScriptedServer(ANSWER) as server:
         outcome = run_agent(agent, "none", server, data, tmp_path / "out")
