@@ -33,6 +33,20 @@ class Item(Protocol):
     def answer(self) -> object: ...
 
 
+class GroupedItems:
+    """A dataset whose items carry their own `task` and `category`: the names selection and --tasks offer."""
+
+    items: list
+
+    @property
+    def tasks(self) -> list[str]:
+        return sorted({item.task for item in self.items})
+
+    @property
+    def categories(self) -> list[str]:
+        return sorted({item.category for item in self.items})
+
+
 @dataclass
 class ItemSetup:
     prompt: str

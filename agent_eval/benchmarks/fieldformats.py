@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, ItemSetup, KindMetrics
+from agent_eval.benchmarks.base import Benchmark, GroupedItems, ItemSetup, KindMetrics
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image
 from agent_eval.datamodel.judging import Judge
 from agent_eval.tools.mcp_http import load_in_background
@@ -44,21 +44,13 @@ class ImageSource:
 
 
 @dataclass
-class FieldDataset:
+class FieldDataset(GroupedItems):
     """A loaded TSV or BabyVision folder: its askable items, and one line per row left out."""
 
     root: Path
     layout: str
     items: list = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-    @property
-    def tasks(self) -> list[str]:
-        return sorted({item.task for item in self.items})
-
-    @property
-    def categories(self) -> list[str]:
-        return sorted({item.category for item in self.items})
 
     def content_hash(self) -> str:
         """Every item's text and truth and every image's bytes: two runs with equal hashes saw the same data."""

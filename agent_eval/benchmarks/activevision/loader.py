@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_eval.benchmarks.base import GroupedItems
 from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 
 REQUIRED_FIELDS = ("id", "task", "category", "question", "answer")
@@ -35,18 +36,10 @@ class Item:
 
 
 @dataclass
-class Dataset:
+class Dataset(GroupedItems):
     root: Path
     layout: str
     items: list[Item] = field(default_factory=list)
-
-    @property
-    def tasks(self) -> list[str]:
-        return sorted({item.task for item in self.items})
-
-    @property
-    def categories(self) -> list[str]:
-        return sorted({item.category for item in self.items})
 
     def content_hash(self) -> str:
         """Hash of every item's text fields and image bytes: two runs with equal hashes saw the same data."""
