@@ -50,6 +50,12 @@ class Auth:
         }
 
 
+@dataclass(frozen=True)
+class SessionPlan:
+    kind: str  # "new" | "resume"
+    session_id: str | None  # new: the id to set (None: the CLI picks its own); resume: the id to continue
+
+
 @dataclass
 class ItemContext:
     item_id: str
@@ -62,6 +68,7 @@ class ItemContext:
     tools: ToolSet  # what the agent may call (the benchmark decides per mode)
     inline_images: list[Path]  # attached to the first message
     auth: Auth
+    session: SessionPlan | None = None  # None: one session, as the CLI names it
 
 
 @dataclass
@@ -176,6 +183,18 @@ class Agent(ABC):
         """After the item: remove the CLI's own scaffolding from its folder (caches, state databases,
         bundled files), keeping what `parse` and `inline_images` read, so `regrade --reparse` and the
         readers still work. By default nothing is removed."""
+
+    def new_session_id(self) -> str | None:
+        """An id the harness sets for a new session (None: the CLI picks its own)."""
+        return None
+
+    def session_id_of(self, events: list[dict]) -> str | None:
+        """The id of the (last) session in these events, when the CLI names it."""
+        return None
+
+    def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
+        """Whether the CLI's own record of that session under `home` is whole enough to continue it."""
+        return False
 
     def watcher(self) -> Callable[[dict], str | None]:
         """A fresh per-attempt callback, called on every event as it arrives; a status it

@@ -48,6 +48,18 @@ class GroupedItems:
 
 
 @dataclass
+class Continuation:
+    """An item that goes on from an earlier process's work (a game restored after the harness was killed):
+    what its next agent session is told. `note` is the next message of a CLI session that is continued;
+    `prompt` the first message of a fresh session (the task again, and where it stands); `images` are attached
+    to either (the last frame seen)."""
+
+    note: str
+    prompt: str
+    images: list[Path] = field(default_factory=list)
+
+
+@dataclass
 class ItemSetup:
     prompt: str
     tools: ToolSet
@@ -57,6 +69,7 @@ class ItemSetup:
     # (source outside, target in the workdir): bound read-only into the sandbox, live (it sees what the
     # harness adds to the source later); e.g. a game's frame archive in python mode
     readonly_mounts: list[tuple[Path, Path]] = field(default_factory=list)
+    continuation: Continuation | None = None  # set when the item goes on from an earlier process's work
 
 
 class ItemError(Exception):
@@ -132,6 +145,12 @@ class Benchmark(ABC):
         """The run's options of this kind (its registry line's `options`, e.g. --max-actions) and the run's time
         limit per item attempt (a kind whose tools can tell the agent to stop in time); ValueError for a bad
         value (said to the user as one line)."""
+
+    def carries_on(self, item_root: Path) -> str | None:
+        """What an earlier attempt that never finished (the harness was killed) left in this item's folder that
+        the next attempt goes on with, in words (a game in progress); None: the attempt starts clean, the
+        earlier folder moved aside. A kind whose items are short starts every attempt clean."""
+        return None
 
     def warm_up(self, tools: str) -> None:
         """Called once when a run starts: begin, in the background, whatever the items' setup will

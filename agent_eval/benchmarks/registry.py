@@ -88,6 +88,14 @@ KINDS["arcgames"] = Kind(
     options=(
         KindOption("--max-actions", "max_actions", int, 200, "ARC-AGI-3 games: actions per game, RESETs included."),
         KindOption("--frame-scale", "frame_scale", int, 4, "ARC-AGI-3 games: each game pixel drawn as an NxN square."),
+        KindOption(
+            "--max-hours",
+            "max_hours",
+            float,
+            None,
+            "ARC-AGI-3 games: hours of play per game, counted across restarts and sessions (default: no bound "
+            "but --timeout's per attempt).",
+        ),
     ),
     always_tools=("play",),
 )
@@ -138,7 +146,10 @@ def options_of(name: str, given: dict) -> dict | None:
     kind = KINDS.get(name)
     if kind is None or not kind.options:
         return None
-    return {o.name: o.default if given.get(o.name) is None else given[o.name] for o in kind.options}
+    values = {o.name: o.default if given.get(o.name) is None else given[o.name] for o in kind.options}
+    # An option left unset whose default is "none" is left out: a run made before the option existed keeps
+    # the same identity (and resumes).
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def foreign_options(name: str, given: dict) -> list[str]:

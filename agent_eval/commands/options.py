@@ -135,7 +135,11 @@ def kind_options(func):
     run of another kind can refuse them and the run's kind fills in its defaults."""
     for _, option in reversed(list(registry.kind_options().values())):
         func = click.option(
-            option.flag, option.name, type=option.type, default=None, help=f"{option.help} Default {option.default}."
+            option.flag,
+            option.name,
+            type=option.type,
+            default=None,
+            help=option.help + (f" Default {option.default}." if option.default is not None else ""),
         )(func)
     return func
 

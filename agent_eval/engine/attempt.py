@@ -19,10 +19,11 @@ from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
 from agent_eval.datamodel.records import ItemRecord
-from agent_eval.datamodel.transcript import Transcript
+from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.gateway import Gateway, Redactor, apply_spend, record_item
 from agent_eval.engine.process import run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
+from agent_eval.engine.sessions import end_session, start_session, watching
 
 
 def run_attempt(
@@ -39,10 +40,12 @@ def run_attempt(
     redactor: Redactor | None = None,
     cancel: threading.Event | None = None,
 ) -> ItemRecord | None:
-    """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item.
-    The sandbox gets a dummy credential and the `gateway`'s URL, never `auth` itself."""
+    """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item (a game in progress
+    goes on from its record: `Benchmark.carries_on`). The sandbox gets a dummy credential and the `gateway`'s
+    URL, never `auth` itself."""
     started_at = now_iso()
-    item_dir.fresh()
+    if not (item_dir.root.is_dir() and benchmark.carries_on(item_dir.root)):
+        item_dir.fresh()
     with gateway.lease() as lease:
         record = _attempt(
             item, repeat, item_dir, run_root, agent, lease.auth, config, benchmark, template, cancel, started_at, lease
@@ -84,17 +87,19 @@ def _attempt_in_setup(
     item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
 ) -> ItemRecord | None:
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
+        session = start_session(agent, item_dir, setup)
         ctx = ItemContext(
             item_id=item.id,
             model=config.model,
             effort=config.effort,
             max_turns=config.max_turns,
-            prompt=setup.prompt,
+            prompt=session.prompt,
             workdir=item_dir.work,
             home=item_dir.home,
             tools=setup.tools,
-            inline_images=setup.inline_images,
+            inline_images=session.images,
             auth=auth,
+            session=session.plan,
         )
         invocation = agent.prepare(ctx)
         spec = SandboxSpec(
@@ -127,24 +132,27 @@ def _attempt_in_setup(
                 item_dir.transcript,
                 item_dir.stderr,
                 config.timeout_s,
-                watch=agent.watcher(),
+                watch=watching(agent, item_dir, session),
                 cancel=cancel,
                 pass_fds=sandbox.pass_fds,
                 held=lambda: lease.upstream.held_s(time.monotonic()),  # the timeout does not count these waits
             )
             result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
+    end_session(item_dir, session, _how_it_ended(result))
     if result.interrupted:
         return None
     result.upstream_failure = lease.upstream.verdict()  # the gateway's view decides when the provider failed
     result.held_s = round(min(lease.upstream.held_s(), result.elapsed_s), 3)
     write_exit(item_dir, result)
+    # A session that continued earlier ones: the item's transcript is all of them (the file holds every session).
+    events = saved_events(item_dir.transcript) if session.record.n > 1 else result.events
     transcript = parse_item(
         agent,
-        result.events,
+        events,
         item_dir,
         config.model,
         ctx.prompt,
-        [str(path.relative_to(item_dir.root)) for path in setup.inline_images],
+        [str(path.relative_to(item_dir.root)) for path in session.images],
     )
     gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
     transcript.save(item_dir.steps)
@@ -167,6 +175,16 @@ def _attempt_in_setup(
     record.image_conversions = list(setup.conversions)
     record.started_at, record.finished_at = started_at, now_iso()
     return record
+
+
+def _how_it_ended(result: ProcessResult) -> str:
+    if result.interrupted:
+        return "interrupted"
+    if result.timed_out:
+        return "timeout"
+    if result.stopped_because:
+        return f"stopped: {result.stopped_because}"
+    return f"exit {result.exit_code}"
 
 
 def write_exit(item_dir: ItemDir, result: ProcessResult) -> None:

@@ -56,7 +56,8 @@ def run_process(
     result = ProcessResult(exit_code=None)
     stop = threading.Event()  # the watcher asked to stop
     wake = threading.Event()  # the CLI exited or the watcher asked to stop: the loop looks at once
-    with stderr_path.open("wb") as stderr_file, transcript_path.open("w", encoding="utf-8") as transcript:
+    # Appended: an item that goes on after a restart keeps every session's stream in one file.
+    with stderr_path.open("ab") as stderr_file, transcript_path.open("a", encoding="utf-8") as transcript:
         proc = subprocess.Popen(
             argv,
             cwd=cwd,

@@ -13,8 +13,15 @@ from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCA
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-from agent_eval.benchmarks.arcgames.session import GAME_DIR, GameSession
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemError, ItemSetup
+from agent_eval.benchmarks.arcgames.session import (
+    GAME_DIR,
+    GameSession,
+    NotReplayable,
+    append_restore,
+    in_progress,
+)
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
+from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 
@@ -41,6 +48,7 @@ class ArcGames(Benchmark):
         self.max_actions = DEFAULT_MAX_ACTIONS
         self.frame_scale = DEFAULT_FRAME_SCALE
         self.time_budget_s: float | None = None
+        self.max_hours: float | None = None
 
     # -- the run's options and data
 
@@ -50,6 +58,9 @@ class ArcGames(Benchmark):
         given = {k: v for k, v in options.items() if v is not None}
         self.max_actions = int(given.get("max_actions", DEFAULT_MAX_ACTIONS))
         self.frame_scale = int(given.get("frame_scale", DEFAULT_FRAME_SCALE))
+        self.max_hours = float(given["max_hours"]) if given.get("max_hours") else None
+        if self.max_hours is not None and self.max_hours <= 0:
+            raise ValueError(f"--max-hours must be more than 0, got {self.max_hours:g}")
         if self.max_actions < 1:
             raise ValueError(f"--max-actions must be at least 1, got {self.max_actions}")
         if not MIN_SCALE <= self.frame_scale <= MAX_SCALE:
@@ -106,27 +117,22 @@ class ArcGames(Benchmark):
 
     # -- one item
 
+    def carries_on(self, item_root: Path) -> str | None:
+        return in_progress(item_root)
+
     @contextlib.contextmanager
     def setup(
         self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
     ) -> Iterator[ItemSetup]:
-        from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess
-
         server_module = load_sdk_module(GAME_SERVER_MODULE)
         scratch = item_root / PROCESS_DIR
         scratch.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
-            try:
-                game = stack.enter_context(GameProcess(self.dataset.root, item.id, item.version, scratch=scratch))
-            except GameError as error:
-                raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
+            session = self._session(item, item_root, scratch, stack)
             mirror = None
             if tools == "python":  # the archive, read-only in the workdir as it grows
                 mirror = work / FRAMES_DIR
-                mirror.mkdir()
-            session = GameSession(
-                item, game, item_root / GAME_DIR, self.max_actions, self.frame_scale, self.time_budget_s
-            )
+                mirror.mkdir(exist_ok=True)
             stack.callback(session.finish)  # before the game process closes: its scorecard
             mount = stack.enter_context(
                 McpHost.shared().mount(
@@ -147,7 +153,39 @@ class ArcGames(Benchmark):
                 + "\n"
             )
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
-            yield ItemSetup(prompt=prompt, tools=toolset, endpoints=[mount.endpoint], readonly_mounts=readonly)
+            yield ItemSetup(
+                prompt=prompt,
+                tools=toolset,
+                endpoints=[mount.endpoint],
+                readonly_mounts=readonly,
+                continuation=continuation(session, prompt) if session.plays else None,
+            )
+
+    def _session(self, item, item_root: Path, scratch: Path, stack: contextlib.ExitStack) -> GameSession:
+        """The item's game: restored from its record when an earlier process played it (the harness was killed),
+        started over when the record does not replay identically (the old game moved aside, and said so)."""
+        from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess
+
+        def start() -> GameProcess:
+            try:
+                return stack.enter_context(GameProcess(self.dataset.root, item.id, item.version, scratch=scratch))
+            except GameError as error:
+                raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
+
+        game = start()
+        directory = item_root / GAME_DIR
+        budgets = (self.max_actions, self.frame_scale, self.time_budget_s, self.max_hours)
+        try:
+            return GameSession(item, game, directory, *budgets)
+        except NotReplayable as why:
+            game.close()
+            aside = _move_aside(directory)
+            session = GameSession(item, start(), directory, *budgets)
+            append_restore(
+                directory,
+                {"at": now_iso(), "outcome": "started over", "why": str(why), "earlier_game": aside.name},
+            )
+            return session
 
     grades_failed_attempts = True  # the game keeps the score whatever the agent's process did
 
@@ -169,3 +207,36 @@ class ArcGames(Benchmark):
     def extra_rollup(self, records: list) -> dict | None:
         graded = [GameMetrics.of(r) for r in records if r.status in ("ok", "no_answer")]
         return {"arcgames": rollup_games(graded)}
+
+
+def _move_aside(directory: Path) -> Path:
+    """An abandoned game's folder, kept beside the new one (game.abandoned-1, -2, ...)."""
+    number = 1
+    while (target := directory.with_name(f"{directory.name}.abandoned-{number}")).exists():
+        number += 1
+    directory.rename(target)
+    return target
+
+
+def continuation(session: GameSession, prompt: str) -> Continuation:
+    """What the next session is told of a game restored after a restart: where it stands, and the last play's
+    result (the call in flight when the harness stopped is answered from the record, not played again)."""
+    last = session.last_play()
+    frame = session.last_frame_png()
+    played = (
+        f"Your last play call before the interruption was {last.action}"
+        + (f" at ({last.x}, {last.y})" if last.x is not None else "")
+        + f" (step {last.step}); it was taken: state {last.state}, frames {last.frames}."
+    )
+    shown = " Its frame is attached." if frame is not None else ""
+    where = f"The game stands at: {session.progress_words()}."
+    note = (
+        "The evaluation harness was restarted and your session interrupted; the game was restored exactly as it "
+        f"was. {where} {played}{shown} Go on playing."
+    )
+    fresh = (
+        f"{prompt.rstrip()}\n\nThis game is already in progress: an earlier session played it and was interrupted "
+        f"(its conversation could not be continued), and the game was restored exactly as it was. {where} "
+        f"{played}{shown} Go on from here."
+    )
+    return Continuation(note=note, prompt=fresh + "\n", images=[frame] if frame is not None else [])

@@ -7,6 +7,7 @@ the sandbox; in python mode it is bound read-only into the workdir (`frames/`) a
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import threading
@@ -69,6 +70,12 @@ def checked_frame(frame) -> np.ndarray:
     return array.astype(np.uint8, copy=False)
 
 
+def frame_hash(frame: np.ndarray) -> str:
+    """A frame's identity, recorded with every play and checked when a game is replayed: sha256 of its uint8
+    bytes in row order, 16 hex digits (the game host computes the same: game_host.frame_hash)."""
+    return hashlib.sha256(np.ascontiguousarray(frame, dtype=np.uint8).tobytes()).hexdigest()[:16]
+
+
 def to_rgb(frame: np.ndarray) -> Image.Image:
     return Image.fromarray(PALETTE[frame], mode="RGB")
 
@@ -124,6 +131,12 @@ class FrameArchive:
         tmp = self.directory / f".{name}.tmp"
         tmp.write_bytes(data)
         os.replace(tmp, self.directory / name)
+
+    def resume(self, count: int) -> None:
+        """Frames 1..count are an earlier process's (a restored game): numbering goes on after them. Files past
+        count (archived by a play whose line never reached the timeline) are overwritten as play goes on."""
+        with self._lock:
+            self._count = count
 
     def has(self, number) -> bool:
         return isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= self._count

@@ -8,6 +8,10 @@ stdin, one answer per line on the protocol channel:
         -> {"ok": true, "state": "NOT_FINISHED", "levels_completed": 0, "win_levels": 3,
             "available_actions": ["ACTION6"], "n_frames": 2, "frames": "<base64 of n x 64 x 64 uint8>"}
             (step_s: seconds the toolkit's env.step took; cpu_s: the host's CPU seconds so far; for perf/)
+    {"op": "replay", "actions": [["ACTION6", 3, 7], ["RESET", null, null], ...]}
+        -> {"ok": true, "steps": [{"state": ..., "levels_completed": ..., "win_levels": ...,
+            "available_actions": [...], "hashes": ["<16 hex>", ...]}, ...]}
+            (a recorded game played again in one request: each step's frames as their hashes only)
     {"op": "scorecard"}  -> {"ok": true, "scorecard": {...}}
     {"op": "close"}      -> (exits)
     anything failing     -> {"ok": false, "error": "one line"}   (and the host exits)
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import logging
 import os
@@ -70,6 +75,12 @@ def failure(records: list[logging.LogRecord], context: str) -> str:
     if exc is None:
         return f"{context}: {rec.getMessage().splitlines()[0]}"
     return describe(exc) if isinstance(exc, SyntaxError) else f"{context}: {describe(exc)}"
+
+
+def frame_hash(frame) -> str:
+    """A frame's identity: sha256 of its 64x64 uint8 bytes, 16 hex digits. The same function as
+    agent_eval/benchmarks/arcgames/frames.py's frame_hash (this file cannot import agent-eval)."""
+    return hashlib.sha256(frame.tobytes()).hexdigest()[:16]
 
 
 def send(obj: dict) -> None:
@@ -166,8 +177,40 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001
         send({"ok": False, "error": f"loading the game failed: {describe(e)}"})
         return 1
-    win_levels = env.observation_space.win_levels
-    last = env.observation_space
+    state = {"win_levels": env.observation_space.win_levels, "last": env.observation_space}
+
+    def take(name: str, x, y):
+        """One action: (the step's answer without its frames, the frames as uint8 arrays), or an error line."""
+        action = GameAction.from_name(name)
+        data = {"x": int(x), "y": int(y)} if action is GameAction.ACTION6 else {}
+        started = time.perf_counter()
+        frame = env.step(action, data=data)
+        step_s = time.perf_counter() - started
+        if frame is None or errors.records:
+            return failure(errors.take(), f"exception in step {action.name}"), None
+        frames = list(frame.frame)
+        if frames:
+            state["last"] = frame
+        else:
+            # An action after WIN or GAME_OVER: the engine ignores it, returns no frame and a bare state
+            # (levels 0 of 0); the toolkit does not count it. The state stands as it was.
+            frame = state["last"]
+        shapes = [list(np.shape(f)) for f in frames]
+        if any(shape != [64, 64] for shape in shapes):
+            return f"step {action.name} returned frames of shape {shapes}, not 64x64", None
+        state["win_levels"] = frame.win_levels or state["win_levels"]
+        answer = {
+            "ok": True,
+            "state": frame.state.name if hasattr(frame.state, "name") else str(frame.state),
+            "levels_completed": frame.levels_completed,
+            "win_levels": state["win_levels"],
+            "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
+            "n_frames": len(frames),
+            "shapes": shapes,
+            "step_s": step_s,
+        }
+        return answer, [np.ascontiguousarray(f, dtype=np.uint8) for f in frames]
+
     send({"ok": True, "ready": game_id})
 
     for line in sys.stdin:
@@ -178,46 +221,31 @@ def main() -> int:
             if op == "close":
                 return 0
             if op == "scorecard":
-                send({"ok": True, "scorecard": scorecard(arcade, game_id, win_levels, info.baseline_actions)})
+                send({"ok": True, "scorecard": scorecard(arcade, game_id, state["win_levels"], info.baseline_actions)})
+                continue
+            if op == "replay":
+                steps = []
+                for name, x, y in req["actions"]:
+                    req = {"op": "step", "action": name}  # names the failing step in an error
+                    answer, frames = take(name, x, y)
+                    if frames is None:
+                        send({"ok": False, "error": f"replaying step {len(steps) + 1}: {answer}"})
+                        return 1
+                    for key in ("shapes", "step_s", "ok"):
+                        answer.pop(key)
+                    answer["hashes"] = [frame_hash(f) for f in frames]
+                    steps.append(answer)
+                send({"ok": True, "steps": steps, "cpu_s": time.process_time()})
                 continue
             if op != "step":
                 send({"ok": False, "error": f"unknown request {op!r}"})
                 return 1
-            action = GameAction.from_name(req["action"])
-            data = {"x": int(req["x"]), "y": int(req["y"])} if action is GameAction.ACTION6 else {}
-            started = time.perf_counter()
-            frame = env.step(action, data=data)
-            step_s = time.perf_counter() - started
-            if frame is None or errors.records:
-                send({"ok": False, "error": failure(errors.take(), f"exception in step {action.name}")})
+            answer, frames = take(req["action"], req.get("x"), req.get("y"))
+            if frames is None:
+                send({"ok": False, "error": answer})
                 return 1
-            frames = list(frame.frame)
-            if frames:
-                last = frame
-            else:
-                # An action after WIN or GAME_OVER: the engine ignores it, returns no frame and a bare state
-                # (levels 0 of 0); the toolkit does not count it. The state stands as it was.
-                frame = last
-            shapes = [list(np.shape(f)) for f in frames]
-            if any(shape != [64, 64] for shape in shapes):
-                send({"ok": False, "error": f"step {action.name} returned frames of shape {shapes}, not 64x64"})
-                return 1
-            blob = np.stack([np.asarray(f) for f in frames]).astype(np.uint8).tobytes() if frames else b""
-            win_levels = frame.win_levels or win_levels
-            send(
-                {
-                    "ok": True,
-                    "state": frame.state.name if hasattr(frame.state, "name") else str(frame.state),
-                    "levels_completed": frame.levels_completed,
-                    "win_levels": win_levels,
-                    "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
-                    "n_frames": len(frames),
-                    "shapes": shapes,
-                    "frames": base64.b64encode(blob).decode("ascii"),
-                    "step_s": step_s,
-                    "cpu_s": time.process_time(),
-                }
-            )
+            blob = np.stack(frames).tobytes() if frames else b""
+            send({**answer, "frames": base64.b64encode(blob).decode("ascii"), "cpu_s": time.process_time()})
         except BaseException as e:  # noqa: BLE001 - a game's failure (even sys.exit) is one line for the item
             what = f"step {req.get('action')}" if isinstance(req, dict) and req.get("op") == "step" else "the host"
             send({"ok": False, "error": f"exception in {what}: {describe(e)}"})

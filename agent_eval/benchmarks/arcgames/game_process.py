@@ -39,6 +39,7 @@ TOOLKIT_MISSING = (
 )
 ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
 FRAME_SHAPE = (64, 64)
+REPLAY_S_PER_ACTION = 0.25  # a replay's time bound per action, beyond one step's (a step takes 0.07-8 ms)
 MEMORY_LIMIT_BYTES = 4 << 30  # address space of the jail's processes; the host peaks near 0.3 GiB
 # The system the interpreter needs, read-only (fonts: matplotlib, which the toolkit imports, looks for them).
 _SYSTEM_RO = ["/usr", "/etc/alternatives", "/etc/fonts", "/etc/localtime"]
@@ -58,6 +59,17 @@ class StepResult:
     win_levels: int
     available_actions: tuple[str, ...]  # e.g. ("ACTION1", "ACTION2", "ACTION6")
     frames: list[np.ndarray]
+
+
+@dataclass(frozen=True)
+class ReplayedStep:
+    """One recorded action played again: what it returned, its frames as hashes (frames.frame_hash)."""
+
+    state: str
+    levels_completed: int
+    win_levels: int
+    available_actions: tuple[str, ...]
+    hashes: tuple[str, ...]
 
 
 class GameError(Exception):
@@ -233,6 +245,25 @@ class GameProcess:
             available_actions=tuple(ans["available_actions"]),
             frames=frames,
         )
+
+    def replay(self, actions: list[tuple[str, int | None, int | None]]) -> list[ReplayedStep]:
+        """Play recorded actions again, in one request (a game is restored by playing it again from its start:
+        the toolkit has no save), and what each returned. Its time bound grows with the number of actions."""
+        if not actions:
+            return []
+        timeout = self.step_timeout_s + REPLAY_S_PER_ACTION * len(actions)
+        ans = self._request({"op": "replay", "actions": [list(a) for a in actions]}, timeout, "the replay")
+        self.host_cpu_s = float(ans.get("cpu_s", 0.0))
+        return [
+            ReplayedStep(
+                state=step["state"],
+                levels_completed=int(step["levels_completed"]),
+                win_levels=int(step["win_levels"]),
+                available_actions=tuple(step["available_actions"]),
+                hashes=tuple(step["hashes"]),
+            )
+            for step in ans["steps"]
+        ]
 
     def scorecard(self) -> dict:
         """The toolkit's offline scorecard for this play-through (JSON-able; see game_host.scorecard):

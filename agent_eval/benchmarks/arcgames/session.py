@@ -1,27 +1,41 @@
 """One item's game, as the `play` tool sees it: the game process, the action budget, the frame
 archive and the timeline, and at the end the toolkit's scorecard, all in the item's folder.
 
-    <item>/game/timeline.jsonl   one line per play call: step, action (x, y), state, level, frames, times
+    <item>/game/game.json        which game: id, version, seed, the files' hash (written when it starts)
+    <item>/game/timeline.jsonl   one line per play call: step, action (x, y), state, level, frames and their
+                                 hashes, the game clock; written and flushed to disk before the call is answered
     <item>/game/frames/NNNN.npy  every frame returned, as colour indices (and NNNN.png, as shown)
+    <item>/game/restores.jsonl   each time the game was restored after a restart of the harness
     <item>/game/result.json      the end: the scorecard, the last state, or the game's error
 
 The game runs in its own process (game_process.py, outside the sandbox); this object lives in the
-harness and is what the MCP tools call (from worker threads: one lock)."""
+harness and is what the MCP tools call (from worker threads: one lock).
+
+A game survives the harness: a session over a folder whose timeline holds plays (a run killed mid-game and
+started again) makes the game again and replays every recorded action, checking each frame against its
+recorded hash, then goes on with the budget left. The toolkit has no save; a game restored this way is the
+same play-through, so its scorecard counts every action once. One that does not replay identically raises
+NotReplayable: the caller starts the game over (it is never continued from another state)."""
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, FrameArchive, checked_frame
+from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, FrameArchive, checked_frame, frame_hash
 from agent_eval.benchmarks.arcgames.loader import GameItem
+from agent_eval.datamodel.itemdir import now_iso
 
 GAME_DIR = "game"
 TIMELINE = "timeline.jsonl"
 RESULT = "result.json"
+GAME_RECORD = "game.json"
+RESTORES = "restores.jsonl"
+SEED = 0  # the toolkit's default seed (Arcade.make): recorded, so a replay makes the same game
 ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
 CLICK = "ACTION6"
 GRID = 64
@@ -30,6 +44,11 @@ STOP = "Stop now: reply with <answer>DONE</answer>."
 
 class PlayRefused(ValueError):
     """A play the model can fix (an unknown action, a click without coordinates): nothing was spent."""
+
+
+class NotReplayable(Exception):
+    """A recorded game that cannot be restored as it was: another game file, a failed step, or a replayed
+    action whose frames or state differ from the record (a game that is not deterministic). Says where."""
 
 
 @dataclass
@@ -50,6 +69,8 @@ class Play:
     harness_ms: float = 0.0  # the rest of the call here: checks, archive, PNG, timeline
     toolkit_ms: float | None = None  # the toolkit's own env.step inside the game process (as it timed it)
     error: str | None = None
+    frame_hashes: list[str] = field(default_factory=list)  # frames.frame_hash of each frame, checked on a replay
+    game_s: float | None = None  # the game's clock when the action was taken: seconds played, across restarts
 
 
 @dataclass
@@ -67,11 +88,15 @@ class GameEnd:
     frames: int = 0
     scorecard: dict | None = None
     error: str | None = None
+    play_s: float | None = None  # the game's clock at the end: seconds played, across restarts
+    max_hours: float | None = None  # the game's time budget, when the run set one
+    restores: list[dict] = field(default_factory=list)  # restores.jsonl: each restore after a restart
     extra: dict = field(default_factory=dict)
 
 
 class GameSession:
-    """game: a started GameProcess (context-managed by the caller) or a factory's product."""
+    """game: a started GameProcess (context-managed by the caller) or a factory's product. Over a folder that
+    holds an earlier process's plays, the game is restored first (or NotReplayable is raised)."""
 
     def __init__(
         self,
@@ -81,22 +106,123 @@ class GameSession:
         max_actions: int,
         frame_scale: int,
         time_budget_s: float | None = None,
+        max_hours: float | None = None,
     ):
         self.item = item
-        # Play stops taking actions this long after the session starts (the run's --timeout less a margin for
-        # the agent's last reply), so an agent near the time limit ends with its game graded, not killed.
-        self.deadline = time.monotonic() + time_budget_s if time_budget_s else None
         self.game = game
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.archive = FrameArchive(self.directory / FRAMES_DIR, frame_scale)
         self.max_actions = max_actions
+        self.max_hours = max_hours
         self.plays: list[Play] = []
         self.actions_used = 0
-        self.last = None  # the last StepResult
+        self.last = None  # the last StepResult (or ReplayedStep, after a restore)
         self.error: str | None = None  # the game process failed: the item is an error
+        self.clock_before = 0.0  # seconds played by earlier processes (the game clock when this one began)
+        self.restored: dict | None = None  # this process's restore (restores.jsonl's line), if it made one
         self._lock = threading.Lock()
+        earlier = read_plays(self.directory)
+        if earlier:
+            self._restore(earlier)
+        else:
+            self._write_record()
+        self._started = time.monotonic()
+        # Play stops taking actions at the first of two bounds: this attempt's (the run's --timeout less a margin
+        # for the agent's last reply, so an agent near the time limit ends with its game graded, not killed) and
+        # the game's own time budget across restarts (--max-hours), less what earlier processes played.
+        bounds = [b for b in (time_budget_s, self._hours_left()) if b is not None]
+        self.deadline = self._started + max(0.0, min(bounds)) if bounds else None
         self._timeline = (self.directory / TIMELINE).open("a", encoding="utf-8")
+
+    def _hours_left(self) -> float | None:
+        return None if self.max_hours is None else self.max_hours * 3600 - self.clock_before
+
+    def game_clock(self) -> float:
+        """Seconds this game has been played, across restarts."""
+        return self.clock_before + (time.monotonic() - self._started)
+
+    # -- a game that survives the harness
+
+    def _write_record(self) -> None:
+        record = {
+            "game": self.item.id,
+            "version": self.item.version,
+            "seed": SEED,
+            "files_sha256": self.item.files_sha256,
+            "baseline_actions": list(self.item.baseline_actions or []) or None,
+            "started_at": now_iso(),
+        }
+        (self.directory / GAME_RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
+
+    def _restore(self, plays: list[Play]) -> None:
+        """Make the game's state again from the record: every recorded action replayed in a fresh game process
+        (made with the same version and seed), each frame checked against its recorded hash."""
+        started = time.perf_counter()
+        record = read_record(self.directory)
+        if record is not None and record.get("files_sha256") not in (None, self.item.files_sha256):
+            raise NotReplayable(
+                f"the game's files changed since it was started (sha256 {record['files_sha256'][:12]}…, now "
+                f"{str(self.item.files_sha256)[:12]}…)"
+            )
+        failed = next((p for p in plays if p.state == "ERROR"), None)
+        if failed is not None:
+            raise NotReplayable(f"the game failed at step {failed.step} before the restart ({failed.error})")
+        try:
+            replayed = self.game.replay([(p.action, p.x, p.y) for p in plays])
+        except Exception as error:  # the game process's failure while replaying: it does not replay
+            text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise NotReplayable(f"the replay failed: {text}") from None
+        if len(replayed) != len(plays):
+            raise NotReplayable(f"the replay returned {len(replayed)} steps for {len(plays)} recorded actions")
+        for play, again in zip(plays, replayed):
+            recorded = play.frame_hashes or [frame_hash(self.archive.load(n)) for n in play.frames]
+            differs = []
+            if list(again.hashes) != list(recorded):
+                differs.append(f"its {len(again.hashes)} frame(s) differ from the {len(recorded)} recorded")
+            if (again.state, again.levels_completed) != (play.state, play.levels_completed):
+                differs.append(
+                    f"state {again.state}, {again.levels_completed} level(s), recorded {play.state}, "
+                    f"{play.levels_completed}"
+                )
+            if differs:
+                where = f"{play.action}" + (f" at ({play.x}, {play.y})" if play.x is not None else "")
+                raise NotReplayable(
+                    f"the game does not replay identically: step {play.step} ({where}): {'; '.join(differs)}"
+                )
+        self.plays = list(plays)
+        self.actions_used = plays[-1].actions_used
+        self.last = replayed[-1]
+        self.archive.resume(max((n for p in plays for n in p.frames), default=0))
+        self.clock_before = max((p.game_s or 0.0 for p in plays), default=0.0)
+        self.restored = {
+            "at": now_iso(),
+            "outcome": "replayed",
+            "actions": len(plays),
+            "seconds": round(time.perf_counter() - started, 3),
+        }
+        append_restore(self.directory, self.restored)
+
+    def progress_words(self) -> str:
+        """Where the game stands, for an agent that goes on with it in a new session (one line)."""
+        parts = [
+            f"{self._levels()} of {self._total()} levels completed" if self.last is not None else "no action yet",
+            f"state {self.last.state}" if self.last is not None else "",
+            f"{self.actions_used} actions used, {max(0, self.max_actions - self.actions_used)} left",
+        ]
+        if self.deadline is not None:
+            parts.append(f"about {max(0, int(self.deadline - time.monotonic())) // 60} minutes of play left")
+        return "; ".join(p for p in parts if p)
+
+    def last_play(self) -> Play | None:
+        return self.plays[-1] if self.plays else None
+
+    def last_frame_png(self) -> Path | None:
+        """The last frame shown (the image of the last play that returned one), as archived."""
+        for play in reversed(self.plays):
+            if play.frames:
+                return self.archive.directory / f"{play.frames[-1]:04d}.png"
+        return None
 
     # -- the tools' side
 
@@ -110,6 +236,9 @@ class GameSession:
         if self.actions_used >= self.max_actions:
             return f"the action budget ({self.max_actions}) is spent"
         if self.deadline is not None and time.monotonic() >= self.deadline:
+            hours = self._hours_left()
+            if hours is not None and self.game_clock() >= self.max_hours * 3600:
+                return f"the game's time budget ({self.max_hours:g} h) is spent"
             return "the time budget is spent"
         return None
 
@@ -148,6 +277,7 @@ class GameSession:
                         self.actions_used,
                         (time.perf_counter() - started) * 1000,
                         error=self.error,
+                        game_s=round(self.game_clock(), 3),
                     )
                 )
                 return self._status(stopped=True), None
@@ -157,6 +287,7 @@ class GameSession:
             for frame in frames:
                 ident, png = self.archive.add(frame)
                 ids.append(ident)
+            hashes = [frame_hash(frame) for frame in frames]
             play = Play(
                 len(self.plays) + 1,
                 action,
@@ -169,6 +300,8 @@ class GameSession:
                 list(result.available_actions),
                 self.actions_used,
                 round(game_ms, 3),
+                frame_hashes=hashes,
+                game_s=round(self.game_clock(), 3),
             )
             play.harness_ms = round((time.perf_counter() - started) * 1000 - game_ms, 3)
             if isinstance(getattr(self.game, "last_step_s", None), float):
@@ -214,9 +347,12 @@ class GameSession:
         return shown
 
     def _log(self, play: Play) -> None:
+        """Durable before the play is answered: a harness killed after this line restores the game with this
+        action in it (and the agent is told its result), never plays it twice."""
         self.plays.append(play)
         self._timeline.write(json.dumps(asdict(play)) + "\n")
         self._timeline.flush()
+        os.fdatasync(self._timeline.fileno())
 
     # -- recall
 
@@ -240,6 +376,9 @@ class GameSession:
                 budget_spent=self.actions_used >= self.max_actions,
                 frames=self.archive.count,
                 error=self.error,
+                play_s=round(self.game_clock(), 3),
+                max_hours=self.max_hours,
+                restores=read_restores(self.directory),
             )
             if self.last is not None:
                 end.state, end.levels_completed, end.win_levels = (
@@ -284,3 +423,41 @@ def read_timeline(item_root: Path) -> list[dict] | None:
     if not path.is_file():
         return None
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def read_plays(directory: Path) -> list[Play]:
+    """The plays a game folder's timeline holds (a last line cut by a crash is left out)."""
+    path = Path(directory) / TIMELINE
+    if not path.is_file():
+        return []
+    plays = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue  # a line cut mid-write when the harness was killed: that play was never answered
+        plays.append(Play(**{k: v for k, v in data.items() if k in Play.__dataclass_fields__}))
+    return plays
+
+
+def read_record(directory: Path) -> dict | None:
+    path = Path(directory) / GAME_RECORD
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def append_restore(directory: Path, entry: dict) -> None:
+    with (Path(directory) / RESTORES).open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def read_restores(directory: Path) -> list[dict]:
+    path = Path(directory) / RESTORES
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def in_progress(item_root: Path) -> str | None:
+    """What an earlier process left of this item's game (a run killed mid-game), in words; None: nothing."""
+    plays = read_plays(Path(item_root) / GAME_DIR)
+    return f"a game in progress ({len(plays)} play(s) recorded)" if plays else None
