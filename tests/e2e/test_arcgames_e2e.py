@@ -5,34 +5,21 @@ toolkit's own for the same sequence played directly here."""
 
 import io
 import json
-import subprocess
-import textwrap
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from agent_eval.benchmarks.arcgames.game_process import toolkit_python
 from agent_eval.benchmarks.arcgames.grading import environment_score
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.game_play import play_scenario
 from support.agentrun import AGENTS, run_agent
-from support.arcgames import ANIMATION_FRAMES, BASELINES, WIN, write_game
+from support.arcgames import ANIMATION_FRAMES, BASELINES, COMPARED, WIN, toolkit_scorecard, write_game
 
 pytestmark = pytest.mark.e2e
 
 MODES = ("none", "image", "python")
-COMPARED = (
-    "score",
-    "levels_completed",
-    "actions",
-    "resets",
-    "completed",
-    "level_scores",
-    "level_actions",
-    "level_baseline_actions",
-)
 # Wastes actions on level 1 (an animation, a loss and its RESET), then wins.
 WASTEFUL = ["RESET", "ACTION5", "ACTION1", "RESET", "ACTION4", "ACTION4", "ACTION4", ("ACTION6", 10, 10)]
 
@@ -42,34 +29,6 @@ def games(tmp_path_factory):
     root = tmp_path_factory.mktemp("arcgames") / "environment_files"
     write_game(root, "tg01")
     return root
-
-
-DIRECT = textwrap.dedent("""
-    import json, sys
-    from arc_agi import Arcade, OperationMode
-    from arcengine import GameAction
-    root, game, actions = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-    arcade = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=root)
-    env = arcade.make(game)
-    for name, x, y in actions:
-        env.step(GameAction.from_name(name), data={} if x is None else {"x": x, "y": y})
-    print(json.dumps(arcade.get_scorecard().model_dump(mode="json")))
-""")
-
-
-def toolkit_scorecard(root, game: str, actions, tmp_path) -> dict:
-    """The toolkit's scorecard of `actions`, played directly with the toolkit (no harness, no agent)."""
-    steps = [list(a) if isinstance(a, tuple) else [a, None, None] for a in actions]
-    done = subprocess.run(
-        [str(toolkit_python()), "-c", DIRECT, str(root), f"{game}-v1", json.dumps(steps)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={"OPERATION_MODE": "OFFLINE"},
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return environment_score(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def level_formula(level_actions, baselines) -> float:

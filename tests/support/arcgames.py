@@ -9,7 +9,12 @@ animation that changes nothing; ACTION1 loses the game (GAME_OVER)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import textwrap
 from pathlib import Path
+
+from agent_eval.benchmarks.arcgames.game_process import toolkit_python
+from agent_eval.benchmarks.arcgames.grading import environment_score
 
 WIN = ["RESET", "ACTION4", "ACTION4", "ACTION4", ("ACTION6", 10, 10)]
 ANIMATION_FRAMES = 4
@@ -114,3 +119,43 @@ def write_broken_games(root: Path) -> dict[str, str]:
         "bx04": "step never returns",
         "bx05": "no baselines",
     }
+
+
+# The scorecard fields a harness's record and the toolkit's own card are compared on.
+COMPARED = (
+    "score",
+    "levels_completed",
+    "actions",
+    "resets",
+    "completed",
+    "level_scores",
+    "level_actions",
+    "level_baseline_actions",
+)
+
+DIRECT = textwrap.dedent("""
+    import json, sys
+    from arc_agi import Arcade, OperationMode
+    from arcengine import GameAction
+    root, game, actions = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    arcade = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=root)
+    env = arcade.make(game)
+    for name, x, y in actions:
+        env.step(GameAction.from_name(name), data={} if x is None else {"x": x, "y": y})
+    print(json.dumps(arcade.get_scorecard().model_dump(mode="json")))
+""")
+
+
+def toolkit_scorecard(root, game: str, actions, tmp_path) -> dict:
+    """The toolkit's scorecard of `actions`, played directly with the toolkit (no harness, no agent)."""
+    steps = [list(a) if isinstance(a, tuple) else [a, None, None] for a in actions]
+    done = subprocess.run(
+        [str(toolkit_python()), "-c", DIRECT, str(root), f"{game}-v1", json.dumps(steps)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"OPERATION_MODE": "OFFLINE"},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return environment_score(json.loads(done.stdout.strip().splitlines()[-1]))

@@ -23,8 +23,9 @@ class GameError(Exception):
 
 
 class FakeGame:
-    def __init__(self, *args, fail_on: str | None = None, **kwargs):
+    def __init__(self, *args, fail_on: str | None = None, drift: int = 0, **kwargs):
         self.levels, self.x, self.state, self.fail_on = 0, 0, "NOT_FINISHED", fail_on
+        self.drift = drift  # > 0: a game that is not deterministic (each instance paints this pixel differently)
         self.board = np.zeros((64, 64), dtype=np.uint8)
         self.steps: list = []
 
@@ -37,6 +38,7 @@ class FakeGame:
     def _frame(self):
         frame = self.board.copy()
         frame[0, self.x] = 9
+        frame[63, 63] = self.drift % 16
         return frame
 
     def step(self, action, x=None, y=None):
@@ -61,6 +63,21 @@ class FakeGame:
         return StepResult(
             self.state, self.levels, 2, ("ACTION1", "ACTION2", "ACTION5", "ACTION6"), frames or [self._frame()]
         )
+
+    def replay(self, actions):
+        """GameProcess.replay's answer: every action played again, frames as hashes."""
+        from agent_eval.benchmarks.arcgames.frames import frame_hash
+        from agent_eval.benchmarks.arcgames.game_process import ReplayedStep
+
+        out = []
+        for action, x, y in actions:
+            r = self.step(action, x, y)
+            out.append(
+                ReplayedStep(
+                    r.state, r.levels_completed, r.win_levels, r.available_actions, tuple(map(frame_hash, r.frames))
+                )
+            )
+        return out
 
     def scorecard(self):
         return {

@@ -93,6 +93,10 @@ def grade_game(final_text: str | None, item, item_root: Path) -> tuple[GameMetri
         return None, f"{item.id}@{item.version}: the game left no result (game/result.json is missing)", has_tag
     metrics = game_metrics(end, item.baseline_actions)
     metrics.level_resets = resets_per_level(read_timeline(item_root) or [], metrics.win_levels)
+    # How the game survived restarts of the harness (not grading: left out of the rules' hash)
+    metrics.play_s = end.play_s
+    metrics.restores = sum(r.get("outcome") == "replayed" for r in end.restores)
+    metrics.started_over = [r.get("why", "") for r in end.restores if r.get("outcome") == "started over"]
     return metrics, end.error, has_tag
 
 

@@ -30,6 +30,9 @@ class GameMetrics(KindMetrics):
     plays: int = 0  # play calls that took an action
     frames: int = 0  # frames archived
     scorecard: dict = field(default_factory=dict)  # the toolkit's scorecard as it gave it
+    play_s: float | None = None  # seconds the game was played, across restarts of the harness
+    restores: int = 0  # times the game was restored by replaying its record after the harness was killed
+    started_over: list[str] = field(default_factory=list)  # why a record that did not replay was abandoned
 
     def actions_per_level(self) -> float | None:
         """Actions spent per completed level (None: no level completed)."""
