@@ -13,5 +13,6 @@ prompts.py         prompt templates (prompts/<kind>/<mode>.yaml)
 records.py         ItemRecord: one line of `<task>/items.jsonl`; Status, Usage
 results.py         RunStore: a run's results tree (append-only records, summaries, rollup, run.json)
 sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind; the system's bwrap binds
+sessions.py        SessionRecord: an item's agent sessions (`<item>/sessions.jsonl`), more than one after a restart
 transcript.py      Transcript: the normalised steps of any agent (steps.json)
 """

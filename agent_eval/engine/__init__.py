@@ -11,5 +11,6 @@ sandbox.py       Sandbox: bubblewrap from sandbox/policy.yaml; `doctor`'s sandbo
 scoring.py       `agent-eval score`: replies produced elsewhere graded into a run folder
 scratch_dirs.py  temp folders named after their process; the next run removes a killed run's
 selection.py     select, shard_of: which items a run takes; resolve_data_dir (--data, ./data, the samples)
+sessions.py      an item's agent session: started, or continued after a restart (the CLI's own, or a fresh one)
 sweeps.py        a sweep file: its grid checked line by line, planned and run cell by cell
 """

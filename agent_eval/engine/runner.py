@@ -255,10 +255,12 @@ class Runner:
                 "[bold red]WARNING: --sandbox none: the agent can read everything this user can "
                 "(the dataset's answers included). Results are marked unsandboxed.[/]"
             )
-        if outcome.skipped:
+        going_on = [item for item, r in todo if self.benchmark.carries_on(self.store.sandbox_dir(item.id, r))]
+        if outcome.skipped or going_on:
             self.console.print(
                 f"resuming {self.run_name}: {outcome.skipped - len(held)} item(s) already graded, {len(todo)} to run"
                 + (f"; {len(held)} stopped by a spend cap not raised since (raise it to run them)" if held else "")
+                + (f"; {len(going_on)} go on from where they stopped (a game in progress)" if going_on else "")
             )
         stale = remove_stale()  # temporary folders of runs killed outright (their process is gone)
         if stale:

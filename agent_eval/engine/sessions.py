@@ -1,8 +1,7 @@
 """An item's agent sessions: whether an attempt starts the CLI's session or continues an earlier one, and the
 record of every session in the item's folder.
 
-    <item>/sessions.jsonl   one line when a session starts (n, kind, reason, id), one when its id is learned
-                            (Codex names its own), one when it ends; read back folded by n
+The record of them is <item>/sessions.jsonl (datamodel/sessions.py).
 
 An item whose benchmark carries its work across a killed harness (a game restored from its record: the
 benchmark's `Continuation`) goes on in its next attempt: the CLI's own session is continued when the CLI's
@@ -20,20 +19,9 @@ from typing import Callable
 from agent_eval.agents.base import Agent, SessionPlan
 from agent_eval.benchmarks.base import ItemSetup
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
+from agent_eval.datamodel.sessions import SessionRecord, append_session, read_sessions
 
-SESSIONS = "sessions.jsonl"
 MARKER = "agent_eval.session"  # the type of the event that opens each session in transcript.jsonl
-
-
-@dataclass
-class SessionRecord:
-    n: int
-    kind: str  # "new" | "resume"
-    reason: str  # why this session: "start", "harness restarted", "the earlier session cannot be continued: ..."
-    session_id: str | None
-    started_at: str
-    ended_at: str | None = None
-    ended: str | None = None  # how its process ended ("exit 0", "timeout", "interrupted", ...)
 
 
 @dataclass
@@ -44,30 +32,6 @@ class SessionStart:
     plan: SessionPlan
     prompt: str
     images: list[Path] = field(default_factory=list)
-
-
-def read_sessions(root: Path) -> list[SessionRecord]:
-    path = Path(root) / SESSIONS
-    if not path.is_file():
-        return []
-    folded: dict[int, dict] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue  # a line cut by a kill
-        folded.setdefault(data["n"], {}).update(data)
-    known = SessionRecord.__dataclass_fields__
-    return [
-        SessionRecord(**{k: v for k, v in data.items() if k in known})
-        for _, data in sorted(folded.items())
-        if "kind" in data
-    ]
-
-
-def _append(root: Path, data: dict) -> None:
-    with (Path(root) / SESSIONS).open("a", encoding="utf-8") as out:
-        out.write(json.dumps(data) + "\n")
 
 
 def start_session(agent: Agent, item_dir: ItemDir, setup: ItemSetup) -> SessionStart:
@@ -93,7 +57,7 @@ def start_session(agent: Agent, item_dir: ItemDir, setup: ItemSetup) -> SessionS
             kind, session_id, reason = "new", agent.new_session_id(), f"harness restarted; {why}"
             prompt, images = goes_on.prompt, list(goes_on.images)
     record = SessionRecord(len(earlier) + 1, kind, reason, session_id, now_iso())
-    _append(item_dir.root, asdict(record))
+    append_session(item_dir.root, asdict(record))
     marker = {"type": MARKER, "n": record.n, "kind": kind, "reason": reason, "session_id": session_id}
     with item_dir.transcript.open("a", encoding="utf-8") as transcript:
         transcript.write(json.dumps({"t": 0.0, "event": {**marker, "at": record.started_at}}) + "\n")
@@ -110,7 +74,7 @@ def watching(agent: Agent, item_dir: ItemDir, start: SessionStart) -> Callable[[
             found = agent.session_id_of([event])
             if found:
                 start.record.session_id = found
-                _append(item_dir.root, {"n": start.record.n, "session_id": found})
+                append_session(item_dir.root, {"n": start.record.n, "session_id": found})
         return inner(event)
 
     return watch
@@ -118,4 +82,4 @@ def watching(agent: Agent, item_dir: ItemDir, start: SessionStart) -> Callable[[
 
 def end_session(item_dir: ItemDir, start: SessionStart, how: str) -> None:
     start.record.ended_at, start.record.ended = now_iso(), how
-    _append(item_dir.root, {"n": start.record.n, "ended_at": start.record.ended_at, "ended": how})
+    append_session(item_dir.root, {"n": start.record.n, "ended_at": start.record.ended_at, "ended": how})
