@@ -64,9 +64,8 @@ def main() -> int:
     if toolkit_python() is None:
         print(TOOLKIT_MISSING, file=sys.stderr)
         return 1
-    print(
-        "| actions | played in | per action | harness share (median) | restore: game process | replay + check | whole restore |"
-    )
+    columns = ["actions", "played in", "per action", "harness share (median)", "restore: game process"]
+    print("| " + " | ".join(columns + ["replay + check", "whole restore"]) + " |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="agent-eval-replay-") as tmp:
         for n in args.actions:
