@@ -80,7 +80,7 @@ KINDS["arcgames"] = Kind(
     "agent_eval.benchmarks.arcgames.benchmark:ArcGames",
     ("none", "image", "python"),
     "agent_eval.benchmarks.arcgames.loader:is_games_dataset",
-    tool_names=("play", "recall"),
+    tool_names=("play", "recall", "inspect", "read_pixels", "read_notes", "write_note"),
     data_help="ARC-AGI-3 games (the toolkit's environment_files/<game>/<version>/ layout)",
     modes_help="ARC-AGI-3 games: none (play only), image (play, recall, inspect, read_pixels), python (plus a shell "
     "over the frames)",
@@ -95,6 +95,38 @@ KINDS["arcgames"] = Kind(
             None,
             "ARC-AGI-3 games: hours of play per game, counted across restarts and sessions (default: no bound "
             "but --timeout's per attempt).",
+        ),
+        KindOption(
+            "--observation",
+            "observation",
+            str,
+            None,
+            "ARC-AGI-3 games (VISTA's rung i): how play and recall show a frame: image, text (its 64x64 colour "
+            "indices as hex digits) or both (default: image).",
+        ),
+        KindOption(
+            "--level-actions",
+            "level_actions",
+            float,
+            None,
+            "ARC-AGI-3 games (rung ii): each level bounded at ceil(its human baseline x this) actions, besides "
+            "--max-actions (ARC Prize's harness uses 2 or 5; default: no per-level bound).",
+        ),
+        KindOption(
+            "--notes",
+            "notes",
+            str,
+            None,
+            "ARC-AGI-3 games (rung iv): on gives the agent GUIDE.md and WORKING.md through read_notes and "
+            "write_note, in every tool mode, kept across sessions (default: off).",
+        ),
+        KindOption(
+            "--pixel-readout",
+            "pixel_readout",
+            str,
+            None,
+            "ARC-AGI-3 games (rung vi): off leaves read_pixels out of modes image and python, keeping recall and "
+            "inspect (rung v) (default: on).",
         ),
     ),
     always_tools=("play",),

@@ -11,8 +11,10 @@ from typing import Iterator
 
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
+from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.notes import NOTE_NAMES, PURPOSE, Notes
 from agent_eval.benchmarks.arcgames.session import (
     GAME_DIR,
     GameSession,
@@ -49,6 +51,7 @@ class ArcGames(Benchmark):
         self.frame_scale = DEFAULT_FRAME_SCALE
         self.time_budget_s: float | None = None
         self.max_hours: float | None = None
+        self.ladder = Ladder()
 
     # -- the run's options and data
 
@@ -58,6 +61,7 @@ class ArcGames(Benchmark):
         given = {k: v for k, v in options.items() if v is not None}
         self.max_actions = int(given.get("max_actions", DEFAULT_MAX_ACTIONS))
         self.frame_scale = int(given.get("frame_scale", DEFAULT_FRAME_SCALE))
+        self.ladder = Ladder.from_options(given)
         self.max_hours = float(given["max_hours"]) if given.get("max_hours") else None
         if self.max_hours is not None and self.max_hours <= 0:
             raise ValueError(f"--max-hours must be more than 0, got {self.max_hours:g}")
@@ -129,37 +133,66 @@ class ArcGames(Benchmark):
         scratch.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
             session = self._session(item, item_root, scratch, stack)
+            notes = Notes(item_root) if self.ladder.notes else None
             mirror = None
             if tools == "python":  # the archive, read-only in the workdir as it grows
                 mirror = work / FRAMES_DIR
                 mirror.mkdir(exist_ok=True)
             stack.callback(session.finish)  # before the game process closes: its scorecard
+            offered = self.ladder.tools(tools)
             mount = stack.enter_context(
                 McpHost.shared().mount(
-                    lambda: server_module.build_server(session, tools, self.frame_scale), name=server_module.SERVER_NAME
+                    lambda: server_module.build_server(session, tools, self.frame_scale, self.ladder, notes),
+                    name=server_module.SERVER_NAME,
                 )
             )
-            game_tools = McpServer(server_module.SERVER_NAME, server_module.TOOLS_BY_MODE[tools], url=mount.url)
+            game_tools = McpServer(server_module.SERVER_NAME, offered, url=mount.url)
             toolset = (
                 ToolSet(shell=True, view_file=True, mcp=(game_tools,))
                 if tools == "python"
                 else ToolSet(mcp=(game_tools,))
             )
-            prompt = (
-                template_text.replace("{max_actions}", str(self.max_actions))
-                .replace("{scale}", str(self.frame_scale))
-                .replace("{frames_dir}", FRAMES_DIR)
-                .strip()
-                + "\n"
-            )
+            prompt = self._prompt(template_text)
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
             yield ItemSetup(
                 prompt=prompt,
                 tools=toolset,
                 endpoints=[mount.endpoint],
                 readonly_mounts=readonly,
-                continuation=continuation(session, prompt) if session.plays else None,
+                continuation=continuation(session, prompt, notes) if session.plays else None,
             )
+
+    def _prompt(self, template_text: str) -> str:
+        """The mode's prompt with the run's budgets, and what the rung changes: how frames are shown, and the
+        notes (what each is for; nothing of how to play). The templates are left as they are, so the image rung
+        without notes asks exactly what earlier runs asked."""
+        prompt = (
+            template_text.replace("{max_actions}", str(self.max_actions))
+            .replace("{scale}", str(self.frame_scale))
+            .replace("{frames_dir}", FRAMES_DIR)
+            .strip()
+        )
+        drawn = f"each game pixel drawn as a {self.frame_scale}x{self.frame_scale} square"
+        if self.ladder.observation == "text":
+            prompt = prompt.replace(
+                drawn, "as text: one line per row, one hexadecimal digit 0-f (a colour index) per pixel"
+            )
+        elif self.ladder.observation == "both":
+            prompt = prompt.replace(
+                drawn, f"{drawn}, and as text (one hexadecimal digit 0-f per pixel, a colour index)"
+            )
+        if self.ladder.level_actions is not None:
+            prompt += (
+                f"\n\nEach level also has an action budget of its own ({self.ladder.level_actions:g} times the "
+                f"actions a person needed for it); `play` says how many are left on the current level."
+            )
+        if self.ladder.notes:
+            kinds = "; ".join(f"{name}: {PURPOSE[name]}" for name in NOTE_NAMES)
+            prompt += (
+                f"\n\nYou keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They "
+                f"outlast this conversation: a later session of yours is given them, and nothing else you wrote."
+            )
+        return prompt + "\n"
 
     def _session(self, item, item_root: Path, scratch: Path, stack: contextlib.ExitStack) -> GameSession:
         """The item's game: restored from its record when an earlier process played it (the harness was killed),
@@ -174,7 +207,7 @@ class ArcGames(Benchmark):
 
         game = start()
         directory = item_root / GAME_DIR
-        budgets = (self.max_actions, self.frame_scale, self.time_budget_s, self.max_hours)
+        budgets = (self.max_actions, self.frame_scale, self.time_budget_s, self.max_hours, self.ladder.level_actions)
         try:
             return GameSession(item, game, directory, *budgets)
         except NotReplayable as why:
@@ -218,7 +251,7 @@ def _move_aside(directory: Path) -> Path:
     return target
 
 
-def continuation(session: GameSession, prompt: str) -> Continuation:
+def continuation(session: GameSession, prompt: str, notes: Notes | None = None) -> Continuation:
     """What the next session is told of a game restored after a restart: where it stands, and the last play's
     result (the call in flight when the harness stopped is answered from the record, not played again)."""
     last = session.last_play()
@@ -239,4 +272,6 @@ def continuation(session: GameSession, prompt: str) -> Continuation:
         f"(its conversation could not be continued), and the game was restored exactly as it was. {where} "
         f"{played}{shown} Go on from here."
     )
+    if notes is not None:
+        fresh += f"\n\nYour notes as the earlier session left them:\n\n{notes.as_prompt()}"
     return Continuation(note=note, prompt=fresh + "\n", images=[frame] if frame is not None else [])

@@ -76,6 +76,14 @@ def frame_hash(frame: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(frame, dtype=np.uint8).tobytes()).hexdigest()[:16]
 
 
+def grid_text(frame: np.ndarray) -> str:
+    """The frame as text (VISTA's text-grid observation): one line per row, one hex digit 0-f per pixel."""
+    return "\n".join("".join(_HEX[v] for v in row) for row in np.asarray(frame).tolist())
+
+
+_HEX = "0123456789abcdef"
+
+
 def to_rgb(frame: np.ndarray) -> Image.Image:
     return Image.fromarray(PALETTE[frame], mode="RGB")
 

@@ -1,7 +1,8 @@
 """The `game` MCP server: `play` in every mode; `recall`, `inspect` and `read_pixels` on the archived
-frames from mode image up. Served from the harness process (the process's one MCP host,
-tools/mcp_http.py), mounted for one item only, like active observation's `observe`: the game, its
-source and its frames stay outside the sandbox.
+frames from mode image up (read_pixels unless the rung leaves it out); `read_notes` and `write_note` in every
+mode when the run gives notes (ladder.py says which tools a rung offers). Served from the harness process (the
+process's one MCP host, tools/mcp_http.py), mounted for one item only, like active observation's `observe`:
+the game, its source and its frames stay outside the sandbox.
 
 The crops and the grid are the image tools' own (tools/imagetools: regions, nearest-neighbour
 views, the labelled grid), applied to a frame drawn in the game's palette."""
@@ -17,7 +18,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
-from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, to_rgb
+from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, grid_text, to_rgb
+from agent_eval.benchmarks.arcgames.ladder import Ladder
+from agent_eval.benchmarks.arcgames.notes import NOTE_NAMES, PURPOSE, NoteRefused, Notes
 from agent_eval.benchmarks.arcgames.session import ACTIONS, GRID, GameSession, PlayRefused
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
@@ -25,11 +28,6 @@ from agent_eval.tools.imagetools.ops import MAX_SIZE, inspect_view
 from agent_eval.tools.imagetools.regions import resolve_region
 
 SERVER_NAME = "game"
-TOOLS_BY_MODE = {
-    "none": ("play",),
-    "image": ("play", "recall", "inspect", "read_pixels"),
-    "python": ("play", "recall", "inspect", "read_pixels"),
-}
 MAX_RECALL = 8
 DEFAULT_INSPECT_SCALE = 8
 
@@ -40,9 +38,16 @@ action); ACTION6 is a click at `x`, `y` (integers 0-{GRID - 1}, x to the right, 
 {GRID}x{GRID} game grid); the others take no coordinates. Every action counts against your action budget, \
 RESET included. Returns JSON (state: NOT_FINISHED, WIN or GAME_OVER; levels completed of the total; the \
 actions available now; actions used and left; the numbers of the frames this action produced) and the \
-last frame as an image (each game pixel drawn as a {{scale}}x{{scale}} square)."""
+last frame {{shown}}."""
+SHOWN = {
+    "image": "as an image (each game pixel drawn as a {scale}x{scale} square)",
+    "text": f"as text: {GRID} lines of {GRID} hexadecimal digits 0-f, one per game pixel, each a colour index",
+    "both": "as an image (each game pixel drawn as a {scale}x{scale} square) and as text: one line per row, one "
+    "hexadecimal digit 0-f (a colour index) per game pixel",
+}
 RECALL = f"""Look again at frames you have already seen: give `frames` (their numbers, at most {MAX_RECALL}) or \
-`step` (the n-th play call, 1-based: all the frames it produced). Returns each frame's number and image."""
+`step` (the n-th play call, 1-based: all the frames it produced). Returns each frame's number and the frame \
+as play shows it."""
 INSPECT = f"""Look closely at part of an archived frame: the region (x, y, width, height in game pixels, \
 default the whole {GRID}x{GRID} frame) enlarged `scale` times by nearest neighbour, with grid lines every \
 `grid` game pixels labelled in game coordinates (0: no grid)."""
@@ -50,12 +55,18 @@ READ_PIXELS = f"""Read the exact colour indices (0-15) of a region of an archive
 {GRID}x{GRID} frame), as one line per row of hexadecimal digits 0-f, with the colour names of the indices that \
 occur."""
 FRAME_HELP = "An archived frame's number, as returned by play."
+READ_NOTES = (
+    "Read your two notes: "
+    + "; ".join(f"{name}, {PURPOSE[name]}" for name in NOTE_NAMES)
+    + (". They are kept across levels and sessions; a fresh session is given them.")
+)
+WRITE_NOTE = f"Replace one of your notes ({' or '.join(NOTE_NAMES)}) with `text`. Every version is kept."
 
 
 def _guard(call):
     try:
         return call()
-    except (PlayRefused, ToolInputError) as error:
+    except (PlayRefused, ToolInputError, NoteRefused) as error:
         raise ToolError(str(error)) from None
 
 
@@ -69,14 +80,36 @@ def _frame(session: GameSession, frame: int):
     return session.archive.load(frame)
 
 
-def tool_functions(session: GameSession, scale: int):
+def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), notes: Notes | None = None):
+    def observed(number: int, png: bytes | None = None) -> list:
+        """A frame as this rung shows it: the image, its colour indices as text, or both."""
+        out: list = []
+        if ladder.observation in ("text", "both"):
+            text = grid_text(session.archive.load(number))
+            session.observed(text_chars=len(text))
+            out.append(text)
+        if ladder.observation in ("image", "both"):
+            session.observed(images=1)
+            out.append(Image(data=png if png is not None else session.archive.png(number), format="png"))
+        return out
+
     def play(
         action: Annotated[str, Field(description=f"One of {', '.join(ACTIONS)}.")],
         x: Annotated[int | None, Field(description=f"Click column 0-{GRID - 1} (ACTION6 only).")] = None,
         y: Annotated[int | None, Field(description=f"Click row 0-{GRID - 1} (ACTION6 only).")] = None,
     ) -> list:
         shown, png = _guard(lambda: session.play(action, x, y))
-        return [json.dumps(shown)] + ([Image(data=png, format="png")] if png is not None else [])
+        return [json.dumps(shown)] + (observed(shown["frames"][-1], png) if png is not None else [])
+
+    def read_notes() -> str:
+        return notes.as_prompt()
+
+    def write_note(
+        name: Annotated[str, Field(description=f"{' or '.join(NOTE_NAMES)}.")],
+        text: Annotated[str, Field(description="The note's whole new text.")],
+    ) -> str:
+        version = _guard(lambda: notes.write(name, text, session.actions_used))
+        return f"{name} saved (version {version}, {len(text)} characters)."
 
     def recall(
         frames: Annotated[list[int] | None, Field(description="Frame numbers.")] = None,
@@ -91,7 +124,7 @@ def tool_functions(session: GameSession, scale: int):
             out: list = []
             for number in wanted:
                 _frame(session, number)
-                out += [json.dumps({"frame": number}), Image(data=session.archive.png(number), format="png")]
+                out += [json.dumps({"frame": number}), *observed(number)]
             return out
 
         return _guard(look)
@@ -142,15 +175,25 @@ def tool_functions(session: GameSession, scale: int):
 
         return _guard(read)
 
-    texts = {"play": PLAY.format(scale=scale), "recall": RECALL, "inspect": INSPECT, "read_pixels": READ_PIXELS}
-    return {fn.__name__: (fn, texts[fn.__name__]) for fn in (play, recall, inspect, read_pixels)}
+    texts = {
+        "play": PLAY.format(shown=SHOWN[ladder.observation].format(scale=scale)),
+        "recall": RECALL,
+        "inspect": INSPECT,
+        "read_pixels": READ_PIXELS,
+        "read_notes": READ_NOTES,
+        "write_note": WRITE_NOTE,
+    }
+    functions = (play, recall, inspect, read_pixels, read_notes, write_note)
+    return {fn.__name__: (fn, texts[fn.__name__]) for fn in functions}
 
 
-def build_server(session: GameSession, mode: str, scale: int) -> MCPServer:
-    """The game tools of this mode on one item's session."""
-    functions = tool_functions(session, scale)
+def build_server(
+    session: GameSession, mode: str, scale: int, ladder: Ladder = Ladder(), notes: Notes | None = None
+) -> MCPServer:
+    """The game tools of this mode and rung on one item's session."""
+    functions = tool_functions(session, scale, ladder, notes)
     tools = []
-    for name in TOOLS_BY_MODE[mode]:
+    for name in ladder.tools(mode):
         fn, text = functions[name]
         tool = Tool.from_function(fn, name=name, description=text, structured_output=False)
         tool.parameters = plain_schema(tool.parameters)

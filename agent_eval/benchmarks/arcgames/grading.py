@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.notes import read_history
 from agent_eval.benchmarks.arcgames.session import GameEnd, read_end, read_timeline
 
 NO_BASELINES = "no game score: the game's metadata.json has no baseline_actions"
@@ -97,6 +98,8 @@ def grade_game(final_text: str | None, item, item_root: Path) -> tuple[GameMetri
     metrics.play_s = end.play_s
     metrics.restores = sum(r.get("outcome") == "replayed" for r in end.restores)
     metrics.started_over = [r.get("why", "") for r in end.restores if r.get("outcome") == "started over"]
+    metrics.observations = dict(end.observations)
+    metrics.notes_written = len(read_history(item_root))
     return metrics, end.error, has_tag
 
 

@@ -33,6 +33,8 @@ class GameMetrics(KindMetrics):
     play_s: float | None = None  # seconds the game was played, across restarts of the harness
     restores: int = 0  # times the game was restored by replaying its record after the harness was killed
     started_over: list[str] = field(default_factory=list)  # why a record that did not replay was abandoned
+    observations: dict = field(default_factory=dict)  # frames shown as images, and as text (characters)
+    notes_written: int = 0  # versions of GUIDE.md / WORKING.md written (the notes rung)
 
     def actions_per_level(self) -> float | None:
         """Actions spent per completed level (None: no level completed)."""

@@ -20,6 +20,7 @@ NotReplayable: the caller starts the game over (it is never continued from anoth
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -91,6 +92,7 @@ class GameEnd:
     play_s: float | None = None  # the game's clock at the end: seconds played, across restarts
     max_hours: float | None = None  # the game's time budget, when the run set one
     restores: list[dict] = field(default_factory=list)  # restores.jsonl: each restore after a restart
+    observations: dict = field(default_factory=dict)  # frames shown as images and as text (this process's)
     extra: dict = field(default_factory=dict)
 
 
@@ -107,8 +109,10 @@ class GameSession:
         frame_scale: int,
         time_budget_s: float | None = None,
         max_hours: float | None = None,
+        level_actions: float | None = None,
     ):
         self.item = item
+        self.level_actions = level_actions  # each level bounded at ceil(its baseline x this) actions
         self.game = game
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -121,6 +125,8 @@ class GameSession:
         self.error: str | None = None  # the game process failed: the item is an error
         self.clock_before = 0.0  # seconds played by earlier processes (the game clock when this one began)
         self.restored: dict | None = None  # this process's restore (restores.jsonl's line), if it made one
+        self.level_began_at = 0  # actions used when the current level began
+        self.observations = {"images": 0, "text_chars": 0}  # frames shown as images, and as text (characters)
         self._lock = threading.Lock()
         earlier = read_plays(self.directory)
         if earlier:
@@ -191,6 +197,8 @@ class GameSession:
                     f"the game does not replay identically: step {play.step} ({where}): {'; '.join(differs)}"
                 )
         self.plays = list(plays)
+        for earlier, play in zip([None, *plays], plays):
+            self._note_level(earlier, play)
         self.actions_used = plays[-1].actions_used
         self.last = replayed[-1]
         self.archive.resume(max((n for p in plays for n in p.frames), default=0))
@@ -203,6 +211,19 @@ class GameSession:
         }
         append_restore(self.directory, self.restored)
 
+    def _note_level(self, before: Play | None, play: Play) -> None:
+        # a level completed (or the whole game reset to its first level): the next level's count begins
+        if play.state != "ERROR" and play.levels_completed != (before.levels_completed if before else 0):
+            self.level_began_at = play.actions_used
+
+    def level_limit(self) -> int | None:
+        """The current level's action bound (ceil(baseline x --level-actions)), or None."""
+        baselines = self.item.baseline_actions or ()
+        level = self._levels()
+        if self.level_actions is None or level >= len(baselines):
+            return None
+        return math.ceil(baselines[level] * self.level_actions)
+
     def progress_words(self) -> str:
         """Where the game stands, for an agent that goes on with it in a new session (one line)."""
         parts = [
@@ -213,6 +234,12 @@ class GameSession:
         if self.deadline is not None:
             parts.append(f"about {max(0, int(self.deadline - time.monotonic())) // 60} minutes of play left")
         return "; ".join(p for p in parts if p)
+
+    def observed(self, images: int = 0, text_chars: int = 0) -> None:
+        """What the tools showed of frames, by form (VISTA's rung i: what each form costs, per item)."""
+        with self._lock:
+            self.observations["images"] += images
+            self.observations["text_chars"] += text_chars
 
     def last_play(self) -> Play | None:
         return self.plays[-1] if self.plays else None
@@ -235,6 +262,9 @@ class GameSession:
             return "the game is won"
         if self.actions_used >= self.max_actions:
             return f"the action budget ({self.max_actions}) is spent"
+        limit = self.level_limit()
+        if limit is not None and self.actions_used - self.level_began_at >= limit:
+            return f"this level's action budget ({limit}: its baseline x {self.level_actions:g}) is spent"
         if self.deadline is not None and time.monotonic() >= self.deadline:
             hours = self._hours_left()
             if hours is not None and self.game_clock() >= self.max_hours * 3600:
@@ -336,6 +366,9 @@ class GameSession:
                 "levels_completed": f"{self.last.levels_completed} of {self.last.win_levels}",
             }
         shown.update({"actions_used": self.actions_used, "actions_left": max(0, self.max_actions - self.actions_used)})
+        limit = self.level_limit()
+        if limit is not None:
+            shown["level_actions_left"] = max(0, limit - (self.actions_used - self.level_began_at))
         if self.deadline is not None:
             shown["seconds_left"] = max(0, int(self.deadline - time.monotonic()))
         if self.over:
@@ -349,6 +382,7 @@ class GameSession:
     def _log(self, play: Play) -> None:
         """Durable before the play is answered: a harness killed after this line restores the game with this
         action in it (and the agent is told its result), never plays it twice."""
+        self._note_level(self.plays[-1] if self.plays else None, play)
         self.plays.append(play)
         self._timeline.write(json.dumps(asdict(play)) + "\n")
         self._timeline.flush()
@@ -379,6 +413,7 @@ class GameSession:
                 play_s=round(self.game_clock(), 3),
                 max_hours=self.max_hours,
                 restores=read_restores(self.directory),
+                observations=dict(self.observations),
             )
             if self.last is not None:
                 end.state, end.levels_completed, end.win_levels = (

@@ -1,0 +1,52 @@
+"""VISTA's ladder on ARC-AGI-3, as switches of a games run (each a kind option, so in the run's identity):
+(i) observations as images or as text grids, (ii) action limits (per game, and per level as a multiple of its
+human baseline), (iv) notes, (v) memory of every frame with inspection, (vi) exact pixel readout. Rung (iii),
+the context policy, is the run's own (`--context`). `tools()` is the exact tool set a rung offers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OBSERVATIONS = ("image", "text", "both")
+SWITCH = ("on", "off")
+MEMORY_TOOLS = ("recall", "inspect")  # rung (v): every frame kept, looked at again as the model directs
+PIXEL_TOOLS = ("read_pixels",)  # rung (vi)
+NOTE_TOOLS = ("read_notes", "write_note")  # rung (iv)
+
+
+@dataclass(frozen=True)
+class Ladder:
+    observation: str = "image"  # what play returns: the frame drawn, its colour indices as text, or both
+    pixel_readout: bool = True  # read_pixels offered beside recall and inspect (modes image and python)
+    notes: bool = False  # GUIDE.md and WORKING.md through read_notes / write_note, in every mode
+    level_actions: float | None = None  # each level bounded at ceil(baseline x this) actions; None: no bound
+
+    @classmethod
+    def from_options(cls, given: dict) -> "Ladder":
+        """From the kind's options (None: the default); ValueError naming the flag for a bad value."""
+        observation = given.get("observation") or "image"
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"--observation must be one of {', '.join(OBSERVATIONS)}, got {observation!r}")
+        for flag, key in (("--pixel-readout", "pixel_readout"), ("--notes", "notes")):
+            if given.get(key) is not None and given[key] not in SWITCH:
+                raise ValueError(f"{flag} must be on or off, got {given[key]!r}")
+        level = given.get("level_actions")
+        if level is not None and float(level) <= 0:
+            raise ValueError(f"--level-actions must be more than 0 (a multiple of each level's baseline), got {level}")
+        return cls(
+            observation=observation,
+            pixel_readout=given.get("pixel_readout") != "off",
+            notes=given.get("notes") == "on",
+            level_actions=float(level) if level is not None else None,
+        )
+
+    def tools(self, mode: str) -> tuple[str, ...]:
+        """The game tools offered in a tool mode on this rung, in order."""
+        offered = ["play"]
+        if mode in ("image", "python"):
+            offered += MEMORY_TOOLS
+            if self.pixel_readout:
+                offered += PIXEL_TOOLS
+        if self.notes:
+            offered += NOTE_TOOLS
+        return tuple(offered)
