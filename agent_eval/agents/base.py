@@ -196,6 +196,11 @@ class Agent(ABC):
         """Whether the CLI's own record of that session under `home` is whole enough to continue it."""
         return False
 
+    def ran_out_of_context(self, events: list[dict]) -> bool:
+        """Whether the session ended because the model's context window was full (not the agent's failure: a
+        kind that hands off goes on in a fresh session)."""
+        return False
+
     def watcher(self) -> Callable[[dict], str | None]:
         """A fresh per-attempt callback, called on every event as it arrives; a status it
         returns stops the process at once."""

@@ -10,7 +10,7 @@ import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.datamodel.itemdir import ItemDir
@@ -57,6 +57,7 @@ class Continuation:
     note: str
     prompt: str
     images: list[Path] = field(default_factory=list)
+    reason: str = "harness restarted"  # why a new session: said in the item's record of its sessions
 
 
 @dataclass
@@ -70,6 +71,9 @@ class ItemSetup:
     # harness adds to the source later); e.g. a game's frame archive in python mode
     readonly_mounts: list[tuple[Path, Path]] = field(default_factory=list)
     continuation: Continuation | None = None  # set when the item goes on from an earlier process's work
+    # Called when the agent's session ends within the attempt (True: its CLI ran out of context): a Continuation
+    # to go on in a fresh session (a hand-off: `prompt` and `images` are given), or None: the attempt ends.
+    next_session: Callable[[bool], Continuation | None] | None = None
 
 
 class ItemError(Exception):

@@ -25,6 +25,8 @@ from agent_eval.engine.process import run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 from agent_eval.engine.sessions import end_session, start_session, watching
 
+MAX_SESSIONS = 50  # sessions in one attempt (hand-offs): a bound against a loop of sessions that do nothing
+
 
 def run_attempt(
     item,
@@ -88,57 +90,31 @@ def _attempt_in_setup(
 ) -> ItemRecord | None:
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
         session = start_session(agent, item_dir, setup)
-        ctx = ItemContext(
-            item_id=item.id,
-            model=config.model,
-            effort=config.effort,
-            max_turns=config.max_turns,
-            prompt=session.prompt,
-            workdir=item_dir.work,
-            home=item_dir.home,
-            tools=setup.tools,
-            inline_images=session.images,
-            auth=auth,
-            session=session.plan,
-        )
-        invocation = agent.prepare(ctx)
-        spec = SandboxSpec(
-            workdir=item_dir.work,
-            home=item_dir.home,
-            endpoints=auth.endpoints + setup.endpoints,
-            env=invocation.env,
-            readonly_mounts=list(setup.readonly_mounts),
-        )
-        with Sandbox(spec, kind=config.sandbox) as sandbox:
-            argv, env = sandbox.wrap(invocation.argv)
-            item_dir.meta.write_text(
-                json.dumps(
-                    {
-                        "argv": argv,
-                        "env_names": sorted(env),
-                        "cwd": str(item_dir.work),
-                        "sandbox": config.sandbox,
-                        "prompt": ctx.prompt,
-                        "started_at": started_at,
-                    },
-                    indent=1,
-                )
+        first, spent_s = session.record.n, 0.0
+        while True:
+            result = _run_session(
+                item,
+                item_dir,
+                agent,
+                auth,
+                config,
+                setup,
+                session,
+                cancel,
+                started_at,
+                lease,
+                config.timeout_s - spent_s,
             )
-            result = run_process(
-                argv,
-                env,
-                item_dir.work,
-                invocation.stdin,
-                item_dir.transcript,
-                item_dir.stderr,
-                config.timeout_s,
-                watch=watching(agent, item_dir, session),
-                cancel=cancel,
-                pass_fds=sandbox.pass_fds,
-                held=lambda: lease.upstream.held_s(time.monotonic()),  # the timeout does not count these waits
-            )
-            result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
-    end_session(item_dir, session, _how_it_ended(result))
+            spent_s += result.elapsed_s
+            end_session(item_dir, session, _how_it_ended(result))
+            if result.interrupted or result.timed_out or spent_s >= config.timeout_s:
+                break
+            # The kind may go on in a fresh session (a game's hand-off before the context is full, or a CLI that
+            # ran out of context): told the task, where it stands and its notes, with the same tools.
+            handoff = setup.next_session(agent.ran_out_of_context(result.events)) if setup.next_session else None
+            if handoff is None or session.record.n - first + 1 >= MAX_SESSIONS:
+                break
+            session = start_session(agent, item_dir, setup, handoff)
     if result.interrupted:
         return None
     result.upstream_failure = lease.upstream.verdict()  # the gateway's view decides when the provider failed
@@ -146,12 +122,13 @@ def _attempt_in_setup(
     write_exit(item_dir, result)
     # A session that continued earlier ones: the item's transcript is all of them (the file holds every session).
     events = saved_events(item_dir.transcript) if session.record.n > 1 else result.events
+    result.elapsed_s = spent_s  # every session of this attempt
     transcript = parse_item(
         agent,
         events,
         item_dir,
         config.model,
-        ctx.prompt,
+        setup.prompt if session.record.n > 1 else session.prompt,  # the task as asked (each session's in its marker)
         [str(path.relative_to(item_dir.root)) for path in session.images],
     )
     gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
@@ -175,6 +152,63 @@ def _attempt_in_setup(
     record.image_conversions = list(setup.conversions)
     record.started_at, record.finished_at = started_at, now_iso()
     return record
+
+
+def _run_session(
+    item, item_dir, agent, auth, config, setup, session, cancel, started_at, lease, timeout_s
+) -> ProcessResult:
+    """One agent CLI process in its sandbox: the attempt's session `session` (started, or continued)."""
+    ctx = ItemContext(
+        item_id=item.id,
+        model=config.model,
+        effort=config.effort,
+        max_turns=config.max_turns,
+        prompt=session.prompt,
+        workdir=item_dir.work,
+        home=item_dir.home,
+        tools=setup.tools,
+        inline_images=session.images,
+        auth=auth,
+        session=session.plan,
+    )
+    invocation = agent.prepare(ctx)
+    spec = SandboxSpec(
+        workdir=item_dir.work,
+        home=item_dir.home,
+        endpoints=auth.endpoints + setup.endpoints,
+        env=invocation.env,
+        readonly_mounts=list(setup.readonly_mounts),
+    )
+    with Sandbox(spec, kind=config.sandbox) as sandbox:
+        argv, env = sandbox.wrap(invocation.argv)
+        item_dir.meta.write_text(
+            json.dumps(
+                {
+                    "argv": argv,
+                    "env_names": sorted(env),
+                    "cwd": str(item_dir.work),
+                    "sandbox": config.sandbox,
+                    "prompt": ctx.prompt,
+                    "started_at": started_at,
+                },
+                indent=1,
+            )
+        )
+        result = run_process(
+            argv,
+            env,
+            item_dir.work,
+            invocation.stdin,
+            item_dir.transcript,
+            item_dir.stderr,
+            timeout_s,
+            watch=watching(agent, item_dir, session),
+            cancel=cancel,
+            pass_fds=sandbox.pass_fds,
+            held=lambda: lease.upstream.held_s(time.monotonic()),  # the timeout does not count these waits
+        )
+        result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
+    return result
 
 
 def _how_it_ended(result: ProcessResult) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from agent_eval.agents.base import Agent, SessionPlan
-from agent_eval.benchmarks.base import ItemSetup
+from agent_eval.benchmarks.base import Continuation, ItemSetup
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.sessions import SessionRecord, append_session, read_sessions
 
@@ -34,11 +34,17 @@ class SessionStart:
     images: list[Path] = field(default_factory=list)
 
 
-def start_session(agent: Agent, item_dir: ItemDir, setup: ItemSetup) -> SessionStart:
-    """Decide this attempt's session, record it, and open it in transcript.jsonl."""
+def start_session(
+    agent: Agent, item_dir: ItemDir, setup: ItemSetup, handoff: Continuation | None = None
+) -> SessionStart:
+    """Decide this attempt's session, record it, and open it in transcript.jsonl. `handoff`: a fresh session
+    the kind asked for after the last one ended (its context was full)."""
     earlier = read_sessions(item_dir.root)
     goes_on = setup.continuation
-    if goes_on is None:
+    if handoff is not None:
+        kind, session_id, reason = "new", agent.new_session_id(), handoff.reason
+        prompt, images = handoff.prompt, list(handoff.images)
+    elif goes_on is None:
         kind, session_id, reason = "new", agent.new_session_id(), "start"
         prompt, images = setup.prompt, list(setup.inline_images)
     else:
