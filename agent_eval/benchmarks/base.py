@@ -74,6 +74,8 @@ class ItemSetup:
     # Called when the agent's session ends within the attempt (True: its CLI ran out of context): a Continuation
     # to go on in a fresh session (a hand-off: `prompt` and `images` are given), or None: the attempt ends.
     next_session: Callable[[bool], Continuation | None] | None = None
+    on_context: Callable[[int], None] | None = None  # told the model's context (tokens) at each of its requests
+    cli_compaction: bool = True  # False: the CLI's own context compaction is turned off (the kind hands off)
 
 
 class ItemError(Exception):

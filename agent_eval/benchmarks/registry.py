@@ -121,6 +121,15 @@ KINDS["arcgames"] = Kind(
             "write_note, in every tool mode, kept across sessions (default: off).",
         ),
         KindOption(
+            "--context",
+            "context",
+            str,
+            None,
+            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context) or handoff:TOKENS (its "
+            "compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh session goes "
+            "on from them; give --notes on) (default: native).",
+        ),
+        KindOption(
             "--pixel-readout",
             "pixel_readout",
             str,

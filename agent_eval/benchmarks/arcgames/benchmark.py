@@ -154,12 +154,29 @@ class ArcGames(Benchmark):
             )
             prompt = self._prompt(template_text)
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
+
+            def next_session(ran_out_of_context: bool) -> Continuation | None:
+                """A hand-off: the agent was asked to stop at the threshold, or its CLI ran out of context."""
+                if session.over or not (session.handoff_told or ran_out_of_context):
+                    return None
+                reason = (
+                    f"hand-off: the context reached {session.handoff_at} tokens (--context handoff:"
+                    f"{self.ladder.handoff_tokens})"
+                    if session.handoff_told
+                    else "hand-off: the CLI ran out of context"
+                )
+                session.begin_session()
+                return continuation(session, prompt, notes, reason)
+
             yield ItemSetup(
                 prompt=prompt,
                 tools=toolset,
                 endpoints=[mount.endpoint],
                 readonly_mounts=readonly,
                 continuation=continuation(session, prompt, notes) if session.plays else None,
+                next_session=next_session,
+                on_context=session.context_seen,
+                cli_compaction=self.ladder.handoff_tokens is None,
             )
 
     def _prompt(self, template_text: str) -> str:
@@ -207,7 +224,14 @@ class ArcGames(Benchmark):
 
         game = start()
         directory = item_root / GAME_DIR
-        budgets = (self.max_actions, self.frame_scale, self.time_budget_s, self.max_hours, self.ladder.level_actions)
+        budgets = (
+            self.max_actions,
+            self.frame_scale,
+            self.time_budget_s,
+            self.max_hours,
+            self.ladder.level_actions,
+            self.ladder.handoff_tokens,
+        )
         try:
             return GameSession(item, game, directory, *budgets)
         except NotReplayable as why:
@@ -251,27 +275,35 @@ def _move_aside(directory: Path) -> Path:
     return target
 
 
-def continuation(session: GameSession, prompt: str, notes: Notes | None = None) -> Continuation:
-    """What the next session is told of a game restored after a restart: where it stands, and the last play's
-    result (the call in flight when the harness stopped is answered from the record, not played again)."""
+def continuation(
+    session: GameSession, prompt: str, notes: Notes | None = None, reason: str = "harness restarted"
+) -> Continuation:
+    """What the next session is told of a game that goes on: after a restart of the harness (the game restored;
+    the last play's result, as the call in flight when the harness stopped is answered from the record, not
+    played again), or after a hand-off (the context was full). Where the game stands, the notes, the last frame."""
     last = session.last_play()
     frame = session.last_frame_png()
-    played = (
-        f"Your last play call before the interruption was {last.action}"
-        + (f" at ({last.x}, {last.y})" if last.x is not None else "")
-        + f" (step {last.step}); it was taken: state {last.state}, frames {last.frames}."
-    )
+    played = ""
+    if last is not None:
+        played = (
+            f" Your last play call before the interruption was {last.action}"
+            + (f" at ({last.x}, {last.y})" if last.x is not None else "")
+            + f" (step {last.step}); it was taken: state {last.state}, frames {last.frames}."
+        )
     shown = " Its frame is attached." if frame is not None else ""
     where = f"The game stands at: {session.progress_words()}."
     note = (
         "The evaluation harness was restarted and your session interrupted; the game was restored exactly as it "
-        f"was. {where} {played}{shown} Go on playing."
+        f"was. {where}{played}{shown} Go on playing."
     )
-    fresh = (
-        f"{prompt.rstrip()}\n\nThis game is already in progress: an earlier session played it and was interrupted "
-        f"(its conversation could not be continued), and the game was restored exactly as it was. {where} "
-        f"{played}{shown} Go on from here."
-    )
+    if reason.startswith("hand-off"):
+        earlier = "an earlier session of yours played it and handed it on (its context was full)"
+    else:
+        earlier = (
+            "an earlier session played it and was interrupted (its conversation could not be continued), and the "
+            "game was restored exactly as it was"
+        )
+    fresh = f"{prompt.rstrip()}\n\nThis game is already in progress: {earlier}. {where}{played}{shown} Go on from here."
     if notes is not None:
         fresh += f"\n\nYour notes as the earlier session left them:\n\n{notes.as_prompt()}"
-    return Continuation(note=note, prompt=fresh + "\n", images=[frame] if frame is not None else [])
+    return Continuation(note=note, prompt=fresh + "\n", images=[frame] if frame is not None else [], reason=reason)

@@ -1,7 +1,9 @@
 """VISTA's ladder on ARC-AGI-3, as switches of a games run (each a kind option, so in the run's identity):
 (i) observations as images or as text grids, (ii) action limits (per game, and per level as a multiple of its
 human baseline), (iv) notes, (v) memory of every frame with inspection, (vi) exact pixel readout. Rung (iii),
-the context policy, is the run's own (`--context`). `tools()` is the exact tool set a rung offers."""
+the context policy (`--context`): `native`, the CLI compacts its own context, or `handoff:N`, the CLI's compaction
+off and, once the model's context reaches N tokens, the agent asked to bring its notes up to date and stop, and
+a fresh session given them (rung iv's hand-off). `tools()` is the exact tool set a rung offers."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ class Ladder:
     pixel_readout: bool = True  # read_pixels offered beside recall and inspect (modes image and python)
     notes: bool = False  # GUIDE.md and WORKING.md through read_notes / write_note, in every mode
     level_actions: float | None = None  # each level bounded at ceil(baseline x this) actions; None: no bound
+    handoff_tokens: int | None = None  # --context handoff:N; None: native (the CLI compacts on its own)
 
     @classmethod
     def from_options(cls, given: dict) -> "Ladder":
@@ -33,7 +36,15 @@ class Ladder:
         level = given.get("level_actions")
         if level is not None and float(level) <= 0:
             raise ValueError(f"--level-actions must be more than 0 (a multiple of each level's baseline), got {level}")
+        context = str(given.get("context") or "native")
+        handoff = None
+        if context != "native":
+            kind, _, tokens = context.partition(":")
+            if kind != "handoff" or not tokens.isdigit() or int(tokens) < 1000:
+                raise ValueError(f"--context must be native or handoff:TOKENS (at least 1000), got {context!r}")
+            handoff = int(tokens)
         return cls(
+            handoff_tokens=handoff,
             observation=observation,
             pixel_readout=given.get("pixel_readout") != "off",
             notes=given.get("notes") == "on",

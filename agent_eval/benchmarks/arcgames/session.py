@@ -41,6 +41,10 @@ ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTI
 CLICK = "ACTION6"
 GRID = 64
 STOP = "Stop now: reply with <answer>DONE</answer>."
+HANDOFF = (
+    "Bring your notes up to date now (write_note: GUIDE.md, WORKING.md), then stop and reply with "
+    "<answer>HANDOFF</answer>: a fresh session goes on with this game from your notes."
+)
 
 
 class PlayRefused(ValueError):
@@ -110,8 +114,13 @@ class GameSession:
         time_budget_s: float | None = None,
         max_hours: float | None = None,
         level_actions: float | None = None,
+        handoff_tokens: int | None = None,
     ):
         self.item = item
+        self.handoff_tokens = handoff_tokens  # --context handoff:N
+        self.context_tokens = 0  # the model's context at its last request, as the gateway saw it
+        self.handoff_at: int | None = None  # the context when the hand-off was asked (this session)
+        self.handoff_told = False  # play's answer has asked the agent to update its notes and stop
         self.level_actions = level_actions  # each level bounded at ceil(its baseline x this) actions
         self.game = game
         self.directory = Path(directory)
@@ -235,6 +244,19 @@ class GameSession:
             parts.append(f"about {max(0, int(self.deadline - time.monotonic())) // 60} minutes of play left")
         return "; ".join(p for p in parts if p)
 
+    def context_seen(self, tokens: int) -> None:
+        """The model's context at one of the item's requests (from the gateway): past the hand-off threshold,
+        play's next answer asks the agent to bring its notes up to date and stop."""
+        with self._lock:
+            self.context_tokens = tokens
+            if self.handoff_tokens is not None and tokens >= self.handoff_tokens and self.handoff_at is None:
+                self.handoff_at = tokens
+
+    def begin_session(self) -> None:
+        """A fresh session goes on with the game (after a hand-off): its context starts empty."""
+        with self._lock:
+            self.handoff_at, self.handoff_told, self.context_tokens = None, False, 0
+
     def observed(self, images: int = 0, text_chars: int = 0) -> None:
         """What the tools showed of frames, by form (VISTA's rung i: what each form costs, per item)."""
         with self._lock:
@@ -286,6 +308,8 @@ class GameSession:
         with self._lock:
             if self.over:
                 return self._status(stopped=True), None
+            if self.handoff_told:  # the agent was asked to stop: the next session plays on
+                return {"stop": f"No action taken: {HANDOFF}"}, None
             started = time.perf_counter()
             try:
                 result = self.game.step(action, x, y)
@@ -373,6 +397,9 @@ class GameSession:
             shown["seconds_left"] = max(0, int(self.deadline - time.monotonic()))
         if self.over:
             shown["stop"] = f"{self.over}. {STOP}" if not stopped else f"No action taken: {self.over}. {STOP}"
+        elif self.handoff_at is not None and play is not None:
+            shown["stop"] = f"Your context reached {self.handoff_at} tokens. {HANDOFF}"
+            self.handoff_told = True
         elif play is not None and play.state == "GAME_OVER":
             shown["note"] = "game over: play RESET to start the level again"
             if not play.frames:
