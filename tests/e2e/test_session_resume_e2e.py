@@ -132,7 +132,8 @@ def test_a_session_killed_mid_game_is_continued_then_refused_without_its_record(
             return ItemContext("g", MODELS[name], None, None, prompt, work, home, ToolSet(shell=True), [], auth, plan)
 
         chosen = agent.new_session_id()
-        first, code = run_session(agent, context(PROMPT, SessionPlan("new", chosen)), transcript, 1, "start", "sleep 60")
+        new = context(PROMPT, SessionPlan("new", chosen))
+        first, code = run_session(agent, new, transcript, 1, "start", cut_at="sleep 60")
         session_id = agent.session_id_of(first)
         assert code == -signal.SIGKILL and session_id and (chosen is None or session_id == chosen)
         assert not any(e.get("type") in ("result", "turn.completed") for e in first)  # cut mid-turn

@@ -205,7 +205,14 @@ def parse_claude_sessions(events: list[dict], item_dir: Path) -> Transcript:
     return join("claude-code", joined)
 
 
-_TOTALS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "thinkingTokens", "costUSD")
+_TOTALS = (
+    "inputTokens",
+    "outputTokens",
+    "cacheReadInputTokens",
+    "cacheCreationInputTokens",
+    "thinkingTokens",
+    "costUSD",
+)
 
 
 def _less(result: dict, before: dict) -> dict:
