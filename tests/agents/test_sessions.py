@@ -367,3 +367,22 @@ def test_codex_without_the_rollout_counts_the_running_totals_once(tmp_path):
     ]
     t = Codex().parse(again, tmp_path, "gpt-5.5")
     assert t.usage.input_tokens == 400 and t.final_text == "<answer>5</answer>"
+
+
+def test_events_before_the_first_marker_are_the_first_session(tmp_path):
+    # e.g. a stream begun before markers existed, then continued by a version that writes them
+    events = [
+        claude_init(),
+        claude_message("msg_1", {"type": "text", "text": "<answer>1</answer>"}),
+        claude_result("<answer>1</answer>", inputs=100, outputs=20, cost=0.001, turns=1),
+        marker(2, "resume", "harness restarted", SID),
+        claude_init(),
+        claude_message("msg_2", {"type": "text", "text": "<answer>2</answer>"}),
+        claude_result("<answer>2</answer>", inputs=200, outputs=40, cost=0.002, turns=1),
+    ]
+    t = ClaudeCode().parse(events, tmp_path, "claude-opus-4-8")
+    assert [(s["n"], s["kind"], s["reason"], s["session_id"], s["first_step"]) for s in t.sessions] == [
+        (1, "new", "start", SID, 0),
+        (2, "resume", "harness restarted", SID, 1),
+    ]
+    assert t.usage.output_tokens == 40 and t.cost_usd == pytest.approx(0.002) and t.num_turns == 2
