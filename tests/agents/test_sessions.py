@@ -386,3 +386,10 @@ def test_events_before_the_first_marker_are_the_first_session(tmp_path):
         (2, "resume", "harness restarted", SID, 1),
     ]
     assert t.usage.output_tokens == 40 and t.cost_usd == pytest.approx(0.002) and t.num_turns == 2
+
+
+def test_the_session_id_is_the_clis_word_not_the_markers(tmp_path):
+    other = "0c9d7c5e-2b7a-4a43-8f6e-3a0b9b7a1d22"
+    assert ClaudeCode().session_id_of([marker(1, "new", "start", other)]) is None
+    assert ClaudeCode().session_id_of([marker(1, "new", "start", other), claude_init(SID)]) == SID
+    assert Codex().session_id_of(CODEX_EVENTS) == THREAD and Codex().session_id_of([marker(1, "new", "s")]) is None

@@ -24,7 +24,7 @@ from pathlib import Path
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder, placeholder_status
 from agent_eval.agents.seen_images import SeenImages
-from agent_eval.agents.sessions import join, split_sessions
+from agent_eval.agents.sessions import SESSION_MARKER, join, split_sessions
 from agent_eval.datamodel.records import Usage
 from agent_eval.datamodel.transcript import Step, Transcript
 
@@ -179,7 +179,7 @@ def _apply_result(transcript: Transcript, event: dict) -> None:
 def session_id_of(events: list[dict]) -> str | None:
     """The session id the CLI reported last (system/init, then any event that carries one)."""
     ids = [e.get("session_id") for e in events if e.get("type") == "system" and e.get("subtype") == "init"]
-    ids = ids or [e.get("session_id") for e in events]
+    ids = ids or [e.get("session_id") for e in events if e.get("type") != SESSION_MARKER]  # the CLI's word only
     return next((i for i in reversed(ids) if i), None)
 
 
