@@ -393,3 +393,25 @@ def test_the_session_id_is_the_clis_word_not_the_markers(tmp_path):
     assert ClaudeCode().session_id_of([marker(1, "new", "start", other)]) is None
     assert ClaudeCode().session_id_of([marker(1, "new", "start", other), claude_init(SID)]) == SID
     assert Codex().session_id_of(CODEX_EVENTS) == THREAD and Codex().session_id_of([marker(1, "new", "s")]) is None
+
+
+def cost_state(inputs, cost):
+    usage = {"inputTokens": inputs, "cacheReadInputTokens": 40 * inputs // 100, "outputTokens": inputs // 5}
+    return {"type": "cost-state", "sessionId": SID, "totalCostUSD": cost, "modelUsage": {"claude-opus-4-8": usage}}
+
+
+def test_claude_takes_off_what_a_killed_process_saved_in_the_record(tmp_path):
+    # Session 1 ended cleanly (3 calls, its cost state saved) after the harness had stopped reading it: its
+    # result is not in the stream, yet the resumed process started from those totals. The record tells.
+    enqueue = {"type": "queue-operation", "operation": "enqueue", "sessionId": SID}
+    claude_record(
+        tmp_path / "home",
+        tmp_path / "work",
+        SID,
+        [enqueue, *claude_lines(SID)[1:], cost_state(300, 0.003), enqueue, cost_state(400, 0.004)],
+    )
+    resumed = claude_result("<answer>4</answer>", inputs=400, outputs=80, cost=0.004, turns=1)
+    events = [marker(1, "new", "start", SID), *CLAUDE_CUT, marker(2, "resume", "again", SID), claude_init(), resumed]
+    t = ClaudeCode().parse(events, tmp_path, "claude-opus-4-8")
+    assert t.usage.input_tokens == 2 * 140 + 140  # the cut session's stream, then the resumed one's own call
+    assert t.cost_usd == pytest.approx(0.001) and t.usage.output_tokens == 2 + 20

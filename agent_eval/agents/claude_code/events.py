@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_eval.agents.claude_code.session_file import find_session_file, restored_totals
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder, placeholder_status
 from agent_eval.agents.seen_images import SeenImages
@@ -188,19 +189,25 @@ def parse_claude_sessions(events: list[dict], item_dir: Path) -> Transcript:
     parts = split_sessions(events)
     if parts is None:
         return parse_claude_events(events, item_dir)
+    ids = [session_id_of(part.events) or (part.marker or {}).get("session_id") for part in parts]
+    results = [next((e for e in reversed(part.events) if e.get("type") == "result"), None) for part in parts]
+    restored: dict[int, dict | None] = {}  # part -> the totals its process was resumed with, from the record
+    for session_id in {i for i in ids if i}:
+        mine = [n for n, (i, r) in enumerate(zip(ids, results)) if i == session_id and r is not None]
+        path = find_session_file(item_dir, session_id)
+        restored.update(zip(mine, restored_totals(path, [results[n] for n in mine])))
     joined = []
-    saved: dict[str, dict] = {}  # session id -> its last result: the totals a --resume starts from
-    for position, part in enumerate(parts):
-        session_id = session_id_of(part.events) or (part.marker or {}).get("session_id")
-        result = next((e for e in reversed(part.events) if e.get("type") == "result"), None)
+    previous: dict[str, dict] = {}  # session id -> its last result: the totals a resume starts from after a clean end
+    for position, (part, session_id, result) in enumerate(zip(parts, ids, results)):
         own = part.events
-        if result is not None and session_id in saved:
-            own = [_less(e, saved[session_id]) if e is result else e for e in part.events]
+        base = restored.get(position) or previous.get(session_id)
+        if result is not None and base is not None:
+            own = [_less(e, base) if e is result else e for e in part.events]
         transcript = parse_claude_events(own, item_dir)
         if result is None:
             transcript.usage, transcript.usage_by_model, transcript.num_turns = _streamed_usage(part.events)
         elif session_id:
-            saved[session_id] = result
+            previous[session_id] = result
         joined.append((part.entry(position, session_id), transcript))
     return join("claude-code", joined)
 
