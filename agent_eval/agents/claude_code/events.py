@@ -10,11 +10,12 @@ Since 2.1.x thinking blocks carry an empty text and only a signature: they stay 
 Unknown event types are counted, never fatal.
 
 Several sessions in one stream (agents/sessions.py): `parse_claude_sessions`. On `--resume`, Claude
-restores the session's cost state as its last clean exit saved it, so a resumed session's result
-`modelUsage` and `total_cost_usd` run on from the previous result of that session id (its `usage` and
-`num_turns` count this process alone): the previous result's totals are taken off. A session cut before
-its result counts what its assistant messages reported (each API message once: input tokens whole,
-output tokens as message_start gave them, usually 1; no cost) and one turn per API message.
+restores the session's last `cost-state` from its record (written at a clean exit), so a resumed session's
+result `modelUsage` and `total_cost_usd` run on (its `usage` and `num_turns` count this process alone):
+the restored totals are taken off, read from the record (session_file.restored_totals), else the previous
+result of that session id in the stream. A session cut before its result counts what its assistant
+messages reported (each API message once: input tokens whole, output tokens as message_start gave them,
+usually 1; no cost) and one turn per API message.
 """
 
 from __future__ import annotations
@@ -223,7 +224,7 @@ _TOTALS = (
 
 
 def _less(result: dict, before: dict) -> dict:
-    """A resumed session's result without the totals it was restored with (`before`, the previous result)."""
+    """A resumed session's result without the totals it was restored with (`before`, result-shaped)."""
     models = {}
     earlier = before.get("modelUsage") or {}
     for model, counts in (result.get("modelUsage") or {}).items():
