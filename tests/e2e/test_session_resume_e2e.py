@@ -142,6 +142,8 @@ def test_a_session_killed_mid_game_is_continued_then_refused_without_its_record(
         assert wait_until_gone(str(home)) == []
         assert agent.can_resume(home, work, session_id)
         cut_requests = len(server.main_requests())
+        # the kill ended it: its two calls, never the answer it would have given next
+        assert [r.outcome for r in server.main_requests()] == [f"call:{SHELL[name]}"] * 2
 
         second, code = run_session(agent, context(NOTE, SessionPlan("resume", session_id)), transcript, 2, "restarted")
         assert code == 0 and agent.session_id_of(second) == session_id  # the SAME session, continued
