@@ -415,3 +415,23 @@ def test_claude_takes_off_what_a_killed_process_saved_in_the_record(tmp_path):
     t = ClaudeCode().parse(events, tmp_path, "claude-opus-4-8")
     assert t.usage.input_tokens == 2 * 140 + 140  # the cut session's stream, then the resumed one's own call
     assert t.cost_usd == pytest.approx(0.001) and t.usage.output_tokens == 2 + 20
+
+
+def test_a_fresh_session_after_a_lost_record_is_counted_on_its_own(tmp_path):
+    fresh = "0c9d7c5e-2b7a-4a43-8f6e-3a0b9b7a1d22"
+    events = [
+        marker(1, "new", "start", SID),
+        claude_init(),
+        claude_message("msg_1", {"type": "text", "text": "<answer>1</answer>"}),
+        claude_result("<answer>1</answer>", inputs=100, outputs=20, cost=0.001, turns=1),
+        marker(2, "new", "session transcript missing", fresh),
+        claude_init(fresh),
+        claude_message("msg_2", {"type": "text", "text": "<answer>2</answer>"}),
+        {**claude_result("<answer>2</answer>", inputs=100, outputs=20, cost=0.001, turns=1), "session_id": fresh},
+    ]
+    t = ClaudeCode().parse(events, tmp_path, "claude-opus-4-8")
+    assert [(s["kind"], s["reason"], s["session_id"]) for s in t.sessions] == [
+        ("new", "start", SID),
+        ("new", "session transcript missing", fresh),
+    ]
+    assert t.usage.output_tokens == 40 and t.cost_usd == pytest.approx(0.002)  # another id: nothing taken off
