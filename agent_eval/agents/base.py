@@ -52,8 +52,17 @@ class Auth:
 
 @dataclass(frozen=True)
 class SessionPlan:
+    """Which CLI session an attempt runs in: a new one (with an id the harness chose, when the CLI lets it
+    choose) or one to continue after an unclean stop (the item's home and workdir kept)."""
+
     kind: str  # "new" | "resume"
     session_id: str | None  # new: the id to set (None: the CLI picks its own); resume: the id to continue
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("new", "resume"):
+            raise ValueError(f"session kind must be 'new' or 'resume', not {self.kind!r}")
+        if self.kind == "resume" and not self.session_id:
+            raise ValueError("resuming a session needs its id")
 
 
 @dataclass
@@ -66,9 +75,9 @@ class ItemContext:
     workdir: Path  # the agent's cwd: what the mode allows, nothing else
     home: Path  # private CLI home
     tools: ToolSet  # what the agent may call (the benchmark decides per mode)
-    inline_images: list[Path]  # attached to the first message
+    inline_images: list[Path]  # attached to the first message (on a resume: to the message sent)
     auth: Auth
-    session: SessionPlan | None = None  # None: one session, as the CLI names it
+    session: SessionPlan | None = None  # None: a new session, the CLI picks its id (as before sessions)
 
 
 @dataclass
@@ -168,6 +177,21 @@ class Agent(ABC):
     @abstractmethod
     def prepare(self, ctx: ItemContext) -> Invocation: ...
 
+    # -- sessions that outlive the process (a crash of the harness, then the same item started again) ---
+
+    def new_session_id(self) -> str | None:
+        """The id to give a new session (SessionPlan("new", id)); None when the CLI picks its own."""
+        return None
+
+    @abstractmethod
+    def session_id_of(self, events: list[dict]) -> str | None:
+        """The id of the (last) session these events belong to, as the CLI reported it."""
+
+    @abstractmethod
+    def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
+        """Whether the CLI's own record of that session is under `home` and whole enough to continue
+        (a torn last line, as an unclean stop leaves, is fine: both CLIs skip it)."""
+
     def priced(self, model: str) -> bool:
         """Whether the run's gateway can price this model's answers (datamodel/pricing.py)."""
         return has_price(model, self.wire)
@@ -183,18 +207,6 @@ class Agent(ABC):
         """After the item: remove the CLI's own scaffolding from its folder (caches, state databases,
         bundled files), keeping what `parse` and `inline_images` read, so `regrade --reparse` and the
         readers still work. By default nothing is removed."""
-
-    def new_session_id(self) -> str | None:
-        """An id the harness sets for a new session (None: the CLI picks its own)."""
-        return None
-
-    def session_id_of(self, events: list[dict]) -> str | None:
-        """The id of the (last) session in these events, when the CLI names it."""
-        return None
-
-    def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
-        """Whether the CLI's own record of that session under `home` is whole enough to continue it."""
-        return False
 
     def ran_out_of_context(self, events: list[dict]) -> bool:
         """Whether the session ended because the model's context window was full (not the agent's failure: a

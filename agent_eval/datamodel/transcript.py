@@ -15,8 +15,9 @@ from typing import Literal, get_args
 from agent_eval.datamodel.ondisk import dump, known_fields, split_known
 from agent_eval.datamodel.records import Usage
 
-# 1: the first steps.json; 2: received images, usage per model, the schema version itself.
-TRANSCRIPT_SCHEMA_VERSION = 2
+# 1: the first steps.json; 2: received images, usage per model, the schema version itself;
+# 3: the CLI sessions an item ran in (a run continued after the harness died).
+TRANSCRIPT_SCHEMA_VERSION = 3
 StepKind = Literal["text", "reasoning", "tool_call", "tool_result"]
 STEP_KINDS: tuple[str, ...] = get_args(StepKind)
 
@@ -69,6 +70,9 @@ class Transcript:
     error_status: int | None = None  # its HTTP status, when known
     api_retries: list[int] = field(default_factory=list)  # HTTP statuses the CLI retried on
     unknown_events: dict[str, int] = field(default_factory=dict)  # kept in the raw file, counted here
+    # The CLI sessions, in order, when the item ran in more than one process (agents/sessions.py): each
+    # {n, kind ("new"/"resume"), reason, session_id, at, first_step (index in steps)}; [] for one session.
+    sessions: list[dict] = field(default_factory=list)
     extra: dict = field(default_factory=dict)  # keys of a newer steps.json this version does not know: kept
     schema_version: int = TRANSCRIPT_SCHEMA_VERSION
 

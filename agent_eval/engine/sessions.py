@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Callable
 
 from agent_eval.agents.base import Agent, SessionPlan
+from agent_eval.agents.sessions import SESSION_MARKER
 from agent_eval.benchmarks.base import Continuation, ItemSetup
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.sessions import SessionRecord, append_session, read_sessions
-
-MARKER = "agent_eval.session"  # the type of the event that opens each session in transcript.jsonl
 
 
 @dataclass
@@ -64,7 +63,7 @@ def start_session(
             prompt, images = goes_on.prompt, list(goes_on.images)
     record = SessionRecord(len(earlier) + 1, kind, reason, session_id, now_iso())
     append_session(item_dir.root, asdict(record))
-    marker = {"type": MARKER, "n": record.n, "kind": kind, "reason": reason, "session_id": session_id}
+    marker = {"type": SESSION_MARKER, "n": record.n, "kind": kind, "reason": reason, "session_id": session_id}
     with item_dir.transcript.open("a", encoding="utf-8") as transcript:
         transcript.write(json.dumps({"t": 0.0, "event": {**marker, "at": record.started_at}}) + "\n")
     return SessionStart(record, SessionPlan(kind, session_id), prompt, images)

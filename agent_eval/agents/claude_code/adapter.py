@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+import uuid
 from pathlib import Path
 
 from agent_eval.agents.base import (
@@ -23,10 +24,11 @@ from agent_eval.agents.base import (
     base_env,
     host_port,
 )
-from agent_eval.agents.claude_code import login
+from agent_eval.agents.claude_code import login, session_file
 from agent_eval.agents.claude_code.events import (
     inline_images_from_session,
-    parse_claude_events,
+    parse_claude_sessions,
+    session_id_of,
 )
 from agent_eval.agents.seen_images import SeenImages
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
@@ -108,6 +110,10 @@ class ClaudeCode(Agent):
             "--tools",
             ",".join(builtins),
         ]
+        if ctx.session and ctx.session.kind == "resume":
+            argv += ["--resume", ctx.session.session_id]  # the prompt goes in as the session's next message
+        elif ctx.session and ctx.session.session_id:
+            argv += ["--session-id", ctx.session.session_id]
         if ctx.effort:
             argv += ["--effort", ctx.effort]
         if ctx.max_turns:
@@ -138,6 +144,7 @@ class ClaudeCode(Agent):
 
     @staticmethod
     def _first_message(ctx: ItemContext) -> bytes:
+        """The user message on stdin: the prompt, or on a resume the harness's note, with the images."""
         content = []
         for image in ctx.inline_images:
             media_type = mimetypes.guess_type(image.name)[0] or "image/png"
@@ -156,7 +163,16 @@ class ClaudeCode(Agent):
         return (json.dumps(message) + "\n").encode()
 
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
-        return parse_claude_events(events, item_dir)
+        return parse_claude_sessions(events, item_dir)
+
+    def new_session_id(self) -> str | None:
+        return str(uuid.uuid4())  # --session-id wants a UUID
+
+    def session_id_of(self, events: list[dict]) -> str | None:
+        return session_id_of(events)
+
+    def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
+        return session_file.resumable(home, workdir, session_id)
 
     def inline_images(self, item_dir: Path) -> list[str]:
         return inline_images_from_session(item_dir, SeenImages(item_dir))

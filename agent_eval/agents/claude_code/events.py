@@ -8,15 +8,25 @@ CLI's own placeholder ("API Error: ...") is an error, never an answer. Usage is 
 `modelUsage` (every model the CLI called, side calls included), since `usage` can leave part out.
 Since 2.1.x thinking blocks carry an empty text and only a signature: they stay as steps saying so.
 Unknown event types are counted, never fatal.
+
+Several sessions in one stream (agents/sessions.py): `parse_claude_sessions`. On `--resume`, Claude
+restores the session's last `cost-state` from its record (written at a clean exit), so a resumed session's
+result `modelUsage` and `total_cost_usd` run on (its `usage` and `num_turns` count this process alone):
+the restored totals are taken off, read from the record (session_file.restored_totals), else the previous
+result of that session id in the stream. A session cut before its result counts what its assistant
+messages reported (each API message once: input tokens whole, output tokens as message_start gave them,
+usually 1; no cost) and one turn per API message.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from agent_eval.agents.claude_code.session_file import find_session_file, restored_totals
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder, placeholder_status
 from agent_eval.agents.seen_images import SeenImages
+from agent_eval.agents.sessions import SESSION_MARKER, join, split_sessions
 from agent_eval.datamodel.records import Usage
 from agent_eval.datamodel.transcript import Step, Transcript
 
@@ -166,6 +176,108 @@ def _apply_result(transcript: Transcript, event: dict) -> None:
             transcript.error_status = transcript.api_retries[-1]
     else:
         transcript.final_text = text
+
+
+def session_id_of(events: list[dict]) -> str | None:
+    """The session id the CLI reported last (system/init, then any event that carries one)."""
+    ids = [e.get("session_id") for e in events if e.get("type") == "system" and e.get("subtype") == "init"]
+    ids = ids or [e.get("session_id") for e in events if e.get("type") != SESSION_MARKER]  # the CLI's word only
+    return next((i for i in reversed(ids) if i), None)
+
+
+def parse_claude_sessions(events: list[dict], item_dir: Path) -> Transcript:
+    """A stream of one or more sessions (agents/sessions.py) as one Transcript."""
+    parts = split_sessions(events)
+    if parts is None:
+        return parse_claude_events(events, item_dir)
+    ids = [session_id_of(part.events) or (part.marker or {}).get("session_id") for part in parts]
+    results = [next((e for e in reversed(part.events) if e.get("type") == "result"), None) for part in parts]
+    restored: dict[int, dict | None] = {}  # part -> the totals its process was resumed with, from the record
+    for session_id in {i for i in ids if i}:
+        mine = [n for n, (i, r) in enumerate(zip(ids, results)) if i == session_id and r is not None]
+        path = find_session_file(item_dir, session_id)
+        restored.update(zip(mine, restored_totals(path, [results[n] for n in mine])))
+    joined = []
+    previous: dict[str, dict] = {}  # session id -> its last result: the totals a resume starts from after a clean end
+    for position, (part, session_id, result) in enumerate(zip(parts, ids, results)):
+        own = part.events
+        base = restored.get(position) or previous.get(session_id)
+        if result is not None and base is not None:
+            own = [_less(e, base) if e is result else e for e in part.events]
+        transcript = parse_claude_events(own, item_dir)
+        if result is None:
+            transcript.usage, transcript.usage_by_model, transcript.num_turns = _streamed_usage(part.events)
+        elif session_id:
+            previous[session_id] = result
+        joined.append((part.entry(position, session_id), transcript))
+    return join("claude-code", joined)
+
+
+_TOTALS = (
+    "inputTokens",
+    "outputTokens",
+    "cacheReadInputTokens",
+    "cacheCreationInputTokens",
+    "thinkingTokens",
+    "costUSD",
+)
+
+
+def _less(result: dict, before: dict) -> dict:
+    """A resumed session's result without the totals it was restored with (`before`, result-shaped)."""
+    models = {}
+    earlier = before.get("modelUsage") or {}
+    for model, counts in (result.get("modelUsage") or {}).items():
+        if not isinstance(counts, dict):
+            continue
+        base = earlier.get(model) if isinstance(earlier.get(model), dict) else {}
+        left = dict(counts)
+        for key in _TOTALS:
+            if isinstance(counts.get(key), (int, float)):
+                left[key] = max(0, counts[key] - (base.get(key) or 0))
+        if any(left.get(key) for key in _TOTALS):
+            models[model] = left
+    cost = result.get("total_cost_usd")
+    if isinstance(cost, (int, float)):
+        cost = max(0.0, cost - (before.get("total_cost_usd") or 0))
+    return {**result, "modelUsage": models, "total_cost_usd": cost}
+
+
+def _streamed_usage(events: list[dict]) -> tuple[Usage, dict[str, dict], int | None]:
+    """What a session cut before its result reported: each API message's usage once (its content blocks
+    come as separate events with the same message id), by model, and the number of API messages."""
+    messages: dict[str, dict] = {}
+    for event in events:
+        message = (event.get("message") or {}) if event.get("type") == "assistant" else {}
+        if message.get("id") and message.get("model") != "<synthetic>" and isinstance(message.get("usage"), dict):
+            messages.setdefault(message["id"], message)
+    per_model: dict[str, dict] = {}
+    for message in messages.values():
+        u = message["usage"]
+        cache_read, cache_write = u.get("cache_read_input_tokens") or 0, u.get("cache_creation_input_tokens") or 0
+        counts = per_model.setdefault(
+            message.get("model") or "unknown",
+            {
+                "input_tokens": 0,
+                "cached_input_tokens": 0,
+                "cache_creation_input_tokens": 0,
+                "output_tokens": 0,
+                "reasoning_tokens": None,
+                "cost_usd": None,
+            },
+        )
+        counts["input_tokens"] += (u.get("input_tokens") or 0) + cache_write + cache_read
+        counts["cached_input_tokens"] += cache_read
+        counts["cache_creation_input_tokens"] += cache_write
+        counts["output_tokens"] += u.get("output_tokens") or 0
+    if not per_model:
+        return Usage(), {}, None
+    usage = Usage(
+        input_tokens=sum(m["input_tokens"] for m in per_model.values()),
+        cached_input_tokens=sum(m["cached_input_tokens"] for m in per_model.values()),
+        output_tokens=sum(m["output_tokens"] for m in per_model.values()),
+    )
+    return usage, per_model, len(messages)
 
 
 def inline_images_from_session(item_dir: Path, seen: SeenImages) -> list[str]:

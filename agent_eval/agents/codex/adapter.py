@@ -32,7 +32,10 @@ from agent_eval.agents.codex.events import (
     inline_images_from_rollout,
     merge_rollout,
     parse_codex_events,
+    parse_codex_sessions,
+    resumable,
     rollout_path,
+    session_id_of,
 )
 from agent_eval.agents.seen_images import SeenImages
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
@@ -213,20 +216,31 @@ class Codex(Agent):
             argv += ["-c", switch]
         for image in ctx.inline_images:
             argv.append(f"--image={image}")  # `-i X -` would take `-` as a second image
+        if ctx.session and ctx.session.kind == "resume":
+            # `exec resume` takes exec's own flags before it; the prompt (stdin) is the thread's next message.
+            argv += ["resume", ctx.session.session_id]
         argv.append("-")
         env = base_env(ctx.home) | ctx.auth.env | {"CODEX_HOME": str(codex_home)}
         return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode())
 
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
-        transcript = parse_codex_events(events, item_dir)
-        rollout = rollout_path(item_dir)
-        if rollout is not None:
-            merge_rollout(transcript, rollout, item_dir)
+        transcript = parse_codex_sessions(events, item_dir)
+        if transcript is None:  # one session, no marker
+            transcript = parse_codex_events(events, item_dir)
+            rollout = rollout_path(item_dir)
+            if rollout is not None:
+                merge_rollout(transcript, rollout, item_dir)
         if transcript.usage.input_tokens is not None:
             # Codex reports one session total, all of it the evaluated model's, and no cost: the run's
             # gateway prices what the API returned (engine/gateway/spend.py).
             transcript.usage_by_model = {model: {**vars(transcript.usage), "cost_usd": None}}
         return transcript
+
+    def session_id_of(self, events: list[dict]) -> str | None:
+        return session_id_of(events)
+
+    def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
+        return resumable(home, session_id)
 
     def inline_images(self, item_dir: Path) -> list[str]:
         rollout = rollout_path(item_dir)

@@ -9,6 +9,14 @@ experiencing high demand..."): agents/failures.py classifies that text. `--json`
 number of model responses: `merge_rollout`
 takes both from Codex's session log (the rollout file in the private CODEX_HOME); without it,
 num_turns falls back to tool rounds + 1. Unknown event types are counted, never fatal.
+
+Several sessions in one stream (agents/sessions.py): `parse_codex_sessions`. Item ids restart at
+item_0 in every `exec`, so a later session's call ids get its number in front. `turn.completed`'s usage
+runs on over a thread's sessions (`exec resume` restores the total from the rollout's last `token_count`),
+so each session's usage is taken from its own turn in the rollout instead: one `token_usage_record` per
+model response, written as the response ends, so a session cut by SIGKILL counts every response Codex
+had logged. Without the rollout, a session's usage is its running total less the previous one of that
+thread in the stream, and a cut session (no `turn.completed`) counts nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from pathlib import Path
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder
 from agent_eval.agents.seen_images import SeenImages
+from agent_eval.agents.sessions import join, split_sessions
 from agent_eval.datamodel.records import Usage
 from agent_eval.datamodel.transcript import Step, Transcript
 
@@ -161,9 +170,14 @@ def rollout_path(item_dir: Path) -> Path | None:
 def merge_rollout(transcript: Transcript, path: Path, item_dir: Path) -> None:
     """What `--json` leaves out, taken from the rollout: `view_image` calls with the image the model
     got (inserted in call order among the other tool calls), and the number of model responses."""
+    merge_entries(transcript, list(log_entries(path)), item_dir)
+
+
+def merge_entries(transcript: Transcript, entries: list[dict], item_dir: Path) -> None:
+    """`merge_rollout` on some of a rollout's entries (one session's turn)."""
     seen = SeenImages(item_dir)
     calls, outputs, responses = [], {}, 0
-    for entry in log_entries(path):
+    for entry in entries:
         payload = entry.get("payload") or {}
         if entry.get("type") == "token_usage_record":
             responses += 1
@@ -176,7 +190,8 @@ def merge_rollout(transcript: Transcript, path: Path, item_dir: Path) -> None:
     position = 0  # index in transcript.steps after the last matched non-view call
     for call in calls:
         if call.get("name") != "view_image":
-            position = _after_next_call(transcript.steps, position)
+            if call.get("call_id") in outputs:  # a call cut before its output printed no step
+                position = _after_next_call(transcript.steps, position)
             continue
         output = outputs.get(call.get("call_id"))
         images = [
@@ -214,3 +229,123 @@ def _after_next_call(steps: list[Step], start: int) -> int:
                 end += 1
             return end
     return len(steps)
+
+
+def session_id_of(events: list[dict]) -> str | None:
+    """The thread id of the last `thread.started` (Codex picks it; `exec resume` takes it)."""
+    ids = [e.get("thread_id") for e in events if e.get("type") == "thread.started"]
+    return next((i for i in reversed(ids) if i), None)
+
+
+def rollout_of(home: Path, thread_id: str) -> Path | None:
+    """The rollout of one thread in the private CODEX_HOME (<home>/.codex): its name ends in the id."""
+    found = sorted((home / ".codex" / "sessions").glob(f"**/rollout-*-{thread_id}.jsonl"))
+    return found[-1] if found else None
+
+
+def resumable(home: Path, thread_id: str) -> bool:
+    """`exec resume` needs the thread's rollout (the state databases may be gone: it rebuilds from the
+    rollout); whole enough to continue = its session_meta and the first user message are there."""
+    path = rollout_of(home, thread_id)
+    if path is None:
+        return False
+    meta = prompt = False
+    for entry in log_entries(path):
+        payload = entry.get("payload") or {}
+        meta = meta or (entry.get("type") == "session_meta" and payload.get("id") == thread_id)
+        prompt = prompt or (
+            entry.get("type") == "response_item" and payload.get("type") == "message" and payload.get("role") == "user"
+        )
+    return meta and prompt
+
+
+def rollout_turns(path: Path) -> list[list[dict]]:
+    """A rollout cut into its turns (one per `exec`, each begun by a task_started event)."""
+    turns: list[list[dict]] = []
+    for entry in log_entries(path):
+        if _starts_turn(entry) or not turns:
+            turns.append([])
+        turns[-1].append(entry)
+    if turns and not any(_starts_turn(e) for e in turns[0]):
+        turns.pop(0)  # what came before the first turn (session_meta): no session's
+    return turns
+
+
+def _starts_turn(entry: dict) -> bool:
+    return entry.get("type") == "event_msg" and (entry.get("payload") or {}).get("type") == "task_started"
+
+
+def _usage_of(counts: dict | None) -> Usage:
+    counts = counts or {}
+    return Usage(
+        input_tokens=counts.get("input_tokens"),
+        cached_input_tokens=counts.get("cached_input_tokens"),
+        output_tokens=counts.get("output_tokens"),
+        reasoning_tokens=counts.get("reasoning_output_tokens"),
+    )
+
+
+def _recorded_usage(turn: list[dict]) -> Usage | None:
+    """The sum of a turn's per-response usage records (None: Codex logged none)."""
+    records = [(e.get("payload") or {}).get("usage") for e in turn if e.get("type") == "token_usage_record"]
+    records = [r for r in records if isinstance(r, dict)]
+    if not records:
+        return None
+    return Usage(
+        **{
+            name: sum(r.get(key) or 0 for r in records)
+            for name, key in (
+                ("input_tokens", "input_tokens"),
+                ("cached_input_tokens", "cached_input_tokens"),
+                ("output_tokens", "output_tokens"),
+                ("reasoning_tokens", "reasoning_output_tokens"),
+            )
+        }
+    )
+
+
+def _less(total: Usage, before: Usage | None) -> Usage:
+    if before is None:
+        return total
+    return Usage(
+        **{
+            name: None if getattr(total, name) is None else max(0, getattr(total, name) - (getattr(before, name) or 0))
+            for name in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
+        }
+    )
+
+
+def parse_codex_sessions(events: list[dict], item_dir: Path) -> Transcript | None:
+    """A stream of several sessions (agents/sessions.py) as one Transcript; None when it has no marker."""
+    parts = split_sessions(events)
+    if parts is None:
+        return None
+    turns: dict[str | None, list[list[dict]]] = {}  # thread -> its rollout's turns not yet matched
+    running: dict[str | None, Usage] = {}  # thread -> the running total its last turn.completed reported
+    joined = []
+    for position, part in enumerate(parts):
+        thread = session_id_of(part.events) or (part.marker or {}).get("session_id")
+        transcript = parse_codex_events(part.events, item_dir)
+        n = (part.marker or {}).get("n", position + 1)
+        if position:
+            for step in transcript.steps:
+                step.call_id = f"s{n}.{step.call_id}" if step.call_id else None
+        if thread not in turns:
+            path = rollout_of(item_dir / "home", thread) if thread else None
+            turns[thread] = rollout_turns(path) if path else []
+        started = any(e.get("type") == "turn.started" for e in part.events)
+        turn = turns[thread].pop(0) if started and turns[thread] else None
+        if turn is not None:
+            merge_entries(transcript, turn, item_dir)
+        completed = [e.get("usage") for e in part.events if e.get("type") == "turn.completed" and e.get("usage")]
+        recorded = _recorded_usage(turn) if turn is not None else None
+        if recorded is not None:
+            transcript.usage = recorded
+        elif completed:
+            transcript.usage = _less(_usage_of(completed[-1]), running.get(thread))
+        else:
+            transcript.usage = Usage()
+        if completed:
+            running[thread] = _usage_of(completed[-1])
+        joined.append((part.entry(position, thread), transcript))
+    return join("codex", joined)
