@@ -78,6 +78,7 @@ class ItemContext:
     inline_images: list[Path]  # attached to the first message (on a resume: to the message sent)
     auth: Auth
     session: SessionPlan | None = None  # None: a new session, the CLI picks its id (as before sessions)
+    auto_compact: bool = True  # False: the CLI's own context compaction off (the harness hands off instead)
 
 
 @dataclass

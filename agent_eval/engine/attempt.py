@@ -170,6 +170,7 @@ def _run_session(
         inline_images=session.images,
         auth=auth,
         session=session.plan,
+        auto_compact=setup.cli_compaction,
     )
     invocation = agent.prepare(ctx)
     spec = SandboxSpec(
