@@ -107,6 +107,11 @@ class ReadingHooks:
     # -- compare: the kind's own part of a comparison, and how it renders
     accuracy_name = "accuracy"  # what the main accuracy measures, in compare's sentences
 
+    def rungs(self, tools: str | None, kind_options: dict | None) -> dict[str, object] | None:
+        """What a run offers the agent, rung by rung (a kind whose runs form an ablation ladder): compare pairs
+        two runs of one model only when they differ in one rung. None: no such rule for this kind."""
+        return None
+
     def compare(
         self, runs: list[LoadedRun], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> KindComparison | None:

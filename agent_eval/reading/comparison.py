@@ -66,6 +66,33 @@ def check_hashes(runs: list[LoadedRun], letters: list[str], force: bool) -> list
     return notes
 
 
+MODEL_KEYS = ("agent", "model", "effort", "max_turns", "judge_model")
+
+
+def check_rungs(runs: list[LoadedRun], letters: list[str], force: bool) -> list[str]:
+    """On a kind whose runs form a ladder (a game's rungs), each run is paired with A only when the two differ in
+    one thing: one rung, with the same model; else refused (--force: compared, and said)."""
+    base = runs[0].hooks.rungs(runs[0].config.tools, runs[0].config.kind_options)
+    if base is None:
+        return []
+    notes = []
+    for letter, run in zip(letters[1:], runs[1:]):
+        rungs = run.hooks.rungs(run.config.tools, run.config.kind_options) or {}
+        differ = [
+            f"{name} ({base.get(name)} vs {rungs.get(name)})" for name in base if base.get(name) != rungs.get(name)
+        ]
+        if not differ:
+            continue  # same rung: a comparison of models (or repeats), as any other kind's
+        model = [f"{k} ({getattr(runs[0].config, k)} vs {getattr(run.config, k)})" for k in MODEL_KEYS]
+        differ += [m for m, k in zip(model, MODEL_KEYS) if getattr(runs[0].config, k) != getattr(run.config, k)]
+        if len(differ) > 1:
+            what = f"A and {letter} differ in more than the rung under study: {'; '.join(differ)}"
+            if not force:
+                raise RunError(f"{what}. Compare runs that differ in one rung, or pass --force to compare anyway")
+            notes.append(f"--force: {what}; compared anyway")
+    return notes
+
+
 def _meta(runs: list[LoadedRun]) -> dict[str, tuple[str, str]]:
     """task and category per item id, from whichever run records them (no-tool records may lack a category)."""
     meta: dict[str, tuple[str, str]] = {}
@@ -115,7 +142,7 @@ def check_kinds(runs: list[LoadedRun], letters: list[str]) -> str:
 def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> Comparison:
     letters = [chr(ord("A") + i) for i in range(len(runs))]
     benchmark = check_kinds(runs, letters)
-    notes = check_hashes(runs, letters, force)
+    notes = check_hashes(runs, letters, force) + check_rungs(runs, letters, force)
     scored = [item_scores(run.records) for run in runs]
     for letter, run in zip(letters, runs):
         stopped = sorted({r.id for r in run.records if r.status in STOPPED_STATUSES})

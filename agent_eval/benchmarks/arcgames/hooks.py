@@ -33,6 +33,14 @@ class GamesComparison(KindComparison):
 
 
 class GameReading(ReadingHooks):
+    def rungs(self, tools: str | None, kind_options: dict | None) -> dict[str, object] | None:
+        from agent_eval.benchmarks.arcgames.ladder import Ladder
+
+        try:
+            return Ladder.from_options(kind_options or {}).rungs(tools or "none", kind_options or {})
+        except ValueError:
+            return None
+
     group_column = "game"
     accuracy_name = "games won"
     templates_dir = TEMPLATES

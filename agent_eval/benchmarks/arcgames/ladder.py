@@ -61,3 +61,18 @@ class Ladder:
         if self.notes:
             offered += NOTE_TOOLS
         return tuple(offered)
+
+    def rungs(self, mode: str, options: dict) -> dict[str, object]:
+        """What a run offers the agent, one entry per rung of the ladder (compare pairs runs that differ in
+        one): the observation form, the limits, the context policy, the notes, the memory and inspection tools,
+        the pixel readout, the shell."""
+        tools = self.tools(mode)
+        return {
+            "observation (i)": self.observation,
+            "limits (ii)": (options.get("max_actions"), options.get("max_hours"), self.level_actions),
+            "context (iii)": f"handoff:{self.handoff_tokens}" if self.handoff_tokens else "native",
+            "notes (iv)": self.notes,
+            "memory and inspection (v)": all(t in tools for t in MEMORY_TOOLS),
+            "pixel readout (vi)": all(t in tools for t in PIXEL_TOOLS),
+            "shell": mode == "python",
+        }
