@@ -198,3 +198,20 @@ def test_nothing_of_the_scene_or_the_answer_is_reachable_through_the_world_model
     assert fields == {"id", "kind", "label", "observation", "frame", "angle", "time_s", "bbox", "entity", "type",
                       "value"}  # fmt: skip
     assert (tmp_path / "item" / "worldmodel" / GRAPH_FILE).is_file()  # beside the observations, outside work/
+
+
+def test_the_world_model_switch_is_in_the_identity_only_when_on():
+    from agent_eval.benchmarks import registry
+    from agent_eval.benchmarks.activeobs.benchmark import ActiveObservation
+
+    assert registry.options_of("activeobs", {}) is None  # the runs made before the switch keep their identity
+    assert registry.options_of("activeobs", {"world_model": "off"}) is None
+    assert registry.options_of("activeobs", {"world_model": "on"}) == {"world_model": "on"}
+    assert registry.foreign_options("arcgames", {"world_model": "on"}) == ["--world-model"]
+    benchmark = ActiveObservation()
+    benchmark.configure({"world_model": "on"})
+    assert benchmark.world_model
+    benchmark.configure({})
+    assert not benchmark.world_model
+    with pytest.raises(ValueError, match="on or off"):
+        benchmark.configure({"world_model": "yes"})
