@@ -215,3 +215,84 @@ def test_the_world_model_switch_is_in_the_identity_only_when_on():
     assert not benchmark.world_model
     with pytest.raises(ValueError, match="on or off"):
         benchmark.configure({"world_model": "yes"})
+
+
+# --- the metrics beside the paper's: what the evidence rests on -------------------------------------------------
+
+
+def _attempt(tmp_path, views: list[tuple[int, float]], entities: list[tuple[int, list]] | None):
+    """An item folder as an attempt leaves it: the observe log and, with a world model, the graph."""
+    from agent_eval.benchmarks.activeobs.observe_server import ObservationLog
+
+    log = ObservationLog(tmp_path / "observations")
+    for frame, angle in views:
+        log.add({"ok": True, "request": {}, "frame_index": frame, "angle_deg": angle})
+    log.add({"ok": False, "request": {"frame_index": 999, "angle_deg": 0}, "error": "out of range"})
+    if entities is not None:
+        graph = WorldGraph(tmp_path / "worldmodel", lambda: sightings_from_log(list(log.entries)))
+        for observation, bbox in entities:
+            graph.add_entity(observation, "person", "someone", bbox)
+        graph.add_attribute("e1", 1, "action", "walking")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "evidence,observed,written",
+    [
+        ({"frame": 10, "angle": 90, "bbox": [400, 300, 600, 900]}, True, True),  # seen and written
+        ({"frame": 10, "angle": 90, "bbox": [402, 310, 598, 880]}, True, True),  # the same box, roughly
+        ({"frame": 10, "angle": 90, "bbox": [0, 300, 150, 900]}, True, False),  # seen, another box written
+        ({"frame": 20, "angle": 200, "bbox": [400, 300, 600, 900]}, True, False),  # seen, nothing written there
+        ({"frame": 10, "angle": 150, "bbox": [400, 300, 600, 900]}, False, False),  # that frame, another view
+        ({"frame": 11, "angle": 90, "bbox": [400, 300, 600, 900]}, False, False),  # a frame never observed
+    ],
+)
+def test_evidence_against_the_views_obtained_and_the_graph(tmp_path, evidence, observed, written):
+    from agent_eval.benchmarks.activeobs.seen import seen_metrics
+
+    root = _attempt(tmp_path, [(10, 90.0), (20, 200.0)], [(1, [400, 300, 600, 900])])
+    got = seen_metrics(evidence, root, 3760, 480)
+    assert got["evidence_view_observed"] is observed and got["evidence_in_graph"] is written
+    assert (got["graph_entities"], got["graph_attributes"], got["graph_size"], got["graph_refused"]) == (1, 1, 2, 0)
+
+
+def test_evidence_metrics_without_a_world_model_and_in_mode_none(tmp_path):
+    from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE, seen_metrics
+
+    root = _attempt(tmp_path / "a", [(10, 90.0)], None)
+    got = seen_metrics({"frame": 10, "angle": 90, "bbox": [1, 2, 3, 4]}, root, 3760, 480)
+    assert got == {"evidence_view_observed": True, "evidence_in_graph": None}  # no graph: its fields unset
+    assert seen_metrics({"frame": 10}, root, 3760, 480)["evidence_view_observed"] is None  # nothing to place
+    assert seen_metrics({"frame": 1, "angle": 0, "bbox": [1, 2, 3, 4]}, tmp_path / "gone", 3760, 480) == {
+        "evidence_view_observed": None,
+        "evidence_in_graph": None,
+    }  # nothing logged: not known
+    passive = tmp_path / "b" / "observations"
+    passive.mkdir(parents=True)
+    (passive / PASSIVE_FILE).write_text(json.dumps([{"n": 1, "frame": 7}, {"n": 2, "frame": 22}]))
+    graph = WorldGraph(tmp_path / "b" / "worldmodel", lambda: passive_sightings([(7, 0.5), (22, 1.5)]), passive=True)
+    graph.add_entity(2, "person", "someone", [100, 100, 150, 900])  # panorama x 376-564
+    # the same place in a 480 view centred on 60° (columns 387-867 of the panorama): x 0-177 of 480
+    seen = seen_metrics({"frame": 22, "angle": 60, "bbox": [0, 100, 369, 900]}, tmp_path / "b", 3760, 480)
+    assert seen["evidence_view_observed"] is True and seen["evidence_in_graph"] is True
+    unseen = seen_metrics({"frame": 23, "angle": 60, "bbox": [0, 100, 369, 900]}, tmp_path / "b", 3760, 480)
+    assert unseen["evidence_view_observed"] is False and unseen["evidence_in_graph"] is False
+
+
+def test_the_rollup_reports_unseen_evidence_for_every_run_and_the_graph_where_there_is_one():
+    from agent_eval.benchmarks.activeobs.grading import rollup_active
+
+    rows = [
+        {"family": "f", "status": "ok", "answer_correct": True, "evidence_correct": True,
+         "evidence_view_observed": True, "evidence_in_graph": True, "graph_size": 4},
+        {"family": "f", "status": "ok", "answer_correct": True, "evidence_correct": False,
+         "evidence_view_observed": False, "evidence_in_graph": False, "graph_size": 2},
+        {"family": "f", "status": "ok", "answer_correct": False, "evidence_correct": False,
+         "evidence_view_observed": True, "evidence_in_graph": False, "graph_size": 0},
+        {"family": "f", "status": "no_answer", "answer_correct": False, "evidence_correct": False},
+    ]  # fmt: skip
+    overall = rollup_active(rows)["overall"]
+    assert overall["unseen_evidence_rate"] == pytest.approx(1 / 3) and overall["evidence_placed"] == 3
+    assert overall["evidence_in_graph_rate"] == pytest.approx(1 / 3) and overall["graph_size_mean"] == 2
+    plain = rollup_active([{**r, "evidence_in_graph": None, "graph_size": None} for r in rows[:3]])["overall"]
+    assert plain["evidence_in_graph_rate"] is None and plain["unseen_evidence_rate"] == pytest.approx(1 / 3)

@@ -26,6 +26,7 @@ from agent_eval.benchmarks.activeobs.prompting import (
     world_model_text,
 )
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
+from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE, seen_metrics
 from agent_eval.benchmarks.activeobs.worldmodel import passive_sightings, sightings_from_log
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
 from agent_eval.benchmarks.shared import image_tools, render
@@ -36,7 +37,6 @@ from agent_eval.tools.toolset import McpServer, ToolSet
 OBSERVE_MODULE = "agent_eval.benchmarks.activeobs.observe_server"
 WORLD_MODEL_MODULE = "agent_eval.benchmarks.activeobs.worldmodel_server"
 WORLD_MODEL_VALUES = ("on", "off")
-PASSIVE_FILE = "passive.json"  # in <item>/observations/: the frames mode none showed (what it may cite)
 
 
 class ActiveObservation(Benchmark):
@@ -154,6 +154,7 @@ class ActiveObservation(Benchmark):
             combined=graded.combined,
             evidence=graded.evidence,
             grade_detail=graded.detail,
+            **seen_metrics(graded.evidence, item_dir.root, item.width, item.height),
         )
         return BenchmarkGrade(
             prediction=json.dumps(graded.prediction) if graded.prediction is not None else "",
