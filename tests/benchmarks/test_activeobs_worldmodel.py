@@ -179,8 +179,11 @@ def test_nothing_of_the_scene_or_the_answer_is_reachable_through_the_world_model
                     (world.url, "add_entity", {"observation": 1, "kind": "person", "label": "X", "bbox": box}),
                     (world.url, "add_entity", {"observation": 5, "kind": "person", "label": "Y", "bbox": box}),
                     (world.url, "add_attribute", {"entity": "e1", "observation": 1, "type": "state", "value": "Q"}),
-                    (world.url, "add_relation", {"subject": "e1", "object": "e1", "observation": 1,
-                                                 "type": "spatial", "predicate": "Z"}),  # fmt: skip
+                    (
+                        world.url,
+                        "add_relation",
+                        {"subject": "e1", "object": "e1", "observation": 1, "type": "spatial", "predicate": "Z"},
+                    ),  # fmt: skip
                     (world.url, "get_graph", {}),
                 ]
             )

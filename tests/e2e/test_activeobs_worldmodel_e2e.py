@@ -98,7 +98,9 @@ def test_in_mode_none_only_the_frames_shown_can_be_cited(active_data, tmp_path):
         {"final": '<answer>{"answer": 1, "evidence": {"frame": 1, "angle": 0, "bbox": [0, 0, 10, 10]}}</answer>'},
     ]
     with ScriptedServer({"turns": turns}) as server:
-        outcome = run_agent("claude-code", "none", server, root, tmp_path, ids=item.id, kind_options={"world_model": "on"})
+        outcome = run_agent(
+            "claude-code", "none", server, root, tmp_path, ids=item.id, kind_options={"world_model": "on"}
+        )
         request = server.main_requests()[0]
     assert set(offered_tool_names(request)) == WORLD_TOOLS
     assert sum(block.get("type") == "image" for block in request.body["messages"][0]["content"]) == 8
