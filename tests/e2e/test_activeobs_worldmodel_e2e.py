@@ -8,9 +8,12 @@ import json
 import re
 
 import pytest
+from click.testing import CliRunner
 
 from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.benchmarks.activeobs.worldmodel import load_graph
+from agent_eval.commands.report import command as report_command
+from agent_eval.commands.show import command as show_command
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted import ScriptedServer, offered_tool_names
 from support.activeobs import evidence_for
@@ -26,6 +29,12 @@ def active_data(tmp_path_factory):
     root = tmp_path_factory.mktemp("active") / "data"
     dataset = generate_dataset(root, sequences=1, n_frames=120, per_family=1)
     return root, sorted(dataset.items, key=lambda item: item.id)
+
+
+def invoke(command, *args):
+    result = CliRunner().invoke(command, [str(a) for a in args], env={"COLUMNS": "200"})
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
 
 
 def _final(item, evidence: dict) -> str:
@@ -81,6 +90,28 @@ def test_writes_cite_observations_made_and_the_graph_is_what_was_accepted(agent,
     assert record.metrics["evidence_in_graph"] and record.metrics["evidence_view_observed"]
     assert record.metrics["graph_entities"] == 2 and record.metrics["graph_size"] == 4
     assert outcome.store.read_manifest().config.kind_options == {"world_model": "on"}
+    if agent == "claude-code":  # how it reads: show prints the graph as tables, the report draws its boxes
+        shown = invoke(show_command, outcome.store.root, item.id).output
+        assert "world model: 2 entities, 1 attributes, 1 relations; 4 writes accepted, 2 refused" in shown
+        assert re.search(r"e1 .*person .*the one asked about .*#1", shown) and "right of" in shown
+        assert "refused add_entity" in shown and "never made" in shown
+        report = tmp_path / "report.html"
+        invoke(report_command, outcome.store.root, "-o", report)
+        html = report.read_text()
+        assert "world model: observation #1 (frame" in html and "with e1, e2 (blue)" in html
+        assert "<caption>relations</caption>" in html
+    else:  # the Inspect export carries the world model's calls and what they answered, refusals included
+        from inspect_ai.log import read_eval_log
+
+        from agent_eval.commands.export import command as export_command
+
+        target = tmp_path / "run.eval"
+        invoke(export_command, "--format", "inspect", outcome.store.root, "-o", target)
+        sample = read_eval_log(str(target), resolve_attachments=True).samples[0]
+        calls = [c.function for m in sample.messages if m.role == "assistant" for c in m.tool_calls or []]
+        assert calls.count("mcp__worldmodel__add_entity") == 4 and "mcp__worldmodel__get_graph" in calls
+        tools = [m for m in sample.messages if m.role == "tool" and m.function.startswith("mcp__worldmodel__")]
+        assert "never made" in json.dumps([m.model_dump(mode="json") for m in tools])
 
 
 def graph_rows(graph) -> list[dict]:

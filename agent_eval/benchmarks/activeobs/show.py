@@ -20,6 +20,7 @@ from agent_eval.benchmarks.activeobs.evidence import (
     fmt_pct,
     load_observations,
 )
+from agent_eval.benchmarks.activeobs.graph_view import print_graph
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.datamodel.records import ItemRecord
 
@@ -61,6 +62,7 @@ def print_observations(console: Console, run: LoadedRun, record: ItemRecord, ima
             console.print(Text(f"#{o.n} {o.describe()}{saved}", style="" if o.ok else "red"))
     if note:
         console.print(Text(note, style="yellow"))
+    print_graph(console, images.base)
     truth = RunTruth(run, data)
     item, scene = truth.item_and_scene(record.id)
     evidence = evidence_of(record, observations, item, scene)
