@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -144,3 +145,65 @@ def test_in_mode_none_only_the_frames_shown_can_be_cited(active_data, tmp_path):
     assert graph.entities[0]["frame"] == shown[1]["frame"]
     record = outcome.store.records()[0]
     assert record.status == "ok" and record.metrics["evidence_view_observed"] is False  # frame 1 was not shown
+
+
+def test_the_papers_grid_runs_as_one_sweep_and_compare_prints_its_four_cells(active_data, tmp_path):
+    """sweeps/activeobs-world-model.yaml itself (on one item here): tool modes none and observe x world model off
+    and on, both CLIs; then compare over each CLI's four cells."""
+    import os
+
+    from rich.console import Console
+
+    from agent_eval.agents.registry import scripted_environ
+    from agent_eval.commands.compare import command as compare_command
+    from agent_eval.engine.sweeps import load_sweep, run_sweep
+    from agent_eval.reading.grid import write_grid_comparison
+    from support.agentrun import MODELS
+
+    root, items = active_data
+    item = items[2]
+    evidence = evidence_for(item)
+    look = {"call": "observe", "input": {"frame_index": evidence["frame"], "angle_deg": evidence["angle"]}}
+    final = {"final": _final(item, evidence)}
+    world = "You also have a world model"
+    scenario = {
+        "rules": [
+            {"match": "observe` tool[\\s\\S]*" + world, "turns": [look, _entity(1, evidence["bbox"]), final]},
+            {"match": world, "turns": [_entity(1, [0, 0, 40, 40]), final]},
+            {"match": "observe` tool", "turns": [look, final]},
+            {"turns": [final]},
+        ]
+    }
+    sweep = load_sweep(Path(__file__).parents[2] / "sweeps" / "activeobs-world-model.yaml")
+    sweep.data, sweep.out_dir, sweep.selection, sweep.jobs = str(root), tmp_path / "out", {"ids": item.id}, 4
+    sweep.grid = [{**entry, "models": [MODELS[entry["agent"]]]} for entry in sweep.grid]  # the scripted models
+    console = Console(file=open(os.devnull, "w"))
+    with ScriptedServer(scenario) as server:
+        environ = scripted_environ("claude-code", server.url) | scripted_environ("codex", server.url)
+        cells = run_sweep(sweep, console, environ=environ, scripted_model=True)
+    write_grid_comparison(cells, sweep.root, console)
+    assert len(cells) == 8 and (sweep.root / "compare.md").is_file()
+    names = sorted(cell.name for cell in cells)
+    assert sum(name.endswith("-world_model-on") for name in names) == 4
+    for agent in ("claude-code", "codex"):
+        four = sorted((c for c in cells if c.name.startswith(agent)), key=lambda c: c.name)
+        shown = invoke(compare_command, *four).output
+        records = {c.name.removeprefix(agent + "-"): first_record(c) for c in four}
+        assert all(r.status == "ok" for r in records.values()), {k: r.status for k, r in records.items()}
+        assert "answer, evidence, combined and hallucination" in shown and "paired tests against A" in shown
+        assert "what the evidence rests on" in shown and "world_model=on" in shown
+        for letter in "ABCD":
+            assert re.search(rf"│\s+{letter}\s+│", shown), letter
+        on = next(r for name, r in records.items() if name.endswith("observe-world_model-on"))
+        assert on.metrics["evidence_in_graph"] and on.metrics["evidence_view_observed"] and on.metrics["combined"]
+        passive = next(r for name, r in records.items() if name.endswith("none-world_model-on"))
+        assert passive.metrics["evidence_in_graph"] is False and passive.metrics["graph_entities"] == 1
+        plain = next(r for name, r in records.items() if name.endswith("observe"))
+        assert plain.metrics["evidence_in_graph"] is None and plain.metrics["evidence_view_observed"]
+
+
+def first_record(root):
+    """The one record of a one-item run."""
+    from agent_eval.datamodel.results import RunStore
+
+    return RunStore(root).records()[0]
