@@ -219,11 +219,11 @@ def _kind_options(path: Path, node, value) -> list[dict]:
     if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
         raise SweepError(f"{_where(path, node)}: kind_options must be a list of mappings, e.g. [{{world_model: on}}]")
     out = []
-    for options in value:
+    for index, options in enumerate(value):
         unknown = [k for k in options if k not in known]
         if unknown:
             raise SweepError(
-                f"{_where(path, node)}: unknown kind option(s) {', '.join(unknown)}; known: {', '.join(known)}"
+                f"{_where(path, node.value[index])}: unknown kind option(s) {', '.join(unknown)}; known: {', '.join(known)}"
             )
         out.append(
             {

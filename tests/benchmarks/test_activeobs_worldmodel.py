@@ -299,3 +299,27 @@ def test_the_rollup_reports_unseen_evidence_for_every_run_and_the_graph_where_th
     assert overall["evidence_in_graph_rate"] == pytest.approx(1 / 3) and overall["graph_size_mean"] == 2
     plain = rollup_active([{**r, "evidence_in_graph": None, "graph_size": None} for r in rows[:3]])["overall"]
     assert plain["evidence_in_graph_rate"] is None and plain["unseen_evidence_rate"] == pytest.approx(1 / 3)
+
+
+def test_a_sweep_takes_kind_options_as_an_axis(tmp_path):
+    from agent_eval.engine.sweeps import SweepError, _cell_name, load_sweep
+
+    base = "grid:\n  - agent: codex\n    models: [gpt-5.5]\ntools: [none, observe]\n"
+    (tmp_path / "ok.yaml").write_text(base + "kind_options:\n  - {}\n  - {world_model: on}\n")  # YAML's on: a bool
+    cells = load_sweep(tmp_path / "ok.yaml").cells()
+    assert [(c.tools, c.kind_options) for c in cells] == [
+        ("none", None),
+        ("none", {"world_model": "on"}),
+        ("observe", None),
+        ("observe", {"world_model": "on"}),
+    ]
+    assert [_cell_name(c) for c in cells][:2] == [
+        "codex-gpt-5.5-default-none",
+        "codex-gpt-5.5-default-none-world_model-on",
+    ]
+    (tmp_path / "bad.yaml").write_text(base + "kind_options:\n  - {memory: on}\n")
+    with pytest.raises(SweepError, match=r"bad.yaml:6: unknown kind option\(s\) memory"):
+        load_sweep(tmp_path / "bad.yaml")
+    (tmp_path / "flat.yaml").write_text(base + "kind_options: {world_model: on}\n")
+    with pytest.raises(SweepError, match="must be a list of mappings"):
+        load_sweep(tmp_path / "flat.yaml")

@@ -112,6 +112,11 @@ def _number(value) -> float | None:
     return None
 
 
+def as_number(value) -> float | None:
+    """A finite number from a number or numeric text, as the grader reads one; else None."""
+    return _number(value)
+
+
 def _pair(value) -> tuple[float, float] | None:
     if isinstance(value, dict):  # {"frame": F, "angle": A} or {"start": S, "end": E}
         keys = [("frame", "angle"), ("frame_index", "angle_deg"), ("start", "end")]
