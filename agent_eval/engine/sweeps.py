@@ -223,7 +223,8 @@ def _kind_options(path: Path, node, value) -> list[dict]:
         unknown = [k for k in options if k not in known]
         if unknown:
             raise SweepError(
-                f"{_where(path, node.value[index])}: unknown kind option(s) {', '.join(unknown)}; known: {', '.join(known)}"
+                f"{_where(path, node.value[index])}: unknown kind option(s) {', '.join(unknown)}; "
+                f"known: {', '.join(known)}"
             )
         out.append(
             {
@@ -234,7 +235,7 @@ def _kind_options(path: Path, node, value) -> list[dict]:
     return out
 
 
-def _cell_name(config: RunConfig) -> str:
+def cell_name(config: RunConfig) -> str:
     """The run's name, and the kind options it sets that are not their defaults (a cell at the defaults keeps the name
     a plain run of the same agent, model, effort and tools has)."""
     from agent_eval.benchmarks.registry import kind_options
@@ -257,11 +258,11 @@ def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
         table.add_column(column, justify="left" if column == "cell" else "right")
     total = done_total = 0
     for config in sweep.cells():
-        store = RunStore(sweep.root / _cell_name(config))
+        store = RunStore(sweep.root / cell_name(config))
         done = len([k for k in store.done_keys() if k[1] < sweep.repeats])
         runs = n_items * sweep.repeats
         total, done_total = total + runs, done_total + done
-        table.add_row(_cell_name(config), str(runs), str(done), str(runs - done))
+        table.add_row(cell_name(config), str(runs), str(done), str(runs - done))
     table.add_section()
     table.add_row("total", str(total), str(done_total), str(total - done_total), style="bold")
     return table, total, done_total
@@ -285,7 +286,7 @@ def run_sweep(sweep: Sweep, console: Console, environ: dict | None = None, scrip
             dataset,
             items,
             sweep.root,
-            run_name=_cell_name(config),
+            run_name=cell_name(config),
             console=console,
             environ=environ,
             scripted_model=scripted_model,

@@ -302,7 +302,7 @@ def test_the_rollup_reports_unseen_evidence_for_every_run_and_the_graph_where_th
 
 
 def test_a_sweep_takes_kind_options_as_an_axis(tmp_path):
-    from agent_eval.engine.sweeps import SweepError, _cell_name, load_sweep
+    from agent_eval.engine.sweeps import SweepError, cell_name, load_sweep
 
     base = "grid:\n  - agent: codex\n    models: [gpt-5.5]\ntools: [none, observe]\n"
     (tmp_path / "ok.yaml").write_text(base + "kind_options:\n  - {}\n  - {world_model: on}\n")  # YAML's on: a bool
@@ -313,7 +313,7 @@ def test_a_sweep_takes_kind_options_as_an_axis(tmp_path):
         ("observe", None),
         ("observe", {"world_model": "on"}),
     ]
-    assert [_cell_name(c) for c in cells][:2] == [
+    assert [cell_name(c) for c in cells][:2] == [
         "codex-gpt-5.5-default-none",
         "codex-gpt-5.5-default-none-world_model-on",
     ]
@@ -323,3 +323,24 @@ def test_a_sweep_takes_kind_options_as_an_axis(tmp_path):
     (tmp_path / "flat.yaml").write_text(base + "kind_options: {world_model: on}\n")
     with pytest.raises(SweepError, match="must be a list of mappings"):
         load_sweep(tmp_path / "flat.yaml")
+
+
+def test_a_slurm_sweep_passes_the_world_model_to_its_cells(tmp_path):
+    from click.testing import CliRunner
+
+    from agent_eval.cli import main
+
+    generate_dataset(tmp_path / "data", sequences=1, n_frames=120, per_family=1)
+    (tmp_path / "grid.yaml").write_text(
+        f"name: g\ndata: {tmp_path / 'data'}\nout_dir: {tmp_path / 's'}\nunpriced: true\ntools: [observe]\n"
+        "grid:\n  - agent: codex\n    models: [gpt-5.5]\nkind_options: [{world_model: 'off'}, {world_model: 'on'}]\n"
+    )
+    result = CliRunner().invoke(
+        main,
+        ["slurm", "submit", "--no-submit", "--sweep", str(tmp_path / "grid.yaml"), "--shards", "1"],
+        env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "k"},
+    )
+    assert result.exit_code == 0, result.output
+    script = (tmp_path / "s" / "g.slurm" / "array.sbatch").read_text()
+    assert script.count("--world-model on") == 1 and "--world-model off" in script
+    assert "codex-gpt-5.5-default-observe-world_model-on" in script
