@@ -50,8 +50,8 @@ def _results(item_dir) -> list:
     return [s for s in Transcript.load(item_dir / "steps.json").steps if s.kind == "tool_result"]
 
 
-@pytest.mark.parametrize("agent", ["claude-code", "codex"])
-def test_writes_cite_observations_made_and_the_graph_is_what_was_accepted(agent, active_data, tmp_path):
+@pytest.mark.parametrize("agent,tools", [("claude-code", "observe"), ("codex", "observe"), ("codex", "python")])
+def test_writes_cite_observations_made_and_the_graph_is_what_was_accepted(agent, tools, active_data, tmp_path):
     root, items = active_data
     item = items[0]
     evidence = evidence_for(item)
@@ -70,7 +70,7 @@ def test_writes_cite_observations_made_and_the_graph_is_what_was_accepted(agent,
         {"final": _final(item, evidence)},
     ]
     with ScriptedServer({"rules": [{"match": re.escape(item.question), "turns": turns}]}) as server:
-        outcome = run_agent(agent, "observe", server, root, tmp_path, ids=item.id, kind_options={"world_model": "on"})
+        outcome = run_agent(agent, tools, server, root, tmp_path, ids=item.id, kind_options={"world_model": "on"})
         offered = set(offered_tool_names(server.main_requests()[0]))
         prompt = json.dumps(server.main_requests()[0].body)
     assert WORLD_TOOLS | {"mcp__observe__observe"} <= offered
@@ -101,7 +101,8 @@ def test_writes_cite_observations_made_and_the_graph_is_what_was_accepted(agent,
         html = report.read_text()
         assert "world model: observation #1 (frame" in html and "with e1, e2 (blue)" in html
         assert "<caption>relations</caption>" in html
-    else:  # the Inspect export carries the world model's calls and what they answered, refusals included
+        assert "evidence in its graph · graph size 4.0" in html and "evidence never seen · of 1" in html
+    elif tools == "observe":  # the Inspect export carries the world model's calls and their answers, refusals too
         from inspect_ai.log import read_eval_log
 
         from agent_eval.commands.export import command as export_command
