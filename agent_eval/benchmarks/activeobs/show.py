@@ -44,9 +44,17 @@ def print_active_totals(console: Console, run: LoadedRun) -> str:
         )
     console.print(table)
     o = rollup["overall"]
+    seen = (
+        f"; evidence in a view never obtained {fmt_pct(o['unseen_evidence_rate'])} of {o['evidence_placed']}"
+        if o.get("evidence_placed")
+        else ""
+    )
+    if o.get("with_graph"):
+        size = "—" if o["graph_size_mean"] is None else f"{o['graph_size_mean']:.1f}"
+        seen += f"; evidence in its graph {fmt_pct(o['evidence_in_graph_rate'])}, graph size {size} (mean)"
     return (
         f"answer {fmt_pct(o['answer_acc'])} ({o['answer_correct']}/{o['n']}), evidence {fmt_pct(o['evidence_acc'])}, "
-        f"combined {fmt_pct(o['combined_acc'])}, hallucination {fmt_pct(o['hallucination_rate'])}"
+        f"combined {fmt_pct(o['combined_acc'])}, hallucination {fmt_pct(o['hallucination_rate'])}" + seen
     )
 
 
