@@ -96,6 +96,7 @@ def test_writes_cite_observations_made_and_the_graph_is_what_was_accepted(agent,
         assert "world model: 2 entities, 1 attributes, 1 relations; 4 writes accepted, 2 refused" in shown
         assert re.search(r"e1 .*person .*the one asked about .*#1", shown) and "right of" in shown
         assert "refused add_entity" in shown and "never made" in shown
+        assert "the evidence rests on a view the agent obtained; its box is in the agent's graph" in shown
         totals = invoke(show_command, outcome.store.root).output
         assert "evidence in a view never obtained 0.0% of 1; evidence in its graph 100.0%, graph size 4.0" in totals
         report = tmp_path / "report.html"

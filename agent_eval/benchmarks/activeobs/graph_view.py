@@ -54,8 +54,11 @@ def graph_summary(graph: StoredGraph, base: Path) -> str:
     return (
         f"world model: {len(graph.entities)} entities, {len(graph.attributes)} attributes, {len(graph.relations)} "
         f"relations; {sum(bool(h.get('ok')) for h in graph.history)} writes accepted, {graph.refused} refused; "
-        f"{versions} versions kept ({FOLDER}/{GRAPH_FILE}, {FOLDER}/versions/, {FOLDER}/{HISTORY_FILE})"
+        f"{versions} versions kept"
     )
+
+
+KEPT = f"kept in {FOLDER}/{GRAPH_FILE}, every version in {FOLDER}/versions/, every write in {FOLDER}/{HISTORY_FILE}"
 
 
 def print_graph(console: Console, base: Path) -> None:
@@ -64,6 +67,7 @@ def print_graph(console: Console, base: Path) -> None:
     if graph is None:
         return
     console.print(Rule(graph_summary(graph, base)))
+    console.print(Text(KEPT, style="dim"))
     for title, header, rows in graph_tables(graph):
         if not rows:
             console.print(Text(f"{title}: none", style="dim"))

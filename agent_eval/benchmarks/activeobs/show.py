@@ -82,6 +82,19 @@ def print_observations(console: Console, run: LoadedRun, record: ItemRecord, ima
 def print_evidence(console: Console, record: ItemRecord, evidence: Evidence) -> None:
     for line in evidence.lines():
         console.print(Text(line, style="yellow" if line.startswith(("dataset", "the dataset")) else ""))
+    metrics = ActiveObsMetrics.of(record)
+    if metrics.evidence_view_observed is not None:
+        seen = "a view the agent obtained" if metrics.evidence_view_observed else "a view the agent never obtained"
+        written = (
+            ""
+            if metrics.evidence_in_graph is None
+            else "; its box is in the agent's graph"
+            if metrics.evidence_in_graph
+            else "; its box is not in the agent's graph"
+        )
+        console.print(
+            Text(f"the evidence rests on {seen}{written}", style="" if metrics.evidence_view_observed else "red")
+        )
     console.print(
         Text("combined (answer and evidence): ")
         + (Text("correct ✓", "bold green") if ActiveObsMetrics.of(record).combined else Text("wrong ✗", "bold red"))
