@@ -24,6 +24,9 @@ class KindOption:
     type: type  # int, float or str
     default: object
     help: str
+    # A value that means the same as leaving the option out (e.g. --world-model off): left out of the identity,
+    # so the runs made before the option existed keep theirs.
+    unset: object = None
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class Kind:
     modes_help: str = ""  # what each of its tool modes gives the agent, for --tools' help
     samples_help: str = ""  # what `sample-data --kind NAME` writes
     options: tuple[KindOption, ...] = ()  # run options of its own
-    always_tools: tuple[str, ...] = ()  # tools even its mode none offers (a game's play): no broken ablation
+    always_tools: tuple[str, ...] = ()  # tools even its mode none may offer (a game's play): no broken ablation
 
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
@@ -46,10 +49,24 @@ KINDS: dict[str, Kind] = {
         "agent_eval.benchmarks.activeobs.benchmark:ActiveObservation",
         ("none", "observe", "python"),
         "agent_eval.benchmarks.activeobs.loader:is_active_dataset",
-        tool_names=("observe",),
+        tool_names=("observe", "get_graph", "add_entity", "add_attribute", "add_relation"),
         data_help="an active-observation set (items.jsonl + scenes/)",
         modes_help="Active-observation items: none (sampled frames inline), observe (the observe tool), python",
         samples_help="activeobs: synthetic 360° panoramic sequences rendered on demand from scene files",
+        options=(
+            KindOption(
+                "--world-model",
+                "world_model",
+                str,
+                None,
+                "Active observation: on or off; on adds the world-model tools (get_graph, add_entity, add_attribute, "
+                "add_relation: a graph of what the agent saw, each fact citing its observation) to any tool mode "
+                "(default: off).",
+                unset="off",
+            ),
+        ),
+        # with --world-model on its mode none offers them (they cite the frames shown): no broken ablation
+        always_tools=("get_graph", "add_entity", "add_attribute", "add_relation"),
     ),
     "vlmeval": Kind(
         "agent_eval.benchmarks.vlmeval.benchmark:VlmEvalMcq",
@@ -187,10 +204,10 @@ def options_of(name: str, given: dict) -> dict | None:
     kind = KINDS.get(name)
     if kind is None or not kind.options:
         return None
-    values = {o.name: o.default if given.get(o.name) is None else given[o.name] for o in kind.options}
-    # An option left unset whose default is "none" is left out: a run made before the option existed keeps
-    # the same identity (and resumes).
-    return {name: value for name, value in values.items() if value is not None}
+    values = {o.name: o.default if given.get(o.name) in (None, o.unset) else given[o.name] for o in kind.options}
+    # An option left unset whose default is "none" (or given as its `unset` value) is left out: a run made before
+    # the option existed keeps the same identity (and resumes); so does a kind whose options are all left out.
+    return {name: value for name, value in values.items() if value is not None} or None
 
 
 def foreign_options(name: str, given: dict) -> list[str]:

@@ -3,6 +3,7 @@ cell by cell (resumable)."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import signal
 import threading
@@ -42,6 +43,7 @@ TOP_KEYS = {
     "sandbox",
     "out_dir",
     "judge_model",
+    "kind_options",
 }
 
 
@@ -71,11 +73,16 @@ class Sweep:
     data: str | None = None
     selection: dict = field(default_factory=dict)
     out_dir: Path = Path("results")
+    # An axis of the kind's own options (benchmarks/registry.py, e.g. activeobs' world_model): one cell per
+    # mapping; [{}]: every cell at the kind's defaults.
+    kind_options: list[dict] = field(default_factory=lambda: [{}])
 
     def cells(self) -> list[RunConfig]:
         configs = []
         for entry in self.grid:
-            for model, effort, tools in itertools.product(entry["models"], entry.get("efforts") or [None], self.tools):
+            for model, effort, tools, options in itertools.product(
+                entry["models"], entry.get("efforts") or [None], self.tools, self.kind_options
+            ):
                 configs.append(
                     RunConfig(
                         agent=entry["agent"],
@@ -92,6 +99,7 @@ class Sweep:
                         max_item_tokens=self.max_item_tokens,
                         unpriced=self.unpriced,
                         judge_model=self.judge_model,
+                        kind_options=dict(options) or None,
                     )
                 )
         return configs
@@ -192,6 +200,8 @@ def load_sweep(path: Path) -> Sweep:
     )
     if "out_dir" in values:
         sweep.out_dir = Path(values["out_dir"])
+    if "kind_options" in nodes:
+        sweep.kind_options = _kind_options(path, nodes["kind_options"], values["kind_options"])
     for config in sweep.cells():
         try:
             config.validate(agent_registry.efforts_by_agent())
@@ -200,8 +210,43 @@ def load_sweep(path: Path) -> Sweep:
     return sweep
 
 
-def _cell_name(config: RunConfig) -> str:
-    return config.run_name
+def _kind_options(path: Path, node, value) -> list[dict]:
+    """`kind_options:` a list of mappings of kind option names to values, one cell each (a YAML on/off, read as a
+    boolean, is taken as the word for a text option)."""
+    from agent_eval.benchmarks.registry import kind_options
+
+    known = kind_options()
+    if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
+        raise SweepError(f"{_where(path, node)}: kind_options must be a list of mappings, e.g. [{{world_model: on}}]")
+    out = []
+    for index, options in enumerate(value):
+        unknown = [k for k in options if k not in known]
+        if unknown:
+            raise SweepError(
+                f"{_where(path, node.value[index])}: unknown kind option(s) {', '.join(unknown)}; "
+                f"known: {', '.join(known)}"
+            )
+        out.append(
+            {
+                k: ("on" if v else "off") if isinstance(v, bool) and known[k][1].type is str else v
+                for k, v in options.items()
+            }
+        )
+    return out
+
+
+def cell_name(config: RunConfig) -> str:
+    """The run's name, and the kind options it sets that are not their defaults (a cell at the defaults keeps the name
+    a plain run of the same agent, model, effort and tools has)."""
+    from agent_eval.benchmarks.registry import kind_options
+
+    known = kind_options()
+    extra = [
+        f"{k}-{v}"
+        for k, v in (config.kind_options or {}).items()
+        if k not in known or v not in (known[k][1].default, known[k][1].unset)
+    ]
+    return "-".join([config.run_name, *extra]).replace("/", "_")
 
 
 def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
@@ -213,11 +258,11 @@ def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
         table.add_column(column, justify="left" if column == "cell" else "right")
     total = done_total = 0
     for config in sweep.cells():
-        store = RunStore(sweep.root / _cell_name(config))
+        store = RunStore(sweep.root / cell_name(config))
         done = len([k for k in store.done_keys() if k[1] < sweep.repeats])
         runs = n_items * sweep.repeats
         total, done_total = total + runs, done_total + done
-        table.add_row(_cell_name(config), str(runs), str(done), str(runs - done))
+        table.add_row(cell_name(config), str(runs), str(done), str(runs - done))
     table.add_section()
     table.add_row("total", str(total), str(done_total), str(total - done_total), style="bold")
     return table, total, done_total
@@ -237,11 +282,11 @@ def run_sweep(sweep: Sweep, console: Console, environ: dict | None = None, scrip
     runners = [
         Runner(
             config,
-            benchmark,
+            copy.copy(benchmark),  # each cell configures its own (its kind options), the loaded dataset shared
             dataset,
             items,
             sweep.root,
-            run_name=_cell_name(config),
+            run_name=cell_name(config),
             console=console,
             environ=environ,
             scripted_model=scripted_model,

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from agent_eval.benchmarks.presentation import ReadingHooks
-from agent_eval.benchmarks.registry import kind_of_records, reading_hooks
+from agent_eval.benchmarks.registry import kind_of_records, kind_options, reading_hooks
 from agent_eval.datamodel.manifest import RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore
@@ -39,9 +39,16 @@ class LoadedRun:
 
     @property
     def label(self) -> str:
-        """agent · model · effort · tools, or the directory name when the config is unknown."""
+        """agent · model · effort · tools (and the kind's options not at their default, e.g. world_model=on), or
+        the directory name when the config is unknown."""
         c = self.config
-        parts = [c.agent, c.model, c.effort, c.tools and f"tools={c.tools}"]
+        known = kind_options()
+        options = [
+            f"{name}={value}"
+            for name, value in (c.kind_options or {}).items()
+            if name not in known or value != known[name][1].default
+        ]
+        parts = [c.agent, c.model, c.effort, c.tools and f"tools={c.tools}", *options]
         return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
 
     @property

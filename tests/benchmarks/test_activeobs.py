@@ -663,7 +663,16 @@ def test_the_kinds_metrics_are_typed_on_the_record(tmp_path):
     metrics = ActiveObsMetrics.of(record)
     assert (metrics.answer_correct, metrics.evidence_correct, metrics.combined) == (True, True, True)
     assert metrics.grade_detail["evidence_iou"] == pytest.approx(1.0) and metrics.to_json()["newer"] == 1
-    assert set(stored) == {"family", "answer_correct", "evidence_correct", "combined", "evidence", "grade_detail"}
+    assert set(stored) == {"family", "answer_correct", "evidence_correct", "combined", "evidence", "grade_detail"} | {
+        "evidence_view_observed",
+        "evidence_in_graph",
+        "graph_entities",
+        "graph_attributes",
+        "graph_relations",
+        "graph_size",
+        "graph_refused",
+    }  # what the evidence rests on (seen.py): unknown here, nothing was logged
+    assert stored["evidence_view_observed"] is None and stored["graph_size"] is None
     unread = ActiveObsMetrics.of(ItemRecord.from_json({"id": "x", "task": "activeobs", "ground_truth": "1"}))
     assert (unread.answer_correct, unread.combined, unread.evidence) == (None, False, None)
     with pytest.raises(ValueError):

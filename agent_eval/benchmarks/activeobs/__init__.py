@@ -7,7 +7,9 @@ JRDB-AVR protocol (3760x480 panorama, 15 FPS, 480x480 views). docs/active-observ
 Modules: geometry (angles, spans, boxes), scene (scene model), render (pixels and boxes),
 synth + questions + generate (synthetic datasets), schema + loader (items and their loading),
 grading (answer modes, evidence, rollup), observe_server (the MCP tool), passive (mode none
-frames), prompting (answer format text).
+frames), prompting (answer format text), worldmodel + worldmodel_server (the agent's graph and its tools,
+--world-model on), seen (whether the evidence names a view obtained, a box in the graph), graph_view (the graph for
+show and report).
 """
 
 import importlib

@@ -23,8 +23,11 @@ from agent_eval.benchmarks.activeobs.passive import (
 from agent_eval.benchmarks.activeobs.prompting import (
     answer_instructions,
     question_block,
+    world_model_text,
 )
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
+from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE, seen_metrics
+from agent_eval.benchmarks.activeobs.worldmodel import passive_sightings, sightings_from_log
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
 from agent_eval.benchmarks.shared import image_tools, render
 from agent_eval.datamodel.itemdir import ItemDir
@@ -32,6 +35,8 @@ from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 
 OBSERVE_MODULE = "agent_eval.benchmarks.activeobs.observe_server"
+WORLD_MODEL_MODULE = "agent_eval.benchmarks.activeobs.worldmodel_server"
+WORLD_MODEL_VALUES = ("on", "off")
 
 
 class ActiveObservation(Benchmark):
@@ -40,6 +45,13 @@ class ActiveObservation(Benchmark):
 
     def __init__(self):
         self.dataset = None
+        self.world_model = False
+
+    def configure(self, options: dict, timeout_s: float | None = None) -> None:
+        value = options.get("world_model") or "off"
+        if value not in WORLD_MODEL_VALUES:
+            raise ValueError(f"--world-model takes on or off, got {value!r}")
+        self.world_model = value == "on"
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
         from agent_eval.benchmarks.activeobs.generate import (
@@ -68,6 +80,8 @@ class ActiveObservation(Benchmark):
     def warm_up(self, tools: str) -> None:
         if tools != "none":
             load_in_background(OBSERVE_MODULE)  # the MCP SDK
+        if self.world_model:
+            load_in_background(WORLD_MODEL_MODULE)
 
     def truth_text(self, item) -> str:
         return item.truth_text()
@@ -78,32 +92,58 @@ class ActiveObservation(Benchmark):
     ) -> Iterator[ItemSetup]:
         scene_path = self.dataset.scene_path(item.sequence)
         question = question_block(item) + "\n\n" + answer_instructions(item, passive=tools == "none")
-        if tools == "none":
-            # The passive baseline: a fixed sample of whole panorama frames, inline; no tools.
-            frames = write_passive_sample(self.dataset.scene(item.sequence), home / "passive")
-            question = passive_preamble(frames, self.dataset.scene(item.sequence)) + "\n\n" + question
-            yield ItemSetup(
-                prompt=render(template_text, question, ""),
-                tools=ToolSet(),
-                inline_images=[frame.path for frame in frames],
-            )
-            return
-        observe_server = load_sdk_module(OBSERVE_MODULE)
-        ObservationServer, OBSERVE_SERVER, TOOL_NAME = (
-            observe_server.ObservationServer,
-            observe_server.SERVER_NAME,
-            observe_server.TOOL_NAME,
-        )
-        views = work / "views" if tools == "python" else None  # python mode may process what it saw
+        if self.world_model:
+            question = world_model_text(passive=tools == "none") + "\n\n" + question
         with contextlib.ExitStack() as stack:
+            if tools == "none":
+                # The passive baseline: a fixed sample of whole panorama frames, inline; no tools but the world
+                # model's, if asked for (its entities then cite those frames).
+                frames = write_passive_sample(self.dataset.scene(item.sequence), home / "passive")
+                record_passive(item_root, frames)
+                question = passive_preamble(frames, self.dataset.scene(item.sequence)) + "\n\n" + question
+                toolset, endpoints = ToolSet(), []
+                if self.world_model:
+                    sightings = passive_sightings([(frame.frame, frame.time_s) for frame in frames])
+                    server = self._world_model(stack, item_root, lambda: sightings, passive=True)
+                    toolset, endpoints = ToolSet(mcp=(server[0],)), [server[1]]
+                yield ItemSetup(
+                    prompt=render(template_text, question, ""),
+                    tools=toolset,
+                    inline_images=[frame.path for frame in frames],
+                    endpoints=endpoints,
+                )
+                return
+            observe_server = load_sdk_module(OBSERVE_MODULE)
+            ObservationServer, OBSERVE_SERVER, TOOL_NAME = (
+                observe_server.ObservationServer,
+                observe_server.SERVER_NAME,
+                observe_server.TOOL_NAME,
+            )
+            views = work / "views" if tools == "python" else None  # python mode may process what it saw
             server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))
             observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
-            toolset, endpoints = ToolSet(mcp=(observe,)), [server.endpoint]
+            servers, endpoints = [observe], [server.endpoint]
+            if self.world_model:
+                log = server.log
+                world, endpoint = self._world_model(stack, item_root, lambda: sightings_from_log(list(log.entries)))
+                servers.append(world)
+                endpoints.append(endpoint)
+            toolset = ToolSet(mcp=tuple(servers))
             if tools == "python":
                 inspection, endpoint = stack.enter_context(image_tools(work))
-                toolset = ToolSet(shell=True, view_file=True, mcp=(observe, inspection))
+                toolset = ToolSet(shell=True, view_file=True, mcp=(*servers, inspection))
                 endpoints.append(endpoint)
             yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=endpoints)
+
+    @staticmethod
+    def _world_model(stack: contextlib.ExitStack, item_root: Path, sightings, passive: bool = False):
+        """The item's world-model server, kept in <item>/worldmodel/: (its McpServer, its endpoint)."""
+        from agent_eval.benchmarks.activeobs.worldmodel import FOLDER, WorldGraph
+
+        module = load_sdk_module(WORLD_MODEL_MODULE)
+        graph = WorldGraph(item_root / FOLDER, sightings, passive=passive)
+        server = stack.enter_context(module.WorldModelServer(graph))
+        return McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=server.url), server.endpoint
 
     def grade(self, final_text: str | None, item: ActiveItem, item_dir: ItemDir) -> BenchmarkGrade:
         graded = grade_active(final_text, item)
@@ -114,6 +154,7 @@ class ActiveObservation(Benchmark):
             combined=graded.combined,
             evidence=graded.evidence,
             grade_detail=graded.detail,
+            **seen_metrics(graded.evidence, item_dir.root, item.width, item.height),
         )
         return BenchmarkGrade(
             prediction=json.dumps(graded.prediction) if graded.prediction is not None else "",
@@ -132,3 +173,11 @@ class ActiveObservation(Benchmark):
             for record in records
         ]
         return {"active_observation": rollup_active(rows)}
+
+
+def record_passive(item_root: Path, frames) -> None:
+    """The frames mode none showed, numbered as the prompt names them: what its evidence may point at."""
+    folder = item_root / "observations"
+    folder.mkdir(parents=True, exist_ok=True)
+    shown = [{"n": n, "frame": f.frame, "time_s": f.time_s} for n, f in enumerate(frames, start=1)]
+    (folder / PASSIVE_FILE).write_text(json.dumps(shown), encoding="utf-8")

@@ -37,6 +37,29 @@ def metric_scores(records) -> dict[str, dict[str, float]]:
     return {m: {i: sum(v) / len(v) for i, v in d.items()} for m, d in by.items()}
 
 
+# What the evidence rests on (seen.py), descriptive like hallucination: each has its own denominator (records with
+# evidence placed, records with a world model), so no paired test.
+SEEN = (
+    ("unseen_view", "evidence in a view never obtained"),
+    ("in_graph", "evidence box written into the graph"),
+    ("graph_size", "graph size (mean)"),
+)
+
+
+def seen_values(records, ids) -> dict[str, float | None]:
+    """unseen_view, in_graph (shares) and graph_size (mean) over the records of `ids`; None where none says."""
+    wanted = set(ids)
+    rows = [ActiveObsMetrics.of(r) for r in records if r.id in wanted]
+    observed = [m.evidence_view_observed for m in rows if m.evidence_view_observed is not None]
+    written = [m.evidence_in_graph for m in rows if m.evidence_in_graph is not None]
+    sizes = [m.graph_size for m in rows if m.graph_size is not None]
+    return {
+        "unseen_view": sum(not v for v in observed) / len(observed) if observed else None,
+        "in_graph": sum(written) / len(written) if written else None,
+        "graph_size": sum(sizes) / len(sizes) if sizes else None,
+    }
+
+
 def hallucination(answer: float, combined: float) -> float | None:
     return (answer - combined) / answer if answer else None
 
@@ -51,6 +74,9 @@ def build_active(runs, groups, n_resamples: int, seed: int) -> dict:
         for metric in METRICS:
             row[metric] = [total / len(ids) for total in sums[metric]]
         row["hallucination"] = [hallucination(a, c) for a, c in zip(sums["answer"], sums["combined"])]
+        seen = [seen_values(run.records, ids) for run in runs]
+        for key, _ in SEEN:
+            row[key] = [values[key] for values in seen]
         for metric, _ in TESTED:
             columns = [[s[metric][i] for i in ids] for s in scores]
             row[f"{metric}_vs_first"] = [None] + [
@@ -71,6 +97,11 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
         "hallucination (right answers without supporting evidence, as a share of right answers) is "
         "descriptive: its denominator differs between runs, so it has no paired test"
     )
+    if any(v is not None for v in overall.get("unseen_view", [])):
+        out.append(
+            "evidence in a view never obtained (of the answers whose evidence could be placed), evidence box written "
+            "into the graph and graph size (runs with the world model) are descriptive too"
+        )
     small = [row["n"] for row in active["rows"][1:] if min_possible_p(row["n"]) >= ALPHA]
     if small:
         out.append(
@@ -95,6 +126,26 @@ def metric_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
         ]
         for row in data.kind.active["rows"]
         for k, run in enumerate(data.runs)
+    ]
+    return header, body
+
+
+def _seen_cell(key: str, value) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f}" if key == "graph_size" else pct(value)
+
+
+def seen_cells(data: Comparison) -> tuple[list[str], list[list[str]]] | None:
+    """What the evidence rests on, per group and run; None for runs made before it was measured."""
+    rows = data.kind.active["rows"]
+    if not any(v is not None for row in rows for key, _ in SEEN for v in row.get(key, [])):
+        return None
+    header = ["scope", "group", "n", "run", *(label for _, label in SEEN)]
+    body = [
+        [row["scope"], row["group"], str(row["n"]), run["letter"], *(_seen_cell(k, row[k][j]) for k, _ in SEEN)]
+        for row in rows
+        for j, run in enumerate(data.runs)
     ]
     return header, body
 
@@ -143,6 +194,9 @@ def render_active_table(data: Comparison, console: Console) -> None:
     console.print(
         _screen_table(f"answer, evidence, combined and hallucination on {shared} shared items", *metric_cells(data))
     )
+    seen = seen_cells(data)
+    if seen:
+        console.print(_screen_table("what the evidence rests on (descriptive)", *seen))
     if len(data.runs) < 2:
         return
     header, body = paired_cells(data)
@@ -163,6 +217,9 @@ def render_active_table(data: Comparison, console: Console) -> None:
 
 def markdown_parts(data: Comparison, md) -> list[str]:
     parts = [f"Answer, evidence, combined and hallucination on {data.shared} shared items:", md(*metric_cells(data))]
+    seen = seen_cells(data)
+    if seen:
+        parts += ["What the evidence rests on (descriptive):", md(*seen)]
     if len(data.runs) > 1:
         parts += [
             "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
@@ -190,6 +247,9 @@ def csv_rows(data: Comparison):
         "hallucination_rate",
         *(f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys),
         *eff,
+        "unseen_view_rate",
+        "in_graph_rate",
+        "graph_size_mean",
     ]
     for row in data.kind.active["rows"]:
         for k, run in enumerate(data.runs):
@@ -206,8 +266,10 @@ def csv_rows(data: Comparison):
             for metric, _ in TESTED:
                 s = row[f"{metric}_vs_first"][k] or {}
                 cells += [s.get(key, "") for key in stat_keys]
-            if row["scope"] == "overall":
-                cells += [
-                    run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")
-                ]
+            cells += (
+                [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+                if row["scope"] == "overall"
+                else [""] * len(eff)
+            )
+            cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _ in SEEN]
             yield ["" if c is None else c for c in cells]

@@ -294,6 +294,9 @@ def active_rollup(records) -> dict:
                 "status": r.status,
                 "evidence_correct": metrics.evidence_correct,
                 "answer_correct": metrics.answer_right(r),
+                "evidence_view_observed": metrics.evidence_view_observed,
+                "evidence_in_graph": metrics.evidence_in_graph,
+                "graph_size": metrics.graph_size,
             }
         )
     return rollup_active(rows)

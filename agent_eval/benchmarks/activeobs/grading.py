@@ -112,6 +112,11 @@ def _number(value) -> float | None:
     return None
 
 
+def as_number(value) -> float | None:
+    """A finite number from a number or numeric text, as the grader reads one; else None."""
+    return _number(value)
+
+
 def _pair(value) -> tuple[float, float] | None:
     if isinstance(value, dict):  # {"frame": F, "angle": A} or {"start": S, "end": E}
         keys = [("frame", "angle"), ("frame_index", "angle_deg"), ("start", "end")]
@@ -240,6 +245,27 @@ def _summary(rows: list) -> dict:
         # Right answers not backed by the evidence, as a share of right answers.
         "hallucination_rate": (answer - combined) / answer if answer else None,
         "no_answer": sum(_field(r, "status") == "no_answer" for r in rows),
+        **_seen_summary(rows),
+    }
+
+
+def _share(rows: list, name: str, wanted: bool) -> tuple[float | None, int]:
+    known = [_field(r, name) for r in rows if _field(r, name) is not None]
+    return (sum(v is wanted for v in known) / len(known) if known else None), len(known)
+
+
+def _seen_summary(rows: list) -> dict:
+    """What the evidence rests on (seen.py): the share of evidence in a view never obtained (every run), the share
+    written into the graph and the graph's mean size (world model on); None where no record says."""
+    unseen, placed = _share(rows, "evidence_view_observed", False)
+    in_graph, with_graph = _share(rows, "evidence_in_graph", True)
+    sizes = [_field(r, "graph_size") for r in rows if _field(r, "graph_size") is not None]
+    return {
+        "unseen_evidence_rate": unseen,
+        "evidence_placed": placed,
+        "evidence_in_graph_rate": in_graph,
+        "with_graph": with_graph,
+        "graph_size_mean": sum(sizes) / len(sizes) if sizes else None,
     }
 
 

@@ -17,6 +17,15 @@ class ActiveObsMetrics(KindMetrics):
     combined: bool = False  # answer and evidence both right: the kind's headline score
     evidence: dict | None = None  # the evidence object the agent gave, as given
     grade_detail: dict = field(default_factory=dict)  # why: parse error, best IoU, matched frame, ...
+    # What the evidence rests on (seen.py; descriptive, beside the grade). None: not known (no evidence to place,
+    # nothing logged, an older record) or, for the graph's, no world model.
+    evidence_view_observed: bool | None = None  # the evidence names a view the agent obtained
+    evidence_in_graph: bool | None = None  # the evidence box is an entity the agent wrote into its graph
+    graph_entities: int | None = None
+    graph_attributes: int | None = None
+    graph_relations: int | None = None
+    graph_size: int | None = None  # entities + attributes + relations
+    graph_refused: int | None = None  # writes refused (citing no observation obtained, unknown entity, ...)
 
     def answer_right(self, record) -> bool:
         """Whether the answer was right: these metrics say so, else (an ungraded or old record) the record."""

@@ -57,3 +57,18 @@ def answer_instructions(item: ActiveItem, passive: bool = False) -> str:
     if passive:
         text += PASSIVE_EVIDENCE.format(size=size, width=item.width)
     return text
+
+
+WORLD_MODEL = (
+    "You also have a world model: a graph kept for you outside this conversation, through the tools "
+    "get_graph, add_entity, add_attribute and add_relation. Write into it the persons and objects you see (each "
+    "with its box in the {source} it was seen in), their attributes and the relations between them; each fact "
+    "cites that {source}, and only {cited} can be cited. get_graph returns everything you wrote."
+)
+
+
+def world_model_text(passive: bool) -> str:
+    """What the world-model tools are for (never how to answer)."""
+    if passive:
+        return WORLD_MODEL.format(source="attached image", cited="the attached images (by number)")
+    return WORLD_MODEL.format(source="observation", cited="observations you made (by the number observe returns)")

@@ -18,7 +18,9 @@ from agent_eval.benchmarks.activeobs.evidence import (
     load_observations,
     truth_view,
 )
+from agent_eval.benchmarks.activeobs.graph_view import graph_figures, graph_summary, graph_tables
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
+from agent_eval.benchmarks.activeobs.worldmodel import load_graph
 
 PASSIVE_NAME = re.compile(r"panorama-(\d+)-f(\d+)\.png$")
 
@@ -64,6 +66,15 @@ def active_item(run, record, images, embed, transcript, truth: RunTruth) -> dict
         notes.append(caption)
     if item is not None and scene is not None and not evidence.correct:
         figures.append(png_img(*truth_view(item, scene, evidence.frame)))
+    graph = load_graph(images.base)
+    graph_view = None
+    if graph is not None:
+        graph_view = {
+            "summary": graph_summary(graph, images.base),
+            "tables": [{"title": t, "header": h, "rows": r} for t, h, r in graph_tables(graph)],
+            "figures": [png_img(image, caption) for image, caption in graph_figures(images.base, scene)],
+            "refused": [f"{h.get('tool')}: {h.get('error')}" for h in graph.history if not h.get("ok")],
+        }
     return {
         "question": item.question if item is not None else None,
         "mode": run.config.tools or "?",
@@ -76,6 +87,7 @@ def active_item(run, record, images, embed, transcript, truth: RunTruth) -> dict
         "combined": ActiveObsMetrics.of(record).combined,
         "figures": figures,
         "notes": notes,
+        "graph": graph_view,
     }
 
 

@@ -20,6 +20,7 @@ from agent_eval.benchmarks.activeobs.evidence import (
     fmt_pct,
     load_observations,
 )
+from agent_eval.benchmarks.activeobs.graph_view import print_graph
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.datamodel.records import ItemRecord
 
@@ -43,9 +44,17 @@ def print_active_totals(console: Console, run: LoadedRun) -> str:
         )
     console.print(table)
     o = rollup["overall"]
+    seen = (
+        f"; evidence in a view never obtained {fmt_pct(o['unseen_evidence_rate'])} of {o['evidence_placed']}"
+        if o.get("evidence_placed")
+        else ""
+    )
+    if o.get("with_graph"):
+        size = "—" if o["graph_size_mean"] is None else f"{o['graph_size_mean']:.1f}"
+        seen += f"; evidence in its graph {fmt_pct(o['evidence_in_graph_rate'])}, graph size {size} (mean)"
     return (
         f"answer {fmt_pct(o['answer_acc'])} ({o['answer_correct']}/{o['n']}), evidence {fmt_pct(o['evidence_acc'])}, "
-        f"combined {fmt_pct(o['combined_acc'])}, hallucination {fmt_pct(o['hallucination_rate'])}"
+        f"combined {fmt_pct(o['combined_acc'])}, hallucination {fmt_pct(o['hallucination_rate'])}" + seen
     )
 
 
@@ -61,6 +70,7 @@ def print_observations(console: Console, run: LoadedRun, record: ItemRecord, ima
             console.print(Text(f"#{o.n} {o.describe()}{saved}", style="" if o.ok else "red"))
     if note:
         console.print(Text(note, style="yellow"))
+    print_graph(console, images.base)
     truth = RunTruth(run, data)
     item, scene = truth.item_and_scene(record.id)
     evidence = evidence_of(record, observations, item, scene)
@@ -72,6 +82,19 @@ def print_observations(console: Console, run: LoadedRun, record: ItemRecord, ima
 def print_evidence(console: Console, record: ItemRecord, evidence: Evidence) -> None:
     for line in evidence.lines():
         console.print(Text(line, style="yellow" if line.startswith(("dataset", "the dataset")) else ""))
+    metrics = ActiveObsMetrics.of(record)
+    if metrics.evidence_view_observed is not None:
+        seen = "a view the agent obtained" if metrics.evidence_view_observed else "a view the agent never obtained"
+        written = (
+            ""
+            if metrics.evidence_in_graph is None
+            else "; its box is in the agent's graph"
+            if metrics.evidence_in_graph
+            else "; its box is not in the agent's graph"
+        )
+        console.print(
+            Text(f"the evidence rests on {seen}{written}", style="" if metrics.evidence_view_observed else "red")
+        )
     console.print(
         Text("combined (answer and evidence): ")
         + (Text("correct ✓", "bold green") if ActiveObsMetrics.of(record).combined else Text("wrong ✗", "bold red"))

@@ -18,7 +18,7 @@ from rich.console import Console
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import AuthMissing
 from agent_eval.agents.registry import efforts_by_agent
-from agent_eval.benchmarks import load_benchmark
+from agent_eval.benchmarks import load_benchmark, registry
 from agent_eval.commands.slurm.plan import (
     ARRAY_SCRIPT,
     MERGE_SCRIPT,
@@ -145,7 +145,7 @@ def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[st
 
 def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
     from agent_eval.engine.selection import resolve_data_dir
-    from agent_eval.engine.sweeps import SweepError, load_sweep
+    from agent_eval.engine.sweeps import SweepError, cell_name, load_sweep
 
     try:
         sweep = load_sweep(path)
@@ -186,7 +186,9 @@ def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str]
         args += ["--max-item-cost-usd", str(config.max_item_cost_usd)] if config.max_item_cost_usd is not None else []
         args += ["--max-item-tokens", str(config.max_item_tokens)] if config.max_item_tokens is not None else []
         args += ["--unpriced"] if config.unpriced else []
-        cells.append(Cell(config.run_name, args, expected_keys(items, shards, config.repeats)))
+        for name, value in (config.kind_options or {}).items():  # a sweep's kind_options axis
+            args += [registry.kind_options()[name][1].flag, str(value)]
+        cells.append(Cell(cell_name(config), args, expected_keys(items, shards, config.repeats)))
     return new_plan(sweep.name, "sweep", shards, sweep.out_dir / f"{sweep.name}.slurm", sweep.root, cells, sbatch_args)
 
 

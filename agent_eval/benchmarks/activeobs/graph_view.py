@@ -1,0 +1,159 @@
+"""The agent's world model as `show` and `report` read it: the graph as tables, and each entity's box drawn on the
+view (or the panorama frame, mode none) of the observation it cites."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE
+from agent_eval.benchmarks.activeobs.worldmodel import FOLDER, GRAPH_FILE, HISTORY_FILE, StoredGraph, load_graph
+
+ENTITY_COLOUR = (40, 140, 255)  # the graph's boxes: blue (the evidence is orange, the truth green)
+
+
+def _angle(value) -> str:
+    return "whole" if value is None else f"{value:g}°"
+
+
+def _box(values) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]" if isinstance(values, list) else "?"
+
+
+def graph_tables(graph: StoredGraph) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) for the entities, attributes and relations."""
+    entities = [
+        [str(e.get("id")), str(e.get("kind")), str(e.get("label")), f"#{e.get('observation')}", str(e.get("frame")),
+         _angle(e.get("angle")), _box(e.get("bbox"))]
+        for e in graph.entities
+    ]  # fmt: skip
+    attributes = [
+        [str(a.get("id")), str(a.get("entity")), str(a.get("type")), str(a.get("value")), f"#{a.get('observation')}"]
+        for a in graph.attributes
+    ]
+    relations = [
+        [str(r.get("id")), str(r.get("subject")), str(r.get("predicate")), str(r.get("object")), str(r.get("type")),
+         f"#{r.get('observation')}"]
+        for r in graph.relations
+    ]  # fmt: skip
+    return [
+        ("entities", ["id", "kind", "label", "obs.", "frame", "angle", "box (0-1000)"], entities),
+        ("attributes", ["id", "entity", "type", "value", "obs."], attributes),
+        ("relations", ["id", "subject", "predicate", "object", "type", "obs."], relations),
+    ]
+
+
+def graph_summary(graph: StoredGraph, base: Path) -> str:
+    versions = len(list((base / FOLDER / "versions").glob("*.json")))
+    return (
+        f"world model: {len(graph.entities)} entities, {len(graph.attributes)} attributes, {len(graph.relations)} "
+        f"relations; {sum(bool(h.get('ok')) for h in graph.history)} writes accepted, {graph.refused} refused; "
+        f"{versions} versions kept"
+    )
+
+
+KEPT = f"kept in {FOLDER}/{GRAPH_FILE}, every version in {FOLDER}/versions/, every write in {FOLDER}/{HISTORY_FILE}"
+
+
+def print_graph(console: Console, base: Path) -> None:
+    """The item's graph as tables (nothing when the item had no world model), and the refused writes."""
+    graph = load_graph(base)
+    if graph is None:
+        return
+    console.print(Rule(graph_summary(graph, base)))
+    console.print(Text(KEPT, style="dim"))
+    for title, header, rows in graph_tables(graph):
+        if not rows:
+            console.print(Text(f"{title}: none", style="dim"))
+            continue
+        table = Table(title=title, title_justify="left", header_style="bold")
+        for name in header:
+            table.add_column(name, overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    for h in graph.history:
+        if not h.get("ok"):
+            console.print(Text(f"refused {h.get('tool')} {json.dumps(h.get('args'))}: {h.get('error')}", style="red"))
+
+
+def _observation_images(base: Path) -> dict[int, Path]:
+    """Observation number -> its image in the item's folder: the logged views, or the panorama frames shown."""
+    folder = base / "observations"
+    out: dict[int, Path] = {}
+    log = folder / "observations.jsonl"
+    if log.is_file():
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+                if entry.get("image"):
+                    out[int(entry["n"])] = folder / entry["image"]
+            except (ValueError, KeyError, TypeError):
+                continue
+    passive = folder / PASSIVE_FILE
+    if passive.is_file():
+        try:
+            for row in json.loads(passive.read_text(encoding="utf-8")):
+                found = sorted((base / "home" / "passive").glob(f"panorama-{int(row['n']):02d}-f*.png"))
+                if found:
+                    out[int(row["n"])] = found[0]
+        except (ValueError, KeyError, TypeError):
+            pass
+    return out
+
+
+def graph_figures(base: Path, scene=None) -> list[tuple[Image.Image, str]]:
+    """Each observation the graph's entities cite, with their boxes drawn (blue, labelled with the entity id): its
+    image as kept in the item's folder, else rendered again from the scene when the dataset is at hand."""
+    graph = load_graph(base)
+    if graph is None:
+        return []
+    images = _observation_images(base)
+    cited: dict[int, list[dict]] = {}
+    for entity in graph.entities:
+        cited.setdefault(entity.get("observation"), []).append(entity)
+    figures = []
+    for number, entities in sorted(cited.items(), key=lambda pair: str(pair[0])):
+        image = _open(images.get(number)) or _render(scene, entities[0])
+        if image is None:
+            continue
+        draw = ImageDraw.Draw(image)
+        for entity in entities:
+            try:
+                x1, y1, x2, y2 = (float(v) for v in entity["bbox"])
+            except (KeyError, TypeError, ValueError):
+                continue
+            box = (x1 * image.width / 1000, y1 * image.height / 1000, x2 * image.width / 1000, y2 * image.height / 1000)
+            draw.rectangle(box, outline=ENTITY_COLOUR, width=3)
+            label = f"{entity.get('id')} {entity.get('label', '')}"[:40]
+            top = box[1] - 14 if box[1] >= 14 else box[3] + 2
+            draw.rectangle((box[0], top, box[0] + 6 * len(label) + 4, top + 12), fill=ENTITY_COLOUR)
+            draw.text((box[0] + 2, top), label, fill=(255, 255, 255))
+        names = ", ".join(str(e.get("id")) for e in entities)
+        frame, angle = entities[0].get("frame"), entities[0].get("angle")
+        where = "the whole panorama" if angle is None else f"{angle:g}°"
+        figures.append((image, f"world model: observation #{number} (frame {frame}, {where}) with {names} (blue)"))
+    return figures
+
+
+def _open(path: Path | None) -> Image.Image | None:
+    try:
+        with Image.open(path) as opened:
+            return opened.convert("RGB")
+    except (AttributeError, TypeError, OSError):
+        return None
+
+
+def _render(scene, entity: dict) -> Image.Image | None:
+    from agent_eval.benchmarks.activeobs.render import render_panorama, render_view
+
+    frame, angle = entity.get("frame"), entity.get("angle")
+    if scene is None or not isinstance(frame, int) or not 0 <= frame < scene.n_frames:
+        return None
+    return render_panorama(scene, frame) if angle is None else render_view(scene, frame, float(angle))

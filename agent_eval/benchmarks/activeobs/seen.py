@@ -1,0 +1,90 @@
+"""Whether the agent's evidence rests on what it saw, measured beside the paper's metrics (descriptive: not part
+of the grading rules or their hash).
+
+* evidence_view_observed: the evidence names a view the agent obtained: an observe call that returned that frame's
+  view (the same columns of the panorama), or in tool mode none one of the frames shown. False is the plainest
+  hallucination there is: a box in a view never seen. None when there is no evidence to place or nothing logged.
+* evidence_in_graph (world model on): the evidence box is one the agent wrote into its graph: an entity at the
+  evidence's frame whose box, mapped to the panorama, overlaps the evidence box by IoU >= 0.5.
+* graph_entities / graph_attributes / graph_relations / graph_size / graph_refused: the graph at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_eval.benchmarks.activeobs.geometry import at_least, circular_iou, view_box_to_pano, view_span
+from agent_eval.benchmarks.activeobs.grading import DEFAULT_RULES
+from agent_eval.benchmarks.activeobs.grading import as_number as _number
+from agent_eval.benchmarks.activeobs.worldmodel import StoredGraph, load_graph, pano_box
+
+PASSIVE_FILE = "passive.json"
+LOG_FILE = "observations.jsonl"
+
+
+def placed_evidence(evidence, width: int, height: int) -> tuple[int, float, tuple] | None:
+    """(frame, angle, panorama box) of an evidence object the grader could place, else None."""
+    if not isinstance(evidence, dict):
+        return None
+    frame, angle, bbox = _number(evidence.get("frame")), _number(evidence.get("angle")), evidence.get("bbox")
+    coords = [_number(v) for v in bbox] if isinstance(bbox, (list, tuple)) and len(bbox) == 4 else None
+    if frame is None or angle is None or coords is None or None in coords or frame != round(frame):
+        return None
+    coords = [min(1000.0, max(0.0, v)) for v in coords]
+    return int(frame), angle, view_box_to_pano(tuple(coords), angle, width, height, height)
+
+
+def seen_views(item_root: Path) -> tuple[list[dict], bool] | None:
+    """The views the agent obtained ({frame, angle}; angle None for a whole frame shown) and whether they were the
+    passive frames; None when the item's folder logged none (an old run, or a failure before setup)."""
+    folder = Path(item_root) / "observations"
+    log, passive = folder / LOG_FILE, folder / PASSIVE_FILE
+    try:
+        if log.is_file():
+            rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+            return [{"frame": r["frame_index"], "angle": r["angle_deg"]} for r in rows if r.get("ok")], False
+        if passive.is_file():
+            return [{"frame": r["frame"], "angle": None} for r in json.loads(passive.read_text(encoding="utf-8"))], True
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return None
+
+
+def view_observed(frame: int, angle: float, views: list[dict], width: int) -> bool:
+    columns = view_span(angle, width).x0
+    return any(
+        v["frame"] == frame and (v["angle"] is None or view_span(float(v["angle"]), width).x0 == columns) for v in views
+    )
+
+
+def in_graph(frame: int, box: tuple, graph: StoredGraph, width: int, height: int) -> bool:
+    for entity in graph.entities:
+        try:
+            if entity.get("frame") == frame and at_least(
+                circular_iou(pano_box(entity, entity["bbox"], width, height), box, width), DEFAULT_RULES.evidence_iou
+            ):
+                return True
+        except (KeyError, TypeError, ValueError):
+            continue
+    return False
+
+
+def seen_metrics(evidence, item_root: Path, width: int, height: int) -> dict:
+    """The fields above for one graded attempt (ActiveObsMetrics' names)."""
+    placed = placed_evidence(evidence, width, height)
+    views = seen_views(item_root)
+    graph = load_graph(item_root)
+    out: dict = {"evidence_view_observed": None, "evidence_in_graph": None}
+    if placed is not None and views is not None:
+        out["evidence_view_observed"] = view_observed(placed[0], placed[1], views[0], width)
+    if graph is not None:
+        out["evidence_in_graph"] = in_graph(placed[0], placed[2], graph, width, height) if placed else False
+        out |= {
+            "graph_entities": len(graph.entities),
+            "graph_attributes": len(graph.attributes),
+            "graph_relations": len(graph.relations),
+            "graph_size": graph.size,
+            "graph_refused": graph.refused,
+        }
+    return out
