@@ -97,7 +97,7 @@ KINDS["arcgames"] = Kind(
     "agent_eval.benchmarks.arcgames.benchmark:ArcGames",
     ("none", "image", "python"),
     "agent_eval.benchmarks.arcgames.loader:is_games_dataset",
-    tool_names=("play", "recall", "inspect", "read_pixels", "read_notes", "write_note"),
+    tool_names=("play", "recall", "read_notes", "write_note"),
     data_help="ARC-AGI-3 games (the toolkit's environment_files/<game>/<version>/ layout)",
     modes_help="ARC-AGI-3 games: none (play only), image (play, recall, inspect, read_pixels), python (plus a shell "
     "over the frames)",
@@ -120,6 +120,7 @@ KINDS["arcgames"] = Kind(
             None,
             "ARC-AGI-3 games (VISTA's rung i): how play and recall show a frame: image, text (its 64x64 colour "
             "indices as hex digits) or both (default: image).",
+            unset="image",
         ),
         KindOption(
             "--level-actions",
@@ -136,6 +137,7 @@ KINDS["arcgames"] = Kind(
             None,
             "ARC-AGI-3 games (rung iv): on gives the agent GUIDE.md and WORKING.md through read_notes and "
             "write_note, in every tool mode, kept across sessions (default: off).",
+            unset="off",
         ),
         KindOption(
             "--context",
@@ -145,6 +147,7 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context) or handoff:TOKENS (its "
             "compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh session goes "
             "on from them; give --notes on) (default: native).",
+            unset="native",
         ),
         KindOption(
             "--pixel-readout",
@@ -153,6 +156,7 @@ KINDS["arcgames"] = Kind(
             None,
             "ARC-AGI-3 games (rung vi): off leaves read_pixels out of modes image and python, keeping recall and "
             "inspect (rung v) (default: on).",
+            unset="on",
         ),
     ),
     always_tools=("play",),
