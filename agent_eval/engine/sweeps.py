@@ -74,7 +74,7 @@ class Sweep:
     selection: dict = field(default_factory=dict)
     out_dir: Path = Path("results")
     # An axis of the kind's own options (benchmarks/registry.py, e.g. activeobs' world_model): one cell per
-    # mapping; [{}]: every cell at the kind's defaults.
+    # mapping and tool mode ("tools" in a mapping: for those modes only, as a ladder's rungs); [{}]: the defaults.
     kind_options: list[dict] = field(default_factory=lambda: [{}])
 
     def cells(self) -> list[RunConfig]:
@@ -83,6 +83,10 @@ class Sweep:
             for model, effort, tools, options in itertools.product(
                 entry["models"], entry.get("efforts") or [None], self.tools, self.kind_options
             ):
+                options = dict(options)
+                only = options.pop("tools", None)  # an entry for some tool modes only (a ladder's rung)
+                if only is not None and tools not in only:
+                    continue
                 configs.append(
                     RunConfig(
                         agent=entry["agent"],
@@ -220,7 +224,16 @@ def _kind_options(path: Path, node, value) -> list[dict]:
         raise SweepError(f"{_where(path, node)}: kind_options must be a list of mappings, e.g. [{{world_model: on}}]")
     out = []
     for index, options in enumerate(value):
-        unknown = [k for k in options if k not in known]
+        only = options.get("tools")
+        if only is not None:  # `tools:` in an entry: the cell exists for these tool modes only
+            only = [only] if isinstance(only, str) else only
+            if not isinstance(only, list) or not only or any(t not in TOOL_MODES for t in only):
+                raise SweepError(
+                    f"{_where(path, node.value[index])}: an entry's tools must be tool modes of the sweep "
+                    f"({', '.join(TOOL_MODES)}), got {options['tools']!r}"
+                )
+            options = {**options, "tools": only}
+        unknown = [k for k in options if k not in known and k != "tools"]
         if unknown:
             raise SweepError(
                 f"{_where(path, node.value[index])}: unknown kind option(s) {', '.join(unknown)}; "
@@ -228,7 +241,7 @@ def _kind_options(path: Path, node, value) -> list[dict]:
             )
         out.append(
             {
-                k: ("on" if v else "off") if isinstance(v, bool) and known[k][1].type is str else v
+                k: ("on" if v else "off") if k != "tools" and isinstance(v, bool) and known[k][1].type is str else v
                 for k, v in options.items()
             }
         )
@@ -246,7 +259,7 @@ def cell_name(config: RunConfig) -> str:
         for k, v in (config.kind_options or {}).items()
         if k not in known or v not in (known[k][1].default, known[k][1].unset)
     ]
-    return "-".join([config.run_name, *extra]).replace("/", "_")
+    return "-".join([config.run_name, *extra]).replace("/", "_").replace(":", "_")
 
 
 def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
@@ -254,8 +267,9 @@ def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
         title=f"sweep {sweep.name}: {len(sweep.cells())} cells, {n_items} items x {sweep.repeats} repeat(s)",
         title_justify="left",
     )
-    for column in ("cell", "agent runs", "already done", "to run"):
-        table.add_column(column, justify="left" if column == "cell" else "right")
+    table.add_column("cell", overflow="fold")  # a cell's name is long (its options): shown whole, folded
+    for column in ("agent runs", "already done", "to run"):
+        table.add_column(column, justify="right")
     total = done_total = 0
     for config in sweep.cells():
         store = RunStore(sweep.root / cell_name(config))

@@ -3,6 +3,7 @@ offered), frames reach the model as text on the text rung (no image anywhere), a
 through the harness's tools in mode none, every version kept."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +75,51 @@ def test_memory_without_pixel_readout_offers_recall_and_inspect_only(agent, game
     assert record.status == "ok" and record.correct, (record.status, record.error)
     assert {tuple(game_tools(r)) for r in mains} == {("inspect", "play", "recall")}
     assert outcome.store.read_manifest().config.kind_options["pixel_readout"] == "off"  # in the run's identity
+
+
+def test_the_ladder_runs_as_one_sweep_on_the_projects_own_game(tmp_path):
+    """sweeps/arcgames-ladder.yaml itself, both CLIs, on one of the project's own games (ae02, won by its known
+    sequence): every rung's cell runs, offers exactly its tool set, and consecutive rungs pair in compare."""
+    import os
+
+    from rich.console import Console
+
+    from agent_eval.agents.registry import scripted_environ
+    from agent_eval.benchmarks.arcgames.benchmark import ArcGames
+    from agent_eval.benchmarks.arcgames.games import WINNING
+    from agent_eval.datamodel.results import RunStore
+    from agent_eval.engine.sweeps import load_sweep, run_sweep
+    from support.agentrun import MODELS
+    from support.clirun import invoke
+
+    data = tmp_path / "games"
+    ArcGames().write_samples(data, seed=0, per_task=1, difficulty="")
+    sweep = load_sweep(Path(__file__).parents[2] / "sweeps" / "arcgames-ladder.yaml")
+    sweep.data, sweep.out_dir, sweep.selection, sweep.jobs = str(data), tmp_path / "out", {"ids": "ae02"}, 1
+    sweep.grid = [{**entry, "models": [MODELS[entry["agent"]]]} for entry in sweep.grid]  # the scripted models
+    sweep.timeout = 120
+    turns = plays(WINNING["ae02-v1"]) + [{"final": "<answer>DONE</answer>"}]
+    with ScriptedServer({"rules": [{"turns": turns}]}) as server:
+        environ = scripted_environ("claude-code", server.url) | scripted_environ("codex", server.url)
+        cells = run_sweep(sweep, Console(file=open(os.devnull, "w")), environ=environ, scripted_model=True)
+        offered = {tuple(game_tools(r)) for r in server.main_requests()}
+    assert len(cells) == 14
+    notes = ("read_notes", "write_note")
+    assert offered == {  # the rungs' tool sets, and no other
+        ("play",),
+        ("play", *notes),
+        ("inspect", "play", "read_notes", "recall", "write_note"),
+        ("inspect", "play", "read_notes", "read_pixels", "recall", "write_note"),
+    }
+    for agent in ("claude-code", "codex"):
+        rungs = [c for c in cells if c.name.startswith(agent)]
+        assert len(rungs) == 7
+        for cell in rungs:
+            (record,) = RunStore(cell).records()
+            assert record.status == "ok" and record.correct, (cell.name, record.status, record.error)
+        # each consecutive pair of rungs differs in one rung: compare pairs them (exit 0)
+        for lower, upper in zip(rungs, rungs[1:]):
+            shown = invoke("compare", lower, upper)
+            assert shown.exit_code == 0, (lower.name, upper.name, shown.output[-800:])
+        refused = invoke("compare", rungs[0], rungs[-1])  # base against (vi): many rungs apart
+        assert refused.exit_code != 0 and "more than the rung under study" in refused.output

@@ -28,6 +28,8 @@ def test_one_rung_apart_or_one_model_apart_is_paired():
     assert check_rungs([run(), run(observation="text")], ["A", "B"], force=False) == []
     assert check_rungs([run(), run(pixel_readout="off")], ["A", "B"], force=False) == []
     assert check_rungs([run(), run(model="m2")], ["A", "B"], force=False) == []  # a comparison of models
+    native, handoff = run(), run(context="handoff:150000", notes="on")  # VISTA's (iii) -> (iv): one step
+    assert check_rungs([native, handoff], ["A", "B"], force=False) == []
     assert check_rungs([run(tools="none"), run(tools="image", pixel_readout="off")], ["A", "B"], False) == []
     assert check_rungs([run(), run(tools="python")], ["A", "B"], force=False) == []  # one rung: the shell
 
@@ -35,7 +37,7 @@ def test_one_rung_apart_or_one_model_apart_is_paired():
 @pytest.mark.parametrize(
     "other,named",
     [
-        (run(observation="text", notes="on"), ["observation (i)", "notes (iv)"]),
+        (run(observation="text", notes="on"), ["observation (i)", "context and notes"]),
         (run(observation="text", model="m2"), ["observation (i)", "model (m1 vs m2)"]),
     ],
 )

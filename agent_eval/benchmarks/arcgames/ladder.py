@@ -70,8 +70,9 @@ class Ladder:
         return {
             "observation (i)": self.observation,
             "limits (ii)": (options.get("max_actions"), options.get("max_hours"), self.level_actions),
-            "context (iii)": f"handoff:{self.handoff_tokens}" if self.handoff_tokens else "native",
-            "notes (iv)": self.notes,
+            # VISTA's rung (iv) is notes with a hand-off before a fresh context: one step from (iii)'s native context
+            "context and notes (iii, iv)": (f"handoff:{self.handoff_tokens}" if self.handoff_tokens else "native")
+            + (" with notes" if self.notes else ""),
             "memory and inspection (v)": all(t in tools for t in MEMORY_TOOLS),
             "pixel readout (vi)": all(t in tools for t in PIXEL_TOOLS),
             "shell": mode == "python",
