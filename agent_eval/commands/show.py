@@ -132,6 +132,24 @@ def _print_step(
         console.print(_image_line(images, path, received))
 
 
+def _session_marks(transcript) -> dict[int, list[tuple[str, str]]]:
+    """Where, among the steps, each session after the first began and why, and where the CLI compacted its
+    context: step index -> lines to print before it."""
+    marks: dict[int, list[tuple[str, str]]] = {}
+    sessions = getattr(transcript, "sessions", None) or []
+    for session in sessions[1:] if len(sessions) > 1 else []:
+        what = "continued" if session.get("kind") == "resume" else "fresh"
+        line = f"session {session.get('n')} ({what}): {session.get('reason') or ''}"
+        marks.setdefault(int(session.get("first_step") or 0), []).append((line, "rule"))
+    for compaction in getattr(transcript, "compactions", None) or []:
+        line = (
+            f"the CLI compacted its context here ({compaction.get('trigger') or '?'}, "
+            f"{compaction.get('pre_tokens') or '?'} tokens before)"
+        )
+        marks.setdefault(int(compaction.get("at") or 0), []).append((line, "bold yellow"))
+    return marks
+
+
 def show_transcript(
     console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool, data: Path | None = None
 ) -> None:
@@ -168,7 +186,10 @@ def show_transcript(
             console.print(Text(f"  converted: {note}", style="cyan"))
         if original and original not in seen:
             console.print(Text(f"  image in the workdir: {images.describe(original)}", style="cyan"))
+        marks = _session_marks(transcript)
         for number, step in enumerate(transcript.steps, start=1):
+            for mark, style in marks.get(number - 1, []):
+                console.print(Rule(Text(mark, style="bold magenta")) if style == "rule" else Text(mark, style=style))
             _print_step(console, images, number, step, lines, full, received)
             seen += step.images
         if transcript.error:

@@ -77,6 +77,11 @@ class ItemRecord:
     attempts: int = 1
     retries: list[dict] = field(default_factory=list)  # one entry per retried attempt: status, error, wait
     api_retries: list = field(default_factory=list)  # HTTP statuses the CLI itself retried on (last attempt)
+    # The agent's sessions on the item (more than 1: it went on after a restart of the harness, or a hand-off),
+    # the hand-offs among them, and the compactions the CLI made of its own context.
+    sessions: int = 1
+    handoffs: int = 0
+    compactions: int = 0
     metrics: dict = field(default_factory=dict)  # benchmark-specific grades (e.g. evidence, combined)
     started_at: str | None = None
     finished_at: str | None = None

@@ -19,6 +19,7 @@ from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
 from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.gateway import Gateway, Redactor, apply_spend, record_item
 from agent_eval.engine.process import run_process
@@ -150,6 +151,10 @@ def _attempt_in_setup(
     record.provider_wait_s = result.held_s
     record.transcript = str(item_dir.transcript.relative_to(run_root))
     record.image_conversions = list(setup.conversions)
+    sessions = read_sessions(item_dir.root)
+    record.sessions = max(1, len(sessions))
+    record.handoffs = sum(s.reason.startswith("hand-off") for s in sessions)
+    record.compactions = len(getattr(transcript, "compactions", None) or [])
     record.started_at, record.finished_at = started_at, now_iso()
     return record
 
