@@ -28,7 +28,7 @@ from pathlib import Path
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder
 from agent_eval.agents.seen_images import SeenImages
-from agent_eval.agents.sessions import join, split_sessions
+from agent_eval.agents.sessions import SESSION_MARKER, join, split_sessions
 from agent_eval.datamodel.records import Usage
 from agent_eval.datamodel.transcript import Step, Transcript
 
@@ -43,6 +43,9 @@ KNOWN_TYPES = {
     "item.completed",
 }
 _STATUS_IN_TEXT = re.compile(r"\b(400|401|403|404|422|429|500|502|503|529)\b")
+# How a turn ends when the API refuses the request as longer than the model's window (its error code
+# context_length_exceeded); Codex does not compact then, whatever its settings.
+OUT_OF_ROOM = "Codex ran out of room in the model's context window"
 
 
 def _mcp_result(item: dict, seen: SeenImages) -> tuple[str, list[str], bool]:
@@ -177,10 +180,16 @@ def merge_entries(transcript: Transcript, entries: list[dict], item_dir: Path) -
     """`merge_rollout` on some of a rollout's entries (one session's turn)."""
     seen = SeenImages(item_dir)
     calls, outputs, responses = [], {}, 0
+    compacted: list[tuple[int, int | None]] = []  # (tool calls before it, the last response's tokens)
+    last_tokens = None
     for entry in entries:
         payload = entry.get("payload") or {}
         if entry.get("type") == "token_usage_record":
             responses += 1
+        elif entry.get("type") == "event_msg" and payload.get("type") == "token_count":
+            last_tokens = ((payload.get("info") or {}).get("last_token_usage") or {}).get("total_tokens", last_tokens)
+        elif entry.get("type") == "compacted":
+            compacted.append((len(calls), last_tokens))
         elif entry.get("type") == "response_item" and payload.get("type") == "function_call":
             calls.append(payload)
         elif entry.get("type") == "response_item" and payload.get("type") == "function_call_output":
@@ -219,6 +228,13 @@ def merge_entries(transcript: Transcript, entries: list[dict], item_dir: Path) -
         ]
         transcript.steps[position:position] = steps
         position += len(steps)
+    for before, tokens in compacted:
+        # `--json` does not report a compaction: the rollout's `compacted` entry (written after the summary)
+        # places it after the results of the tool calls before it. Codex's exec has no manual compaction.
+        at = 0
+        for _ in range(before):
+            at = _after_next_call(transcript.steps, at)
+        transcript.compactions.append({"at": at, "trigger": "auto", "pre_tokens": tokens, "session": 1})
 
 
 def _after_next_call(steps: list[Step], start: int) -> int:
@@ -349,3 +365,13 @@ def parse_codex_sessions(events: list[dict], item_dir: Path) -> Transcript | Non
             running[thread] = _usage_of(completed[-1])
         joined.append((part.entry(position, thread), transcript))
     return join("codex", joined)
+
+
+def ran_out_of_context(events: list[dict]) -> bool:
+    """Whether the (last) session's turn failed because the model's context window was full."""
+    last = next(
+        (e for e in reversed(events) if e.get("type") in ("turn.failed", "turn.completed", SESSION_MARKER)), None
+    )
+    return bool(
+        last and last.get("type") == "turn.failed" and OUT_OF_ROOM in ((last.get("error") or {}).get("message") or "")
+    )
