@@ -180,16 +180,16 @@ def merge_entries(transcript: Transcript, entries: list[dict], item_dir: Path) -
     """`merge_rollout` on some of a rollout's entries (one session's turn)."""
     seen = SeenImages(item_dir)
     calls, outputs, responses = [], {}, 0
-    compacted: list[tuple[int, int | None]] = []  # (tool calls before it, the last response's tokens)
-    last_tokens = None
+    compacted: list[tuple[int, int | None]] = []  # (tool calls before it, the context's tokens before it)
+    totals: list[int | None] = []  # each response's total tokens
     for entry in entries:
         payload = entry.get("payload") or {}
         if entry.get("type") == "token_usage_record":
             responses += 1
-        elif entry.get("type") == "event_msg" and payload.get("type") == "token_count":
-            last_tokens = ((payload.get("info") or {}).get("last_token_usage") or {}).get("total_tokens", last_tokens)
+            totals.append((payload.get("usage") or {}).get("total_tokens"))
         elif entry.get("type") == "compacted":
-            compacted.append((len(calls), last_tokens))
+            # the last response was the summary; the one before it is what made Codex compact
+            compacted.append((len(calls), totals[-2] if len(totals) > 1 else None))
         elif entry.get("type") == "response_item" and payload.get("type") == "function_call":
             calls.append(payload)
         elif entry.get("type") == "response_item" and payload.get("type") == "function_call_output":
