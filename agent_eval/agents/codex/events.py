@@ -8,7 +8,8 @@ steps. An API failure arrives as text: often the API's JSON error body, with no 
 experiencing high demand..."): agents/failures.py classifies that text. `--json` leaves out view_image calls and the
 number of model responses: `merge_rollout`
 takes both from Codex's session log (the rollout file in the private CODEX_HOME); without it,
-num_turns falls back to tool rounds + 1. Unknown event types are counted, never fatal.
+num_turns falls back to tool rounds + 1. `--json` says nothing of a compaction either: the rollout's
+`compacted` entries are recorded in `Transcript.compactions`. Unknown event types are counted, never fatal.
 
 Several sessions in one stream (agents/sessions.py): `parse_codex_sessions`. Item ids restart at
 item_0 in every `exec`, so a later session's call ids get its number in front. `turn.completed`'s usage
