@@ -79,7 +79,9 @@ def join(agent: str, parts: list[tuple[dict, Transcript]]) -> Transcript:
     """One Transcript of sessions parsed one by one (entry: the session as `SessionEvents.entry` gives it)."""
     whole = Transcript(agent=agent)
     for entry, part in parts:
-        whole.sessions.append({**entry, "first_step": len(whole.steps)})
+        first = len(whole.steps)
+        whole.sessions.append({**entry, "first_step": first})
+        whole.compactions += [{**c, "at": c["at"] + first, "session": entry["n"]} for c in part.compactions]
         whole.steps += part.steps
         whole.usage = add_usage(whole.usage, part.usage)
         _add_models(whole.usage_by_model, part.usage_by_model)

@@ -73,6 +73,9 @@ class Transcript:
     # The CLI sessions, in order, when the item ran in more than one process (agents/sessions.py): each
     # {n, kind ("new"/"resume"), reason, session_id, at, first_step (index in steps)}; [] for one session.
     sessions: list[dict] = field(default_factory=list)
+    # The CLI's own context compactions, in order: each {at (index in steps of the step it came before),
+    # trigger ("auto" / "manual"), pre_tokens (the context's size before it, as the CLI counted), session (n)}.
+    compactions: list[dict] = field(default_factory=list)
     extra: dict = field(default_factory=dict)  # keys of a newer steps.json this version does not know: kept
     schema_version: int = TRANSCRIPT_SCHEMA_VERSION
 

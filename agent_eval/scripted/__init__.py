@@ -82,6 +82,18 @@ Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main re
       concurrency: 4       # a provider's concurrency limit, on every model request (main and side):
                            # one beyond 4 in flight gets 429 (with `retry-after` when given)
 
+A turn may instead be an API error, answered each time that turn is due (e.g. the context window is full)::
+
+      - fail: {status: 400, message: "prompt is too long: 250000 tokens > 200000 maximum"}
+      - fail: {status: 400, code: context_length_exceeded, message: "Your input exceeds ..."}  # Responses
+
+Compaction: a request whose last user message is a CLI's own summary request (Claude Code's "create a
+detailed summary of the conversation so far", Codex's "CONTEXT CHECKPOINT COMPACTION") is recorded with
+``kind="compaction"`` and answered with a text summary: the user's messages so far and the line
+``SCRIPTED-SUMMARY: N tool results so far.``; it plays no turn and meets no fault. A request counts the tool
+results after the last such line plus N, so the script goes on where it was once the CLI has dropped its
+earlier turns.
+
 Side requests: Claude Code's background requests (session title; no tools, no tool
 results, no agent environment block, a system prompt about a title) get a harmless text
 answer, are recorded with ``kind="side"`` and never advance a script or a fault counter.
@@ -108,7 +120,7 @@ API::
 
     with ScriptedServer(scenario, log_path=None) as srv:   # 127.0.0.1, free port, thread
         srv.url                       # http://127.0.0.1:PORT
-        srv.requests                  # [RecordedRequest]; .main_requests() .side_requests()
+        srv.requests                  # [RecordedRequest]; .main_requests() .side_requests() .compaction_requests()
         offered_tool_names(req); has_image(req); prompt_text(req); conversation(req)
 
 Command line: ``python -m agent_eval.scripted --scenario FILE [--port N] [--log FILE]``

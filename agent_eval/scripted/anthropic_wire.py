@@ -7,7 +7,13 @@ import re
 import uuid
 from typing import Any, Iterator
 
-from agent_eval.scripted.conversation import Conversation, OfferedTool, ResolvedCall
+from agent_eval.scripted.conversation import (
+    Conversation,
+    OfferedTool,
+    ResolvedCall,
+    ResultCounter,
+    is_compaction_prompt,
+)
 
 # Fixed usage of every answer, so tests can check usage parsing.
 USAGE_START = {"input_tokens": 100, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 40}
@@ -55,7 +61,10 @@ def parse(body: dict[str, Any]) -> Conversation:
     conv = Conversation(api="anthropic")
     conv.system = _text_of(body.get("system"))
     prompt: list[str] = []
-    for msg in body.get("messages") or []:
+    results = ResultCounter()
+    messages = body.get("messages") or []
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    for position, msg in enumerate(messages):
         content = msg.get("content")
         if msg.get("role") == "system":  # mid-conversation system turns
             conv.system += "\n" + _text_of(content)
@@ -69,10 +78,16 @@ def parse(body: dict[str, Any]) -> Conversation:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_result":
-                conv.n_results += 1
+                results.result()
                 conv.last_output = _text_of(block.get("content"))
             elif block.get("type") == "text":
-                prompt.append(block.get("text", ""))
+                text = block.get("text", "")
+                if position == last_user and is_compaction_prompt(text):
+                    conv.compaction = True  # the summary request: its instruction is no user's word
+                    continue
+                results.text(text)
+                prompt.append(text)
+    conv.n_results = results.total
     conv.prompt = "\n".join(prompt)
     for tool in body.get("tools") or []:
         if tool.get("defer_loading"):  # e.g. DeferredToolPlaceholder: not callable
@@ -230,7 +245,7 @@ def truncated_events(model: str) -> Iterator[bytes]:
     )
 
 
-def error_body(status: int, message: str | None = None) -> dict[str, Any]:
+def error_body(status: int, message: str | None = None, code: str | None = None) -> dict[str, Any]:
     kind = ERROR_TYPES.get(status, "api_error")
     return {"type": "error", "error": {"type": kind, "message": message or f"scripted fault: HTTP {status} ({kind})"}}
 

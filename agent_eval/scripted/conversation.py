@@ -58,6 +58,52 @@ class Conversation:
     cwd: str | None = None  # working directory the CLI told the model
     system: str = ""  # system / developer text (for side-request checks)
     nested_tools: list[str] = field(default_factory=list)  # Codex code mode: tools reachable from `exec`
+    compaction: bool = False  # the CLI asks for a summary of the conversation (its own context compaction)
+
+
+# The CLIs' own compaction: the request that asks the model for a summary (its last user text), and the
+# marker the scripted summary carries so that the script goes on where it was once the earlier turns are gone.
+COMPACTION_PROMPTS = (
+    "Your task is to create a detailed summary of the conversation so far",  # Claude Code 2.1.332
+    "You are performing a CONTEXT CHECKPOINT COMPACTION",  # Codex 0.171.0
+)
+SUMMARY_MARKER = re.compile(r"SCRIPTED-SUMMARY: (\d+) tool results so far\.")
+
+
+def is_compaction_prompt(text: str) -> bool:
+    return any(prompt in text for prompt in COMPACTION_PROMPTS)
+
+
+def summary_text(conv: "Conversation") -> str:
+    """The scripted answer to a compaction request: the user's messages (what a summary must keep, and what
+    the scenario's rules match) and how many tool results the conversation had, which the next requests
+    count on from (`ResultCounter`)."""
+    said = SUMMARY_MARKER.sub("", conv.prompt).strip()
+    return (
+        "<analysis>scripted summary</analysis>\n<summary>\nThe user's messages so far:\n"
+        f"{said}\n\nSCRIPTED-SUMMARY: {conv.n_results} tool results so far.\n</summary>"
+    )
+
+
+@dataclass
+class ResultCounter:
+    """Tool results in a conversation, in order: the last scripted summary's count, plus the results after
+    it (a compacted conversation keeps only its most recent turns, or none)."""
+
+    before: int = 0
+    since: int = 0
+
+    def result(self) -> None:
+        self.since += 1
+
+    def text(self, text: str) -> None:
+        found = SUMMARY_MARKER.findall(text)
+        if found:
+            self.before, self.since = int(found[-1]), 0
+
+    @property
+    def total(self) -> int:
+        return self.before + self.since
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,13 @@ import re
 import uuid
 from typing import Any, Iterator
 
-from agent_eval.scripted.conversation import Conversation, OfferedTool, ResolvedCall
+from agent_eval.scripted.conversation import (
+    Conversation,
+    OfferedTool,
+    ResolvedCall,
+    ResultCounter,
+    is_compaction_prompt,
+)
 
 # Fixed usage of every answer, so tests can check usage parsing.
 USAGE = {
@@ -71,10 +77,16 @@ def parse(body: dict[str, Any]) -> Conversation:
     conv.system = _content_text(body.get("instructions"))
     _walk_tools(body.get("tools"), None, conv.tools, conv.nested_tools)
     prompt: list[str] = []
+    results = ResultCounter()
     items = body.get("input")
     if isinstance(items, str):
         items = [{"type": "message", "role": "user", "content": items}]
-    for item in items or []:
+    items = items or []
+    last_user = max(
+        (i for i, item in enumerate(items) if item.get("type", "message") == "message" and item.get("role") == "user"),
+        default=-1,
+    )
+    for position, item in enumerate(items):
         kind = item.get("type", "message")
         if kind == "additional_tools":  # "responses lite" models: tools ride in input
             _walk_tools(item.get("tools"), None, conv.tools, conv.nested_tools)
@@ -83,15 +95,21 @@ def parse(body: dict[str, Any]) -> Conversation:
             if _has_image(content):
                 conv.has_image = True
             if item.get("role") == "user":
-                prompt.append(_content_text(content))
+                text = _content_text(content)
+                if position == last_user and is_compaction_prompt(text):
+                    conv.compaction = True  # the summary request: its instruction is no user's word
+                    continue
+                results.text(text)
+                prompt.append(text)
             elif item.get("role") in ("developer", "system"):
                 conv.system += "\n" + _content_text(content)
         elif kind in RESULT_TYPES:
-            conv.n_results += 1
+            results.result()
             output = item.get("output")
             conv.last_output = _content_text(output, sep="")  # pieces of one output
             if _has_image(output):
                 conv.has_image = True
+    conv.n_results = results.total
     conv.prompt = "\n".join(prompt)
     found = _CWD.search(conv.prompt)
     conv.cwd = found.group(1).strip() if found else None
@@ -316,10 +334,10 @@ def truncated_events(model: str) -> Iterator[bytes]:
     )
 
 
-def error_body(status: int, message: str | None = None) -> dict[str, Any]:
-    code = ERROR_CODES.get(status, "server_error")
-    message = message or f"scripted fault: HTTP {status} ({code})"
-    return {"error": {"message": message, "type": code, "param": None, "code": code}}
+def error_body(status: int, message: str | None = None, code: str | None = None) -> dict[str, Any]:
+    kind = ERROR_CODES.get(status, "server_error")
+    message = message or f"scripted fault: HTTP {status} ({kind})"
+    return {"error": {"message": message, "type": kind, "param": None, "code": code or kind}}
 
 
 def models_body(models: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -25,10 +25,20 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """An API error as a turn's answer (e.g. the context window is full), each time that turn is due."""
+
+    status: int
+    message: str | None = None
+    code: str | None = None  # Responses: the error's `code` (Anthropic words the error by status alone)
+
+
+@dataclass(frozen=True)
 class Turn:
     say: str = ""  # text before the calls (or the whole answer of a final turn)
     calls: tuple[Call, ...] = ()  # empty: this is a final turn
     final: str | None = None
+    fail: Failure | None = None  # answer this API error instead (a turn that ends the script, like a final one)
 
     @property
     def is_final(self) -> bool:
@@ -133,9 +143,13 @@ def _turn(raw: Any, where: str) -> Turn:
         return Turn(final=raw)
     if not isinstance(raw, dict):
         raise ScenarioError(f"{where}: a turn is a mapping or a string (final text)")
-    unknown = set(raw) - {"say", "call", "input", "calls", "final"}
+    unknown = set(raw) - {"say", "call", "input", "calls", "final", "fail"}
     if unknown:
         raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}")
+    if "fail" in raw:
+        if set(raw) != {"fail"}:
+            raise ScenarioError(f"{where}: a `fail` turn has nothing else")
+        return Turn(fail=_failure(raw["fail"], f"{where}.fail"))
     calls: list[Call] = []
     if "call" in raw:
         calls.append(_call({"call": raw["call"], "input": raw.get("input", {})}, where))
@@ -147,6 +161,13 @@ def _turn(raw: Any, where: str) -> Turn:
     if not calls and final is None:
         raise ScenarioError(f"{where}: a turn needs `call`, `calls` or `final`")
     return Turn(say=str(raw.get("say") or ""), calls=tuple(calls), final=None if final is None else str(final))
+
+
+def _failure(raw: Any, where: str) -> Failure:
+    if not isinstance(raw, dict) or raw.get("status") not in FAULT_STATUSES or set(raw) - {"status", "message", "code"}:
+        raise ScenarioError(f"{where}: {{status: one of {FAULT_STATUSES}, message: <text>, code: <error code>}}")
+    text = {k: None if raw.get(k) is None else str(raw[k]) for k in ("message", "code")}
+    return Failure(raw["status"], text["message"], text["code"])
 
 
 def _rule(raw: Any, where: str) -> Rule:

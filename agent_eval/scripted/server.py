@@ -16,8 +16,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agent_eval.scripted import anthropic_wire, responses_wire
-from agent_eval.scripted.conversation import Conversation, NotOffered, ResolvedCall, fill, fill_input, resolve_call
-from agent_eval.scripted.scenario import Faults, Scenario, load_scenario, parse_faults
+from agent_eval.scripted.conversation import (
+    Conversation,
+    NotOffered,
+    ResolvedCall,
+    fill,
+    fill_input,
+    resolve_call,
+    summary_text,
+)
+from agent_eval.scripted.scenario import Failure, Faults, Scenario, load_scenario, parse_faults
 
 SIDE_REPLY = "Scripted session"
 SECRET_HEADERS = {"authorization", "x-api-key", "cookie", "proxy-authorization", "chatgpt-account-id"}
@@ -35,7 +43,7 @@ class RecordedRequest:
     headers: dict[str, str]  # secrets removed
     body: Any  # parsed JSON (None if empty / not JSON)
     api: str | None = None  # "anthropic" | "responses" | None
-    kind: str = "other"  # main | side | judge | count_tokens | probe | models | over_limit | other
+    kind: str = "other"  # main | side | compaction | judge | count_tokens | probe | models | over_limit | other
     rule: int | None = None  # index of the matched scenario rule
     turn: int | None = None  # index of the turn played
     outcome: str = ""  # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
@@ -262,8 +270,26 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self._judge(rec, body, conv):
             return
+        if conv.compaction:
+            self._summary(rec, body, conv)
+            return
         rec.kind = "main"
         self._main(rec, body, conv)
+
+    def _summary(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> None:
+        """The CLI's own context compaction asks for a summary: a scripted one (conversation.summary_text),
+        with the default usage; like a side request it neither plays a turn nor meets a fault."""
+        rec.kind, rec.outcome = "compaction", "summary"
+        wire = anthropic_wire if rec.api == "anthropic" else responses_wire
+        rec.usage = json.loads(json.dumps(wire.USAGE))
+        model = body.get("model") or "scripted"
+        text = summary_text(conv)
+        if not body.get("stream"):
+            self._send_json(200, wire.message_body(model, text))
+        elif rec.api == "anthropic":
+            self._sse(anthropic_wire.events(model, text, []))
+        else:
+            self._sse(responses_wire.events(model, text, []))
 
     def _judge(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> bool:
         """A judge request from the harness (not streamed, matched by a `judge` rule): one plain answer."""
@@ -314,7 +340,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self._chunk(event)
             self._abort()
             return
-        text, calls, custom = self._plan(rec, conv)
+        text, calls, custom, failure = self._plan(rec, conv)
+        if failure is not None:
+            rec.status = failure.status
+            self._send_json(failure.status, wire.error_body(failure.status, failure.message, failure.code))
+            return
         rule = state.scenario.rules[rec.rule] if rec.rule is not None else None
         usage = rule.usage_for(rec.api, rec.turn or 0) if rule is not None else None
         rec.usage = usage or json.loads(json.dumps(wire.USAGE))
@@ -325,8 +355,11 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._sse(responses_wire.events(model, text, calls, custom, usage))
 
-    def _plan(self, rec: RecordedRequest, conv: Conversation) -> tuple[str, list[ResolvedCall], set[str]]:
-        """Pick the rule and turn for this request; return (text, calls, custom tool names)."""
+    def _plan(
+        self, rec: RecordedRequest, conv: Conversation
+    ) -> tuple[str, list[ResolvedCall], set[str], Failure | None]:
+        """Pick the rule and turn for this request; return (text, calls, custom tool names, the API error
+        to answer instead)."""
         rule_index, rule = next(
             ((i, r) for i, r in enumerate(self.state.scenario.rules) if r.match is None or r.match.search(conv.prompt)),
             (None, None),
@@ -334,16 +367,19 @@ class _Handler(BaseHTTPRequestHandler):
         rec.rule = rule_index
         if rule is None:
             rec.outcome = "scripted-error"
-            return "SCRIPTED-ERROR: no scenario rule matches the prompt", [], set()
+            return "SCRIPTED-ERROR: no scenario rule matches the prompt", [], set(), None
         turn_index, turn = rule.turn_for(conv.n_results)
         rec.turn = turn_index
         if turn is None:
             rec.outcome = "scripted-error"
-            return f"SCRIPTED-ERROR: scenario exhausted after {conv.n_results} tool results", [], set()
+            return f"SCRIPTED-ERROR: scenario exhausted after {conv.n_results} tool results", [], set(), None
+        if turn.fail is not None:
+            rec.outcome = f"fail:{turn.fail.status}"
+            return "", [], set(), turn.fail
         if turn.is_final:
             rec.outcome = "final"
             text = fill(turn.say + (turn.final or ""), conv)
-            return text, [], set()
+            return text, [], set(), None
         calls: list[ResolvedCall] = []
         try:
             for call in turn.calls:
@@ -351,10 +387,10 @@ class _Handler(BaseHTTPRequestHandler):
                 calls.append(resolve_call(filled, conv))
         except NotOffered as exc:
             rec.outcome = "scripted-error"
-            return f"SCRIPTED-ERROR: {exc}", [], set()
+            return f"SCRIPTED-ERROR: {exc}", [], set(), None
         rec.outcome = "call:" + ",".join(c.name for c in calls)
         custom = {t.name for t in conv.tools if t.kind == "custom"}
-        return fill(turn.say, conv), calls, custom
+        return fill(turn.say, conv), calls, custom, None
 
 
 class ScriptedServer:
@@ -444,6 +480,10 @@ class ScriptedServer:
 
     def side_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == "side"]
+
+    def compaction_requests(self) -> list[RecordedRequest]:
+        """The CLI's own compaction asking for a summary (answered with a scripted one)."""
+        return [r for r in self.requests if r.kind == "compaction"]
 
     def judge_requests(self) -> list[RecordedRequest]:
         """The harness's judge calls (model-graded scoring) the scenario's `judge` rules answered."""

@@ -110,14 +110,15 @@ def test_claude_usage_falls_back_to_usage_with_thinking_tokens(tmp_path):
 def test_unknown_system_subtypes_and_event_types_are_counted(tmp_path):
     events = [
         {"type": "system", "subtype": "init"},
-        {"type": "system", "subtype": "compact_boundary"},
+        {"type": "system", "subtype": "compact_boundary"},  # known: recorded as a compaction
         {"type": "system", "subtype": "hook_response"},
         {"type": "system", "subtype": "hook_response"},
         {"type": "tool_progress"},
         claude_result(),
     ]
     t = parse_claude_events(events, tmp_path)
-    assert t.unknown_events == {"system/compact_boundary": 1, "system/hook_response": 2, "tool_progress": 1}
+    assert t.unknown_events == {"system/hook_response": 2, "tool_progress": 1}
+    assert [(c["trigger"], c["pre_tokens"]) for c in t.compactions] == [(None, None)]
 
 
 @pytest.mark.parametrize(

@@ -502,6 +502,90 @@ def test_responses_image_prompt_detected():
     assert has_image(req) and "count the dots" in prompt_text(req)
 
 
+# ---- the CLIs' own compaction, and turns that fail ---------------------------------------
+
+CLAUDE_SUMMARY_ASK = (
+    "CRITICAL: Respond with TEXT ONLY. ...\nYour task is to create a detailed summary of the conversation so far, ..."
+)
+CODEX_SUMMARY_ASK = "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary for another LLM ..."
+THREE_CALLS = {
+    "rules": [
+        {
+            "match": "count the",
+            "turns": [{"call": "shell", "input": {"command": f"echo {n}"}} for n in (1, 2, 3)]
+            + [{"fail": {"status": 400, "code": "context_length_exceeded", "message": "too long"}}],
+        }
+    ],
+    "faults": {"status": 429, "match": "count the"},  # every main request of this rule is refused ...
+}
+
+
+def test_claudes_summary_request_gets_a_summary_and_the_script_goes_on_after_it():
+    # Claude Code asks in the last user message, after the tool results the summary is to cover
+    ask = tool_round("hi") + [{"role": "user", "content": [{"type": "text", "text": CLAUDE_SUMMARY_ASK}]}]
+    with ScriptedServer(THREE_CALLS, faults={}) as srv:
+        _, _, raw = post(srv.url, "/v1/messages", anthropic_body(ask))
+        summary = anthropic_result(sse(raw))
+        # after it: the summary as the first user message, then the turns it did not cover, kept verbatim
+        after = [
+            {"role": "user", "content": "This session is being continued ...\n\n" + summary[0]},
+            ENV_BLOCK,
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "2"}]},
+        ]
+        _, _, raw = post(srv.url, "/v1/messages", anthropic_body(after))
+        kinds = [(r.kind, r.outcome) for r in srv.requests]
+        summary_request = srv.compaction_requests()[0]
+    assert summary[1] == [] and summary[2] == "end_turn"  # text only
+    assert "SCRIPTED-SUMMARY: 1 tool results so far." in summary[0] and "count the dots" in summary[0]
+    assert CLAUDE_SUMMARY_ASK not in summary[0] and prompt_text(summary_request) == "count the dots"
+    assert kinds == [("compaction", "summary"), ("main", "call:Bash")]
+    assert anthropic_result(sse(raw))[1][0]["input"] == {"command": "echo 3"}  # 1 summarised + 1 kept: turn 3
+
+
+def test_codex_summary_request_counts_on_from_an_earlier_summary_and_meets_no_fault():
+    earlier = "Another language model started to solve this problem ...\nSCRIPTED-SUMMARY: 1 tool results so far."
+    items = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": earlier}]},
+        {"type": "function_call", "call_id": "c2", "name": "exec_command", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c2", "output": "2"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": CODEX_SUMMARY_ASK}]},
+    ]
+    with ScriptedServer(THREE_CALLS) as srv:
+        _, _, raw = post(srv.url, "/v1/responses", responses_body(items, tools=()))  # Codex offers no tools then
+        summary = responses_result(sse(raw))[0]
+        after = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": summary}]}]
+        refused = post(srv.url, "/v1/responses", responses_body(after))
+    assert summary.count("SCRIPTED-SUMMARY") == 1 and "SCRIPTED-SUMMARY: 2 tool results so far." in summary
+    assert refused[0] == 429  # the faults are the main requests', never the summary's
+    assert [r.kind for r in srv.requests] == ["compaction", "main"]
+
+
+def test_a_summary_ask_earlier_in_the_conversation_is_no_summary_request():
+    items = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": CODEX_SUMMARY_ASK}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "count the dots"}]},
+    ]
+    with ScriptedServer(THREE_CALLS, faults={}) as srv:
+        post(srv.url, "/v1/responses", responses_body(items))
+    assert srv.requests[0].kind == "main" and srv.requests[0].outcome == "call:exec_command"
+
+
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/responses"])
+def test_a_fail_turn_answers_its_api_error_each_time_it_is_due(path):
+    messages = tool_round("1")
+    messages[-1]["content"] += [{"type": "tool_result", "tool_use_id": "t", "content": n} for n in ("2", "3")]
+    items = [{"type": "function_call_output", "call_id": f"c{n}", "output": str(n)} for n in (1, 2, 3)]
+    body = anthropic_body(messages) if path == "/v1/messages" else responses_body(items)
+    with ScriptedServer(THREE_CALLS, faults={}) as srv:
+        answers = [post(srv.url, path, body) for _ in range(2)]
+    assert [a[0] for a in answers] == [400, 400] and [r.outcome for r in srv.requests] == ["fail:400"] * 2
+    error = json.loads(answers[0][2])["error"]
+    assert error["message"] == "too long" and error["type"] == "invalid_request_error"
+    if path == "/v1/responses":
+        assert error["code"] == "context_length_exceeded"
+
+
 # ---- faults ---------------------------------------------------------------------------
 
 
@@ -632,6 +716,9 @@ def test_chunked_request_body():
         {"turns": ["x"], "faults": {"status": 500, "hang": True}},
         {"turns": ["x"], "bogus": 1},
         {"turns": ["x"], "faults": {"status": 500, "match": "("}},
+        {"turns": [{"fail": {"status": 418}}]},
+        {"turns": [{"fail": {"status": 400}, "say": "x"}]},
+        {"turns": [{"fail": {"status": 400, "bogus": 1}}]},
     ],
 )
 def test_bad_scenarios_are_rejected(bad):

@@ -28,6 +28,7 @@ from agent_eval.agents.claude_code import login, session_file
 from agent_eval.agents.claude_code.events import (
     inline_images_from_session,
     parse_claude_sessions,
+    ran_out_of_context,
     session_id_of,
 )
 from agent_eval.agents.seen_images import SeenImages
@@ -39,6 +40,9 @@ LOGIN_FILE = Path(".claude") / ".credentials.json"
 AUTH_STATUSES = {401: "auth_error", 403: "auth_error"}
 RATE_STATUSES = (429, 529)
 MAX_RATE_RETRIES = 4  # Claude's own retries before we stop it and back off ourselves
+# The CLI's own compaction off, before the window (proactive) and on the API's "prompt is too long" (reactive):
+# a full context then ends the session with "Prompt is too long" (docs/cli-notes.md, "Context compaction").
+COMPACTION_OFF = {"DISABLE_AUTO_COMPACT": "1"}
 
 
 def _mcp_entry(server: McpServer) -> dict:
@@ -140,6 +144,8 @@ class ClaudeCode(Agent):
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             }
         )
+        if not ctx.auto_compact:
+            env |= COMPACTION_OFF
         return Invocation(argv=argv, env=env, stdin=self._first_message(ctx))
 
     @staticmethod
@@ -167,6 +173,9 @@ class ClaudeCode(Agent):
 
     def new_session_id(self) -> str | None:
         return str(uuid.uuid4())  # --session-id wants a UUID
+
+    def ran_out_of_context(self, events: list[dict]) -> bool:
+        return ran_out_of_context(events)
 
     def session_id_of(self, events: list[dict]) -> str | None:
         return session_id_of(events)

@@ -1,6 +1,7 @@
 """Claude Code `--output-format stream-json` events -> the normalised Transcript.
 
-Events: system/init, system/api_retry (other system subtypes are counted), assistant (text,
+Events: system/init, system/api_retry, system/compact_boundary (the CLI compacted its context: recorded in
+`Transcript.compactions`; other system subtypes are counted), assistant (text,
 thinking, tool_use blocks), user (tool_result blocks, text or image content), result (final text,
 is_error, api_error_status, num_turns, total_cost_usd, usage, modelUsage). A failed API call can
 arrive as subtype "success" with is_error true, so both are checked, and a final text that is the
@@ -31,7 +32,11 @@ from agent_eval.datamodel.records import Usage
 from agent_eval.datamodel.transcript import Step, Transcript
 
 KNOWN_TYPES = {"system", "assistant", "user", "result", "stream_event", "rate_limit_event"}
-KNOWN_SYSTEM_SUBTYPES = {"init", "api_retry"}
+KNOWN_SYSTEM_SUBTYPES = {"init", "api_retry", "compact_boundary"}
+# A session that ended because the context was full (docs/cli-notes.md, "Context compaction"): the result's
+# terminal_reason when compaction is off (blocking_limit: refused before sending; prompt_too_long: the API
+# refused), or its api_error when compacting could not make room (autocompact_thrashing).
+OUT_OF_CONTEXT = {"blocking_limit", "prompt_too_long", "autocompact_thrashing"}
 HIDDEN_THINKING = "(thinking: the CLI logged only a signature, no text)"
 
 
@@ -65,6 +70,16 @@ def parse_claude_events(events: list[dict], item_dir: Path, times: list[float] |
             continue
         if kind == "system" and event.get("subtype") == "api_retry":
             transcript.api_retries.append(event.get("error_status"))
+        elif kind == "system" and event.get("subtype") == "compact_boundary":
+            metadata = event.get("compact_metadata") or {}
+            transcript.compactions.append(
+                {
+                    "at": len(transcript.steps),
+                    "trigger": metadata.get("trigger"),
+                    "pre_tokens": metadata.get("pre_tokens"),
+                    "session": 1,
+                }
+            )
         elif kind == "system" and event.get("subtype") not in KNOWN_SYSTEM_SUBTYPES:
             _count(transcript, f"system/{event.get('subtype')}")
         elif kind == "assistant":
@@ -304,3 +319,14 @@ def inline_images_from_session(item_dir: Path, seen: SeenImages) -> list[str]:
                     if p
                 ]
     return []
+
+
+def ran_out_of_context(events: list[dict]) -> bool:
+    """Whether the (last) session's result says the model's context was full ("Prompt is too long", or
+    compaction thrashing), not the agent's failure."""
+    result = next((e for e in reversed(events) if e.get("type") in ("result", SESSION_MARKER)), None)
+    if result is None or result.get("type") != "result" or not result.get("is_error"):
+        return False
+    return bool({result.get("terminal_reason"), result.get("api_error")} & OUT_OF_CONTEXT) or (
+        result.get("result") or ""
+    ).startswith("Prompt is too long")

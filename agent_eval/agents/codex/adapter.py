@@ -33,6 +33,7 @@ from agent_eval.agents.codex.events import (
     merge_rollout,
     parse_codex_events,
     parse_codex_sessions,
+    ran_out_of_context,
     resumable,
     rollout_path,
     session_id_of,
@@ -56,6 +57,10 @@ CATALOG_OVERRIDES = {
     "multi_agent_version": None,
     "experimental_supported_tools": [],
 }
+# The CLI's own compaction off: it compacts past min(model_auto_compact_token_limit, 90% of model_context_window),
+# and the window is capped at the catalog's max_context_window, so all three are raised past any real window.
+# The API's refusal then ends the turn: "Codex ran out of room ..." (docs/cli-notes.md, "Context compaction").
+NO_COMPACTION_WINDOW = 10**12
 LOGIN_FILE = Path(".codex") / "auth.json"
 KEPT_IN_CODEX_HOME = ("config.toml", "sessions")  # what reading and `regrade --reparse` read back
 AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
@@ -107,6 +112,14 @@ def _ask_catalog(executable: Path, future: Future) -> None:
         with _catalogs_lock:
             _catalogs.pop(str(executable), None)
         future.set_exception(error)
+
+
+def _without_compaction(catalog: str) -> str:
+    """The catalog with every model's window cap raised, so that `model_context_window` can be (see above)."""
+    data = json.loads(catalog)
+    for model in data["models"]:
+        model["max_context_window"] = NO_COMPACTION_WINDOW
+    return json.dumps(data)
 
 
 class Codex(Agent):
@@ -197,7 +210,7 @@ class Codex(Agent):
         codex_home.mkdir(exist_ok=True)
         (codex_home / "config.toml").write_text(self._config_toml(ctx))
         catalog = codex_home / "model-catalog.json"
-        catalog.write_text(self._catalog)
+        catalog.write_text(self._catalog if ctx.auto_compact else _without_compaction(self._catalog))
         argv = [
             str(self.executable),
             "exec",
@@ -212,6 +225,11 @@ class Codex(Agent):
             f"features.shell_tool={str(ctx.tools.shell).lower()}",
             f"features.view_image={str(ctx.tools.view_file).lower()}",
         ]
+        if not ctx.auto_compact:
+            switches += [
+                f"model_context_window={NO_COMPACTION_WINDOW}",
+                f"model_auto_compact_token_limit={NO_COMPACTION_WINDOW}",
+            ]
         for switch in switches:
             argv += ["-c", switch]
         for image in ctx.inline_images:
@@ -241,6 +259,9 @@ class Codex(Agent):
 
     def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
         return resumable(home, session_id)
+
+    def ran_out_of_context(self, events: list[dict]) -> bool:
+        return ran_out_of_context(events)
 
     def inline_images(self, item_dir: Path) -> list[str]:
         rollout = rollout_path(item_dir)

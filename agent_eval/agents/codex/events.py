@@ -8,7 +8,8 @@ steps. An API failure arrives as text: often the API's JSON error body, with no 
 experiencing high demand..."): agents/failures.py classifies that text. `--json` leaves out view_image calls and the
 number of model responses: `merge_rollout`
 takes both from Codex's session log (the rollout file in the private CODEX_HOME); without it,
-num_turns falls back to tool rounds + 1. Unknown event types are counted, never fatal.
+num_turns falls back to tool rounds + 1. `--json` says nothing of a compaction either: the rollout's
+`compacted` entries are recorded in `Transcript.compactions`. Unknown event types are counted, never fatal.
 
 Several sessions in one stream (agents/sessions.py): `parse_codex_sessions`. Item ids restart at
 item_0 in every `exec`, so a later session's call ids get its number in front. `turn.completed`'s usage
@@ -28,7 +29,7 @@ from pathlib import Path
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder
 from agent_eval.agents.seen_images import SeenImages
-from agent_eval.agents.sessions import join, split_sessions
+from agent_eval.agents.sessions import SESSION_MARKER, join, split_sessions
 from agent_eval.datamodel.records import Usage
 from agent_eval.datamodel.transcript import Step, Transcript
 
@@ -43,6 +44,9 @@ KNOWN_TYPES = {
     "item.completed",
 }
 _STATUS_IN_TEXT = re.compile(r"\b(400|401|403|404|422|429|500|502|503|529)\b")
+# How a turn ends when the API refuses the request as longer than the model's window (its error code
+# context_length_exceeded); Codex does not compact then, whatever its settings.
+OUT_OF_ROOM = "Codex ran out of room in the model's context window"
 
 
 def _mcp_result(item: dict, seen: SeenImages) -> tuple[str, list[str], bool]:
@@ -177,10 +181,16 @@ def merge_entries(transcript: Transcript, entries: list[dict], item_dir: Path) -
     """`merge_rollout` on some of a rollout's entries (one session's turn)."""
     seen = SeenImages(item_dir)
     calls, outputs, responses = [], {}, 0
+    compacted: list[tuple[int, int | None]] = []  # (tool calls before it, the context's tokens before it)
+    totals: list[int | None] = []  # each response's total tokens
     for entry in entries:
         payload = entry.get("payload") or {}
         if entry.get("type") == "token_usage_record":
             responses += 1
+            totals.append((payload.get("usage") or {}).get("total_tokens"))
+        elif entry.get("type") == "compacted":
+            # the last response was the summary; the one before it is what made Codex compact
+            compacted.append((len(calls), totals[-2] if len(totals) > 1 else None))
         elif entry.get("type") == "response_item" and payload.get("type") == "function_call":
             calls.append(payload)
         elif entry.get("type") == "response_item" and payload.get("type") == "function_call_output":
@@ -219,6 +229,13 @@ def merge_entries(transcript: Transcript, entries: list[dict], item_dir: Path) -
         ]
         transcript.steps[position:position] = steps
         position += len(steps)
+    for before, tokens in compacted:
+        # `--json` does not report a compaction: the rollout's `compacted` entry (written after the summary)
+        # places it after the results of the tool calls before it. Codex's exec has no manual compaction.
+        at = 0
+        for _ in range(before):
+            at = _after_next_call(transcript.steps, at)
+        transcript.compactions.append({"at": at, "trigger": "auto", "pre_tokens": tokens, "session": 1})
 
 
 def _after_next_call(steps: list[Step], start: int) -> int:
@@ -349,3 +366,13 @@ def parse_codex_sessions(events: list[dict], item_dir: Path) -> Transcript | Non
             running[thread] = _usage_of(completed[-1])
         joined.append((part.entry(position, thread), transcript))
     return join("codex", joined)
+
+
+def ran_out_of_context(events: list[dict]) -> bool:
+    """Whether the (last) session's turn failed because the model's context window was full."""
+    last = next(
+        (e for e in reversed(events) if e.get("type") in ("turn.failed", "turn.completed", SESSION_MARKER)), None
+    )
+    return bool(
+        last and last.get("type") == "turn.failed" and OUT_OF_ROOM in ((last.get("error") or {}).get("message") or "")
+    )
