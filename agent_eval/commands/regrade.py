@@ -57,6 +57,7 @@ def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:
             stderr_tail=exit_info.get("stderr_tail") or "",
             proxy_refused=list(exit_info.get("proxy_refused") or []),
             upstream_failure=exit_info.get("upstream_failure"),
+            context_full=bool(exit_info.get("context_full")),
             held_s=float(exit_info.get("held_s") or 0.0),
         )
     return ProcessResult(

@@ -18,3 +18,4 @@ class ProcessResult:
     proxy_refused: list[str] = field(default_factory=list)  # what the sandbox's proxy refused meanwhile
     upstream_failure: str | None = None  # the gateway's verdict when the provider failed the item
     held_s: float = 0.0  # time its requests waited at the gateway for the provider (rate limits, outages)
+    context_full: bool = False  # the session ended because the model's context window was full (the agent's say)

@@ -120,6 +120,7 @@ def _attempt_in_setup(
         return None
     result.upstream_failure = lease.upstream.verdict()  # the gateway's view decides when the provider failed
     result.held_s = round(min(lease.upstream.held_s(), result.elapsed_s), 3)
+    result.context_full = agent.ran_out_of_context(result.events)
     write_exit(item_dir, result)
     # A session that continued earlier ones: the item's transcript is all of them (the file holds every session).
     events = saved_events(item_dir.transcript) if session.record.n > 1 else result.events
@@ -241,6 +242,7 @@ def write_exit(item_dir: ItemDir, result: ProcessResult) -> None:
         "proxy_refused": result.proxy_refused,
         "upstream_failure": result.upstream_failure,
         "held_s": result.held_s,
+        "context_full": result.context_full,
     }
     item_dir.meta.write_text(json.dumps(meta, indent=1))
 
@@ -275,6 +277,10 @@ def grade_item(
     # except by a kind that grades from what happened (a game): its own failure then names the status.
     outcome = classify(result, transcript, True, timeout_s)
     status, error, graded = outcome.status, outcome.error, None
+    if result.context_full and status in ("request_error", "agent_error"):
+        # A full context window is the episode's end, not the configuration's fault (an API's 400 for a prompt
+        # too long would stop the run as a request_error): the agent's failure, and a game is graded as played.
+        status, error = "agent_error", f"the model's context window was full: {error or 'the CLI stopped'}"
     if status in ("ok", "no_answer") and expects_inline and not any(i.via == "inline" for i in transcript.images):
         # The mode sends the image with the question; an answer given without it is not a graded answer.
         status, error = "image_dropped", "the image was to be sent with the question, but none reached the model"
