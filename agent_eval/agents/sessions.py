@@ -34,6 +34,7 @@ class SessionEvents:
             "reason": marker.get("reason", "start" if self.marker is None and position == 0 else None),
             "session_id": session_id or marker.get("session_id"),
             "at": marker.get("at"),
+            "images": list(marker.get("images") or []),  # attached to the session's first message
         }
 
 

@@ -140,6 +140,8 @@ def _session_marks(transcript) -> dict[int, list[tuple[str, str]]]:
     for session in sessions[1:] if len(sessions) > 1 else []:
         what = "continued" if session.get("kind") == "resume" else "fresh"
         line = f"session {session.get('n')} ({what}): {session.get('reason') or ''}"
+        if session.get("images"):
+            line += f"; attached: {', '.join(session['images'])}"
         marks.setdefault(int(session.get("first_step") or 0), []).append((line, "rule"))
     for compaction in getattr(transcript, "compactions", None) or []:
         line = (

@@ -131,7 +131,8 @@ def _attempt_in_setup(
         item_dir,
         config.model,
         setup.prompt if session.record.n > 1 else session.prompt,  # the task as asked (each session's in its marker)
-        [str(path.relative_to(item_dir.root)) for path in session.images],
+        # the first message's attachments; a later session's are in its marker (Transcript.sessions)
+        [str(path.relative_to(item_dir.root)) for path in session.images] if session.record.n == 1 else [],
     )
     gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
     transcript.save(item_dir.steps)

@@ -64,6 +64,7 @@ def start_session(
     record = SessionRecord(len(earlier) + 1, kind, reason, session_id, now_iso())
     append_session(item_dir.root, asdict(record))
     marker = {"type": SESSION_MARKER, "n": record.n, "kind": kind, "reason": reason, "session_id": session_id}
+    marker["images"] = [_relative(path, item_dir.root) for path in images]
     with item_dir.transcript.open("a", encoding="utf-8") as transcript:
         transcript.write(json.dumps({"t": 0.0, "event": {**marker, "at": record.started_at}}) + "\n")
     return SessionStart(record, SessionPlan(kind, session_id), prompt, images)
@@ -88,3 +89,10 @@ def watching(agent: Agent, item_dir: ItemDir, start: SessionStart) -> Callable[[
 def end_session(item_dir: ItemDir, start: SessionStart, how: str) -> None:
     start.record.ended_at, start.record.ended = now_iso(), how
     append_session(item_dir.root, {"n": start.record.n, "ended_at": start.record.ended_at, "ended": how})
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return str(path)
