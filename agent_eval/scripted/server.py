@@ -71,6 +71,7 @@ class _State:
     log_path: Path | None
     requests: list[RecordedRequest] = field(default_factory=list)
     main_count: int = 0
+    first_main_at: float | None = None  # when the faults met their first main request (for `for_s`)
     in_flight: int = 0  # model requests being answered (for `faults.concurrency`)
     peak_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -279,9 +280,13 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.state
         with state.lock:
             faults = state.faults
-            applies = faults.applies(conv.prompt)
+            poisoned = faults.poisons(conv.prompt)
+            applies = faults.applies(conv.prompt) or poisoned
             index = state.main_count
-            state.main_count += applies  # `times` counts the requests the faults apply to
+            state.main_count += applies and not poisoned  # `times` counts the requests the faults apply to
+            if applies and state.first_main_at is None:
+                state.first_main_at = time.monotonic()
+            elapsed = time.monotonic() - state.first_main_at if applies else 0.0
         if not applies:
             faults = Faults()
         if faults.delay and state.stop.wait(faults.delay):
@@ -289,7 +294,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         wire = anthropic_wire if rec.api == "anthropic" else responses_wire
         model = body.get("model") or "scripted"
-        if faults.hits(index):
+        if poisoned or faults.hits(index, elapsed):
             if faults.kind == "status":
                 assert faults.status is not None
                 rec.status, rec.outcome = faults.status, f"fault:{faults.status}"
@@ -428,6 +433,7 @@ class ScriptedServer:
         with self._state.lock:
             self._state.faults = parse_faults(value)
             self._state.main_count = 0
+            self._state.first_main_at = None
 
     @property
     def requests(self) -> list[RecordedRequest]:

@@ -132,6 +132,7 @@ def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[st
         repeats=values["repeats"],
         max_cost_usd=values["max_cost_usd"],
         unpriced=values["unpriced"],
+        outage_hold_minutes=values["outage_hold_minutes"],
     )
     data = resolve_data_dir(values["data"], console).absolute()
     benchmark, dataset = load_benchmark(data)
@@ -186,6 +187,8 @@ def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str]
         args += ["--max-item-cost-usd", str(config.max_item_cost_usd)] if config.max_item_cost_usd is not None else []
         args += ["--max-item-tokens", str(config.max_item_tokens)] if config.max_item_tokens is not None else []
         args += ["--unpriced"] if config.unpriced else []
+        if config.outage_hold_minutes != RunConfig.outage_hold_minutes:
+            args += ["--outage-hold-minutes", f"{config.outage_hold_minutes:g}"]
         cells.append(Cell(config.run_name, args, expected_keys(items, shards, config.repeats)))
     return new_plan(sweep.name, "sweep", shards, sweep.out_dir / f"{sweep.name}.slurm", sweep.root, cells, sbatch_args)
 
