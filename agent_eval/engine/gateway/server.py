@@ -267,7 +267,7 @@ class Gateway:
                 # not asked again at once; the limiter's pause (the wait asked, for everyone) comes on top.
                 last = entry.absorbed[-1]
                 own = min(MAX_RETRY_PAUSE_S, RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
-                await asyncio.sleep(max(0.0, own - (last["wait_s"] or 0.0)))
+                await asyncio.sleep(min(max(0.0, own - (last["wait_s"] or 0.0)), hold.left()))
         finally:
             hold.end(time.monotonic())
             charge()
@@ -414,7 +414,7 @@ class Gateway:
         """A request held its bound: while the provider answered no one (the outage bound) the item gives up
         (upstream_error); for rate limits the CLI gets the 429 it would have had."""
         if hold.down or self.limiter.down:
-            hold.health.outage(time.monotonic() - hold.since)
+            hold.health.outage(time.monotonic() - hold.since, self.outage_hold_s)
             return _refused_for_failures(entry, hold.health)
         message = f"agent-eval gateway: held {MAX_HOLD_S:g}s for the provider's rate limits; not sent"
         entry.status, entry.refused = 429, True
@@ -506,10 +506,13 @@ class Hold:
             self.limiter.holding -= 1
             self.health.hold_ended(id(self), at)
 
-    def waited_too_long(self) -> bool:
-        """Held past its bound: the outage bound while the provider answers no one, else the rate limits'."""
+    def left(self) -> float:
+        """Seconds until its bound: the outage bound while the provider answers no one, else the rate limits'."""
         bound = self.outage_s if self.down or self.limiter.down else MAX_HOLD_S
-        return time.monotonic() - self.since >= bound
+        return max(0.0, bound - (time.monotonic() - self.since))
+
+    def waited_too_long(self) -> bool:
+        return self.left() <= 0
 
     def end(self, at: float) -> None:
         until = at if self.waiting or self.last_try is None else self.last_try

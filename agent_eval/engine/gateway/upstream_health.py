@@ -55,7 +55,8 @@ class ItemUpstream:
     refused: int = 0  # requests answered here after giving up
     gave_up: bool = False
     hold_spent: bool = False  # a request was held its whole bound for a rate limit: later ones are not held
-    held_in_outage: float = 0.0  # > 0: a request was held this long (the bound) while no one was answered
+    held_in_outage: float = 0.0  # > 0: a request was held this long (past the bound) while no one was answered
+    outage_bound: float = 0.0
     _holds: list[tuple[float, float]] = field(default_factory=list)
     _open: dict[int, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -93,11 +94,11 @@ class ItemUpstream:
             if self.failures_in_a_row >= ITEM_FAILURES:
                 self.gave_up = True
 
-    def outage(self, held_s: float) -> None:
-        """A request of this item was held `held_s` (the run's bound) while the provider answered no one."""
+    def outage(self, held_s: float, bound_s: float) -> None:
+        """A request of this item was held `held_s`, past the run's bound, while the provider answered no one."""
         with self._lock:
             self.gave_up = True
-            self.held_in_outage = held_s
+            self.held_in_outage, self.outage_bound = held_s, bound_s
 
     def refuse(self) -> None:
         with self._lock:
@@ -142,7 +143,7 @@ class ItemUpstream:
             if self.held_in_outage:
                 parts.append(
                     f"it answered no request of the run while this item's was held {duration(self.held_in_outage)} "
-                    f"(the outage bound, --outage-hold-minutes)"
+                    f"(the outage bound: {duration(self.outage_bound)}, --outage-hold-minutes)"
                 )
             elif self.failures_in_a_row:
                 parts.append(f"{self.failures_in_a_row} in a row while it answered the run's other requests")
