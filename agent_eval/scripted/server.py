@@ -247,6 +247,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if anthropic_wire.is_side_request(body, conv):
                 rec.kind, rec.outcome = "side", "side"
+                if self._side_in_outage():  # an outage (`for_s`) fails every model request, side ones too
+                    self._fault(rec, self.state.faults, anthropic_wire, body.get("model") or anthropic_wire.MODEL)
+                    return
                 rec.usage = dict(anthropic_wire.USAGE)
                 model = body.get("model") or anthropic_wire.MODEL
                 if body.get("stream"):
@@ -295,29 +298,7 @@ class _Handler(BaseHTTPRequestHandler):
         wire = anthropic_wire if rec.api == "anthropic" else responses_wire
         model = body.get("model") or "scripted"
         if poisoned or faults.hits(index, elapsed):
-            if faults.kind == "status":
-                assert faults.status is not None
-                rec.status, rec.outcome = faults.status, f"fault:{faults.status}"
-                extra = {}
-                if faults.should_retry is not None:
-                    extra["x-should-retry"] = "true" if faults.should_retry else "false"
-                if faults.retry_after is not None:
-                    extra["retry-after"] = f"{faults.retry_after:g}"
-                self._send_json(faults.status, wire.error_body(faults.status, faults.message), extra)
-                return
-            if faults.kind == "hang":
-                rec.outcome = "hang"
-                self._finish(rec)  # log now: this handler may never return
-                rec.logged = True
-                state.stop.wait()
-                self._abort()
-                return
-            rec.outcome = "truncate"
-            rec.usage = dict(anthropic_wire.USAGE_START) if rec.api == "anthropic" else None  # message_start's
-            self._start_sse()
-            for event in wire.truncated_events(model):
-                self._chunk(event)
-            self._abort()
+            self._fault(rec, faults, wire, model)
             return
         text, calls, custom = self._plan(rec, conv)
         rule = state.scenario.rules[rec.rule] if rec.rule is not None else None
@@ -329,6 +310,43 @@ class _Handler(BaseHTTPRequestHandler):
             self._sse(anthropic_wire.events(model, text, calls, usage))
         else:
             self._sse(responses_wire.events(model, text, calls, custom, usage))
+
+    def _side_in_outage(self) -> bool:
+        """Whether `for_s` (an outage for everyone) is on now: then side requests get the fault too."""
+        state = self.state
+        with state.lock:
+            faults = state.faults
+            if faults.for_s is None or faults.kind is None:
+                return False
+            if state.first_main_at is None:
+                state.first_main_at = time.monotonic()
+            return time.monotonic() - state.first_main_at < faults.for_s
+
+    def _fault(self, rec: RecordedRequest, faults: Faults, wire, model: str) -> None:
+        """Answers with the fault: an error status, no answer (hang) or a stream cut mid-message."""
+        if faults.kind == "status":
+            assert faults.status is not None
+            rec.status, rec.outcome = faults.status, f"fault:{faults.status}"
+            extra = {}
+            if faults.should_retry is not None:
+                extra["x-should-retry"] = "true" if faults.should_retry else "false"
+            if faults.retry_after is not None:
+                extra["retry-after"] = f"{faults.retry_after:g}"
+            self._send_json(faults.status, wire.error_body(faults.status, faults.message), extra)
+            return
+        if faults.kind == "hang":
+            rec.outcome = "hang"
+            self._finish(rec)  # log now: this handler may never return
+            rec.logged = True
+            self.state.stop.wait()
+            self._abort()
+            return
+        rec.outcome = "truncate"
+        rec.usage = dict(anthropic_wire.USAGE_START) if rec.api == "anthropic" else None  # message_start's
+        self._start_sse()
+        for event in wire.truncated_events(model):
+            self._chunk(event)
+        self._abort()
 
     def _plan(self, rec: RecordedRequest, conv: Conversation) -> tuple[str, list[ResolvedCall], set[str]]:
         """Pick the rule and turn for this request; return (text, calls, custom tool names)."""

@@ -365,7 +365,7 @@ def test_held_requests_go_when_the_provider_answers_again_and_a_probes_cut_never
             with pytest.raises(http.client.IncompleteRead):
                 response.read()
         answer = post(f"{gateway.base_url}{path}", {"model": "m"}, key)
-        assert answer.status == 200 and answer.read().endswith(b"\"message_stop\"}\n\n")
+        assert answer.status == 200 and answer.read().endswith(b'"message_stop"}\n\n')
         assert time.monotonic() >= server.down_until
     health = lease.upstream
     kind = "cut" if "cut" in path else "500"
