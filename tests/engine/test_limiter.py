@@ -101,7 +101,7 @@ def test_failures_in_a_row_trip_the_breaker_which_says_so_and_a_success_closes_i
         limiter.release("failed", status=500)
         assert limiter.notices.popleft() == (
             "provider down: 3 failed requests in a row (HTTP 500 x2, stream cut x1), none answered; "
-            "holding the requests (up to 30m each), one probing every 2-15s"
+            "holding the requests (up to 30m each), one probing every 2-10s"
         )
         state = limiter.snapshot()
         assert state.breaker_open and state.paused_s == 2.0 and limiter.limit == 1 and limiter.down
@@ -110,18 +110,18 @@ def test_failures_in_a_row_trip_the_breaker_which_says_so_and_a_success_closes_i
         await limiter.acquire()  # one probe after the pause
         limiter.release("failed", status=503 - 1)  # 502: still failing, the pause doubles, said on the line only
         assert not limiter.notices and limiter.snapshot().paused_s == 4.0
-        for pause in (8.0, 15.0, 15.0):  # doubling, at most BREAKER_MAX_S: a recovery is met within seconds
+        for pause in (8.0, 10.0, 10.0):  # doubling, at most BREAKER_MAX_S: a recovery is met within seconds
             clock.now += limiter.snapshot().paused_s
             await limiter.acquire()
             limiter.release("failed", status=500)
             assert limiter.snapshot().paused_s == pause
         limiter.holding = 3  # the gateway counts its held requests in and out
-        assert limiter.snapshot().describe() == "provider down 29s: holding 3 request(s) (bound 30m)"
-        clock.now += 15.0
+        assert limiter.snapshot().describe() == "provider down 24s: holding 3 request(s) (bound 30m)"
+        clock.now += 10.0
         await limiter.acquire()
         limiter.release("ok")
         assert limiter.limit == 8 and not limiter.snapshot().breaker_open and not limiter.down
-        assert limiter.notices.popleft() == "provider answering again after 44s down: held requests resumed"
+        assert limiter.notices.popleft() == "provider answering again after 34s down: held requests resumed"
 
     run(scenario())
 

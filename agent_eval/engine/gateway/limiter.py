@@ -40,7 +40,7 @@ DEFAULT_WAIT_S = 1.0  # the pause for everyone after a rate limit that asked no 
 MAX_WAIT_S = 60.0  # a header asking for longer is capped (the request's hold bound decides the rest)
 TRIP_AFTER = 3  # the provider's failures in a row (any items) that pause the run's new requests
 BREAKER_FIRST_S = 2.0  # the breaker's first pause; it doubles while the provider keeps failing
-BREAKER_MAX_S = 15.0  # a probe at least this often: a recovery is met within seconds, at one request's cost
+BREAKER_MAX_S = 10.0  # a probe at least this often: a recovery is met within seconds, at one request's cost
 POLL_S = 1.0  # a waiting request asks this often whether it has waited long enough
 
 

@@ -265,9 +265,12 @@ class Gateway:
                     return answer
                 # Each request also backs off on its own (0.5, 1, 2 ... s): a provider asking no wait, or 0, is
                 # not asked again at once; the limiter's pause (the wait asked, for everyone) comes on top.
+                # While the breaker is open its pause alone paces the probes: the request queues again at once,
+                # behind the other held requests (each item's in turn probes).
                 last = entry.absorbed[-1]
                 own = min(MAX_RETRY_PAUSE_S, RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
-                await asyncio.sleep(min(max(0.0, own - (last["wait_s"] or 0.0)), hold.left()))
+                if not self.limiter.breaker_open:
+                    await asyncio.sleep(min(max(0.0, own - (last["wait_s"] or 0.0)), hold.left()))
         finally:
             hold.end(time.monotonic())
             charge()
