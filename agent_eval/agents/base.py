@@ -36,6 +36,9 @@ class Auth:
     env: dict[str, str] = field(default_factory=dict)  # credential variables passed to the CLI
     files: dict[str, Path] = field(default_factory=dict)  # name in the private home -> the user's file
     base_url: str | None = None
+    # Seconds the CLI must wait for an answer's first byte before it gives up: the run's gateway may hold a
+    # request that long while the provider is down (None: the CLI's own default).
+    answer_wait_s: float | None = None
 
     @property
     def endpoint_host(self) -> str:

@@ -120,6 +120,16 @@ def run_options(func):
                 help="Allow a model that neither genai-prices nor $AGENT_EVAL_PRICING prices (cost: unknown, never 0).",
             ),
             click.option(
+                "--outage-hold-minutes",
+                type=float,
+                default=30.0,
+                show_default=True,
+                help="While the provider answers no request of the run (5xx, overloaded, cut streams for every "
+                "item), the gateway holds each request this long (the CLI sees a slow answer; the wait is not the "
+                "agent's time) before its item ends upstream_error. An item failing while others are answered "
+                "ends upstream_error after 4 failures, without waiting.",
+            ),
+            click.option(
                 "--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items."
             ),
             kind_options,

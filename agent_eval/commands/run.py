@@ -41,6 +41,7 @@ def command(
     repeats,
     max_cost_usd,
     unpriced,
+    outage_hold_minutes,
     shard,
     judge_model,
     **kind_given,
@@ -64,6 +65,7 @@ def command(
         repeats=repeats,
         max_cost_usd=max_cost_usd,
         unpriced=unpriced,
+        outage_hold_minutes=outage_hold_minutes,
         shard=shard,
         judge_model=judge_model,
     )

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
 SANDBOX_KINDS = ("bwrap", "none")
+MAX_OUTAGE_HOLD_MINUTES = 50.0  # a held request's connection passes the sandbox's proxy (tinyproxy Timeout 3600)
 
 # Config fields that define what a run measures: resuming into a run that differs in any is refused.
 IDENTITY_FIELDS = (
@@ -48,6 +49,9 @@ class RunConfig:
     max_item_cost_usd: float | None = None
     max_item_tokens: int | None = None  # input (cached included) + output tokens
     unpriced: bool = False  # allow a model with no price: its cost is recorded as unknown (null)
+    # While the provider answers no request of the run, the gateway holds each one up to this long (the CLI
+    # sees a slow answer), then its item ends upstream_error. Operational: an outage changes no graded result.
+    outage_hold_minutes: float = 30.0
     shard: str | None = None  # "K/N": this machine runs the K-th of N deterministic slices
     # Filled in by the runner once the dataset, prompt and CLI are known.
     prompt_hash: str | None = None
@@ -85,6 +89,11 @@ class RunConfig:
             raise ConfigError(f"--max-item-cost-usd must be positive, got {self.max_item_cost_usd}")
         if self.max_item_tokens is not None and self.max_item_tokens < 1:
             raise ConfigError(f"--max-item-tokens must be at least 1, got {self.max_item_tokens}")
+        if not 0 < self.outage_hold_minutes <= MAX_OUTAGE_HOLD_MINUTES:
+            raise ConfigError(
+                f"--outage-hold-minutes must be above 0 and at most {MAX_OUTAGE_HOLD_MINUTES:g} (the sandbox's "
+                f"proxy closes a connection idle for an hour), got {self.outage_hold_minutes:g}"
+            )
         if self.repeats < 1:
             raise ConfigError(f"--repeats must be at least 1, got {self.repeats}")
         if self.max_cost_usd is not None and self.max_cost_usd < 0:
@@ -109,6 +118,7 @@ class RunConfig:
             "max_item_cost_usd": self.max_item_cost_usd,
             "max_item_tokens": self.max_item_tokens,
             "unpriced": self.unpriced,
+            "outage_hold_minutes": self.outage_hold_minutes,
             "shard": self.shard,
             **self.extra,
         }

@@ -66,6 +66,7 @@ class RunOptions:
     max_item_cost_usd: float | None = None
     max_item_tokens: int | None = None
     unpriced: bool | None = None
+    outage_hold_minutes: float | None = None  # None: a run of a version before the option
     shard: str | None = None
     extra: dict = field(default_factory=dict, repr=False)  # a kind's own options, a newer version's keys
 

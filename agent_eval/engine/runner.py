@@ -269,7 +269,11 @@ class Runner:
         self.spend = RunSpend(limits, model=self.config.model, already_usd=self._spent())
         try:
             with Gateway(  # the credential stays out here; one limiter for the run's requests
-                self.agent.name, self.auth, self.spend, concurrency=self.config.jobs
+                self.agent.name,
+                self.auth,
+                self.spend,
+                concurrency=self.config.jobs,
+                outage_hold_s=self.config.outage_hold_minutes * 60,
             ) as self.gateway:
                 self._execute(todo, outcome)
         finally:

@@ -40,6 +40,7 @@ TOP_KEYS = {
     "max_item_cost_usd",
     "max_item_tokens",
     "unpriced",
+    "outage_hold_minutes",
     "sandbox",
     "out_dir",
     "judge_model",
@@ -68,6 +69,7 @@ class Sweep:
     max_item_cost_usd: float | None = None
     max_item_tokens: int | None = None
     unpriced: bool = False
+    outage_hold_minutes: float = 30.0
     sandbox: str = "bwrap"
     judge_model: str | None = None  # model-graded scoring, for kinds whose reference asks a judge
     data: str | None = None
@@ -102,6 +104,7 @@ class Sweep:
                         max_item_cost_usd=self.max_item_cost_usd,
                         max_item_tokens=self.max_item_tokens,
                         unpriced=self.unpriced,
+                        outage_hold_minutes=self.outage_hold_minutes,
                         judge_model=self.judge_model,
                         kind_options=dict(options) or None,
                     )
@@ -195,6 +198,7 @@ def load_sweep(path: Path) -> Sweep:
                 "max_item_cost_usd",
                 "max_item_tokens",
                 "unpriced",
+                "outage_hold_minutes",
                 "sandbox",
                 "data",
                 "judge_model",

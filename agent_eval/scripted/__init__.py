@@ -76,6 +76,10 @@ Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main re
       hang: true           # ... or: accept the request and never answer
       truncate: true       # ... or: start the stream, stop mid-message, close the connection
       times: 2             # the first N main requests get the fault, then normal; default "always"
+      for_s: 90            # ... and only within 90 s of the first main request it met (an outage that ends;
+                           # side requests get the fault too meanwhile: the provider is down for everyone)
+      poison: "maze"       # main requests whose prompt matches get the fault every time, whatever
+                           # times/for_s say (not counted in times): one item the provider always fails
       delay: 3             # seconds before every main answer (independent of the above)
       match: "maze"        # only main requests whose prompt text matches (re.search) get the
                            # faults, delay included; `times` counts those requests only

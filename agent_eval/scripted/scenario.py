@@ -85,6 +85,8 @@ class Faults:
     delay: float = 0.0  # seconds to wait before every main answer
     match: re.Pattern[str] | None = None  # only main requests whose prompt text matches get the faults
     message: str | None = None  # the error message of a status fault (default: "scripted fault: HTTP ...")
+    for_s: float | None = None  # the fault hits only within this many seconds of the first main request it met
+    poison: re.Pattern[str] | None = None  # main requests whose prompt matches get the fault always, uncounted
 
     def applies(self, prompt: str) -> bool:
         """Whether a main request with this prompt text gets the faults (delay included)."""
@@ -100,9 +102,18 @@ class Faults:
             return "truncate"
         return None
 
-    def hits(self, main_index: int) -> bool:
-        """Whether the main request with this 0-based index (among those the faults apply to) gets the fault."""
-        return self.kind is not None and (self.times is None or main_index < self.times)
+    def hits(self, main_index: int, elapsed_s: float = 0.0) -> bool:
+        """Whether the main request with this 0-based index (among those the faults apply to), `elapsed_s` after
+        the first of them, gets the fault."""
+        return (
+            self.kind is not None
+            and (self.times is None or main_index < self.times)
+            and (self.for_s is None or elapsed_s < self.for_s)
+        )
+
+    def poisons(self, prompt: str) -> bool:
+        """Whether a main request with this prompt text gets the fault every time, whatever times/for_s say."""
+        return self.kind is not None and self.poison is not None and self.poison.search(prompt) is not None
 
 
 @dataclass(frozen=True)
@@ -215,6 +226,8 @@ def parse_faults(raw: Any) -> Faults:
         "match",
         "message",
         "concurrency",
+        "for_s",
+        "poison",
     }
     unknown = set(raw) - known
     if unknown:
@@ -228,6 +241,14 @@ def parse_faults(raw: Any) -> Faults:
         pattern = re.compile(match) if match is not None else None
     except (re.error, TypeError) as exc:
         raise ScenarioError(f"faults.match: bad regex {match!r}: {exc}") from exc
+    for_s = raw.get("for_s")
+    if for_s is not None and not (isinstance(for_s, (int, float)) and for_s > 0):
+        raise ScenarioError("faults.for_s: a positive number of seconds")
+    poison = raw.get("poison")
+    try:
+        poison_pattern = re.compile(poison) if poison is not None else None
+    except (re.error, TypeError) as exc:
+        raise ScenarioError(f"faults.poison: bad regex {poison!r}: {exc}") from exc
     concurrency = raw.get("concurrency")
     if concurrency is not None and not (isinstance(concurrency, int) and concurrency >= 1):
         raise ScenarioError("faults.concurrency: a positive integer")
@@ -244,6 +265,8 @@ def parse_faults(raw: Any) -> Faults:
         match=pattern,
         message=None if raw.get("message") is None else str(raw["message"]),
         concurrency=concurrency,
+        for_s=None if for_s is None else float(for_s),
+        poison=poison_pattern,
     )
     if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
         raise ScenarioError("faults: choose one of status, hang, truncate")

@@ -79,6 +79,7 @@ class _State:
     log_path: Path | None
     requests: list[RecordedRequest] = field(default_factory=list)
     main_count: int = 0
+    first_main_at: float | None = None  # when the faults met their first main request (for `for_s`)
     in_flight: int = 0  # model requests being answered (for `faults.concurrency`)
     peak_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -254,6 +255,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if anthropic_wire.is_side_request(body, conv):
                 rec.kind, rec.outcome = "side", "side"
+                if self._side_in_outage():  # an outage (`for_s`) fails every model request, side ones too
+                    self._fault(rec, self.state.faults, anthropic_wire, body.get("model") or anthropic_wire.MODEL)
+                    return
                 rec.usage = dict(anthropic_wire.USAGE)
                 model = body.get("model") or anthropic_wire.MODEL
                 if body.get("stream"):
@@ -305,9 +309,13 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.state
         with state.lock:
             faults = state.faults
-            applies = faults.applies(conv.prompt)
+            poisoned = faults.poisons(conv.prompt)
+            applies = faults.applies(conv.prompt) or poisoned
             index = state.main_count
-            state.main_count += applies  # `times` counts the requests the faults apply to
+            state.main_count += applies and not poisoned  # `times` counts the requests the faults apply to
+            if applies and state.first_main_at is None:
+                state.first_main_at = time.monotonic()
+            elapsed = time.monotonic() - state.first_main_at if applies else 0.0
         if not applies:
             faults = Faults()
         if faults.delay and state.stop.wait(faults.delay):
@@ -315,30 +323,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         wire = anthropic_wire if rec.api == "anthropic" else responses_wire
         model = body.get("model") or "scripted"
-        if faults.hits(index):
-            if faults.kind == "status":
-                assert faults.status is not None
-                rec.status, rec.outcome = faults.status, f"fault:{faults.status}"
-                extra = {}
-                if faults.should_retry is not None:
-                    extra["x-should-retry"] = "true" if faults.should_retry else "false"
-                if faults.retry_after is not None:
-                    extra["retry-after"] = f"{faults.retry_after:g}"
-                self._send_json(faults.status, wire.error_body(faults.status, faults.message), extra)
-                return
-            if faults.kind == "hang":
-                rec.outcome = "hang"
-                self._finish(rec)  # log now: this handler may never return
-                rec.logged = True
-                state.stop.wait()
-                self._abort()
-                return
-            rec.outcome = "truncate"
-            rec.usage = dict(anthropic_wire.USAGE_START) if rec.api == "anthropic" else None  # message_start's
-            self._start_sse()
-            for event in wire.truncated_events(model):
-                self._chunk(event)
-            self._abort()
+        if poisoned or faults.hits(index, elapsed):
+            self._fault(rec, faults, wire, model)
             return
         text, calls, custom, failure = self._plan(rec, conv)
         if failure is not None:
@@ -354,6 +340,43 @@ class _Handler(BaseHTTPRequestHandler):
             self._sse(anthropic_wire.events(model, text, calls, usage))
         else:
             self._sse(responses_wire.events(model, text, calls, custom, usage))
+
+    def _side_in_outage(self) -> bool:
+        """Whether `for_s` (an outage for everyone) is on now: then side requests get the fault too."""
+        state = self.state
+        with state.lock:
+            faults = state.faults
+            if faults.for_s is None or faults.kind is None:
+                return False
+            if state.first_main_at is None:
+                state.first_main_at = time.monotonic()
+            return time.monotonic() - state.first_main_at < faults.for_s
+
+    def _fault(self, rec: RecordedRequest, faults: Faults, wire, model: str) -> None:
+        """Answers with the fault: an error status, no answer (hang) or a stream cut mid-message."""
+        if faults.kind == "status":
+            assert faults.status is not None
+            rec.status, rec.outcome = faults.status, f"fault:{faults.status}"
+            extra = {}
+            if faults.should_retry is not None:
+                extra["x-should-retry"] = "true" if faults.should_retry else "false"
+            if faults.retry_after is not None:
+                extra["retry-after"] = f"{faults.retry_after:g}"
+            self._send_json(faults.status, wire.error_body(faults.status, faults.message), extra)
+            return
+        if faults.kind == "hang":
+            rec.outcome = "hang"
+            self._finish(rec)  # log now: this handler may never return
+            rec.logged = True
+            self.state.stop.wait()
+            self._abort()
+            return
+        rec.outcome = "truncate"
+        rec.usage = dict(anthropic_wire.USAGE_START) if rec.api == "anthropic" else None  # message_start's
+        self._start_sse()
+        for event in wire.truncated_events(model):
+            self._chunk(event)
+        self._abort()
 
     def _plan(
         self, rec: RecordedRequest, conv: Conversation
@@ -464,6 +487,7 @@ class ScriptedServer:
         with self._state.lock:
             self._state.faults = parse_faults(value)
             self._state.main_count = 0
+            self._state.first_main_at = None
 
     @property
     def requests(self) -> list[RecordedRequest]:

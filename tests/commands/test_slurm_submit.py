@@ -34,6 +34,8 @@ def test_no_submit_writes_scripts_that_map_tasks_to_shards(sample_data, tmp_path
         str(sample_data),
         "--jobs",
         "3",
+        "--outage-hold-minutes",
+        "45",
         "--sbatch",
         "--partition=lab --time=1:00:00",
     )
@@ -43,6 +45,7 @@ def test_no_submit_writes_scripts_that_map_tasks_to_shards(sample_data, tmp_path
     assert "#SBATCH --array=0-3" in script and "#SBATCH --open-mode=append" in script
     assert "#SBATCH --partition=lab --time=1:00:00" in script
     assert f"--data {sample_data}" in script and "--jobs 3 --unpriced" in script and "--redo" not in script
+    assert "--outage-hold-minutes 45.0" in script  # an operational option, passed through like the others
     assert "not submitted" in result.output and "--array=0,1,2,3" in result.output
     plan = json.loads((folder / "job.json").read_text())
     items = load_dataset(sample_data).items
@@ -75,6 +78,7 @@ def test_sweep_cells_times_shards(sample_data, tmp_path):
                 "tools": ["none", "python"],
                 "grid": [{"agent": "codex", "models": ["gpt-5.5"], "efforts": ["low", "high"]}],
                 "unpriced": True,
+                "outage_hold_minutes": 10,
                 "out_dir": str(tmp_path / "s"),
             }
         )
@@ -86,6 +90,7 @@ def test_sweep_cells_times_shards(sample_data, tmp_path):
     assert "4 cell(s) x 3 shard(s) = 12 array task(s)" in result.output
     script = (tmp_path / "s" / "g.slurm" / "array.sbatch").read_text()
     assert "#SBATCH --array=0-11" in script and script.count(" NAME=") == 4
+    assert script.count("--outage-hold-minutes 10") == 4
 
 
 def test_bad_submissions_are_refused_before_anything_is_written(sample_data, tmp_path):
@@ -95,6 +100,7 @@ def test_bad_submissions_are_refused_before_anything_is_written(sample_data, tmp
         (["--agent", "codex", "--model", "gpt-5.5", "--effort", "max"], "effort 'max' is not valid for codex"),
         (["--agent", "codex"], "--agent and --model are required"),
         (["--agent", "codex", "--model", "gpt-5.5", "--tasks", "nope"], "unknown task(s) nope"),
+        (["--agent", "codex", "--model", "gpt-5.5", "--outage-hold-minutes", "90"], "at most 50"),
     ]
     for args, message in cases:
         result = submit(tmp_path, *base, *args)

@@ -152,27 +152,35 @@ def test_forbidden_403_stops_the_run_with_one_message(agent, sample_data, tmp_pa
 @pytest.mark.e2e
 @pytest.mark.parametrize("agent", AGENTS)
 def test_stream_cut_every_time_is_the_providers_failure_and_leaves_no_process(agent, sample_data, tmp_path):
-    """Both CLIs retry a cut stream; with every answer cut, the gateway stops sending the item's requests
-    after a handful and the CLI ends on its refusal, long before --timeout: the provider's failure,
-    `upstream_error`, and the whole process group (the CLI, its MCP server, the shell) is gone."""
+    """Both CLIs retry a cut stream; with every answer cut and nothing answered, the failures are an outage: the
+    gateway holds the CLI's next request (read whole before the CLI sees any of it, so no more cuts reach it) up to
+    the outage bound (12 s here), then refuses it: the provider's failure, `upstream_error`, and the whole process
+    group (the CLI, its MCP server, the shell) is gone."""
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"truncate": True}) as server:
-        outcome = run_agent(agent, "python", server, sample_data, tmp_path, ids="FDS-0", timeout_s=60)
+        outcome = run_agent(
+            agent, "python", server, sample_data, tmp_path, ids="FDS-0", timeout_s=60, outage_hold_minutes=0.2
+        )
         outcomes = {r.outcome for r in server.main_requests()}
     record = outcome.store.records()[0]
     assert outcomes == {"truncate"}
     assert record.status == "upstream_error" and "the provider failed: stream cut x" in record.error
+    assert "answered no request of the run while this item's was held" in record.error, record.error
     assert not record.correct and record.prediction == ""
     assert processes_mentioning(str(outcome.store.root)) == []
 
 
 @pytest.mark.e2e
 def test_codex_gives_up_on_a_cut_stream_before_a_long_timeout(sample_data, tmp_path):
-    """Codex reconnects after a cut; the gateway sends 4 of its requests, then refuses the rest: Codex
-    fails within seconds, and the item is the provider's failure, not the agent's (was agent_error)."""
+    """Codex reconnects after a cut (5 times, then agent_error); the gateway holds its reconnect while the provider
+    answers no one, the cuts after the first stay at the gateway, and past the outage bound it refuses with a 4xx
+    Codex does not retry: the provider's failure, upstream_error, well before --timeout (was agent_error)."""
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"truncate": True}) as server:
-        outcome = run_agent("codex", "none", server, sample_data, tmp_path, ids="FDS-0", timeout_s=30)
+        outcome = run_agent(
+            "codex", "none", server, sample_data, tmp_path, ids="FDS-0", timeout_s=120, outage_hold_minutes=0.1
+        )
     record = outcome.store.records()[0]
-    assert record.status == "upstream_error" and "the provider failed: stream cut x4" in record.error
+    assert record.status == "upstream_error" and "the provider failed: stream cut x" in record.error
+    assert record.gateway["upstream"]["outage"] and record.gateway["upstream"]["refused"] >= 1
     assert processes_mentioning(str(outcome.store.root)) == []
 
 

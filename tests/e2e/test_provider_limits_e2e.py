@@ -3,9 +3,11 @@ sandboxed, against the scripted model server standing in for the provider:
 
 - a provider that allows 4 requests at once (429 + retry-after beyond that) while the run has --jobs 16:
   the gateway's limiter holds the requests, no CLI sees a 429 and no item fails for rate limits;
-- a provider answering 500 (or cutting every stream) on every request: both CLIs end `upstream_error`
-  after a bounded number of requests, the run says it paused, and a resume once the provider recovers
-  finishes the items.
+- a provider answering 500 (or cutting every stream) on every request of every item: an outage; the gateway
+  holds the requests up to the outage bound (--outage-hold-minutes, 15 s here), probing one at a time, the run
+  says so, then the items end `upstream_error` after a handful of requests, and a resume once the provider
+  recovers finishes them.
+tests/e2e/test_outage_e2e.py has an outage that ends, and one item the provider always fails.
 docs/reliability.md lists these rows; perf/rate_limits.py measures the wall time of the first case.
 """
 
@@ -24,7 +26,6 @@ from agent_eval.benchmarks.activevision.samples import write_sample_set
 from agent_eval.cli import main
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import RunStore
-from agent_eval.engine.gateway.upstream_health import ITEM_FAILURES
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, MODELS, run_agent
 
@@ -63,7 +64,7 @@ def test_jobs_16_against_a_provider_allowing_4_at_once_no_item_fails_for_rate_li
     assert f"(+{waited.provider_wait_s:.0f}s waiting for the provider)" in shown.output, shown.output
 
 
-def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int):
+def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int, hold_minutes: float = 30):
     env = {**scripted_environ(agent, server.url), "COLUMNS": "250"}
     return CliRunner().invoke(
         main,
@@ -88,6 +89,8 @@ def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int
             "--timeout",
             "120",
             "--unpriced",
+            "--outage-hold-minutes",
+            f"{hold_minutes:g}",
         ],
         env=env,
     )
@@ -95,11 +98,11 @@ def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int
 
 @pytest.mark.parametrize("faults", [{"status": 500}, {"truncate": True}], ids=["500", "cut"])
 @pytest.mark.parametrize("agent", AGENTS)
-def test_a_failing_provider_ends_items_upstream_error_in_few_requests_and_a_resume_finishes_them(
+def test_a_provider_down_for_the_whole_bound_ends_items_upstream_error_in_few_requests_and_a_resume_finishes_them(
     agent, faults, sample_data, tmp_path
 ):
     with ScriptedServer(ANSWER, faults=faults) as server:
-        failed = run_cli(agent, server, sample_data, tmp_path, jobs=3)
+        failed = run_cli(agent, server, sample_data, tmp_path, jobs=3, hold_minutes=0.25)
         sent = len(server.main_requests())
         server.faults = None  # the provider recovers
         resumed = run_cli(agent, server, sample_data, tmp_path, jobs=3)
@@ -113,15 +116,19 @@ def test_a_failing_provider_ends_items_upstream_error_in_few_requests_and_a_resu
     assert Counter(r.status for r in first) == {"upstream_error": 3}
     what = "HTTP 500" if "status" in faults else "stream cut"
     for record in first:
-        # Its own failed requests, or (once the run paused) its request waited out the pause while others failed.
+        # Held, never failed for its own sake: nothing was answered; its request was held the whole bound.
         upstream = record.gateway["upstream"]
-        assert upstream["upstream_requests"] <= ITEM_FAILURES and (upstream["failures"] or upstream["outage"])
+        assert upstream["outage"] and upstream["outage_failures"] == sum(upstream["failures"].values())
+        assert "answered no request of the run while this item's was held" in record.error, record.error
         assert record.error.startswith("the provider failed") and not record.correct and record.prediction == ""
     assert any(f"the provider failed: {what} x" in record.error for record in first)
-    assert sent <= 3 * ITEM_FAILURES  # a handful per item (Codex alone made 120 before)
+    # A handful for the whole run: one probe at a time, at most every 15 s (Codex alone made 120 before).
+    assert sent <= 15, sent
     assert re.search(
-        r"provider failing: \d+ failed requests in a row \(.*\); new requests paused for \d+s", failed.output
-    )
+        r"provider down: \d+ failed requests in a row \(.*\), none answered; holding the requests \(up to 15s "
+        r"each\)",
+        failed.output,
+    ), failed.output
     assert "3 item(s) ended upstream_error" in failed.output
     assert "3 item(s) upstream_error: the provider failed them" in " ".join(failed.output.split())  # the table's note
     # The resume reruns exactly those, and they finish.

@@ -6,6 +6,7 @@ import gzip
 import http.client
 import io
 import json
+import re
 import threading
 import time
 import urllib.error
@@ -61,7 +62,7 @@ class Upstream(BaseHTTPRequestHandler):
         if "hang" in self.path:
             time.sleep(30)
             return
-        if "cut" in self.path:  # promises 1000 bytes, sends 20, hangs up
+        if "cut" in self.path and "outage" not in self.path:  # promises 1000 bytes, sends 20, hangs up
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Length", "1000")
@@ -78,6 +79,17 @@ class Upstream(BaseHTTPRequestHandler):
             return
         if "down" in self.path:  # the provider failing, every time
             self.error(500, "api_error", "internal error")
+            return
+        if "outage" in self.path and time.monotonic() < self.server.down_until:  # failing for everyone a while
+            if "cut" not in self.path:
+                self.error(500, "api_error", "internal error")
+                return
+            self.send_response(200)  # or cutting every stream
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b"event: message_start\n")
+            self.wfile.flush()
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -118,6 +130,7 @@ def upstream():
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.pause = 1.0
     server.limited = 2
+    server.down_until = 0.0
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server, seen, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -269,24 +282,99 @@ def test_a_rate_limited_request_is_held_and_sent_again_the_cli_sees_only_the_ans
     assert gateway.limiter.limit < gateway.limiter.ceiling  # lowered for every item
 
 
-def test_a_failing_provider_costs_an_item_a_handful_of_requests_then_none(upstream):
-    """Every answer a 500: the gateway retries twice itself, the CLI's next request once more, then the item's
-    requests stay at the gateway (a 4xx no CLI retries) and its verdict names the provider's failures."""
+def test_an_item_failing_while_the_provider_answers_others_costs_a_handful_of_requests_then_none(upstream):
+    """Its first failure is held (no one answered since); once another item's request is answered, its failures
+    are its own: the gateway retries twice itself, the CLI's next request once more, then the item's requests
+    stay at the gateway (a 4xx no CLI retries) and its verdict names its failures. The run is never paused."""
+    _, seen, url = upstream
+    upstream[0].pause = 0.0
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as poisoned, gateway.lease() as other:
+        key = {"x-api-key": poisoned.auth.env["ANTHROPIC_API_KEY"]}
+        codes = []
+
+        def client():
+            for _ in range(3):
+                try:
+                    post(f"{gateway.base_url}/v1/down", {"model": "m"}, key)
+                    codes.append((200, None))
+                except urllib.error.HTTPError as failed:
+                    codes.append((failed.code, failed.headers.get("x-should-retry")))
+
+        thread = threading.Thread(target=client)
+        thread.start()
+        while not seen:
+            time.sleep(0.01)
+        answer = post(f"{gateway.base_url}/v1/ok", {"model": "m"}, {"x-api-key": other.auth.env["ANTHROPIC_API_KEY"]})
+        assert answer.status == 200 and b"message_stop" in answer.read()
+        thread.join(30)
+        assert not gateway.limiter.breaker_open and not gateway.limiter.notices
+    down = [r for r in seen if r["path"] == "/v1/down"]
+    assert len(down) == 1 + ITEM_FAILURES  # 1 the provider's, 3 its own for the first request, 1 for the second
+    assert codes == [(500, None), (500, "false"), (400, "false")]
+    health = poisoned.upstream
+    assert health.gave_up and health.refused == 1 and health.outage_failures == 1
+    assert health.failures_in_a_row == ITEM_FAILURES and other.upstream.verdict() is None
+    assert health.verdict().startswith(
+        "the provider failed: HTTP 500 x5 in 5 upstream request(s); 4 in a row while it answered the run's other "
+        "requests; so the gateway sent none of its requests after that; 1 request(s) refused at the gateway"
+    )
+
+
+def test_while_the_provider_answers_no_one_a_request_is_held_up_to_the_outage_bound_then_its_item_ends(upstream):
+    """Every answer a 500 and nothing answered: the failures are the provider's, none counted against the item; the
+    request is held (the CLI sees nothing) and probed again until the run's outage bound, then refused for good."""
     _, seen, url = upstream
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
-    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+    with Gateway("claude-code", auth, outage_hold_s=4.0) as gateway, gateway.lease() as lease:
         key = {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}
-        codes = []
-        for _ in range(4):
-            with pytest.raises(urllib.error.HTTPError) as failed:
-                post(f"{gateway.base_url}/v1/down", {"model": "m"}, key)
-            codes.append((failed.value.code, failed.value.headers.get("x-should-retry")))
-    assert len(seen) == ITEM_FAILURES  # 3 for the first request, 1 for the second, none after
-    assert codes == [(500, None), (500, "false"), (400, "false"), (400, "false")]
-    assert lease.upstream.gave_up and lease.upstream.refused == 2
-    assert lease.upstream.verdict().startswith(
-        f"the provider failed: HTTP 500 x{ITEM_FAILURES} in 4 upstream request(s)"
+        assert lease.auth.answer_wait_s == 120.0 + 600.0  # the CLI waits longer than any hold
+        lines = []
+        watcher = threading.Timer(3.0, lambda: lines.append(gateway.limiter.snapshot().describe()))
+        watcher.start()
+        started = time.monotonic()
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            post(f"{gateway.base_url}/v1/down", {"model": "m"}, key)
+        took = time.monotonic() - started
+        assert failed.value.code == 400 and failed.value.headers.get("x-should-retry") == "false"
+        with pytest.raises(urllib.error.HTTPError) as again:  # the item is given up: nothing more goes upstream
+            post(f"{gateway.base_url}/v1/down", {"model": "m"}, key)
+        assert again.value.code == 400
+    assert took >= 4.0 and len(seen) >= 3
+    assert lines and lines[0].startswith("provider down ") and lines[0].endswith("holding 1 request(s) (bound 4s)")
+    health = lease.upstream
+    assert health.failures_in_a_row == 0 and health.outage_failures == len(seen) and health.gave_up
+    assert health.held_s() >= 3.0  # the CLI's wait, not the agent's time
+    assert re.search(
+        r"it answered no request of the run while this item's was held \d+s \(the outage bound: 4s, ", health.verdict()
     )
+    (entry, _) = lease.ledger.entries
+    assert [a["status"] for a in entry.absorbed] == [500] * len(seen)
+
+
+@pytest.mark.parametrize("path", ["/v1/outage", "/v1/outage-cut"], ids=["500", "cut"])
+def test_held_requests_go_when_the_provider_answers_again_and_a_probes_cut_never_reaches_the_cli(upstream, path):
+    """The provider fails everyone for 2 s. 500s: the request is held through them and answered whole. Cut
+    streams: the first reaches the CLI as a cut (its stream had begun); the CLI's next request is a probe, read
+    whole before the CLI sees any of it, so the cuts after that stay at the gateway and the answer comes whole."""
+    server, seen, url = upstream
+    server.pause = 0.0
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth, outage_hold_s=60.0) as gateway, gateway.lease() as lease:
+        key = {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}
+        server.down_until = time.monotonic() + 2.0
+        if "cut" in path:
+            response = post(f"{gateway.base_url}{path}", {"model": "m"}, key)
+            with pytest.raises(http.client.IncompleteRead):
+                response.read()
+        answer = post(f"{gateway.base_url}{path}", {"model": "m"}, key)
+        assert answer.status == 200 and answer.read().endswith(b'"message_stop"}\n\n')
+        assert time.monotonic() >= server.down_until
+    health = lease.upstream
+    kind = "cut" if "cut" in path else "500"
+    assert health.failures == {kind: len(seen) - 1} and health.outage_failures == len(seen) - 1 >= 2
+    assert health.failures_in_a_row == 0 and not health.gave_up and health.verdict() is None
+    assert health.held_s() >= 1.0
 
 
 def test_a_stream_the_upstream_cuts_reaches_the_cli_cut(upstream):
@@ -384,12 +472,19 @@ def test_compressed_bodies_pass_unchanged_and_are_still_read(upstream):
 
 
 def test_an_unreachable_upstream_is_a_recorded_502():
+    """Unreachable for everyone is an outage: held to the bound, each try recorded as a 502; a request that is not
+    a model request (Claude Code's HEAD probe) gets the 502 at once."""
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url="http://127.0.0.1:9")
-    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+    with Gateway("claude-code", auth, outage_hold_s=1.0) as gateway, gateway.lease() as lease:
+        key = {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}
+        with pytest.raises(urllib.error.HTTPError) as probe:
+            urllib.request.urlopen(urllib.request.Request(f"{gateway.base_url}/", method="HEAD", headers=key))
+        assert probe.value.code == 502
         with pytest.raises(urllib.error.HTTPError) as failed:
-            post(f"{gateway.base_url}/v1/messages", {}, {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]})
-        assert failed.value.code == 502 and b"unreachable" in failed.value.read()
+            post(f"{gateway.base_url}/v1/messages", {}, key)
+        assert failed.value.code == 400 and b"unreachable" in failed.value.read()
     assert lease.ledger.entries[0].error["status"] == 502
+    assert {a["status"] for a in lease.ledger.entries[1].absorbed} == {502}
 
 
 def test_login_files_inside_hold_no_secret(tmp_path):

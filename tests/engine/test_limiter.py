@@ -92,7 +92,7 @@ def test_the_limit_climbs_back_one_step_at_a_time_once_calm():
 def test_failures_in_a_row_trip_the_breaker_which_says_so_and_a_success_closes_it():
     async def scenario():
         clock = Clock()
-        limiter = RateLimiter(8, clock=clock)
+        limiter = RateLimiter(8, clock=clock, outage_hold_s=1800)
         for _ in range(TRIP_AFTER):
             await limiter.acquire()
         limiter.release("failed", status=500)
@@ -100,20 +100,71 @@ def test_failures_in_a_row_trip_the_breaker_which_says_so_and_a_success_closes_i
         assert not limiter.notices and limiter.limit == 8
         limiter.release("failed", status=500)
         assert limiter.notices.popleft() == (
-            "provider failing: 3 failed requests in a row (HTTP 500 x2, stream cut x1); new requests paused for 2s"
+            "provider down: 3 failed requests in a row (HTTP 500 x2, stream cut x1), none answered; "
+            "holding the requests (up to 30m each), one probing every 2-10s"
         )
         state = limiter.snapshot()
-        assert state.breaker_open and state.paused_s == 2.0 and limiter.limit == 1
-        assert "provider failing" in state.describe()
+        assert state.breaker_open and state.paused_s == 2.0 and limiter.limit == 1 and limiter.down
+        assert state.describe() == "provider down 0s: holding 0 request(s) (bound 30m)"
         clock.now += 2.0
         await limiter.acquire()  # one probe after the pause
-        limiter.release("failed", status=503 - 1)  # 502: still failing, the pause doubles
-        assert "paused for 4s" in limiter.notices.popleft()
-        clock.now += 4.0
+        limiter.release("failed", status=503 - 1)  # 502: still failing, the pause doubles, said on the line only
+        assert not limiter.notices and limiter.snapshot().paused_s == 4.0
+        for pause in (8.0, 10.0, 10.0):  # doubling, at most BREAKER_MAX_S: a recovery is met within seconds
+            clock.now += limiter.snapshot().paused_s
+            await limiter.acquire()
+            limiter.release("failed", status=500)
+            assert limiter.snapshot().paused_s == pause
+        limiter.holding = 3  # the gateway counts its held requests in and out
+        assert limiter.snapshot().describe() == "provider down 24s: holding 3 request(s) (bound 30m)"
+        clock.now += 10.0
         await limiter.acquire()
         limiter.release("ok")
-        assert limiter.limit == 8 and not limiter.snapshot().breaker_open
-        assert limiter.notices.popleft() == "provider answering again: requests resumed"
+        assert limiter.limit == 8 and not limiter.snapshot().breaker_open and not limiter.down
+        assert limiter.notices.popleft() == "provider answering again after 34s down: held requests resumed"
+
+    run(scenario())
+
+
+def test_failures_counted_against_their_item_never_trip_the_breaker_nor_reset_it():
+    """One item's poison request (the provider answers the others) must not pause the run."""
+
+    async def scenario():
+        clock = Clock()
+        limiter = RateLimiter(8, clock=clock)
+        for _ in range(2 * TRIP_AFTER):
+            await limiter.acquire()
+        for _ in range(TRIP_AFTER):
+            limiter.release("failed", status=500, own=True)
+        assert not limiter.breaker_open and not limiter.notices and limiter.snapshot().describe() == ""
+        limiter.release("failed", status=500)
+        limiter.release("failed", status=500, own=True)  # neutral: the provider's run of failures goes on
+        limiter.release("failed", status=None)
+        assert not limiter.breaker_open
+        limiter.release("failed", status=500)
+        assert limiter.breaker_open
+
+    run(scenario())
+
+
+def test_the_provider_answered_since_a_time_is_told_by_when_the_answered_request_was_sent():
+    """An answer to a request sent before an item's failures began is no sign that the provider answers now."""
+
+    async def scenario():
+        clock = Clock()
+        limiter = RateLimiter(4, clock=clock)
+        assert not limiter.answered_since(0.0)
+        await limiter.acquire()
+        clock.now = 10.0
+        limiter.release("ok", sent_at=5.0)  # a long answer, sent at 5, whole at 10
+        assert limiter.answered_since(5.0) and not limiter.answered_since(6.0)
+        await limiter.acquire()
+        limiter.release("limited", status=529, wait_s=0.0)  # overloaded: down until something is answered
+        assert limiter.down and not limiter.breaker_open and limiter.snapshot().breaker_open
+        await limiter.acquire()
+        clock.now = 12.0
+        limiter.release("ok", sent_at=11.0)
+        assert limiter.answered_since(6.0) and not limiter.down
 
     run(scenario())
 
@@ -173,4 +224,7 @@ def test_the_progress_line_shows_the_limit_the_queue_and_the_pause():
 
     assert LimiterState(16, 16, 3, 0, 0.0, False).describe() == ""  # nothing to say while unhindered
     assert LimiterState(4, 16, 4, 12, 0.6, False).describe() == "limit 4/16 queued 12 wait 1s"
-    assert LimiterState(1, 16, 1, 5, 8.0, True).describe() == "provider failing: paused 8s, queued 5"
+    assert (
+        LimiterState(1, 16, 1, 5, 8.0, True, down_s=80.0, holding=3, bound_s=1800.0).describe()
+        == "provider down 1m20s: holding 3 request(s) (bound 30m)"
+    )

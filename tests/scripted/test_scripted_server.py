@@ -15,6 +15,7 @@ import pytest
 
 from agent_eval.scripted import ScenarioError, ScriptedServer, has_image, load_scenario, offered_tool_names, prompt_text
 from agent_eval.scripted.conversation import clean_tool_output
+from agent_eval.scripted.scenario import parse_faults
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -665,6 +666,28 @@ def test_fault_match_applies_to_delay():
         assert time.monotonic() - start < 5
         with pytest.raises(TimeoutError):
             post(srv.url, "/v1/messages", anthropic_body(prompt="trace the maze"), timeout=0.5)
+
+
+def test_fault_for_s_ends_an_outage_and_poison_fails_its_prompts_always():
+    """`for_s`: the fault hits only within N s of the first main request it met (an outage that ends); `poison`:
+    main requests whose prompt matches get the fault always, whatever times/for_s say, and are not counted."""
+    faults = {"status": 500, "for_s": 1.0, "times": 3, "poison": "maze"}
+    with ScriptedServer(TWO_TURNS, faults=faults) as srv:
+        during = [post(srv.url, "/v1/messages", anthropic_body(prompt=p))[0] for p in ("count", "trace the maze")]
+        time.sleep(1.1)
+        after = [post(srv.url, "/v1/responses", responses_body(prompt=p))[0] for p in ("count", "maze again", "count")]
+        srv.faults = {"truncate": True, "for_s": 0.5}  # the clock starts again with new faults
+        with pytest.raises((http.client.IncompleteRead, ConnectionError)):
+            post(srv.url, "/v1/messages", anthropic_body())
+        time.sleep(0.6)
+        assert post(srv.url, "/v1/messages", anthropic_body())[0] == 200
+    assert during == [500, 500] and after == [200, 500, 200]
+
+
+def test_fault_for_s_and_poison_are_checked():
+    for bad in ({"status": 500, "for_s": 0}, {"status": 500, "for_s": "soon"}, {"status": 500, "poison": "("}):
+        with pytest.raises(ScenarioError):
+            parse_faults(bad)
 
 
 # ---- recording, framing, scenario ------------------------------------------------------

@@ -146,6 +146,8 @@ class ClaudeCode(Agent):
         )
         if not ctx.auto_compact:
             env |= COMPACTION_OFF
+        if ctx.auth.answer_wait_s:  # else it gives up on a request the gateway holds past 10 min (its default)
+            env["API_TIMEOUT_MS"] = str(round(ctx.auth.answer_wait_s * 1000))
         return Invocation(argv=argv, env=env, stdin=self._first_message(ctx))
 
     @staticmethod

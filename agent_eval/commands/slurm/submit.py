@@ -132,6 +132,7 @@ def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[st
         repeats=values["repeats"],
         max_cost_usd=values["max_cost_usd"],
         unpriced=values["unpriced"],
+        outage_hold_minutes=values["outage_hold_minutes"],
     )
     data = resolve_data_dir(values["data"], console).absolute()
     benchmark, dataset = load_benchmark(data)
@@ -188,6 +189,8 @@ def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str]
         args += ["--unpriced"] if config.unpriced else []
         for name, value in (config.kind_options or {}).items():  # a sweep's kind_options axis
             args += [registry.kind_options()[name][1].flag, str(value)]
+        if config.outage_hold_minutes != RunConfig.outage_hold_minutes:
+            args += ["--outage-hold-minutes", f"{config.outage_hold_minutes:g}"]
         cells.append(Cell(cell_name(config), args, expected_keys(items, shards, config.repeats)))
     return new_plan(sweep.name, "sweep", shards, sweep.out_dir / f"{sweep.name}.slurm", sweep.root, cells, sbatch_args)
 

@@ -5,9 +5,12 @@ Every item's model requests pass it. A rate limit (429, 529 overloaded, 503, or 
 accepting and pauses new requests for the wait the provider asked (`retry-after`, `retry-after-ms`,
 `anthropic-ratelimit-*-reset`, `x-ratelimit-reset-*`); once no limit has been met for `CALM_S` (doubled
 each time a raise met a limit at once: the provider's ceiling is probed ever more rarely), each
-success at the full limit raises it by one again, up to the run's --jobs. Repeated provider failures
-(5xx, cut streams) in a row across items trip a breaker: new requests are paused with a growing
-backoff and one request at a time probes until one succeeds.
+success at the full limit raises it by one again, up to the run's --jobs. Provider failures (5xx, cut
+streams) while it answers no one (upstream_health.py decides whose failure it is) trip a breaker after
+`TRIP_AFTER` in a row: new requests are held with a growing pause (at most `BREAKER_MAX_S`) and one
+request at a time probes until one succeeds; then every held request goes. A failure counted against its
+item (the provider answers the others) neither trips the breaker nor resets it: one item's poison request
+never pauses the run.
 
 Hand-written, not a library: aiolimiter is a leaky bucket (a rate, not a concurrency that adapts)
 and aiobreaker has no release since 2021; the rules here are small and need the provider's headers.
@@ -26,15 +29,18 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Callable
 
+from agent_eval.engine.gateway.upstream_health import OUTAGE_HOLD_S, duration
+
 LIMITED_STATUSES = (429, 503, 529)  # the provider asks us to slow down: wait, never counted as its failure
+OVERLOADED_STATUSES = (503, 529)  # ... because it is overloaded (for everyone), not because of our quota
 CALM_S = 10.0  # no rate limit met for this long before the limit is raised again
 MAX_CALM_S = 300.0  # a raise that met a limit at once doubles the calm needed before the next one
 RAISE_EVERY_S = 1.0  # at most one step up per second
 DEFAULT_WAIT_S = 1.0  # the pause for everyone after a rate limit that asked no wait (each request backs off too)
 MAX_WAIT_S = 60.0  # a header asking for longer is capped (the request's hold bound decides the rest)
-TRIP_AFTER = 3  # failures in a row (any items) that pause the run's new requests
+TRIP_AFTER = 3  # the provider's failures in a row (any items) that pause the run's new requests
 BREAKER_FIRST_S = 2.0  # the breaker's first pause; it doubles while the provider keeps failing
-BREAKER_MAX_S = 60.0
+BREAKER_MAX_S = 10.0  # a probe at least this often: a recovery is met within seconds, at one request's cost
 POLL_S = 1.0  # a waiting request asks this often whether it has waited long enough
 
 
@@ -47,11 +53,17 @@ class LimiterState:
     in_flight: int
     queued: int
     paused_s: float  # until new requests go upstream again (0: not paused)
-    breaker_open: bool
+    breaker_open: bool  # or overloaded for everyone: the provider is down, requests are held
+    down_s: float = 0.0  # since the provider's first failure with nothing answered since
+    holding: int = 0  # requests the gateway holds (queued or between tries), not yet answered
+    bound_s: float = OUTAGE_HOLD_S  # how long a request is held while the provider is down
 
     def describe(self) -> str:
         if self.breaker_open:
-            return f"provider failing: paused {self.paused_s:.0f}s, queued {self.queued}"
+            return (
+                f"provider down {duration(self.down_s)}: holding {self.holding} request(s) "
+                f"(bound {duration(self.bound_s)})"
+            )
         parts = [f"limit {self.limit}/{self.ceiling}"] if self.limit < self.ceiling or self.queued else []
         if self.queued:
             parts.append(f"queued {self.queued}")
@@ -124,8 +136,9 @@ def _reset_seconds(value: str, now_wall: float | None) -> float | None:
 
 
 class RateLimiter:
-    def __init__(self, ceiling: int, clock=time.monotonic):
+    def __init__(self, ceiling: int, clock=time.monotonic, outage_hold_s: float = OUTAGE_HOLD_S):
         self.ceiling = max(1, int(ceiling))
+        self.outage_hold_s = outage_hold_s  # shown on the progress line; the gateway's holds keep it
         self.limit = self.ceiling
         self.in_flight = 0
         self.clock = clock
@@ -133,8 +146,12 @@ class RateLimiter:
         self.last_limited = -math.inf
         self.last_raise = -math.inf
         self.calm_s = CALM_S
-        self.failures_in_a_row = 0
+        self.failures_in_a_row = 0  # the provider's (counted against no item), since the last success
         self.failure_codes: dict[str, int] = {}  # of the current run of failures: "500" / "cut" -> count
+        self.down_since: float | None = None  # the first of those failures
+        self.answered_sent = -math.inf  # when the latest request the provider answered whole was sent
+        self.holding = 0  # requests held at the gateway (the gateway counts them in and out)
+        self.overloaded = False  # the provider's last answers were 503/529 and none was answered since
         self.breaker_pause = 0.0  # > 0 while tripped: the current pause
         self.limit_before_trip: int | None = None
         self.notices: deque[str] = deque()  # for the runner to print
@@ -146,6 +163,11 @@ class RateLimiter:
     def breaker_open(self) -> bool:
         return self.limit_before_trip is not None
 
+    @property
+    def down(self) -> bool:
+        """The provider fails or is overloaded for everyone: requests are held up to the outage bound."""
+        return self.limit_before_trip is not None or self.overloaded
+
     def snapshot(self) -> LimiterState:
         return LimiterState(
             self.limit,
@@ -153,8 +175,15 @@ class RateLimiter:
             self.in_flight,
             len(self._waiters),
             max(0.0, self.resume_at - self.clock()),
-            self.limit_before_trip is not None,
+            self.down,
+            self.clock() - self.down_since if self.down_since is not None else 0.0,
+            self.holding,
+            self.outage_hold_s,
         )
+
+    def answered_since(self, at: float) -> bool:
+        """Whether the provider answered a request (any item's) sent at or after `at`."""
+        return self.answered_sent >= at
 
     # -- a request's turn
     async def acquire(self, give_up: Callable[[], bool] | None = None) -> bool:
@@ -188,17 +217,26 @@ class RateLimiter:
             if turn in self._waiters:
                 self._waiters.remove(turn)
 
-    def release(self, outcome: str, status: int | None = None, wait_s: float | None = None) -> None:
-        """outcome: "ok" (wait_s: a success that asked for a wait), "limited", "failed" (status None: a cut),
-        or "unused" (the slot was never used upstream: nothing learnt)."""
+    def release(
+        self,
+        outcome: str,
+        status: int | None = None,
+        wait_s: float | None = None,
+        sent_at: float | None = None,
+        own: bool = False,
+    ) -> None:
+        """outcome: "ok" (wait_s: a success that asked for a wait; sent_at: when its request was sent),
+        "limited", "failed" (status None: a cut; own: counted against its item, not the provider's), or
+        "unused" (the slot was never used upstream: nothing learnt)."""
         now = self.clock()
-        if outcome == "unused":
+        if outcome == "unused" or (outcome == "failed" and own):
             pass
         elif outcome == "limited":
-            self._limited(now, wait_s)
+            self._limited(now, wait_s, status)
         elif outcome == "failed":
             self._failed(now, status)
         else:
+            self.answered_sent = max(self.answered_sent, now if sent_at is None else sent_at)
             self._succeeded(now, wait_s)
         self.in_flight -= 1
         self._grant()
@@ -208,7 +246,10 @@ class RateLimiter:
         self.failure_codes = {}
         if self.limit_before_trip is not None:
             self.limit, self.limit_before_trip, self.breaker_pause = self.limit_before_trip, None, 0.0
-            self.notices.append("provider answering again: requests resumed")
+            down = duration(now - self.down_since) if self.down_since is not None else "a while"
+            self.notices.append(f"provider answering again after {down} down: held requests resumed")
+        self.down_since = None
+        self.overloaded = False
         if wait_s:  # the provider's remaining budget reached 0: nothing new until it resets
             self.resume_at = max(self.resume_at, now + min(wait_s, MAX_WAIT_S))
         saturated = self.in_flight >= self.limit
@@ -221,7 +262,11 @@ class RateLimiter:
             self.limit += 1
             self.last_raise = now
 
-    def _limited(self, now: float, wait_s: float | None) -> None:
+    def _limited(self, now: float, wait_s: float | None, status: int | None = None) -> None:
+        if status in OVERLOADED_STATUSES:  # overloaded for everyone until a request is answered
+            self.overloaded = True
+            if self.down_since is None:
+                self.down_since = now
         # What the provider was accepting: the others still in flight (this one was one too many).
         self.limit = max(1, min(self.limit - 1, self.in_flight - 1))
         if now - self.last_raise < self.calm_s:  # the last raise went past what the provider takes
@@ -233,22 +278,26 @@ class RateLimiter:
         self.resume_at = max(self.resume_at, now + min(wait_s, MAX_WAIT_S))
 
     def _failed(self, now: float, status: int | None) -> None:
+        if self.down_since is None:
+            self.down_since = now
         self.failures_in_a_row += 1
         code = "cut" if status is None else str(status)
         self.failure_codes[code] = self.failure_codes.get(code, 0) + 1
         if self.failures_in_a_row < TRIP_AFTER:
             return
         self.breaker_pause = min(BREAKER_MAX_S, self.breaker_pause * 2 if self.breaker_pause else BREAKER_FIRST_S)
-        if self.limit_before_trip is None:
-            self.limit_before_trip = self.limit
-        self.limit = 1  # half-open: one request at a time probes until one succeeds
         self.resume_at = max(self.resume_at, now + self.breaker_pause)
+        if self.limit_before_trip is not None:  # a probe failed: the progress line says the rest
+            return
+        self.limit_before_trip = self.limit
+        self.limit = 1  # half-open: one request at a time probes until one succeeds
         seen = ", ".join(
             f"{'stream cut' if c == 'cut' else 'HTTP ' + c} x{n}" for c, n in sorted(self.failure_codes.items())
         )
         self.notices.append(
-            f"provider failing: {self.failures_in_a_row} failed requests in a row ({seen}); "
-            f"new requests paused for {self.breaker_pause:g}s"
+            f"provider down: {self.failures_in_a_row} failed requests in a row ({seen}), none answered; "
+            f"holding the requests (up to {duration(self.outage_hold_s)} each), one probing every "
+            f"{BREAKER_FIRST_S:g}-{BREAKER_MAX_S:g}s"
         )
 
     # -- granting turns

@@ -35,11 +35,17 @@ from agent_eval.engine.gateway.ledger import REFUSED, Ledger
 from agent_eval.engine.gateway.limiter import LIMITED_STATUSES, RateLimiter, wait_asked
 from agent_eval.engine.gateway.spend import ItemSpend, RunSpend, wire_of
 from agent_eval.engine.gateway.traffic import ERROR_BODY_CHARS
-from agent_eval.engine.gateway.upstream_health import GATEWAY_RETRIES, MAX_HOLD_S, OUTAGE_HOLD_S, ItemUpstream
+from agent_eval.engine.gateway.upstream_health import (
+    GATEWAY_RETRIES,
+    MAX_HOLD_S,
+    OUTAGE_HOLD_S,
+    ItemUpstream,
+)
 
 REFUSED_STATUS = 400  # a request of an item the provider failed: a 4xx, which neither CLI sends again
 RETRY_PAUSE_S = 0.5  # before the gateway sends a request again (doubling with each try)
-MAX_RETRY_PAUSE_S = 30.0
+MAX_RETRY_PAUSE_S = 15.0
+CLI_ANSWER_S = 600.0  # what a CLI must allow for one answer besides a hold (Claude Code's own default timeout)
 HOP_BY_HOP = {
     "connection",
     "keep-alive",
@@ -69,9 +75,18 @@ class Lease:
 class Gateway:
     """A context manager: entering starts the server (127.0.0.1, a free port), leaving stops it."""
 
-    def __init__(self, agent: str, auth: Auth, spend: RunSpend | None = None, concurrency: int = 16):
+    def __init__(
+        self,
+        agent: str,
+        auth: Auth,
+        spend: RunSpend | None = None,
+        concurrency: int = 16,
+        outage_hold_s: float = OUTAGE_HOLD_S,
+    ):
         self.agent = agent
-        self.limiter = RateLimiter(concurrency)  # the run's one limiter: every item's model requests pass it
+        self.outage_hold_s = outage_hold_s  # how long a request is held while the provider answers no one
+        # the run's one limiter: every item's model requests pass it
+        self.limiter = RateLimiter(concurrency, outage_hold_s=outage_hold_s)
         self.spend = spend or RunSpend()  # prices every answer; refuses requests past a spend cap
         self.credential: RealCredential = real_credential(agent, auth)
         self._leases: dict[str, Lease] = {}
@@ -139,6 +154,8 @@ class Gateway:
         scratch = scratch_dir()
         try:
             auth = inside_auth(self.agent, self.credential.auth, token, self.base_url, scratch)
+            # The CLI must wait for an answer longer than the gateway may hold its request, or it gives up first.
+            auth.answer_wait_s = max(MAX_HOLD_S, self.outage_hold_s) + CLI_ANSWER_S
             lease = Lease(token, auth, Ledger())
             with self._lock:
                 self._leases[token] = lease
@@ -216,9 +233,11 @@ class Gateway:
             if lease is not None and wire is not None:
                 self.spend.charge(lease.spend, entry, wire)
 
-        hold = Hold(health, entry, time.monotonic(), self.limiter, request.method == "POST")
+        hold = Hold(health, entry, time.monotonic(), self.limiter, request.method == "POST", self.outage_hold_s)
         try:
             while True:
+                if hold.tries and hold.waited_too_long():  # held its bound between tries
+                    return self._held_too_long(entry, hold)
                 if hold.limited and not await self.limiter.acquire(give_up=hold.waited_too_long):
                     return self._held_too_long(entry, hold)
                 late = self.spend.refusal(lease.spend, entry, wire) if lease and wire else None
@@ -246,9 +265,12 @@ class Gateway:
                     return answer
                 # Each request also backs off on its own (0.5, 1, 2 ... s): a provider asking no wait, or 0, is
                 # not asked again at once; the limiter's pause (the wait asked, for everyone) comes on top.
+                # While the breaker is open its pause alone paces the probes: the request queues again at once,
+                # behind the other held requests (each item's in turn probes).
                 last = entry.absorbed[-1]
                 own = min(MAX_RETRY_PAUSE_S, RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
-                await asyncio.sleep(max(0.0, own - (last["wait_s"] or 0.0)))
+                if not self.limiter.breaker_open:
+                    await asyncio.sleep(min(max(0.0, own - (last["wait_s"] or 0.0)), hold.left()))
         finally:
             hold.end(time.monotonic())
             charge()
@@ -260,8 +282,11 @@ class Gateway:
         to send it again (a rate limit within the hold bound, a 5xx within the gateway's own retries)."""
         response: web.StreamResponse | None = None
         reader = None
-        outcome, code, wait = "ok", None, None  # for the limiter, once this try is over
+        outcome, code, wait, own = "ok", None, None, False  # for the limiter, once this try is over
         tried_at = time.monotonic()
+        # A probe (the provider is down, or this item's last try failed) is read whole before the CLI sees any
+        # of it: a stream cut then is held and sent again like a 5xx, instead of reaching the CLI as a cut.
+        probe = hold.limited and (self.limiter.down or hold.health.failing_since is not None)
         hold.sent(tried_at)
         hold.health.sent()
         hold.tries += 1
@@ -275,22 +300,21 @@ class Gateway:
                     outcome, code = "limited", status
                     hold.health.limited()
                     held = tried_at - hold.since + (wait or 0)
-                    if hold.limited and not hold.health.hold_spent and held < MAX_HOLD_S:
-                        hand_over_body()
-                        entry.absorbed.append(await _absorbed(upstream, wait))
-                        hold.wait_from(tried_at)  # the refused try's time is a wait too
-                        return None
+                    # Overloaded with nothing answered since this request came: held up to the outage bound.
+                    down = status != 429 and not self.limiter.answered_since(hold.since)
+                    if hold.limited and (down or (not hold.health.hold_spent and held < MAX_HOLD_S)):
+                        hold.down = hold.down or down
+                        return await self._hold_again(upstream, wait, entry, hold, tried_at, hand_over_body)
                     hold.health.hold_spent = True  # its next 429s pass at once: the CLI's retries are not held
-                    if status != 429:  # still overloaded after the hold: the provider's failure
-                        hold.health.failed(status)
+                    if status != 429:  # still overloaded after the hold while others were answered: its failure
+                        own = True
+                        hold.health.streak_start(tried_at)
+                        hold.health.failed(status, own)
                 elif status >= 500:
                     outcome, code = "failed", status
-                    hold.health.failed(status)
-                    if hold.limited and not hold.health.gave_up and len(entry.absorbed) < GATEWAY_RETRIES:
-                        hand_over_body()
-                        entry.absorbed.append(await _absorbed(upstream, wait))
-                        hold.wait_from(tried_at)  # the refused try's time is a wait too
-                        return None
+                    own = self._failed(hold, status, tried_at)
+                    if self._may_retry(hold, own):
+                        return await self._hold_again(upstream, wait, entry, hold, tried_at, hand_over_body)
                 told = {"x-should-retry": "false"} if hold.health.gave_up or outcome == "limited" else {}
                 reader = ledger.response_reader(
                     entry, status, upstream.headers.get("Content-Type", ""), upstream.headers.get("Content-Encoding")
@@ -300,8 +324,20 @@ class Gateway:
                     reason=upstream.reason,
                     headers={**{k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}, **told},
                 )
+                source = _from_upstream(upstream)
+                if probe and status < 400:
+                    got, cut = await _whole(upstream)
+                    if cut is not None:
+                        outcome, code = "failed", None
+                        own = self._failed(hold, "cut", tried_at)
+                        if self._may_retry(hold, own):
+                            entry.absorbed.append({"status": status, "wait_s": None, "message": _cut_note(cut)})
+                            hand_over_body()
+                            hold.wait_from(tried_at)
+                            return None
+                    source = _replay(got, cut)  # whole, or cut again where the provider cut it
                 await response.prepare(request)
-                async for chunk in _from_upstream(upstream):
+                async for chunk in source:
                     await response.write(chunk)  # as it arrives: no buffering of the stream
                     reader.feed(chunk)
                 reader.close()  # recorded before the CLI sees the end: the item's record never misses it
@@ -311,16 +347,22 @@ class Gateway:
                 hand_over_body()
                 await response.write_eof()
         except UpstreamCut as cut:  # the provider cut the stream mid-answer: passed on as a cut
-            outcome, code = "failed", None
-            hold.health.failed("cut")
-            reader.close(f"{type(cut.__cause__).__name__}: {cut.__cause__}")
+            if outcome == "ok":  # (a probe's cut is counted already)
+                outcome, code = "failed", None
+                own = self._failed(hold, "cut", tried_at)
+            reader.close(_cut_note(cut))
             if request.transport is not None:
                 request.transport.close()  # what was sent is flushed first
         except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as e:
             note = f"{type(e).__name__}: {e}"
             if response is None:  # nothing sent to the CLI yet: the endpoint could not be reached
                 outcome, code = "failed", 502
-                hold.health.failed("unreachable")
+                own = self._failed(hold, "unreachable", tried_at)
+                if self._may_retry(hold, own):
+                    entry.absorbed.append({"status": 502, "wait_s": None, "message": f"unreachable: {note}"[:500]})
+                    hand_over_body()
+                    hold.wait_from(tried_at)
+                    return None
                 entry.status, entry.error = (
                     502,
                     {"status": 502, "type": "gateway", "message": f"upstream unreachable: {note}"},
@@ -342,14 +384,40 @@ class Gateway:
             raise
         finally:
             if hold.limited:
-                self.limiter.release(outcome, status=code, wait_s=wait)
+                self.limiter.release(outcome, status=code, wait_s=wait, sent_at=tried_at, own=own)
         return response
 
+    def _failed(self, hold: Hold, code: int | str, tried_at: float) -> bool:
+        """Records a failed try; True when it counts against the item: the provider answered a request of the
+        run sent since the item's failures began (else it answered no one: the provider's failure)."""
+        own = self.limiter.answered_since(hold.health.streak_start(tried_at))
+        hold.health.failed(code, own)
+        return own
+
+    @staticmethod
+    def _may_retry(hold: Hold, own: bool) -> bool:
+        """Whether the gateway sends a failed request again itself: always while the provider answers no one
+        (held up to the outage bound), at most GATEWAY_RETRIES times for the item's own failures."""
+        if not hold.limited or hold.health.gave_up:
+            return False
+        if own:
+            hold.own_retries += 1
+            return hold.own_retries <= GATEWAY_RETRIES
+        hold.down = True
+        return True
+
+    async def _hold_again(self, upstream, wait, entry, hold: Hold, tried_at: float, hand_over_body) -> None:
+        """The answer stays here (the ledger keeps it); the request is held and sent again."""
+        hand_over_body()
+        entry.absorbed.append(await _absorbed(upstream, wait))
+        hold.wait_from(tried_at)  # the refused try's time is a wait too
+        return None
+
     def _held_too_long(self, entry, hold: Hold) -> web.Response:
-        """A request that waited its bound in the limiter's queue: in an outage the item gives up (upstream_error);
-        for rate limits the CLI gets the 429 it would have had."""
-        if self.limiter.breaker_open:
-            hold.health.outage()
+        """A request held its bound: while the provider answered no one (the outage bound) the item gives up
+        (upstream_error); for rate limits the CLI gets the 429 it would have had."""
+        if hold.down or self.limiter.down:
+            hold.health.outage(time.monotonic() - hold.since, self.outage_hold_s)
             return _refused_for_failures(entry, hold.health)
         message = f"agent-eval gateway: held {MAX_HOLD_S:g}s for the provider's rate limits; not sent"
         entry.status, entry.refused = 429, True
@@ -362,6 +430,28 @@ class Gateway:
 
 class UpstreamCut(Exception):
     """The provider's stream broke off (not the CLI's side of the connection)."""
+
+
+def _cut_note(cut: UpstreamCut) -> str:
+    return f"{type(cut.__cause__).__name__}: {cut.__cause__}"
+
+
+async def _whole(upstream) -> tuple[list[bytes], UpstreamCut | None]:
+    """The whole answer, read before any of it is passed on; and the cut, if the provider cut it."""
+    got: list[bytes] = []
+    try:
+        async for chunk in _from_upstream(upstream):
+            got.append(chunk)
+    except UpstreamCut as cut:
+        return got, cut
+    return got, None
+
+
+async def _replay(chunks: list[bytes], cut: UpstreamCut | None):
+    for chunk in chunks:
+        yield chunk
+    if cut is not None:
+        raise cut
 
 
 async def _from_upstream(upstream):
@@ -390,7 +480,10 @@ class Hold:
     since: float
     limiter: RateLimiter
     limited: bool  # a model request: it passes the limiter
+    outage_s: float = OUTAGE_HOLD_S  # the bound while the provider answers no one
     tries: int = 0
+    own_retries: int = 0  # tries sent again after a failure counted against the item
+    down: bool = False  # held because the provider answered no one: the outage bound applies
     waiting: bool = False  # in the queue or between tries (not while a try is with the provider)
     last_try: float | None = None
 
@@ -399,6 +492,8 @@ class Hold:
 
     def wait_from(self, at: float) -> None:
         """Held from `at` on: from its arrival, or from a try the gateway answered for the CLI (a 429, a 5xx)."""
+        if not self.waiting:
+            self.limiter.holding += 1
         self.waiting = True
         self.health.hold_started(id(self), at)
 
@@ -411,11 +506,16 @@ class Hold:
     def _stop(self, at: float) -> None:
         if self.waiting:
             self.waiting = False
+            self.limiter.holding -= 1
             self.health.hold_ended(id(self), at)
 
+    def left(self) -> float:
+        """Seconds until its bound: the outage bound while the provider answers no one, else the rate limits'."""
+        bound = self.outage_s if self.down or self.limiter.down else MAX_HOLD_S
+        return max(0.0, bound - (time.monotonic() - self.since))
+
     def waited_too_long(self) -> bool:
-        held = time.monotonic() - self.since
-        return held >= MAX_HOLD_S or (self.limiter.breaker_open and held >= OUTAGE_HOLD_S)
+        return self.left() <= 0
 
     def end(self, at: float) -> None:
         until = at if self.waiting or self.last_try is None else self.last_try

@@ -1,11 +1,15 @@
-"""One item's dealings with the provider, as the gateway keeps them: failures in a row, when to give up,
-the time its requests were held for rate limits, and the verdict when the provider failed it.
+"""One item's dealings with the provider, as the gateway keeps them: its failures, which of them count
+against it, when to give up, the time its requests were held, and the verdict when the provider failed it.
 
-The gateway retries a rate-limited request itself (holding it, so the CLI sees a slower answer, not an
-error) up to `MAX_HOLD_S`, and a 5xx up to `GATEWAY_RETRIES` times. After `ITEM_FAILURES` failed
-upstream requests in a row (5xx, overloaded past the hold, a cut stream, an unreachable endpoint) it
-sends none of the item's requests upstream again: each is answered at once with an error the CLI does
-not retry, and the item ends `upstream_error` (`verdict()`), rerun by a resume.
+Whose failure is it? A failure (a 5xx, overloaded past the hold, a cut stream, an unreachable endpoint)
+counts against the item only when the provider answered a request of the run that was sent after the
+item's current run of failures began: the provider was answering others meanwhile, so the trouble is this
+item's. When nothing was answered since, the failure is the provider's (an outage for everyone): it is not
+counted, and the gateway holds the request (the CLI sees a slow answer) for the run's outage bound
+(`--outage-hold-minutes`). After `ITEM_FAILURES` counted failures in a row the gateway sends none of the
+item's requests upstream again: each is answered at once with an error the CLI does not retry, and the item
+ends `upstream_error` (`verdict()`), rerun by a resume. A request held its whole outage bound ends its item
+the same way.
 """
 
 from __future__ import annotations
@@ -14,30 +18,45 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
-# A request is held for rate limits at most this long, then the 429 is passed on; after that the item's
+# A request is held for rate limits (429) at most this long, then the 429 is passed on; after that the item's
 # next 429s pass at once (the CLI's own retries are not held again) until one of its requests succeeds.
 MAX_HOLD_S = 120.0
-OUTAGE_HOLD_S = 30.0  # held this long while the breaker is open (the provider failing for the whole run): give up
-GATEWAY_RETRIES = 2  # a 5xx the gateway retries itself before the CLI sees it
-ITEM_FAILURES = 4  # failed upstream requests in a row after which the item's requests stay here
+OUTAGE_HOLD_S = 30 * 60.0  # the default outage bound: a request held this long while nothing is answered
+GATEWAY_RETRIES = 2  # a failure counted against the item that the gateway retries itself before the CLI sees it
+ITEM_FAILURES = 4  # failures counted against the item, in a row, after which its requests stay here
 
 
 def failure_name(code: int | str) -> str:
     return "stream cut" if code == "cut" else "unreachable" if code == "unreachable" else f"HTTP {code}"
 
 
+def duration(seconds: float) -> str:
+    """`45s`, `1m20s`, `30m`, `2h05m`: for the progress line and the verdicts."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, s = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{s:02d}s" if s else f"{minutes}m"
+    hours, m = divmod(minutes, 60)
+    return f"{hours}h{m:02d}m"
+
+
 @dataclass
 class ItemUpstream:
     """Thread-safe: updated on the gateway's loop, read by the item's thread."""
 
-    failures_in_a_row: int = 0
-    failures: Counter = field(default_factory=Counter)  # "500" / "529" / "cut" / "unreachable" -> count
+    failures_in_a_row: int = 0  # counted against the item (the provider answered others meanwhile)
+    failures: Counter = field(default_factory=Counter)  # every failure seen: "500" / "529" / "cut" -> count
+    outage_failures: int = 0  # failures while the provider answered no one: the provider's, not counted
+    failing_since: float | None = None  # when its current run of failures began (None: its last answer was whole)
     rate_limited: int = 0  # upstream answers that asked to slow down
     upstream_requests: int = 0
     refused: int = 0  # requests answered here after giving up
     gave_up: bool = False
     hold_spent: bool = False  # a request was held its whole bound for a rate limit: later ones are not held
-    held_in_outage: bool = False  # gave up waiting while the provider failed everyone
+    held_in_outage: float = 0.0  # > 0: a request was held this long (past the bound) while no one was answered
+    outage_bound: float = 0.0
     _holds: list[tuple[float, float]] = field(default_factory=list)
     _open: dict[int, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -50,23 +69,36 @@ class ItemUpstream:
     def succeeded(self) -> None:
         with self._lock:
             self.failures_in_a_row = 0
+            self.failing_since = None
             self.hold_spent = False
 
     def limited(self) -> None:
         with self._lock:
             self.rate_limited += 1
 
-    def failed(self, code: int | str) -> None:
+    def streak_start(self, at: float) -> float:
+        """When the item's current run of failures began (`at` if this is its first)."""
         with self._lock:
-            self.failures_in_a_row += 1
+            if self.failing_since is None:
+                self.failing_since = at
+            return self.failing_since
+
+    def failed(self, code: int | str, own: bool) -> None:
+        """own: the provider answered other requests since the item's failures began (counted against it)."""
+        with self._lock:
             self.failures[str(code)] += 1
+            if not own:
+                self.outage_failures += 1
+                return
+            self.failures_in_a_row += 1
             if self.failures_in_a_row >= ITEM_FAILURES:
                 self.gave_up = True
 
-    def outage(self) -> None:
-        """A request of this item waited OUTAGE_HOLD_S while the provider failed the whole run."""
+    def outage(self, held_s: float, bound_s: float) -> None:
+        """A request of this item was held `held_s`, past the run's bound, while the provider answered no one."""
         with self._lock:
-            self.gave_up = self.held_in_outage = True
+            self.gave_up = True
+            self.held_in_outage, self.outage_bound = held_s, bound_s
 
     def refuse(self) -> None:
         with self._lock:
@@ -99,10 +131,10 @@ class ItemUpstream:
         return total
 
     def verdict(self) -> str | None:
-        """Why the provider, not the agent, is to blame: its last answers to this item were failures, or the
-        item's request waited out a pause of the whole run while the provider failed the others."""
+        """Why the provider, not the agent, is to blame: its last answers to this item were failures (its own,
+        while the provider answered others), or its request was held the whole outage bound."""
         with self._lock:
-            if not self.failures_in_a_row and not self.gave_up:
+            if self.failing_since is None and not self.gave_up:
                 return None
             parts = []
             if self.failures:
@@ -110,11 +142,13 @@ class ItemUpstream:
                 parts.append(f"the provider failed: {seen} in {self.upstream_requests} upstream request(s)")
             if self.held_in_outage:
                 parts.append(
-                    f"the provider failed the run's other requests while this item's waited {OUTAGE_HOLD_S:g}s "
-                    f"(the run paused new requests)"
+                    f"it answered no request of the run while this item's was held {duration(self.held_in_outage)} "
+                    f"(the outage bound: {duration(self.outage_bound)}, --outage-hold-minutes)"
                 )
+            elif self.failures_in_a_row:
+                parts.append(f"{self.failures_in_a_row} in a row while it answered the run's other requests")
             if self.gave_up and self.failures_in_a_row >= ITEM_FAILURES:
-                parts.append(f"after {self.failures_in_a_row} failures in a row the gateway sent none of its requests")
+                parts.append("so the gateway sent none of its requests after that")
             if self.gave_up:
                 parts.append(f"{self.refused} request(s) refused at the gateway")
             return "; ".join(parts) + ". Not the agent's doing: a resume runs the item again"
@@ -124,8 +158,10 @@ class ItemUpstream:
             return {
                 "upstream_requests": self.upstream_requests,
                 "failures": dict(self.failures),
+                "outage_failures": self.outage_failures,
                 "rate_limited": self.rate_limited,
                 "refused": self.refused,
                 "gave_up": self.gave_up,
-                "outage": self.held_in_outage,
+                "outage": bool(self.held_in_outage),
+                "outage_held_s": round(self.held_in_outage, 1),
             }

@@ -1,0 +1,107 @@
+"""An outage costs no running item its work (issue 31), with the real Claude Code and Codex CLIs, sandboxed,
+against the scripted model server standing in for the provider.
+
+The provider fails every request (HTTP 500, side requests included) for 90 s, then answers; beside that, it
+fails every request of one item (the maze question) always. While it answers no one, the run's gateway holds
+the items' requests (the CLIs see a slow answer, not an error) and probes one at a time; once a probe is
+answered the held requests go and every other item ends `ok` in its first attempt, the wait recorded as the
+provider's (`provider_wait_s`), not the agent's. The poisoned item's failures count against it only once the
+provider answers the others: it alone ends `upstream_error`. Both CLIs run side by side (CI time).
+docs/reliability.md lists the row; perf/provider_failures.py measures the same scenarios.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections import Counter
+
+from rich.console import Console
+
+from agent_eval.agents.registry import efforts_by_agent, scripted_environ
+from agent_eval.benchmarks import load_benchmark
+from agent_eval.datamodel.config import RunConfig
+from agent_eval.engine.runner import Runner
+from agent_eval.engine.selection import select
+from agent_eval.scripted import ScriptedServer
+from support.agentrun import AGENTS, MODELS
+
+OUTAGE_S = 90
+FAULTS = {"status": 500, "for_s": OUTAGE_S, "poison": "maze"}  # MPT-0 asks about a maze
+IDS = "CCC-0,LIS-0,FDS-0,MPT-0"
+
+
+def run_through_an_outage(agent: str, sample_data, out, results: dict) -> None:
+    try:
+        benchmark, dataset = load_benchmark(sample_data)
+        config = RunConfig(
+            agent=agent,
+            model=MODELS[agent],
+            tools="none",
+            jobs=4,
+            timeout_s=120,  # shorter than outage + answer: the held time is not the attempt's
+            unpriced=True,
+            outage_hold_minutes=5,
+        )
+        config.validate(efforts_by_agent())
+        said = io.StringIO()
+        with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults=FAULTS) as server:
+            runner = Runner(
+                config,
+                benchmark,
+                dataset,
+                select(dataset, ids=IDS),
+                out,
+                console=Console(file=said, width=250),
+                environ=scripted_environ(agent, server.url),
+                scripted_model=True,
+            )
+            outcome = runner.run()
+            requests = server.main_requests()
+        results[agent] = (outcome, requests, said.getvalue())
+    except BaseException as error:  # noqa: BLE001 - reported by the test's thread
+        results[agent] = error
+
+
+def test_a_90s_outage_ends_every_item_ok_and_only_the_item_the_provider_always_fails_ends_upstream_error(
+    sample_data, tmp_path
+):
+    results: dict = {}
+    threads = [
+        threading.Thread(target=run_through_an_outage, args=(agent, sample_data, tmp_path / agent, results))
+        for agent in AGENTS
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for agent in AGENTS:
+        assert not isinstance(results[agent], BaseException), (agent, results[agent])
+        outcome, requests, said = results[agent]
+        records = {r.id: r for r in outcome.store.records()}
+        assert Counter(r.status for r in records.values()) == {"ok": 3, "upstream_error": 1}, (agent, records)
+        # The provider really failed everyone, then answered: the held requests went once a probe was answered.
+        ok_failures = sum(records[i].gateway["upstream"]["outage_failures"] for i in ("CCC-0", "LIS-0", "FDS-0"))
+        assert ok_failures >= 1  # the others' own requests failed during the outage too (each held, not counted)
+        outcomes = Counter(r.outcome for r in requests)
+        assert outcomes["fault:500"] >= 3 and outcomes["final"] >= 3, outcomes
+        assert "provider down: " in said and "holding the requests" in said, said
+        assert "provider answering again after " in said, said
+        for item in ("CCC-0", "LIS-0", "FDS-0"):
+            record = records[item]
+            assert record.status == "ok" and record.correct is not None and record.attempts == 1, (agent, record)
+            upstream = record.gateway["upstream"]
+            # Held, not failed: none of the provider's failures counted against it and no CLI saw one.
+            assert upstream["outage_failures"] == sum(upstream["failures"].values()), (agent, upstream)
+            assert not upstream["gave_up"] and upstream["refused"] == 0
+            assert record.gateway["http_errors"] == [] and not record.api_retries, (agent, record.gateway)
+            # The outage's time is the provider's (provider_wait_s), not the agent's (elapsed_s).
+            assert record.provider_wait_s > OUTAGE_S / 2, (agent, record.provider_wait_s)
+            wall = json.loads((outcome.store.root / "sandboxes" / record.id / "meta.json").read_text())["exit"]
+            assert record.elapsed_s < wall["elapsed_s"] - OUTAGE_S / 2
+        poisoned = records["MPT-0"]
+        assert poisoned.status == "upstream_error" and not poisoned.correct and poisoned.prediction == ""
+        assert "the provider failed: HTTP 500 x" in poisoned.error
+        assert "in a row while it answered the run's other requests" in poisoned.error, poisoned.error
+        assert poisoned.gateway["upstream"]["gave_up"] and not poisoned.gateway["upstream"]["outage"]
