@@ -43,7 +43,7 @@ def run_attempt(
     The sandbox gets a dummy credential and the `gateway`'s URL, never `auth` itself."""
     started_at = now_iso()
     item_dir.fresh()
-    with gateway.lease() as lease:
+    with gateway.lease(item_dir.root) as lease:  # each request appended to its gateway.jsonl as it ends
         record = _attempt(
             item, repeat, item_dir, run_root, agent, lease.auth, config, benchmark, template, cancel, started_at, lease
         )
