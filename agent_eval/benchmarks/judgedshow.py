@@ -24,7 +24,13 @@ class JudgedHooks(ReadingHooks):
     read_key = "answer"
 
     def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+        self,
+        console: Console,
+        run: LoadedRun,
+        record: ItemRecord,
+        images: ItemImages,
+        data: Path | None,
+        page: int | None = None,
     ) -> object | None:
         return record  # the outcome lines need only the record
 

@@ -96,9 +96,16 @@ class ReadingHooks:
         return None
 
     def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+        self,
+        console: Console,
+        run: LoadedRun,
+        record: ItemRecord,
+        images: ItemImages,
+        data: Path | None,
+        page: int | None = None,
     ) -> object | None:
-        """Printed after one item's transcript; what it returns is handed to show_outcome (None: nothing)."""
+        """Printed after one item's transcript; what it returns is handed to show_outcome (None: nothing).
+        `page`: `show --page`, for a kind whose item part is paged (a game's timeline)."""
         return None
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:

@@ -59,7 +59,13 @@ class ActiveReading(ReadingHooks):
         return print_active_totals(console, run)
 
     def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+        self,
+        console: Console,
+        run: LoadedRun,
+        record: ItemRecord,
+        images: ItemImages,
+        data: Path | None,
+        page: int | None = None,
     ) -> object | None:
         from agent_eval.benchmarks.activeobs.show import print_observations
 

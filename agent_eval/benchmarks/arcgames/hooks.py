@@ -49,11 +49,17 @@ class GameReading(ReadingHooks):
         return totals_phrase(run.records)
 
     def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+        self,
+        console: Console,
+        run: LoadedRun,
+        record: ItemRecord,
+        images: ItemImages,
+        data: Path | None,
+        page: int | None = None,
     ) -> object | None:
         from agent_eval.benchmarks.arcgames.show import print_timeline
 
-        return print_timeline(console, record, images.base)
+        return print_timeline(console, record, images.base, page, run.root)
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
         from agent_eval.benchmarks.arcgames.show import print_scorecard
