@@ -112,6 +112,7 @@ def main() -> None:
     parser.add_argument("--through", choices=("claude-code", "codex"), help="a real CLI plays, through the runner")
     parser.add_argument("--tree", type=Path, default=ROOT, help="--through: the checkout whose harness runs")
     parser.add_argument("--out", type=Path, help="--through: where the run goes (default: a temporary dir)")
+    parser.add_argument("--trace", type=Path, help="--through: tracemalloc's top growth written here (slower)")
     args = parser.parse_args()
     if toolkit_python() is None:
         sys.exit("no toolkit interpreter: run `make setup` first")
@@ -178,6 +179,25 @@ HARNESS = textwrap.dedent("""
     from agent_eval.engine.runner import Runner
     from agent_eval.engine.selection import select
 
+    if spec.get("trace"):  # what grows with actions: allocations at a quarter of the game against near its end
+        import threading, time, tracemalloc
+        tracemalloc.start(4)
+        def watch():
+            timeline = Path(spec["out"]) / "long" / "sandboxes" / spec["game"] / "game" / "timeline.jsonl"
+            marks, shots = [spec["actions"] // 4, spec["actions"] - 50], []
+            while marks:
+                done = timeline.read_bytes().count(b"\\n") if timeline.exists() else 0
+                if done >= marks[0]:
+                    shots.append((done, tracemalloc.take_snapshot()))
+                    marks.pop(0)
+                time.sleep(0.2)
+            (a, first), (b, last) = shots
+            lines = [f"allocations grown from action {a} to action {b} (live bytes, by where they were made)"]
+            for stat in last.compare_to(first, "traceback")[:12]:
+                lines.append(f"{stat.size_diff / 1e6:+8.2f} MB {stat.count_diff:+7d} blocks")
+                lines += [f"      {frame.filename}:{frame.lineno}" for frame in stat.traceback]
+            Path(spec["trace"]).write_text("\\n".join(lines) + "\\n")
+        threading.Thread(target=watch, daemon=True).start()
     benchmark, dataset = load_benchmark(Path(spec["games"]))
     items = select(dataset, tasks=spec["game"])
     config = RunConfig(
@@ -253,6 +273,7 @@ def long_game(args, tmp: Path, item, actions: list) -> None:
             "timeout_s": max(1800.0, len(actions) * 2.0),
             "out": str(out),
             "url": url,
+            "trace": str(args.trace.resolve()) if args.trace else None,
         }
         started = time.perf_counter()
         harness = subprocess.Popen(
