@@ -9,8 +9,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,7 @@ from agent_eval.datamodel.transcript import ReceivedImage, Transcript
 from agent_eval.engine.gateway import Gateway, RunSpend, record_item
 from agent_eval.engine.gateway.item import confirm_received
 from agent_eval.engine.gateway.journal import LINES, read_lines, read_log
-from tests.engine.test_gateway import REAL, Upstream, png_b64, post
+from support.gateway_upstream import REAL, png_b64, post, serve
 
 OLD = Path(__file__).resolve().parents[1] / "data" / "old-gateway-v1"
 MODEL = "claude-haiku-4-5"
@@ -29,10 +27,7 @@ IMAGES = [png_b64(10 + n, 10) for n in range(6)]  # six distinct frames, 10x10 .
 
 @pytest.fixture
 def upstream():
-    handler = type("H", (Upstream,), {"seen": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.pause, server.limited = 0.0, 0
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
 
@@ -99,11 +94,17 @@ KILLED = textwrap.dedent("""
     # waiting for its answer when SIGKILL comes.
     import os, signal, sys, threading, urllib.request
     from pathlib import Path
-    sys.path.insert(0, sys.argv[3])
+    sys.path[:0] = [sys.argv[3], sys.argv[3] + "/tests"]
     from agent_eval.agents.base import Auth
     from agent_eval.engine.gateway import Gateway, RunSpend
-    from tests.engine.test_gateway import REAL, post
-    from tests.engine.test_ledger import body
+    from support.gateway_upstream import REAL, png_b64, post
+
+    def body(n):  # the first n of the test's frames, as test_ledger.body
+        images = [png_b64(10 + i, 10) for i in range(n)]
+        content = [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": d}} for d in images
+        ]
+        return {"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": content}]}
 
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=sys.argv[1])
     spend = RunSpend(model="claude-haiku-4-5")  # the answers name no model
