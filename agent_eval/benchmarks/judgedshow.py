@@ -24,13 +24,7 @@ class JudgedHooks(ReadingHooks):
     read_key = "answer"
 
     def show_item(
-        self,
-        console: Console,
-        run: LoadedRun,
-        record: ItemRecord,
-        images: ItemImages,
-        data: Path | None,
-        page: int | None = None,
+        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
         return record  # the outcome lines need only the record
 

@@ -184,7 +184,10 @@ def show_transcript(
         console.print(Text("images in the workdir not shown above:", style="bold"))
         for path in made:
             console.print(_image_line(images, path))
-    state = run.hooks.show_item(console, run, record, images, data, page)
+    if page is None:
+        state = run.hooks.show_item(console, run, record, images, data)
+    else:
+        state = run.hooks.show_item_page(console, run, record, images, data, page)
     _print_outcome(console, run, record, transcript, state)
 
 

@@ -59,13 +59,7 @@ class ActiveReading(ReadingHooks):
         return print_active_totals(console, run)
 
     def show_item(
-        self,
-        console: Console,
-        run: LoadedRun,
-        record: ItemRecord,
-        images: ItemImages,
-        data: Path | None,
-        page: int | None = None,
+        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
         from agent_eval.benchmarks.activeobs.show import print_observations
 

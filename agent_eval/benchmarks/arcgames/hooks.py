@@ -49,13 +49,14 @@ class GameReading(ReadingHooks):
         return totals_phrase(run.records)
 
     def show_item(
-        self,
-        console: Console,
-        run: LoadedRun,
-        record: ItemRecord,
-        images: ItemImages,
-        data: Path | None,
-        page: int | None = None,
+        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+    ) -> object | None:
+        from agent_eval.benchmarks.arcgames.show import print_timeline
+
+        return print_timeline(console, record, images.base, None, run.root)
+
+    def show_item_page(
+        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None, page: int
     ) -> object | None:
         from agent_eval.benchmarks.arcgames.show import print_timeline
 
