@@ -311,9 +311,10 @@ def long_game(args, tmp: Path, item, actions: list) -> None:
         f"last {window}: {per_action(n - window, n):.3f} s"
     )
     first_rss = next(s[2] for s in playing if s[1] >= window)
+    last_rss = next(s[2] for s in playing if s[1] >= n)  # the game's last action (then the item's end: parsing)
     print(
-        f"  harness RSS: at action {window} {first_rss:.0f} MB, at the end {playing[-1][2]:.0f} MB, "
-        f"peak {max(s[2] for s in playing):.0f} MB"
+        f"  harness RSS: at action {window} {first_rss:.0f} MB, at the last action {last_rss:.0f} MB, "
+        f"peak {max(s[2] for s in playing):.0f} MB (the item's end included)"
     )
     for at in (n // 4, n // 2, 3 * n // 4):
         s = next(s for s in playing if s[1] >= at)
