@@ -280,13 +280,17 @@ def long_game(args, tmp: Path, item, actions: list) -> None:
             [str(python), "-c", HARNESS, json.dumps(spec)], cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
         timeline = out / "long" / "sandboxes" / item.id / "game" / "timeline.jsonl"
-        samples = []  # (seconds, actions done, harness RSS MB)
+        samples = []  # (seconds, actions done, harness RSS MB, harness CPU s)
         while harness.poll() is None:
             try:
                 done = timeline.read_bytes().count(b"\n")
             except OSError:
                 done = 0
-            samples.append((time.perf_counter() - started, done, rss_mb(harness.pid)))
+            try:
+                cpu = process_cpu_s(harness.pid)
+            except (OSError, IndexError):
+                cpu = None
+            samples.append((time.perf_counter() - started, done, rss_mb(harness.pid), cpu))
             time.sleep(0.5)
         result = json.loads(harness.stdout.read().strip().splitlines()[-1])
     finally:
@@ -294,21 +298,26 @@ def long_game(args, tmp: Path, item, actions: list) -> None:
         model.wait()
     item_root = out / "long" / "sandboxes" / item.id
     print(f"{args.through} (mode {args.mode}), harness from {tree}: {result}")
-    playing = [s for s in samples if s[1] > 0 and s[2] is not None]
+    playing = [s for s in samples if s[1] > 0 and s[2] is not None and s[3] is not None]
     if len(playing) < 4:
         sys.exit("too few samples while the game was played")
     n = playing[-1][1]
     window = max(20, n // 10)
 
-    def per_action(lo: int, hi: int) -> float:
+    def per_action(lo: int, hi: int, field: int = 0) -> float:
         a = next(s for s in playing if s[1] >= lo)
         b = next(s for s in playing if s[1] >= hi)
-        return (b[0] - a[0]) / max(1, b[1] - a[1])
+        return (b[field] - a[field]) / max(1, b[1] - a[1])
 
     print(f"  {n} actions in {playing[-1][0] - playing[0][0]:.0f} s")
     print(
         f"  per action: actions {window}-{2 * window}: {per_action(window, 2 * window):.3f} s; "
         f"last {window}: {per_action(n - window, n):.3f} s"
+    )
+    print(
+        f"  the harness's CPU per action (MCP host, gateway and its ledger, game session): actions {window}-"
+        f"{2 * window}: {per_action(window, 2 * window, 3) * 1000:.1f} ms; last {window}: "
+        f"{per_action(n - window, n, 3) * 1000:.1f} ms"
     )
     first_rss = next(s[2] for s in playing if s[1] >= window)
     last_rss = next(s[2] for s in playing if s[1] >= n)  # the game's last action (then the item's end: parsing)
