@@ -108,7 +108,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=300)
     parser.add_argument("--mode", default="image", choices=("none", "image", "python"))
-    parser.add_argument("--game", default="ae01", help="one of the project's games")
+    parser.add_argument(
+        "--game", default="ae01", help=f"one of the project's games, or {DISTINCT}: every frame a new one"
+    )
     parser.add_argument("--through", choices=("claude-code", "codex"), help="a real CLI plays, through the runner")
     parser.add_argument("--tree", type=Path, default=ROOT, help="--through: the checkout whose harness runs")
     parser.add_argument("--out", type=Path, help="--through: where the run goes (default: a temporary dir)")
@@ -119,13 +121,17 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="arc-play-"))
     benchmark = ArcGames()
     benchmark.write_samples(tmp / "games", 0, 1, "")
+    write_distinct_game(tmp / "games")
     item = next(i for i in load_games(tmp / "games").items if i.id == args.game)
-    # Never winning (a won game takes no more actions): the winning sequence's first move, back and forth,
-    # a RESET every ten actions.
-    first = next((a for a in WINNING[f"{item.id}-{item.version}"][1:] if not isinstance(a, tuple)), "ACTION1")
-    back = {"ACTION1": "ACTION2", "ACTION2": "ACTION1", "ACTION3": "ACTION4", "ACTION4": "ACTION3"}.get(first, first)
-    cycle = ["RESET"] + [first, back] * 4 + [first]
-    actions = [cycle[i % len(cycle)] for i in range(args.actions)]
+    if item.id == DISTINCT:  # a RESET, then ACTION1 only: each moves the marker on, each frame new
+        actions = ["RESET"] + ["ACTION1"] * (args.actions - 1)
+    else:
+        # Never winning (a won game takes no more actions): the winning sequence's first move, back and forth,
+        # a RESET every ten actions.
+        first = next((a for a in WINNING[f"{item.id}-{item.version}"][1:] if not isinstance(a, tuple)), "ACTION1")
+        back = {"ACTION1": "ACTION2", "ACTION2": "ACTION1", "ACTION3": "ACTION4", "ACTION4": "ACTION3"}
+        cycle = ["RESET"] + [first, back.get(first, first)] * 4 + [first]
+        actions = [cycle[i % len(cycle)] for i in range(args.actions)]
     if args.through:
         long_game(args, tmp, item, actions)
         return
@@ -164,6 +170,36 @@ def main() -> None:
         f"  CPU per action: the harness (MCP host, session, archive) {cpu / n * 1000:.2f} ms; "
         f"the game process {games_cpu / n * 1000:.2f} ms"
     )
+
+
+DISTINCT = "pf01"
+DISTINCT_GAME = """
+from arcengine import ARCBaseGame, Camera, Level, Sprite
+
+
+class Pf01(ARCBaseGame):
+    # Never won: each action moves a marker one cell on (x = n mod 64, y = n div 64), so every frame is new, as
+    # in a real game where the model explores (the project's games, played back and forth, repeat two frames).
+    def __init__(self, seed: int = 0):
+        level = Level(sprites=[Sprite([[9]], name="marker", x=0, y=0)], grid_size=(64, 64), name="L0")
+        super().__init__(game_id="pf01", levels=[level], camera=Camera(0, 0, 64, 64, 0, 0),
+                         available_actions=[1], seed=seed)
+        self.moves = 0
+
+    def step(self):
+        self.moves += 1
+        marker = self.current_level.get_sprites_by_name("marker")[0]
+        marker.set_position(self.moves % 64, (self.moves // 64) % 64)
+        self.complete_action()
+"""
+
+
+def write_distinct_game(root: Path) -> None:
+    folder = root / DISTINCT / "v1"
+    folder.mkdir(parents=True)
+    (folder / f"{DISTINCT}.py").write_text(DISTINCT_GAME)
+    meta = {"game_id": f"{DISTINCT}-v1", "title": "perf: every frame new", "class_name": "Pf01"}
+    (folder / "metadata.json").write_text(json.dumps({**meta, "baseline_actions": [100]}))
 
 
 HARNESS = textwrap.dedent("""
