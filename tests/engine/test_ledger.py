@@ -190,3 +190,23 @@ def test_old_form_and_new_form_give_the_same_reading(upstream, tmp_path):
     assert old.images == new.images and old.image_sizes() == new.image_sizes()
     assert [r["image_count"] for r in old.requests] == [r["image_count"] for r in new.requests] == [1, 2, 3]
     assert os.path.getsize(tmp_path / "new" / LINES) > 0
+
+
+def test_after_a_resume_the_cli_is_compared_with_the_whole_or_with_its_last_session(upstream, tmp_path):
+    with Gateway("claude-code", auth(upstream), RunSpend(model=MODEL)) as gateway:
+        with gateway.lease(tmp_path) as first:
+            send(gateway, first, 1)
+            first.ledger.settle()
+        with gateway.lease(tmp_path) as second:
+            for n in (2, 3):
+                send(gateway, second, n)
+            second.ledger.settle()
+            # the CLI's own report of its last session only (2 requests): no disagreement
+            alone = second.ledger.summary({"usage": {"input_tokens": 20, "output_tokens": 22}, "images": 2})
+            # of all three: none either
+            whole = second.ledger.summary({"usage": {"input_tokens": 30, "output_tokens": 33}, "images": 3})
+            # of neither: said
+            off = second.ledger.summary({"usage": {"input_tokens": 25, "output_tokens": 33}, "images": 3})
+    assert alone["discrepancies"] == [] and whole["discrepancies"] == []
+    assert off["discrepancies"] == ["input_tokens: the API returned 30 in total, the CLI reported 25"]
+    assert alone["requests"] == 3 and alone["sessions"] == 2

@@ -115,7 +115,8 @@ class Ledger:
 
     def __init__(self, item_root: Path | None = None, earlier: Callable[[dict], None] | None = None):
         self.entries: list[RequestEntry] = []  # without a folder: all; with one: those not written yet
-        self.tally = Tally()
+        self.tally = Tally()  # every session's requests
+        self.current = Tally()  # this session's
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
         self._open: set[int] = set()  # requests whose handler has not finished its bookkeeping
@@ -159,6 +160,7 @@ class Ledger:
         """Answered and its body read: into the totals and the file (then out of memory). Under the lock."""
         line = line_of(entry)
         self.tally.add(line)
+        self.current.add(line)
         for image in entry.new_images:
             self._pending.pop(image.sha1, None)
         if self._file is not None:
@@ -250,23 +252,33 @@ class Ledger:
 
     def summary(self, cli: dict) -> dict:
         """Totals for the record over every session, and where they disagree with the CLI's own report
-        (`cli`: usage, images, error statuses, as the CLI's event stream gave them)."""
+        (`cli`: usage, images, error statuses, as the CLI's event stream gave them). After a resume the CLI's
+        report may cover its last session only: a disagreement is noted only if it holds for the whole and
+        for this session alone."""
         self.settle()
         with self._lock:
-            t = self.tally
-            out = {
-                "requests": t.requests,
-                "model_requests": t.model_requests,
-                "images": list(t.images.values()),
-                "image_sizes": sorted({f"{i['width']}x{i['height']}" for i in t.images.values()}),
-                "usage": dict(t.usage),
-                "http_errors": [{"status": s, "count": n} for s, n in sorted(t.errors.items())],
-                "refused": [{"status": s, "count": n} for s, n in sorted(t.refused.items())],
-                "unread_bodies": t.unread_bodies,
-                "sessions": max(t.sessions, 1),
-            }
-        out["discrepancies"] = _discrepancies(out, cli)
+            out = _view(self.tally)
+            now = _view(self.current) if self.tally.sessions > 1 else None
+        notes = _notes(out, cli)
+        if now is not None:
+            alone = _notes(now, cli)
+            notes = {k: v for k, v in notes.items() if k in alone}
+        out["discrepancies"] = list(notes.values())
         return out
+
+
+def _view(t: Tally) -> dict:
+    return {
+        "requests": t.requests,
+        "model_requests": t.model_requests,
+        "images": list(t.images.values()),
+        "image_sizes": sorted({f"{i['width']}x{i['height']}" for i in t.images.values()}),
+        "usage": dict(t.usage),
+        "http_errors": [{"status": s, "count": n} for s, n in sorted(t.errors.items())],
+        "refused": [{"status": s, "count": n} for s, n in sorted(t.refused.items())],
+        "unread_bodies": t.unread_bodies,
+        "sessions": max(t.sessions, 1),
+    }
 
 
 def _seen(key: str, known: dict, b64: str) -> ImageSeen:
@@ -274,25 +286,30 @@ def _seen(key: str, known: dict, b64: str) -> ImageSeen:
 
 
 def _discrepancies(gateway: dict, cli: dict) -> list[str]:
-    notes = []
+    return list(_notes(gateway, cli).values())
+
+
+def _notes(gateway: dict, cli: dict) -> dict[str, str]:
+    """Each disagreement by what it is about (a usage field, images, errors, unread bodies): one sentence."""
+    notes = {}
     for name in USAGE_FIELDS:
         ours, theirs = gateway["usage"].get(name), (cli.get("usage") or {}).get(name)
         if ours is not None and theirs is not None and ours != theirs:
-            notes.append(f"{name}: the API returned {ours} in total, the CLI reported {theirs}")
+            notes[name] = f"{name}: the API returned {ours} in total, the CLI reported {theirs}"
     n_images = cli.get("images")
     if n_images is not None and n_images != len(gateway["images"]):
-        notes.append(
+        notes["images"] = (
             f"images: {len(gateway['images'])} distinct image(s) reached the API, the CLI's transcript shows {n_images}"
         )
     api_statuses = sorted({e["status"] for e in gateway["http_errors"] + gateway["refused"]})
     cli_statuses = sorted(set(cli.get("error_statuses") or []))
     if api_statuses != cli_statuses:
-        notes.append(
+        notes["errors"] = (
             f"HTTP errors: the API{' and the spend cap' if gateway['refused'] else ''} answered "
             f"{api_statuses or 'none'}, the CLI reported {cli_statuses or 'none'}"
         )
     if gateway["unread_bodies"]:
-        notes.append(
+        notes["unread"] = (
             f"{gateway['unread_bodies']} request(s) whose body or answer could not be read "
             f"(their images or usage are unknown here)"
         )
