@@ -27,6 +27,7 @@ from agent_eval.engine.gateway.traffic import AnswerReader, ImageSeen, decode, i
 
 REFUSED = "refused_by_gateway"  # the error `type` of a request the gateway answered itself (a spend cap)
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
+IMAGE_FIELDS = tuple(ImageSeen.__dataclass_fields__)
 # One worker reads request bodies for every ledger: bounded CPU, and it never competes with forwarding.
 _READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-eval-gateway-ledger")
 
@@ -122,7 +123,8 @@ class Ledger:
         self._open: set[int] = set()  # requests whose handler has not finished its bookkeeping
         self._unread: set[int] = set()  # requests whose body is still being read
         self._forced: set[int] = set()  # written by settle() while still open: never written again
-        self._pending: dict[str, ImageSeen] = {}  # images first seen in a request read but not yet written
+        # Every image the item's requests carried, measured once (only the one reader thread touches it).
+        self._known: dict[str, ImageSeen] = {}
         self._closed = threading.Condition(self._lock)
         self._file = None
         if item_root is not None:
@@ -130,6 +132,8 @@ class Ledger:
             path.parent.mkdir(parents=True, exist_ok=True)
             for line in read_lines(path):
                 self.tally.add(line)
+                for image in line.get("new_images") or []:
+                    self._known.setdefault(image["sha1"], ImageSeen(**{k: image.get(k) for k in IMAGE_FIELDS}))
                 if earlier is not None:
                     earlier(line)
             torn = path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n")
@@ -161,8 +165,6 @@ class Ledger:
         line = line_of(entry)
         self.tally.add(line)
         self.current.add(line)
-        for image in entry.new_images:
-            self._pending.pop(image.sha1, None)
         if self._file is not None:
             self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
             self._file.flush()  # in the kernel's hands: a SIGKILL of the harness does not lose it
@@ -201,15 +203,11 @@ class Ledger:
             key = hashlib.sha1(b64.encode()).hexdigest()[:16]
             if key in seen:
                 continue
-            with self._lock:
-                known = self.tally.images.get(key) or self._pending.get(key)
+            known = self._known.get(key)  # measured once per item: a game's context holds the same frames
             if known is None:
-                seen[key] = measure(key, media_type, b64)
-                entry.new_images.append(seen[key])
-                with self._lock:
-                    self._pending[key] = seen[key]
-            else:  # measured once per item: a game's context holds the same frames request after request
-                seen[key] = known if isinstance(known, ImageSeen) else _seen(key, known, b64)
+                known = self._known[key] = measure(key, media_type, b64)
+                entry.new_images.append(known)
+            seen[key] = known
         entry.images = list(seen.values())
 
     # -- the response
@@ -279,10 +277,6 @@ def _view(t: Tally) -> dict:
         "unread_bodies": t.unread_bodies,
         "sessions": max(t.sessions, 1),
     }
-
-
-def _seen(key: str, known: dict, b64: str) -> ImageSeen:
-    return ImageSeen(key, known.get("media_type") or "", known.get("width"), known.get("height"), len(b64) * 3 // 4)
 
 
 def _discrepancies(gateway: dict, cli: dict) -> list[str]:
