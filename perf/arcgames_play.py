@@ -364,6 +364,19 @@ def long_game(args, tmp: Path, item, actions: list) -> None:
     for at in (n // 4, n // 2, 3 * n // 4):
         s = next(s for s in playing if s[1] >= at)
         print(f"    at action {s[1]}: {s[2]:.0f} MB")
+    lines = (
+        [json.loads(x) for x in (item_root / "gateway.jsonl").read_text().splitlines()]
+        if (item_root / "gateway.jsonl").is_file()
+        else []
+    )
+    read = [(x["seq"], x["read_ms"]) for x in lines if x.get("read_ms") is not None]
+    if read:
+        first, last = [ms for _, ms in read[window : 2 * window]], [ms for _, ms in read[-window:]]
+        print(
+            f"  the ledger reading a request's body (its thread's CPU): requests {window}-{2 * window} "
+            f"{statistics.mean(first):.1f} ms, the last {window} {statistics.mean(last):.1f} ms; request "
+            f"bytes at the end {lines[-1]['request_bytes'] / 1e6:.1f} MB"
+        )
     sizes = folder_sizes(item_root)
     print(f"  item folder {sum(sizes.values()) / 1e6:.1f} MB:")
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):

@@ -57,6 +57,7 @@ class RequestEntry:
     refused: bool = False  # answered by the gateway (the item's provider failures were counted), not sent
     session: int = 1  # which lease over the item's folder sent it
     new_images: list[ImageSeen] = field(default_factory=list)  # its images no earlier request of the item carried
+    read_ms: float | None = None  # the ledger's CPU time reading its body (its own thread, off the answer's path)
 
 
 def line_of(entry: RequestEntry) -> dict:
@@ -177,9 +178,11 @@ class Ledger:
         _READER.submit(self._read, entry, body, encoding)
 
     def _read(self, entry: RequestEntry, body: bytes, encoding: str | None) -> None:
+        started = time.thread_time()
         try:
             self.read_request(entry, body, encoding)
         finally:
+            entry.read_ms = round((time.thread_time() - started) * 1000, 2)
             with self._lock:
                 self._unread.discard(entry.seq)
                 if entry.seq not in self._open and entry.seq not in self._forced:
