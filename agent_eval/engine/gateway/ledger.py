@@ -137,7 +137,7 @@ class Ledger:
                     self._known.setdefault(image["sha1"], ImageSeen(**{k: image.get(k) for k in IMAGE_FIELDS}))
                 if earlier is not None:
                     earlier(line)
-            torn = path.is_file() and path.stat().st_size and not path.read_bytes().endswith(b"\n")
+            torn = path.is_file() and path.stat().st_size and _last_byte(path) != b"\n"
             self._file = path.open("a", encoding="utf-8")
             if torn:  # a line cut by a kill: the next one starts on its own line
                 self._file.write("\n")
@@ -268,6 +268,12 @@ class Ledger:
         return out
 
 
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as f:
+        f.seek(-1, 2)
+        return f.read(1)
+
+
 def _view(t: Tally) -> dict:
     return {
         "requests": t.requests,
@@ -280,10 +286,6 @@ def _view(t: Tally) -> dict:
         "unread_bodies": t.unread_bodies,
         "sessions": max(t.sessions, 1),
     }
-
-
-def _discrepancies(gateway: dict, cli: dict) -> list[str]:
-    return list(_notes(gateway, cli).values())
 
 
 def _notes(gateway: dict, cli: dict) -> dict[str, str]:
