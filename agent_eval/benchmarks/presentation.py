@@ -101,6 +101,13 @@ class ReadingHooks:
         """Printed after one item's transcript; what it returns is handed to show_outcome (None: nothing)."""
         return None
 
+    def show_item_page(
+        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None, page: int
+    ) -> object | None:
+        """`show RUN ITEM --page N`: a kind whose item part is long pages it (a game's timeline); others
+        print what show_item prints."""
+        return self.show_item(console, run, record, images, data)
+
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
         """Printed under the grade line of one item when show_item returned something."""
 

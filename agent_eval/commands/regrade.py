@@ -23,6 +23,7 @@ from agent_eval.datamodel.results import ResultsError, RunStore, read_records
 from agent_eval.datamodel.transcript import saved_events
 from agent_eval.engine.attempt import grade_item, parse_item
 from agent_eval.engine.gateway.item import apply_spend, confirm_received
+from agent_eval.engine.gateway.journal import read_log
 from agent_eval.engine.judge import attach_judge
 
 
@@ -130,14 +131,9 @@ class Regrader:
             meta.get("prompt") or old_steps.get("prompt") or "",
             prompt_images,
         )
-        gateway_log = item_dir.root / "gateway.json"
-        if gateway_log.is_file():  # what the run's gateway saw stays the authority on sizes
-            requests = json.loads(gateway_log.read_text()).get("requests") or []
-            confirm_received(
-                transcript,
-                item_dir.root,
-                {i["sha1"]: (i["width"], i["height"]) for r in requests for i in r.get("images") or []},
-            )
+        gateway_log = read_log(item_dir.root)  # either form: gateway.jsonl, or an older version's gateway.json
+        if gateway_log is not None:  # what the run's gateway saw stays the authority on sizes
+            confirm_received(transcript, item_dir.root, gateway_log.image_sizes())
             transcript.save(item_dir.steps)
         new = grade_item(
             self.item(record),

@@ -153,7 +153,13 @@ def _session_marks(transcript) -> dict[int, list[tuple[str, str]]]:
 
 
 def show_transcript(
-    console: Console, run: LoadedRun, record: ItemRecord, lines: int, full: bool, data: Path | None = None
+    console: Console,
+    run: LoadedRun,
+    record: ItemRecord,
+    lines: int,
+    full: bool,
+    data: Path | None = None,
+    page: int | None = None,
 ) -> None:
     images = ItemImages(item_dir(run, record))
     _print_header(console, run)
@@ -201,7 +207,10 @@ def show_transcript(
         console.print(Text("images in the workdir not shown above:", style="bold"))
         for path in made:
             console.print(_image_line(images, path))
-    state = run.hooks.show_item(console, run, record, images, data)
+    if page is None:
+        state = run.hooks.show_item(console, run, record, images, data)
+    else:
+        state = run.hooks.show_item_page(console, run, record, images, data, page)
     _print_outcome(console, run, record, transcript, state)
 
 
@@ -298,7 +307,13 @@ def _unknown_item(run: LoadedRun, item_id: str, repeat: int) -> RunError:
     default=None,
     help="Active observation: the dataset dir, for the target's true box (default: the run's own).",
 )
-def command(run, item, repeat, wrong, errors, task, full, lines, data):
+@click.option(
+    "--page",
+    type=click.IntRange(min=1),
+    default=None,
+    help="ARC-AGI-3: this page of the game's timeline (50 play calls a page; default: the first and the last).",
+)
+def command(run, item, repeat, wrong, errors, task, full, lines, data, page):
     """Show a run's items as a table, or ITEM's transcript: prompt, steps, tool calls, images, grade."""
     console = Console(highlight=False)
     loaded = load_run(run)
@@ -308,4 +323,4 @@ def command(run, item, repeat, wrong, errors, task, full, lines, data):
     record = loaded.find(item, repeat)
     if record is None:
         raise _unknown_item(loaded, item, repeat)
-    show_transcript(console, loaded, record, lines, full, data)
+    show_transcript(console, loaded, record, lines, full, data, page)

@@ -49,7 +49,7 @@ def run_attempt(
     started_at = now_iso()
     if not (item_dir.root.is_dir() and benchmark.carries_on(item_dir.root)):
         item_dir.fresh()
-    with gateway.lease() as lease:
+    with gateway.lease(item_dir.root) as lease:  # each request appended to its gateway.jsonl as it ends
         record = _attempt(
             item, repeat, item_dir, run_root, agent, lease.auth, config, benchmark, template, cancel, started_at, lease
         )
@@ -90,6 +90,8 @@ def _attempt_in_setup(
     item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
 ) -> ItemRecord | None:
     with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
+        if setup.on_context is not None:  # the model's context at each request, as the gateway sees it
+            lease.ledger.on_usage = lambda usage: setup.on_context(context_tokens(usage))
         session = start_session(agent, item_dir, setup)
         first, spent_s = session.record.n, 0.0
         while True:
@@ -159,6 +161,11 @@ def _attempt_in_setup(
     record.compactions = len(getattr(transcript, "compactions", None) or [])
     record.started_at, record.finished_at = started_at, now_iso()
     return record
+
+
+def context_tokens(usage: dict) -> int:
+    """The model's context after one answer: what it read (cached included) and what it wrote."""
+    return int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
 
 
 def _run_session(

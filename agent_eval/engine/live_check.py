@@ -25,6 +25,7 @@ from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.engine.gateway import Gateway
 from agent_eval.engine.gateway.credentials import DUMMY_PREFIX
+from agent_eval.engine.gateway.journal import read_log
 from agent_eval.engine.gateway.ledger import REFUSED
 from agent_eval.engine.provider_errors import accepted_efforts, is_effort_error, suggested_models
 from agent_eval.engine.runner import Runner
@@ -75,12 +76,12 @@ def live_check(agent_name: str, model: str, effort: str | None, environ: dict[st
         if not records:
             return LiveResult([DoctorCheck("item ran", False, "the item did not run (interrupted)")], "")
         record = records[0]
-        gateway_log = json.loads((outcome.store.sandbox_dir(item.id) / "gateway.json").read_text())
+        gateway_log = read_log(outcome.store.sandbox_dir(item.id))
     headline = (
         f"doctor --live: {agent_name} · {model} · effort {effort or 'default'}: one sample item ({item.id}, its image "
         f"sent with the question) through the sandbox and the gateway to {runner.auth.endpoint_host}"
     )
-    checks = _verdicts(record, gateway_log["requests"], runner)
+    checks = _verdicts(record, gateway_log.requests if gateway_log else [], runner)
     checks.append(DoctorCheck("CLI", True, f"{agent.binary} {agent.version(run=True)}"))
     return LiveResult(checks, headline)
 

@@ -24,6 +24,7 @@ from agent_eval.commands.show import command as show_command
 from agent_eval.engine.gateway import credentials
 from agent_eval.engine.gateway import server as gateway_server
 from agent_eval.engine.gateway.credential_check import check_credential_hidden
+from agent_eval.engine.gateway.journal import read_log
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, processes_mentioning, run_agent
 
@@ -356,8 +357,8 @@ def test_the_record_says_what_size_the_image_reached_the_api_at(agent, tools, bi
     assert received and record.gateway["image_sizes"] == sorted(received)
     if agent == "claude-code":
         assert received == {"2000x1467"}
-    detail = json.loads((outcome.store.root / "sandboxes" / "RC-0" / "gateway.json").read_text())
-    first = next(r for r in detail["requests"] if r["images"])["images"][0]
+    detail = read_log(outcome.store.root / "sandboxes" / "RC-0")
+    first = next(iter(detail.images.values()))
     assert first["media_type"].startswith("image/") and first["bytes"] > 0
 
 
@@ -371,8 +372,8 @@ def test_http_errors_are_recorded_next_to_what_the_cli_reported(agent, sample_da
     assert record.status == "ok", record.error
     assert record.gateway["http_errors"] == [] and record.gateway["upstream"]["failures"] == {"500": 1}
     assert 500 not in record.api_retries and not any("HTTP errors" in n for n in record.gateway["discrepancies"])
-    detail = json.loads((outcome.store.root / "sandboxes" / "RC-0" / "gateway.json").read_text())
-    absorbed = [a for r in detail["requests"] for a in r["absorbed"]]
+    detail = read_log(outcome.store.root / "sandboxes" / "RC-0")
+    absorbed = [a for r in detail.requests for a in r["absorbed"]]
     assert [a["status"] for a in absorbed] == [500] and "scripted fault" in absorbed[0]["message"]
 
 

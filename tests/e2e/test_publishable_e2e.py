@@ -127,7 +127,7 @@ def test_regrade_rescoring_and_reparse_on_a_real_run(sample_data, sample_truth, 
     assert reparsed.exit_code == 0, reparsed.output
     again = store.records()[0]
     assert again.usage.input_tokens and again.images and again.images[0]["via"] == "inline"
-    assert again.images[0]["at_api"] == again.images[0]["received"]  # re-confirmed from gateway.json
+    assert again.images[0]["at_api"] == again.images[0]["received"]  # re-confirmed from the gateway's ledger
     assert refused.exit_code != 0
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import read_records
+from agent_eval.engine.gateway.journal import read_log
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, MODELS, run_agent
 
@@ -103,8 +104,8 @@ def test_both_clis_are_priced_from_the_map_to_the_cent(agent, sample_data, tmp_p
     assert cost["price_data"].startswith("genai-prices ")
     manifest = json.loads((outcome.store.root / "run.json").read_text())
     assert manifest["pricing"]["price_data"] == cost["price_data"]
-    log = json.loads((outcome.store.root / "sandboxes" / "RC-0" / "gateway.json").read_text())
-    per_request = sorted(e["cost_usd"] for e in log["requests"] if e["cost_usd"] is not None)
+    log = read_log(outcome.store.root / "sandboxes" / "RC-0")
+    per_request = sorted(e["cost_usd"] for e in log.requests if e["cost_usd"] is not None)
     assert per_request == sorted(float(round(hand_price(r.api, r.usage), 6)) for r in requests)
     if agent == "claude-code":  # its own cost stays beside the gateway's; a disagreement is written down
         assert cost["cli_usd"] is not None

@@ -61,7 +61,14 @@ class GameReading(ReadingHooks):
     ) -> object | None:
         from agent_eval.benchmarks.arcgames.show import print_timeline
 
-        return print_timeline(console, record, images.base)
+        return print_timeline(console, record, images.base, None, run.root)
+
+    def show_item_page(
+        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None, page: int
+    ) -> object | None:
+        from agent_eval.benchmarks.arcgames.show import print_timeline
+
+        return print_timeline(console, record, images.base, page, run.root)
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
         from agent_eval.benchmarks.arcgames.show import print_scorecard

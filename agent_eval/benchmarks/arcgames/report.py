@@ -1,6 +1,7 @@
-"""The ARC-AGI-3 parts of `agent-eval report`: per game a filmstrip per level (the frame each action
-ended on, in order; its number links the archive), and the scorecard; per run the mean game score,
-wins and levels. Layout: templates/arc_*.j2."""
+"""The ARC-AGI-3 parts of `agent-eval report`: per game a filmstrip per level (the frame each action ended on,
+in order; its number links the archive), and the scorecard; per run the mean game score, wins and levels.
+A long game's filmstrip is sampled: at most MAX_SHOTS frames, evenly spaced over the game, plus the play
+that completed each level and the last play; the rest are counted. Layout: templates/arc_*.j2."""
 
 from __future__ import annotations
 
@@ -9,21 +10,37 @@ from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.arcgames.session import GAME_DIR, read_end, read_timeline
 
-MAX_PER_LEVEL = 40  # frames drawn per level in the report; the rest are counted
+MAX_SHOTS = 60  # frames drawn per game, evenly spaced (level ends and the last play come on top)
 GRADED = ("ok", "no_answer")
 
 
+def sampled(timeline: list[dict], most: int = MAX_SHOTS) -> set[int]:
+    """The indices of the plays drawn: every one with a frame if they are few; else `most` evenly spaced,
+    each play that completed a level, and the last."""
+    framed = [i for i, entry in enumerate(timeline) if entry["frames"]]
+    if len(framed) <= most:
+        return set(framed)
+    picks = {framed[round(k * (len(framed) - 1) / (most - 1))] for k in range(most)}
+    before = 0
+    for i in framed:
+        if timeline[i]["levels_completed"] > before:
+            picks.add(i)
+        before = timeline[i]["levels_completed"]
+    return picks | {framed[-1]}
+
+
 def filmstrips(timeline: list[dict], embed) -> list[dict]:
-    """One strip per level: the frame each play ended on (its last frame), in order."""
+    """One strip per level: the frame each play ended on (its last frame), in order, sampled."""
+    drawn = sampled(timeline)
     strips: list[dict] = []
     level = 0
-    for entry in timeline:
+    for index, entry in enumerate(timeline):
         if not strips or strips[-1]["level"] != level + 1:
             strips.append({"level": level + 1, "shots": [], "more": 0})
         strip = strips[-1]
         label = entry["action"] + (f" ({entry['x']},{entry['y']})" if entry.get("x") is not None else "")
         if entry["frames"]:
-            if len(strip["shots"]) < MAX_PER_LEVEL:
+            if index in drawn:
                 path = f"{GAME_DIR}/{FRAMES_DIR}/{frame_name(entry['frames'][-1])}.png"
                 strip["shots"].append(
                     {

@@ -1,5 +1,8 @@
 """The ARC-AGI-3 parts of `agent-eval show`: the run's mean game score, wins and levels; per game the
-action timeline (step, action, state, level, frames) and where its frames are kept."""
+action timeline (step, action, state, level, frames) and where its frames are kept.
+
+A long game's timeline is paged (`PAGE` play calls a page): by default the first and the last page, the
+steps where a level was completed, and how to see the rest (`--page N`)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.arcgames.session import GAME_DIR, read_end, read_timeline
 
 GRADED = ("ok", "no_answer")
+PAGE = 50  # play calls per page of the timeline
 
 
 def totals_phrase(records) -> str:
@@ -39,31 +43,72 @@ def _frames(numbers: list[int]) -> str:
     return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]} ({len(numbers)})"
 
 
-def print_timeline(console: Console, record, base) -> GameMetrics | None:
+def pages(n: int) -> int:
+    return max(1, -(-n // PAGE))
+
+
+def print_timeline(console: Console, record, base, page: int | None = None, run_dir=None) -> GameMetrics | None:
     timeline = read_timeline(base)
     if timeline is None:
         console.print(Rule("game: no timeline (the game never started)"))
         return None
-    console.print(Rule(f"game timeline ({len(timeline)} play call(s))"))
+    n, last = len(timeline), pages(len(timeline))
+    if page is not None:
+        page = min(max(1, page), last)
+        shown = [timeline[(page - 1) * PAGE : page * PAGE]]
+        console.print(Rule(f"game timeline ({n} play call(s)), page {page} of {last}"))
+    elif last > 2:
+        shown = [timeline[:PAGE], timeline[(last - 1) * PAGE :]]
+        console.print(Rule(f"game timeline ({n} play call(s)): the first and the last page of {last}"))
+    else:
+        shown = [timeline]
+        console.print(Rule(f"game timeline ({n} play call(s))"))
     table = Table(header_style="bold")
     for name in ("step", "action", "state", "levels", "frames", "game ms"):
         table.add_column(name, justify="right" if name in ("step", "frames", "game ms") else "left", no_wrap=True)
-    for entry in timeline:
-        table.add_row(
-            str(entry["step"]),
-            _action(entry),
-            entry["state"],
-            f"{entry['levels_completed']}/{entry['win_levels']}",
-            _frames(entry["frames"]),
-            f"{entry['game_ms']:.1f}",
-            style="red" if entry.get("error") else None,
-        )
+    for index, part in enumerate(shown):
+        if index:
+            hidden = part[0]["step"] - shown[index - 1][-1]["step"] - 1
+            table.add_row("…", f"({hidden} not shown)", "", "", "", "", style="dim")
+        for entry in part:
+            table.add_row(
+                str(entry["step"]),
+                _action(entry),
+                entry["state"],
+                f"{entry['levels_completed']}/{entry['win_levels']}",
+                _frames(entry["frames"]),
+                f"{entry['game_ms']:.1f}",
+                style="red" if entry.get("error") else None,
+            )
     console.print(table)
+    if len(shown) > 1 or page is not None:
+        levels = _level_steps(timeline)
+        if levels:
+            console.print("levels completed at step(s): " + ", ".join(f"{s} (level {k})" for k, s in levels))
+        console.print(
+            Text(
+                f"pages 1-{last} of {PAGE} play calls: agent-eval show {run_dir or 'RUN'} {record.id}"
+                + (f" --repeat {record.repeat}" if record.repeat else "")
+                + " --page N",
+                style="dim",
+            )
+        )
     end = read_end(base)
     if end is not None and end.error:
         console.print(Text(f"game error: {end.error}", style="red"))
     console.print(f"frames: {base / GAME_DIR / FRAMES_DIR}/NNNN.npy (colour indices) and NNNN.png (as shown)")
     return GameMetrics.of(record)
+
+
+def _level_steps(timeline: list[dict]) -> list[tuple[int, int]]:
+    """(level number, step) of each play that completed a level."""
+    out, before = [], 0
+    for entry in timeline:
+        now = entry.get("levels_completed") or 0
+        if now > before:
+            out.append((now, entry["step"]))
+        before = now
+    return out
 
 
 def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:

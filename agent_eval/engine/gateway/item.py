@@ -1,4 +1,5 @@
-"""One item's gateway record: `sandboxes/<id>/gateway.json` in full, a compact summary for the record."""
+"""One item's gateway record: `sandboxes/<id>/gateway.json` (the summary over every session) beside the
+requests in gateway.jsonl (journal.py), and a compact summary for the record."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from agent_eval.datamodel.pricing import data_version
 from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.transcript import Transcript
+from agent_eval.engine.gateway.journal import FORMAT, LINES, LOG
 from agent_eval.engine.gateway.server import Lease
 
 
@@ -60,15 +62,16 @@ def cost_disagreement(priced: float | None, cli: float | None) -> list[str]:
 
 
 def record_item(lease: Lease, item_root: Path, transcript: Transcript) -> dict:
-    """Writes gateway.json; returns the summary the ItemRecord keeps (images as sizes only)."""
+    """Writes gateway.json (and gateway.jsonl, for a ledger kept in memory); returns the summary the ItemRecord
+    keeps (images as sizes only)."""
+    lease.ledger.write_all(item_root)
     cli = cli_reported(transcript, item_root)
     summary = lease.ledger.summary(cli)
     summary["discrepancies"] += confirm_received(transcript, item_root, lease.ledger.image_sizes())
     summary["cost"] = {**lease.spend.to_json(), "cli_usd": transcript.cost_usd}
     summary["discrepancies"] += cost_disagreement(summary["cost"]["usd"], transcript.cost_usd)
-    (item_root / "gateway.json").write_text(
-        json.dumps({"summary": summary, "cli_reported": cli, **lease.ledger.to_json()}, indent=1)
-    )
+    whole = {"format": FORMAT, "summary": summary, "cli_reported": cli, "requests_file": LINES}
+    (item_root / LOG).write_text(json.dumps(whole, indent=1))
     summary["upstream"] = {**lease.upstream.to_json(), "held_s": round(lease.upstream.held_s(), 3)}
     compact = {k: v for k, v in summary.items() if k != "images"}
     compact["images"] = len(summary["images"])

@@ -4,6 +4,11 @@ Per request: method, path, status, the images in its body with their pixel sizes
 API itself returned, and HTTP errors with their status and message (reading.py reads them).
 `summary()` sums that up for the item's record and compares it with what the CLI reported:
 where the two disagree, it says so. Nothing here ever holds a credential: headers are not recorded.
+
+Given the item's folder, each request is appended to gateway.jsonl as it finishes (journal.py) and
+then dropped from memory: what the ledger keeps grows with the item's distinct images, not its
+requests. A ledger opened over a folder that already holds requests (an earlier session of the same
+item, ended by a crash) goes on from them: numbers, images and totals cover every session.
 """
 
 from __future__ import annotations
@@ -12,13 +17,17 @@ import hashlib
 import json
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
+from agent_eval.engine.gateway.journal import LINES, read_lines
 from agent_eval.engine.gateway.traffic import AnswerReader, ImageSeen, decode, images_in, measure
 
 REFUSED = "refused_by_gateway"  # the error `type` of a request the gateway answered itself (a spend cap)
 USAGE_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")
+IMAGE_FIELDS = tuple(ImageSeen.__dataclass_fields__)
 # One worker reads request bodies for every ledger: bounded CPU, and it never competes with forwarding.
 _READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-eval-gateway-ledger")
 
@@ -32,7 +41,7 @@ class RequestEntry:
     request_bytes: int
     model: str | None = None
     tools_offered: int | None = None
-    images: list[ImageSeen] = field(default_factory=list)
+    images: list[ImageSeen] = field(default_factory=list)  # in memory only; the file lists each image once
     body_note: str | None = None  # why the body could not be read, if it could not
     status: int | None = None
     first_byte_ms: float | None = None
@@ -40,27 +49,107 @@ class RequestEntry:
     api_usage: dict | None = None  # exactly as the API returned it
     answer_model: str | None = None  # the model the answer names (what is billed)
     cost_usd: float | None = None  # priced from api_usage (engine/gateway/spend.py); None: unpriced
+    cost_note: str | None = None  # why it is unpriced
     usage: dict | None = None  # normalised: USAGE_FIELDS
     error: dict | None = None  # {"status", "type", "message"}
     held_ms: float | None = None  # held at the gateway before the answer passed on: rate limits, its retries
     absorbed: list[dict] = field(default_factory=list)  # upstream answers the gateway retried (the CLI saw none)
     refused: bool = False  # answered by the gateway (the item's provider failures were counted), not sent
+    session: int = 1  # which lease over the item's folder sent it
+    new_images: list[ImageSeen] = field(default_factory=list)  # its images no earlier request of the item carried
+    read_ms: float | None = None  # the ledger's CPU time reading its body (its own thread, off the answer's path)
+
+
+def line_of(entry: RequestEntry) -> dict:
+    """A request as gateway.jsonl keeps it: its new images in full, the others counted."""
+    line = asdict(entry)
+    del line["images"]
+    line["image_count"] = len(entry.images)
+    return line
+
+
+@dataclass
+class Tally:
+    """The item's totals, folded in one request line at a time (from this session or an earlier one)."""
+
+    requests: int = 0
+    model_requests: int = 0
+    images: dict[str, dict] = field(default_factory=dict)  # sha1 -> width, height, media_type, first_request
+    usage: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(USAGE_FIELDS))
+    errors: dict[int, int] = field(default_factory=dict)
+    refused: dict[int, int] = field(default_factory=dict)  # answered by the gateway itself, never sent upstream
+    unread_bodies: int = 0
+    last_seq: int = 0
+    sessions: int = 0
+
+    def add(self, line: dict) -> None:
+        self.requests += 1
+        self.model_requests += line.get("method") == "POST"
+        self.last_seq = max(self.last_seq, line.get("seq") or 0)
+        self.sessions = max(self.sessions, line.get("session") or 1)
+        for image in line.get("new_images") or []:
+            self.images.setdefault(
+                image["sha1"],
+                {
+                    "width": image.get("width"),
+                    "height": image.get("height"),
+                    "media_type": image.get("media_type"),
+                    "first_request": line.get("seq"),
+                },
+            )
+        for k in USAGE_FIELDS:  # None when no response carried the field (never a made-up 0)
+            value = (line.get("usage") or {}).get(k)
+            if value is not None:
+                self.usage[k] = (self.usage[k] or 0) + value
+        error = line.get("error")
+        if error:
+            counts = self.refused if error.get("type") == REFUSED else self.errors
+            counts[error["status"]] = counts.get(error["status"], 0) + 1
+        self.unread_bodies += line.get("body_note") is not None
 
 
 class Ledger:
-    """Thread-safe: entries are begun and finished on the gateway's loop, bodies parsed in a pool."""
+    """Thread-safe: entries are begun and finished on the gateway's loop, bodies parsed in a pool.
 
-    def __init__(self):
-        self.entries: list[RequestEntry] = []
+    `item_root`: the item's folder, where each finished request is appended (and, with `earlier`, where the
+    requests of earlier sessions are read back: `earlier` gets each of their lines, e.g. to restore the spend).
+    Without it the entries stay in memory (`entries`), as for a throwaway ledger or a test."""
+
+    def __init__(self, item_root: Path | None = None, earlier: Callable[[dict], None] | None = None):
+        self.entries: list[RequestEntry] = []  # without a folder: all; with one: those not written yet
+        self.tally = Tally()  # every session's requests
+        self.current = Tally()  # this session's
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
-        self._reading: list[Future] = []
         self._open: set[int] = set()  # requests whose handler has not finished its bookkeeping
+        self._unread: set[int] = set()  # requests whose body is still being read
+        self._forced: set[int] = set()  # written by settle() while still open: never written again
+        # Every image the item's requests carried, measured once (only the one reader thread touches it).
+        self._known: dict[str, ImageSeen] = {}
         self._closed = threading.Condition(self._lock)
+        self._file = None
+        if item_root is not None:
+            path = Path(item_root) / LINES
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for line in read_lines(path):
+                self.tally.add(line)
+                for image in line.get("new_images") or []:
+                    self._known.setdefault(image["sha1"], ImageSeen(**{k: image.get(k) for k in IMAGE_FIELDS}))
+                if earlier is not None:
+                    earlier(line)
+            torn = path.is_file() and path.stat().st_size and _last_byte(path) != b"\n"
+            self._file = path.open("a", encoding="utf-8")
+            if torn:  # a line cut by a kill: the next one starts on its own line
+                self._file.write("\n")
+        self.session = self.tally.sessions + 1
+        # Told each answered request's normalised usage (e.g. a game that hands off when the context is full).
+        self.on_usage: Callable[[dict], None] | None = None
 
     def begin(self, method: str, path: str, size: int) -> RequestEntry:
         with self._lock:
-            entry = RequestEntry(len(self.entries) + 1, round(time.monotonic() - self._t0, 3), method, path, size)
+            self.tally.last_seq += 1
+            t = round(time.monotonic() - self._t0, 3)
+            entry = RequestEntry(self.tally.last_seq, t, method, path, size, session=self.session)
             self.entries.append(entry)
             self._open.add(entry.seq)
         return entry
@@ -68,16 +157,43 @@ class Ledger:
     def finish(self, entry: RequestEntry) -> None:
         """The gateway is done with this request: its answer read, priced, its body handed over."""
         with self._lock:
-            self._open.discard(entry.seq)
+            if entry.seq in self._open:
+                self._open.discard(entry.seq)
+                if entry.seq not in self._unread and entry.seq not in self._forced:
+                    self._done(entry)
             self._closed.notify_all()
+
+    def _done(self, entry: RequestEntry) -> None:
+        """Answered and its body read: into the totals and the file (then out of memory). Under the lock."""
+        line = line_of(entry)
+        self.tally.add(line)
+        self.current.add(line)
+        if self.on_usage is not None and entry.usage:
+            self.on_usage(entry.usage)
+        if self._file is not None:
+            self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
+            self._file.flush()  # in the kernel's hands: a SIGKILL of the harness does not lose it
+            self.entries.remove(entry)
 
     # -- the request body
     def read_later(self, entry: RequestEntry, body: bytes, encoding: str | None) -> None:
         with self._lock:
-            self._reading.append(_READER.submit(self.read_request, entry, body, encoding))
+            self._unread.add(entry.seq)
+        _READER.submit(self._read, entry, body, encoding)
 
-    @staticmethod
-    def read_request(entry: RequestEntry, body: bytes, encoding: str | None) -> None:
+    def _read(self, entry: RequestEntry, body: bytes, encoding: str | None) -> None:
+        started = time.thread_time()
+        try:
+            self.read_request(entry, body, encoding)
+        finally:
+            entry.read_ms = round((time.thread_time() - started) * 1000, 2)
+            with self._lock:
+                self._unread.discard(entry.seq)
+                if entry.seq not in self._open and entry.seq not in self._forced:
+                    self._done(entry)
+                self._closed.notify_all()
+
+    def read_request(self, entry: RequestEntry, body: bytes, encoding: str | None) -> None:
         if not body:
             return
         try:
@@ -92,8 +208,13 @@ class Ledger:
         seen: dict[str, ImageSeen] = {}
         for media_type, b64 in images_in(data):
             key = hashlib.sha1(b64.encode()).hexdigest()[:16]
-            if key not in seen:
-                seen[key] = measure(key, media_type, b64)
+            if key in seen:
+                continue
+            known = self._known.get(key)  # measured once per item: a game's context holds the same frames
+            if known is None:
+                known = self._known[key] = measure(key, media_type, b64)
+                entry.new_images.append(known)
+            seen[key] = known
         entry.images = list(seen.values())
 
     # -- the response
@@ -103,86 +224,95 @@ class Ledger:
     # -- the item's view
     def settle(self, timeout_s: float = 10.0) -> None:
         """Wait until every request's handler is done (a CLI can act on an answer's last event before the
-        gateway has written its end, priced it and handed its body over) and every body has been read."""
+        gateway has written its end, priced it and handed its body over) and every body has been read;
+        a request still open then is written as it stands."""
         with self._lock:
             self._closed.wait_for(lambda: not self._open, timeout=timeout_s)
-            reading = list(self._reading)
-        wait(reading)
+            self._closed.wait_for(lambda: not self._unread, timeout=max(60.0, timeout_s))
+            for entry in [e for e in self.entries if e.seq in self._open and e.seq not in self._unread]:
+                self._open.discard(entry.seq)
+                self._forced.add(entry.seq)
+                self._done(entry)
 
-    def to_json(self) -> dict:
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def write_all(self, item_root: Path) -> None:
+        """A ledger kept in memory, written to the item's gateway.jsonl at its end."""
         self.settle()
         with self._lock:
-            return {"requests": [asdict(e) for e in self.entries]}
+            if self._file is None:
+                with (Path(item_root) / LINES).open("w", encoding="utf-8") as out:
+                    for entry in self.entries:
+                        out.write(json.dumps(line_of(entry), separators=(",", ":")) + "\n")
 
     def image_sizes(self) -> dict[str, tuple[int, int]]:
         """Every image that reached the API: the hash of its base64 text -> (width, height)."""
         self.settle()
         with self._lock:
-            return {i.sha1: (i.width, i.height) for e in self.entries for i in e.images}
+            return {sha: (i["width"], i["height"]) for sha, i in self.tally.images.items()}
 
     def summary(self, cli: dict) -> dict:
-        """Totals for the record, and where they disagree with the CLI's own report (`cli`: usage,
-        images, error statuses, as the CLI's event stream gave them)."""
+        """Totals for the record over every session, and where they disagree with the CLI's own report
+        (`cli`: usage, images, error statuses, as the CLI's event stream gave them). After a resume the CLI's
+        report may cover its last session only: a disagreement is noted only if it holds for the whole and
+        for this session alone."""
         self.settle()
         with self._lock:
-            entries = list(self.entries)
-        images: dict[str, dict] = {}
-        for e in entries:
-            for image in e.images:
-                images.setdefault(
-                    image.sha1,
-                    {
-                        "width": image.width,
-                        "height": image.height,
-                        "media_type": image.media_type,
-                        "first_request": e.seq,
-                    },
-                )
-        usage = {}
-        for k in USAGE_FIELDS:  # None when no response carried the field (never a made-up 0)
-            values = [(e.usage or {}).get(k) for e in entries]
-            usage[k] = sum(v for v in values if v is not None) if any(v is not None for v in values) else None
-        errors: dict[int, int] = {}
-        refused: dict[int, int] = {}  # answered by the gateway itself (a spend cap), never sent upstream
-        for e in entries:
-            if e.error:
-                counts = refused if e.error.get("type") == REFUSED else errors
-                counts[e.error["status"]] = counts.get(e.error["status"], 0) + 1
-        model_requests = [e for e in entries if e.method == "POST"]
-        out = {
-            "requests": len(entries),
-            "model_requests": len(model_requests),
-            "images": list(images.values()),
-            "image_sizes": sorted({f"{i['width']}x{i['height']}" for i in images.values()}),
-            "usage": usage,
-            "http_errors": [{"status": s, "count": n} for s, n in sorted(errors.items())],
-            "refused": [{"status": s, "count": n} for s, n in sorted(refused.items())],
-            "unread_bodies": sum(e.body_note is not None for e in entries),
-        }
-        out["discrepancies"] = _discrepancies(out, cli)
+            out = _view(self.tally)
+            now = _view(self.current) if self.tally.sessions > 1 else None
+        notes = _notes(out, cli)
+        if now is not None:
+            alone = _notes(now, cli)
+            notes = {k: v for k, v in notes.items() if k in alone}
+        out["discrepancies"] = list(notes.values())
         return out
 
 
-def _discrepancies(gateway: dict, cli: dict) -> list[str]:
-    notes = []
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as f:
+        f.seek(-1, 2)
+        return f.read(1)
+
+
+def _view(t: Tally) -> dict:
+    return {
+        "requests": t.requests,
+        "model_requests": t.model_requests,
+        "images": list(t.images.values()),
+        "image_sizes": sorted({f"{i['width']}x{i['height']}" for i in t.images.values()}),
+        "usage": dict(t.usage),
+        "http_errors": [{"status": s, "count": n} for s, n in sorted(t.errors.items())],
+        "refused": [{"status": s, "count": n} for s, n in sorted(t.refused.items())],
+        "unread_bodies": t.unread_bodies,
+        "sessions": max(t.sessions, 1),
+    }
+
+
+def _notes(gateway: dict, cli: dict) -> dict[str, str]:
+    """Each disagreement by what it is about (a usage field, images, errors, unread bodies): one sentence."""
+    notes = {}
     for name in USAGE_FIELDS:
         ours, theirs = gateway["usage"].get(name), (cli.get("usage") or {}).get(name)
         if ours is not None and theirs is not None and ours != theirs:
-            notes.append(f"{name}: the API returned {ours} in total, the CLI reported {theirs}")
+            notes[name] = f"{name}: the API returned {ours} in total, the CLI reported {theirs}"
     n_images = cli.get("images")
     if n_images is not None and n_images != len(gateway["images"]):
-        notes.append(
+        notes["images"] = (
             f"images: {len(gateway['images'])} distinct image(s) reached the API, the CLI's transcript shows {n_images}"
         )
     api_statuses = sorted({e["status"] for e in gateway["http_errors"] + gateway["refused"]})
     cli_statuses = sorted(set(cli.get("error_statuses") or []))
     if api_statuses != cli_statuses:
-        notes.append(
+        notes["errors"] = (
             f"HTTP errors: the API{' and the spend cap' if gateway['refused'] else ''} answered "
             f"{api_statuses or 'none'}, the CLI reported {cli_statuses or 'none'}"
         )
     if gateway["unread_bodies"]:
-        notes.append(
+        notes["unread"] = (
             f"{gateway['unread_bodies']} request(s) whose body or answer could not be read "
             f"(their images or usage are unknown here)"
         )

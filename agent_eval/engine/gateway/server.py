@@ -17,6 +17,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import aiohttp
 from aiohttp import web
@@ -148,15 +149,20 @@ class Gateway:
 
     # -- items
     @contextmanager
-    def lease(self):
-        """A fresh dummy token for one item; the Auth its CLI gets; its ledger."""
+    def lease(self, item_root: Path | None = None):
+        """A fresh dummy token for one item; the Auth its CLI gets; its ledger. With `item_root` (the item's
+        folder) each request is appended to its gateway.jsonl as it finishes, and the requests an earlier
+        session left there (a harness that crashed mid-item) are carried on: numbers, totals and spend."""
         token = secrets.token_hex(8)
         scratch = scratch_dir()
+        ledger = None
         try:
             auth = inside_auth(self.agent, self.credential.auth, token, self.base_url, scratch)
             # The CLI must wait for an answer longer than the gateway may hold its request, or it gives up first.
             auth.answer_wait_s = max(MAX_HOLD_S, self.outage_hold_s) + CLI_ANSWER_S
-            lease = Lease(token, auth, Ledger())
+            spend = ItemSpend()
+            ledger = Ledger(item_root, earlier=spend.carry)
+            lease = Lease(token, auth, ledger, spend)
             with self._lock:
                 self._leases[token] = lease
             yield lease
@@ -165,6 +171,8 @@ class Gateway:
                 found = self._leases.pop(token, None)
             if found is not None:
                 self.spend.item_ended(found.spend)
+            if ledger is not None:
+                ledger.close()
             shutil.rmtree(scratch, ignore_errors=True)
 
     def _authorise(self, headers) -> tuple[Lease | None, dict[str, str], str | None]:

@@ -63,6 +63,25 @@ class ItemSpend:
     refusals: int = 0
     charged: set[int] = field(default_factory=set)  # the ledger's request numbers already priced
 
+    def carry(self, line: dict) -> None:
+        """One request of an earlier session of the item (a gateway.jsonl line), as `RunSpend.charge` counted
+        it then: an item resumed after a crash goes on from what it had spent."""
+        if wire_of(line.get("method") or "", line.get("path") or "") is None:
+            return
+        if (line.get("error") or {}).get("type") == REFUSED:
+            return
+        if not line.get("api_usage"):
+            self.without_usage += line.get("status") == 200
+            return
+        usage = line.get("usage") or {}
+        self.tokens += (usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0)
+        if line.get("cost_usd") is None:
+            self.unpriced += 1
+            self.notes.add(line.get("cost_note") or "unpriced")
+        else:
+            self.priced += 1
+            self.usd += line["cost_usd"]
+
     def to_json(self) -> dict:
         """For the record's gateway summary. `usd` is None unless every answer with usage was priced."""
         return {
@@ -156,6 +175,7 @@ class RunSpend:
             return
         price = price_request(wire, entry.answer_model or entry.model or self.model, entry.api_usage)
         entry.cost_usd = price.usd
+        entry.cost_note = price.note if price.usd is None else None
         usage = entry.usage or {}
         with self._lock:
             item.tokens += (usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0)
