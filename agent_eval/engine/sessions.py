@@ -12,6 +12,7 @@ transcript.jsonl, so the parsers see where each began."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -62,12 +63,13 @@ def start_session(
             kind, session_id, reason = "new", agent.new_session_id(), f"harness restarted; {why}"
             prompt, images = goes_on.prompt, list(goes_on.images)
     record = SessionRecord(len(earlier) + 1, kind, reason, session_id, now_iso())
+    attached = [_inside(path, item_dir, record.n) for path in images]
     append_session(item_dir.root, asdict(record))
     marker = {"type": SESSION_MARKER, "n": record.n, "kind": kind, "reason": reason, "session_id": session_id}
     marker["images"] = [_relative(path, item_dir.root) for path in images]
     with item_dir.transcript.open("a", encoding="utf-8") as transcript:
         transcript.write(json.dumps({"t": 0.0, "event": {**marker, "at": record.started_at}}) + "\n")
-    return SessionStart(record, SessionPlan(kind, session_id), prompt, images)
+    return SessionStart(record, SessionPlan(kind, session_id), prompt, attached)
 
 
 def watching(agent: Agent, item_dir: ItemDir, start: SessionStart) -> Callable[[dict], str | None]:
@@ -96,3 +98,16 @@ def _relative(path: Path, root: Path) -> str:
         return str(Path(path).relative_to(root))
     except ValueError:
         return str(path)
+
+
+def _inside(path: Path, item_dir: ItemDir, n: int) -> Path:
+    """An attachment the CLI can read in its sandbox: a file outside the workdir and the home (a game's frame in
+    its archive) is copied into the private home, where no tool of the agent's reaches it."""
+    path = Path(path)
+    for place in (item_dir.home, item_dir.work):
+        if path.resolve().is_relative_to(place.resolve()):
+            return path
+    target = item_dir.home / "attachments" / f"session-{n}-{path.name}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, target)
+    return target
