@@ -136,9 +136,20 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
         "turns": "?" if record.num_turns is None else record.num_turns,
         "tool_calls": record.tool_calls,
         "attempts": record.attempts,
+        "sessions": session_words(record),
         "unseen": [embed(p, p) for p in unseen[:MAX_UNSEEN]],
         "unseen_more": max(0, len(unseen) - MAX_UNSEEN),
     }
+
+
+def session_words(record) -> str:
+    """How the item went on, when it did: its sessions, the hand-offs among them, the CLI's compactions."""
+    parts = []
+    if record.sessions > 1:
+        parts.append(f"{record.sessions} sessions" + (f" ({record.handoffs} hand-offs)" if record.handoffs else ""))
+    if record.compactions:
+        parts.append(f"{record.compactions} compaction{'s' if record.compactions > 1 else ''}")
+    return ", ".join(parts)
 
 
 def _summary(run: LoadedRun) -> dict:

@@ -62,6 +62,11 @@ def build_games(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
         "score": [_mean([t[i]["score"] for i in scored]) for t in tables],
         "levels": [sum(t[i]["levels"] for i in ids) for t in tables],
         "actions_per_level": [_mean([t[i]["actions_per_level"] for i in ids]) for t in tables],
+        # how the games went on: the agent's sessions, hand-offs among them, and the CLI's own compactions
+        **{
+            key: [sum(getattr(r, key, 0) or 0 for r in run.records if r.id in ids) for run in runs]
+            for key in ("sessions", "handoffs", "compactions")
+        },
     }
     first = tables[0]
     row["wins_vs_first"] = [None] + [
@@ -112,6 +117,7 @@ def game_verdicts(letters: list[str], games: dict) -> list[str]:
 def overall_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     row = data.kind.games["overall"]
     header = ["run", "games", "wins", "mean score", "levels", "actions/level", "p wins", "p score", "p levels"]
+    header += ["sessions", "hand-offs", "compactions"]
     body = []
     for k, run in enumerate(data.runs):
         tests = (
@@ -132,6 +138,7 @@ def overall_cells(data: dict) -> tuple[list[str], list[list[str]]]:
                 _num(row["levels"][k], 1),
                 _num(row["actions_per_level"][k]),
                 *tests,
+                *(str(row.get(key, [None] * (k + 1))[k] or 0) for key in ("sessions", "handoffs", "compactions")),
             ]
         )
     return header, body
