@@ -53,3 +53,13 @@ def tool_input_text(data: dict | None) -> str:
         return next(iter(data.values()))
     flat = json.dumps(data, ensure_ascii=False)
     return flat if len(flat) <= 100 else json.dumps(data, indent=1, ensure_ascii=False)
+
+
+def session_words(record) -> str:
+    """How the item went on, when it did: its sessions, the hand-offs among them, the CLI's compactions."""
+    parts = []
+    if record.sessions > 1:
+        parts.append(f"{record.sessions} sessions" + (f" ({record.handoffs} hand-offs)" if record.handoffs else ""))
+    if record.compactions:
+        parts.append(f"{record.compactions} compaction{'s' if record.compactions > 1 else ''}")
+    return ", ".join(parts)

@@ -16,7 +16,15 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.agents.received import describe as describe_received
-from agent_eval.analysis.formatting import fmt_agent_time, fmt_cost, fmt_time, fold, tool_input_text, total_time
+from agent_eval.analysis.formatting import (
+    fmt_agent_time,
+    fmt_cost,
+    fmt_time,
+    fold,
+    session_words,
+    tool_input_text,
+    total_time,
+)
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.datamodel.records import FAILURE_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import summarise
@@ -253,7 +261,7 @@ def _print_outcome(
             f"turns {record.num_turns if record.num_turns is not None else '?'}, tool calls {record.tool_calls}, "
             f"tokens {tokens or '?'}, cost {fmt_cost(record.cost_usd)}, "
             f"time {fmt_agent_time(record.elapsed_s, record.provider_wait_s)}, "
-            f"attempts {record.attempts}"
+            f"attempts {record.attempts}" + (f", {session_words(record)}" if session_words(record) else "")
         )
     )
     if len(record.usage_by_model) > 1:

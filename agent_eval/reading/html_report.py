@@ -9,7 +9,14 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from agent_eval.agents.received import describe as describe_received
-from agent_eval.analysis.formatting import fmt_agent_time, fmt_cost, fmt_time, tool_input_text, total_time
+from agent_eval.analysis.formatting import (
+    fmt_agent_time,
+    fmt_cost,
+    fmt_time,
+    session_words,
+    tool_input_text,
+    total_time,
+)
 from agent_eval.analysis.item_images import ImageEmbedder, Img, ItemImages
 from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
 from agent_eval.datamodel.results import rollup_of
@@ -140,16 +147,6 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
         "unseen": [embed(p, p) for p in unseen[:MAX_UNSEEN]],
         "unseen_more": max(0, len(unseen) - MAX_UNSEEN),
     }
-
-
-def session_words(record) -> str:
-    """How the item went on, when it did: its sessions, the hand-offs among them, the CLI's compactions."""
-    parts = []
-    if record.sessions > 1:
-        parts.append(f"{record.sessions} sessions" + (f" ({record.handoffs} hand-offs)" if record.handoffs else ""))
-    if record.compactions:
-        parts.append(f"{record.compactions} compaction{'s' if record.compactions > 1 else ''}")
-    return ", ".join(parts)
 
 
 def _summary(run: LoadedRun) -> dict:
