@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 @dataclass
 class ProcessResult:
     exit_code: int | None
-    events: list[dict] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)  # the last events (the whole stream is in transcript.jsonl)
     malformed_lines: int = 0
     timed_out: bool = False
     stopped_because: str | None = None  # set when `watch` asked to stop early

@@ -124,8 +124,8 @@ def _attempt_in_setup(
     result.held_s = round(min(lease.upstream.held_s(), result.elapsed_s), 3)
     result.context_full = agent.ran_out_of_context(result.events)
     write_exit(item_dir, result)
-    # A session that continued earlier ones: the item's transcript is all of them (the file holds every session).
-    events = saved_events(item_dir.transcript) if session.record.n > 1 else result.events
+    # The item's transcript is all its sessions (the file holds every one; memory kept only each one's last events)
+    events = saved_events(item_dir.transcript)  # every session's stream, as the CLI wrote it
     result.elapsed_s = spent_s  # every session of this attempt
     transcript = parse_item(
         agent,

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Callable
 
@@ -36,6 +37,9 @@ def _kill_group(proc: subprocess.Popen) -> None:
         return
 
 
+TAIL_EVENTS = 1000  # events of a session kept in memory (the last ones)
+
+
 def run_process(
     argv: list[str],
     env: dict[str, str],
@@ -54,6 +58,9 @@ def run_process(
     seconds its requests have waited at the gateway for the provider so far; the timeout does not count them."""
     started = time.monotonic()
     result = ProcessResult(exit_code=None)
+    # Only the last events stay in memory (what ends a session: its result, its error); the whole stream is in
+    # transcript.jsonl, read back for the parse, so a game of thousands of actions keeps the harness flat.
+    tail: deque[dict] = deque(maxlen=TAIL_EVENTS)
     stop = threading.Event()  # the watcher asked to stop
     wake = threading.Event()  # the CLI exited or the watcher asked to stop: the loop looks at once
     # Appended: an item that goes on after a restart keeps every session's stream in one file.
@@ -94,7 +101,7 @@ def run_process(
                     continue
                 transcript.write(json.dumps({"t": now, "event": event}, ensure_ascii=False) + "\n")
                 transcript.flush()
-                result.events.append(event)
+                tail.append(event)
                 if watch and not stop.is_set():
                     reason = watch(event)
                     if reason:
@@ -128,6 +135,7 @@ def run_process(
         else:
             _kill_group_leftovers(proc)
         reader.join(timeout=10)
+        result.events = list(tail)
         result.exit_code = proc.wait()
     if signalled_from_outside and cancel is not None and not result.interrupted:
         # A scheduler's SIGTERM (Slurm requeue, preemption) reaches the agent and the runner at once: give
