@@ -11,6 +11,7 @@ from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.inspect_requests import conversation, has_image, offered_tool_names
 from support.agentrun import AGENTS, run_agent
 from support.arcgames import WIN, write_game
+from support.clirun import invoke
 
 pytestmark = pytest.mark.e2e
 # a row of the text grid: 64 hex digits ending a line (Codex joins the JSON and the grid without a line break)
@@ -63,6 +64,11 @@ def test_the_text_rung_with_notes_shows_frames_as_text_and_keeps_the_notes(agent
     assert metrics["observations"]["text_chars"] == len(WIN) * (64 * 65 - 1)
     item = outcome.store.root / "sandboxes" / "tg01" / "notes"
     assert (item / "GUIDE.md").read_text() == "ACTION4 moves the blue pixel right"
+    shown = invoke("show", outcome.store.root, "tg01").output
+    assert "notes (1 version(s) written)" in shown and "GUIDE.md v1" in shown
+    report = tmp_path / "report.html"
+    assert invoke("report", outcome.store.root, "-o", report).exit_code == 0
+    assert "ACTION4 moves the blue pixel right" in report.read_text()
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -90,7 +96,6 @@ def test_the_ladder_runs_as_one_sweep_on_the_projects_own_game(tmp_path):
     from agent_eval.datamodel.results import RunStore
     from agent_eval.engine.sweeps import load_sweep, run_sweep
     from support.agentrun import MODELS
-    from support.clirun import invoke
 
     data = tmp_path / "games"
     ArcGames().write_samples(data, seed=0, per_task=1, difficulty="")

@@ -86,3 +86,13 @@ def read_history(item_root: Path) -> list[dict]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def versions(item_root: Path) -> list[dict]:
+    """Every version written, oldest first: its history line and its text."""
+    directory = Path(item_root) / NOTES_DIR / "history"
+    out = []
+    for entry in read_history(item_root):
+        path = directory / f"{entry['version']:04d}-{entry['note']}"
+        out.append({**entry, "text": path.read_text(encoding="utf-8") if path.is_file() else ""})
+    return out
