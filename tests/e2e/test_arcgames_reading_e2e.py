@@ -63,14 +63,16 @@ def test_report_draws_a_filmstrip_per_level(runs, tmp_path):
 
 
 def test_compare_pairs_wins_scores_and_levels(runs):
-    out = invoke(compare_command, runs["a"], runs["b"], "--format", "json").output
+    # a Claude Code run without tools against a Codex run with python: more than one rung apart, compared when told
+    out = invoke(compare_command, runs["a"], runs["b"], "--format", "json", "--force").output
     data = json.loads(out[out.index("{") :])
     games = data["games"]["overall"]
     assert games["n"] == 2 and games["wins"] == [2, 2] and games["levels"] == [4, 4]
     assert games["score"][1] > games["score"][0]  # the clean win scores higher
     assert games["wins_vs_first"][1]["p_value"] == 1.0 and "p_value" in games["score_vs_first"][1]
     assert any("mean game score per game" in v for v in data["verdicts"])
-    screen = invoke(compare_command, runs["a"], runs["b"]).output
+    screen = invoke(compare_command, runs["a"], runs["b"], "--force").output
+    assert "--force: A and B differ in more than the rung under study" in screen
     assert "ARC-AGI-3 games on the shared games" in screen and "actions/level" in screen
     assert "play" in screen and "BROKEN" not in screen  # play is the game itself, even in mode none
 

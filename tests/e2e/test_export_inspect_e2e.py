@@ -203,7 +203,9 @@ def test_active_observation_scores_and_views(runs, tmp_path):
     log = export(run_dir, tmp_path / "active.eval")
     records = {r.id: r for r in RunStore(run_dir).records()}
     assert log.eval.metadata["benchmark"] == "activeobs" and log.eval.metadata["tools"] == "observe"
-    assert [s.name for s in log.results.scores] == ["correct", "combined", "evidence_correct"]
+    # evidence_view_observed: whether the evidence names a view the agent obtained (a boolean metric, exported)
+    names = ["correct", "combined", "evidence_correct", "evidence_view_observed"]
+    assert [s.name for s in log.results.scores] == names
     outcomes = set()
     for sample in log.samples:
         record = records[sample.id]
