@@ -9,10 +9,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from agent_eval.benchmarks.arcgames import game_server
 from agent_eval.benchmarks.arcgames.benchmark import ArcGames, continuation
-from agent_eval.benchmarks.arcgames.ladder import Ladder
+from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
-from agent_eval.benchmarks.arcgames.notes import Notes, read_history
 from agent_eval.benchmarks.arcgames.session import GameSession
+from agent_eval.benchmarks.notes import Notes, read_history
 from support.fakegame import FakeGame
 
 ITEM = GameItem(id="fk01", version="v1", game_dir=None, title=None, baseline_actions=(3, 3), files_sha256="x")
@@ -40,7 +40,7 @@ def tools(server) -> list[str]:
 def test_each_rung_offers_exactly_its_tools(tmp_path, options, mode, expected):
     ladder = Ladder.from_options(options)
     s = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=5, frame_scale=2)
-    server = game_server.build_server(s, mode, 2, ladder, Notes(tmp_path) if ladder.notes else None)
+    server = game_server.build_server(s, mode, 2, ladder, Notes(tmp_path, NOTE_PURPOSES) if ladder.notes else None)
     assert tools(server) == expected == list(ladder.tools(mode))
 
 
@@ -82,7 +82,7 @@ def test_a_level_bound_stops_play_on_that_level_and_restarts_with_the_next(tmp_p
 
 def test_notes_keep_every_version_and_refuse_what_the_model_can_fix(tmp_path):
     s = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=5, frame_scale=2)
-    notes = Notes(tmp_path)
+    notes = Notes(tmp_path, NOTE_PURPOSES)
     server = game_server.build_server(s, "none", 2, Ladder(notes=True), notes)
     call(server, "play", {"action": "RESET"})
     saved = call(server, "write_note", {"name": "GUIDE.md", "text": "blue dot moves right"})

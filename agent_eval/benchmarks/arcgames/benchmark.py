@@ -7,14 +7,14 @@ from __future__ import annotations
 import contextlib
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Iterator
 
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
-from agent_eval.benchmarks.arcgames.ladder import Ladder
+from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-from agent_eval.benchmarks.arcgames.notes import NOTE_NAMES, PURPOSE, Notes
 from agent_eval.benchmarks.arcgames.session import (
     GAME_DIR,
     GameSession,
@@ -23,6 +23,7 @@ from agent_eval.benchmarks.arcgames.session import (
     in_progress,
 )
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
+from agent_eval.benchmarks.notes import Notes
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
@@ -133,7 +134,7 @@ class ArcGames(Benchmark):
         scratch.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
             session = self._session(item, item_root, scratch, stack)
-            notes = Notes(item_root) if self.ladder.notes else None
+            notes = Notes(item_root, NOTE_PURPOSES) if self.ladder.notes else None
             mirror = None
             if tools == "python":  # the archive, read-only in the workdir as it grows
                 mirror = work / FRAMES_DIR
@@ -204,7 +205,7 @@ class ArcGames(Benchmark):
                 f"actions a person needed for it); `play` says how many are left on the current level."
             )
         if self.ladder.notes:
-            kinds = "; ".join(f"{name}: {PURPOSE[name]}" for name in NOTE_NAMES)
+            kinds = Notes.describe(SimpleNamespace(purposes=NOTE_PURPOSES))
             prompt += (
                 f"\n\nYou keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They "
                 f"outlast this conversation: a later session of yours is given them, and nothing else you wrote."

@@ -20,8 +20,8 @@ from pydantic import Field
 
 from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, grid_text, to_rgb
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.notes import NOTE_NAMES, PURPOSE, NoteRefused, Notes
 from agent_eval.benchmarks.arcgames.session import ACTIONS, GRID, GameSession, PlayRefused
+from agent_eval.benchmarks.notes import NOTE_NAMES, NoteRefused, Notes
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
 from agent_eval.tools.imagetools.ops import MAX_SIZE, inspect_view
@@ -55,11 +55,7 @@ READ_PIXELS = f"""Read the exact colour indices (0-15) of a region of an archive
 {GRID}x{GRID} frame), as one line per row of hexadecimal digits 0-f, with the colour names of the indices that \
 occur."""
 FRAME_HELP = "An archived frame's number, as returned by play."
-READ_NOTES = (
-    "Read your two notes: "
-    + "; ".join(f"{name}, {PURPOSE[name]}" for name in NOTE_NAMES)
-    + (". They are kept across levels and sessions; a fresh session is given them.")
-)
+READ_NOTES = "Read your two notes ({what}). They are kept across sessions; a fresh session is given them."
 WRITE_NOTE = f"Replace one of your notes ({' or '.join(NOTE_NAMES)}) with `text`. Every version is kept."
 
 
@@ -108,7 +104,7 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
         name: Annotated[str, Field(description=f"{' or '.join(NOTE_NAMES)}.")],
         text: Annotated[str, Field(description="The note's whole new text.")],
     ) -> str:
-        version = _guard(lambda: notes.write(name, text, session.actions_used))
+        version = _guard(lambda: notes.write(name, text, {"actions_used": session.actions_used}))
         return f"{name} saved (version {version}, {len(text)} characters)."
 
     def recall(
@@ -180,7 +176,7 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
         "recall": RECALL,
         "inspect": INSPECT,
         "read_pixels": READ_PIXELS,
-        "read_notes": READ_NOTES,
+        "read_notes": READ_NOTES.format(what=notes.describe() if notes is not None else ""),
         "write_note": WRITE_NOTE,
     }
     functions = (play, recall, inspect, read_pixels, read_notes, write_note)

@@ -14,6 +14,10 @@ SWITCH = ("on", "off")
 MEMORY_TOOLS = ("recall", "inspect")  # rung (v): every frame kept, looked at again as the model directs
 PIXEL_TOOLS = ("read_pixels",)  # rung (vi)
 NOTE_TOOLS = ("read_notes", "write_note")  # rung (iv)
+NOTE_PURPOSES = {  # what each of the agent's notes is for, on a game (nothing of how to play)
+    "GUIDE.md": "what the game is: its rules, goal and controls as you have found them; kept across levels",
+    "WORKING.md": "the current level: its state, what you tried and your plan",
+}
 
 
 @dataclass(frozen=True)

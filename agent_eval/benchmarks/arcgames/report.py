@@ -8,8 +8,8 @@ from __future__ import annotations
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-from agent_eval.benchmarks.arcgames.notes import versions
 from agent_eval.benchmarks.arcgames.session import GAME_DIR, read_end, read_timeline
+from agent_eval.benchmarks.notes import versions, where_words
 
 MAX_SHOTS = 60  # frames drawn per game, evenly spaced (level ends and the last play come on top)
 GRADED = ("ok", "no_answer")
@@ -70,7 +70,7 @@ def game_item(run, record, images, embed) -> dict:
         "won": metrics.won,
         "score": None if metrics.score is None else f"{metrics.score:.1f}",
         "levels": f"{metrics.levels_completed}/{metrics.win_levels or '?'}",
-        "notes": versions(images.base),
+        "notes": [{**v, "where": where_words(v)} for v in versions(images.base)],
     }
 
 

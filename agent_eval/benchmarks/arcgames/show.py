@@ -14,8 +14,8 @@ from rich.text import Text
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR
 from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-from agent_eval.benchmarks.arcgames.notes import versions
 from agent_eval.benchmarks.arcgames.session import GAME_DIR, read_end, read_timeline
+from agent_eval.benchmarks.notes import print_notes
 
 GRADED = ("ok", "no_answer")
 PAGE = 50  # play calls per page of the timeline
@@ -143,19 +143,3 @@ def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
         )
     if metrics.budget_spent:
         console.print(Text(f"the action budget ({metrics.max_actions}) was spent", style="yellow"))
-
-
-def print_notes(console: Console, base) -> None:
-    """The agent's notes (the notes rung): every version, when it was written and how far into the game."""
-    written = versions(base)
-    if not written:
-        return
-    console.print(Rule(f"notes ({len(written)} version(s) written)"))
-    for entry in written:
-        console.print(
-            Text(
-                f"{entry['note']} v{entry['version']} · {entry['at']} · after {entry['actions_used']} action(s)",
-                style="bold",
-            )
-        )
-        console.print(Text(entry["text"].strip() or "(empty)"))

@@ -1,12 +1,14 @@
-"""The agent's notes on a game (VISTA's rung iv): GUIDE.md for what the game is, kept across levels and
-sessions, and WORKING.md for the current level's state and plan. Read and written through the game's tools
-(every tool mode has them: the notes live outside the sandbox, in the item's folder), every version kept:
+"""The agent's notes (VISTA's rung iv, offered to any kind that asks): two files the agent reads and writes
+through the harness's tools (every tool mode has them: the notes live outside the sandbox, in the item's
+folder), every version kept:
 
     <item>/notes/GUIDE.md, WORKING.md    the current text
     <item>/notes/history/NNNN-NAME       every version written, numbered across both notes
-    <item>/notes/history.jsonl           one line per write: version, note, time, characters, actions used then
+    <item>/notes/history.jsonl           one line per write: version, note, time, characters, and where the item
+                                         stood (a game's actions used, an observation's count)
 
-They survive the harness like the game does, and a fresh session is given them in its prompt."""
+Each kind says what each note is for (`purposes`). The notes survive the harness like a game does, and a fresh
+session is given them in its prompt."""
 
 from __future__ import annotations
 
@@ -19,10 +21,6 @@ from agent_eval.datamodel.itemdir import now_iso
 
 NOTES_DIR = "notes"
 NOTE_NAMES = ("GUIDE.md", "WORKING.md")
-PURPOSE = {
-    "GUIDE.md": "what the game is: its rules, goal and controls as you have found them; kept across levels",
-    "WORKING.md": "the current level: its state, what you tried and your plan",
-}
 MAX_CHARS = 20_000
 
 
@@ -31,10 +29,15 @@ class NoteRefused(ValueError):
 
 
 class Notes:
-    def __init__(self, item_root: Path):
+    def __init__(self, item_root: Path, purposes: dict[str, str]):
         self.directory = Path(item_root) / NOTES_DIR
         (self.directory / "history").mkdir(parents=True, exist_ok=True)
+        self.purposes = purposes  # note name -> what it is for, in the kind's words
         self._lock = threading.Lock()
+
+    def describe(self) -> str:
+        """What each note is for, as the prompt and the tools say it."""
+        return "; ".join(f"{name}: {self.purposes[name]}" for name in NOTE_NAMES)
 
     def read(self) -> dict[str, str]:
         return {
@@ -42,8 +45,8 @@ class Notes:
             for name in NOTE_NAMES
         }
 
-    def write(self, name: str, text: str, actions_used: int) -> int:
-        """Replace a note; its version number (counted across both notes)."""
+    def write(self, name: str, text: str, where: dict | None = None) -> int:
+        """Replace a note; its version number (counted across both notes). `where`: how far the item had got."""
         name = str(name).strip()
         if name not in NOTE_NAMES:
             raise NoteRefused(f"no note {name!r}: the notes are {' and '.join(NOTE_NAMES)}")
@@ -52,25 +55,16 @@ class Notes:
         if len(text) > MAX_CHARS:
             raise NoteRefused(f"{name} would be {len(text)} characters; at most {MAX_CHARS}: shorten it")
         with self._lock:
-            version = len(self.history()) + 1
+            version = len(read_history(self.directory.parent)) + 1
             _write(self.directory / "history" / f"{version:04d}-{name}", text)
             _write(self.directory / name, text)
-            entry = {
-                "version": version,
-                "note": name,
-                "at": now_iso(),
-                "chars": len(text),
-                "actions_used": actions_used,
-            }
+            entry = {"version": version, "note": name, "at": now_iso(), "chars": len(text), **(where or {})}
             with (self.directory / "history.jsonl").open("a", encoding="utf-8") as out:
                 out.write(json.dumps(entry) + "\n")
             return version
 
-    def history(self) -> list[dict]:
-        return read_history(self.directory.parent)
-
     def as_prompt(self) -> str:
-        """The notes' current text, for the prompt of a fresh session."""
+        """The notes' current text (read_notes' answer, and a fresh session's prompt)."""
         notes = self.read()
         return "\n\n".join(f"--- {name} ---\n{text.strip() or '(empty)'}" for name, text in notes.items())
 
@@ -96,3 +90,29 @@ def versions(item_root: Path) -> list[dict]:
         path = directory / f"{entry['version']:04d}-{entry['note']}"
         out.append({**entry, "text": path.read_text(encoding="utf-8") if path.is_file() else ""})
     return out
+
+
+def where_words(entry: dict) -> str:
+    """How far the item had got when a version was written, in words ("after 12 action(s)")."""
+    counts = [(key, entry[key]) for key in ("actions_used", "observations") if entry.get(key) is not None]
+    names = {"actions_used": "action(s)", "observations": "observation(s)"}
+    return ", ".join(f"after {value} {names[key]}" for key, value in counts)
+
+
+def print_notes(console, item_root: Path) -> None:
+    """`show ITEM`: every version of the agent's notes, when it was written and how far the item had got."""
+    from rich.rule import Rule
+    from rich.text import Text
+
+    written = versions(item_root)
+    if not written:
+        return
+    console.print(Rule(f"notes ({len(written)} version(s) written)"))
+    for entry in written:
+        where = where_words(entry)
+        console.print(
+            Text(
+                f"{entry['note']} v{entry['version']} · {entry['at']}" + (f" · {where}" if where else ""), style="bold"
+            )
+        )
+        console.print(Text(entry["text"].strip() or "(empty)"))
