@@ -43,13 +43,24 @@ class Kind:
     always_tools: tuple[str, ...] = ()  # tools even its mode none may offer (a game's play): no broken ablation
 
 
+# The notes switch (VISTA's rung iv), one option of two kinds: same flag, values and meaning for each.
+NOTES_OPTION = KindOption(
+    "--notes",
+    "notes",
+    str,
+    None,
+    "ARC-AGI-3 games (rung iv) and active observation: on gives the agent two notes, GUIDE.md and WORKING.md, "
+    "through read_notes and write_note in every tool mode, every version kept (default: off).",
+    unset="off",
+)
+
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
 KINDS: dict[str, Kind] = {
     "activeobs": Kind(
         "agent_eval.benchmarks.activeobs.benchmark:ActiveObservation",
         ("none", "observe", "python"),
         "agent_eval.benchmarks.activeobs.loader:is_active_dataset",
-        tool_names=("observe", "get_graph", "add_entity", "add_attribute", "add_relation"),
+        tool_names=("observe", "get_graph", "add_entity", "add_attribute", "add_relation", "read_notes", "write_note"),
         data_help="an active-observation set (items.jsonl + scenes/)",
         modes_help="Active-observation items: none (sampled frames inline), observe (the observe tool), python",
         samples_help="activeobs: synthetic 360° panoramic sequences rendered on demand from scene files",
@@ -64,9 +75,10 @@ KINDS: dict[str, Kind] = {
                 "(default: off).",
                 unset="off",
             ),
+            NOTES_OPTION,
         ),
-        # with --world-model on its mode none offers them (they cite the frames shown): no broken ablation
-        always_tools=("get_graph", "add_entity", "add_attribute", "add_relation"),
+        # with --world-model on (or --notes on) its mode none offers these: no broken ablation
+        always_tools=("get_graph", "add_entity", "add_attribute", "add_relation", "read_notes", "write_note"),
     ),
     "vlmeval": Kind(
         "agent_eval.benchmarks.vlmeval.benchmark:VlmEvalMcq",
@@ -130,15 +142,7 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games (rung ii): each level bounded at ceil(its human baseline x this) actions, besides "
             "--max-actions (ARC Prize's harness uses 2 or 5; default: no per-level bound).",
         ),
-        KindOption(
-            "--notes",
-            "notes",
-            str,
-            None,
-            "ARC-AGI-3 games (rung iv): on gives the agent GUIDE.md and WORKING.md through read_notes and "
-            "write_note, in every tool mode, kept across sessions (default: off).",
-            unset="off",
-        ),
+        NOTES_OPTION,
         KindOption(
             "--context",
             "context",
@@ -159,7 +163,7 @@ KINDS["arcgames"] = Kind(
             unset="on",
         ),
     ),
-    always_tools=("play",),
+    always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too
 )
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 

@@ -211,3 +211,41 @@ def first_record(root):
     from agent_eval.datamodel.results import RunStore
 
     return RunStore(root).records()[0]
+
+
+@pytest.mark.parametrize("agent,tools", [("claude-code", "observe"), ("codex", "none")])
+def test_notes_against_a_graph_are_a_cell_too(agent, tools, active_data, tmp_path):
+    """The notes switch of games offered to active observation (`--notes on`, with or without the world model):
+    read and written through the harness's tools in every mode, every version kept and shown."""
+    root, items = active_data
+    item = items[1]
+    evidence = evidence_for(item)
+    look = [{"call": "observe", "input": {"frame_index": evidence["frame"], "angle_deg": evidence["angle"]}}]
+    turns = (look if tools == "observe" else []) + [
+        {"call": "write_note", "input": {"name": "WORKING.md", "text": "looked once; the target is near the door"}},
+        {"call": "write_note", "input": {"name": "NOTES.md", "text": "x"}},  # no such note: refused
+        {"call": "read_notes", "input": {}},
+        {"final": _final(item, evidence)},
+    ]
+    with ScriptedServer({"rules": [{"match": re.escape(item.question), "turns": turns}]}) as server:
+        outcome = run_agent(agent, tools, server, root, tmp_path, ids=item.id, kind_options={"notes": "on"})
+        offered = set(offered_tool_names(server.main_requests()[0]))
+        prompt = json.dumps(server.main_requests()[0].body)
+    assert {"mcp__notes__read_notes", "mcp__notes__write_note"} <= offered
+    assert not any("get_graph" in name for name in offered)  # the notes alone, not the world model
+    assert "WORKING.md: what you are looking for now" in prompt
+    record = outcome.store.records()[0]
+    assert record.status == "ok", (record.status, record.error)
+    results = [r.text for r in _results(outcome.store.root / "sandboxes" / item.id)]
+    assert any("no note 'NOTES.md'" in text for text in results)
+    assert any("the target is near the door" in text for text in results)  # read back
+    history = [
+        json.loads(line)
+        for line in (outcome.store.root / "sandboxes" / item.id / "notes" / "history.jsonl").read_text().splitlines()
+    ]
+    assert [(h["version"], h["note"]) for h in history] == [(1, "WORKING.md")]
+    if tools == "observe":
+        assert history[0]["observations"] == 1
+    assert outcome.store.read_manifest().config.kind_options == {"notes": "on"}
+    shown = invoke(show_command, outcome.store.root, item.id).output
+    assert "notes (1 version(s) written)" in shown and "WORKING.md v1" in shown

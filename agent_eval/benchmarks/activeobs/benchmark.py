@@ -29,13 +29,19 @@ from agent_eval.benchmarks.activeobs.schema import ActiveItem
 from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE, seen_metrics
 from agent_eval.benchmarks.activeobs.worldmodel import passive_sightings, sightings_from_log
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
+from agent_eval.benchmarks.notes import Notes
 from agent_eval.benchmarks.shared import image_tools, render
 from agent_eval.datamodel.itemdir import ItemDir
-from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
+from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 
 OBSERVE_MODULE = "agent_eval.benchmarks.activeobs.observe_server"
 WORLD_MODEL_MODULE = "agent_eval.benchmarks.activeobs.worldmodel_server"
+NOTES_MODULE = "agent_eval.benchmarks.notes_server"
+NOTE_PURPOSES = {  # what each of the agent's notes is for, on a scene (nothing of how to answer)
+    "GUIDE.md": "what you have found out about the scene: who and what is where, and when",
+    "WORKING.md": "what you are looking for now, where you have looked and what is left",
+}
 WORLD_MODEL_VALUES = ("on", "off")
 
 
@@ -46,12 +52,17 @@ class ActiveObservation(Benchmark):
     def __init__(self):
         self.dataset = None
         self.world_model = False
+        self.notes = False
 
     def configure(self, options: dict, timeout_s: float | None = None) -> None:
         value = options.get("world_model") or "off"
         if value not in WORLD_MODEL_VALUES:
             raise ValueError(f"--world-model takes on or off, got {value!r}")
         self.world_model = value == "on"
+        notes = options.get("notes") or "off"
+        if notes not in ("on", "off"):
+            raise ValueError(f"--notes must be on or off, got {notes!r}")
+        self.notes = notes == "on"
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
         from agent_eval.benchmarks.activeobs.generate import (
@@ -82,6 +93,8 @@ class ActiveObservation(Benchmark):
             load_in_background(OBSERVE_MODULE)  # the MCP SDK
         if self.world_model:
             load_in_background(WORLD_MODEL_MODULE)
+        if self.notes:
+            load_in_background(NOTES_MODULE)
 
     def truth_text(self, item) -> str:
         return item.truth_text()
@@ -94,6 +107,8 @@ class ActiveObservation(Benchmark):
         question = question_block(item) + "\n\n" + answer_instructions(item, passive=tools == "none")
         if self.world_model:
             question = world_model_text(passive=tools == "none") + "\n\n" + question
+        if self.notes:
+            question = notes_text() + "\n\n" + question
         with contextlib.ExitStack() as stack:
             if tools == "none":
                 # The passive baseline: a fixed sample of whole panorama frames, inline; no tools but the world
@@ -101,11 +116,16 @@ class ActiveObservation(Benchmark):
                 frames = write_passive_sample(self.dataset.scene(item.sequence), home / "passive")
                 record_passive(item_root, frames)
                 question = passive_preamble(frames, self.dataset.scene(item.sequence)) + "\n\n" + question
-                toolset, endpoints = ToolSet(), []
+                servers, endpoints = [], []
                 if self.world_model:
                     sightings = passive_sightings([(frame.frame, frame.time_s) for frame in frames])
-                    server = self._world_model(stack, item_root, lambda: sightings, passive=True)
-                    toolset, endpoints = ToolSet(mcp=(server[0],)), [server[1]]
+                    world, endpoint = self._world_model(stack, item_root, lambda: sightings, passive=True)
+                    servers, endpoints = [world], [endpoint]
+                if self.notes:
+                    notes, endpoint = self._notes(stack, item_root, lambda: {})
+                    servers.append(notes)
+                    endpoints.append(endpoint)
+                toolset = ToolSet(mcp=tuple(servers))
                 yield ItemSetup(
                     prompt=render(template_text, question, ""),
                     tools=toolset,
@@ -123,10 +143,14 @@ class ActiveObservation(Benchmark):
             server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))
             observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
             servers, endpoints = [observe], [server.endpoint]
+            log = server.log
             if self.world_model:
-                log = server.log
                 world, endpoint = self._world_model(stack, item_root, lambda: sightings_from_log(list(log.entries)))
                 servers.append(world)
+                endpoints.append(endpoint)
+            if self.notes:
+                notes, endpoint = self._notes(stack, item_root, lambda: {"observations": len(log.entries)})
+                servers.append(notes)
                 endpoints.append(endpoint)
             toolset = ToolSet(mcp=tuple(servers))
             if tools == "python":
@@ -144,6 +168,16 @@ class ActiveObservation(Benchmark):
         graph = WorldGraph(item_root / FOLDER, sightings, passive=passive)
         server = stack.enter_context(module.WorldModelServer(graph))
         return McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=server.url), server.endpoint
+
+    @staticmethod
+    def _notes(stack: contextlib.ExitStack, item_root: Path, where):
+        """The item's notes server (GUIDE.md, WORKING.md in <item>/notes/): (its McpServer, its endpoint)."""
+        module = load_sdk_module(NOTES_MODULE)
+        notes = Notes(item_root, NOTE_PURPOSES)
+        mount = stack.enter_context(
+            McpHost.shared().mount(lambda: module.build_server(notes, where), name=module.SERVER_NAME)
+        )
+        return McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=mount.url), mount.endpoint
 
     def grade(self, final_text: str | None, item: ActiveItem, item_dir: ItemDir) -> BenchmarkGrade:
         graded = grade_active(final_text, item)
@@ -181,3 +215,12 @@ def record_passive(item_root: Path, frames) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     shown = [{"n": n, "frame": f.frame, "time_s": f.time_s} for n, f in enumerate(frames, start=1)]
     (folder / PASSIVE_FILE).write_text(json.dumps(shown), encoding="utf-8")
+
+
+def notes_text() -> str:
+    """What the notes are for (the prompt's paragraph when the run gives them): nothing of how to answer."""
+    kinds = "; ".join(f"{name}: {what}" for name, what in NOTE_PURPOSES.items())
+    return (
+        f"You keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They are kept outside "
+        f"this conversation."
+    )

@@ -62,8 +62,11 @@ class ActiveReading(ReadingHooks):
         self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
         from agent_eval.benchmarks.activeobs.show import print_observations
+        from agent_eval.benchmarks.notes import print_notes
 
-        return print_observations(console, run, record, images, data)
+        state = print_observations(console, run, record, images, data)
+        print_notes(console, images.base)
+        return state
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
         from agent_eval.benchmarks.activeobs.show import print_evidence
@@ -120,8 +123,10 @@ class ActiveReading(ReadingHooks):
         truth: object,
     ) -> ItemView:
         from agent_eval.benchmarks.activeobs.report import active_item
+        from agent_eval.benchmarks.notes import versions, where_words
 
         view = active_item(run, record, images, embed, transcript, truth)
+        view["agent_notes"] = [{**v, "where": where_words(v)} for v in versions(images.base)]
         return ItemView(
             template="active_item.html.j2",
             values=view,
