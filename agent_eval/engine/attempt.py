@@ -120,13 +120,13 @@ def _attempt_in_setup(
             session = start_session(agent, item_dir, setup, handoff)
     if result.interrupted:
         return None
+    result.elapsed_s = spent_s  # every session of this attempt
     result.upstream_failure = lease.upstream.verdict()  # the gateway's view decides when the provider failed
     result.held_s = round(min(lease.upstream.held_s(), result.elapsed_s), 3)
     result.context_full = agent.ran_out_of_context(result.events)
     write_exit(item_dir, result)
     # The item's transcript is all its sessions (the file holds every one; memory kept only each one's last events)
     events = saved_events(item_dir.transcript)  # every session's stream, as the CLI wrote it
-    result.elapsed_s = spent_s  # every session of this attempt
     transcript = parse_item(
         agent,
         events,
