@@ -102,7 +102,7 @@ def _relative(path: Path, root: Path) -> str:
 
 def _inside(path: Path, item_dir: ItemDir, n: int) -> Path:
     """An attachment the CLI can read in its sandbox: a file outside the workdir and the home (a game's frame in
-    its archive) is copied into the private home, where no tool of the agent's reaches it."""
+    its archive, outside the sandbox) is copied into the CLI's private home. It is what the message shows anyway."""
     path = Path(path)
     for place in (item_dir.home, item_dir.work):
         if path.resolve().is_relative_to(place.resolve()):
