@@ -36,8 +36,7 @@ class Notes:
         self._lock = threading.Lock()
 
     def describe(self) -> str:
-        """What each note is for, as the prompt and the tools say it."""
-        return "; ".join(f"{name}: {self.purposes[name]}" for name in NOTE_NAMES)
+        return describe(self.purposes)
 
     def read(self) -> dict[str, str]:
         return {
@@ -67,6 +66,11 @@ class Notes:
         """The notes' current text (read_notes' answer, and a fresh session's prompt)."""
         notes = self.read()
         return "\n\n".join(f"--- {name} ---\n{text.strip() or '(empty)'}" for name, text in notes.items())
+
+
+def describe(purposes: dict[str, str]) -> str:
+    """What each note is for, as the prompt and the tools say it."""
+    return "; ".join(f"{name}: {purposes[name]}" for name in NOTE_NAMES)
 
 
 def _write(path: Path, text: str) -> None:

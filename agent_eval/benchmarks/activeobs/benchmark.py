@@ -29,7 +29,7 @@ from agent_eval.benchmarks.activeobs.schema import ActiveItem
 from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE, seen_metrics
 from agent_eval.benchmarks.activeobs.worldmodel import passive_sightings, sightings_from_log
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
-from agent_eval.benchmarks.notes import Notes
+from agent_eval.benchmarks.notes import Notes, describe
 from agent_eval.benchmarks.shared import image_tools, render
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
@@ -219,7 +219,7 @@ def record_passive(item_root: Path, frames) -> None:
 
 def notes_text() -> str:
     """What the notes are for (the prompt's paragraph when the run gives them): nothing of how to answer."""
-    kinds = "; ".join(f"{name}: {what}" for name, what in NOTE_PURPOSES.items())
+    kinds = describe(NOTE_PURPOSES)
     return (
         f"You keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They are kept outside "
         f"this conversation."

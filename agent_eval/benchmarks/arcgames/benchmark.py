@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Iterator
 
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
@@ -23,7 +22,7 @@ from agent_eval.benchmarks.arcgames.session import (
     in_progress,
 )
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.notes import Notes
+from agent_eval.benchmarks.notes import Notes, describe
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
@@ -205,7 +204,7 @@ class ArcGames(Benchmark):
                 f"actions a person needed for it); `play` says how many are left on the current level."
             )
         if self.ladder.notes:
-            kinds = Notes.describe(SimpleNamespace(purposes=NOTE_PURPOSES))
+            kinds = describe(NOTE_PURPOSES)
             prompt += (
                 f"\n\nYou keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They "
                 f"outlast this conversation: a later session of yours is given them, and nothing else you wrote."
