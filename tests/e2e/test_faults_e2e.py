@@ -246,8 +246,9 @@ def test_unknown_event_type_is_counted_and_the_item_is_still_graded(
 def test_last_event_line_cut_in_half(agent, wrap_cli, sample_data, sample_truth, tmp_path):
     """Claude's last line is its `result` event: without it there is no final message, so the item
     is an agent_error (not a wrong answer). Codex's last line is `turn.completed` (usage only): the
-    final message came before it, so the item is graded, its usage unknown to the CLI's log and its cost
-    the gateway's price of what the API returned."""
+    final message came before it, so the item is graded; its usage is read from Codex's own rollout (the cut
+    stream lost it, the session file did not: agents/codex/events.py) and equals what the API returned, and its
+    cost is the gateway's price of that."""
     outcome, record = run_wrapped(wrap_cli, "cut-last", agent, sample_data, sample_truth, tmp_path)
     raw = [line["raw"] for line in raw_lines(item_dir(outcome, "CCC-0") / "transcript.jsonl") if "raw" in line]
     assert len(raw) == 1 and raw[0].startswith("{")  # the half line, kept
@@ -256,7 +257,8 @@ def test_last_event_line_cut_in_half(agent, wrap_cli, sample_data, sample_truth,
         assert not record.correct and record.prediction == ""
     else:
         assert record.status == "ok" and record.correct
-        assert record.usage.input_tokens is None
+        at_api = record.gateway["usage"]  # what the API returned, as the gateway read it
+        assert record.usage.input_tokens == at_api["input_tokens"] and record.usage.output_tokens == at_api["output_tokens"]
         assert record.cost_usd is not None and record.cost_usd == record.gateway["cost"]["usd"] > 0
 
 
