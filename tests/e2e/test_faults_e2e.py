@@ -258,7 +258,8 @@ def test_last_event_line_cut_in_half(agent, wrap_cli, sample_data, sample_truth,
     else:
         assert record.status == "ok" and record.correct
         at_api = record.gateway["usage"]  # what the API returned, as the gateway read it
-        assert record.usage.input_tokens == at_api["input_tokens"] and record.usage.output_tokens == at_api["output_tokens"]
+        assert record.usage.input_tokens == at_api["input_tokens"]
+        assert record.usage.output_tokens == at_api["output_tokens"]
         assert record.cost_usd is not None and record.cost_usd == record.gateway["cost"]["usd"] > 0
 
 
