@@ -12,12 +12,12 @@ session is given them in its prompt."""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
 
 from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.jsonl import append_line, log_lines
 
 NOTES_DIR = "notes"
 NOTE_NAMES = ("GUIDE.md", "WORKING.md")
@@ -58,8 +58,7 @@ class Notes:
             _write(self.directory / "history" / f"{version:04d}-{name}", text)
             _write(self.directory / name, text)
             entry = {"version": version, "note": name, "at": now_iso(), "chars": len(text), **(where or {})}
-            with (self.directory / "history.jsonl").open("a", encoding="utf-8") as out:
-                out.write(json.dumps(entry) + "\n")
+            append_line(self.directory / "history.jsonl", entry)
             return version
 
     def as_prompt(self) -> str:
@@ -80,10 +79,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def read_history(item_root: Path) -> list[dict]:
-    path = Path(item_root) / NOTES_DIR / "history.jsonl"
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return log_lines(Path(item_root) / NOTES_DIR / "history.jsonl")
 
 
 def versions(item_root: Path) -> list[dict]:

@@ -1,9 +1,12 @@
-"""JSON Lines reading with file:line errors, and the data error every kind raises for bad input."""
+"""JSON Lines reading with file:line errors, the data error every kind raises for bad input, and the append-only
+logs an item's folder keeps (a timeline, a session list, a ledger): written a line at a time, so a kill can
+leave the last line cut; readers skip it and the next writer starts on a line of its own."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TextIO
 
 
 class DataError(Exception):
@@ -36,3 +39,41 @@ def jsonl_rows(path: Path, skipped: list[str] | None = None) -> list[tuple[str, 
                 continue
             rows.append((where, row))
     return rows
+
+
+def log_lines(path: Path) -> list[dict]:
+    """The whole lines of an append-only log (none when it does not exist); a line cut by a kill is skipped."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    out = []
+    for line in text.splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def open_log(path: Path) -> TextIO:
+    """An append-only log opened for appending; after a line cut by a kill, the next one starts on its own line
+    (else it would be glued to the cut one and both lost)."""
+    path = Path(path)
+    torn = False
+    if path.is_file() and path.stat().st_size:
+        with path.open("rb") as f:
+            f.seek(-1, 2)
+            torn = f.read(1) != b"\n"
+    handle = path.open("a", encoding="utf-8")
+    if torn:
+        handle.write("\n")
+    return handle
+
+
+def append_line(path: Path, value: dict) -> None:
+    """One line added to an append-only log."""
+    with open_log(path) as out:
+        out.write(json.dumps(value) + "\n")

@@ -4,9 +4,10 @@ An item has more than one session when it went on after the harness was killed (
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_eval.datamodel.jsonl import append_line, log_lines
 
 SESSIONS = "sessions.jsonl"
 
@@ -23,15 +24,8 @@ class SessionRecord:
 
 
 def read_sessions(root: Path) -> list[SessionRecord]:
-    path = Path(root) / SESSIONS
-    if not path.is_file():
-        return []
     folded: dict[int, dict] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue  # a line cut by a kill
+    for data in log_lines(Path(root) / SESSIONS):
         folded.setdefault(data["n"], {}).update(data)
     known = SessionRecord.__dataclass_fields__
     return [
@@ -42,5 +36,4 @@ def read_sessions(root: Path) -> list[SessionRecord]:
 
 
 def append_session(root: Path, data: dict) -> None:
-    with (Path(root) / SESSIONS).open("a", encoding="utf-8") as out:
-        out.write(json.dumps(data) + "\n")
+    append_line(Path(root) / SESSIONS, data)

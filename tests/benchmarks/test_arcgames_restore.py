@@ -87,6 +87,8 @@ def test_a_line_cut_by_the_kill_is_a_play_never_answered(tmp_path):
         f.write('{"step": 3, "action": "ACT')
     again = session(tmp_path)
     assert again.actions_used == 2
+    again.play("ACTION1", None, None)  # its line starts on a line of its own, not glued to the cut one
+    assert [p.step for p in read_plays(tmp_path / "game")] == [1, 2, 3]
 
 
 def test_the_next_session_is_told_where_the_game_stands_and_the_last_play(tmp_path):

@@ -30,6 +30,7 @@ from pathlib import Path
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, FrameArchive, checked_frame, frame_hash
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.jsonl import append_line, log_lines, open_log
 
 GAME_DIR = "game"
 TIMELINE = "timeline.jsonl"
@@ -148,7 +149,7 @@ class GameSession:
         # the game's own time budget across restarts (--max-hours), less what earlier processes played.
         bounds = [b for b in (time_budget_s, self._hours_left()) if b is not None]
         self.deadline = self._started + max(0.0, min(bounds)) if bounds else None
-        self._timeline = (self.directory / TIMELINE).open("a", encoding="utf-8")
+        self._timeline = open_log(self.directory / TIMELINE)
 
     def _hours_left(self) -> float | None:
         return None if self.max_hours is None else self.max_hours * 3600 - self.clock_before
@@ -482,24 +483,13 @@ def read_end(item_root: Path) -> GameEnd | None:
 
 def read_timeline(item_root: Path) -> list[dict] | None:
     path = Path(item_root) / GAME_DIR / TIMELINE
-    if not path.is_file():
-        return None
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return log_lines(path) if path.is_file() else None
 
 
 def read_plays(directory: Path) -> list[Play]:
-    """The plays a game folder's timeline holds (a last line cut by a crash is left out)."""
-    path = Path(directory) / TIMELINE
-    if not path.is_file():
-        return []
-    plays = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue  # a line cut mid-write when the harness was killed: that play was never answered
-        plays.append(Play(**{k: v for k, v in data.items() if k in Play.__dataclass_fields__}))
-    return plays
+    """The plays a game folder's timeline holds (a line cut by a kill is a play never answered: left out)."""
+    fields = Play.__dataclass_fields__
+    return [Play(**{k: v for k, v in data.items() if k in fields}) for data in log_lines(Path(directory) / TIMELINE)]
 
 
 def read_record(directory: Path) -> dict | None:
@@ -508,15 +498,11 @@ def read_record(directory: Path) -> dict | None:
 
 
 def append_restore(directory: Path, entry: dict) -> None:
-    with (Path(directory) / RESTORES).open("a", encoding="utf-8") as out:
-        out.write(json.dumps(entry) + "\n")
+    append_line(Path(directory) / RESTORES, entry)
 
 
 def read_restores(directory: Path) -> list[dict]:
-    path = Path(directory) / RESTORES
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return log_lines(Path(directory) / RESTORES)
 
 
 def in_progress(item_root: Path) -> str | None:

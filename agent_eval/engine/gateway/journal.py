@@ -18,6 +18,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_eval.datamodel.jsonl import log_lines
+
 LOG = "gateway.json"
 LINES = "gateway.jsonl"
 FORMAT = 2  # gateway.json without `requests` (they are in gateway.jsonl)
@@ -38,19 +40,7 @@ class GatewayLog:
 
 def read_lines(path: Path) -> list[dict]:
     """The whole lines of gateway.jsonl; a last line cut by a kill mid-write is skipped."""
-    out = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return out
-    for line in text.splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
+    return log_lines(path)
 
 
 def old_request(entry: dict, known: set[str]) -> dict:

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from agent_eval.datamodel.jsonl import open_log
 from agent_eval.engine.gateway.journal import LINES, read_lines
 from agent_eval.engine.gateway.traffic import AnswerReader, ImageSeen, decode, images_in, measure
 
@@ -137,10 +138,7 @@ class Ledger:
                     self._known.setdefault(image["sha1"], ImageSeen(**{k: image.get(k) for k in IMAGE_FIELDS}))
                 if earlier is not None:
                     earlier(line)
-            torn = path.is_file() and path.stat().st_size and _last_byte(path) != b"\n"
-            self._file = path.open("a", encoding="utf-8")
-            if torn:  # a line cut by a kill: the next one starts on its own line
-                self._file.write("\n")
+            self._file = open_log(path)  # after a line cut by a kill, the next one starts on its own line
         self.session = self.tally.sessions + 1
         # Told each answered request's normalised usage (e.g. a game that hands off when the context is full).
         self.on_usage: Callable[[dict], None] | None = None
@@ -270,12 +268,6 @@ class Ledger:
             notes = {k: v for k, v in notes.items() if k in alone}
         out["discrepancies"] = list(notes.values())
         return out
-
-
-def _last_byte(path: Path) -> bytes:
-    with path.open("rb") as f:
-        f.seek(-1, 2)
-        return f.read(1)
 
 
 def _view(t: Tally) -> dict:
