@@ -16,8 +16,12 @@ SERVER_NAME = "notes"
 TOOL_NAMES = ("read_notes", "write_note")
 
 
-def build_server(notes: Notes, where=lambda: {}):
-    """`where()`: how far the item has got, recorded with each version (e.g. the observations made so far)."""
+WRITE_NOTE = f"Replace one of your notes ({' or '.join(NOTE_NAMES)}) with `text`. Every version is kept."
+
+
+def note_functions(notes: Notes, where=lambda: {}):
+    """(read_notes, write_note) over one item's notes: this server's, and a game's `game` server's beside play.
+    `where()`: how far the item has got, recorded with each version (the observations made, the actions used)."""
 
     def read_notes() -> str:
         return notes.as_prompt()
@@ -32,12 +36,16 @@ def build_server(notes: Notes, where=lambda: {}):
             raise ToolError(str(refused)) from None
         return f"{name} saved (version {version}, {len(text)} characters)."
 
+    return read_notes, write_note
+
+
+def build_server(notes: Notes, where=lambda: {}):
     descriptions = {
         "read_notes": f"Read your two notes ({notes.describe()}). They are kept outside this conversation.",
-        "write_note": f"Replace one of your notes ({' or '.join(NOTE_NAMES)}) with `text`. Every version is kept.",
+        "write_note": WRITE_NOTE,
     }
     tools = []
-    for function in (read_notes, write_note):
+    for function in note_functions(notes, where):
         tool = Tool.from_function(
             function, name=function.__name__, description=descriptions[function.__name__], structured_output=False
         )

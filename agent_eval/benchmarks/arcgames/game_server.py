@@ -21,7 +21,8 @@ from pydantic import Field
 from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, grid_text, to_rgb
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import ACTIONS, GRID, GameSession, PlayRefused
-from agent_eval.benchmarks.notes import NOTE_NAMES, NoteRefused, Notes
+from agent_eval.benchmarks.notes import Notes
+from agent_eval.benchmarks.notes_server import WRITE_NOTE, note_functions
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
 from agent_eval.tools.imagetools.ops import MAX_SIZE, inspect_view
@@ -56,13 +57,12 @@ READ_PIXELS = f"""Read the exact colour indices (0-15) of a region of an archive
 occur."""
 FRAME_HELP = "An archived frame's number, as returned by play."
 READ_NOTES = "Read your two notes ({what}). They are kept across sessions; a fresh session is given them."
-WRITE_NOTE = f"Replace one of your notes ({' or '.join(NOTE_NAMES)}) with `text`. Every version is kept."
 
 
 def _guard(call):
     try:
         return call()
-    except (PlayRefused, ToolInputError, NoteRefused) as error:
+    except (PlayRefused, ToolInputError) as error:
         raise ToolError(str(error)) from None
 
 
@@ -97,15 +97,8 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
         shown, png = _guard(lambda: session.play(action, x, y))
         return [json.dumps(shown)] + (observed(shown["frames"][-1], png) if png is not None else [])
 
-    def read_notes() -> str:
-        return notes.as_prompt()
-
-    def write_note(
-        name: Annotated[str, Field(description=f"{' or '.join(NOTE_NAMES)}.")],
-        text: Annotated[str, Field(description="The note's whole new text.")],
-    ) -> str:
-        version = _guard(lambda: notes.write(name, text, {"actions_used": session.actions_used}))
-        return f"{name} saved (version {version}, {len(text)} characters)."
+    # the notes tools are the notes server's own, each version recorded with the actions used so far
+    read_notes, write_note = note_functions(notes, lambda: {"actions_used": session.actions_used})
 
     def recall(
         frames: Annotated[list[int] | None, Field(description="Frame numbers.")] = None,
