@@ -119,7 +119,6 @@ class GameSession:
     ):
         self.item = item
         self.handoff_tokens = handoff_tokens  # --context handoff:N
-        self.context_tokens = 0  # the model's context at its last request, as the gateway saw it
         self.handoff_at: int | None = None  # the context when the hand-off was asked (this session)
         self.handoff_told = False  # play's answer has asked the agent to update its notes and stop
         self.level_actions = level_actions  # each level bounded at ceil(its baseline x this) actions
@@ -249,14 +248,13 @@ class GameSession:
         """The model's context at one of the item's requests (from the gateway): past the hand-off threshold,
         play's next answer asks the agent to bring its notes up to date and stop."""
         with self._lock:
-            self.context_tokens = tokens
             if self.handoff_tokens is not None and tokens >= self.handoff_tokens and self.handoff_at is None:
                 self.handoff_at = tokens
 
     def begin_session(self) -> None:
         """A fresh session goes on with the game (after a hand-off): its context starts empty."""
         with self._lock:
-            self.handoff_at, self.handoff_told, self.context_tokens = None, False, 0
+            self.handoff_at, self.handoff_told = None, False
 
     def observed(self, images: int = 0, text_chars: int = 0) -> None:
         """What the tools showed of frames, by form (VISTA's rung i: what each form costs, per item)."""
@@ -289,8 +287,7 @@ class GameSession:
         if limit is not None and self.actions_used - self.level_began_at >= limit:
             return f"this level's action budget ({limit}: its baseline x {self.level_actions:g}) is spent"
         if self.deadline is not None and time.monotonic() >= self.deadline:
-            hours = self._hours_left()
-            if hours is not None and self.game_clock() >= self.max_hours * 3600:
+            if self.max_hours is not None and self.game_clock() >= self.max_hours * 3600:
                 return f"the game's time budget ({self.max_hours:g} h) is spent"
             return "the time budget is spent"
         return None
