@@ -163,3 +163,31 @@ judge_option = click.option(
     "an anthropic/ or openai/ prefix says which); its answers are cached in the run folder. Without it, items "
     "only a judge can decide are recorded as ungraded.",
 )
+
+
+def sweep_options():
+    """`run`'s options as sweep file keys (engine/sweeps.py's RunOption), each checked by run's own type: a sweep
+    file takes every option run takes, kinds' own included, with no list of its own to fall behind."""
+    from agent_eval.engine.sweeps import RunOption
+
+    def converter(param: click.Parameter):
+        def convert(value):
+            try:
+                return param.type.convert(value, param, None)
+            except click.BadParameter as error:
+                raise ValueError(error.message) from None
+
+        return convert
+
+    command = click.command()(run_options(lambda **_: None))
+    return [
+        RunOption(
+            name=param.name,
+            flag=next(o for o in param.opts if o.startswith("--")),
+            is_flag=param.is_flag,
+            default=param.default,
+            convert=converter(param),
+        )
+        for param in command.params
+        if isinstance(param, click.Option)
+    ]

@@ -1,58 +1,63 @@
-"""A sweep: its YAML grid of agents, models, efforts, tool modes and repeats, checked line by line, planned and run
-cell by cell (resumable)."""
+"""A sweep: its YAML grid of agents, models, efforts, tool modes and repeats, and any option of `run` for every
+cell, checked line by line, planned and run cell by cell (resumable)."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import signal
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 from rich.console import Console
-from rich.table import Table
 
 from agent_eval.agents import registry as agent_registry
 from agent_eval.benchmarks import ALL_TOOL_MODES as TOOL_MODES
-from agent_eval.benchmarks import load_benchmark
+from agent_eval.benchmarks import load_benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
-from agent_eval.datamodel.results import RunStore
 from agent_eval.engine.selection import select
 
-# key -> (type check, description) for the top level; `grid` entries have their own keys.
-TOP_KEYS = {
-    "name",
-    "data",
-    "tasks",
-    "ids",
-    "categories",
-    "limit",
-    "grid",
-    "tools",
-    "repeats",
-    "jobs",
-    "timeout",
-    "max_turns",
-    "max_cost_usd",
-    "max_item_cost_usd",
-    "max_item_tokens",
-    "unpriced",
-    "outage_hold_minutes",
-    "sandbox",
-    "out_dir",
-    "judge_model",
-    "kind_options",
-}
-
-
+# The sweep's own keys; every other top-level key is an option of `run` (RunOption), given to every cell.
+SWEEP_KEYS = ("name", "grid", "tools", "kind_options")
 GRID_KEYS = {"agent", "models", "efforts"}
+# `run` options a sweep file does not take, and why (the error names the way to say it instead).
+NOT_IN_A_SWEEP = {
+    "agent": "a sweep's agents are its grid entries (grid: - agent: ...)",
+    "model": "a sweep's models are its grid entries' `models:`",
+    "effort": "a sweep's efforts are its grid entries' `efforts:`",
+    "run_name": "each cell is named by its settings",
+    "redo": "a sweep resumes its cells; move a cell's folder aside to start it over",
+    "shard": "`agent-eval slurm submit --sweep FILE --shards N` shards every cell",
+}
+SELECTION = ("tasks", "ids", "categories", "limit")
+# `run` options that are neither RunConfig fields nor kind options: the Runner's own arguments.
+RUNNER_ARGS = {"retry_wait": "retry_wait_s"}
 
 
 class SweepError(Exception):
     """A bad sweep file: names the file and line."""
+
+
+@dataclass(frozen=True)
+class RunOption:
+    """One option of `agent-eval run`, as a sweep file's key (commands/options.py derives them from run's own
+    options, so a sweep takes whatever run takes)."""
+
+    name: str  # run's parameter name: "timeout_s", "max_actions"
+    flag: str  # "--timeout"
+    is_flag: bool  # an on/off switch (--unpriced): given alone on a command line
+    default: object  # run's default
+    convert: Callable[[object], object]  # a value from the file checked and converted as run would (ValueError)
+
+    @property
+    def key(self) -> str:
+        """Its key in a sweep file: the flag without dashes ("timeout", "max_actions")."""
+        return self.flag.lstrip("-").replace("-", "_")
 
 
 @dataclass
@@ -61,25 +66,31 @@ class Sweep:
     path: Path
     grid: list[dict]
     tools: list[str]
-    repeats: int = 1
-    jobs: int = 4
-    timeout: float = 1800
-    max_turns: int | None = None
-    max_cost_usd: float | None = None  # per cell
-    max_item_cost_usd: float | None = None
-    max_item_tokens: int | None = None
-    unpriced: bool = False
-    outage_hold_minutes: float = 30.0
-    sandbox: str = "bwrap"
-    judge_model: str | None = None  # model-graded scoring, for kinds whose reference asks a judge
+    options: Sequence[RunOption] = ()  # run's options (their flags and defaults), for the cells' command lines
+    run: dict = field(default_factory=dict)  # run option name -> the value the file gives every cell
+    jobs: int = 4  # agents at once across all cells (slurm: per task)
     data: str | None = None
     selection: dict = field(default_factory=dict)
     out_dir: Path = Path("results")
     # An axis of the kind's own options (benchmarks/registry.py, e.g. activeobs' world_model): one cell per
     # mapping and tool mode ("tools" in a mapping: for those modes only, as a ladder's rungs); [{}]: the defaults.
+    # A mapping's value wins over the same option given at the top level.
     kind_options: list[dict] = field(default_factory=lambda: [{}])
 
+    @property
+    def repeats(self) -> int:
+        return int(self.run.get("repeats", 1))
+
+    @property
+    def max_cost_usd(self) -> float | None:
+        """The spend cap of each cell (run's --max-cost-usd, given to every cell)."""
+        return self.run.get("max_cost_usd")
+
     def cells(self) -> list[RunConfig]:
+        config_fields = {f.name for f in dataclasses.fields(RunConfig)}
+        known_kind = registry.kind_options()
+        settings = {k: v for k, v in self.run.items() if k in config_fields}
+        top_kind = {k: v for k, v in self.run.items() if k in known_kind}
         configs = []
         for entry in self.grid:
             for model, effort, tools, options in itertools.product(
@@ -89,27 +100,46 @@ class Sweep:
                 only = options.pop("tools", None)  # an entry for some tool modes only (a ladder's rung)
                 if only is not None and tools not in only:
                     continue
+                kind = {**top_kind, **options}
                 configs.append(
                     RunConfig(
                         agent=entry["agent"],
                         model=model,
                         effort=effort,
                         tools=tools,
-                        sandbox=self.sandbox,
-                        max_turns=self.max_turns,
-                        timeout_s=self.timeout,
-                        jobs=self.jobs,
-                        repeats=self.repeats,
-                        max_cost_usd=self.max_cost_usd,
-                        max_item_cost_usd=self.max_item_cost_usd,
-                        max_item_tokens=self.max_item_tokens,
-                        unpriced=self.unpriced,
-                        outage_hold_minutes=self.outage_hold_minutes,
-                        judge_model=self.judge_model,
-                        kind_options=dict(options) or None,
+                        **{**settings, "jobs": self.jobs},
+                        kind_options=kind or None,
                     )
                 )
         return configs
+
+    def runner_args(self) -> dict:
+        """The Runner's own arguments the file sets (e.g. retry_wait_s)."""
+        return {RUNNER_ARGS[k]: v for k, v in self.run.items() if k in RUNNER_ARGS}
+
+    def run_args(self, config: RunConfig) -> list[str]:
+        """The cell as `agent-eval run` options (without the data, selection, shard, out-dir and name, which
+        `slurm submit` gives each task): every option the file sets, none left behind."""
+        args = ["--agent", config.agent, "--model", config.model, "--tools", config.tools]
+        args += ["--effort", config.effort] if config.effort else []
+        known_kind = registry.kind_options()
+        skip = {"agent", "model", "effort", "tools", "data", "out_dir", *SELECTION, *NOT_IN_A_SWEEP}
+        for option in self.options:
+            if option.name in skip:
+                continue
+            if option.name in known_kind:
+                value = (config.kind_options or {}).get(option.name)
+            elif option.name in RUNNER_ARGS:
+                value = self.run.get(option.name)
+            else:
+                value = getattr(config, option.name)
+            if value is None or (value == option.default and option.name != "jobs"):
+                continue
+            if option.is_flag:
+                args += [option.flag] if value else []
+            else:
+                args += [option.flag, f"{value:g}" if isinstance(value, float) else str(value)]
+        return args
 
     @property
     def root(self) -> Path:
@@ -128,8 +158,24 @@ def _as_list(path: Path, node, key: str) -> list:
     raise SweepError(f"{_where(path, node)}: {key} must be a value or a list")
 
 
-def load_sweep(path: Path) -> Sweep:
-    """Parse with line numbers (yaml.compose) so every unknown key or value names its line."""
+def _from_file(option: RunOption, value):
+    """A YAML value as run's option would take it from a command line: a list of names joined by commas (tasks,
+    ids), a YAML on/off (read as a boolean) as the word for a text option."""
+    if isinstance(value, list):
+        value = ",".join(map(str, value))
+    elif isinstance(value, bool) and not option.is_flag:
+        value = "on" if value else "off"
+    converted = option.convert(value)
+    # the file's own number where it means the same (5 for a float option: a cell's name keeps "5", not "5.0")
+    return value if type(value) in (int, float) and converted == value else converted
+
+
+def load_sweep(path: Path, options: Sequence[RunOption]) -> Sweep:
+    """Parse with line numbers (yaml.compose) so every unknown key or value names its line. `options`: the
+    options of `run` (commands/options.py), each a key the file may set for every cell."""
+    by_key = {o.key: o for o in options if o.name not in NOT_IN_A_SWEEP and o.key not in SWEEP_KEYS}
+    allowed = sorted([*SWEEP_KEYS, *by_key])
+    refused = {o.key: NOT_IN_A_SWEEP[o.name] for o in options if o.name in NOT_IN_A_SWEEP}
     try:
         root = yaml.compose(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -140,40 +186,19 @@ def load_sweep(path: Path) -> Sweep:
         raise SweepError(f"{path}: expected a mapping of sweep settings")
     values, nodes = {}, {}
     for key_node, value_node in root.value:
-        if key_node.value not in TOP_KEYS:
+        key = key_node.value
+        if key in refused:
+            raise SweepError(f"{_where(path, key_node)}: {key!r} is not a sweep key: {refused[key]}")
+        if key not in allowed:
             raise SweepError(
-                f"{_where(path, key_node)}: unknown key {key_node.value!r}; known: {', '.join(sorted(TOP_KEYS))}"
+                f"{_where(path, key_node)}: unknown key {key!r}; a sweep takes {', '.join(SWEEP_KEYS)} and the "
+                f"options of `agent-eval run` (flag without dashes): {', '.join(sorted(by_key))}"
             )
-        nodes[key_node.value] = value_node
-        values[key_node.value] = yaml.safe_load(yaml.serialize(value_node))
+        nodes[key] = value_node
+        values[key] = yaml.safe_load(yaml.serialize(value_node))
     if "grid" not in nodes or not isinstance(nodes["grid"], yaml.SequenceNode):
         raise SweepError(f"{path}: needs a `grid:` list of {{agent, models, efforts}} entries")
-    grid = []
-    for entry_node in nodes["grid"].value:
-        if not isinstance(entry_node, yaml.MappingNode):
-            raise SweepError(f"{_where(path, entry_node)}: a grid entry is a mapping with agent, models, efforts")
-        entry = {}
-        for key_node, value_node in entry_node.value:
-            key = key_node.value
-            if key not in GRID_KEYS:
-                raise SweepError(f"{_where(path, key_node)}: unknown grid key {key!r}; known: agent, models, efforts")
-            entry[key] = value_node.value if key == "agent" else _as_list(path, value_node, key)
-            if key == "agent" and entry[key] not in agent_registry.AGENTS:
-                raise SweepError(
-                    f"{_where(path, value_node)}: unknown agent {entry[key]!r}; "
-                    f"choose {', '.join(agent_registry.AGENTS)}"
-                )
-            if key == "efforts":
-                agent = entry.get("agent")
-                bad = [e for e in entry[key] if agent and e not in agent_registry.efforts(agent)]
-                if bad:
-                    raise SweepError(
-                        f"{_where(path, value_node)}: effort(s) {', '.join(bad)} not valid for {agent}; "
-                        f"choose {', '.join(agent_registry.efforts(agent))}"
-                    )
-        if "agent" not in entry or not entry.get("models"):
-            raise SweepError(f"{_where(path, entry_node)}: a grid entry needs agent and models")
-        grid.append(entry)
+    grid = [_grid_entry(path, entry_node) for entry_node in nodes["grid"].value]
     tools = _as_list(path, nodes["tools"], "tools") if "tools" in nodes else ["python"]
     bad_tools = [t for t in tools if t not in TOOL_MODES]
     if bad_tools:
@@ -181,35 +206,27 @@ def load_sweep(path: Path) -> Sweep:
             f"{_where(path, nodes['tools'])}: unknown tool mode(s) {', '.join(bad_tools)}; "
             f"choose {', '.join(TOOL_MODES)}"
         )
-    sweep = Sweep(
-        name=str(values.get("name") or path.stem),
-        path=path,
-        grid=grid,
-        tools=tools,
-        selection={k: values.get(k) for k in ("tasks", "ids", "categories", "limit")},
-        **{
-            k: values[k]
-            for k in (
-                "repeats",
-                "jobs",
-                "timeout",
-                "max_turns",
-                "max_cost_usd",
-                "max_item_cost_usd",
-                "max_item_tokens",
-                "unpriced",
-                "outage_hold_minutes",
-                "sandbox",
-                "data",
-                "judge_model",
-            )
-            if k in values
-        },
-    )
-    if "out_dir" in values:
-        sweep.out_dir = Path(values["out_dir"])
+    given = {}
+    for key, option in by_key.items():
+        if key in values and values[key] is not None:
+            try:
+                given[option.name] = _from_file(option, values[key])
+            except ValueError as error:
+                raise SweepError(f"{_where(path, nodes[key])}: {key}: {error}") from None
+    sweep = Sweep(name=str(values.get("name") or path.stem), path=path, grid=grid, tools=tools, options=options)
+    sweep.selection = {k: given.pop(k, None) for k in SELECTION}
+    sweep.data = str(given.pop("data")) if "data" in given else None
+    sweep.out_dir = Path(given.pop("out_dir", sweep.out_dir))
+    sweep.jobs = given.pop("jobs", sweep.jobs)
+    config_fields = {f.name for f in dataclasses.fields(RunConfig)}
+    for name in given:
+        if name not in config_fields and name not in registry.kind_options() and name not in RUNNER_ARGS:
+            option = next(o for o in options if o.name == name)
+            where = _where(path, nodes[option.key])
+            raise SweepError(f"{where}: {option.key}: a sweep cannot pass it to its cells yet")
+    sweep.run = given
     if "kind_options" in nodes:
-        sweep.kind_options = _kind_options(path, nodes["kind_options"], values["kind_options"])
+        sweep.kind_options = _kind_options(path, nodes["kind_options"], values["kind_options"], options)
     for config in sweep.cells():
         try:
             config.validate(agent_registry.efforts_by_agent())
@@ -218,46 +235,69 @@ def load_sweep(path: Path) -> Sweep:
     return sweep
 
 
-def _kind_options(path: Path, node, value) -> list[dict]:
-    """`kind_options:` a list of mappings of kind option names to values, one cell each (a YAML on/off, read as a
-    boolean, is taken as the word for a text option)."""
-    from agent_eval.benchmarks.registry import kind_options
+def _grid_entry(path: Path, entry_node) -> dict:
+    if not isinstance(entry_node, yaml.MappingNode):
+        raise SweepError(f"{_where(path, entry_node)}: a grid entry is a mapping with agent, models, efforts")
+    entry: dict = {}
+    for key_node, value_node in entry_node.value:
+        key = key_node.value
+        if key not in GRID_KEYS:
+            raise SweepError(f"{_where(path, key_node)}: unknown grid key {key!r}; known: agent, models, efforts")
+        entry[key] = value_node.value if key == "agent" else _as_list(path, value_node, key)
+        if key == "agent" and entry[key] not in agent_registry.AGENTS:
+            raise SweepError(
+                f"{_where(path, value_node)}: unknown agent {entry[key]!r}; choose {', '.join(agent_registry.AGENTS)}"
+            )
+        if key == "efforts":
+            agent = entry.get("agent")
+            bad = [e for e in entry[key] if agent and e not in agent_registry.efforts(agent)]
+            if bad:
+                raise SweepError(
+                    f"{_where(path, value_node)}: effort(s) {', '.join(bad)} not valid for {agent}; "
+                    f"choose {', '.join(agent_registry.efforts(agent))}"
+                )
+    if "agent" not in entry or not entry.get("models"):
+        raise SweepError(f"{_where(path, entry_node)}: a grid entry needs agent and models")
+    return entry
 
-    known = kind_options()
+
+def _kind_options(path: Path, node, value, options: Sequence[RunOption]) -> list[dict]:
+    """`kind_options:` a list of mappings of kind option names to values, one cell each, each value checked as
+    run checks it."""
+    known = registry.kind_options()
+    by_name = {o.name: o for o in options}
     if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
         raise SweepError(f"{_where(path, node)}: kind_options must be a list of mappings, e.g. [{{world_model: on}}]")
     out = []
-    for index, options in enumerate(value):
-        only = options.get("tools")
+    for index, entry in enumerate(value):
+        where = _where(path, node.value[index])
+        only = entry.get("tools")
         if only is not None:  # `tools:` in an entry: the cell exists for these tool modes only
             only = [only] if isinstance(only, str) else only
             if not isinstance(only, list) or not only or any(t not in TOOL_MODES for t in only):
                 raise SweepError(
-                    f"{_where(path, node.value[index])}: an entry's tools must be tool modes of the sweep "
-                    f"({', '.join(TOOL_MODES)}), got {options['tools']!r}"
+                    f"{where}: an entry's tools must be tool modes of the sweep "
+                    f"({', '.join(TOOL_MODES)}), got {entry['tools']!r}"
                 )
-            options = {**options, "tools": only}
-        unknown = [k for k in options if k not in known and k != "tools"]
+        unknown = [k for k in entry if k not in known and k != "tools"]
         if unknown:
-            raise SweepError(
-                f"{_where(path, node.value[index])}: unknown kind option(s) {', '.join(unknown)}; "
-                f"known: {', '.join(known)}"
-            )
-        out.append(
-            {
-                k: ("on" if v else "off") if k != "tools" and isinstance(v, bool) and known[k][1].type is str else v
-                for k, v in options.items()
-            }
-        )
+            raise SweepError(f"{where}: unknown kind option(s) {', '.join(unknown)}; known: {', '.join(known)}")
+        checked: dict = {"tools": only} if only is not None else {}
+        for key, raw in entry.items():
+            if key == "tools":
+                continue
+            try:
+                checked[key] = _from_file(by_name[key], raw) if key in by_name else raw
+            except ValueError as error:
+                raise SweepError(f"{where}: {key}: {error}") from None
+        out.append(checked)
     return out
 
 
 def cell_name(config: RunConfig) -> str:
     """The run's name, and the kind options it sets that are not their defaults (a cell at the defaults keeps the name
     a plain run of the same agent, model, effort and tools has)."""
-    from agent_eval.benchmarks.registry import kind_options
-
-    known = kind_options()
+    known = registry.kind_options()
     extra = [
         f"{k}-{v}"
         for k, v in (config.kind_options or {}).items()
@@ -266,34 +306,35 @@ def cell_name(config: RunConfig) -> str:
     return "-".join([config.run_name, *extra]).replace("/", "_").replace(":", "_")
 
 
-def plan_table(sweep: Sweep, n_items: int) -> tuple[Table, int, int]:
-    table = Table(
-        title=f"sweep {sweep.name}: {len(sweep.cells())} cells, {n_items} items x {sweep.repeats} repeat(s)",
-        title_justify="left",
-    )
-    table.add_column("cell", overflow="fold")  # a cell's name is long (its options): shown whole, folded
-    for column in ("agent runs", "already done", "to run"):
-        table.add_column(column, justify="right")
-    total = done_total = 0
-    for config in sweep.cells():
-        store = RunStore(sweep.root / cell_name(config))
-        done = len([k for k in store.done_keys() if k[1] < sweep.repeats])
-        runs = n_items * sweep.repeats
-        total, done_total = total + runs, done_total + done
-        table.add_row(cell_name(config), str(runs), str(done), str(runs - done))
-    table.add_section()
-    table.add_row("total", str(total), str(done_total), str(total - done_total), style="bold")
-    return table, total, done_total
+def pilot_items(items: list, n: int) -> list:
+    """N of the selection's items spread evenly over it (every task has its say), in the selection's order."""
+    if n >= len(items):
+        return list(items)
+    return [items[i * len(items) // n] for i in range(n)]
 
 
-def run_sweep(sweep: Sweep, console: Console, environ: dict | None = None, scripted_model: bool = False) -> list[Path]:
+def run_sweep(
+    sweep: Sweep, console: Console, environ: dict | None = None, scripted_model: bool = False, pilot: int | None = None
+) -> list[Path]:
     """Every cell as its own Runner, all sharing one slot semaphore (the global --jobs), one
-    progress display and one Ctrl-C."""
+    progress display and one Ctrl-C. `pilot`: only that many items per cell, once each, kept in the cells'
+    folders (the whole sweep later resumes them)."""
     from agent_eval.engine.runner import Runner, new_progress
     from agent_eval.engine.selection import resolve_data_dir
 
     benchmark, dataset = load_benchmark(resolve_data_dir(Path(sweep.data) if sweep.data else None, console))
     items = select(dataset, **sweep.selection)
+    configs = sweep.cells()
+    for config in configs:
+        foreign = registry.foreign_options(benchmark.name, config.kind_options or {})
+        if foreign:
+            raise ConfigError(
+                f"{sweep.path}: {', '.join(foreign)} do(es) nothing for {benchmark.name} items; leave it out"
+            )
+        if pilot:
+            config.repeats = 1
+    if pilot:
+        items = pilot_items(items, pilot)
     slots = threading.BoundedSemaphore(sweep.jobs)
     cancel = threading.Event()
     progress = new_progress(console)
@@ -312,8 +353,9 @@ def run_sweep(sweep: Sweep, console: Console, environ: dict | None = None, scrip
             cancel=cancel,
             slots=slots,
             progress=progress,
+            **sweep.runner_args(),
         )
-        for config in sweep.cells()
+        for config in configs
     ]
     previous = (
         signal.signal(signal.SIGINT, lambda *_: cancel.set())

@@ -302,11 +302,12 @@ def test_the_rollup_reports_unseen_evidence_for_every_run_and_the_graph_where_th
 
 
 def test_a_sweep_takes_kind_options_as_an_axis(tmp_path):
+    from agent_eval.commands.options import sweep_options
     from agent_eval.engine.sweeps import SweepError, cell_name, load_sweep
 
     base = "grid:\n  - agent: codex\n    models: [gpt-5.5]\ntools: [none, observe]\n"
     (tmp_path / "ok.yaml").write_text(base + "kind_options:\n  - {}\n  - {world_model: on}\n")  # YAML's on: a bool
-    cells = load_sweep(tmp_path / "ok.yaml").cells()
+    cells = load_sweep(tmp_path / "ok.yaml", sweep_options()).cells()
     assert [(c.tools, c.kind_options) for c in cells] == [
         ("none", None),
         ("none", {"world_model": "on"}),
@@ -319,10 +320,10 @@ def test_a_sweep_takes_kind_options_as_an_axis(tmp_path):
     ]
     (tmp_path / "bad.yaml").write_text(base + "kind_options:\n  - {memory: on}\n")
     with pytest.raises(SweepError, match=r"bad.yaml:6: unknown kind option\(s\) memory"):
-        load_sweep(tmp_path / "bad.yaml")
+        load_sweep(tmp_path / "bad.yaml", sweep_options())
     (tmp_path / "flat.yaml").write_text(base + "kind_options: {world_model: on}\n")
     with pytest.raises(SweepError, match="must be a list of mappings"):
-        load_sweep(tmp_path / "flat.yaml")
+        load_sweep(tmp_path / "flat.yaml", sweep_options())
 
 
 def test_a_slurm_sweep_passes_the_world_model_to_its_cells(tmp_path):

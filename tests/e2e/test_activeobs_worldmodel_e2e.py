@@ -160,6 +160,7 @@ def test_the_papers_grid_runs_as_one_sweep_and_compare_prints_its_four_cells(act
 
     from agent_eval.agents.registry import scripted_environ
     from agent_eval.commands.compare import command as compare_command
+    from agent_eval.commands.options import sweep_options
     from agent_eval.engine.sweeps import load_sweep, run_sweep
     from agent_eval.reading.grid import write_grid_comparison
     from support.agentrun import MODELS
@@ -178,7 +179,7 @@ def test_the_papers_grid_runs_as_one_sweep_and_compare_prints_its_four_cells(act
             {"turns": [final]},
         ]
     }
-    sweep = load_sweep(Path(__file__).parents[2] / "sweeps" / "activeobs-world-model.yaml")
+    sweep = load_sweep(Path(__file__).parents[2] / "sweeps" / "activeobs-world-model.yaml", sweep_options())
     sweep.data, sweep.out_dir, sweep.selection, sweep.jobs = str(root), tmp_path / "out", {"ids": item.id}, 4
     sweep.grid = [{**entry, "models": [MODELS[entry["agent"]]]} for entry in sweep.grid]  # the scripted models
     console = Console(file=open(os.devnull, "w"))

@@ -93,16 +93,17 @@ def test_the_ladder_runs_as_one_sweep_on_the_projects_own_game(tmp_path):
     from agent_eval.agents.registry import scripted_environ
     from agent_eval.benchmarks.arcgames.benchmark import ArcGames
     from agent_eval.benchmarks.arcgames.games import WINNING
+    from agent_eval.commands.options import sweep_options
     from agent_eval.datamodel.results import RunStore
     from agent_eval.engine.sweeps import load_sweep, run_sweep
     from support.agentrun import MODELS
 
     data = tmp_path / "games"
     ArcGames().write_samples(data, seed=0, per_task=1, difficulty="")
-    sweep = load_sweep(Path(__file__).parents[2] / "sweeps" / "arcgames-ladder.yaml")
+    sweep = load_sweep(Path(__file__).parents[2] / "sweeps" / "arcgames-ladder.yaml", sweep_options())
     sweep.data, sweep.out_dir, sweep.selection, sweep.jobs = str(data), tmp_path / "out", {"ids": "ae02"}, 1
     sweep.grid = [{**entry, "models": [MODELS[entry["agent"]]]} for entry in sweep.grid]  # the scripted models
-    sweep.timeout = 120
+    sweep.run["timeout_s"] = 120
     turns = plays(WINNING["ae02-v1"]) + [{"final": "<answer>DONE</answer>"}]
     with ScriptedServer({"rules": [{"turns": turns}]}) as server:
         environ = scripted_environ("claude-code", server.url) | scripted_environ("codex", server.url)

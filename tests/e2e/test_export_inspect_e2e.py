@@ -22,6 +22,7 @@ from rich.console import Console
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.benchmarks.activeobs.generate import generate_dataset
 from agent_eval.commands.export import command as export_command
+from agent_eval.commands.options import sweep_options
 from agent_eval.datamodel.results import RunStore
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.engine.sweeps import load_sweep, run_sweep
@@ -230,7 +231,7 @@ def test_a_sweep_exports_one_log_per_cell_into_a_folder_inspect_lists(sample_dat
         "unpriced: true\ngrid:\n  - agent: codex\n    models: [gpt-5.5]\n"
         "tools: [none, python]\n"
     )
-    sweep = load_sweep(tmp_path / "sweep.yaml")
+    sweep = load_sweep(tmp_path / "sweep.yaml", sweep_options())
     console = Console(file=open(os.devnull, "w"))
     scenario = {
         "rules": [

@@ -8,9 +8,11 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from agent_eval.agents.registry import scripted_environ
+from agent_eval.commands.options import sweep_options
 from agent_eval.commands.sweep import command as sweep_command
 from agent_eval.datamodel.results import RunStore
-from agent_eval.engine.sweeps import SweepError, load_sweep, plan_table, run_sweep
+from agent_eval.engine.sweep_plan import plan_sweep
+from agent_eval.engine.sweeps import SweepError, load_sweep, run_sweep
 from agent_eval.reading.grid import write_grid_comparison
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import run_agent
@@ -105,7 +107,7 @@ tools: [none, image, python]
 
 def test_two_by_three_sweep_plans_runs_resumes_and_compares(sample_data, tmp_path):
     path = write_sweep(tmp_path, sample_data, GRID)
-    sweep = load_sweep(path)
+    sweep = load_sweep(path, sweep_options())
     assert len(sweep.cells()) == 6
     plan = CliRunner().invoke(sweep_command, [str(path), "--plan"])
     assert plan.exit_code == 0 and "6 cells" in plan.output and "12" in plan.output
@@ -116,8 +118,8 @@ def test_two_by_three_sweep_plans_runs_resumes_and_compares(sample_data, tmp_pat
         # none: 1 request per item; image and python: 2 (a tool call, then the answer)
         assert len(server.main_requests()) == 2 * 2 * 1 + 2 * 2 * 2 * 2
         write_grid_comparison(roots, sweep.root, console)
-        _, total, done = plan_table(sweep, 2)
-        assert (total, done) == (12, 12)
+        cells = plan_sweep(sweep, console).cells
+        assert [(c.runs, c.done, c.to_run) for c in cells] == [(2, 2, 0)] * 6
         run_sweep(sweep, console, environ=environ, scripted_model=True)  # resumed: nothing left to run
         assert len(server.main_requests()) == 20
     for root in roots:
@@ -150,6 +152,6 @@ def test_two_by_three_sweep_plans_runs_resumes_and_compares(sample_data, tmp_pat
 def test_sweep_file_errors_name_the_line(sample_data, tmp_path, body, message):
     path = write_sweep(tmp_path, sample_data, body)
     with pytest.raises(SweepError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        load_sweep(path)
+        load_sweep(path, sweep_options())
     result = CliRunner().invoke(sweep_command, [str(path), "--plan"])
     assert result.exit_code == 2 and message in result.output

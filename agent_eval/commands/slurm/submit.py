@@ -145,11 +145,12 @@ def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[st
 
 
 def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
+    from agent_eval.commands.options import sweep_options
     from agent_eval.engine.selection import resolve_data_dir
     from agent_eval.engine.sweeps import SweepError, cell_name, load_sweep
 
     try:
-        sweep = load_sweep(path)
+        sweep = load_sweep(path, sweep_options())
     except SweepError as error:
         raise ConfigError(str(error)) from None
     data = resolve_data_dir(Path(sweep.data) if sweep.data else None, console).absolute()
@@ -164,33 +165,10 @@ def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str]
     for config in sweep.cells():
         config.jobs = jobs or config.jobs  # per task, like run's --jobs
         _check_runnable(config, benchmark)
-        args = [
-            "--agent",
-            config.agent,
-            "--model",
-            config.model,
-            "--tools",
-            config.tools,
-            *shared,
-            "--jobs",
-            str(config.jobs),
-            "--timeout",
-            str(config.timeout_s),
-            "--repeats",
-            str(config.repeats),
-            "--sandbox",
-            config.sandbox,
-        ]
-        args += ["--effort", config.effort] if config.effort else []
-        args += ["--max-turns", str(config.max_turns)] if config.max_turns else []
-        args += ["--max-cost-usd", str(config.max_cost_usd)] if config.max_cost_usd is not None else []
-        args += ["--max-item-cost-usd", str(config.max_item_cost_usd)] if config.max_item_cost_usd is not None else []
-        args += ["--max-item-tokens", str(config.max_item_tokens)] if config.max_item_tokens is not None else []
-        args += ["--unpriced"] if config.unpriced else []
-        for name, value in (config.kind_options or {}).items():  # a sweep's kind_options axis
-            args += [registry.kind_options()[name][1].flag, str(value)]
-        if config.outage_hold_minutes != RunConfig.outage_hold_minutes:
-            args += ["--outage-hold-minutes", f"{config.outage_hold_minutes:g}"]
+        foreign = registry.foreign_options(benchmark.name, config.kind_options or {})
+        if foreign:
+            raise ConfigError(f"{path}: {', '.join(foreign)} do(es) nothing for {benchmark.name} items; leave it out")
+        args = [*sweep.run_args(config), *shared]  # every run option the file sets, as the cell's command line
         cells.append(Cell(cell_name(config), args, expected_keys(items, shards, config.repeats)))
     return new_plan(sweep.name, "sweep", shards, sweep.out_dir / f"{sweep.name}.slurm", sweep.root, cells, sbatch_args)
 
