@@ -16,7 +16,9 @@ def write_grid_comparison(roots: list[Path], out: Path, console: Console) -> Non
     from agent_eval.reading.plots import accuracy_cost_plot
     from agent_eval.reading.runs import load_run
 
-    data = build([load_run(root) for root in roots])
+    # A grid varies several things at once by design (a game's rungs and the agent, say): compared anyway, and its
+    # notes say which pairs differ in more than one thing, instead of the whole sweep ending in an error.
+    data = build([load_run(root) for root in roots], force=True)
     render_table(data, console)
     (out / "compare.md").write_text(render_markdown(data))
     (out / "compare.json").write_text(json.dumps(data.to_json(), indent=1, ensure_ascii=False))
