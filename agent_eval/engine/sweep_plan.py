@@ -90,6 +90,14 @@ def _missing(config, kind: str | None, environ: dict) -> list[str]:
     except AuthMissing:
         auth = None
         missing.append(f"a credential for {config.agent} (`agent-eval doctor` says which)")
+    if config.judge_model:
+        from agent_eval.datamodel.judging import JudgeUnavailable
+        from agent_eval.engine.judge import ApiJudge
+
+        try:
+            ApiJudge(config.judge_model, environ).check()  # finds the credential only: calls nobody
+        except JudgeUnavailable:
+            missing.append(f"a credential for the judge {config.judge_model}")
     if not agent.priced(config.model):
         unpriced = "the sweep's unpriced: true lets it run, cost unknown" if config.unpriced else "add it, or unpriced"
         if auth is None or auth.kind != "login":
