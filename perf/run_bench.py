@@ -35,7 +35,7 @@ server (agent_eval/scripted, run as its own process), the bwrap sandbox on:
 Each runner runs in its own process (perf/_bench_child.py) so it shares nothing with
 the scripted server or this script; the CPU of every phase is split into ours and the rest
 of the machine's. Results go to a temporary dir, removed at the end (--keep keeps it). A
-compact target/measured/PASS-MISS table closes the output. docs/benchmarks.md has the figures.
+compact target/measured/PASS-MISS table closes the output. docs/performance.md has the figures.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The agent requests views by frame and angle through the `observe` MCP tool (served from
 outside the sandbox), answers, and points at its evidence; grading scores both. Follows the
-JRDB-AVR protocol (3760x480 panorama, 15 FPS, 480x480 views). docs/active-observation.md.
+JRDB-AVR protocol (3760x480 panorama, 15 FPS, 480x480 views). docs/kinds/activeobs.md.
 
 Modules: geometry (angles, spans, boxes), scene (scene model), render (pixels and boxes),
 synth + questions + generate (synthetic datasets), schema + loader (items and their loading),

@@ -80,7 +80,7 @@ def load_active_dataset(root: Path | str, check_boxes: bool = False) -> ActiveDa
         try:
             item = item_from_row(row)
         except SchemaError as error:
-            raise DataError(f"{where}: {error}; fix the item (schema: docs/active-observation.md)") from None
+            raise DataError(f"{where}: {error}; fix the item (schema: docs/kinds/activeobs.md)") from None
         if item.id in seen:
             raise DataError(f"{where}: duplicate id {item.id!r} (first at {seen[item.id]})")
         seen[item.id] = where
