@@ -114,7 +114,7 @@ def _tokens(value: float) -> str:
 
 
 def _usd(value: float) -> str:
-    return f"${value:,.0f}" if value >= 100 else f"${value:.3g}" if value >= 0.01 else f"${value:.2g}"
+    return f"${value:,.0f}" if value >= 100 else f"${value:.3g}" if value >= 1 else f"${value:.2g}"
 
 
 def _hours(value: float) -> str:
@@ -122,17 +122,17 @@ def _hours(value: float) -> str:
 
 
 def _shown(interval: Interval | None, fmt, scale: float = 1.0) -> str:
-    """The mean, the interval on a second line; '?' when not projected."""
+    """The mean, and on a second line the interval's half-width as a share of it; '?' when not projected."""
     if interval is None:
         return "?"
     interval = interval.times(scale)
-    if interval.low is None:
+    if interval.high is None or interval.mean <= 0:
         return fmt(interval.mean)
-    return f"{fmt(interval.mean)}\n{fmt(interval.low)}-{fmt(interval.high)}"
+    return f"{fmt(interval.mean)}\n±{(interval.high - interval.mean) / interval.mean:.0%}"
 
 
 def plan_table(plan: SweepPlan) -> Table:
-    """Fits 80 columns: the cell's name folds, numbers are short, intervals go on a second line."""
+    """Fits 80 columns: the cell wraps between words, numbers are short, each interval a second line."""
     sweep, jobs = plan.sweep, plan.sweep.jobs
     items = plan.cells[0].items if plan.cells else None
     title = (
@@ -143,23 +143,23 @@ def plan_table(plan: SweepPlan) -> Table:
     if shared:
         title += "\nevery cell: " + " ".join(f"{k}={v}" for k, v in shared.items())
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
-    table.add_column("#", justify="right")
-    table.add_column("cell", ratio=1, overflow="fold")
-    for column in ("runs", "done", "to run", "tokens", "usd", "hours", "from"):
-        table.add_column(column, justify="right" if column != "from" else "left", no_wrap=column != "from")
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("cell", ratio=1, min_width=18, overflow="fold")
+    table.add_column("left/runs", justify="right", no_wrap=True)
+    for column in ("tokens", "usd", "hours"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("from", no_wrap=True)
     hours = 1 / (3600 * jobs)
     for number, cell in enumerate(plan.cells, 1):
         measured = cell.measured
         table.add_row(
             str(number),
             _label(cell.config, shared),
-            "?" if cell.runs is None else str(cell.runs),
-            str(cell.done),
-            "?" if cell.to_run is None else str(cell.to_run),
+            "?" if cell.runs is None else f"{cell.to_run}/{cell.runs}",
             _shown(cell.projected("tokens"), _tokens),
             _shown(cell.projected("usd"), _usd),
             _shown(cell.projected("seconds"), _hours, hours),
-            "-" if measured is None else f"{_basis(measured.basis)} n={measured.n}",
+            "-" if measured is None else f"{_basis(measured.basis)}\nn={measured.n}",
             style="red" if cell.over_cap(sweep.max_cost_usd) else None,
         )
     table.add_section()
@@ -167,9 +167,7 @@ def plan_table(plan: SweepPlan) -> Table:
     table.add_row(
         "",
         "total",
-        "?" if None in runs else str(sum(runs)),
-        str(sum(c.done for c in plan.cells)),
-        "?" if None in runs else str(sum(c.to_run for c in plan.cells)),
+        "?" if None in runs else f"{sum(c.to_run for c in plan.cells)}/{sum(runs)}",
         _shown(plan.total("tokens"), _tokens),
         _shown(plan.total("usd"), _usd),
         _shown(plan.total("seconds"), _hours, hours),
@@ -201,8 +199,8 @@ def plan_notes(plan: SweepPlan) -> list[str]:
     """Below the table: what the columns mean, then each cell's missing pieces (cells with the same need grouped)."""
     lines = [*plan.notes]
     lines.append(
-        "tokens, usd and hours: the item runs left x the per-item mean measured (95% t-interval below it); "
-        "from: cell = this cell's items, same = other runs with its settings, mode = its agent, model and tool mode"
+        "tokens, usd and hours: the item runs left x the per-item mean measured, ± its 95% t-interval; from: cell = "
+        "this cell's items, same = other runs with its settings, mode = its agent, model and tool mode; n item runs"
     )
     cap = plan.sweep.max_cost_usd
     if cap is not None:

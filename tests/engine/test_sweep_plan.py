@@ -186,9 +186,11 @@ def test_plan_projects_from_the_cells_own_items_and_from_runs_of_the_same_model_
     console.print(plan_table(plan))
     text = console.export_text()
     assert max(map(len, text.splitlines())) <= 80 and "…" not in text
-    assert "14.4k" in text and "48k" in text and "cell n=2" in text and "mode n=1" in text
-    # hours at --jobs 2: the cell's 6 runs x 20 s over 2 slots
-    assert f"{6 * 20 / 2 / 3600:.2g}" in text
+    rows = {line.split()[0]: line for line in text.splitlines() if line[:4].strip().isdigit()}
+    hours = f"{6 * 20 / 2 / 3600:.2g}"  # at --jobs 2: the cell's 6 runs x 20 s over 2 slots
+    assert rows["1"].split()[-5:] == ["6/8", "14.4k", f"${6 * sum(usd) / 2:.2g}", hours, "cell"] and "n=2" in text
+    assert rows["2"].split()[-4] == "48k" and rows["2"].split()[-1] == "mode" and "n=1" in text
+    assert rows["3"].split()[-4:] == ["?", "?", "?", "-"]
     notes = "\n".join(plan_notes(plan))
     assert "cell 3: no measurement" in notes and "cells 1-3: a credential for claude-code" in notes
 
