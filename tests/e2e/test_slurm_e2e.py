@@ -312,3 +312,39 @@ def test_sweep_is_one_array_of_cells_by_shards(slurm, sample_data, tmp_path):
         assert sorted(record_lines(run)) == sorted((i, 0) for i in ids)
         assert json.loads((run / "run.json").read_text())["config"]["tools"] == cell.rsplit("-", 1)[1]
     assert (tmp_path / "sweeps" / "grid" / "compare.md").is_file()
+
+
+@pytest.mark.timeout(900)  # 12 array tasks, 6 of them agents playing a game, two at a time on this node
+def test_a_sweep_files_run_and_kind_options_reach_every_shard(slurm, tmp_path):
+    """sweeps/sample-grid.yaml (both CLIs, every tool mode) on the project's own games, from a copy that sets kinds'
+    options (max_actions, observation) and run's (retry_wait, timeout): every shard's command line carries them, and
+    every merged cell's game kept the bound."""
+    from agent_eval.agents.registry import scripted_environ as environ_of
+    from agent_eval.benchmarks.registry import get_benchmark
+
+    games = tmp_path / "games"
+    get_benchmark("arcgames").write_samples(games, seed=0, per_task=1, difficulty="")
+    settings = yaml.safe_load((Path(__file__).resolve().parents[2] / "sweeps" / "sample-grid.yaml").read_text())
+    settings.update(data=str(games), ids="ae02", out_dir=str(tmp_path / "sweeps"), jobs=1, timeout=120, retry_wait=1)
+    settings.update(max_actions=2, observation="text")
+    sweep = tmp_path / "sample-grid.yaml"
+    sweep.write_text(yaml.safe_dump(settings, sort_keys=False))
+    turns = [{"call": "play", "input": {"action": a}} for a in ("RESET", "ACTION1", "ACTION2")]
+    with ScriptedServer({"rules": [{"turns": [*turns, {"final": "<answer>DONE</answer>"}]}]}) as server:
+        env = {**os.environ, **slurm.env, **environ_of("claude-code", server.url), **environ_of("codex", server.url)}
+        out = agent_eval(env, tmp_path, "slurm", "submit", "--sweep", sweep, "--shards", "2").stdout
+        assert "6 cell(s) x 2 shard(s) = 12 array task(s)" in out
+        folder = tmp_path / "sweeps" / "sample-grid.slurm"
+        for cell in plan_of(folder)["cells"]:
+            args = " ".join(cell["args"])
+            assert "--max-actions 2 --observation text" in args and "--retry-wait 1" in args, args
+        assert wait_for_job(slurm, merge_job(folder), folder, timeout_s=800) == "COMPLETED"
+    cells = sorted(p for p in (tmp_path / "sweeps" / "sample-grid").iterdir() if (p / "run.json").is_file())
+    assert len(cells) == 6
+    for cell in cells:
+        assert json.loads((cell / "run.json").read_text())["config"]["kind_options"]["max_actions"] == 2
+        records = RunStore(cell).records()
+        assert [r.id for r in records] == ["ae02"], cell.name  # from shard 1; shard 2 had no item
+        for record in records:
+            assert record.status == "ok", (cell.name, record.status, record.error)
+            assert record.metrics["plays"] == 2 and record.metrics["observations"]["images"] == 0
