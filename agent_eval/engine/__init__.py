@@ -10,6 +10,7 @@ runner.py        Runner: what is left to do, items in parallel, retries, progres
 sandbox.py       Sandbox: bubblewrap from sandbox/policy.yaml; `doctor`'s sandbox checks
 scoring.py       `agent-eval score`: replies produced elsewhere graded into a run folder
 scratch_dirs.py  temp folders named after their process; the next run removes a killed run's
+slurm/           scale-out on Slurm: plan, batch scripts, shard states, submit, status, merge
 selection.py     select, shard_of: which items a run takes; resolve_data_dir (--data, ./data, the samples)
 sessions.py      an item's agent session: started, or continued after a restart (the CLI's own, or a fresh one)
 sweeps.py        a sweep file: its grid checked line by line, planned and run cell by cell
