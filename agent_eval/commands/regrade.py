@@ -16,11 +16,12 @@ from agent_eval.benchmarks import get_benchmark, registry
 from agent_eval.commands.options import judge_option
 from agent_eval.commands.usererrors import user_errors
 from agent_eval.datamodel.itemdir import ItemDir
+from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore, read_records
-from agent_eval.datamodel.transcript import saved_events
+from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.attempt import grade_item, parse_item
 from agent_eval.engine.gateway.item import apply_spend, confirm_received
 from agent_eval.engine.gateway.journal import read_log
@@ -46,21 +47,10 @@ class Changes:
         self.statuses += old.status != new.status
 
 
-def saved_exit(meta: dict, record: ItemRecord) -> ProcessResult:
+def saved_exit(meta: ItemMeta, record: ItemRecord) -> ProcessResult:
     """How the process ended, from meta.json; runs written before that was saved fall back on the record."""
-    exit_info = meta.get("exit")
-    if exit_info:
-        return ProcessResult(
-            exit_code=exit_info.get("exit_code"),
-            timed_out=bool(exit_info.get("timed_out")),
-            stopped_because=exit_info.get("stopped_because"),
-            malformed_lines=exit_info.get("malformed_lines") or 0,
-            stderr_tail=exit_info.get("stderr_tail") or "",
-            proxy_refused=list(exit_info.get("proxy_refused") or []),
-            upstream_failure=exit_info.get("upstream_failure"),
-            context_full=bool(exit_info.get("context_full")),
-            held_s=float(exit_info.get("held_s") or 0.0),
-        )
+    if meta.exit is not None:
+        return meta.exit.process_result()
     return ProcessResult(
         exit_code=0,
         timed_out=record.status == "timeout",
@@ -118,23 +108,23 @@ class Regrader:
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
         if not item_dir.transcript.is_file():
             return self.regrade(record)
-        meta = json.loads(item_dir.meta.read_text()) if item_dir.meta.is_file() else {}
-        old_steps = json.loads(item_dir.steps.read_text()) if item_dir.steps.is_file() else {}
+        meta = ItemMeta.read(item_dir.meta)
+        old_steps = Transcript.load(item_dir.steps) if item_dir.steps.is_file() else None
         for old in (item_dir.root / "seen").glob("*"):
             old.unlink()  # the parsers write every received image again
-        prompt_images = old_steps.get("prompt_images") or []
+        prompt_images = old_steps.prompt_images if old_steps else []
         transcript = parse_item(
             self.agent,
             saved_events(item_dir.transcript),
             item_dir,
             self.model,
-            meta.get("prompt") or old_steps.get("prompt") or "",
+            meta.prompt or (old_steps.prompt if old_steps else ""),
             prompt_images,
         )
         gateway_log = read_log(item_dir.root)  # either form: gateway.jsonl, or an older version's gateway.json
         if gateway_log is not None:  # what the run's gateway saw stays the authority on sizes
             confirm_received(transcript, item_dir.root, gateway_log.image_sizes())
-            transcript.save(item_dir.steps)
+        transcript.save(item_dir.steps)
         new = grade_item(
             self.item(record),
             record.repeat,

@@ -3,7 +3,6 @@ inside the sandbox, the events captured, parsed, classified and graded into an I
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import asdict
@@ -16,6 +15,7 @@ from agent_eval.benchmarks import Benchmark, ItemError
 from agent_eval.benchmarks.base import Item
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
+from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
 from agent_eval.datamodel.records import ItemRecord
@@ -95,7 +95,7 @@ def _attempt_in_setup(
         session = start_session(agent, item_dir, setup)
         first, spent_s = session.record.n, 0.0
         while True:
-            result = _run_session(
+            result, launch = _run_session(
                 item,
                 item_dir,
                 agent,
@@ -124,7 +124,7 @@ def _attempt_in_setup(
     result.upstream_failure = lease.upstream.verdict()  # the gateway's view decides when the provider failed
     result.held_s = round(min(lease.upstream.held_s(), result.elapsed_s), 3)
     result.context_full = agent.ran_out_of_context(result.events)
-    write_exit(item_dir, result)
+    launch.ended(result).save(item_dir.meta)  # how it ended, for `regrade --reparse`
     # The item's transcript is all its sessions (the file holds every one; memory kept only each one's last events)
     events = saved_events(item_dir.transcript)  # every session's stream, as the CLI wrote it
     transcript = parse_item(
@@ -137,7 +137,7 @@ def _attempt_in_setup(
         [str(path.relative_to(item_dir.root)) for path in session.images] if session.record.n == 1 else [],
     )
     gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
-    transcript.save(item_dir.steps)
+    transcript.save(item_dir.steps)  # once, sizes confirmed
     agent.prune(item_dir.root)  # the CLI's scaffolding goes; what reading and regrade --reparse read stays
     record = grade_item(
         item,
@@ -170,8 +170,9 @@ def context_tokens(usage: dict) -> int:
 
 def _run_session(
     item, item_dir, agent, auth, config, setup, session, cancel, started_at, lease, timeout_s
-) -> ProcessResult:
-    """One agent CLI process in its sandbox: the attempt's session `session` (started, or continued)."""
+) -> tuple[ProcessResult, ItemMeta]:
+    """One agent CLI process in its sandbox: the attempt's session `session` (started, or continued), and
+    how it was launched (meta.json, written before it starts)."""
     ctx = ItemContext(
         item_id=item.id,
         model=config.model,
@@ -196,19 +197,15 @@ def _run_session(
     )
     with Sandbox(spec, kind=config.sandbox) as sandbox:
         argv, env = sandbox.wrap(invocation.argv)
-        item_dir.meta.write_text(
-            json.dumps(
-                {
-                    "argv": argv,
-                    "env_names": sorted(env),
-                    "cwd": str(item_dir.work),
-                    "sandbox": config.sandbox,
-                    "prompt": ctx.prompt,
-                    "started_at": started_at,
-                },
-                indent=1,
-            )
+        launch = ItemMeta(
+            argv=argv,
+            env_names=sorted(env),
+            cwd=str(item_dir.work),
+            sandbox=config.sandbox,
+            prompt=ctx.prompt,
+            started_at=started_at,
         )
+        launch.save(item_dir.meta)  # what runs, while it runs (a hung or killed item's only account of it)
         result = run_process(
             argv,
             env,
@@ -223,7 +220,7 @@ def _run_session(
             held=lambda: lease.upstream.held_s(time.monotonic()),  # the timeout does not count these waits
         )
         result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
-    return result
+    return result, launch
 
 
 def _how_it_ended(result: ProcessResult) -> str:
@@ -236,30 +233,11 @@ def _how_it_ended(result: ProcessResult) -> str:
     return f"exit {result.exit_code}"
 
 
-def write_exit(item_dir: ItemDir, result: ProcessResult) -> None:
-    """How the process ended, beside its argv in meta.json, so a saved stream can be re-parsed and
-    re-classified later (`regrade --reparse`)."""
-    meta = json.loads(item_dir.meta.read_text()) if item_dir.meta.exists() else {}
-    meta["exit"] = {
-        "exit_code": result.exit_code,
-        "timed_out": result.timed_out,
-        "stopped_because": result.stopped_because,
-        "malformed_lines": result.malformed_lines,
-        "elapsed_s": result.elapsed_s,
-        "stderr_tail": result.stderr_tail,
-        "proxy_refused": result.proxy_refused,
-        "upstream_failure": result.upstream_failure,
-        "held_s": result.held_s,
-        "context_full": result.context_full,
-    }
-    item_dir.meta.write_text(json.dumps(meta, indent=1))
-
-
 def parse_item(
     agent: Agent, events: list[dict], item_dir: ItemDir, model: str, prompt: str, prompt_images: list[str]
 ) -> Transcript:
-    """The CLI's events (and its own logs beside them) as a normalised transcript, saved as steps.json,
-    with every image the model received and its size."""
+    """The CLI's events (and its own logs beside them) as a normalised transcript, with every image the
+    model received and its size (the caller saves it as steps.json once the gateway confirmed those)."""
     transcript = agent.parse(events, item_dir.root, model)
     transcript.prompt = prompt
     transcript.prompt_images = prompt_images
@@ -267,7 +245,6 @@ def parse_item(
     transcript.images = received_images(
         transcript, item_dir.root, inline, [item_dir.root / path for path in prompt_images]
     )
-    transcript.save(item_dir.steps)
     return transcript
 
 
