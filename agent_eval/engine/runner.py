@@ -36,7 +36,7 @@ from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.prompts import load_template
 from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import RunStore, prepare_store, read_records
-from agent_eval.engine.attempt import run_attempt
+from agent_eval.engine.attempt import AttemptOptions, run_attempt
 from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
 from agent_eval.engine.gateway.spend import cap_raised
 from agent_eval.engine.judge import attach_judge
@@ -171,6 +171,7 @@ class Runner:
         self.progress = progress
         self.auth_failure: str | None = None
         self.gateway: Gateway | None = None  # the run's model gateway, while the run runs
+        self.attempt_options: AttemptOptions | None = None  # what its attempts share, while the gateway is up
         self.spend = RunSpend()  # what the run spent, and its caps (set when it runs)
         self.redactor = Redactor(secret_values(self.auth))
         self._cost_lock = threading.Lock()
@@ -211,25 +212,13 @@ class Runner:
             return self._attempts(item, repeat)
 
     def _attempts(self, item, repeat: int) -> ItemRecord | None:
+        assert self.attempt_options is not None, "attempts run while the run's gateway is up"
         retries: list[dict] = []
         for attempt in range(1, self.max_attempts + 1):
             if self.cancel.is_set():
                 return None
             item_dir = ItemDir(self.store.sandbox_dir(item.id, repeat))
-            record = run_attempt(
-                item,
-                repeat,
-                item_dir,
-                self.store.root,
-                self.agent,
-                self.auth,
-                self.config,
-                self.benchmark,
-                self.template,
-                gateway=self.gateway,
-                redactor=self.redactor,
-                cancel=self.cancel,
-            )
+            record = run_attempt(self.attempt_options, item, repeat, item_dir)
             if record is None:
                 return None
             record.attempts, record.retries = attempt, list(retries)
@@ -275,9 +264,19 @@ class Runner:
                 concurrency=self.config.jobs,
                 outage_hold_s=self.config.outage_hold_minutes * 60,
             ) as self.gateway:
+                self.attempt_options = AttemptOptions(
+                    self.agent,
+                    self.config,
+                    self.benchmark,
+                    self.template,
+                    self.gateway,
+                    run_root=self.store.root,
+                    redactor=self.redactor,
+                    cancel=self.cancel,
+                )
                 self._execute(todo, outcome)
         finally:
-            self.gateway = None
+            self.gateway, self.attempt_options = None, None
             if previous_handler is not None:
                 signal.signal(signal.SIGINT, previous_handler)
         outcome.interrupted = self.cancel.is_set() and self.auth_failure is None
