@@ -12,13 +12,13 @@ from agent_eval.agents.base import Agent, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
 from agent_eval.benchmarks import Benchmark, ItemError
-from agent_eval.benchmarks.base import Item, ItemSetup
+from agent_eval.benchmarks.base import BenchmarkGrade, Item, ItemSetup
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
-from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.gateway import Gateway, Lease, Redactor, apply_spend, record_item
@@ -59,18 +59,32 @@ def run_attempt(options: AttemptOptions, item: Item, repeat: int, item_dir: Item
     return record
 
 
-def item_error_record(item, repeat: int, benchmark: Benchmark, error: str, started_at: str) -> ItemRecord:
-    """The record of an item whose benchmark part failed: no agent ran (or its run cannot be graded)."""
+def item_record(
+    benchmark: Benchmark,
+    item: Item,
+    repeat: int,
+    status: str,
+    error: str | None = None,
+    graded: BenchmarkGrade | None = None,
+    **fields,
+) -> ItemRecord:
+    """An item's record, wherever its answer came from (an attempt here, a reply from elsewhere): the item and
+    its truth, the status, and the kind's verdict where one was given and the status is a graded one. An
+    ungraded item is never counted right (nor wrong: it is left out of accuracy)."""
+    # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
+    verdict = graded if status in GRADED_STATUSES else None
     return ItemRecord(
         id=item.id,
         task=item.task,
         category=item.category,
         ground_truth=benchmark.truth_text(item),
-        status="benchmark_error",
+        status=status,
         error=error,
+        prediction=verdict.prediction if verdict is not None else "",
+        correct=verdict.correct if verdict is not None and status != "ungraded" else False,
+        metrics=verdict.metrics_json() if verdict is not None else {},
         repeat=repeat,
-        started_at=started_at,
-        finished_at=now_iso(),
+        **fields,
     )
 
 
@@ -90,7 +104,16 @@ class Attempt:
         try:
             return self._in_setup()
         except ItemError as error:  # the benchmark could not set this item up (its game did not start)
-            return item_error_record(self.item, self.repeat, self.options.benchmark, str(error), self.started_at)
+            # no agent ran (or its run cannot be graded)
+            return item_record(
+                self.options.benchmark,
+                self.item,
+                self.repeat,
+                "benchmark_error",
+                str(error),
+                started_at=self.started_at,
+                finished_at=now_iso(),
+            )
 
     def _in_setup(self) -> ItemRecord | None:
         agent, config, benchmark = self.options.agent, self.options.config, self.options.benchmark
@@ -273,17 +296,13 @@ def grade_item(
                 status, error = "no_answer", "the answer tag holds no readable answer"
             if graded.ungraded:
                 status, error = "ungraded", graded.ungraded  # answered, but no verdict: never counted wrong
-    scored = status in ("ok", "no_answer", "ungraded")
-    return ItemRecord(
-        id=item.id,
-        task=item.task,
-        category=item.category,
-        ground_truth=benchmark.truth_text(item),
-        status=status,
-        error=error,
-        prediction=graded.prediction if scored else "",
-        # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
-        correct=graded.correct if scored and status != "ungraded" else False,
+    return item_record(
+        benchmark,
+        item,
+        repeat,
+        status,
+        error,
+        graded,
         answer_text=transcript.final_text,
         usage=transcript.usage,
         usage_by_model=transcript.usage_by_model,
@@ -291,7 +310,5 @@ def grade_item(
         num_turns=transcript.num_turns,
         tool_calls=transcript.tool_calls,
         images=[asdict(image) for image in transcript.images],
-        repeat=repeat,
         api_retries=list(transcript.api_retries),
-        metrics=graded.metrics_json() if scored else {},
     )

@@ -155,7 +155,7 @@ def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
         console=Console(file=io.StringIO()),
         environ={"OPENAI_API_KEY": "sk-test"},
     )
-    runner.write_manifest(finished=False)
+    runner.store.write_manifest(runner.manifest(finished=False))
     raw = json.loads(runner.store.manifest_path.read_text())
     runner.store.manifest_path.write_text(
         json.dumps(
@@ -170,7 +170,7 @@ def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
             }
         )
     )
-    runner.write_manifest(finished=True)
+    runner.store.write_manifest(runner.manifest(finished=True))
     again = json.loads(runner.store.manifest_path.read_text())
     assert again["from_the_future"] == [2] and again["regraded"] == [{"to_scorer_hash": "x"}]
     assert again["config"]["future_identity"] == "y" and again["dataset"]["checksum"] == "z"
