@@ -4,6 +4,7 @@ config.py          RunConfig: what the user asked for, checked; the identity a r
 imageformats.py    the image formats both model APIs accept, and the lossless conversion of the others
 judging.py         Judge, JudgeCall: the judge a kind asks where its rules cannot decide, and one call
 itemdir.py         ItemDir: where one attempt lives on disk (`<run>/sandboxes/<item>/`, work/ and home/)
+itemmeta.py        ItemMeta: an item's meta.json typed (how its CLI was launched, how its process ended)
 jsonl.py           JSON Lines with file:line errors; DataError, the one-line error for bad input
 manifest.py        RunManifest: run.json typed (identity, options, dataset, auth, timings)
 ondisk.py          the one way typed files are read and written back (unknown keys kept in `extra`)

@@ -6,9 +6,10 @@ judge.py         ApiJudge: the judge model a kind asks (model-graded scoring), c
 merging.py       shard runs of one configuration into one run
 process.py       run_process: one CLI process, events streamed to disk, timeout, nothing left running
 proxy_jail.py    the sandboxes' allowlisting proxies, in one jail per process
+reply_grading.py `agent-eval score`: replies produced elsewhere graded into a run folder
+regrading.py     `agent-eval regrade`: a finished run graded again (optionally its event streams re-parsed)
 runner.py        Runner: what is left to do, items in parallel, retries, progress, the cost cap, resume
 sandbox.py       Sandbox: bubblewrap from sandbox/policy.yaml; `doctor`'s sandbox checks
-scoring.py       `agent-eval score`: replies produced elsewhere graded into a run folder
 scratch_dirs.py  temp folders named after their process; the next run removes a killed run's
 slurm/           scale-out on Slurm: plan, batch scripts, shard states, submit, status, merge
 selection.py     select, shard_of: which items a run takes; resolve_data_dir (--data, ./data, the samples)
