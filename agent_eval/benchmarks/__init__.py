@@ -1,5 +1,5 @@
-"""Layer 2, the benchmark kinds: one package per kind behind benchmarks/registry.py. Never imports agents/; names
-reading's LoadedRun only in annotations.
+"""Layer 2, the benchmark kinds: one package per kind behind benchmarks/registry.py. Never imports agents/ nor
+reading/ (a run is a presentation.RunOnDisk to a kind).
 
 activeobs/        active observation: questions about a panoramic video, views through the `observe` tool
 activevision/     ActiveVision-style static images: loader, the reference scorer, the sample generators

@@ -166,7 +166,7 @@ class Benchmark(ABC):
         return str(item.answer)
 
     # Model-graded scoring: when the kind asks a judge model (empty: it grades by rules alone). The engine
-    # hands it the judge (datamodel.judging.Judge) before the scorer hash is taken, which then names it.
+    # hands it the judge (datamodel.judge_contract.Judge) before the scorer hash is taken, which then names it.
     judge_use: str = ""
     # `agent-eval score` grades replies produced elsewhere: a kind whose grade reads the reply's text alone.
     grades_text: bool = True

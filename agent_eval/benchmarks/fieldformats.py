@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.base import Benchmark, GroupedItems, ItemSetup, KindMetrics
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image
-from agent_eval.datamodel.judging import Judge
+from agent_eval.datamodel.judge_contract import Judge
 from agent_eval.tools.mcp_http import load_in_background
 from agent_eval.tools.toolset import ToolSet
 

@@ -1,8 +1,8 @@
 """Layer 3, the write path: runs items through sandboxed agent CLIs and records them. Never imports reading/.
 
+api_judge.py     ApiJudge: the judge model a kind asks (model-graded scoring), called from here, cached per run
 attempt.py       one attempt at one item: workdir, setup, sandboxed CLI, parse, classify, grade, record
 gateway/         the run's model gateway: the user's credential stays outside every sandbox
-judge.py         ApiJudge: the judge model a kind asks (model-graded scoring), called from here, cached per run
 merging.py       shard runs of one configuration into one run
 process.py       run_process: one CLI process, events streamed to disk, timeout, nothing left running
 proxy_jail.py    the sandboxes' allowlisting proxies, in one jail per process

@@ -22,7 +22,9 @@ REQUIRED_FIELDS = ("id", "task", "category", "question", "answer")
 
 
 @dataclass(frozen=True)
-class Item:
+class ActiveVisionItem:
+    """One ActiveVision item: one image and one question."""
+
     id: str
     task: str
     category: str
@@ -39,7 +41,7 @@ class Item:
 class Dataset(GroupedItems):
     root: Path
     layout: str
-    items: list[Item] = field(default_factory=list)
+    items: list[ActiveVisionItem] = field(default_factory=list)
 
     def content_hash(self) -> str:
         """Hash of every item's text fields and image bytes: two runs with equal hashes saw the same data."""
@@ -99,7 +101,7 @@ def load_dataset(root: Path | str) -> Dataset:
         image = _image_path(root, layout, str(row[image_field]))
         _check_image(item_id, image)
         dataset.items.append(
-            Item(
+            ActiveVisionItem(
                 id=item_id,
                 task=str(row["task"]),
                 category=str(row["category"]),
