@@ -22,6 +22,7 @@ from support.imports import (
     private_imports,
     script_imports,
     under,
+    unlisted_files,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +92,11 @@ def test_no_import_cycles_among_the_perf_scripts():
     scripts, imports = script_imports(ROOT / "perf")
     assert {"run_bench", "tool_modes"} <= scripts and any(i.importer == "tool_modes" for i in imports)
     assert cycles(scripts, imports) == []
+
+
+def test_every_package_init_lists_its_files():
+    """docs/architecture.md: each package's __init__ docstring names its modules (file.py) and subpackages (dir/)."""
+    assert unlisted_files(PACKAGE) == []
 
 
 def test_no_private_names_imported_across_modules():
@@ -211,6 +217,20 @@ def test_checker_finds_a_cycle_among_scripts(tmp_path):
     scripts, imports = script_imports(tmp_path)
     assert scripts == {"one", "two", "three"}
     assert cycles(scripts, imports) == [["one", "two"]]
+
+
+def test_checker_finds_a_module_an_init_does_not_list(fake):
+    fake(
+        {
+            "__init__.py": '"""a.py  the a\nsub/  its part"""\n',
+            "a.py": "",
+            "b.py": "",
+            "sub/__init__.py": '"""c.py    listed"""\n',
+            "sub/c.py": "",
+            "sub/d.py": "",
+        }
+    )
+    assert unlisted_files(fake.root) == ["pkg/__init__.py does not name b.py", "pkg/sub/__init__.py does not name d.py"]
 
 
 def test_checker_finds_private_imports(fake):

@@ -10,6 +10,8 @@ base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, 
 fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge
 fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
 judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call
+notes.py          the agent's notes (--notes on): GUIDE.md and WORKING.md, every version kept, and how they read
+notes_server.py   the notes tools (read_notes, write_note) as an MCP server of their own
 presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots
 registry.py       name -> "module:Class", tool modes, dataset detection, help texts
 shared.py         what several kinds offer alike: the image tools, placing an image, the prompt placeholders

@@ -3,8 +3,10 @@
 api_judge.py     ApiJudge: the judge model a kind asks (model-graded scoring), called from here, cached per run
 attempt.py       one attempt at one item: workdir, setup, sandboxed CLI, parse, classify, grade, record
 gateway/         the run's model gateway: the user's credential stays outside every sandbox
+live_check.py    `doctor --live`: one tiny real item, end to end, before a long sweep
 merging.py       shard runs of one configuration into one run
 process.py       run_process: one CLI process, events streamed to disk, timeout, nothing left running
+provider_errors.py  a provider's error answer read for the fix it implies (e.g. the models it offers)
 proxy_jail.py    the sandboxes' allowlisting proxies, in one jail per process
 runner.py        Runner: what is left to do, items in parallel, retries, progress, the cost cap, resume
 sandbox.py       Sandbox: bubblewrap from sandbox/policy.yaml; `doctor`'s sandbox checks
