@@ -6,7 +6,8 @@ activevision/     ActiveVision-style static images: loader, the reference scorer
 arcgames/         ARC-AGI-3 games played under the official toolkit in a jail of their own
 answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
 babyvision/       BabyVision's meta_data.jsonl layout, prompted and graded (\\boxed{} and a judge) as its reference
-base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, ItemError, BenchmarkGrade, KindMetrics
+base.py           Benchmark (load, setup, grade, scorer hash), Item, HashedDataset, ItemSetup, ItemError,
+                  BenchmarkGrade, KindMetrics
 fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge
 fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
 judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call

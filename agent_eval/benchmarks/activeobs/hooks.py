@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison, Markdown, PlotPoints
+from agent_eval.analysis.comparison_result import Group
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import (
     Embed,
@@ -24,38 +23,10 @@ from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.transcript import Transcript
 
 if TYPE_CHECKING:
+    from agent_eval.benchmarks.activeobs.compare import ActiveComparison
     from agent_eval.benchmarks.activeobs.evidence import RunTruth
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-
-@dataclass
-class ActiveComparison(KindComparison):
-    """Answer, evidence, combined and hallucination per family, with paired tests on answer and combined."""
-
-    active: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {"active": self.active}
-
-    def print_table(self, data: Comparison, console: Console) -> bool:
-        from agent_eval.benchmarks.activeobs.compare import render_active_table
-
-        render_active_table(data, console)
-        return True
-
-    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
-        from agent_eval.benchmarks.activeobs.compare import markdown_parts
-
-        return markdown_parts(data, md)
-
-    def csv_rows(self, data: Comparison) -> list[list] | None:
-        from agent_eval.benchmarks.activeobs.compare import csv_rows
-
-        return list(csv_rows(data))
-
-    def plot_points(self, data: Comparison) -> PlotPoints:
-        return PlotPoints(self.active["rows"][0]["combined"], "filled: answer; hollow: combined (answer and evidence)")
 
 
 class ActiveReading(ReadingHooks):
@@ -95,7 +66,7 @@ class ActiveReading(ReadingHooks):
         self, runs: list[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> ActiveComparison:
         from agent_eval.analysis.group_tests import add_holm
-        from agent_eval.benchmarks.activeobs.compare import TESTED, active_verdicts, build_active
+        from agent_eval.benchmarks.activeobs.compare import TESTED, ActiveComparison, active_verdicts, build_active
 
         families = [Group("family", g.name, g.ids) for g in groups if g.scope == "category"]
         active = build_active(runs, [groups[0], *families], n_resamples, seed)

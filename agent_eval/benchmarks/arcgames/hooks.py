@@ -3,45 +3,21 @@ score, wins and levels; each game's timeline and filmstrip)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison, Markdown
+from agent_eval.analysis.comparison_result import Group
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import Embed, ItemView, ReadingHooks, RunOnDisk, TemplateView
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.transcript import Transcript
 
+if TYPE_CHECKING:  # the kind's comparison is built (and imported) only when runs are compared
+    from agent_eval.benchmarks.arcgames.compare import GamesComparison
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-
-@dataclass
-class GamesComparison(KindComparison):
-    """Wins, mean game score, levels and actions per completed level per run, with their paired tests
-    (compare.py's build_games: "overall" and "games")."""
-
-    games: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {"games": self.games}
-
-    def print_table(self, data: Comparison, console: Console) -> bool:
-        from agent_eval.benchmarks.arcgames.compare import render_games
-
-        render_games(data, console)
-        return True
-
-    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
-        from agent_eval.benchmarks.arcgames.compare import markdown_parts
-
-        return markdown_parts(data, md)
-
-    def csv_rows(self, data: Comparison) -> list[list] | None:
-        from agent_eval.benchmarks.arcgames.compare import csv_rows
-
-        return list(csv_rows(data))
 
 
 class GameReading(ReadingHooks):
@@ -91,7 +67,7 @@ class GameReading(ReadingHooks):
     def compare(
         self, runs: list[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> GamesComparison:
-        from agent_eval.benchmarks.arcgames.compare import build_games, game_verdicts
+        from agent_eval.benchmarks.arcgames.compare import GamesComparison, build_games, game_verdicts
 
         games = build_games(runs, list(groups[0].ids), n_resamples, seed)
         return GamesComparison(verdicts=game_verdicts(letters, games), games=games)

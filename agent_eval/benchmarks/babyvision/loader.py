@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.babyvision.prompting import build_question
-from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource
 from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 
 META = "meta_data.jsonl"
 
 
 @dataclass(frozen=True)
-class BabyVisionItem:
+class BabyVisionItem(FieldItem):
     """One row of BabyVision's meta_data.jsonl: its question text as the reference builds it, and its images."""
 
     id: str

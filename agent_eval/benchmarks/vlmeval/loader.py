@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rich.progress import track
 
-from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource
 from agent_eval.benchmarks.vlmeval.prompting import mcq_prompt
 from agent_eval.datamodel.jsonl import DataError
 
@@ -34,7 +34,7 @@ IMAGE_REFERENCE_MAX = 64
 
 
 @dataclass(frozen=True)
-class TsvItem:
+class TsvItem(FieldItem):
     """One askable row of a VLMEvalKit TSV: its prompt as the reference builds it, its options and images."""
 
     id: str
