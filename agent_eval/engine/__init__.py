@@ -1,10 +1,12 @@
 """Layer 3, the write path: runs items through sandboxed agent CLIs and records them. Never imports reading/.
 
+api_judge.py     ApiJudge: the judge model a kind asks (model-graded scoring), called from here, cached per run
 attempt.py       one attempt at one item: workdir, setup, sandboxed CLI, parse, classify, grade, record
 gateway/         the run's model gateway: the user's credential stays outside every sandbox
-judge.py         ApiJudge: the judge model a kind asks (model-graded scoring), called from here, cached per run
+live_check.py    `doctor --live`: one tiny real item, end to end, before a long sweep
 merging.py       shard runs of one configuration into one run
 process.py       run_process: one CLI process, events streamed to disk, timeout, nothing left running
+provider_errors.py  a provider's error answer read for the fix it implies (e.g. the models it offers)
 proxy_jail.py    the sandboxes' allowlisting proxies, in one jail per process
 reply_grading.py `agent-eval score`: replies produced elsewhere graded into a run folder
 regrading.py     `agent-eval regrade`: a finished run graded again (optionally its event streams re-parsed)

@@ -24,7 +24,7 @@ from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.attempt import grade_item, parse_item
 from agent_eval.engine.gateway.item import apply_spend, confirm_received
 from agent_eval.engine.gateway.journal import read_log
-from agent_eval.engine.judge import attach_judge
+from agent_eval.engine.api_judge import attach_judge
 
 
 @dataclass

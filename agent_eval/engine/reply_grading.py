@@ -21,8 +21,8 @@ from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import prepare_store
+from agent_eval.engine.api_judge import attach_judge
 from agent_eval.engine.attempt import item_record
-from agent_eval.engine.judge import attach_judge
 
 AGENT = "replies"  # the run's agent: answers that came from a file, not from a CLI run here
 
