@@ -12,7 +12,7 @@ run.py          `run`: an agent over a benchmark, every item graded (resumable)
 sample_data.py  `sample-data`: procedurally generated items with exact ground truth
 score.py        `score`: replies produced elsewhere graded with a kind's own rules into a run folder
 show.py         `show RUN [ITEM]`: a run's items as a table, or one item's transcript
-slurm/          `slurm submit|status|merge`: a run or a sweep as one Slurm array plus a merge job
+slurm.py        `slurm submit|status|merge`: a run or a sweep as one Slurm array plus a merge job
 sweep.py        `sweep FILE.yaml`: a grid of agents x models x efforts x tool modes over one dataset
 options.py      options and defaults several commands share
 usererrors.py   bad input is one clear line and exit code 2, never a traceback
