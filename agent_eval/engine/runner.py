@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import platform
 import signal
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -28,7 +27,7 @@ from agent_eval.agents import get_agent
 from agent_eval.agents.base import Agent
 from agent_eval.benchmarks import Benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
-from agent_eval.datamodel.itemdir import ItemDir, now_iso
+from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.pricing import provenance as pricing_provenance
 from agent_eval.datamodel.pricing import warm_up as warm_up_prices
@@ -36,10 +35,10 @@ from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.prompts import load_template
 from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import RunStore, prepare_store, read_records
-from agent_eval.engine.attempt import run_attempt
+from agent_eval.engine.api_judge import attach_judge
+from agent_eval.engine.attempt import AttemptOptions, run_attempt
 from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
 from agent_eval.engine.gateway.spend import cap_raised
-from agent_eval.engine.judge import attach_judge
 from agent_eval.engine.scratch_dirs import remove_stale
 
 RETRY_STATUSES = ("rate_limited",)
@@ -171,39 +170,30 @@ class Runner:
         self.progress = progress
         self.auth_failure: str | None = None
         self.gateway: Gateway | None = None  # the run's model gateway, while the run runs
+        self.attempt_options: AttemptOptions | None = None  # what its attempts share, while the gateway is up
         self.spend = RunSpend()  # what the run spent, and its caps (set when it runs)
         self.redactor = Redactor(secret_values(self.auth))
         self._cost_lock = threading.Lock()
 
     # -- manifest ---------------------------------------------------------------------------------
-    def write_manifest(self, finished: bool) -> None:
-        old = self.store.read_manifest()
-        self.store.write_manifest(
-            RunManifest(
-                run_name=self.run_name,
-                config=RunIdentity(**self.config.identity(), extra=old.config.extra if old else {}),
-                options=self.config.options(),
-                dataset=DatasetInfo(
-                    path=str(self.dataset.root.resolve()),
-                    layout=self.dataset.layout,
-                    n_items=len(self.dataset.items),
-                    selection=self.selection or {},
-                    versions=self.dataset.versions() if hasattr(self.dataset, "versions") else {},
-                    extra=old.dataset.extra if old else {},
-                ),
-                auth=self.auth.describe(),
-                scripted_model=self.scripted_model,
-                pricing=self.pricing,
-                project_version=__version__,
-                host={"python": platform.python_version(), "platform": platform.platform()},
-                started_at=(old and old.started_at) or now_iso(),
-                resumed_at=now_iso() if old else None,
-                finished_at=now_iso() if finished else None,
-                regraded=old.regraded if old else [],
-                merged_from=old.merged_from if old else None,
-                extra=old.extra if old else {},  # a newer version's keys survive a resume by this one
-            )
-        )
+    def manifest(self, finished: bool) -> RunManifest:
+        """run.json as this session of the run writes it (at its start, and at its end); a newer version's keys
+        survive a resume by this one."""
+        return RunManifest(
+            run_name=self.run_name,
+            config=RunIdentity(**self.config.identity()),
+            options=self.config.options(),
+            dataset=DatasetInfo(
+                path=str(self.dataset.root.resolve()),
+                layout=self.dataset.layout,
+                n_items=len(self.dataset.items),
+                selection=self.selection or {},
+                versions=self.dataset.versions() if hasattr(self.dataset, "versions") else {},
+            ),
+            auth=self.auth.describe(),
+            scripted_model=self.scripted_model,
+            pricing=self.pricing,
+        ).session(self.store.read_manifest(), finished, __version__)
 
     # -- one item, with retries -------------------------------------------------------------------
     def _run_item(self, item, repeat: int) -> ItemRecord | None:
@@ -211,25 +201,13 @@ class Runner:
             return self._attempts(item, repeat)
 
     def _attempts(self, item, repeat: int) -> ItemRecord | None:
+        assert self.attempt_options is not None, "attempts run while the run's gateway is up"
         retries: list[dict] = []
         for attempt in range(1, self.max_attempts + 1):
             if self.cancel.is_set():
                 return None
             item_dir = ItemDir(self.store.sandbox_dir(item.id, repeat))
-            record = run_attempt(
-                item,
-                repeat,
-                item_dir,
-                self.store.root,
-                self.agent,
-                self.auth,
-                self.config,
-                self.benchmark,
-                self.template,
-                gateway=self.gateway,
-                redactor=self.redactor,
-                cancel=self.cancel,
-            )
+            record = run_attempt(self.attempt_options, item, repeat, item_dir)
             if record is None:
                 return None
             record.attempts, record.retries = attempt, list(retries)
@@ -243,7 +221,7 @@ class Runner:
 
     # -- the whole run ----------------------------------------------------------------------------
     def run(self) -> RunOutcome:
-        self.write_manifest(finished=False)
+        self.store.write_manifest(self.manifest(finished=False))
         limits = SpendLimits(self.config.max_item_cost_usd, self.config.max_item_tokens, self.config.max_cost_usd)
         held = self._held_by_a_cap(limits)
         done = self.store.done_keys() | set(held)
@@ -275,9 +253,19 @@ class Runner:
                 concurrency=self.config.jobs,
                 outage_hold_s=self.config.outage_hold_minutes * 60,
             ) as self.gateway:
+                self.attempt_options = AttemptOptions(
+                    self.agent,
+                    self.config,
+                    self.benchmark,
+                    self.template,
+                    self.gateway,
+                    run_root=self.store.root,
+                    redactor=self.redactor,
+                    cancel=self.cancel,
+                )
                 self._execute(todo, outcome)
         finally:
-            self.gateway = None
+            self.gateway, self.attempt_options = None, None
             if previous_handler is not None:
                 signal.signal(signal.SIGINT, previous_handler)
         outcome.interrupted = self.cancel.is_set() and self.auth_failure is None
@@ -286,7 +274,7 @@ class Runner:
         outcome.rollup["not_run"] = {"cost_cap": outcome.not_run_cost_cap, "max_cost_usd": self.config.max_cost_usd}
         stopped = outcome.rollup["overall"].get("budget_exceeded", 0)
         finished = not (outcome.interrupted or outcome.stopped_for_auth or outcome.not_run_cost_cap or stopped)
-        self.write_manifest(finished=finished)
+        self.store.write_manifest(self.manifest(finished=finished))
         failed_upstream = outcome.rollup["overall"].get("statuses", {}).get("upstream_error", 0)
         if failed_upstream:
             self.console.print(

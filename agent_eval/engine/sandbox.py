@@ -193,10 +193,6 @@ class Sandbox:
             if not target.exists() and not target.is_symlink():
                 target.symlink_to(Path(source).resolve(), target_is_directory=True)
 
-    def proxy_log(self) -> str:
-        """tinyproxy's log for this item so far (refused requests say "Proxying refused")."""
-        return self._proxy.log() if self._proxy else ""
-
     def refused_requests(self) -> list[str]:
         """The URLs (or CONNECT host:port) the proxy refused, for failure reports."""
         return self._proxy.refused_requests() if self._proxy else []

@@ -91,8 +91,8 @@ def _missing(config, kind: str | None, environ: dict) -> list[str]:
         auth = None
         missing.append(f"a credential for {config.agent} (`agent-eval doctor` says which)")
     if config.judge_model:
-        from agent_eval.datamodel.judging import JudgeUnavailable
-        from agent_eval.engine.judge import ApiJudge
+        from agent_eval.datamodel.judge_contract import JudgeUnavailable
+        from agent_eval.engine.api_judge import ApiJudge
 
         try:
             ApiJudge(config.judge_model, environ).check()  # finds the credential only: calls nobody

@@ -2,7 +2,7 @@
 
 Built on `Figure` + the Agg canvas rather than pyplot: no global state, no backend choice.
 Runs whose cost is unknown are named in a note on the plot, never placed at zero.
-A kind may add a second marker per run (ReadingHooks.plot_second_point; active observation: combined,
+A kind may add a second marker per run (its KindComparison's plot_points; active observation: combined,
 answer and evidence, hollow), joined to the first by a line.
 """
 
@@ -15,7 +15,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from agent_eval.analysis.comparison_result import Comparison
-from agent_eval.benchmarks.registry import reading_hooks
 
 MARKERS = "osD^vP*Xh<>p"
 
@@ -46,7 +45,7 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     placed, unknown, xs, spots = [], [], [], {}
-    second = reading_hooks(data.benchmark).plot_second_point(data)  # e.g. combined beside answer accuracy
+    second = data.kind.plot_points(data) if data.kind is not None else None  # e.g. combined beside answer accuracy
     combined = second.values if second else [None] * len(data.runs)
     for index, (run, accuracy, both) in enumerate(zip(data.runs, data.rows[0]["accuracy"], combined)):
         cost = run["efficiency"]["cost_usd"]

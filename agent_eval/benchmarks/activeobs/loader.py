@@ -5,7 +5,7 @@ Layout:
     DATA/items.jsonl            one item per line (schema.py)
     DATA/scenes/<sequence>.json one scene description per sequence (scene.py)
 
-Every problem raises `agent_eval.engine.selection.DataError` naming the file (and line) and what to do,
+Every problem raises `agent_eval.datamodel.jsonl.DataError` naming the file (and line) and what to do,
 so the CLI prints one line and exits 2. The dataset dir must stay outside every sandbox:
 the scene files are the ground truth.
 """

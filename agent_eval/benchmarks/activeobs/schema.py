@@ -58,7 +58,7 @@ class ActiveItem:
     height: int = PANO_HEIGHT
     meta: dict = field(default_factory=dict)
 
-    # Duck-typed like agent_eval.benchmarks.activevision.loader.Item where the runner and `select` read items.
+    # Duck-typed like activevision.loader.ActiveVisionItem where the runner and `select` read items.
     @property
     def task(self) -> str:
         return TASK

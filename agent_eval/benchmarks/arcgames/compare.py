@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.table import Table
 
+from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
@@ -187,3 +189,24 @@ def csv_rows(data: dict):
     header, body = game_cells(data)
     yield header
     yield from body
+
+
+@dataclass
+class GamesComparison(KindComparison):
+    """Wins, mean game score, levels and actions per completed level per run, with their paired tests
+    (compare.py's build_games: "overall" and "games")."""
+
+    games: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"games": self.games}
+
+    def print_table(self, data: Comparison, console: Console) -> bool:
+        render_games(data, console)
+        return True
+
+    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
+        return markdown_parts(data, md)
+
+    def csv_rows(self, data: Comparison) -> list[list] | None:
+        return list(csv_rows(data))

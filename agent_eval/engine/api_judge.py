@@ -24,7 +24,7 @@ from pathlib import Path
 from agent_eval.agents.base import AuthMissing, CredentialError
 from agent_eval.agents.registry import agent_class
 from agent_eval.datamodel.config import ConfigError
-from agent_eval.datamodel.judging import JudgeCall, JudgeUnavailable
+from agent_eval.datamodel.judge_contract import JudgeCall, JudgeUnavailable
 from agent_eval.datamodel.pricing import price_request
 from agent_eval.engine.gateway.credentials import real_credential, secret_env
 
