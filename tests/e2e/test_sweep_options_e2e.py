@@ -44,6 +44,7 @@ def sample_grid_with_kind_options(tmp_path: Path, games: Path, **extra) -> Path:
         max_actions=MAX_ACTIONS,
         observation="text",
         retry_wait=1,
+        jobs=2,  # games starting at once on a loaded machine: kept few
         **extra,
     )
     path = tmp_path / "sample-grid.yaml"
@@ -67,6 +68,7 @@ def assert_cells_kept_the_options(root: Path, repeats: int) -> None:
             assert metrics["observations"]["images"] == 0 and metrics["observations"]["text_chars"] > 0  # as text
 
 
+@pytest.mark.timeout(900)  # 12 games, two at a time
 def test_sample_grid_with_kind_options_pilots_projects_and_resumes(games, tmp_path):
     path = sample_grid_with_kind_options(tmp_path, games)
     with ScriptedServer({"rules": [{"turns": TURNS}]}) as server:
@@ -74,7 +76,8 @@ def test_sample_grid_with_kind_options_pilots_projects_and_resumes(games, tmp_pa
         pilot = invoke("sweep", path, "--plan", "--pilot", "1", env=env)
         assert pilot.exit_code == 0, pilot.output[-3000:]
         piloted = len(server.main_requests())
-        assert "cell n=1" in pilot.output and "6 cells x 1 items x 2 repeat(s)" in pilot.output
+        assert "6 cells x 1 items x 2 repeat(s)" in pilot.output and "every cell: max_actions=2" in pilot.output
+        assert pilot.output.count("n=1") == 6 and "no measurement" not in pilot.output  # each cell from its pilot
         assert_cells_kept_the_options(tmp_path / "out" / "sample-grid", repeats=1)
         full = invoke("sweep", path, env=env)
         assert full.exit_code == 0, full.output[-3000:]
