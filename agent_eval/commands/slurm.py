@@ -21,6 +21,7 @@ from agent_eval.engine.slurm.merge import merge_shards
 from agent_eval.engine.slurm.plan import load_plan
 from agent_eval.engine.slurm.status import show_status
 from agent_eval.engine.slurm.submission import Queueing, submit_run, submit_sweep
+from agent_eval.engine.sweep_plan import plan_sweep
 from agent_eval.engine.sweeps import SweepError, load_sweep
 
 # Run options a task does not take from the user: it gets its own shard, folder and name, and a
@@ -111,8 +112,11 @@ def _run_config(values: dict) -> RunConfig:
 @click.option(
     "--no-submit", is_flag=True, help="Write the scripts and job.json, print the sbatch command, queue nothing."
 )
+@click.option(
+    "--over-budget-ok", is_flag=True, help="With --sweep: submit even if a cell's projected cost passes its cap."
+)
 @click.pass_context
-def submit(ctx, shards, sweep_file, sbatch_text, no_submit, **values):
+def submit(ctx, shards, sweep_file, sbatch_text, no_submit, over_budget_ok, **values):
     """Run on Slurm: an array of N shard tasks per run (each `agent-eval run --shard K/N`, resumable
     under requeue) and a job that merges them, after all tasks end, into one run laid out as a
     single-machine run. Takes the `run` options (--jobs is per task) or --sweep FILE. The scripts,
@@ -132,6 +136,9 @@ def submit(ctx, shards, sweep_file, sbatch_text, no_submit, **values):
                 sweep = load_sweep(sweep_file, sweep_options())
             except SweepError as error:
                 raise ConfigError(str(error)) from None
+            refusal = plan_sweep(sweep, console).refusal()  # the cells' projected cost against their cap
+            if refusal and not over_budget_ok:
+                raise ConfigError(refusal)
             submit_sweep(sweep, jobs, queueing, console)
         else:
             config = _run_config(values)

@@ -62,12 +62,9 @@ def command(file, plan, jobs, pilot, max_cost_usd, over_budget_ok):
             console.print(line, highlight=False)
         if plan:
             return
-        over = projection.over_budget()
-        if over and not over_budget_ok:
-            raise ConfigError(
-                f"{len(over)} cell(s) projected past the spend cap of ${sweep.max_cost_usd:g} per cell (above); "
-                "raise max_cost_usd, narrow the sweep, or pass --over-budget-ok to start anyway"
-            )
+        refusal = projection.refusal()
+        if refusal and not over_budget_ok:
+            raise ConfigError(refusal)
         roots = run_sweep(sweep, console)
         write_grid_comparison(roots, sweep.root, console)
     except (SweepError, DataError, ConfigError, ResultsError, PricingError) as error:

@@ -42,6 +42,16 @@ class SweepPlan:
     def over_budget(self) -> list[CellPlan]:
         return [cell for cell in self.cells if cell.over_cap(self.sweep.max_cost_usd)]
 
+    def refusal(self) -> str | None:
+        """Why the sweep must not start (a cell projected past its cap), or None."""
+        over = self.over_budget()
+        if not over:
+            return None
+        return (
+            f"{len(over)} cell(s) projected past the spend cap of ${self.sweep.max_cost_usd:g} per cell (`sweep "
+            "--plan` shows them); raise max_cost_usd, narrow the sweep, or pass --over-budget-ok to start anyway"
+        )
+
 
 def plan_sweep(sweep: Sweep, console, environ: dict | None = None) -> SweepPlan:
     from agent_eval.engine.selection import resolve_data_dir

@@ -204,3 +204,18 @@ def test_a_sweep_projected_past_its_cap_does_not_start(measured_sweep, tmp_path)
     assert sorted(p.name for p in (tmp_path / "out" / "s").iterdir()) == before  # nothing ran
     planned = CliRunner().invoke(sweep_command, [str(measured_sweep), "--plan", "--max-cost-usd", "0.01"])
     assert planned.exit_code == 0 and "over its cap" in planned.output
+
+
+def test_slurm_submit_refuses_a_sweep_projected_past_its_cap_unless_told(measured_sweep, tmp_path):
+    from agent_eval.cli import main
+
+    capped = tmp_path / "capped.yaml"
+    capped.write_text(measured_sweep.read_text().replace("max_cost_usd: 1000", "max_cost_usd: 0.01"))
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k"}
+    args = ["slurm", "submit", "--no-submit", "--sweep", str(capped), "--shards", "2"]
+    refused = CliRunner().invoke(main, args, env=env)
+    assert refused.exit_code == 2 and "projected past the spend cap of $0.01 per cell" in refused.output
+    assert not (tmp_path / "out" / "s.slurm").exists()
+    told = CliRunner().invoke(main, [*args, "--over-budget-ok"], env=env)
+    assert told.exit_code == 0, told.output
+    assert (tmp_path / "out" / "s.slurm" / "array.sbatch").is_file()
