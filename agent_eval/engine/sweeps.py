@@ -129,10 +129,8 @@ class Sweep:
                 continue
             if option.name in known_kind:
                 value = (config.kind_options or {}).get(option.name)
-            elif option.name in RUNNER_ARGS:
-                value = self.run.get(option.name)
-            else:
-                value = getattr(config, option.name)
+            else:  # a RunConfig field, else one of the Runner's own (what load_sweep lets a file set)
+                value = getattr(config, option.name, self.run.get(option.name))
             if value is None or (value == option.default and option.name != "jobs"):
                 continue
             if option.is_flag:
