@@ -15,6 +15,8 @@ repeats.py            repeats: flip rate, majority and all-K accuracy, noise che
 report_changes.py     the report's changed items
 report_findings.py    the report's findings per run and across runs
 runs.py               LoadedRun, load_run: a run directory (manifest, records, kind's hooks)
+terminal_items.py     `show RUN`: a run's items as a terminal table, the run's header, its totals
+terminal_transcript.py  `show RUN ITEM`: one item's transcript in the terminal, its outcome
 tool_use.py           did the tools get used: per run, per tool kind, broken ablations
 transcripts.py        one item's saved transcript and directory
 """
