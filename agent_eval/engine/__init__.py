@@ -3,11 +3,13 @@
 attempt.py       one attempt at one item: workdir, setup, sandboxed CLI, parse, classify, grade, record
 gateway/         the run's model gateway: the user's credential stays outside every sandbox
 judge.py         ApiJudge: the judge model a kind asks (model-graded scoring), called from here, cached per run
+machine_check.py `doctor`'s checks: each agent CLI installed, its credential found and hidden; the sandbox
 merging.py       shard runs of one configuration into one run
 process.py       run_process: one CLI process, events streamed to disk, timeout, nothing left running
 proxy_jail.py    the sandboxes' allowlisting proxies, in one jail per process
 runner.py        Runner: what is left to do, items in parallel, retries, progress, the cost cap, resume
-sandbox.py       Sandbox: bubblewrap from sandbox/policy.yaml; `doctor`'s sandbox checks
+sandbox.py       Sandbox: bubblewrap from sandbox/policy.yaml
+sandbox_check.py `doctor`'s sandbox checks: a real Sandbox around a canary (hidden files, network, tools)
 scoring.py       `agent-eval score`: replies produced elsewhere graded into a run folder
 scratch_dirs.py  temp folders named after their process; the next run removes a killed run's
 slurm/           scale-out on Slurm: plan, batch scripts, shard states, submit, status, merge
