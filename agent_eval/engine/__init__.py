@@ -10,6 +10,7 @@ proxy_jail.py    the sandboxes' allowlisting proxies, in one jail per process
 runner.py        Runner: what is left to do, items in parallel, retries, progress, the cost cap, resume
 sandbox.py       Sandbox: bubblewrap from sandbox/policy.yaml
 sandbox_check.py `doctor`'s sandbox checks: a real Sandbox around a canary (hidden files, network, tools)
+saved_stream.py  `agent-eval parse`: one saved event stream through the adapter's parser and the failure table
 scoring.py       `agent-eval score`: replies produced elsewhere graded into a run folder
 scratch_dirs.py  temp folders named after their process; the next run removes a killed run's
 slurm/           scale-out on Slurm: plan, batch scripts, shard states, submit, status, merge

@@ -6,6 +6,7 @@ compare_render.py     a Comparison as a terminal table, Markdown or CSV
 compare_sections.py   compare's item-level sections (per right answer, repeats, tool use, changed items)
 comparison.py         build(): the comparison of runs (paired statistics, efficiency, sections)
 export_inspect.py     a run as an Inspect log (`inspect view`)
+export_runs.py        which runs an export takes (a run, a folder of runs) and where each log goes
 grid.py               a sweep's comparison, written beside the grid
 html_report.py        the self-contained HTML report (templates/)
 inspect_events.py     an exported sample's events (Inspect's Transcript tab)
