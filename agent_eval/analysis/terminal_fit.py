@@ -56,13 +56,37 @@ class FittingProgress(Progress):
         super().__init__(*layouts[0], **kwargs)
 
     def get_renderables(self) -> Iterable[RenderableType]:
-        yield FirstThatFits([self._table(columns) for columns in self.layouts])
+        yield _ProgressRows(self, [task for task in self.tasks if task.visible])
+
+
+class _ProgressRows:
+    """The progress rows of one redraw: each column drawn and measured once, whichever layouts hold it."""
+
+    def __init__(self, progress: FittingProgress, tasks: list):
+        self.progress = progress
+        self.drawn: dict[int, list[RenderableType]] = {}
+        for column in (column for columns in progress.layouts for column in columns):
+            if id(column) not in self.drawn:
+                whole = column.get_table_column().no_wrap
+                self.drawn[id(column)] = [Whole(column(task)) if whole else column(task) for task in tasks]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        unbounded = options.update_width(UNBOUNDED)
+        narrowest = {
+            key: max((Measurement.get(console, unbounded, cell).minimum for cell in cells), default=0)
+            for key, cells in self.drawn.items()
+        }
+        layouts = self.progress.layouts
+        fits = (
+            columns
+            for columns in layouts[:-1]
+            if sum(narrowest[id(c)] for c in columns) + len(columns) - 1 <= options.max_width  # 1 space between
+        )
+        yield self._table(next(fits, layouts[-1]))
 
     def _table(self, columns: list[ProgressColumn]) -> Table:
         table_columns = (column.get_table_column().copy() for column in columns)
-        table = Table.grid(*table_columns, padding=(0, 1), expand=self.expand)
-        whole = [column.get_table_column().no_wrap for column in columns]
-        for task in self.tasks:
-            if task.visible:
-                table.add_row(*(Whole(column(task)) if w else column(task) for column, w in zip(columns, whole)))
+        table = Table.grid(*table_columns, padding=(0, 1), expand=self.progress.expand)
+        for row in zip(*(self.drawn[id(column)] for column in columns)):
+            table.add_row(*row)
         return table
