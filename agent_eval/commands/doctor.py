@@ -8,37 +8,10 @@ import sys
 import click
 from rich.console import Console
 
-from agent_eval.agents import get_agent
 from agent_eval.agents import registry as agent_registry
-from agent_eval.agents.base import AuthMissing
 from agent_eval.commands.usererrors import user_errors
-from agent_eval.engine.sandbox import DoctorCheck, check_sandbox
-
-
-def agent_checks(name: str, sandbox: bool = True) -> list[DoctorCheck]:
-    agent = get_agent(name)
-    version = agent.version(run=True)
-    checks = [
-        DoctorCheck(
-            f"{name}: CLI installed",
-            version not in ("not installed", "unknown"),
-            f"{agent.executable}: {version}",
-            "run `make setup` (npm ci installs the pinned CLIs)",
-        )
-    ]
-    try:
-        auth = agent.find_auth(dict(os.environ))
-        detail = f"{auth.kind} via {', '.join(auth.describe()['credential'])}; endpoint {auth.endpoint_host}"
-        checks.append(DoctorCheck(f"{name}: credential found", True, detail))
-        if sandbox:
-            from agent_eval.engine.gateway.credential_check import check_credential_hidden
-
-            checks.append(check_credential_hidden(agent, auth))
-    except AuthMissing as error:
-        checks.append(
-            DoctorCheck(f"{name}: credential found", False, str(error).split(". ", 1)[0], str(error).split(". ", 1)[-1])
-        )
-    return checks
+from agent_eval.engine.machine_check import machine_checks
+from agent_eval.engine.sandbox import DoctorCheck
 
 
 def print_checks(console: Console, checks: list[DoctorCheck]) -> None:
@@ -81,10 +54,7 @@ def command(agents, no_sandbox_check, live, model, effort):
         console.print(result.headline, highlight=False, soft_wrap=True)
         checks = result.checks
     else:
-        wanted = list(agents) or list(agent_registry.names())
-        checks = [check for name in wanted for check in agent_checks(name, sandbox=not no_sandbox_check)]
-        if not no_sandbox_check:
-            checks += check_sandbox()
+        checks = machine_checks(list(agents) or list(agent_registry.names()), sandbox=not no_sandbox_check)
     print_checks(console, checks)
     failed = [c for c in checks if not c.ok]
     ready = " Ready for a long run." if live and not failed else ""

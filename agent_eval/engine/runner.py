@@ -21,10 +21,12 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 
 from agent_eval import __version__
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import Agent
+from agent_eval.analysis.terminal_fit import FittingProgress
 from agent_eval.benchmarks import Benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import ItemDir
@@ -57,18 +59,30 @@ class RunOutcome:
 
 
 def new_progress(console: Console) -> Progress:
-    columns = [
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
-        TextColumn("[yellow]{task.fields[provider]}"),  # the gateway's limiter: limit, queue, pauses
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    ]
+    """One line per run. In a narrow terminal the bar goes first, then the words beside the numbers, then
+    the provider's note; the counts, figures and times stay whole, and only in the end the run name wraps."""
+    whole = Column(no_wrap=True)
+    name = TextColumn("[bold]{task.description}", table_column=whole)
+    wrapping_name = TextColumn("[bold]{task.description}", table_column=Column(overflow="fold"))
+    count = MofNCompleteColumn(table_column=whole)
+    acc, errors, cost = "{task.fields[acc]}", "{task.fields[errors]}", "{task.fields[cost]}"
+    figures = TextColumn(f"acc {acc}  errors {errors}  cost {cost}", table_column=whole)
+    few_words = TextColumn(f"acc {acc} err {errors} {cost}", table_column=whole)
+    # the gateway's limiter: limit, queue, pauses
+    provider = TextColumn("[yellow]{task.fields[provider]}", table_column=whole)
+    times = [TimeElapsedColumn(table_column=whole), TimeRemainingColumn(table_column=whole)]
     # 4 redraws a second, not rich's 10: items take seconds, and each redraw costs about 2.7 ms of CPU
     # on a terminal (27 ms per second of the run at 10 Hz, 3% of a bare CLI's CPU per item at --jobs 1).
-    return Progress(*columns, console=console, refresh_per_second=4)
+    return FittingProgress(
+        [name, BarColumn(), count, figures, provider, *times],
+        [name, BarColumn(bar_width=10), count, figures, provider, *times],
+        [name, count, figures, provider, *times],
+        [name, count, few_words, provider, *times],
+        [name, count, few_words, *times],
+        [wrapping_name, count, few_words, *times],
+        console=console,
+        refresh_per_second=4,
+    )
 
 
 def _sigterm_stops_the_run(execute):
