@@ -17,6 +17,20 @@ class Group(NamedTuple):
 
 
 @dataclass
+class Measure:
+    """One of a kind's own measures per run, for `agent-eval table`: its values in the comparison's run order,
+    and when the kind tests it, the paired stats against the first run (diff, p_value) as its compare has them."""
+
+    name: str
+    values: list[float | None]
+    percent: bool = False  # a share in [0, 1], shown in %
+    digits: int = 1
+    vs_first: list[dict | None] | None = None
+    test: str = ""  # the paired test's name, for the table's notes
+    change_name: str = ""  # what the change measures, when not the values' own unit (e.g. per game)
+
+
+@dataclass
 class KindComparison:
     """A kind's own part of a comparison; the kind subclasses it with typed fields. `verdicts`, when given,
     replace the plain accuracy sentences (the kind's main measure says more)."""
@@ -26,6 +40,10 @@ class KindComparison:
     def to_json(self) -> dict:
         """The keys this part adds to compare.json."""
         return {}
+
+    def table_measures(self) -> list[Measure]:
+        """The kind's own measures `agent-eval table` lays out beside accuracy (none: accuracy only)."""
+        return []
 
 
 @dataclass

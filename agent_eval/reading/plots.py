@@ -32,8 +32,16 @@ def run_label(run: dict) -> str:
     return f"{run['letter']}: {text}" if text else f"{run['letter']}: {run['name']} (config unknown)"
 
 
-def _dollars(value: float, _=None) -> str:
+def dollars(value: float, _=None) -> str:
     return f"${value:.2g}" if value < 1 else f"${value:,.0f}"
+
+
+def cost_axis(ax, xs: list[float]) -> None:
+    """A log-scale dollars axis spanning xs with room either side (for labels), or a default span."""
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(dollars))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
+    ax.set_xlim(*((min(xs) / 2, max(xs) * 2) if xs else (1e-3, 1)))
 
 
 def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[list[str], list[str]]:
@@ -76,14 +84,7 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
         spots.setdefault((round(cost["mean"], 6), round(accuracy * 100, 3)), []).append(run["letter"])
     for (x, y), letters in spots.items():  # runs on the same spot share one label
         ax.annotate(", ".join(letters), (x, y), xytext=(7, 5), textcoords="offset points", fontsize=10, weight="bold")
-    ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(_dollars))
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: _dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
-    if xs:
-        low, high = min(xs), max(xs)
-        ax.set_xlim(low / 2, high * 2)
-    else:
-        ax.set_xlim(1e-3, 1)
+    cost_axis(ax, xs)
     ax.set_ylim(0, 100)
     ax.grid(True, which="both", alpha=0.3)
     ax.set_xlabel("mean cost per item (USD, log scale)")
@@ -127,10 +128,7 @@ def task_plot(data: Comparison, path: Path) -> tuple[list[str], list[str]]:
             ax.scatter([], [], color=colours[k], marker="s", label=run_label(run))
     for t, row in enumerate(tasks):
         ax.scatter([], [], color="black", marker=MARKERS[t % len(MARKERS)], label=f"task {row['group']}")
-    ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(_dollars))
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: _dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
-    ax.set_xlim(*((min(xs) / 2, max(xs) * 2) if xs else (1e-3, 1)))
+    cost_axis(ax, xs)
     ax.set_ylim(-3, 103)
     ax.grid(True, which="both", alpha=0.3)
     ax.set_xlabel("mean cost per item of the task (USD, log scale)")

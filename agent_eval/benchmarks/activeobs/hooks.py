@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison
+from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison, Measure
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import (
     Embed,
@@ -39,6 +39,20 @@ class ActiveComparison(KindComparison):
 
     def to_json(self) -> dict:
         return {"active": self.active}
+
+    def table_measures(self) -> list[Measure]:
+        row = self.active["rows"][0]
+        return [
+            Measure("evidence accuracy", row["evidence"], percent=True),
+            Measure(
+                "combined (answer and evidence)",
+                row["combined"],
+                percent=True,
+                vs_first=row["combined_vs_first"],
+                test="exact McNemar test",
+            ),
+            Measure("hallucination (right answers without evidence)", row["hallucination"], percent=True),
+        ]
 
 
 class ActiveReading(ReadingHooks):

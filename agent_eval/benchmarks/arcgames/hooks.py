@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison
+from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison, Measure
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import Embed, ItemView, Markdown, ReadingHooks, TemplateView
 from agent_eval.datamodel.records import ItemRecord
@@ -30,6 +30,21 @@ class GamesComparison(KindComparison):
 
     def to_json(self) -> dict:
         return {"games": self.games}
+
+    def table_measures(self) -> list[Measure]:
+        row = self.games["overall"]
+        per_game = f"paired permutation test on the {row['scored']} scored games"
+        return [
+            Measure("mean game score (0-100)", row["score"], vs_first=row["score_vs_first"], test=per_game),
+            Measure(
+                "levels completed (total)",
+                row["levels"],
+                vs_first=row["levels_vs_first"],
+                test="paired permutation test per game",
+                change_name="levels completed per game",
+            ),
+            Measure("actions per completed level", row["actions_per_level"]),
+        ]
 
 
 class GameReading(ReadingHooks):
