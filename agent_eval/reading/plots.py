@@ -8,6 +8,7 @@ answer and evidence, hollow), joined to the first by a line.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -42,6 +43,18 @@ def cost_axis(ax, xs: list[float]) -> None:
     ax.xaxis.set_major_formatter(FuncFormatter(dollars))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
     ax.set_xlim(*((min(xs) / 2, max(xs) * 2) if xs else (1e-3, 1)))
+
+
+def unknown_lines(unknown: list[str]) -> int:
+    return len(_unknown_text(unknown).splitlines())
+
+
+def _unknown_text(unknown: list[str]) -> str:
+    return textwrap.fill("cost unknown, not plotted: " + "; ".join(unknown), 130)  # folded: never past the edge
+
+
+def note_unknown(fig: Figure, unknown: list[str]) -> None:
+    fig.text(0.01, 0.01, _unknown_text(unknown), fontsize=7, color="darkred", va="bottom")
 
 
 def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[list[str], list[str]]:
@@ -93,8 +106,8 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
     if xs:
         ax.legend(fontsize=7, loc="lower right")
     if unknown:
-        fig.text(0.01, 0.01, "cost unknown, not plotted: " + "; ".join(unknown), fontsize=7, color="darkred")
-    fig.tight_layout(rect=(0, 0.04 if unknown else 0, 1, 1))
+        note_unknown(fig, unknown)
+    fig.tight_layout(rect=(0, 0.025 * (unknown_lines(unknown) + 1) if unknown else 0, 1, 1))
     fig.savefig(path)
     return placed, unknown
 
@@ -137,7 +150,7 @@ def task_plot(data: Comparison, path: Path) -> tuple[list[str], list[str]]:
     if xs:
         ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     if unknown:
-        fig.text(0.01, 0.01, "cost unknown, not plotted: " + "; ".join(unknown), fontsize=7, color="darkred")
-    fig.tight_layout(rect=(0, 0.04 if unknown else 0, 1, 1))
+        note_unknown(fig, unknown)
+    fig.tight_layout(rect=(0, 0.025 * (unknown_lines(unknown) + 1) if unknown else 0, 1, 1))
     fig.savefig(path)
     return placed, unknown

@@ -117,6 +117,8 @@ def test_markdown_lays_rows_by_model_and_columns_by_mode(grid):
     assert f"{stat['diff'] * 100:+.1f}" in change and change.split("|")[4].strip() == "—"
     cost = next(x for x in md.split("*API cost per item")[1].splitlines() if x.startswith("| codex"))
     assert "unknown" in cost and "$0.00 " not in cost  # an unknown cost is never $0
+    compared = invoke(compare_command, grid[(1, "none")], grid[(1, "image")], "--format", "markdown")
+    assert "| cost median | $0.0" in compared and "| unknown |" in compared  # compare says it too
     notes = md.split("Notes:")[1]
     assert "agent-eval 0.1.0" in notes and "claude-code 2.1.197" in notes and "codex 0.171.0" in notes
     assert "2026-11-30" in notes and "repeats per item: 1" in notes and "Wilson" in notes
