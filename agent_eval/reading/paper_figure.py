@@ -19,6 +19,7 @@ from agent_eval.reading.plots import MARKERS, cost_axis
 
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")  # smallest marker first
 WIDTH_IN = 7.0  # a two-column page's text width
+NEAR = 0.035  # points closer than this share of the axes' span share one label (labels would overlap)
 
 
 def figure_paths(path: Path) -> list[Path]:
@@ -67,8 +68,18 @@ def build_figure(table: PaperTable) -> Figure:
     ax.set_xlabel("API cost per item (USD, log scale)")
     ax.set_ylabel(f"{table.accuracy_name} (%)")
     low, high = (math.log(v) for v in ax.get_xlim())
-    for x, y, column in points:  # the label faces the centre: never past the axes' edge
-        right = math.log(x) < (low + high) / 2
+    spots: list[tuple[float, float, list[str]]] = []  # runs on (nearly) one spot share one label
+    for x, y, column in points:
+        near = next(
+            (s for s in spots if abs(s[0] - math.log(x)) < NEAR * (high - low) and abs(s[1] - y) < NEAR * 110), None
+        )
+        if near is None:
+            spots.append((math.log(x), y, [column]))
+        elif column not in near[2]:
+            near[2].append(column)
+    for logx, y, names in spots:  # the label faces the centre: never past the axes' edge
+        x, column = math.exp(logx), ", ".join(names)
+        right = logx < (low + high) / 2
         ax.annotate(
             column,
             (x, y),
