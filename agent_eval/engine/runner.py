@@ -99,6 +99,20 @@ def _sigterm_stops_the_run(execute):
     return wrapper
 
 
+def refuse_a_cap_it_cannot_keep(config: RunConfig, priced: bool) -> None:
+    """A dollar cap on a model no price map prices would never be reached (every answer costs "unknown"):
+    refused before the first item, with what would make it keepable (also by `slurm submit`, before the jobs)."""
+    dollar_caps = (("--max-cost-usd", config.max_cost_usd), ("--max-item-cost-usd", config.max_item_cost_usd))
+    caps = [f"{flag} {value:g}" for flag, value in dollar_caps if value is not None]
+    if caps and not priced:
+        raise ConfigError(
+            f"{' and '.join(caps)} cannot be kept: no price for model {config.model!r} in "
+            f"{where_prices_come_from()}, so its cost is unknown and never reaches the cap. Add the model's "
+            f"prices to the YAML file named by $AGENT_EVAL_PRICING, or drop the dollar cap and bound each item "
+            f"by tokens with --max-item-tokens"
+        )
+
+
 class Runner:
     """One run: `cancel`, `slots` (a semaphore bounding agents across runs) and `progress` may be
     shared by a sweep; on its own a runner makes its own."""
@@ -149,7 +163,7 @@ class Runner:
                 f"--unpriced to record its cost as unknown"
             )
         self.priced = self.agent.priced(config.model)
-        self._refuse_a_cap_it_cannot_keep(config)
+        refuse_a_cap_it_cannot_keep(config, self.priced)
         self.pricing = pricing_provenance()
         self.template = load_template(config.tools, benchmark.prompts_dir())
         config.benchmark = benchmark.name
@@ -177,19 +191,6 @@ class Runner:
         self.redactor = Redactor(secret_values(self.auth))
         self._cost_lock = threading.Lock()
         self._unknown_before = False  # an earlier session recorded an item whose cost is unknown
-
-    def _refuse_a_cap_it_cannot_keep(self, config: RunConfig) -> None:
-        """A dollar cap on a model no price map prices would never be reached (every answer costs "unknown"):
-        refused before the first item, with what would make it keepable."""
-        dollar_caps = (("--max-cost-usd", config.max_cost_usd), ("--max-item-cost-usd", config.max_item_cost_usd))
-        caps = [f"{flag} {value:g}" for flag, value in dollar_caps if value is not None]
-        if caps and not self.priced:
-            raise ConfigError(
-                f"{' and '.join(caps)} cannot be kept: no price for model {config.model!r} in "
-                f"{where_prices_come_from()}, so its cost is unknown and never reaches the cap. Add the model's "
-                f"prices to the YAML file named by $AGENT_EVAL_PRICING, or drop the dollar cap and bound each item "
-                f"by tokens with --max-item-tokens"
-            )
 
     # -- manifest ---------------------------------------------------------------------------------
     def write_manifest(self, finished: bool) -> None:

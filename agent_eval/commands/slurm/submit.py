@@ -32,6 +32,7 @@ from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.jsonl import DataError
 from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.results import ResultsError
+from agent_eval.engine.runner import refuse_a_cap_it_cannot_keep
 from agent_eval.engine.selection import select
 
 # Run options a task does not take from the user: it gets its own shard, folder and name, and a
@@ -95,6 +96,7 @@ def _check_runnable(config: RunConfig, benchmark) -> None:
         raise ConfigError(
             f"no price for model {config.model!r} in {where_prices_come_from()}: add it there, or pass --unpriced"
         )
+    refuse_a_cap_it_cannot_keep(config, agent.priced(config.model))
 
 
 def _option_args(ctx: click.Context, values: dict) -> list[str]:
