@@ -30,6 +30,20 @@ class PlotPoints:
 
 
 @dataclass
+class Measure:
+    """One of a kind's own measures per run, for `agent-eval table`: its values in the comparison's run order,
+    and when the kind tests it, the paired stats against the first run (diff, p_value) as its compare has them."""
+
+    name: str
+    values: list[float | None]
+    percent: bool = False  # a share in [0, 1], shown in %
+    digits: int = 1
+    vs_first: list[dict | None] | None = None
+    test: str = ""  # the paired test's name, for the table's notes
+    change_name: str = ""  # what the change measures, when not the values' own unit (e.g. per game)
+
+
+@dataclass
 class KindComparison:
     """A kind's own part of a comparison; the kind subclasses it with typed fields and may render them in place of
     the plain accuracy table. `verdicts`, when given, replace the plain accuracy sentences (the kind's main measure
@@ -56,6 +70,10 @@ class KindComparison:
     def plot_points(self, data: Comparison) -> PlotPoints | None:
         """A second marker per run on the accuracy-vs-cost plot (None: none)."""
         return None
+
+    def table_measures(self) -> list[Measure]:
+        """The kind's own measures `agent-eval table` lays out beside accuracy (none: accuracy only)."""
+        return []
 
 
 @dataclass

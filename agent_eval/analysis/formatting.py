@@ -33,7 +33,8 @@ def total_time(records: list[ItemRecord]) -> float | None:
 
 
 def fmt_cost(value: float | None) -> str:
-    return "?" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
+    """Dollars; an unknown cost (no price for the model) reads as unknown, never as $0."""
+    return "unknown" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
 
 
 def fmt_time(seconds: float | None) -> str:

@@ -21,10 +21,10 @@ from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore, read_records
 from agent_eval.datamodel.transcript import Transcript, saved_events
+from agent_eval.engine.api_judge import attach_judge
 from agent_eval.engine.attempt import grade_item, parse_item
 from agent_eval.engine.gateway.item import apply_spend, confirm_received
 from agent_eval.engine.gateway.journal import read_log
-from agent_eval.engine.api_judge import attach_judge
 
 
 @dataclass

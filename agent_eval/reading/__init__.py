@@ -11,6 +11,9 @@ grid.py               a sweep's comparison, written beside the grid
 html_report.py        the self-contained HTML report (templates/)
 inspect_events.py     an exported sample's events (Inspect's Transcript tab)
 inspect_messages.py   an item's transcript as Inspect chat messages
+paper_figure.py       `table --plot`: the seeds' figure (accuracy vs cost, a line per model and effort), PNG and SVG
+paper_render.py       a paper's table as Markdown, LaTeX or CSV
+paper_table.py        build_table(): runs as rows (agent x model x effort) and columns (tool modes), compare's numbers
 plots.py              accuracy versus cost, per run or per task
 repeats.py            repeats: flip rate, majority and all-K accuracy, noise checks
 report_changes.py     the report's changed items

@@ -77,7 +77,11 @@ def show_items(console: Console, run: LoadedRun, wrong: bool, errors: bool, task
     acc = f"{s['accuracy']:.1%}" if s["accuracy"] is not None else "?"
     graded = s["n"] - s.get("ungraded", 0)
     acc = run.hooks.show_totals(console, run) or f"accuracy {acc} ({s['correct']}/{graded})"
-    cost = fmt_cost(s["cost_usd"]) + (f" ({s['cost_unknown']} unknown)" if s["cost_unknown"] else "")
+    cost = (
+        f"unknown ({s['cost_unknown']} items)"
+        if s["cost_usd"] is None
+        else fmt_cost(s["cost_usd"]) + (f" ({s['cost_unknown']} unknown)" if s["cost_unknown"] else "")
+    )
     console.print(
         f"{len(records)} shown of {s['n']} items; whole run: {acc}, "
         f"errors {s['errors']}, no answer {s['no_answer']}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.table import Table
 
-from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, PlotPoints
+from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure, PlotPoints
 from agent_eval.analysis.efficiency import EFFICIENCY
 from agent_eval.analysis.group_tests import holm_sentence
 from agent_eval.analysis.stats import ALPHA, min_possible_p, paired
@@ -284,6 +284,20 @@ class ActiveComparison(KindComparison):
 
     def to_json(self) -> dict:
         return {"active": self.active}
+
+    def table_measures(self) -> list[Measure]:
+        row = self.active["rows"][0]
+        return [
+            Measure("evidence accuracy", row["evidence"], percent=True),
+            Measure(
+                "combined (answer and evidence)",
+                row["combined"],
+                percent=True,
+                vs_first=row["combined_vs_first"],
+                test="exact McNemar test",
+            ),
+            Measure("hallucination (right answers without evidence)", row["hallucination"], percent=True),
+        ]
 
     def print_table(self, data: Comparison, console: Console) -> bool:
         render_active_table(data, console)
