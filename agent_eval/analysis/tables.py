@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 
 
@@ -12,7 +14,7 @@ def _money(value: float | None, unknown: int) -> str:
     return f"{text} (+{unknown} unknown)" if unknown else text
 
 
-def _row(table: Table, name: str, summary: dict, style: str | None = None) -> None:
+def _row(table: Table, name: str, summary: dict[str, Any], style: str | None = None) -> None:
     accuracy = summary["accuracy"]
     shown = f"{accuracy:.1%}" if accuracy is not None else "-"
     if "accuracy_std" in summary:  # repeats: mean ± sample std across repeats
@@ -30,7 +32,7 @@ def _row(table: Table, name: str, summary: dict, style: str | None = None) -> No
     )
 
 
-def accuracy_table(rollup: dict, title: str) -> Table:
+def accuracy_table(rollup: dict[str, Any], title: str) -> Table:
     """Per task, per category and overall; harness errors count as wrong and have their own column."""
     table = Table(title=title, title_justify="left")
     for column in ("", "n", "correct", "accuracy", "errors", "no answer", "cost", "time"):
@@ -43,11 +45,11 @@ def accuracy_table(rollup: dict, title: str) -> Table:
     table.add_section()
     _row(table, "overall", rollup["overall"], style="bold")
     not_run = rollup.get("not_run") or {}
+    notes: list[str] = []
     if not_run.get("cost_cap"):
-        table.caption = (
+        notes.append(
             f"{not_run['cost_cap']} item(s) not run: recorded cost reached --max-cost-usd {not_run['max_cost_usd']:g}"
         )
-    notes = [table.caption] if table.caption else []
     stopped = rollup["overall"].get("budget_exceeded")
     if stopped:
         notes.append(
