@@ -102,6 +102,7 @@ class ActiveReading(ReadingHooks):
         return list(csv_rows(data))
 
     def plot_second_point(self, data: Comparison) -> PlotPoints:
+        assert isinstance(data.kind, ActiveComparison)  # what compare() returned
         return PlotPoints(
             data.kind.active["rows"][0]["combined"], "filled: answer; hollow: combined (answer and evidence)"
         )

@@ -8,6 +8,8 @@ drawn picture has exactly the computed crossings (some of them close enough to n
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.spatial import cKDTree
 
@@ -157,7 +159,10 @@ def generate(rng: np.random.Generator, difficulty: str):
     line_w = level(difficulty, 4, 3, 3)
     for _ in range(40):
         # crosses: (curve i, curve j, position along i, position along j); points: crossing points so far
-        curves, starts, crosses, points = [], [], [], []
+        curves: list[Any] = []
+        starts: list[Any] = []
+        crosses: list[tuple[int, int, float, float]] = []
+        points: list[Any] = []
         for _ in range(60 * n_curves):
             if len(curves) == n_curves:
                 break
