@@ -45,7 +45,8 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
     fig = Figure(figsize=(8, 5), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    placed, unknown, xs, spots = [], [], [], {}
+    placed, unknown, xs = [], [], []
+    spots: dict[tuple[float, float], list[str]] = {}
     second = reading_hooks(data.benchmark).plot_second_point(data)  # e.g. combined beside answer accuracy
     combined = second.values if second else [None] * len(data.runs)
     for index, (run, accuracy, both) in enumerate(zip(data.runs, data.rows[0]["accuracy"], combined)):
