@@ -73,8 +73,8 @@ def _crossings(a, b, same=False):
         pairs = ta.query_pairs(reach, output_type="ndarray")
         pairs = pairs[np.abs(pairs[:, 0] - pairs[:, 1]) > 1]
     else:
-        pairs = ta.sparse_distance_matrix(cKDTree(b[:-1]), reach, output_type="ndarray")
-        pairs = np.stack([pairs["i"], pairs["j"]], axis=1) if len(pairs) else np.zeros((0, 2), int)
+        close = ta.sparse_distance_matrix(cKDTree(b[:-1]), reach, output_type="ndarray")
+        pairs = np.stack([close["i"], close["j"]], axis=1) if len(close) else np.zeros((0, 2), int)
     i, j = pairs[:, 0], pairs[:, 1]
     r, s, q = seg_a[i], seg_b[j], b[j] - a[i]
     den = r[:, 0] * s[:, 1] - r[:, 1] * s[:, 0]
