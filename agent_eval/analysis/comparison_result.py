@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from rich.console import Console
 
@@ -51,7 +51,7 @@ class KindComparison:
 
     verdicts: list[str] | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The keys this part adds to compare.json."""
         return {}
 
@@ -83,16 +83,16 @@ class Comparison:
     n_resamples: int
     seed: int
     shared: int  # how many items every run has (the numbers are on those)
-    runs: list[dict]  # per run: letter, name, label, config, accuracy, efficiency, repeats, tool use
+    runs: list[dict[str, Any]]  # per run: letter, name, label, config, accuracy, efficiency, repeats, tool use
     notes: list[str]
-    rows: list[dict]  # per group: scope, group, n, accuracy per run, paired statistics against A
+    rows: list[dict[str, Any]]  # per group: scope, group, n, accuracy per run, paired statistics against A
     verdicts: list[str]
-    changed: list[dict]
-    noise: list[dict]
-    item_shares: dict
+    changed: list[dict[str, Any]]
+    noise: list[dict[str, Any]]
+    item_shares: dict[str, Any]
     kind: KindComparison | None = field(default=None)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {
             "benchmark": self.benchmark,
             "alpha": self.alpha,

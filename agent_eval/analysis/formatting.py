@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from agent_eval.datamodel.records import ItemRecord, Usage
 
@@ -59,15 +60,16 @@ def fmt_tokens(usage: Usage) -> str:
     return ", ".join(f"{name} {value:,}" for name, value in counts if value is not None) or "?"
 
 
-def tool_input_text(data: dict | None) -> str:
+def tool_input_text(data: dict[str, Any] | None) -> str:
     """A lone string argument (a shell command, a path) raw; short arguments on one line; else indented JSON."""
-    if data and len(data) == 1 and isinstance(next(iter(data.values())), str):
-        return next(iter(data.values()))
+    only = next(iter(data.values())) if data and len(data) == 1 else None
+    if isinstance(only, str):
+        return only
     flat = json.dumps(data, ensure_ascii=False)
     return flat if len(flat) <= 100 else json.dumps(data, indent=1, ensure_ascii=False)
 
 
-def session_words(record) -> str:
+def session_words(record: ItemRecord) -> str:
     """How the item went on, when it did: its sessions, the hand-offs among them, the CLI's compactions."""
     parts = []
     if record.sessions > 1:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 
 from agent_eval.analysis.terminal_fit import FirstThatFits, Whole
@@ -19,7 +21,7 @@ def _money(value: float | None, unknown: int) -> str:
     return f"{text} (+{unknown} unknown)" if unknown else text
 
 
-def _row(table: Table, columns: tuple[str, ...], name: str, summary: dict, style: str | None = None) -> None:
+def _row(table: Table, columns: tuple[str, ...], name: str, summary: dict[str, Any], style: str | None = None) -> None:
     """The cells of `columns`; a cell of a column that does not wrap is measured whole (terminal_fit.Whole)."""
     accuracy = summary["accuracy"]
     shown = f"{accuracy:.1%}" if accuracy is not None else "-"
@@ -39,7 +41,7 @@ def _row(table: Table, columns: tuple[str, ...], name: str, summary: dict, style
     table.add_row(*(Whole(cells[c]) if w else cells[c] for c, w in zip(columns, whole)), style=style)
 
 
-def accuracy_table(rollup: dict, title: str) -> FirstThatFits:
+def accuracy_table(rollup: dict[str, Any], title: str) -> FirstThatFits:
     """Per task, per category and overall; harness errors count as wrong and have their own column. As wide
     as the terminal allows: the least useful columns go first (DROPPED_FIRST), never a name or a count."""
     layouts = [COLUMNS]
@@ -49,7 +51,7 @@ def accuracy_table(rollup: dict, title: str) -> FirstThatFits:
     return FirstThatFits([*tables, _table(rollup, title, layouts[-1], names_wrap=True)])
 
 
-def _table(rollup: dict, title: str, columns: tuple[str, ...], names_wrap: bool) -> Table:
+def _table(rollup: dict[str, Any], title: str, columns: tuple[str, ...], names_wrap: bool) -> Table:
     table = Table(title=title, title_justify="left")
     for column in columns:
         # Numbers never wrap; names only in the last resort (nothing left to drop), and then fold, never "…".
@@ -72,11 +74,11 @@ def _table(rollup: dict, title: str, columns: tuple[str, ...], names_wrap: bool)
             texts = [str(column.header), *(getattr(cell, "renderable", cell) for cell in column.cells)]
             column.width = max(len(word) for text in texts for word in str(text).split())
     not_run = rollup.get("not_run") or {}
+    notes: list[str] = []
     if not_run.get("cost_cap"):
-        table.caption = (
+        notes.append(
             f"{not_run['cost_cap']} item(s) not run: recorded cost reached --max-cost-usd {not_run['max_cost_usd']:g}"
         )
-    notes = [table.caption] if table.caption else []
     stopped = rollup["overall"].get("budget_exceeded")
     if stopped:
         notes.append(

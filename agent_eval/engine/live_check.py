@@ -66,7 +66,9 @@ def live_check(agent_name: str, model: str, effort: str | None, environ: dict[st
     )
     config.validate(efforts_by_agent())
     benchmark = default_kind()
-    dataset = benchmark.load(benchmark.bundled_samples())
+    samples = benchmark.bundled_samples()
+    assert samples is not None, "the default kind makes its own samples"
+    dataset = benchmark.load(samples)
     item = dataset.items[0]
     with tempfile.TemporaryDirectory(prefix="agent-eval-doctor-live-") as out:
         runner = Runner(

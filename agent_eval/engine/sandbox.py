@@ -210,6 +210,11 @@ class Sandbox:
         """File descriptors the wrapped command must inherit (Popen's pass_fds): the lifeline."""
         return (self._lifeline[0],) if self.kind == "bwrap" and self._lifeline else ()
 
+    @property
+    def _scratch(self) -> Path:
+        assert self._tmp is not None, "the sandbox is not open"
+        return self._tmp
+
     def _bwrap_options(self) -> list[str]:
         pol, user = self.policy, self.policy["user"]
         o = [
@@ -230,7 +235,7 @@ class Sandbox:
             o += ["--disable-userns"]
         o += system_binds(pol["system_readonly"], pol["usr_links"])
         for p in pol["generated"]:
-            o += ["--ro-bind", str(self._tmp / "etc" / Path(p).name), p]
+            o += ["--ro-bind", str(self._scratch / "etc" / Path(p).name), p]
         o += ["--proc", "/proc", "--dev", "/dev"]
         for p in pol["private_tmpfs"]:
             o += ["--tmpfs", p]
@@ -277,6 +282,7 @@ class Sandbox:
         it dies (SIGKILL included, at any moment of start-up): it then kills every process in the
         sandbox, so bwrap's init exits and the pid namespace (relay included) goes with it. Nothing
         here relies on --die-with-parent having been armed in time."""
+        assert self._lifeline is not None, "the sandbox is not open"
         fd = self._lifeline[0]
         watcher = (
             f'[ -e /proc/self/fd/{fd} ] || {{ echo "agent-eval sandbox: lifeline fd {fd} not inherited '
@@ -335,7 +341,7 @@ exec "$@"
         return env
 
     def _write_etc(self) -> None:
-        etc = self._tmp / "etc"
+        etc = self._scratch / "etc"
         u = self.policy["user"]
         (etc / "passwd").write_text(
             "root:x:0:0:root:/root:/usr/sbin/nologin\n"

@@ -161,7 +161,8 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
     """`data`: the --data dir, handed to each run's kind (e.g. the scenes behind an active-observation run)."""
     from agent_eval.reading.report_findings import run_findings
 
-    run_views, loaded = [], {}
+    run_views = []
+    loaded: dict = {}
     for letter, run in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", runs):
         truth = run.hooks.report_truth(run, data, loaded)
         run_views.append(

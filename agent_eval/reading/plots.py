@@ -65,7 +65,8 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
     fig = Figure(figsize=(8, 5), dpi=150)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    placed, unknown, xs, spots = [], [], [], {}
+    placed, unknown, xs = [], [], []
+    spots: dict[tuple[float, float], list[str]] = {}
     second = data.kind.plot_points(data) if data.kind is not None else None  # e.g. combined beside answer accuracy
     combined = second.values if second else [None] * len(data.runs)
     for index, (run, accuracy, both) in enumerate(zip(data.runs, data.rows[0]["accuracy"], combined)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -28,7 +29,7 @@ TESTED = (("answer", "answer"), ("combined", "combined (answer and evidence)"))
 
 def metric_scores(records) -> dict[str, dict[str, float]]:
     """metric -> item id -> score (mean over repeats); harness failures count as wrong."""
-    by = {m: defaultdict(list) for m in METRICS}
+    by: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in METRICS}
     for r in records:
         metrics = ActiveObsMetrics.of(r)
         answer = metrics.answer_right(r)
@@ -114,6 +115,12 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
     return out + ([sentence] if sentence else [])
 
 
+def _active(data: Comparison) -> dict[str, Any]:
+    """The tables build_active() made, which this kind's compare() returned as data.kind (an ActiveComparison)."""
+    assert isinstance(data.kind, ActiveComparison)
+    return data.kind.active
+
+
 def metric_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
     body = [
@@ -125,7 +132,7 @@ def metric_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
             *(pct(row[m][k]) for m in METRICS),
             "—" if row["hallucination"][k] is None else pct(row["hallucination"][k]),
         ]
-        for row in data.kind.active["rows"]
+        for row in _active(data)["rows"]
         for k, run in enumerate(data.runs)
     ]
     return header, body
@@ -139,7 +146,7 @@ def _seen_cell(key: str, value) -> str:
 
 def seen_cells(data: Comparison) -> tuple[list[str], list[list[str]]] | None:
     """What the evidence rests on, per group and run; None for runs made before it was measured."""
-    rows = data.kind.active["rows"]
+    rows = _active(data)["rows"]
     if not any(v is not None for row in rows for key, _ in SEEN for v in row.get(key, [])):
         return None
     header = ["scope", "group", "n", "run", *(label for _, label in SEEN)]
@@ -156,7 +163,7 @@ def paired_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     for metric, _ in TESTED:
         header += [f"{metric} −A pts [95% CI]", f"p {metric} (disc.)", f"p Holm {metric}"]
     body = []
-    for row in data.kind.active["rows"]:
+    for row in _active(data)["rows"]:
         for k, run in enumerate(data.runs[1:], start=1):
             cells = [row["scope"], row["group"], str(row["n"]), f"{run['letter']}:A"]
             for metric, _ in TESTED:
@@ -252,7 +259,7 @@ def csv_rows(data: Comparison):
         "in_graph_rate",
         "graph_size_mean",
     ]
-    for row in data.kind.active["rows"]:
+    for row in _active(data)["rows"]:
         for k, run in enumerate(data.runs):
             cells = [
                 row["scope"],
