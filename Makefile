@@ -30,10 +30,12 @@ lock-arc:
 	CUSTOM_COMPILE_COMMAND="make lock-arc" .venv-arc/bin/pip-compile --quiet --generate-hashes --no-emit-index-url --no-emit-find-links \
 		--output-file requirements-arc.lock requirements-arc.in
 
-# ruff (pinned in requirements.lock): lint and formatting checked, nothing changed; `make format` fixes both.
+# ruff and mypy (pinned in requirements.lock): lint, formatting and types checked, nothing changed; `make format`
+# fixes the first two. mypy reads its settings from pyproject.toml and keeps its cache in .mypy_cache/.
 lint:
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format:
 	$(VENV)/bin/ruff check --fix .

@@ -19,7 +19,7 @@ STATUS_IN_PLACEHOLDER = re.compile(r"API Error:?\s*(\d{3})\b")
 
 
 def is_placeholder(text: str | None) -> bool:
-    return bool(text) and bool(PLACEHOLDER.match(text))
+    return bool(text and PLACEHOLDER.match(text))
 
 
 def placeholder_status(text: str) -> int | None:

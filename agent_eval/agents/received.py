@@ -70,10 +70,10 @@ def received_images(
         if step.kind != "tool_result" or not step.images:
             continue
         call = calls.get(step.call_id)
-        viewer = call is not None and call.tool in FILE_VIEWERS
+        viewed = (call.input or {}) if call is not None and call.tool in FILE_VIEWERS else None
         for seen in step.images:
-            if viewer:
-                source = _viewed_file(call.input or {}, work)
+            if viewed is not None:
+                source = _viewed_file(viewed, work)
                 via = "file_view"
             else:
                 source = saved_views[tool_images] if tool_images < len(saved_views) else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from rich.console import Console
 
@@ -30,6 +30,20 @@ class PlotPoints:
 
 
 @dataclass
+class Measure:
+    """One of a kind's own measures per run, for `agent-eval table`: its values in the comparison's run order,
+    and when the kind tests it, the paired stats against the first run (diff, p_value) as its compare has them."""
+
+    name: str
+    values: list[float | None]
+    percent: bool = False  # a share in [0, 1], shown in %
+    digits: int = 1
+    vs_first: list[dict | None] | None = None
+    test: str = ""  # the paired test's name, for the table's notes
+    change_name: str = ""  # what the change measures, when not the values' own unit (e.g. per game)
+
+
+@dataclass
 class KindComparison:
     """A kind's own part of a comparison; the kind subclasses it with typed fields and may render them in place of
     the plain accuracy table. `verdicts`, when given, replace the plain accuracy sentences (the kind's main measure
@@ -37,7 +51,7 @@ class KindComparison:
 
     verdicts: list[str] | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The keys this part adds to compare.json."""
         return {}
 
@@ -57,6 +71,10 @@ class KindComparison:
         """A second marker per run on the accuracy-vs-cost plot (None: none)."""
         return None
 
+    def table_measures(self) -> list[Measure]:
+        """The kind's own measures `agent-eval table` lays out beside accuracy (none: accuracy only)."""
+        return []
+
 
 @dataclass
 class Comparison:
@@ -65,16 +83,16 @@ class Comparison:
     n_resamples: int
     seed: int
     shared: int  # how many items every run has (the numbers are on those)
-    runs: list[dict]  # per run: letter, name, label, config, accuracy, efficiency, repeats, tool use
+    runs: list[dict[str, Any]]  # per run: letter, name, label, config, accuracy, efficiency, repeats, tool use
     notes: list[str]
-    rows: list[dict]  # per group: scope, group, n, accuracy per run, paired statistics against A
+    rows: list[dict[str, Any]]  # per group: scope, group, n, accuracy per run, paired statistics against A
     verdicts: list[str]
-    changed: list[dict]
-    noise: list[dict]
-    item_shares: dict
+    changed: list[dict[str, Any]]
+    noise: list[dict[str, Any]]
+    item_shares: dict[str, Any]
     kind: KindComparison | None = field(default=None)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {
             "benchmark": self.benchmark,
             "alpha": self.alpha,

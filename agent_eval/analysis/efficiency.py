@@ -8,6 +8,7 @@ item runs (every repeat counts), so an unknown cost is never a free answer. None
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from agent_eval.analysis.stats import median_total
 from agent_eval.datamodel.records import ItemRecord
@@ -18,8 +19,8 @@ PER_CORRECT = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns
 EFFICIENCY = (("cost_usd", "cost"), ("elapsed_s", "time"), ("num_turns", "turns"), ("tool_calls", "tool calls"))
 
 
-def per_correct(records: list[ItemRecord]) -> dict:
-    out = {"correct": sum(r.correct for r in records), "item_runs": len(records)}
+def per_correct(records: list[ItemRecord]) -> dict[str, Any]:
+    out: dict[str, Any] = {"correct": sum(r.correct for r in records), "item_runs": len(records)}
     for key, _ in PER_CORRECT:
         known = [r for r in records if getattr(r, key) is not None]
         right = sum(r.correct for r in known)
@@ -28,7 +29,7 @@ def per_correct(records: list[ItemRecord]) -> dict:
     return out
 
 
-def task_efficiency(records: list[ItemRecord]) -> dict[str, dict]:
+def task_efficiency(records: list[ItemRecord]) -> dict[str, dict[str, Any]]:
     """task -> median/mean/total cost per item run (unknown costs counted apart)."""
     by_task: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:

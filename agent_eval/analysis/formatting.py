@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.records import ItemRecord, Usage
 
 CHARS_PER_LINE = 200  # a folded block shows about `lines` screen lines, however long its lines are
 
@@ -33,7 +34,8 @@ def total_time(records: list[ItemRecord]) -> float | None:
 
 
 def fmt_cost(value: float | None) -> str:
-    return "?" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
+    """Dollars; an unknown cost (no price for the model) reads as unknown, never as $0."""
+    return "unknown" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
 
 
 def fmt_time(seconds: float | None) -> str:
@@ -47,15 +49,27 @@ def fmt_agent_time(elapsed_s: float | None, provider_wait_s: float | None) -> st
     return fmt_time(elapsed_s) + waited
 
 
-def tool_input_text(data: dict | None) -> str:
+def fmt_tokens(usage: Usage) -> str:
+    """An item's token line (a Usage): the counts the CLI reported, "?" when it reported none."""
+    counts = (
+        ("in", usage.input_tokens),
+        ("cached", usage.cached_input_tokens),
+        ("out", usage.output_tokens),
+        ("reasoning", usage.reasoning_tokens),
+    )
+    return ", ".join(f"{name} {value:,}" for name, value in counts if value is not None) or "?"
+
+
+def tool_input_text(data: dict[str, Any] | None) -> str:
     """A lone string argument (a shell command, a path) raw; short arguments on one line; else indented JSON."""
-    if data and len(data) == 1 and isinstance(next(iter(data.values())), str):
-        return next(iter(data.values()))
+    only = next(iter(data.values())) if data and len(data) == 1 else None
+    if isinstance(only, str):
+        return only
     flat = json.dumps(data, ensure_ascii=False)
     return flat if len(flat) <= 100 else json.dumps(data, indent=1, ensure_ascii=False)
 
 
-def session_words(record) -> str:
+def session_words(record: ItemRecord) -> str:
     """How the item went on, when it did: its sessions, the hand-offs among them, the CLI's compactions."""
     parts = []
     if record.sessions > 1:

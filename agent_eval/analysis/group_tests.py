@@ -6,10 +6,12 @@ only the groups that stay significant. Twelve tasks at alpha 0.05 would otherwis
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_eval.analysis.stats import ALPHA, holm
 
 
-def add_holm(rows: list[dict], scopes: tuple[str, ...], keys: tuple[str, ...]) -> None:
+def add_holm(rows: list[dict[str, Any]], scopes: tuple[str, ...], keys: tuple[str, ...]) -> None:
     """`p_holm` on each group row's paired stats: Holm-adjusted within one scope and one comparison,
     so that of twelve tasks none is called different by chance alone."""
     for scope in scopes:
@@ -24,7 +26,7 @@ def add_holm(rows: list[dict], scopes: tuple[str, ...], keys: tuple[str, ...]) -
                     perm["p_holm"] = adjusted
 
 
-def holm_sentence(rows: list[dict], letters: list[str], keys: tuple[str, ...], scopes: str) -> str | None:
+def holm_sentence(rows: list[dict[str, Any]], letters: list[str], keys: tuple[str, ...], scopes: str) -> str | None:
     """Which group rows stay significant once Holm-adjusted (None when there are no group rows)."""
     groups = [row for row in rows if row["scope"] != "overall"]
     if not groups or len(letters) < 2:

@@ -58,7 +58,8 @@ class ItemImages:
     def original(self, prompt_images: list[str]) -> str | None:
         """The item's input image: attached to the prompt (mode none) or `work/image.*`."""
         inputs = [p for p in prompt_images if resolve_image(self.base, p).is_file()]
-        return (inputs or [p for p in self.workdir() if p.count("/") == 1 and p.startswith("work/image.")] or [None])[0]
+        found = inputs or [p for p in self.workdir() if p.count("/") == 1 and p.startswith("work/image.")]
+        return found[0] if found else None
 
     def alias(self, rel: str) -> str | None:
         """The workdir file holding the same pixels as `rel`, when `rel` is a copy (e.g. seen/001.png)."""
@@ -112,7 +113,7 @@ class ImageEmbedder:
             if max(size) <= self.max_px and fmt in MIME:
                 data, mime, shown = path.read_bytes(), MIME[fmt], size
             else:
-                img.thumbnail((self.max_px, self.max_px), Image.LANCZOS)
+                img.thumbnail((self.max_px, self.max_px), Image.Resampling.LANCZOS)
                 buffer = io.BytesIO()
                 img.convert("RGBA" if img.mode in ("RGBA", "LA", "P") else "RGB").save(buffer, "PNG")
                 data, mime, shown = buffer.getvalue(), "image/png", img.size

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from scipy.stats import binomtest
@@ -71,7 +71,7 @@ class Paired:
     def significant(self) -> bool:
         return self.p_value < ALPHA
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "discordant": self.discordant, "significant": self.significant}
 
 
@@ -81,13 +81,14 @@ def paired(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLE
     a_only = sum(x > y for x, y in zip(a, b))
     b_only = sum(y > x for x, y in zip(a, b))
     n = len(a)
-    acc_a, acc_b = (float(np.mean(a)), float(np.mean(b))) if n else (None, None)
+    acc_a = float(np.mean(a)) if n else None
+    acc_b = float(np.mean(b)) if n else None
     ci = bootstrap_ci(a, b, n_resamples, seed)
     return Paired(
         n,
         acc_a,
         acc_b,
-        None if n == 0 else acc_b - acc_a,
+        None if acc_a is None or acc_b is None else acc_b - acc_a,
         a_only,
         b_only,
         mcnemar_exact(a_only, b_only),
@@ -95,7 +96,20 @@ def paired(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLE
     )
 
 
-def median_total(values: Sequence[float | None]) -> dict:
+def wilson_interval(share: float | None, n: int, level: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of a share over n items. With repeats each item's score is its mean over them, a
+    value in [0, 1] whose variance is at most share x (1 - share): the interval stays valid (conservative)."""
+    if share is None or n == 0:
+        return None
+    from scipy.stats import norm
+
+    z = float(norm.ppf(1 - (1 - level) / 2))
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (share * (1 - share) / n + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def median_total(values: Sequence[float | None]) -> dict[str, Any]:
     """Median, mean and total of the known values, and how many were unknown (never counted as 0)."""
     known = [v for v in values if v is not None]
     return {
@@ -118,7 +132,9 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     return adjusted
 
 
-def sign_flip_test(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLES, seed: int = SEED) -> dict:
+def sign_flip_test(
+    a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLES, seed: int = SEED
+) -> dict[str, Any]:
     """Paired permutation test on per-item scores (e.g. mean correctness over repeats): under H0 the
     two runs are exchangeable on each item, so each item's difference b - a is as likely flipped.
     Exact over all 2^m sign patterns of the m non-zero differences when that fits in n_resamples,

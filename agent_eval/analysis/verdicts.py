@@ -3,11 +3,15 @@ rows)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from agent_eval.analysis.comparison_result import Group
 from agent_eval.analysis.group_tests import holm_sentence
 from agent_eval.analysis.stats import ALPHA, min_possible_p
 
 
-def verdict(letter: str, stat: dict, what: str = "") -> str:
+def verdict(letter: str, stat: dict[str, Any], what: str = "") -> str:
     sig = f"significant at α={ALPHA}" if stat["significant"] else f"not significant at α={ALPHA}"
     same = "; the two runs agree on every shared item" if stat["discordant"] == 0 else ""
     return (
@@ -18,7 +22,7 @@ def verdict(letter: str, stat: dict, what: str = "") -> str:
     )
 
 
-def _permutation_clause(perm: dict) -> str:
+def _permutation_clause(perm: dict[str, Any]) -> str:
     how = "exact" if perm["exact"] else "Monte Carlo"
     sig = "significant" if perm["p_value"] < ALPHA else "not significant"
     return (
@@ -27,7 +31,7 @@ def _permutation_clause(perm: dict) -> str:
     )
 
 
-def verdicts(letters: list[str], rows: list[dict], groups) -> list[str]:
+def verdicts(letters: list[str], rows: list[dict[str, Any]], groups: Sequence[Group]) -> list[str]:
     """Plain sentences for the overall rows, and what small groups can and cannot show."""
     out = [verdict(letter, stat) for letter, stat in zip(letters[1:], rows[0]["vs_first"][1:])]
     small = [len(ids) for scope, _, ids in groups if scope != "overall" and min_possible_p(len(ids)) >= ALPHA]
@@ -49,7 +53,7 @@ def pct(value: float | None) -> str:
     return "?" if value is None else f"{value:.1%}"
 
 
-def pval(stat: dict) -> str:
+def pval(stat: dict[str, Any]) -> str:
     return f"{stat['p_value']:.3g}{'' if stat['significant'] else ' n.s.'} ({stat['discordant']})"
 
 

@@ -88,7 +88,8 @@ def paid_cost(calls: list[dict]) -> float | None:
     """What judge calls cost when made (answers from the cache cost nothing now); None when a paid call's
     price is unknown: never a made-up 0."""
     paid = [c.get("cost_usd") for c in calls if not c.get("cached")]
-    return None if None in paid else round(sum(paid), 6)
+    known = [cost for cost in paid if cost is not None]
+    return round(sum(known), 6) if len(known) == len(paid) else None
 
 
 @dataclass

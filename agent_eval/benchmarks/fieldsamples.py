@@ -10,6 +10,7 @@ import io
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -86,7 +87,7 @@ def write_vlmeval_tsv(out: Path, seed: int, per_task: int) -> Path:
         "l2-category",
         "split",
     ]
-    rows = []
+    rows: list[dict[str, Any]] = []
     colours = []
     for n in range(per_task):
         colour = rng.choice(list(COLOURS))

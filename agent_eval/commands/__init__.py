@@ -14,6 +14,7 @@ score.py        `score`: replies produced elsewhere graded with a kind's own rul
 show.py         `show RUN [ITEM]`: a run's items as a table, or one item's transcript
 slurm.py        `slurm submit|status|merge`: a run or a sweep as one Slurm array plus a merge job
 sweep.py        `sweep FILE.yaml`: a grid of agents x models x efforts x tool modes over one dataset
+table.py        `table RUN...`: runs as a paper prints them (markdown, LaTeX, CSV) and the accuracy-vs-cost figure
 options.py      options and defaults several commands share
 usererrors.py   bad input is one clear line and exit code 2, never a traceback
 """

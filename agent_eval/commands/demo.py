@@ -90,7 +90,9 @@ def command(agents, tools, limit, jobs, out_dir, kind, item_id):
         )
     )
     benchmark = default_kind()  # its bundled sample tasks, which the fixed guesses below know
-    dataset = benchmark.load(benchmark.bundled_samples())
+    samples = benchmark.bundled_samples()
+    assert samples is not None, "the default kind makes its own samples"
+    dataset = benchmark.load(samples)
     items = select(dataset, limit=limit)
     stopped = False
     with ScriptedServer(demo_scenario(tools)) as server:

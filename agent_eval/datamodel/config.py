@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 SANDBOX_KINDS = ("bwrap", "none")
 MAX_OUTAGE_HOLD_MINUTES = 50.0  # a held request's connection passes the sandbox's proxy (tinyproxy Timeout 3600)
@@ -61,9 +62,9 @@ class RunConfig:
     benchmark: str = "activevision"
     # The kind's own options (its registry line's `options`, e.g. arcgames' --max-actions): None for a kind
     # without any, so the runs of such kinds read as before.
-    kind_options: dict | None = None
+    kind_options: dict[str, Any] | None = None
     judge_model: str | None = None  # model-graded scoring: the judge the kind asks where its rules cannot decide
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self, efforts: Mapping[str, tuple[str, ...]]) -> None:
         """Checked against `efforts`, each known agent CLI's effort values (agents.registry.efforts_by_agent():
@@ -109,7 +110,7 @@ class RunConfig:
             raw += f".shard{index}of{count}"
         return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
 
-    def options(self) -> dict:
+    def options(self) -> dict[str, Any]:
         return {
             "timeout_s": self.timeout_s,
             "jobs": self.jobs,
@@ -123,10 +124,10 @@ class RunConfig:
             **self.extra,
         }
 
-    def identity(self) -> dict:
+    def identity(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in IDENTITY_FIELDS}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -138,7 +139,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
-def identity_differences(old: dict, new: dict) -> list[str]:
+def identity_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """Human-readable differences between two runs' identities, e.g. `model: a -> b`."""
     return [
         f"{name}: {old.get(name)!r} -> {new.get(name)!r}" for name in IDENTITY_FIELDS if old.get(name) != new.get(name)

@@ -28,8 +28,9 @@ def convert_to_png(source: Path, target: Path, kind: str | None) -> str:
     with Image.open(source) as img:
         img.load()
         mode = img.mode
+        png: Image.Image = img
         if mode not in PNG_MODES:
-            img = img.convert("RGBA" if "A" in mode else ("I" if mode.startswith("I") or mode == "F" else "RGB"))
-        img.save(target, format="PNG")
-    how = "lossless" if mode in PNG_MODES else f"pixel mode {mode} -> {img.mode}"
+            png = img.convert("RGBA" if "A" in mode else ("I" if mode.startswith("I") or mode == "F" else "RGB"))
+        png.save(target, format="PNG")
+    how = "lossless" if mode in PNG_MODES else f"pixel mode {mode} -> {png.mode}"
     return f"{source.name}: {kind or 'unknown format'} is not accepted by the model APIs; sent as PNG ({how})"

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 
 class DataError(Exception):
     """Bad dataset or selection: shown to the user as one line, exit code 2."""
 
 
-def jsonl_rows(path: Path, skipped: list[str] | None = None) -> list[tuple[str, dict]]:
+def jsonl_rows(path: Path, skipped: list[str] | None = None) -> list[tuple[str, dict[str, Any]]]:
     """(`file:line`, object) for each non-empty line; bad JSON is a DataError naming file and line, or,
     when `skipped` is given (a loader that runs the rest), one line there per line left out."""
     rows = []
@@ -41,7 +41,7 @@ def jsonl_rows(path: Path, skipped: list[str] | None = None) -> list[tuple[str, 
     return rows
 
 
-def log_lines(path: Path) -> list[dict]:
+def log_lines(path: Path) -> list[dict[str, Any]]:
     """The whole lines of an append-only log (none when it does not exist); a line cut by a kill is skipped."""
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -73,7 +73,7 @@ def open_log(path: Path) -> TextIO:
     return handle
 
 
-def append_line(path: Path, value: dict) -> None:
+def append_line(path: Path, value: dict[str, Any]) -> None:
     """One line added to an append-only log."""
     with open_log(path) as out:
         out.write(json.dumps(value) + "\n")

@@ -7,7 +7,7 @@ grade rests on is kept on the item as a `JudgeCall`."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass
@@ -15,12 +15,12 @@ class JudgeCall:
     model: str
     prompt: str
     reply: str | None  # None: the call failed (error says why)
-    usage: dict = field(default_factory=dict)  # input_tokens, output_tokens as the API reported them
+    usage: dict[str, Any] = field(default_factory=dict)  # input_tokens, output_tokens as the API reported them
     cost_usd: float | None = None  # None when the model has no price: never a made-up 0
     cached: bool = False  # answered from the run's judge cache (paid for earlier)
     error: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

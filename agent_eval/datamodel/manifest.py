@@ -10,6 +10,7 @@ import json
 import platform
 from dataclasses import field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from pydantic.dataclasses import dataclass
 
@@ -36,11 +37,11 @@ class RunIdentity:
     dataset_hash: str | None = None
     cli_version: str | None = None
     benchmark: str | None = None
-    kind_options: dict | None = None
+    kind_options: dict[str, Any] | None = None
     judge_model: str | None = None
-    extra: dict = field(default_factory=dict, repr=False)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """The identity fields only (what identity_differences compares)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
 
@@ -50,11 +51,11 @@ class DatasetInfo:
     path: str | None = None
     layout: str | None = None
     n_items: int | None = None
-    selection: dict = field(default_factory=dict)  # --tasks/--limit/--ids/--shard as the run chose its items
+    selection: dict[str, Any] = field(default_factory=dict)  # --tasks/--limit/--ids/--shard as the run chose its items
     # What the dataset itself says of its items' versions (arcgames: each game's version, baseline_actions and
     # file hash); the identity's dataset_hash covers it. Empty for a kind whose dataset has no versions().
-    versions: dict = field(default_factory=dict)
-    extra: dict = field(default_factory=dict, repr=False)
+    versions: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 @dataclass
@@ -70,30 +71,32 @@ class RunOptions:
     unpriced: bool | None = None
     outage_hold_minutes: float | None = None  # None: a run of a version before the option
     shard: str | None = None
-    extra: dict = field(default_factory=dict, repr=False)  # a kind's own options, a newer version's keys
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)  # a kind's own options, a newer version's keys
 
 
 @dataclass
 class RunManifest:
     run_name: str | None = None
     config: RunIdentity = field(default_factory=RunIdentity)
-    options: dict = field(default_factory=dict)  # what a resume may change: jobs, timeout, repeats, caps, shard
+    # what a resume may change: jobs, timeout, repeats, caps, shard
+    options: dict[str, Any] = field(default_factory=dict)
     dataset: DatasetInfo = field(default_factory=DatasetInfo)
-    auth: dict = field(default_factory=dict)  # how the CLI was authenticated, never the secret
+    auth: dict[str, Any] = field(default_factory=dict)  # how the CLI was authenticated, never the secret
     scripted_model: bool = False  # answers came from the scripted test server
-    pricing: dict = field(default_factory=dict)  # which price data priced it (datamodel/pricing.py provenance())
+    # which price data priced it (datamodel/pricing.py provenance())
+    pricing: dict[str, Any] = field(default_factory=dict)
     project_version: str | None = None
-    host: dict = field(default_factory=dict)
+    host: dict[str, Any] = field(default_factory=dict)
     started_at: str | None = None
     resumed_at: str | None = None
     finished_at: str | None = None  # None: interrupted, stopped, or still running
     merged_from: list[str] | None = None  # `agent-eval merge`: the shard runs it was made of
-    regraded: list[dict] = field(default_factory=list)  # `agent-eval regrade`: one entry per scorer change
+    regraded: list[dict[str, Any]] = field(default_factory=list)  # `agent-eval regrade`: one entry per scorer change
     schema_version: int = MANIFEST_SCHEMA_VERSION
-    extra: dict = field(default_factory=dict, repr=False)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_json(cls, data: dict) -> "RunManifest":
+    def from_json(cls, data: dict[str, Any]) -> "RunManifest":
         if not isinstance(data, dict):
             raise ValueError(f"a run manifest is a JSON object, not {type(data).__name__}")
         for section in ("config", "dataset"):
@@ -106,7 +109,7 @@ class RunManifest:
         values.setdefault("schema_version", 1)
         return cls(**values)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return dump(self)
 
     @property
@@ -114,7 +117,7 @@ class RunManifest:
         """`options` read as typed values (kept as written in `options`, so a round trip changes nothing)."""
         return RunOptions(**split_known(RunOptions, self.options))
 
-    def but(self, **changes) -> "RunManifest":
+    def but(self, **changes: Any) -> "RunManifest":
         return replace(self, **changes)
 
     def session(self, old: "RunManifest | None", finished: bool, project_version: str) -> "RunManifest":

@@ -7,9 +7,13 @@ from __future__ import annotations
 import functools
 import typing
 from dataclasses import MISSING, fields, is_dataclass
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
-def known_fields(cls, data: dict | None) -> dict:
+def known_fields(cls: type[DataclassInstance], data: dict[str, Any] | None) -> dict[str, Any]:
     """The keys of `data` that are fields of the dataclass `cls` (`extra` excluded). A null in a field
     that cannot hold one reads as the field's default (an older writer's way of saying "nothing")."""
     nullable = _fields(cls)
@@ -17,7 +21,7 @@ def known_fields(cls, data: dict | None) -> dict:
 
 
 @functools.cache
-def _fields(cls) -> dict[str, bool]:
+def _fields(cls: type[DataclassInstance]) -> dict[str, bool]:
     """Field name -> whether a null is a value of it (its type admits None, or it has no default)."""
     hints = typing.get_type_hints(cls)
     out = {}
@@ -28,7 +32,7 @@ def _fields(cls) -> dict[str, bool]:
     return out
 
 
-def split_known(cls, data: dict) -> dict:
+def split_known(cls: type[DataclassInstance], data: dict[str, Any]) -> dict[str, Any]:
     """Constructor arguments for `cls`: its known fields, and every other key under `extra`."""
     names = {f.name for f in fields(cls)}
     values = known_fields(cls, data)
@@ -36,7 +40,11 @@ def split_known(cls, data: dict) -> dict:
     return values
 
 
-def dump(obj):
+@overload
+def dump(obj: DataclassInstance) -> dict[str, Any]: ...
+@overload
+def dump(obj: object) -> Any: ...
+def dump(obj: object) -> Any:
     """A dataclass as JSON data, nested ones too, each with its kept unknown keys first (as read)."""
     if is_dataclass(obj) and not isinstance(obj, type):
         out = {k: dump(v) for k, v in (getattr(obj, "extra", None) or {}).items()}

@@ -21,8 +21,12 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from genai_prices.types import ModelInfo, Provider
 
 OVERRIDES_ENV = "AGENT_EVAL_PRICING"
 # The wire API a request spoke -> how genai-prices reads its usage: (provider, API flavour).
@@ -87,7 +91,7 @@ def _overrides(path: str | None) -> dict[str, dict[str, Decimal]]:
     return table
 
 
-def provenance() -> dict:
+def provenance() -> dict[str, Any]:
     """Which price data priced a run, for run.json: the map's version and the override file's hash."""
     path = overrides_path()
     overrides = None
@@ -114,7 +118,7 @@ def warm_up() -> None:
     threading.Thread(target=_load_map, name="agent-eval-prices", daemon=True).start()
 
 
-def _in_map(model: str, wire: str):
+def _in_map(model: str, wire: str) -> tuple[Provider, ModelInfo] | None:
     """genai-prices' (provider, model) entry for `model` on this wire, or None."""
     from genai_prices import data_snapshot  # imported when first used (~0.2 s)
 
@@ -128,7 +132,7 @@ def has_price(model: str, wire: str) -> bool:
     return model in _overrides(overrides_path()) or _in_map(model, wire) is not None
 
 
-def price_request(wire: str, model: str | None, api_usage: dict | None) -> RequestPrice:
+def price_request(wire: str, model: str | None, api_usage: dict[str, Any] | None) -> RequestPrice:
     """The cost of one answered request on `wire` ("anthropic" or "responses")."""
     if not api_usage:
         return RequestPrice(None, None, "the answer carried no usage")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
 class ProcessResult:
     exit_code: int | None
-    events: list[dict] = field(default_factory=list)  # the last events (the whole stream is in transcript.jsonl)
+    # the last events (the whole stream is in transcript.jsonl)
+    events: list[dict[str, Any]] = field(default_factory=list)
     malformed_lines: int = 0
     timed_out: bool = False
     stopped_because: str | None = None  # set when `watch` asked to stop early

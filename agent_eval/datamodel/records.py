@@ -8,7 +8,7 @@ versions load, and keys this version does not know are kept (`extra`) and writte
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic.dataclasses import dataclass
 
@@ -69,25 +69,25 @@ class ItemRecord:
     cost_usd: float | None = None  # None when unknown: never a made-up 0
     num_turns: int | None = None
     tool_calls: int = 0
-    usage_by_model: dict = field(default_factory=dict)  # model -> its tokens and cost (side calls included)
-    images: list[dict] = field(default_factory=list)  # every image the model received: via, size, source size
+    usage_by_model: dict[str, Any] = field(default_factory=dict)  # model -> its tokens and cost (side calls included)
+    images: list[dict[str, Any]] = field(default_factory=list)  # every image the model received: via, size, source size
     image_conversions: list[str] = field(default_factory=list)  # formats the APIs refuse, converted losslessly
     transcript: str | None = None  # path of the item's raw transcript, relative to the run dir
     repeat: int = 0
     attempts: int = 1
-    retries: list[dict] = field(default_factory=list)  # one entry per retried attempt: status, error, wait
-    api_retries: list = field(default_factory=list)  # HTTP statuses the CLI itself retried on (last attempt)
+    retries: list[dict[str, Any]] = field(default_factory=list)  # one entry per retried attempt: status, error, wait
+    api_retries: list[Any] = field(default_factory=list)  # HTTP statuses the CLI itself retried on (last attempt)
     # The agent's sessions on the item (more than 1: it went on after a restart of the harness, or a hand-off),
     # the hand-offs among them, and the compactions the CLI made of its own context.
     sessions: int = 1
     handoffs: int = 0
     compactions: int = 0
-    metrics: dict = field(default_factory=dict)  # benchmark-specific grades (e.g. evidence, combined)
+    metrics: dict[str, Any] = field(default_factory=dict)  # benchmark-specific grades (e.g. evidence, combined)
     started_at: str | None = None
     finished_at: str | None = None
-    gateway: dict | None = None  # what reached the model API per the gateway, and where the CLI disagrees
+    gateway: dict[str, Any] | None = None  # what reached the model API per the gateway, and where the CLI disagrees
     schema_version: int = SCHEMA_VERSION
-    extra: dict = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)  # keys this version does not know, kept as read
 
     @property
     def key(self) -> tuple[str, int]:
@@ -97,11 +97,11 @@ class ItemRecord:
     def is_final(self) -> bool:
         return self.status in GRADED_STATUSES
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return dump(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> "ItemRecord":
+    def from_json(cls, data: dict[str, Any]) -> "ItemRecord":
         """Read our own records (any version) and the benchmark's no-tool records (id, task, correct, ...)."""
         values = split_known(cls, data)
         values.setdefault("category", data.get("category", ""))

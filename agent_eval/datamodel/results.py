@@ -15,11 +15,16 @@ import statistics
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agent_eval.datamodel.config import RunConfig, identity_differences
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.records import FAILURE_STATUSES, STOPPED_STATUSES, ItemRecord
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 RUN_MANIFEST = "run.json"
 ROLLUP = "rollup.json"
@@ -29,7 +34,7 @@ class ResultsError(Exception):
     """A results directory that cannot be used as asked: one line for the user, exit 2."""
 
 
-def write_json_atomic(path: Path, data) -> None:
+def write_json_atomic(path: Path, data: object) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
@@ -37,7 +42,8 @@ def write_json_atomic(path: Path, data) -> None:
 
 def read_records(path: Path) -> tuple[list[ItemRecord], list[str]]:
     """All records in one items.jsonl, and a note for each line that could not be read."""
-    records, problems = [], []
+    records: list[ItemRecord] = []
+    problems: list[str] = []
     if not path.exists():
         return records, problems
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -118,7 +124,9 @@ class RunStore:
         return {key for key, record in self.latest_records().items() if record.is_final}
 
     # -- summaries ------------------------------------------------------------
-    def write_summaries(self, extra_rollup=None) -> dict:
+    def write_summaries(
+        self, extra_rollup: Callable[[list[ItemRecord]], dict[str, Any] | None] | None = None
+    ) -> dict[str, Any]:
         """Per-task summary.json and rollup.json; `extra_rollup(records)` adds a benchmark's own metrics."""
         records = self.records()
         by_task: dict[str, list[ItemRecord]] = defaultdict(list)
@@ -142,7 +150,7 @@ def _ends_with_newline(path: Path) -> bool:
         return handle.read(1) == b"\n"
 
 
-def summarise(records: list[ItemRecord]) -> dict:
+def summarise(records: list[ItemRecord]) -> dict[str, Any]:
     """Accuracy counts every item run to its end and graded: harness errors count as wrong and are shown apart;
     items a spend cap stopped (budget_exceeded) and ungraded items (no verdict without a judge) are neither
     right nor wrong: left out of the accuracy's denominator and counted apart."""
@@ -173,7 +181,7 @@ def summarise(records: list[ItemRecord]) -> dict:
     return summary
 
 
-def repeat_stats(records: list[ItemRecord]) -> dict:
+def repeat_stats(records: list[ItemRecord]) -> dict[str, Any]:
     """With repeats: accuracy per repeat, its mean and sample standard deviation across repeats."""
     by_repeat: dict[int, list[bool]] = defaultdict(list)
     for record in records:
@@ -197,7 +205,7 @@ def item_fractions(records: list[ItemRecord]) -> dict[str, float]:
     return {item: sum(v) / len(v) for item, v in sorted(by_item.items())}
 
 
-def rollup_of(records: list[ItemRecord]) -> dict:
+def rollup_of(records: list[ItemRecord]) -> dict[str, Any]:
     groups: dict[str, dict[str, list[ItemRecord]]] = {"category": defaultdict(list), "task": defaultdict(list)}
     for record in records:
         groups["category"][record.category].append(record)
@@ -210,7 +218,7 @@ def rollup_of(records: list[ItemRecord]) -> dict:
     }
 
 
-def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, console) -> RunStore:
+def prepare_store(out_dir: Path, run_name: str, config: RunConfig, redo: bool, console: Console) -> RunStore:
     out_dir = Path(out_dir).resolve()  # agents run elsewhere (cwd = workdir): every path they get is absolute
     root = out_dir / run_name
     if redo and root.exists():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -18,10 +19,10 @@ class SandboxError(RuntimeError):
 
 
 @lru_cache(maxsize=None)
-def load_policy(path: Path = POLICY_PATH) -> dict:
+def load_policy(path: Path = POLICY_PATH) -> dict[str, Any]:
     with open(path) as f:
         policy = yaml.safe_load(f)
-    if policy.get("version") != 1:
+    if not isinstance(policy, dict) or policy.get("version") != 1:
         raise SandboxError(f"{path}: unsupported policy version {policy.get('version')!r}")
     return policy
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent_eval.datamodel.jsonl import append_line, log_lines
 
@@ -24,7 +25,7 @@ class SessionRecord:
 
 
 def read_sessions(root: Path) -> list[SessionRecord]:
-    folded: dict[int, dict] = {}
+    folded: dict[int, dict[str, Any]] = {}
     for data in log_lines(Path(root) / SESSIONS):
         folded.setdefault(data["n"], {}).update(data)
     known = SessionRecord.__dataclass_fields__
@@ -35,5 +36,5 @@ def read_sessions(root: Path) -> list[SessionRecord]:
     ]
 
 
-def append_session(root: Path, data: dict) -> None:
+def append_session(root: Path, data: dict[str, Any]) -> None:
     append_line(Path(root) / SESSIONS, data)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from agent_eval.datamodel.ondisk import dump, known_fields, split_known
 from agent_eval.datamodel.records import Usage
@@ -28,7 +28,7 @@ class Step:
     text: str = ""  # assistant text, reasoning, or tool output text
     tool: str | None = None  # tool_call: the tool's name as the CLI reported it
     call_id: str | None = None  # pairs a tool_call with its tool_result
-    input: dict | None = None  # tool_call: the arguments
+    input: dict[str, Any] | None = None  # tool_call: the arguments
     images: list[str] = field(default_factory=list)  # images the agent saw in this step
     is_error: bool = False
     t: float | None = None  # seconds since the agent started
@@ -62,7 +62,7 @@ class Transcript:
     steps: list[Step] = field(default_factory=list)
     final_text: str | None = None
     usage: Usage = field(default_factory=Usage)
-    usage_by_model: dict[str, dict] = field(default_factory=dict)
+    usage_by_model: dict[str, dict[str, Any]] = field(default_factory=dict)
     images: list[ReceivedImage] = field(default_factory=list)
     num_turns: int | None = None
     cost_usd: float | None = None
@@ -72,22 +72,22 @@ class Transcript:
     unknown_events: dict[str, int] = field(default_factory=dict)  # kept in the raw file, counted here
     # The CLI sessions, in order, when the item ran in more than one process (agents/sessions.py): each
     # {n, kind ("new"/"resume"), reason, session_id, at, first_step (index in steps)}; [] for one session.
-    sessions: list[dict] = field(default_factory=list)
+    sessions: list[dict[str, Any]] = field(default_factory=list)
     # The CLI's own context compactions, in order: each {at (index in steps of the step it came before),
     # trigger ("auto" / "manual"), pre_tokens (the context's size before it, as the CLI counted), session (n)}.
-    compactions: list[dict] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)  # keys of a newer steps.json this version does not know: kept
+    compactions: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # keys of a newer steps.json this version does not know: kept
     schema_version: int = TRANSCRIPT_SCHEMA_VERSION
 
     @property
     def tool_calls(self) -> int:
         return sum(step.kind == "tool_call" for step in self.steps)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return dump(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> "Transcript":
+    def from_json(cls, data: dict[str, Any]) -> "Transcript":
         """Any version's steps.json: missing fields take their defaults (version 1 had no images),
         unknown ones are kept in `extra`, a step of an unknown kind is refused by name."""
         values = split_known(cls, data)
@@ -108,7 +108,7 @@ class Transcript:
         return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
-def saved_events(path: Path) -> list[dict]:
+def saved_events(path: Path) -> list[dict[str, Any]]:
     """The events of a transcript.jsonl ({"t", "event"} lines) or of a bare CLI stream (one event a line)."""
     events = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():

@@ -52,6 +52,7 @@ def merge_runs(out: Path, runs: list[Path]) -> RunStore:
     first = manifests[0]
     merged.write_summaries(get_benchmark(first.config.benchmark or registry.DEFAULT).extra_rollup)
     finished = [m.finished_at for m in manifests]
+    done = [at for at in finished if at]
     merged.write_manifest(
         first.but(
             run_name=out.name,
@@ -59,7 +60,7 @@ def merge_runs(out: Path, runs: list[Path]) -> RunStore:
             dataset=replace(first.dataset, selection={**first.dataset.selection, "shard": None}),
             merged_from=[str(store.root.resolve()) for store in stores],
             started_at=min(m.started_at or "" for m in manifests) or None,
-            finished_at=max(finished) if all(finished) else None,
+            finished_at=max(done) if len(done) == len(finished) else None,
         )
     )
     return merged

@@ -75,17 +75,19 @@ def run_process(
             start_new_session=True,
             pass_fds=pass_fds,
         )
+        stdin_pipe, stdout_pipe = proc.stdin, proc.stdout
+        assert stdin_pipe is not None and stdout_pipe is not None  # both PIPE
 
         def feed_stdin() -> None:
             try:
                 if stdin:
-                    proc.stdin.write(stdin)
-                proc.stdin.close()
+                    stdin_pipe.write(stdin)
+                stdin_pipe.close()
             except (BrokenPipeError, OSError):
                 pass
 
         def read_stdout() -> None:
-            for raw in proc.stdout:
+            for raw in stdout_pipe:
                 now = round(time.monotonic() - started, 3)
                 line = raw.decode("utf-8", errors="replace").rstrip("\n")
                 if not line.strip():

@@ -120,7 +120,7 @@ class ProxyJail:
         # No --die-with-parent: it fires when the *thread* that started the jail exits, and the jail
         # outlives the item that started it. The stdin pipe is the lifeline instead (see above).
         with open(self.root / "jail.log", "ab") as err:
-            self._proc = subprocess.Popen(
+            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
             )
         atexit.register(self.close)
@@ -130,11 +130,12 @@ class ProxyJail:
 
     def _send(self, line: str) -> None:
         with self._lock:
-            if not self.alive():
+            proc = self._proc
+            if proc is None or proc.stdin is None or not self.alive():
                 raise ProxyError(f"the proxy jail has exited: {self.jail_log()[-300:]}")
             try:
-                self._proc.stdin.write(line.encode() + b"\n")
-                self._proc.stdin.flush()
+                proc.stdin.write(line.encode() + b"\n")
+                proc.stdin.flush()
             except (BrokenPipeError, ValueError) as e:
                 raise ProxyError(f"the proxy jail has exited ({e}): {self.jail_log()[-300:]}") from None
 
@@ -157,7 +158,7 @@ class ProxyJail:
     def close(self) -> None:
         """End the jail (all its proxies) and remove its files."""
         proc, self._proc = self._proc, None
-        if proc is not None:
+        if proc is not None and proc.stdin is not None:
             try:
                 proc.stdin.close()  # end of input: the jail kills everything in it
             except OSError:

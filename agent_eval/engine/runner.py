@@ -21,10 +21,12 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 
 from agent_eval import __version__
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import Agent
+from agent_eval.analysis.terminal_fit import FittingProgress
 from agent_eval.benchmarks import Benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import ItemDir
@@ -57,18 +59,30 @@ class RunOutcome:
 
 
 def new_progress(console: Console) -> Progress:
-    columns = [
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
-        TextColumn("[yellow]{task.fields[provider]}"),  # the gateway's limiter: limit, queue, pauses
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    ]
+    """One line per run. In a narrow terminal the bar goes first, then the words beside the numbers, then
+    the provider's note; the counts, figures and times stay whole, and only in the end the run name wraps."""
+    whole = Column(no_wrap=True)
+    name = TextColumn("[bold]{task.description}", table_column=whole)
+    wrapping_name = TextColumn("[bold]{task.description}", table_column=Column(overflow="fold"))
+    count = MofNCompleteColumn(table_column=whole)
+    acc, errors, cost = "{task.fields[acc]}", "{task.fields[errors]}", "{task.fields[cost]}"
+    figures = TextColumn(f"acc {acc}  errors {errors}  cost {cost}", table_column=whole)
+    few_words = TextColumn(f"acc {acc} err {errors} {cost}", table_column=whole)
+    # the gateway's limiter: limit, queue, pauses
+    provider = TextColumn("[yellow]{task.fields[provider]}", table_column=whole)
+    times = [TimeElapsedColumn(table_column=whole), TimeRemainingColumn(table_column=whole)]
     # 4 redraws a second, not rich's 10: items take seconds, and each redraw costs about 2.7 ms of CPU
     # on a terminal (27 ms per second of the run at 10 Hz, 3% of a bare CLI's CPU per item at --jobs 1).
-    return Progress(*columns, console=console, refresh_per_second=4)
+    return FittingProgress(
+        [name, BarColumn(), count, figures, provider, *times],
+        [name, BarColumn(bar_width=10), count, figures, provider, *times],
+        [name, count, figures, provider, *times],
+        [name, count, few_words, provider, *times],
+        [name, count, few_words, *times],
+        [wrapping_name, count, few_words, *times],
+        console=console,
+        refresh_per_second=4,
+    )
 
 
 def _sigterm_stops_the_run(execute):
@@ -96,6 +110,20 @@ def _sigterm_stops_the_run(execute):
             signal.signal(signal.SIGTERM, previous)
 
     return wrapper
+
+
+def refuse_a_cap_it_cannot_keep(config: RunConfig, priced: bool) -> None:
+    """A dollar cap on a model no price map prices would never be reached (every answer costs "unknown"):
+    refused before the first item, with what would make it keepable (also by `slurm submit`, before the jobs)."""
+    dollar_caps = (("--max-cost-usd", config.max_cost_usd), ("--max-item-cost-usd", config.max_item_cost_usd))
+    caps = [f"{flag} {value:g}" for flag, value in dollar_caps if value is not None]
+    if caps and not priced:
+        raise ConfigError(
+            f"{' and '.join(caps)} cannot be kept: no price for model {config.model!r} in "
+            f"{where_prices_come_from()}, so its cost is unknown and never reaches the cap. Add the model's "
+            f"prices to the YAML file named by $AGENT_EVAL_PRICING, or drop the dollar cap and bound each item "
+            f"by tokens with --max-item-tokens"
+        )
 
 
 class Runner:
@@ -147,6 +175,8 @@ class Runner:
                 f"no price for model {config.model!r} in {where_prices_come_from()}: add it there, or pass "
                 f"--unpriced to record its cost as unknown"
             )
+        self.priced = self.agent.priced(config.model)
+        refuse_a_cap_it_cannot_keep(config, self.priced)
         self.pricing = pricing_provenance()
         self.template = load_template(config.tools, benchmark.prompts_dir())
         config.benchmark = benchmark.name
@@ -174,6 +204,7 @@ class Runner:
         self.spend = RunSpend()  # what the run spent, and its caps (set when it runs)
         self.redactor = Redactor(secret_values(self.auth))
         self._cost_lock = threading.Lock()
+        self._unknown_before = False  # an earlier session recorded an item whose cost is unknown
 
     # -- manifest ---------------------------------------------------------------------------------
     def manifest(self, finished: bool) -> RunManifest:
@@ -283,8 +314,8 @@ class Runner:
             )
         if outcome.not_run_cost_cap or stopped:
             self.console.print(
-                f"[yellow]{self.run_name}: ${self.spend.total_usd:.2f} spent; {stopped} item(s) stopped by a spend "
-                f"cap (budget_exceeded), {outcome.not_run_cost_cap} not started. Run again with a higher cap to "
+                f"[yellow]{self.run_name}: {self._money(0).split(' → ')[0]} spent; {stopped} item(s) stopped by a "
+                f"spend cap (budget_exceeded), {outcome.not_run_cost_cap} not started. Run again with a higher cap to "
                 f"finish them (graded items are not run again).[/]"
             )
         return outcome
@@ -316,14 +347,20 @@ class Runner:
 
     def _spent(self) -> float:
         """What earlier sessions of this run spent: every attempt it recorded, those a resume ran again
-        included (unknown costs count as 0 here and are reported apart)."""
-        return sum(r.cost_usd or 0.0 for task in self.store.task_dirs() for r in read_records(task / "items.jsonl")[0])
+        included (unknown costs count as 0 in this sum; `_unknown_before` says there were some)."""
+        records = [r for task in self.store.task_dirs() for r in read_records(task / "items.jsonl")[0]]
+        self._unknown_before = any(r.cost_usd is None and r.status not in STOPPED_STATUSES for r in records)
+        return sum(r.cost_usd or 0.0 for r in records)
 
     def _money(self, items_left: int) -> str:
         """For the progress line: spent so far (earlier sessions included) and the run's projected total
-        at the current rate (the mean cost of the items finished in this session)."""
+        at the current rate (the mean cost of the items finished in this session). A cost that is partly
+        unknown (an unpriced model, or answers no price map priced) says so, never $0.00."""
+        spent = self.spend.total_usd
+        if not self.priced or self.spend.unpriced_answers or self._unknown_before:
+            return f"${spent:.2f} + unknown" if spent else "unknown"
         projected = self.spend.projected_usd(items_left)
-        return f"${self.spend.total_usd:.2f}" + (f" → ~${projected:.2f}" if projected is not None else "")
+        return f"${spent:.2f}" + (f" → ~${projected:.2f}" if projected is not None else "")
 
     @_sigterm_stops_the_run
     def _execute(self, todo: list[tuple], outcome: RunOutcome) -> None:

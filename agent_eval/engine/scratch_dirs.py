@@ -41,7 +41,7 @@ def remove_stale(temp_dir: str | Path | None = None) -> list[Path]:
     """Remove the folders whose owning process is gone; returns them. Folders of a live process, of
     another host or user, or of an older version (no owner in the name) are left alone."""
     root = Path(temp_dir or tempfile.gettempdir())
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(root))
     except OSError:

@@ -67,6 +67,7 @@ def resolve_data_dir(data: Path | None, console) -> Path:
     from agent_eval.benchmarks.registry import default_kind
 
     path = default_kind().bundled_samples()
+    assert path is not None, "the default kind makes its own samples"
     console.print(
         f"[yellow]No --data and no ./data: using the bundled sample tasks in {path} "
         f"(procedurally generated, not the ActiveVision dataset).[/]"

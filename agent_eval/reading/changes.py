@@ -10,6 +10,7 @@ repeat that shows the change (B's first right one, A's first wrong one, and the 
 from __future__ import annotations
 
 import shlex
+from typing import Any
 
 from agent_eval.datamodel.records import ItemRecord
 
@@ -41,7 +42,7 @@ def changed_items(runs, letters: list[str], scores: list[dict[str, float]], shar
         by_run.append(records)
     out = []
     for j in range(1, len(runs)):
-        entry = {"pair": [letters[0], letters[j]], "only_A": [], f"only_{letters[j]}": []}
+        entry: dict[str, Any] = {"pair": [letters[0], letters[j]], "only_A": [], f"only_{letters[j]}": []}
         for item in shared:
             a, b = scores[0][item], scores[j][item]
             if a == b:

@@ -4,6 +4,7 @@ render."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from agent_eval.analysis.comparison_result import Comparison, Group
 from agent_eval.analysis.efficiency import EFFICIENCY, per_correct, task_efficiency
@@ -117,13 +118,13 @@ def received_size_warnings(runs: list[LoadedRun], letters: list[str], shared: li
     sizes = [{r.id: item_image_received(r) for r in run.records if r.repeat == 0} for run in runs]
     notes = []
     for (a, sa), (b, sb) in zip(zip(letters, sizes), list(zip(letters, sizes))[1:]):
-        differ = [i for i in shared if sa.get(i) and sb.get(i) and sa[i] != sb[i]]
+        differ = [(i, x, y) for i in shared if (x := sa.get(i)) and (y := sb.get(i)) and x != y]
         if differ:
-            first = differ[0]
+            first, size_a, size_b = differ[0]
             notes.append(
                 f"WARNING: the model received the item's image at different sizes in {a} and {b} on "
-                f"{len(differ)} item(s), e.g. {first}: {a} {sa[first][0]}×{sa[first][1]}, "
-                f"{b} {sb[first][0]}×{sb[first][1]} (a CLI reduced it): the arms did not see the same pixels"
+                f"{len(differ)} item(s), e.g. {first}: {a} {size_a[0]}×{size_a[1]}, "
+                f"{b} {size_b[0]}×{size_b[1]} (a CLI reduced it): the arms did not see the same pixels"
             )
     return notes
 
@@ -181,9 +182,10 @@ def build(runs: list[LoadedRun], force: bool = False, n_resamples: int = N_RESAM
     rows = []
     for scope, name, ids in groups:
         columns = [[s[i] for i in ids] for s, _ in scored]
-        vs_first = [None] + [paired(columns[0], c, n_resamples, seed).to_json() for c in columns[1:]]
+        against_first = [paired(columns[0], c, n_resamples, seed).to_json() for c in columns[1:]]
+        vs_first: list[dict[str, Any] | None] = [None, *against_first]
         if repeated:  # the permutation test weighs how far each item's share of right repeats moved
-            for stat, column in zip(vs_first[1:], columns[1:]):
+            for stat, column in zip(against_first, columns[1:]):
                 stat["permutation"] = sign_flip_test(columns[0], column, n_resamples, seed)
         rows.append(
             {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from inspect_ai.event import ErrorEvent, ModelEvent, ScoreEvent, ToolEvent
+from inspect_ai.event import ErrorEvent, Event, ModelEvent, ScoreEvent, ToolEvent
 from inspect_ai.log import EvalError
 from inspect_ai.model import GenerateConfig, ModelOutput
 from inspect_ai.scorer import Score
@@ -34,7 +34,8 @@ def sample_events(
             return {}
         return {"timestamp": started + timedelta(seconds=t or 0), "working_start": t or 0.0}
 
-    events, calls = [], {}
+    events: list[Event] = []
+    calls = {}
     for index, message in enumerate(messages):
         if message.role == "assistant":
             calls.update({call.id: call for call in message.tool_calls or []})

@@ -15,6 +15,7 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageTool,
     ChatMessageUser,
+    Content,
     ContentImage,
     ContentReasoning,
     ContentText,
@@ -68,7 +69,7 @@ def transcript_messages(transcript: Transcript, base: Path, model: str) -> tuple
     for number, step in enumerate(transcript.steps):
         if step.kind == "tool_result":
             close_turn()
-            content = [ContentText(text=step.text)] if step.text else []
+            content: list[Content] = [ContentText(text=step.text)] if step.text else []
             content += [image_content(base, rel) for rel in step.images]
             error = ToolCallError("unknown", step.text or "tool error") if step.is_error else None
             messages.append(

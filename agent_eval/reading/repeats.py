@@ -66,7 +66,8 @@ def noise_check(
     for letter, summary, score in zip(letters[1:], summaries[1:], scores[1:]):
         flips = [None if s is None else s["flip_rate"] for s in (summaries[0], summary)]
         between = cross_disagreement(first, {i: score[i] for i in shared})
-        exceeds = None if None in flips else between > max(flips)
+        known = [f for f in flips if f is not None]
+        exceeds = between > max(known) if len(known) == len(flips) else None
         out.append({"pair": [letters[0], letter], "between": between, "flip_rate": flips, "exceeds": exceeds})
     return out
 

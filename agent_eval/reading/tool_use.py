@@ -89,7 +89,9 @@ def _rate(records: list[ItemRecord]) -> float | None:
 def tool_use(run, ids: set[str]) -> dict:
     mode = run.config.tools
     records = [r for r in run.records if r.id in ids]
-    with_tools, without, blind, unknown = [], [], [], 0
+    with_tools: list[ItemRecord] = []
+    without: list[ItemRecord] = []
+    blind, unknown = [], 0
     kinds: dict[str, Counter] = {kind: Counter() for kind in tool_kinds()}
     names: Counter = Counter()
     for record in records:

@@ -124,7 +124,7 @@ API::
 
     with ScriptedServer(scenario, log_path=None) as srv:   # 127.0.0.1, free port, thread
         srv.url                       # http://127.0.0.1:PORT
-        srv.requests                  # [RecordedRequest]; .main_requests() .side_requests() .compaction_requests()
+        srv.requests                  # [RecordedRequest]; .main_requests() .compaction_requests() .judge_requests()
         offered_tool_names(req); has_image(req); prompt_text(req); conversation(req)
 
 Command line: ``python -m agent_eval.scripted --scenario FILE [--port N] [--log FILE]``

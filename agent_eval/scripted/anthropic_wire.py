@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from agent_eval.scripted.conversation import (
     Conversation,
@@ -123,7 +123,7 @@ def _split(usage: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]
     if usage is None:
         return dict(USAGE_START), dict(USAGE_DELTA)
     start = {k: v for k, v in usage.items() if k != "output_tokens_details"} | {"output_tokens": 1}
-    delta = {k: usage[k] for k in ("output_tokens", "output_tokens_details") if k in usage}
+    delta: dict[str, Any] = {k: usage[k] for k in ("output_tokens", "output_tokens_details") if k in usage}
     return start, delta
 
 
@@ -212,10 +212,10 @@ def events(model: str, text: str, calls: list[ResolvedCall], usage: dict[str, An
 
 
 def message_body(
-    model: str, text: str, calls: list[ResolvedCall] = (), usage: dict[str, Any] | None = None
+    model: str, text: str, calls: Sequence[ResolvedCall] = (), usage: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """A complete non-streaming message (the answer to a request without ``stream: true``)."""
-    content = [{"type": "text", "text": text}] if text or not calls else []
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text or not calls else []
     content += [
         {"type": "tool_use", "id": f"toolu_scripted_{uuid.uuid4().hex[:16]}", "name": call.name, "input": call.input}
         for call in calls

@@ -10,7 +10,7 @@ itself never sees the game.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from agent_eval.scripted.scenario import ScenarioError
 
@@ -40,7 +40,7 @@ def play_turns(actions: Iterable, after: Iterable[dict] = (), final: str = DONE)
 
 
 def play_scenario(actions: Iterable, after: Iterable[dict] = (), final: str = DONE, match: str | None = None) -> dict:
-    rule = {"turns": play_turns(actions, after, final)}
+    rule: dict[str, Any] = {"turns": play_turns(actions, after, final)}
     if match is not None:
         rule["match"] = match
     return {"rules": [rule]}

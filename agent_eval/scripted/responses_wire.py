@@ -175,7 +175,7 @@ def events(
     model: str,
     text: str,
     calls: list[ResolvedCall],
-    custom: set[str] = frozenset(),
+    custom: frozenset[str] | set[str] = frozenset(),
     usage: dict[str, Any] | None = None,
 ) -> Iterator[bytes]:
     """SSE events of one response: an optional message item, then function_call items.

@@ -48,6 +48,7 @@ COMPACTION_OFF = {"DISABLE_AUTO_COMPACT": "1"}
 def _mcp_entry(server: McpServer) -> dict:
     if server.url:
         return {"type": "http", "url": server.url}
+    assert server.command, "an MCP server has a url or a command"
     return {"type": "stdio", "command": server.command[0], "args": list(server.command[1:])}
 
 
@@ -114,7 +115,7 @@ class ClaudeCode(Agent):
             "--tools",
             ",".join(builtins),
         ]
-        if ctx.session and ctx.session.kind == "resume":
+        if ctx.session and ctx.session.kind == "resume" and ctx.session.session_id:  # a resume has one
             argv += ["--resume", ctx.session.session_id]  # the prompt goes in as the session's next message
         elif ctx.session and ctx.session.session_id:
             argv += ["--session-id", ctx.session.session_id]

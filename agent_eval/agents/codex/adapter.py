@@ -49,7 +49,7 @@ COMMON_SWITCHES = [
     "tools.experimental_request_user_input.enabled=false",
 ]
 # Catalog fields that add tools beyond the mode's (see the module docstring).
-CATALOG_OVERRIDES = {
+CATALOG_OVERRIDES: dict[str, object] = {
     "apply_patch_tool_type": None,
     "supports_search_tool": False,
     "tool_mode": None,
@@ -197,7 +197,7 @@ class Codex(Agent):
                 # One request per connection: kept-alive connections through the sandbox's proxy made
                 # Codex's HTTP MCP client fail now and then (docs/kinds/activeobs.md).
                 lines += [f"url = {_toml(server.url)}", 'http_headers = { Connection = "close" }']
-            else:
+            elif server.command:
                 lines += [f"command = {_toml(server.command[0])}", f"args = {_toml(list(server.command[1:]))}"]
             lines += [
                 "required = true",  # the first request must carry its tools
@@ -234,7 +234,7 @@ class Codex(Agent):
             argv += ["-c", switch]
         for image in ctx.inline_images:
             argv.append(f"--image={image}")  # `-i X -` would take `-` as a second image
-        if ctx.session and ctx.session.kind == "resume":
+        if ctx.session and ctx.session.kind == "resume" and ctx.session.session_id:  # a resume has one
             # `exec resume` takes exec's own flags before it; the prompt (stdin) is the thread's next message.
             argv += ["resume", ctx.session.session_id]
         argv.append("-")

@@ -180,7 +180,9 @@ def merge_rollout(transcript: Transcript, path: Path, item_dir: Path) -> None:
 def merge_entries(transcript: Transcript, entries: list[dict], item_dir: Path) -> None:
     """`merge_rollout` on some of a rollout's entries (one session's turn)."""
     seen = SeenImages(item_dir)
-    calls, outputs, responses = [], {}, 0
+    calls: list[dict] = []
+    outputs: dict = {}
+    responses = 0
     compacted: list[tuple[int, int | None]] = []  # (tool calls before it, the context's tokens before it)
     totals: list[int | None] = []  # each response's total tokens
     for entry in entries:

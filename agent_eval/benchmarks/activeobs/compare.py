@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, PlotPoints
+from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure, PlotPoints
 from agent_eval.analysis.efficiency import EFFICIENCY
 from agent_eval.analysis.group_tests import holm_sentence
 from agent_eval.analysis.stats import ALPHA, min_possible_p, paired
@@ -28,7 +29,7 @@ TESTED = (("answer", "answer"), ("combined", "combined (answer and evidence)"))
 
 def metric_scores(records) -> dict[str, dict[str, float]]:
     """metric -> item id -> score (mean over repeats); harness failures count as wrong."""
-    by = {m: defaultdict(list) for m in METRICS}
+    by: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in METRICS}
     for r in records:
         metrics = ActiveObsMetrics.of(r)
         answer = metrics.answer_right(r)
@@ -114,6 +115,12 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
     return out + ([sentence] if sentence else [])
 
 
+def _active(data: Comparison) -> dict[str, Any]:
+    """The tables build_active() made, which this kind's compare() returned as data.kind (an ActiveComparison)."""
+    assert isinstance(data.kind, ActiveComparison)
+    return data.kind.active
+
+
 def metric_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
     body = [
@@ -125,7 +132,7 @@ def metric_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
             *(pct(row[m][k]) for m in METRICS),
             "—" if row["hallucination"][k] is None else pct(row["hallucination"][k]),
         ]
-        for row in data.kind.active["rows"]
+        for row in _active(data)["rows"]
         for k, run in enumerate(data.runs)
     ]
     return header, body
@@ -139,7 +146,7 @@ def _seen_cell(key: str, value) -> str:
 
 def seen_cells(data: Comparison) -> tuple[list[str], list[list[str]]] | None:
     """What the evidence rests on, per group and run; None for runs made before it was measured."""
-    rows = data.kind.active["rows"]
+    rows = _active(data)["rows"]
     if not any(v is not None for row in rows for key, _ in SEEN for v in row.get(key, [])):
         return None
     header = ["scope", "group", "n", "run", *(label for _, label in SEEN)]
@@ -156,7 +163,7 @@ def paired_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     for metric, _ in TESTED:
         header += [f"{metric} −A pts [95% CI]", f"p {metric} (disc.)", f"p Holm {metric}"]
     body = []
-    for row in data.kind.active["rows"]:
+    for row in _active(data)["rows"]:
         for k, run in enumerate(data.runs[1:], start=1):
             cells = [row["scope"], row["group"], str(row["n"]), f"{run['letter']}:A"]
             for metric, _ in TESTED:
@@ -252,7 +259,7 @@ def csv_rows(data: Comparison):
         "in_graph_rate",
         "graph_size_mean",
     ]
-    for row in data.kind.active["rows"]:
+    for row in _active(data)["rows"]:
         for k, run in enumerate(data.runs):
             cells = [
                 row["scope"],
@@ -284,6 +291,20 @@ class ActiveComparison(KindComparison):
 
     def to_json(self) -> dict:
         return {"active": self.active}
+
+    def table_measures(self) -> list[Measure]:
+        row = self.active["rows"][0]
+        return [
+            Measure("evidence accuracy", row["evidence"], percent=True),
+            Measure(
+                "combined (answer and evidence)",
+                row["combined"],
+                percent=True,
+                vs_first=row["combined_vs_first"],
+                test="exact McNemar test",
+            ),
+            Measure("hallucination (right answers without evidence)", row["hallucination"], percent=True),
+        ]
 
     def print_table(self, data: Comparison, console: Console) -> bool:
         render_active_table(data, console)

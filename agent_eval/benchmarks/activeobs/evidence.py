@@ -58,7 +58,8 @@ def load_observations(base: Path) -> tuple[list[Observation] | None, str | None]
     path = base / "observations" / "observations.jsonl"
     if not path.is_file():
         return None, None
-    out, bad = [], 0
+    out: list[Observation] = []
+    bad = 0
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             e = json.loads(line)
@@ -118,7 +119,7 @@ class RunTruth:
     def item_and_scene(self, item_id: str):
         """(dataset item, scene) for an item id, or (None, None) without a usable dataset."""
         item = self.items.get(item_id)
-        return (item, self.dataset.scene(item.sequence)) if item else (None, None)
+        return (item, self.dataset.scene(item.sequence)) if item and self.dataset else (None, None)
 
 
 @dataclass
@@ -152,7 +153,7 @@ class Evidence:
         out.append(
             f"evidence {'correct' if self.correct else 'wrong'}: {iou}" + (f"; {self.error}" if self.error else "")
         )
-        if self.target:
+        if self.target and self.frames:  # the dataset gives both
             where = (
                 f"its box in that view is [{', '.join(f'{v:.0f}' for v in self.truth_bbox)}]"
                 if self.truth_bbox
@@ -225,17 +226,22 @@ def evidence_view(
 ) -> tuple[Image.Image | None, str]:
     """The view the evidence names, with the agent's box (orange) and the target's true box (green):
     rendered from the scene, or else the logged observation of that view (agent's box only)."""
-    if not evidence.given:
+    frame, angle, bbox = evidence.frame, evidence.angle, evidence.bbox
+    if not evidence.given or frame is None or angle is None or bbox is None:
         return None, ""
-    if scene is not None and 0 <= evidence.frame < scene.n_frames:
-        image, source = render_view(scene, evidence.frame, evidence.angle), "rendered from the scene"
+    image: Image.Image | None = None
+    if scene is not None and 0 <= frame < scene.n_frames:
+        image, source = render_view(scene, frame, angle), "rendered from the scene"
     else:
         logged = next((o for o in observations or [] if o.n == evidence.observed and o.image), None)
-        try:
-            with Image.open(base / logged.image) as opened:
-                image = opened.convert("RGB")
-            source = f"observation #{logged.n} as logged"
-        except (AttributeError, TypeError, OSError):
+        if logged is not None and base is not None:
+            try:
+                with Image.open(base / logged.image) as opened:
+                    image = opened.convert("RGB")
+                source = f"observation #{logged.n} as logged"
+            except (TypeError, OSError):
+                pass
+        if image is None:
             why = (
                 "frame out of range"
                 if scene is not None
@@ -247,7 +253,7 @@ def evidence_view(
     draw = ImageDraw.Draw(image)
     if evidence.truth_bbox:
         _box(draw, evidence.truth_bbox, image.height, TRUTH_COLOUR, "truth")
-    _box(draw, evidence.bbox, image.height, AGENT_COLOUR, "agent")
+    _box(draw, bbox, image.height, AGENT_COLOUR, "agent")
     truth = (
         "; green: the target's true box"
         if evidence.truth_bbox

@@ -115,12 +115,12 @@ def graph_figures(base: Path, scene=None) -> list[tuple[Image.Image, str]]:
     if graph is None:
         return []
     images = _observation_images(base)
-    cited: dict[int, list[dict]] = {}
+    cited: dict[int | None, list[dict]] = {}
     for entity in graph.entities:
         cited.setdefault(entity.get("observation"), []).append(entity)
     figures = []
     for number, entities in sorted(cited.items(), key=lambda pair: str(pair[0])):
-        image = _open(images.get(number)) or _render(scene, entities[0])
+        image = _open(images.get(number) if number is not None else None) or _render(scene, entities[0])
         if image is None:
             continue
         draw = ImageDraw.Draw(image)
@@ -143,6 +143,8 @@ def graph_figures(base: Path, scene=None) -> list[tuple[Image.Image, str]]:
 
 
 def _open(path: Path | None) -> Image.Image | None:
+    if path is None:
+        return None
     try:
         with Image.open(path) as opened:
             return opened.convert("RGB")

@@ -221,11 +221,13 @@ class ObservationServer:
 
     @property
     def url(self) -> str:
+        assert self._mount is not None, "not started"
         return self._mount.url  # once started: the host says where it listens
 
     @property
     def endpoint(self) -> str:
         """What the item's sandbox must allow: this server's path on the host, nothing else."""
+        assert self._mount is not None, "not started"
         return self._mount.endpoint
 
     def start(self) -> "ObservationServer":

@@ -38,7 +38,7 @@ WALK_PERIOD = 10  # frames per stride
 WAVE_PERIOD = 8  # frames per wave
 
 # A part: ("poly", [(x, y), ...], colour) or ("ellipse", (x1, y1, x2, y2), colour), in panorama pixels.
-Part = tuple[str, object, tuple[int, int, int]]
+Part = tuple[str, list[tuple[float, float]] | tuple[float, float, float, float], tuple[int, int, int]]
 
 
 def _limb(p: tuple[float, float], q: tuple[float, float], width: float) -> list[tuple[float, float]]:
@@ -106,8 +106,8 @@ def figure_parts(scene: Scene, person: Person, frame: int) -> list[Part]:
 def _parts_box(parts: list[Part]) -> Box:
     xs: list[float] = []
     ys: list[float] = []
-    for kind, shape, _ in parts:
-        points = shape if kind == "poly" else [(shape[0], shape[1]), (shape[2], shape[3])]
+    for _, shape, _ in parts:
+        points = shape if isinstance(shape, list) else [(shape[0], shape[1]), (shape[2], shape[3])]
         xs += [p[0] for p in points]
         ys += [p[1] for p in points]
     return (min(xs), min(ys), max(xs), max(ys))
@@ -119,8 +119,8 @@ def person_box(scene: Scene, person: Person, frame: int) -> Box:
 
 
 def _draw(draw: ImageDraw.ImageDraw, parts: list[Part], dx: float) -> None:
-    for kind, shape, colour in parts:
-        if kind == "poly":
+    for _, shape, colour in parts:
+        if isinstance(shape, list):  # a "poly"
             draw.polygon([(x + dx, y) for x, y in shape], fill=colour)
         else:
             x1, y1, x2, y2 = shape

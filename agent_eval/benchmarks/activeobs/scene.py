@@ -193,13 +193,14 @@ def _parse(data: dict) -> Scene:
     for raw in data.get("landmarks", []):
         if raw["kind"] not in LANDMARK_KINDS:
             raise SceneError(f"landmark kind {raw['kind']!r} is not one of {', '.join(LANDMARK_KINDS)}")
+        red, green, blue = (int(c) for c in raw["colour"])
         landmarks.append(
             Landmark(
                 str(raw["kind"]),
                 float(raw["angle"]),
                 float(raw["width_deg"]),
                 int(raw["height"]),
-                tuple(int(c) for c in raw["colour"]),
+                (red, green, blue),
             )
         )
     return Scene(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent_eval.benchmarks.activeobs.geometry import PANO_HEIGHT, PANO_WIDTH
 
@@ -70,7 +71,7 @@ class ActiveItem:
     def truth_text(self) -> str:
         """The answer as one line, for records and reports."""
         if self.answer_mode == "choice" and self.choices:
-            return f"{self.answer} ({self.choices[int(self.answer) - 1]})"
+            return f"{self.answer} ({self.choices[int(str(self.answer)) - 1]})"
         return str(self.answer)
 
     def public(self) -> dict:
@@ -203,7 +204,7 @@ def item_from_row(row: dict) -> ActiveItem:
 
 
 def item_to_row(item: ActiveItem) -> dict:
-    row = {"id": item.id, "sequence": item.sequence, "family": item.family, "question": item.question}
+    row: dict[str, Any] = {"id": item.id, "sequence": item.sequence, "family": item.family, "question": item.question}
     if item.choices:
         row["choices"] = list(item.choices)
     row |= {

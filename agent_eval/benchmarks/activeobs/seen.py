@@ -28,11 +28,12 @@ def placed_evidence(evidence, width: int, height: int) -> tuple[int, float, tupl
     if not isinstance(evidence, dict):
         return None
     frame, angle, bbox = _number(evidence.get("frame")), _number(evidence.get("angle")), evidence.get("bbox")
-    coords = [_number(v) for v in bbox] if isinstance(bbox, (list, tuple)) and len(bbox) == 4 else None
-    if frame is None or angle is None or coords is None or None in coords or frame != round(frame):
+    numbers = [_number(v) for v in bbox] if isinstance(bbox, (list, tuple)) and len(bbox) == 4 else []
+    coords = [min(1000.0, max(0.0, v)) for v in numbers if v is not None]
+    if frame is None or angle is None or len(coords) != 4 or frame != round(frame):
         return None
-    coords = [min(1000.0, max(0.0, v)) for v in coords]
-    return int(frame), angle, view_box_to_pano(tuple(coords), angle, width, height, height)
+    x1, y1, x2, y2 = coords
+    return int(frame), angle, view_box_to_pano((x1, y1, x2, y2), angle, width, height, height)
 
 
 def seen_views(item_root: Path) -> tuple[list[dict], bool] | None:

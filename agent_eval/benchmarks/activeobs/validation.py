@@ -132,6 +132,8 @@ def _chain(scene: Scene, item: ActiveItem) -> Derived | str:
         return "anchor"
     answer, target = found
     anchor = _one(scene, {"hat": meta["anchor_hat"]})
+    if anchor is None:
+        return "anchor"
     right = min(
         (p for p in scene.people if p is not anchor),
         key=lambda p: wrap_angle(p.angle_at(frame) - anchor.angle_at(frame)),
@@ -297,7 +299,7 @@ def repeat_keys(item: ActiveItem, derived: Derived) -> list[tuple]:
     """What makes two candidates the same question: the same text in the same sequence, or, for a
     question about one moment, the same family asking about the same person in the same action
     segment (same answer, overlapping evidence: the errors would be one error counted twice)."""
-    keys = [("text", item.sequence, " ".join(item.question.split()).lower())]
+    keys: list[tuple] = [("text", item.sequence, " ".join(item.question.split()).lower())]
     if derived.point is not None:
         segment = derived.target.segment_at(derived.point)
         keys.append(("fact", item.sequence, item.family, derived.target.id, segment.start))

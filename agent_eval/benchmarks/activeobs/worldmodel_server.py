@@ -109,10 +109,12 @@ class WorldModelServer:
 
     @property
     def url(self) -> str:
+        assert self._mount is not None, "not started"
         return self._mount.url
 
     @property
     def endpoint(self) -> str:
+        assert self._mount is not None, "not started"
         return self._mount.endpoint
 
     def __enter__(self):

@@ -46,7 +46,7 @@ class ActiveVision(Benchmark):
 
     @contextlib.contextmanager
     def setup(self, item: ActiveVisionItem, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
-        conversions = []
+        conversions: list[str] = []
         if tools == "none":
             # Attached to the first message; kept in the private home, which no tool can reach in this mode.
             inline = place_image(item.image, home / "attachment", conversions)

@@ -216,9 +216,12 @@ class ArcGames(Benchmark):
         started over when the record does not replay identically (the old game moved aside, and said so)."""
         from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess
 
+        dataset = self.dataset
+        assert dataset is not None, "load() first"
+
         def start() -> GameProcess:
             try:
-                return stack.enter_context(GameProcess(self.dataset.root, item.id, item.version, scratch=scratch))
+                return stack.enter_context(GameProcess(dataset.root, item.id, item.version, scratch=scratch))
             except GameError as error:
                 raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
 

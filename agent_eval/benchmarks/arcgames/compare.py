@@ -11,11 +11,12 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown
+from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
@@ -23,7 +24,7 @@ from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 GRADED = ("ok", "no_answer")
 
 
-def per_game(records) -> dict[str, dict[str, float | None]]:
+def per_game(records) -> dict[str, dict[str, Any]]:
     """game -> its won share, score (None: no score), levels and actions per completed level, mean over repeats;
     an item whose game or agent failed counts as not won, no levels, score 0 (when the game has baselines)."""
     by: dict[str, list[GameMetrics]] = defaultdict(list)
@@ -38,7 +39,7 @@ def per_game(records) -> dict[str, dict[str, float | None]]:
         runs, lost = by.get(game, []), failed.get(game, 0)
         n = len(runs) + lost
         has_score = any(m.score is not None for m in runs)  # a game without baselines has none
-        per_level = [m.actions_per_level() for m in runs if m.actions_per_level() is not None]
+        per_level = [a for a in (m.actions_per_level() for m in runs) if a is not None]
         out[game] = {
             "won": sum(m.won for m in runs) / n,
             "score": sum(m.score or 0.0 for m in runs) / n if has_score else None,
@@ -57,7 +58,7 @@ def build_games(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
     tables = [per_game(run.records) for run in runs]
     ids = [i for i in shared if all(i in t for t in tables)]
     scored = [i for i in ids if all(t[i]["score"] is not None for t in tables)]
-    row = {
+    row: dict[str, Any] = {
         "n": len(ids),
         "scored": len(scored),
         "wins": [sum(t[i]["won"] for i in ids) for t in tables],
@@ -71,25 +72,40 @@ def build_games(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
         },
     }
     first = tables[0]
-    row["wins_vs_first"] = [None] + [
-        paired([first[i]["won"] for i in ids], [t[i]["won"] for i in ids], n_resamples, seed).to_json()
-        for t in tables[1:]
+    row["wins_vs_first"] = [
+        None,
+        *(
+            paired([first[i]["won"] for i in ids], [t[i]["won"] for i in ids], n_resamples, seed).to_json()
+            for t in tables[1:]
+        ),
     ]
     for metric, chosen in (("score", scored), ("levels", ids)):
-        row[f"{metric}_vs_first"] = [None] + [
-            {
-                "diff": (_mean([t[i][metric] for i in chosen]) or 0) - (_mean([first[i][metric] for i in chosen]) or 0)
-                if chosen
-                else None,
-                **sign_flip_test([first[i][metric] for i in chosen], [t[i][metric] for i in chosen], n_resamples, seed),
-            }
-            for t in tables[1:]
+        row[f"{metric}_vs_first"] = [
+            None,
+            *[
+                {
+                    "diff": (_mean([t[i][metric] for i in chosen]) or 0)
+                    - (_mean([first[i][metric] for i in chosen]) or 0)
+                    if chosen
+                    else None,
+                    **sign_flip_test(
+                        [first[i][metric] for i in chosen], [t[i][metric] for i in chosen], n_resamples, seed
+                    ),
+                }
+                for t in tables[1:]
+            ],
         ]
     games = [
         {"game": i, **{k: [t[i][k] for t in tables] for k in ("won", "score", "levels", "actions_per_level")}}
         for i in ids
     ]
     return {"overall": row, "games": games}
+
+
+def _games(data: Comparison) -> dict[str, Any]:
+    """The tables build_games() made, which this kind's compare() returned as data.kind (a GamesComparison)."""
+    assert isinstance(data.kind, GamesComparison)
+    return data.kind.games
 
 
 def _num(value, digits: int = 1) -> str:
@@ -116,8 +132,8 @@ def game_verdicts(letters: list[str], games: dict) -> list[str]:
     return out
 
 
-def overall_cells(data: dict) -> tuple[list[str], list[list[str]]]:
-    row = data.kind.games["overall"]
+def overall_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
+    row = _games(data)["overall"]
     header = ["run", "games", "wins", "mean score", "levels", "actions/level", "p wins", "p score", "p levels"]
     header += ["sessions", "hand-offs", "compactions"]
     body = []
@@ -146,7 +162,7 @@ def overall_cells(data: dict) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def game_cells(data: dict) -> tuple[list[str], list[list[str]]]:
+def game_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     header = ["game", "run", "won", "score", "levels", "actions/level"]
     body = [
         [
@@ -157,13 +173,13 @@ def game_cells(data: dict) -> tuple[list[str], list[list[str]]]:
             _num(g["levels"][k], 1),
             _num(g["actions_per_level"][k]),
         ]
-        for g in data.kind.games["games"]
+        for g in _games(data)["games"]
         for k, run in enumerate(data.runs)
     ]
     return header, body
 
 
-def render_games(data: dict, console: Console) -> None:
+def render_games(data: Comparison, console: Console) -> None:
     for title, (header, body) in (
         ("ARC-AGI-3 games on the shared games", overall_cells(data)),
         ("per game", game_cells(data)),
@@ -176,7 +192,7 @@ def render_games(data: dict, console: Console) -> None:
         console.print(table)
 
 
-def markdown_parts(data: dict, md) -> list[str]:
+def markdown_parts(data: Comparison, md) -> list[str]:
     return [
         "ARC-AGI-3 games (wins: exact McNemar; score and levels: paired permutation):",
         md(*overall_cells(data)),
@@ -185,7 +201,7 @@ def markdown_parts(data: dict, md) -> list[str]:
     ]
 
 
-def csv_rows(data: dict):
+def csv_rows(data: Comparison):
     header, body = game_cells(data)
     yield header
     yield from body
@@ -200,6 +216,21 @@ class GamesComparison(KindComparison):
 
     def to_json(self) -> dict:
         return {"games": self.games}
+
+    def table_measures(self) -> list[Measure]:
+        row = self.games["overall"]
+        per_game = f"paired permutation test on the {row['scored']} scored games"
+        return [
+            Measure("mean game score (0-100)", row["score"], vs_first=row["score_vs_first"], test=per_game),
+            Measure(
+                "levels completed (total)",
+                row["levels"],
+                vs_first=row["levels_vs_first"],
+                test="paired permutation test per game",
+                change_name="levels completed per game",
+            ),
+            Measure("actions per completed level", row["actions_per_level"]),
+        ]
 
     def print_table(self, data: Comparison, console: Console) -> bool:
         render_games(data, console)

@@ -224,7 +224,7 @@ def main() -> int:
                 send({"ok": True, "scorecard": scorecard(arcade, game_id, state["win_levels"], info.baseline_actions)})
                 continue
             if op == "replay":
-                steps = []
+                steps: list[dict] = []
                 for name, x, y in req["actions"]:
                     req = {"op": "step", "action": name}  # names the failing step in an error
                     answer, frames = take(name, x, y)

@@ -25,6 +25,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -122,7 +123,7 @@ class GameProcess:
     ):
         self.name = f"{game_id}-{version}"
         self.step_timeout_s = step_timeout_s
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._failed: GameError | None = None
         self._buf = b""
         self.last_step_s = self.host_cpu_s = 0.0
@@ -187,7 +188,7 @@ class GameProcess:
                 start_new_session=True,
             )
         self._sel = selectors.DefaultSelector()
-        self._sel.register(self._proc.stdout, selectors.EVENT_READ)
+        self._sel.register(_pipes(self._proc)[1], selectors.EVENT_READ)
         try:
             ready = self._answer(start_timeout_s, "start-up")
             if ready.get("ready") != self.name:
@@ -275,11 +276,12 @@ class GameProcess:
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        stdin, stdout = _pipes(proc)
         try:
             if proc.poll() is None:
                 try:
-                    proc.stdin.write(b'{"op":"close"}\n')
-                    proc.stdin.close()
+                    stdin.write(b'{"op":"close"}\n')
+                    stdin.close()
                 except OSError:
                     pass
                 try:
@@ -289,10 +291,10 @@ class GameProcess:
         finally:
             self._kill(proc)
             self._sel.close()
-            proc.stdout.close()
-            if proc.stdin and not proc.stdin.closed:
+            stdout.close()
+            if not stdin.closed:
                 try:
-                    proc.stdin.close()
+                    stdin.close()
                 except OSError:
                     pass
 
@@ -314,22 +316,25 @@ class GameProcess:
         if self._proc is None:
             raise GameError(f"{self.name}: the game process is closed")
         try:
-            self._proc.stdin.write((json.dumps(req) + "\n").encode())
-            self._proc.stdin.flush()
+            stdin = _pipes(self._proc)[0]
+            stdin.write((json.dumps(req) + "\n").encode())
+            stdin.flush()
         except OSError:
             pass  # it died: reading says how
         return self._answer(timeout, what)
 
     def _answer(self, timeout: float, what: str) -> dict:
+        proc = self._proc
+        assert proc is not None  # _request checked
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
             if left <= 0 or not self._sel.select(left):
-                self._kill(self._proc)
+                self._kill(proc)
                 raise self._fail(f"{what} did not return within {timeout:g} s (the game process was ended)")
-            chunk = os.read(self._proc.stdout.fileno(), 1 << 20)
+            chunk = os.read(_pipes(proc)[1].fileno(), 1 << 20)
             if not chunk:
-                code = self._proc.wait()
+                code = proc.wait()
                 raise self._fail(f"the game process ended during {what} (exit status {code}){self._stderr_tail()}")
             self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
@@ -421,3 +426,9 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rindex(")") + 2] != "Z"
+
+
+def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
+    """The game process's stdin and stdout (both PIPE, so never None)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    return proc.stdin, proc.stdout

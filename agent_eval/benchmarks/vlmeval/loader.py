@@ -19,8 +19,10 @@ import base64
 import binascii
 import io
 import string
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.progress import track
 
@@ -107,7 +109,7 @@ def read_tsv(path: Path) -> FieldDataset:
     by_index = {str(row["index"]): row for row in rows}
     dataset = FieldDataset(root=path, layout="vlmeval-tsv")
     seen: set[str] = set()
-    numbered = enumerate(rows, start=1)
+    numbered: Iterable[tuple[int, Any]] = enumerate(rows, start=1)
     if path.stat().st_size > BIG_FILE:  # decoding every image to check it takes a while on HR-Bench 8K's files
         numbered = track(numbered, total=len(rows), description=f"checking {path.name}", transient=True)
     for number, row in numbered:

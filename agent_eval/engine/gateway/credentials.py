@@ -65,12 +65,17 @@ def real_credential(agent: str, auth: Auth) -> RealCredential:
     if source == "file" and cli.login_holds_api_key(_read(next(iter(auth.files.values())), quiet=True)):
         source = "env"  # e.g. `codex login --with-api-key` stores a plain API key in auth.json
     upstream = auth.base_url if auth.kind == "custom_endpoint" and auth.base_url else cli.upstreams[source]
+    slots: list[Callable[[], str]]
     if source == "env":
-        slots = [(lambda value=auth.env[name]: value) for name in env_secrets]
+        slots = [_constant(auth.env[name]) for name in env_secrets]
     else:
         login_file = next(iter(auth.files.values()))
         slots = [lambda: cli.login_access_token(_read(login_file), login_file)]
     return RealCredential(agent, auth, upstream.rstrip("/"), slots)
+
+
+def _constant(value: str) -> Callable[[], str]:
+    return lambda: value
 
 
 def secret_values(auth: Auth) -> list[str]:

@@ -37,9 +37,11 @@ def confirm_received(transcript: Transcript, item_root: Path, at_api: dict[str, 
     size the gateway saw in a request (matched by the hash of its base64 text). Returns what disagrees."""
     notes = []
     for image in transcript.images:
+        if image.path is None:
+            continue
         try:
             data = (item_root / image.path).read_bytes()
-        except (OSError, TypeError):
+        except OSError:
             continue
         size = at_api.get(hashlib.sha1(base64.b64encode(data)).hexdigest()[:16])
         image.at_api = list(size) if size else None

@@ -38,7 +38,7 @@ class Redactor:
 
     def tree(self, root: Path) -> list[Path]:
         """Rewrite every file under `root` that holds a secret; returns those files."""
-        changed = []
+        changed: list[Path] = []
         if not self:
             return changed
         for name in _regular_files(str(root)):

@@ -32,10 +32,10 @@ from agent_eval.engine.gateway.credentials import (
     real_credential,
     scratch_dir,
 )
-from agent_eval.engine.gateway.ledger import REFUSED, Ledger
+from agent_eval.engine.gateway.ledger import REFUSED, Ledger, RequestEntry
 from agent_eval.engine.gateway.limiter import LIMITED_STATUSES, RateLimiter, wait_asked
 from agent_eval.engine.gateway.spend import ItemSpend, RunSpend, wire_of
-from agent_eval.engine.gateway.traffic import ERROR_BODY_CHARS
+from agent_eval.engine.gateway.traffic import ERROR_BODY_CHARS, AnswerReader
 from agent_eval.engine.gateway.upstream_health import (
     GATEWAY_RETRIES,
     MAX_HOLD_S,
@@ -289,7 +289,7 @@ class Gateway:
         """One request upstream: the answer given to the CLI, or None when the gateway holds the request
         to send it again (a rate limit within the hold bound, a 5xx within the gateway's own retries)."""
         response: web.StreamResponse | None = None
-        reader = None
+        reader: AnswerReader | None = None
         outcome, code, wait, own = "ok", None, None, False  # for the limiter, once this try is over
         tried_at = time.monotonic()
         # A probe (the provider is down, or this item's last try failed) is read whole before the CLI sees any
@@ -358,6 +358,7 @@ class Gateway:
             if outcome == "ok":  # (a probe's cut is counted already)
                 outcome, code = "failed", None
                 own = self._failed(hold, "cut", tried_at)
+            assert reader is not None  # only a stream being read is cut
             reader.close(_cut_note(cut))
             if request.transport is not None:
                 request.transport.close()  # what was sent is flushed first
@@ -381,6 +382,7 @@ class Gateway:
                     retry=not hold.health.gave_up,
                 )
             else:  # the CLI hung up mid-stream
+                assert reader is not None  # made with the response
                 reader.close(note)
                 if request.transport is not None:
                     request.transport.close()
@@ -484,7 +486,7 @@ class Hold:
     """One CLI request's stay at the gateway: since when, how many tries, and whether it passes the limiter."""
 
     health: ItemUpstream
-    entry: object
+    entry: RequestEntry
     since: float
     limiter: RateLimiter
     limited: bool  # a model request: it passes the limiter

@@ -10,15 +10,20 @@ import binascii
 import gzip
 import io
 import json
+import sys
 import time
 import zlib
 from dataclasses import dataclass
 
 from PIL import Image
 
-try:  # Python 3.14+ reads zstd; before that such a body is forwarded all the same, and noted
-    from compression import zstd as _zstd
-except ImportError:
+# Python 3.14+ reads zstd (when built with it); before that such a body is forwarded all the same, and noted.
+if sys.version_info >= (3, 14):
+    try:
+        from compression import zstd as _zstd
+    except ImportError:
+        _zstd = None
+else:
     _zstd = None
 
 ERROR_BODY_CHARS = 500
@@ -44,7 +49,7 @@ class AnswerReader:
         self.events = "text/event-stream" in (content_type or "")
         self.live = self.events and (encoding or "identity").lower() == "identity"
         self.started = time.monotonic()
-        self.first = None
+        self.first: float | None = None
         self.buffer = b""
         self.body = bytearray()
         entry.status = status

@@ -19,6 +19,7 @@ from agent_eval.benchmarks import load_benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.results import ResultsError
+from agent_eval.engine.runner import refuse_a_cap_it_cannot_keep
 from agent_eval.engine.selection import resolve_data_dir, select
 from agent_eval.engine.slurm.plan import ARRAY_SCRIPT, MERGE_SCRIPT, Cell, SlurmPlan, expected_keys, new_plan
 from agent_eval.engine.slurm.scripts import array_script, merge_script
@@ -77,6 +78,7 @@ def _check_runnable(config: RunConfig, benchmark) -> None:
         raise ConfigError(
             f"no price for model {config.model!r} in {where_prices_come_from()}: add it there, or pass --unpriced"
         )
+    refuse_a_cap_it_cannot_keep(config, agent.priced(config.model))
 
 
 def submit_run(

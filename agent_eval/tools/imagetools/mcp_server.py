@@ -63,6 +63,11 @@ def plain_schema(schema: dict) -> dict:
 def tool_functions(tools: ImageTools | None) -> tuple:
     """The three tools as functions of one item's ImageTools (None: for their signatures only)."""
 
+    def item_tools() -> ImageTools:
+        if tools is None:  # signatures only: never served
+            raise ToolError("no item's image tools here")
+        return tools
+
     def guarded(call):
         try:
             return call()
@@ -76,7 +81,7 @@ def tool_functions(tools: ImageTools | None) -> tuple:
         path: Annotated[str | None, Field(description=d.PATH)] = None,
     ) -> list:
         specs = [v.model_dump(exclude_none=True) for v in views or []]
-        result = guarded(lambda: tools.inspect(specs, size, grid, path))
+        result = guarded(lambda: item_tools().inspect(specs, size, grid, path))
         content: list = []
         for view in result:
             content += [json.dumps(view.meta), Image(data=view.png, format="png")]
@@ -91,10 +96,10 @@ def tool_functions(tools: ImageTools | None) -> tuple:
         columns: Annotated[int | None, Field(description=d.COLUMNS)] = None,
         path: Annotated[str | None, Field(description=d.PATH)] = None,
     ) -> str:
-        return format_pixels(guarded(lambda: tools.read_pixels(x, y, width, height, rows, columns, path)))
+        return format_pixels(guarded(lambda: item_tools().read_pixels(x, y, width, height, rows, columns, path)))
 
     def info(path: Annotated[str | None, Field(description=d.PATH)] = None) -> str:
-        return json.dumps(guarded(lambda: tools.info(path)))
+        return json.dumps(guarded(lambda: item_tools().info(path)))
 
     return (inspect, d.INSPECT), (read_pixels, d.READ_PIXELS), (info, d.INFO)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from PIL import Image
 
@@ -102,7 +104,7 @@ def image_info(img: Image.Image) -> dict:
     def unpack(v: int) -> tuple:
         return tuple((int(v) >> (8 * (flat.shape[1] - 1 - ch))) & 255 for ch in range(flat.shape[1]))
 
-    top = [
+    top: list[dict[str, Any]] = [
         {"colour": hex_colour(unpack(values[i])), "count": int(counts[i]), "fraction": round(int(counts[i]) / total, 4)}
         for i in order
     ]

@@ -44,7 +44,7 @@ def draw_grid(view: Image.Image, region: Region, cols: np.ndarray, rows: np.ndar
     xs = grid_positions(region.x, region.width, spacing, cols)
     ys = grid_positions(region.y, region.height, spacing, rows)
     font = ImageFont.load_default(12)
-    widest = max(font.getbbox(str(c))[2] for c, _ in [(region.y, 0), *ys])
+    widest = int(max(font.getbbox(str(c))[2] for c, _ in [(region.y, 0), *ys]))
     left, top = widest + 6, 16
     canvas = Image.new(view.mode, (left + view.width, top + view.height), MARGIN_BG)
     canvas.paste(view, (left, top))
@@ -57,7 +57,7 @@ def draw_grid(view: Image.Image, region: Region, cols: np.ndarray, rows: np.ndar
     # Labels: the view's own origin first, then each line; skip any that would overlap the previous.
     last_end = -1
     for c, px in [(region.x, 0), *xs]:
-        w = font.getbbox(str(c))[2]
+        w = int(font.getbbox(str(c))[2])
         at = min(left + px + 2, canvas.width - w - 1)
         if at > last_end + 3:
             draw.text((at, 1), str(c), fill=LABEL_FG, font=font)

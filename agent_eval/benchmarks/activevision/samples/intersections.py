@@ -8,6 +8,8 @@ drawn picture has exactly the computed crossings (some of them close enough to n
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.spatial import cKDTree
 
@@ -71,8 +73,8 @@ def _crossings(a, b, same=False):
         pairs = ta.query_pairs(reach, output_type="ndarray")
         pairs = pairs[np.abs(pairs[:, 0] - pairs[:, 1]) > 1]
     else:
-        pairs = ta.sparse_distance_matrix(cKDTree(b[:-1]), reach, output_type="ndarray")
-        pairs = np.stack([pairs["i"], pairs["j"]], axis=1) if len(pairs) else np.zeros((0, 2), int)
+        close = ta.sparse_distance_matrix(cKDTree(b[:-1]), reach, output_type="ndarray")
+        pairs = np.stack([close["i"], close["j"]], axis=1) if len(close) else np.zeros((0, 2), int)
     i, j = pairs[:, 0], pairs[:, 1]
     r, s, q = seg_a[i], seg_b[j], b[j] - a[i]
     den = r[:, 0] * s[:, 1] - r[:, 1] * s[:, 0]
@@ -157,7 +159,10 @@ def generate(rng: np.random.Generator, difficulty: str):
     line_w = level(difficulty, 4, 3, 3)
     for _ in range(40):
         # crosses: (curve i, curve j, position along i, position along j); points: crossing points so far
-        curves, starts, crosses, points = [], [], [], []
+        curves: list[Any] = []
+        starts: list[Any] = []
+        crosses: list[tuple[int, int, float, float]] = []
+        points: list[Any] = []
         for _ in range(60 * n_curves):
             if len(curves) == n_curves:
                 break

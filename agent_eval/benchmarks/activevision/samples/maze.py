@@ -34,7 +34,7 @@ LETTERS = "ABCDEFGHIJ"
 
 def _spanning_tree(rng, rows, cols):
     """Randomised depth-first search; returns adjacency sets of passages."""
-    adj = {(r, c): set() for r in range(rows) for c in range(cols)}
+    adj: dict[tuple[int, int], set[tuple[int, int]]] = {(r, c): set() for r in range(rows) for c in range(cols)}
     seen, stack = {(0, 0)}, [(0, 0)]
     while stack:
         r, c = stack[-1]
@@ -111,7 +111,7 @@ def _wall_off(rng, adj, cells, pair):
         return False  # another opening sits on the pair's path: can't separate it
     for _ in range(4 * len(cells)):
         comp = _component_ids(adj)
-        groups = {}
+        groups: dict[object, list[int]] = {}
         for i, cell in enumerate(cells):
             groups.setdefault(comp[cell], []).append(i)
         bad = [g for g in groups.values() if len(g) > (2 if pair[0] in g else 1)]

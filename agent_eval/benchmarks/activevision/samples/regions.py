@@ -10,6 +10,7 @@ show exactly that topology."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 
@@ -108,7 +109,8 @@ def generate(rng: np.random.Generator, difficulty: str):
     gap = line_w + level(difficulty, 5, 3.5, 3)
     n_chords = int(rng.integers(*level(difficulty, (3, 5), (4, 7), (7, 10))))
     n_spurs = int(rng.integers(*level(difficulty, (1, 3), (2, 5), (4, 7))))
-    segs, border_pts = [], []
+    segs: list[Any] = []
+    border_pts: list[Any] = []
     for _ in range(400):
         if len(segs) == n_chords + n_spurs:
             break
