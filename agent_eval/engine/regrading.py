@@ -18,7 +18,7 @@ from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.process_result import ProcessResult
-from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord, Status
 from agent_eval.datamodel.results import ResultsError, RunStore, read_records
 from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.attempt import grade_item, parse_item
@@ -66,7 +66,7 @@ class Regrader:
         self.timeout_s = manifest.run_options.timeout_s or 0.0
         if reparse and not config.agent:
             raise ResultsError(f"{store.manifest_path}: names no agent, so its event streams cannot be re-parsed")
-        self.agent = get_agent(config.agent) if reparse else None
+        self.agent = get_agent(config.agent) if reparse and config.agent else None
         self.items = {}
         if self.benchmark.needs_dataset_to_regrade or reparse:
             root = data or Path(manifest.dataset.path or "")
@@ -84,6 +84,7 @@ class Regrader:
             return record  # a harness failure holds no answer to grade
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
         graded = self.benchmark.regrade(record.answer_text, record, self.item(record), item_dir)
+        status: Status
         error = record.error
         if graded.ungraded:
             status, error = "ungraded", graded.ungraded
@@ -104,6 +105,7 @@ class Regrader:
         )
 
     def reparse(self, record: ItemRecord) -> ItemRecord:
+        assert self.agent is not None, "a Regrader made to re-parse has its run's agent"
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
         if not item_dir.transcript.is_file():
             return self.regrade(record)
