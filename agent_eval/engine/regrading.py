@@ -107,6 +107,7 @@ class Regrader:
         )
 
     def reparse(self, record: ItemRecord) -> ItemRecord:
+        assert self.agent is not None, "a Regrader made to re-parse has its run's agent"
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
         if not item_dir.transcript.is_file():
             return self.regrade(record)
