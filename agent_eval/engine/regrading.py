@@ -116,7 +116,6 @@ class Regrader:
         for old in (item_dir.root / "seen").glob("*"):
             old.unlink()  # the parsers write every received image again
         prompt_images = old_steps.prompt_images if old_steps else []
-        assert self.agent is not None, "a Regrader made with reparse=True re-parses"
         transcript = parse_item(
             self.agent,
             saved_events(item_dir.transcript),
