@@ -38,7 +38,7 @@ class Measure:
     values: list[float | None]
     percent: bool = False  # a share in [0, 1], shown in %
     digits: int = 1
-    vs_first: list[dict | None] | None = None
+    vs_first: list[dict[str, Any] | None] | None = None
     test: str = ""  # the paired test's name, for the table's notes
     change_name: str = ""  # what the change measures, when not the values' own unit (e.g. per game)
 
@@ -63,7 +63,7 @@ class KindComparison:
         """Markdown in place of the plain accuracy table (None: the plain one)."""
         return None
 
-    def csv_rows(self, data: Comparison) -> list[list] | None:
+    def csv_rows(self, data: Comparison) -> list[list[Any]] | None:
         """compare's accuracy CSV in place of the plain one (None: the plain one)."""
         return None
 

@@ -44,7 +44,7 @@ def _row(table: Table, columns: tuple[str, ...], name: str, summary: dict[str, A
 def accuracy_table(rollup: dict[str, Any], title: str) -> FirstThatFits:
     """Per task, per category and overall; harness errors count as wrong and have their own column. As wide
     as the terminal allows: the least useful columns go first (DROPPED_FIRST), never a name or a count."""
-    layouts = [COLUMNS]
+    layouts: list[tuple[str, ...]] = [COLUMNS]
     for column in DROPPED_FIRST:
         layouts.append(tuple(c for c in layouts[-1] if c != column))
     tables = [_table(rollup, title, columns, names_wrap=False) for columns in layouts]
@@ -70,9 +70,9 @@ def _table(rollup: dict[str, Any], title: str, columns: tuple[str, ...], names_w
     table.add_section()
     _row(table, columns, "overall", rollup["overall"], style="bold")
     if names_wrap:  # the last resort: only the names give way; the others keep their longest word
-        for column in table.columns[1:]:
-            texts = [str(column.header), *(getattr(cell, "renderable", cell) for cell in column.cells)]
-            column.width = max(len(word) for text in texts for word in str(text).split())
+        for kept in table.columns[1:]:
+            texts = [str(kept.header), *(getattr(cell, "renderable", cell) for cell in kept.cells)]
+            kept.width = max(len(word) for text in texts for word in str(text).split())
     not_run = rollup.get("not_run") or {}
     notes: list[str] = []
     if not_run.get("cost_cap"):

@@ -5,10 +5,11 @@ numbers stay whole (names may wrap) while a bar, a column or the words beside th
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
-from rich.progress import Progress, ProgressColumn
+from rich.progress import Progress, ProgressColumn, Task
 from rich.table import Table
 
 UNBOUNDED = 100_000
@@ -51,7 +52,7 @@ class FirstThatFits:
 class FittingProgress(Progress):
     """A rich Progress drawn in the first of its layouts (lists of columns, widest first) that fits."""
 
-    def __init__(self, *layouts: Sequence[ProgressColumn], **kwargs):
+    def __init__(self, *layouts: Sequence[ProgressColumn], **kwargs: Any):
         self.layouts = [list(columns) for columns in layouts]  # before Progress's __init__, which draws
         super().__init__(*layouts[0], **kwargs)
 
@@ -62,7 +63,7 @@ class FittingProgress(Progress):
 class _ProgressRows:
     """The progress rows of one redraw: each column drawn and measured once, whichever layouts hold it."""
 
-    def __init__(self, progress: FittingProgress, tasks: list):
+    def __init__(self, progress: FittingProgress, tasks: list[Task]):
         self.progress = progress
         self.drawn: dict[int, list[RenderableType]] = {}
         for column in (column for columns in progress.layouts for column in columns):

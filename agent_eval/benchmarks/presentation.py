@@ -7,7 +7,7 @@ KindComparison's own (analysis/comparison_result.py), returned by compare()."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -127,7 +127,7 @@ class ReadingHooks:
         return None
 
     def compare(
-        self, runs: list[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+        self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> KindComparison | None:
         """The kind's own metrics and tests on the same groups (the first is overall); the object returned also
         renders them (its table, Markdown, CSV and plot points)."""

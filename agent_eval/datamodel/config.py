@@ -38,7 +38,7 @@ class RunConfig:
     model: str
     tools: str = "python"
     effort: str | None = None
-    sandbox: str = "bwrap"
+    sandbox: str | None = "bwrap"  # None: no agent ran here (`score` grades replies made elsewhere)
     max_turns: int | None = None
     timeout_s: float = 1800.0
     jobs: int = 4

@@ -7,6 +7,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import cast
 
 from agent_eval.agents.base import Agent, ItemContext
 from agent_eval.agents.failures import classify
@@ -18,7 +19,7 @@ from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
-from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord, Status
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.gateway import Gateway, Lease, Redactor, apply_spend, record_item
@@ -78,7 +79,7 @@ def item_record(
         task=item.task,
         category=item.category,
         ground_truth=benchmark.truth_text(item),
-        status=status,
+        status=cast(Status, status),  # checked as the record is built
         error=error,
         prediction=verdict.prediction if verdict is not None else "",
         correct=verdict.correct if verdict is not None and status != "ungraded" else False,
@@ -119,8 +120,9 @@ class Attempt:
         agent, config, benchmark = self.options.agent, self.options.config, self.options.benchmark
         item_dir, text = self.item_dir, self.options.template.text
         with benchmark.setup(self.item, config.tools, item_dir.work, item_dir.home, item_dir.root, text) as setup:
-            if setup.on_context is not None:  # the model's context at each request, as the gateway sees it
-                self.lease.ledger.on_usage = lambda usage: setup.on_context(context_tokens(usage))
+            on_context = setup.on_context
+            if on_context is not None:  # the model's context at each request, as the gateway sees it
+                self.lease.ledger.on_usage = lambda usage: on_context(context_tokens(usage))
             session = start_session(agent, item_dir, setup)
             first, spent_s = session.record.n, 0.0
             while True:

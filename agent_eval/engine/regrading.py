@@ -18,7 +18,7 @@ from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.process_result import ProcessResult
-from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
+from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord, Status
 from agent_eval.datamodel.results import ResultsError, RunStore, read_records
 from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.api_judge import attach_judge
@@ -64,9 +64,11 @@ class Regrader:
         self.benchmark = get_benchmark(config.benchmark or registry.DEFAULT)
         self.model = config.model or ""
         self.timeout_s = manifest.run_options.timeout_s or 0.0
-        if reparse and not config.agent:
-            raise ResultsError(f"{store.manifest_path}: names no agent, so its event streams cannot be re-parsed")
-        self.agent = get_agent(config.agent) if reparse else None
+        self.agent = None
+        if reparse:
+            if not config.agent:
+                raise ResultsError(f"{store.manifest_path}: names no agent, so its event streams cannot be re-parsed")
+            self.agent = get_agent(config.agent)
         self.items = {}
         if self.benchmark.needs_dataset_to_regrade or reparse:
             root = data or Path(manifest.dataset.path or "")
@@ -85,6 +87,7 @@ class Regrader:
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
         graded = self.benchmark.regrade(record.answer_text, record, self.item(record), item_dir)
         error = record.error
+        status: Status
         if graded.ungraded:
             status, error = "ungraded", graded.ungraded
         elif record.status == "ungraded":  # a verdict now (a judge was given): as the run would have said
@@ -104,6 +107,7 @@ class Regrader:
         )
 
     def reparse(self, record: ItemRecord) -> ItemRecord:
+        assert self.agent is not None, "a Regrader made to re-parse has its run's agent"
         item_dir = ItemDir(self.store.sandbox_dir(record.id, record.repeat))
         if not item_dir.transcript.is_file():
             return self.regrade(record)

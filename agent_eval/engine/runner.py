@@ -366,7 +366,7 @@ class Runner:
     def _execute(self, todo: list[tuple], outcome: RunOutcome) -> None:
         stats = {"done": 0, "graded": 0, "correct": 0, "errors": 0}
         own_progress = self.progress is None
-        progress = new_progress(self.console) if own_progress else self.progress
+        progress = new_progress(self.console) if self.progress is None else self.progress
         with progress if own_progress else contextlib.nullcontext():
             bar = progress.add_task(
                 self.run_name, total=len(todo), acc="-", errors=0, cost=self._money(len(todo)), provider=""
@@ -403,6 +403,7 @@ class Runner:
 
     def _show_limiter(self, progress: Progress, bar) -> None:
         """The provider's limits as the gateway meets them: on the progress line, and said once when it pauses."""
+        assert self.gateway is not None, "the limiter is shown while the run's gateway is up"
         limiter = self.gateway.limiter
         while limiter.notices:
             progress.console.print(f"[yellow]{self.run_name}: {limiter.notices.popleft()}[/]")

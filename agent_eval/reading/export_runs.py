@@ -27,9 +27,10 @@ def export_inspect_logs(paths: tuple[Path, ...], out: Path) -> Path:
         for run_dir, target in zip(dirs, targets):
             progress.update(bar, description=f"exporting {run_dir.name}")
             log = export_run(load_run(run_dir), target)
-            errors = sum(s.error is not None for s in log.samples)
+            samples = log.samples or []
+            errors = sum(s.error is not None for s in samples)
             progress.console.print(
-                f"wrote {target} ({len(log.samples)} samples" + (f", {errors} with errors" if errors else "") + ")",
+                f"wrote {target} ({len(samples)} samples" + (f", {errors} with errors" if errors else "") + ")",
                 soft_wrap=True,
                 markup=False,
                 highlight=False,

@@ -10,6 +10,7 @@ import csv
 import io
 import re
 from collections.abc import Callable
+from typing import Any
 
 from agent_eval.analysis.stats import ALPHA
 from agent_eval.reading.comparison import item_scores
@@ -34,7 +35,8 @@ def _p(stat: dict | None) -> str:
 
 
 def _star(stat: dict) -> str:
-    return "*" if (stat.get("p_table_holm") if stat.get("p_table_holm") is not None else 1) < ALPHA else ""
+    adjusted = stat.get("p_table_holm")
+    return "*" if adjusted is not None and adjusted < ALPHA else ""
 
 
 def _change(stat: dict | None, scale: float = 100, digits: int = 1) -> str:
@@ -95,12 +97,19 @@ def panels(table: PaperTable) -> list[Panel]:
             scale = 100 if first.percent else 1
             change = first.change_name or name
 
-            def stat(c: Cell, j: int = j) -> dict | None:
-                return c.measures[j].vs_first[0] if c.measures[j].vs_first else None
+            def stat(c: Cell, j: int = j) -> dict[str, Any] | None:
+                vs_first = c.measures[j].vs_first
+                return vs_first[0] if vs_first else None
+
+            def changed(c: Cell, stat: Callable[[Cell], dict[str, Any] | None] = stat, scale: float = scale) -> str:
+                return _change(stat(c), scale)
+
+            def p_value(c: Cell, stat: Callable[[Cell], dict[str, Any] | None] = stat) -> str:
+                return _p(stat(c))
 
             out += [
-                (f"change in {change}{' (pts)' if first.percent else ''}", lambda c, s=stat, k=scale: _change(s(c), k)),
-                (f"p, {change} ({first.test}; Holm)", lambda c, s=stat: _p(s(c))),
+                (f"change in {change}{' (pts)' if first.percent else ''}", changed),
+                (f"p, {change} ({first.test}; Holm)", p_value),
             ]
     return out
 

@@ -143,7 +143,7 @@ def _cells(data: Comparison, ordered: list[str], by_column: dict[str, LoadedRun]
                     [m.values[k]],
                     m.percent,
                     m.digits,
-                    [dict(m.vs_first[k])] if baseline and m.vs_first and m.vs_first[k] else None,
+                    [dict(stat)] if baseline and m.vs_first and (stat := m.vs_first[k]) else None,
                     m.test,
                     m.change_name,
                 )
@@ -158,7 +158,9 @@ def _holm_over_table(rows: list[Row], measures: list[str]) -> dict[str, int]:
     """Holm over every change the table tests, one family per measure: `p_table_holm` on each change."""
     families: dict[str, list[dict]] = {"accuracy": [c.change for r in rows for c in r.cells.values() if c.change]}
     for j, name in enumerate(measures):
-        families[name] = [c.measures[j].vs_first[0] for r in rows for c in r.cells.values() if c.measures[j].vs_first]
+        families[name] = [
+            stat for r in rows for c in r.cells.values() for stat in (c.measures[j].vs_first or [])[:1] if stat
+        ]
     for stats in families.values():
         for stat, adjusted in zip(stats, holm([s["p_value"] for s in stats])):
             stat["p_table_holm"] = adjusted

@@ -3,7 +3,7 @@ configuration and warnings), with the whole run's totals."""
 
 from __future__ import annotations
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -28,7 +28,7 @@ def _items_table(run: LoadedRun, records: list[ItemRecord]) -> Table:
     hooks = run.hooks
     table = Table(show_lines=False, header_style="bold")
     marks = ("ok", *(name for name, _ in hooks.marks))
-    for name, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("id", "left"),
         (hooks.group_column, "left"),
         ("status", "left"),
@@ -39,7 +39,8 @@ def _items_table(run: LoadedRun, records: list[ItemRecord]) -> Table:
         ("tools", "right"),
         ("cost", "right"),
         ("time", "right"),
-    ):
+    )
+    for name, justify in columns:
         table.add_column(name, justify=justify, no_wrap=name in ("id", "status", *marks), overflow="fold")
     for r in records:
         status_style = "red" if r.status in FAILURE_STATUSES else "yellow" if r.status != "ok" else ""

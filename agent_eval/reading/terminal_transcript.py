@@ -111,7 +111,7 @@ def show_transcript(
     original = images.original(transcript.prompt_images if transcript else [])
     seen: list[str] = []
     if transcript is None:
-        console.print(Text(why, style="yellow"))
+        console.print(Text(why or "", style="yellow"))
     else:
         console.print(Text("prompt", style="bold magenta"))
         console.print(Text(fold(transcript.prompt, lines, full)))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,7 +64,7 @@ class ActiveReading(ReadingHooks):
 
     # -- compare
     def compare(
-        self, runs: list[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+        self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> ActiveComparison:
         from agent_eval.analysis.group_tests import add_holm
         from agent_eval.benchmarks.activeobs.compare import TESTED, ActiveComparison, active_verdicts, build_active

@@ -3,6 +3,7 @@ score, wins and levels; each game's timeline and filmstrip)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,7 +66,7 @@ class GameReading(ReadingHooks):
 
     # -- compare
     def compare(
-        self, runs: list[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+        self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> GamesComparison:
         from agent_eval.benchmarks.arcgames.compare import GamesComparison, build_games, game_verdicts
 

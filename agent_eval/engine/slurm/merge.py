@@ -26,7 +26,9 @@ def _merge_into(target: Path, shard_dirs: list[Path]) -> int:
     staging = target.with_name(f".{target.name}.merging-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     merged = merge_runs(staging, shard_dirs)
-    merged.write_manifest(merged.read_manifest().but(run_name=target.name))
+    written = merged.read_manifest()
+    assert written is not None  # merge_runs wrote it
+    merged.write_manifest(written.but(run_name=target.name))
     count = len(merged.records())
     if target.exists():
         shutil.rmtree(target)
