@@ -17,6 +17,7 @@ from pathlib import Path
 from agent_eval.agents import registry as agent_registry
 from agent_eval.benchmarks import registry
 from agent_eval.datamodel.config import RunConfig
+from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.pricing import price_request
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore
@@ -121,12 +122,12 @@ def measure(records: list[ItemRecord], config: RunConfig, basis: str) -> Measure
         basis=basis,
         n=len(usable),
         tokens=mean_interval([float((r.usage.input_tokens or 0) + (r.usage.output_tokens or 0)) for r in usable]),
-        seconds=mean_interval([float(r.elapsed_s + (r.provider_wait_s or 0)) for r in usable]),
-        usd=None if any(c is None for c in costs) else mean_interval(costs),
+        seconds=mean_interval([float((r.elapsed_s or 0) + (r.provider_wait_s or 0)) for r in usable]),
+        usd=None if any(c is None for c in costs) else mean_interval([c or 0.0 for c in costs]),
     )
 
 
-def earlier_runs(out_dir: Path) -> list[tuple[Path, object]]:
+def earlier_runs(out_dir: Path) -> list[tuple[Path, RunManifest]]:
     """Every run folder with a readable run.json under the out-dir: (folder, its manifest)."""
     found = []
     for depth in range(1, RUN_DEPTH + 1):

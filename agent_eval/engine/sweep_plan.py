@@ -29,14 +29,15 @@ class SweepPlan:
 
     def total(self, what: str) -> Interval | None:
         """The cells' projections summed (bounds summed too: a conservative interval); None if any is unknown."""
-        parts = [cell.projected(what) for cell in self.cells]
-        if not parts or any(p is None for p in parts):
+        projected = [cell.projected(what) for cell in self.cells]
+        parts = [p for p in projected if p is not None]
+        if not parts or len(parts) < len(projected):
             return None
         bounded = all(p.low is not None for p in parts)
         return Interval(
             sum(p.mean for p in parts),
-            sum(p.low for p in parts) if bounded else None,
-            sum(p.high for p in parts) if bounded else None,
+            sum(p.low or 0.0 for p in parts) if bounded else None,
+            sum(p.high or 0.0 for p in parts) if bounded else None,
         )
 
     def over_budget(self) -> list[CellPlan]:
@@ -173,11 +174,12 @@ def plan_table(plan: SweepPlan) -> Table:
             style="red" if cell.over_cap(sweep.max_cost_usd) else None,
         )
     table.add_section()
-    runs = [c.runs for c in plan.cells]
+    runs = [c.runs for c in plan.cells if c.runs is not None]
+    left = [c.to_run for c in plan.cells if c.to_run is not None]
     table.add_row(
         "",
         "total",
-        "?" if None in runs else f"{sum(c.to_run for c in plan.cells)}/{sum(runs)}",
+        "?" if len(runs) < len(plan.cells) else f"{sum(left)}/{sum(runs)}",
         _shown(plan.total("tokens"), _tokens),
         _shown(plan.total("usd"), _usd),
         _shown(plan.total("seconds"), _hours, hours),
@@ -222,8 +224,8 @@ def plan_notes(plan: SweepPlan) -> list[str]:
     for need, numbers in needs.items():
         lines.append(f"cells {_ranges(numbers)}: {need}" if len(numbers) > 1 else f"cell {numbers[0]}: {need}")
     for number, cell in enumerate(plan.cells, 1):
-        if cell.over_cap(cap):
-            usd = cell.projected("usd")
+        usd = cell.projected("usd")
+        if cap is not None and usd is not None and cell.over_cap(cap):
             lines.append(
                 f"cell {number}: projected ${cell.spent_usd + usd.mean:,.2f} (spent included) is over its cap ${cap:g}"
             )

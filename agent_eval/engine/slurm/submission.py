@@ -130,7 +130,7 @@ def _run_plan(
 def _sweep_plan(sweep: Sweep, jobs: int | None, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
     data = resolve_data_dir(Path(sweep.data) if sweep.data else None, console).absolute()
     benchmark, dataset = load_benchmark(data)
-    selection = {k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in sweep.selection.items()}
+    selection = dict(sweep.selection)  # lists already joined with commas, as run's options take them
     items = select(dataset, **selection)
     shared = ["--data", str(data)]
     for key, value in selection.items():
