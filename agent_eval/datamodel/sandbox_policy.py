@@ -18,6 +18,11 @@ class SandboxError(RuntimeError):
     pass
 
 
+class SandboxStartFailed(SandboxError):
+    """One item's sandbox did not start (its proxy did not come up, e.g. on a machine under heavy load): the
+    item's failure (`sandbox_error`, run again on resume), not the run's."""
+
+
 @lru_cache(maxsize=None)
 def load_policy(path: Path = POLICY_PATH) -> dict[str, Any]:
     with open(path) as f:

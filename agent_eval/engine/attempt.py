@@ -20,6 +20,7 @@ from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
 from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord, Status
+from agent_eval.datamodel.sandbox_policy import SandboxStartFailed
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.gateway import Gateway, Lease, Redactor, apply_spend, record_item
@@ -106,15 +107,20 @@ class Attempt:
             return self._in_setup()
         except ItemError as error:  # the benchmark could not set this item up (its game did not start)
             # no agent ran (or its run cannot be graded)
-            return item_record(
-                self.options.benchmark,
-                self.item,
-                self.repeat,
-                "benchmark_error",
-                str(error),
-                started_at=self.started_at,
-                finished_at=now_iso(),
-            )
+            return self._failed("benchmark_error", str(error))
+        except SandboxStartFailed as error:  # this item's sandbox did not come up; the run goes on
+            return self._failed("sandbox_error", f"the item's sandbox did not start: {error}")
+
+    def _failed(self, status: str, error: str) -> ItemRecord:
+        return item_record(
+            self.options.benchmark,
+            self.item,
+            self.repeat,
+            status,
+            error,
+            started_at=self.started_at,
+            finished_at=now_iso(),
+        )
 
     def _in_setup(self) -> ItemRecord | None:
         agent, config, benchmark = self.options.agent, self.options.config, self.options.benchmark

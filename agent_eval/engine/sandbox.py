@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from agent_eval.datamodel.sandbox_policy import POLICY_PATH, PROJECT_ROOT, SandboxError, load_policy, system_binds
+from agent_eval.datamodel.sandbox_policy import (
+    POLICY_PATH,
+    PROJECT_ROOT,
+    SandboxError,
+    SandboxStartFailed,
+    load_policy,
+    system_binds,
+)
 from agent_eval.engine.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
 from agent_eval.engine.scratch_dirs import owned_dir
 
@@ -371,7 +378,7 @@ exec "$@"
         try:
             self._proxy = jail.start_item([p for e in self.endpoints for p in e.filter_patterns()])
         except ProxyError as e:
-            raise SandboxError(str(e)) from None
+            raise SandboxStartFailed(str(e)) from None
 
     def _proxy_jail_options(self) -> list[str]:
         """The items' tinyproxies and relays run with the host's network and nothing else: no home,

@@ -9,6 +9,7 @@ import dataclasses
 import pytest
 
 from agent_eval.engine.gateway import server as gateway_server
+from agent_eval.engine.proxy_jail import ProxyError, ProxyJail
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, run_agent
 
@@ -33,3 +34,33 @@ def test_a_refused_endpoint_is_a_sandbox_error_not_an_auth_error(agent, sample_d
     refused = record.error.split("the sandbox's proxy refused ", 1)[1].split(" (not an allowed endpoint")[0]
     assert "http://127.0.0.1:" in refused and "sandbox/policy.yaml" in record.error  # codex also tries github.com
     assert outcome.stopped_for_auth is None
+
+
+def test_a_sandbox_that_does_not_start_fails_its_item_not_the_run(sample_data, tmp_path, monkeypatch):
+    """A proxy that does not come up for one item (seen on a loaded machine: "the sandbox's proxy did not
+    start") is that item's sandbox_error, run again on resume; the run's other items run, and nothing crashes."""
+    real = ProxyJail.start_item
+    failed: list[str] = []
+
+    def first_fails(jail, filter_patterns):
+        if not failed:
+            failed.append("once")
+            raise ProxyError("the sandbox's proxy did not start: (injected)")
+        return real(jail, filter_patterns)
+
+    monkeypatch.setattr(ProxyJail, "start_item", first_fails)
+    with ScriptedServer({"turns": [{"final": "<answer>A</answer>"}]}) as server:
+        outcome = run_agent("codex", "none", server, sample_data, tmp_path / "out", ids="RC-0,MPT-0", jobs=1)
+    records = {r.id: r for r in outcome.store.records()}
+    statuses = sorted(r.status for r in records.values())
+    assert statuses == ["ok", "sandbox_error"], statuses
+    broken = next(r for r in records.values() if r.status == "sandbox_error")
+    assert "the item's sandbox did not start" in broken.error and "(injected)" in broken.error
+    assert outcome.stopped_for_auth is None
+
+    # Resumed, the failed item runs again (and now starts).
+    monkeypatch.setattr(ProxyJail, "start_item", real)
+    with ScriptedServer({"turns": [{"final": "<answer>A</answer>"}]}) as server:
+        run_agent("codex", "none", server, sample_data, tmp_path / "out", ids="RC-0,MPT-0", jobs=1)
+        assert len(server.requests) >= 1
+    assert sorted(r.status for r in outcome.store.latest_records().values()) == ["ok", "ok"]
