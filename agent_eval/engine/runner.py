@@ -203,7 +203,6 @@ class Runner:
         self.attempt_options: AttemptOptions | None = None  # what its attempts share, while the gateway is up
         self.spend = RunSpend()  # what the run spent, and its caps (set when it runs)
         self.redactor = Redactor(secret_values(self.auth))
-        self._cost_lock = threading.Lock()
         self._unknown_before = False  # an earlier session recorded an item whose cost is unknown
 
     # -- manifest ---------------------------------------------------------------------------------
