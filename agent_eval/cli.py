@@ -18,6 +18,7 @@ LAZY_COMMANDS = {
     "show": "agent_eval.commands.show",
     "report": "agent_eval.commands.report",
     "compare": "agent_eval.commands.compare",
+    "table": "agent_eval.commands.table",  # runs as a paper prints them (docs/studies.md)
     "doctor": "agent_eval.commands.doctor",
     "demo": "agent_eval.commands.demo",
     "merge": "agent_eval.commands.merge",

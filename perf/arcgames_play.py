@@ -12,7 +12,7 @@ CLI calls it, on the `game` server mounted on the process's MCP host. Per call:
   play: the whole MCP call: step + checks + frame archive (.npy and PNG) + timeline + JSON and PNG answer.
 Reported: median and p90 of each; the harness's addition (play - toolkit step) and its parts; CPU per
 action of this process (MCP host and client: an upper bound of the harness's own) and of the game
-process (from /proc). Target: the added median at most 10 ms (docs/benchmarks.md).
+process (from /proc). Target: the added median at most 10 ms (docs/performance.md).
 
 --through AGENT: the same never-winning sequence played by that CLI (sandboxed, the scripted model answering
 at once, in its own process) through a Runner in a child process (the harness: `--tree` picks whose code,

@@ -10,7 +10,7 @@ theirs) sends the same request directly and through a `Gateway` (in this process
 thread, as in a run), alternating, and times the first byte and the whole answer. Two bodies:
 a small turn (2 KB of JSON) and a turn carrying a 1232x912 PNG as base64 (the ledger decodes
 its header for the size). Reported: medians and p90 of each, and of the per-pair difference.
-Target: the added median under 5 ms. docs/benchmarks.md has the figures.
+Target: the added median under 5 ms. docs/performance.md has the figures.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ server, with the run's defaults (`--outage-hold-minutes 30`) and `--timeout 120`
 
 `--single` measures issue 27's case instead: one item whose every request fails (500, then a cut stream);
 nothing is answered, so it is an outage: held for `--hold-minutes`, then `upstream_error`.
-docs/benchmarks.md has the figures.
+docs/performance.md has the figures.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ requests x delay / concurrency. Also run, for reference: the same items with `--
 limit and no limit at the server (what a user who knew the limit would have run). Reported per agent:
 wall time, the ideal, their ratio (the issue's target: within 1.3x), the reference, the 429s the
 gateway absorbed, the 429s any CLI saw (0 expected), the peak at the server, the items per status and
-the waits recorded per item. docs/benchmarks.md has the figures.
+the waits recorded per item. docs/performance.md has the figures.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 throughput at --jobs 1/8/32 in mode python.
 
 Per item and fixed start-up, as issue 16 measured them: the scripted model answers in one call, a
-Runner (its own process, benchmarks/_bench_child.py) runs 3 and then 12 items at --jobs 1 in each
+Runner (its own process, perf/_bench_child.py) runs 3 and then 12 items at --jobs 1 in each
 mode; the slope between the two sizes is the cost of one more item, the intercept the fixed
 start-up of a run (Runner construction and run: the interpreter and the harness's own imports are
 not in it, being the same in every mode and measured in part 4). The sizes and modes alternate
@@ -27,8 +27,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from rich.table import Table
-from run_bench import (
+from bench_kit import (
     CHILD,
     DELAY_S,
     MODELS,
@@ -43,6 +42,7 @@ from run_bench import (
     scripted_env,
     verdict,
 )
+from rich.table import Table
 
 MODES = ("none", "image", "python")
 SIZES = (3, 12)

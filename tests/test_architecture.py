@@ -1,7 +1,9 @@
-"""The house rules of agent_eval/, checked on its import graph (docs/architecture.md): the layers (every
-import stays in its own package or goes to a lower layer); no command imports another command or cli.py;
-no import cycle; no module imports another's _private names; nothing outside benchmarks/ imports a
-benchmark kind and nothing outside agents/ an agent CLI's package (they are reached through the registries)."""
+"""The house rules of agent_eval/, checked on its import graph (docs/architecture.md), annotation-only imports
+(under `if TYPE_CHECKING:`) included: the layers (every import stays in its own package or goes to a lower layer);
+no command imports another command or cli.py; no import cycle, in agent_eval/ nor among perf/'s scripts; no module
+imports another's _private names; nothing outside benchmarks/ imports a benchmark kind and nothing outside agents/
+an agent CLI's package (they are reached through the registries, whose entries the kinds and CLIs are read from:
+a new kind is one package and one registry line, and no edit here). Every package's __init__ lists its files."""
 
 from __future__ import annotations
 
@@ -10,13 +12,30 @@ from pathlib import Path
 
 import pytest
 
-from support.imports import Import, cycles, layer_breaches, package_imports, private_imports, under
+from agent_eval.agents.registry import AGENTS
+from agent_eval.benchmarks.registry import KINDS as KIND_REGISTRY
+from support.imports import (
+    Import,
+    cycles,
+    layer_breaches,
+    package_imports,
+    private_imports,
+    script_imports,
+    under,
+    unlisted_files,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "agent_eval"
 MODULES, IMPORTS = package_imports(PACKAGE)
+# The kinds' and agent CLIs' packages: the subpackages of benchmarks/ and agents/ (shared helpers are modules)
 KINDS = sorted(p.name for p in (PACKAGE / "benchmarks").iterdir() if (p / "__init__.py").is_file())
 AGENT_CLIS = sorted(p.name for p in (PACKAGE / "agents").iterdir() if (p / "__init__.py").is_file())
+
+
+def _registered_package(target: str) -> str:
+    """agent_eval.<layer>.<package>.module:Class -> <package>"""
+    return target.partition(":")[0].split(".")[2]
 
 
 # The layers, lowest first (docs/architecture.md). A module imports its own package or a lower number:
@@ -53,14 +72,26 @@ def test_the_graph_sees_the_whole_package():
     assert Import("agent_eval.commands.show", "agent_eval.reading.runs", ("LoadedRun",), 0).target in {
         i.target for i in IMPORTS if i.importer == "agent_eval.commands.show"
     }
-    assert KINDS == ["activeobs", "activevision", "arcgames", "babyvision", "vlmeval"] and AGENT_CLIS == [
-        "claude_code",
-        "codex",
-    ]
+
+
+def test_every_kind_and_agent_cli_package_is_one_registry_line():
+    assert sorted({_registered_package(kind.target) for kind in KIND_REGISTRY.values()}) == KINDS
+    assert sorted({_registered_package(target) for target in AGENTS.values()}) == AGENT_CLIS
 
 
 def test_no_import_cycles():
     assert cycles(MODULES, IMPORTS) == []
+
+
+def test_no_import_cycles_among_the_perf_scripts():
+    scripts, imports = script_imports(ROOT / "perf")
+    assert {"run_bench", "tool_modes"} <= scripts and any(i.importer == "tool_modes" for i in imports)
+    assert cycles(scripts, imports) == []
+
+
+def test_every_package_init_lists_its_files():
+    """docs/architecture.md: each package's __init__ docstring names its modules (file.py) and subpackages (dir/)."""
+    assert unlisted_files(PACKAGE) == []
 
 
 def test_no_private_names_imported_across_modules():
@@ -156,20 +187,45 @@ def fake(tmp_path):
             path.write_text(text)
         return package_imports(tmp_path / "pkg")
 
+    write.root = tmp_path / "pkg"
     return write
 
 
-def test_checker_finds_a_cycle_through_a_lazy_import_but_not_a_type_checking_one(fake):
+def test_checker_finds_a_cycle_through_a_lazy_import_and_through_a_type_checking_one(fake):
     modules, imports = fake(
         {
             "__init__.py": "",
             "a.py": "def f():\n    from pkg.b import g\n",
             "b.py": "from . import a\n",
-            "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import f\n",
-            "d.py": "from pkg.c import x\n",
+            "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.d import x\n",
+            "d.py": "from pkg.c import y\n",
+            "e.py": "from pkg.a import f\n",  # into a cycle, not part of one
         }
     )
-    assert cycles(modules, imports) == [["pkg.a", "pkg.b"]]
+    assert cycles(modules, imports) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"]]
+
+
+def test_checker_finds_a_cycle_among_scripts(tmp_path):
+    (tmp_path / "one.py").write_text("import two\n")
+    (tmp_path / "two.py").write_text("def f():\n    from one import g\n")
+    (tmp_path / "three.py").write_text("import one\nimport json\n")
+    scripts, imports = script_imports(tmp_path)
+    assert scripts == {"one", "two", "three"}
+    assert cycles(scripts, imports) == [["one", "two"]]
+
+
+def test_checker_finds_a_module_an_init_does_not_list(fake):
+    fake(
+        {
+            "__init__.py": '"""a.py  the a\nsub/  its part"""\n',
+            "a.py": "",
+            "b.py": "",
+            "sub/__init__.py": '"""c.py    listed"""\n',
+            "sub/c.py": "",
+            "sub/d.py": "",
+        }
+    )
+    assert unlisted_files(fake.root) == ["pkg/__init__.py does not name b.py", "pkg/sub/__init__.py does not name d.py"]
 
 
 def test_checker_finds_private_imports(fake):
@@ -179,7 +235,7 @@ def test_checker_finds_private_imports(fake):
     assert private_imports(imports) == ["pkg.b:1 imports pkg.a._x"]
 
 
-def test_checker_finds_an_import_upwards_or_sideways_but_not_a_type_checking_one(fake):
+def test_checker_finds_an_import_upwards_or_sideways_also_a_type_checking_one(fake):
     modules, imports = fake(
         {
             "__init__.py": "",
@@ -195,4 +251,5 @@ def test_checker_finds_an_import_upwards_or_sideways_but_not_a_type_checking_one
     assert layer_breaches(layers, imports) == [
         "pkg.high.b:2 imports pkg.side.c (layer 1, same layer, another package)",
         "pkg.low.a:1 imports pkg.high.b (layer 1, above 0)",
+        "pkg.side.c:3 imports pkg.high.b (layer 1, same layer, another package)",
     ]

@@ -7,5 +7,6 @@ group_tests.py        Holm's adjustment across the groups of a comparison, and i
 item_images.py        ItemImages, Img: which workdir file each image the model saw shows; embedded images
 stats.py              paired statistics: exact McNemar, bootstrap CI, paired permutation (sign-flip) test
 tables.py             the accuracy table printed at the end of a run
+terminal_fit.py       tables and progress lines that fit the terminal: the least useful parts go first
 verdicts.py           sentences and cells for paired comparisons
 """

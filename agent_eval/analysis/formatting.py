@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.records import ItemRecord, Usage
 
 CHARS_PER_LINE = 200  # a folded block shows about `lines` screen lines, however long its lines are
 
@@ -33,7 +33,8 @@ def total_time(records: list[ItemRecord]) -> float | None:
 
 
 def fmt_cost(value: float | None) -> str:
-    return "?" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
+    """Dollars; an unknown cost (no price for the model) reads as unknown, never as $0."""
+    return "unknown" if value is None else f"${value:.4f}" if value < 1 else f"${value:.2f}"
 
 
 def fmt_time(seconds: float | None) -> str:
@@ -45,6 +46,17 @@ def fmt_agent_time(elapsed_s: float | None, provider_wait_s: float | None) -> st
     limits, retries, pauses): not the agent's, so not in the first figure."""
     waited = f" (+{fmt_time(provider_wait_s)} waiting for the provider)" if (provider_wait_s or 0) >= 0.5 else ""
     return fmt_time(elapsed_s) + waited
+
+
+def fmt_tokens(usage: Usage) -> str:
+    """An item's token line (a Usage): the counts the CLI reported, "?" when it reported none."""
+    counts = (
+        ("in", usage.input_tokens),
+        ("cached", usage.cached_input_tokens),
+        ("out", usage.output_tokens),
+        ("reasoning", usage.reasoning_tokens),
+    )
+    return ", ".join(f"{name} {value:,}" for name, value in counts if value is not None) or "?"
 
 
 def tool_input_text(data: dict | None) -> str:

@@ -95,6 +95,19 @@ def paired(a: Sequence[float], b: Sequence[float], n_resamples: int = N_RESAMPLE
     )
 
 
+def wilson_interval(share: float | None, n: int, level: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of a share over n items. With repeats each item's score is its mean over them, a
+    value in [0, 1] whose variance is at most share x (1 - share): the interval stays valid (conservative)."""
+    if share is None or n == 0:
+        return None
+    from scipy.stats import norm
+
+    z = float(norm.ppf(1 - (1 - level) / 2))
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (share * (1 - share) / n + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def median_total(values: Sequence[float | None]) -> dict:
     """Median, mean and total of the known values, and how many were unknown (never counted as 0)."""
     known = [v for v in values if v is not None]

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from agent_eval.analysis.terminal_fit import FirstThatFits, Whole
+
+COLUMNS = ("", "n", "correct", "accuracy", "errors", "no answer", "cost", "time")
+# Left out in this order when the terminal is too narrow: the summed time, then `correct` (n x accuracy).
+# The names and the other counts always stay whole.
+DROPPED_FIRST = ("time", "correct")
+
 
 def _money(value: float | None, unknown: int) -> str:
     if value is None:
@@ -12,36 +19,58 @@ def _money(value: float | None, unknown: int) -> str:
     return f"{text} (+{unknown} unknown)" if unknown else text
 
 
-def _row(table: Table, name: str, summary: dict, style: str | None = None) -> None:
+def _row(table: Table, columns: tuple[str, ...], name: str, summary: dict, style: str | None = None) -> None:
+    """The cells of `columns`; a cell of a column that does not wrap is measured whole (terminal_fit.Whole)."""
     accuracy = summary["accuracy"]
     shown = f"{accuracy:.1%}" if accuracy is not None else "-"
     if "accuracy_std" in summary:  # repeats: mean ± sample std across repeats
         shown = f"{summary['accuracy_mean']:.1%} ± {summary['accuracy_std']:.1%}"
-    table.add_row(
-        name,
-        str(summary["n"]),
-        str(summary["correct"]),
-        shown,
-        str(summary["errors"]) if summary["errors"] else "0",
-        str(summary["no_answer"]),
-        _money(summary["cost_usd"], summary["cost_unknown"]),
-        f"{summary['elapsed_s']:.0f}s",
-        style=style,
-    )
+    cells = {
+        "": name,
+        "n": str(summary["n"]),
+        "correct": str(summary["correct"]),
+        "accuracy": shown,
+        "errors": str(summary["errors"]) if summary["errors"] else "0",
+        "no answer": str(summary["no_answer"]),
+        "cost": _money(summary["cost_usd"], summary["cost_unknown"]),
+        "time": f"{summary['elapsed_s']:.0f}s",
+    }
+    whole = [c.no_wrap for c in table.columns]
+    table.add_row(*(Whole(cells[c]) if w else cells[c] for c, w in zip(columns, whole)), style=style)
 
 
-def accuracy_table(rollup: dict, title: str) -> Table:
-    """Per task, per category and overall; harness errors count as wrong and have their own column."""
+def accuracy_table(rollup: dict, title: str) -> FirstThatFits:
+    """Per task, per category and overall; harness errors count as wrong and have their own column. As wide
+    as the terminal allows: the least useful columns go first (DROPPED_FIRST), never a name or a count."""
+    layouts = [COLUMNS]
+    for column in DROPPED_FIRST:
+        layouts.append(tuple(c for c in layouts[-1] if c != column))
+    tables = [_table(rollup, title, columns, names_wrap=False) for columns in layouts]
+    return FirstThatFits([*tables, _table(rollup, title, layouts[-1], names_wrap=True)])
+
+
+def _table(rollup: dict, title: str, columns: tuple[str, ...], names_wrap: bool) -> Table:
     table = Table(title=title, title_justify="left")
-    for column in ("", "n", "correct", "accuracy", "errors", "no answer", "cost", "time"):
-        table.add_column(column, justify="left" if not column else "right")
+    for column in columns:
+        # Numbers never wrap; names only in the last resort (nothing left to drop), and then fold, never "…".
+        # Headers and the cost's "(+N unknown)" wrap at their spaces.
+        table.add_column(
+            column,
+            justify="left" if not column else "right",
+            overflow="fold",
+            no_wrap=column in ("n", "correct", "errors", "time") or (not column and not names_wrap),
+        )
     for task, summary in rollup["per_task"].items():
-        _row(table, task, summary)
+        _row(table, columns, task, summary)
     table.add_section()
     for category, summary in rollup["per_category"].items():
-        _row(table, category, summary, style="cyan")
+        _row(table, columns, category, summary, style="cyan")
     table.add_section()
-    _row(table, "overall", rollup["overall"], style="bold")
+    _row(table, columns, "overall", rollup["overall"], style="bold")
+    if names_wrap:  # the last resort: only the names give way; the others keep their longest word
+        for column in table.columns[1:]:
+            texts = [str(column.header), *(getattr(cell, "renderable", cell) for cell in column.cells)]
+            column.width = max(len(word) for text in texts for word in str(text).split())
     not_run = rollup.get("not_run") or {}
     if not_run.get("cost_cap"):
         table.caption = (

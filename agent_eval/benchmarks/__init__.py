@@ -1,15 +1,18 @@
-"""Layer 2, the benchmark kinds: one package per kind behind benchmarks/registry.py. Never imports agents/; names
-reading's LoadedRun only in annotations.
+"""Layer 2, the benchmark kinds: one package per kind behind benchmarks/registry.py. Never imports agents/ nor
+reading/ (a run is a presentation.RunOnDisk to a kind).
 
 activeobs/        active observation: questions about a panoramic video, views through the `observe` tool
 activevision/     ActiveVision-style static images: loader, the reference scorer, the sample generators
 arcgames/         ARC-AGI-3 games played under the official toolkit in a jail of their own
 answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
 babyvision/       BabyVision's meta_data.jsonl layout, prompted and graded (\\boxed{} and a judge) as its reference
-base.py           Benchmark (load, setup, grade, scorer hash), Item, ItemSetup, ItemError, BenchmarkGrade, KindMetrics
+base.py           Benchmark (load, setup, grade, scorer hash), Item, HashedDataset, ItemSetup, ItemError,
+                  BenchmarkGrade, KindMetrics
 fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge
 fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
 judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call
+notes.py          the agent's notes (--notes on): GUIDE.md and WORKING.md, every version kept, and how they read
+notes_server.py   the notes tools (read_notes, write_note) as an MCP server of their own
 presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots
 registry.py       name -> "module:Class", tool modes, dataset detection, help texts
 shared.py         what several kinds offer alike: the image tools, placing an image, the prompt placeholders

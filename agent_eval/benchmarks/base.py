@@ -7,6 +7,8 @@ The runner, the attempt and the agent adapters only speak this interface; each b
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +47,25 @@ class GroupedItems:
     @property
     def categories(self) -> list[str]:
         return sorted({item.category for item in self.items})
+
+
+@dataclass
+class HashedDataset(GroupedItems):
+    """A loaded folder of image items (ActiveVision, the field formats): where it is, which layout it has, its
+    items, each of which gives the text it is hashed by (`hashed_text`) and its images' digests."""
+
+    root: Path
+    layout: str
+    items: list = field(default_factory=list)
+
+    def content_hash(self) -> str:
+        """Every item's text and truth and every image's bytes: two runs with equal hashes saw the same data."""
+        digest = hashlib.sha256()
+        for item in sorted(self.items, key=lambda i: i.id):
+            digest.update(json.dumps(item.hashed_text()).encode())
+            for image in item.image_digests():
+                digest.update(image)
+        return digest.hexdigest()[:16]
 
 
 @dataclass
@@ -166,7 +187,7 @@ class Benchmark(ABC):
         return str(item.answer)
 
     # Model-graded scoring: when the kind asks a judge model (empty: it grades by rules alone). The engine
-    # hands it the judge (datamodel.judging.Judge) before the scorer hash is taken, which then names it.
+    # hands it the judge (datamodel.judge_contract.Judge) before the scorer hash is taken, which then names it.
     judge_use: str = ""
     # `agent-eval score` grades replies produced elsewhere: a kind whose grade reads the reply's text alone.
     grades_text: bool = True

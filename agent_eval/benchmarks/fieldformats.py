@@ -8,13 +8,12 @@ import base64
 import contextlib
 import hashlib
 import inspect
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, GroupedItems, ItemSetup, KindMetrics
+from agent_eval.benchmarks.base import Benchmark, HashedDataset, ItemSetup, KindMetrics
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image
-from agent_eval.datamodel.judging import Judge
+from agent_eval.datamodel.judge_contract import Judge
 from agent_eval.tools.mcp_http import load_in_background
 from agent_eval.tools.toolset import ToolSet
 
@@ -44,22 +43,28 @@ class ImageSource:
 
 
 @dataclass
-class FieldDataset(GroupedItems):
+class FieldDataset(HashedDataset):
     """A loaded TSV or BabyVision folder: its askable items, and one line per row left out."""
 
-    root: Path
-    layout: str
-    items: list = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def content_hash(self) -> str:
-        """Every item's text and truth and every image's bytes: two runs with equal hashes saw the same data."""
-        digest = hashlib.sha256()
-        for item in sorted(self.items, key=lambda i: i.id):
-            digest.update(json.dumps([item.id, item.task, item.category, item.prompt_text, item.answer]).encode())
-            for image in item.images:
-                digest.update(image.digest())
-        return digest.hexdigest()[:16]
+
+class FieldItem:
+    """What the field formats' items (TsvItem, BabyVisionItem) are hashed by: the prompt text as the reference
+    builds it, the truth, every image's bytes."""
+
+    id: str
+    task: str
+    category: str
+    prompt_text: str
+    answer: str
+    images: tuple[ImageSource, ...]
+
+    def hashed_text(self) -> list[str]:
+        return [self.id, self.task, self.category, self.prompt_text, self.answer]
+
+    def image_digests(self) -> list[bytes]:
+        return [image.digest() for image in self.images]
 
 
 def images_phrase(paths: list[Path]) -> str:

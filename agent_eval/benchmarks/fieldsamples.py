@@ -87,7 +87,6 @@ def write_vlmeval_tsv(out: Path, seed: int, per_task: int) -> Path:
         "split",
     ]
     rows = []
-    index = 0
     colours = []
     for n in range(per_task):
         colour = rng.choice(list(COLOURS))

@@ -4,17 +4,13 @@ judge call (the judge's reply, model, tokens, cost, and whether the run's cache 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from agent_eval.analysis.item_images import ItemImages
-from agent_eval.benchmarks.presentation import ReadingHooks
+from agent_eval.benchmarks.presentation import ReadingHooks, RunOnDisk
 from agent_eval.datamodel.records import ItemRecord
-
-if TYPE_CHECKING:
-    from agent_eval.reading.runs import LoadedRun
 
 
 class JudgedHooks(ReadingHooks):
@@ -24,7 +20,7 @@ class JudgedHooks(ReadingHooks):
     read_key = "answer"
 
     def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
         return record  # the outcome lines need only the record
 

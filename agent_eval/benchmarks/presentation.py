@@ -1,27 +1,42 @@
-"""How a benchmark kind presents its runs: the ReadingHooks that show, report, compare and plots call (they never
+"""How a benchmark kind presents its runs: the ReadingHooks that show, report and compare call (they never
 import a kind), and the typed views the hooks return. Every default presents plain accuracy per task.
 
-The runs (reading.runs.LoadedRun), images and consoles passed in are the reader's own objects: a kind names
-LoadedRun only in annotations, never imports the reader."""
+The runs passed in are the reader's own objects; a kind knows them as RunOnDisk, the part it reads, and never
+names the reader, not even in annotations. How a comparison renders is the
+KindComparison's own (analysis/comparison_result.py), returned by compare()."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rich.console import Console
 
-from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison
+from agent_eval.analysis.comparison_result import Group, KindComparison
 from agent_eval.analysis.item_images import Img, ItemImages
+from agent_eval.datamodel.manifest import RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.transcript import Transcript
 
-if TYPE_CHECKING:
-    from agent_eval.reading.runs import LoadedRun
 
-Markdown = Callable[[list[str], list[list[str]]], str]  # (header, rows) -> a Markdown table
+class RunOnDisk(Protocol):
+    """What a kind reads of a run (the reader's loaded run is one): its results folder, run.json and records."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def manifest(self) -> RunManifest | None: ...
+
+    @property
+    def config(self) -> RunIdentity: ...
+
+    @property
+    def records(self) -> list[ItemRecord]: ...
+
+
 Embed = Callable[[str | None, str], Img | None]  # (path in the item dir, caption) -> an image the report embeds
 
 
@@ -73,14 +88,6 @@ class GlanceView(TemplateView):
         return {**super().for_template(), "partial_filter": shown}
 
 
-@dataclass
-class PlotPoints:
-    """A second (hollow) accuracy per run for the accuracy-vs-cost plot, and its legend line."""
-
-    values: list[float | None]
-    legend: str
-
-
 class ReadingHooks:
     """What a benchmark kind adds when its runs are read."""
 
@@ -91,18 +98,18 @@ class ReadingHooks:
     def group_of(self, record: ItemRecord) -> str:
         return record.task
 
-    def show_totals(self, console: Console, run: LoadedRun) -> str | None:
+    def show_totals(self, console: Console, run: RunOnDisk) -> str | None:
         """The totals phrase of `show` (may print its own table first); None: accuracy n/N."""
         return None
 
     def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
         """Printed after one item's transcript; what it returns is handed to show_outcome (None: nothing)."""
         return None
 
     def show_item_page(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None, page: int
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
     ) -> object | None:
         """`show RUN ITEM --page N`: a kind whose item part is long pages it (a game's timeline); others
         print what show_item prints."""
@@ -120,22 +127,10 @@ class ReadingHooks:
         return None
 
     def compare(
-        self, runs: list[LoadedRun], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+        self, runs: list[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> KindComparison | None:
-        """The kind's own metrics and tests on the same groups (the first is overall)."""
-        return None
-
-    def compare_table(self, data: Comparison, console: Console) -> bool:
-        """Print this kind's accuracy table instead of the plain one; False: use the plain one."""
-        return False
-
-    def compare_markdown(self, data: Comparison, md: Markdown) -> list[str] | None:
-        return None
-
-    def compare_csv(self, data: Comparison) -> list[list] | None:
-        return None
-
-    def plot_second_point(self, data: Comparison) -> PlotPoints | None:
+        """The kind's own metrics and tests on the same groups (the first is overall); the object returned also
+        renders them (its table, Markdown, CSV and plot points)."""
         return None
 
     # -- report: views for the HTML report's templates (each kind may bring its own templates dir)
@@ -143,14 +138,14 @@ class ReadingHooks:
     report_css: str | None = None  # a stylesheet template (<style>...</style>) in templates_dir
     side_by_side = True  # the per-task side-by-side table means something
 
-    def report_truth(self, run: LoadedRun, data: Path | None, loaded: dict) -> object | None:
+    def report_truth(self, run: RunOnDisk, data: Path | None, loaded: dict) -> object | None:
         """What the report needs to draw this run's items against the truth (None: nothing); `loaded` is
         shared across the report's runs, so a dataset is loaded once."""
         return None
 
     def report_item(
         self,
-        run: LoadedRun,
+        run: RunOnDisk,
         record: ItemRecord,
         images: ItemImages,
         embed: Embed,

@@ -8,37 +8,10 @@ import sys
 import click
 from rich.console import Console
 
-from agent_eval.agents import get_agent
 from agent_eval.agents import registry as agent_registry
-from agent_eval.agents.base import AuthMissing
 from agent_eval.commands.usererrors import user_errors
-from agent_eval.engine.sandbox import DoctorCheck, check_sandbox
-
-
-def agent_checks(name: str, sandbox: bool = True) -> list[DoctorCheck]:
-    agent = get_agent(name)
-    version = agent.version(run=True)
-    checks = [
-        DoctorCheck(
-            f"{name}: CLI installed",
-            version not in ("not installed", "unknown"),
-            f"{agent.executable}: {version}",
-            "run `make setup` (npm ci installs the pinned CLIs)",
-        )
-    ]
-    try:
-        auth = agent.find_auth(dict(os.environ))
-        detail = f"{auth.kind} via {', '.join(auth.describe()['credential'])}; endpoint {auth.endpoint_host}"
-        checks.append(DoctorCheck(f"{name}: credential found", True, detail))
-        if sandbox:
-            from agent_eval.engine.gateway.credential_check import check_credential_hidden
-
-            checks.append(check_credential_hidden(agent, auth))
-    except AuthMissing as error:
-        checks.append(
-            DoctorCheck(f"{name}: credential found", False, str(error).split(". ", 1)[0], str(error).split(". ", 1)[-1])
-        )
-    return checks
+from agent_eval.engine.machine_check import machine_checks
+from agent_eval.engine.sandbox import DoctorCheck
 
 
 def print_checks(console: Console, checks: list[DoctorCheck]) -> None:
@@ -67,25 +40,39 @@ def print_checks(console: Console, checks: list[DoctorCheck]) -> None:
 )
 @click.option("--model", default=None, help="With --live: the model to try (e.g. claude-opus-4-8, gpt-5.5).")
 @click.option("--effort", default=None, help="With --live: the effort to try (as `run --effort`).")
+@click.option(
+    "--judge-model",
+    default=None,
+    help="With --live: also check this judge model (as `run --judge-model`) with one call: credential, model, "
+    "an answer with text, usage and cost, latency. Alone (no --agent), only the judge.",
+)
 @user_errors
-def command(agents, no_sandbox_check, live, model, effort):
+def command(agents, no_sandbox_check, live, model, effort, judge_model):
     """Check the CLIs, credentials, the OS sandbox and the tools' Python; exit 1 if a needed check fails.
     With --live, one real model call through everything a run uses, and the exact fix for what fails."""
     console = Console()
+    if judge_model and not live:
+        raise click.UsageError("--judge-model is checked by a real call: add --live")
     if live:
-        if len(agents) != 1 or not model:
-            raise click.UsageError("--live needs one --agent and a --model (and takes --effort)")
-        from agent_eval.engine.live_check import live_check
+        from agent_eval.engine.live_check import judge_live_check, live_check
 
-        result = live_check(agents[0], model, effort, dict(os.environ), "none" if no_sandbox_check else "bwrap")
-        console.print(result.headline, highlight=False, soft_wrap=True)
-        checks = result.checks
+        if (len(agents) != 1 or not model) and not (judge_model and not agents and not model):
+            raise click.UsageError("--live needs one --agent and a --model (and takes --effort), or a --judge-model")
+        results = []
+        if agents:
+            results.append(
+                live_check(agents[0], model, effort, dict(os.environ), "none" if no_sandbox_check else "bwrap")
+            )
+        if judge_model:
+            results.append(judge_live_check(judge_model, dict(os.environ)))
+        checks = []
+        for result in results:
+            console.print(result.headline, highlight=False, soft_wrap=True)
+            print_checks(console, result.checks)
+            checks += result.checks
     else:
-        wanted = list(agents) or list(agent_registry.names())
-        checks = [check for name in wanted for check in agent_checks(name, sandbox=not no_sandbox_check)]
-        if not no_sandbox_check:
-            checks += check_sandbox()
-    print_checks(console, checks)
+        checks = machine_checks(list(agents) or list(agent_registry.names()), sandbox=not no_sandbox_check)
+        print_checks(console, checks)
     failed = [c for c in checks if not c.ok]
     ready = " Ready for a long run." if live and not failed else ""
     console.print(f"\n{len(checks) - len(failed)} of {len(checks)} checks passed.{ready}")

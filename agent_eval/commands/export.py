@@ -1,23 +1,16 @@
-"""`agent-eval export --format inspect RUN [RUN...] -o OUT`: runs as logs other tools read.
-
-One run and `-o FILE.eval` writes that file; several runs, or a folder of runs (a sweep's
-directory), write one `<run name>.eval` each into the folder `-o DIR`, which `inspect view
---log-dir DIR` lists. The format's own module (export_inspect) loads only here, so the
-command's help works without the optional dependency.
-"""
+"""`agent-eval export --format inspect RUN [RUN...] -o OUT`: runs as logs other tools read
+(reading/export_runs.py). The format's own module loads only when the command runs, so its help
+works without the optional dependency."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from agent_eval.datamodel.results import RunStore
-from agent_eval.reading.runs import RunError, load_run
+from agent_eval.reading.export_runs import export_inspect_logs
 
 FORMATS = ("inspect",)
-SUFFIXES = (".eval", ".json")  # Inspect's binary log (zip) and its JSON form
 
 
 class ExportError(click.ClickException):
@@ -29,44 +22,6 @@ class ExportError(click.ClickException):
 MISSING = (
     "inspect-ai is not installed: pip install -e '.[inspect]' (`make setup` installs it), then run the export again"
 )
-
-
-def run_dirs(paths: tuple[Path, ...]) -> list[Path]:
-    """Each RUN as given, or the runs inside it when it is a folder of runs (a sweep's directory).
-    A run.json marks a run; results without one (the benchmark's own) are known by <task>/items.jsonl."""
-    found = []
-    for path in paths:
-        if not path.is_dir():
-            raise RunError(f"{path}: no such run directory")
-        subdirs = sorted(p for p in path.iterdir() if p.is_dir())
-        if RunStore(path).manifest_path.is_file():
-            found.append(path)
-        elif inner := [p for p in subdirs if RunStore(p).manifest_path.is_file()]:
-            found += inner
-        elif RunStore(path).task_dirs():
-            found.append(path)
-        elif inner := [p for p in subdirs if RunStore(p).task_dirs()]:
-            found += inner
-        else:
-            raise RunError(f"{path}: neither a run directory (no <task>/items.jsonl) nor a folder of runs")
-    return found
-
-
-def destinations(runs: list[Path], out: Path) -> list[Path]:
-    """A file for a single run named FILE.eval, else `<out>/<run name>.eval` per run."""
-    if len(runs) == 1 and out.suffix in SUFFIXES:
-        return [out]
-    if out.suffix in SUFFIXES:
-        raise RunError(
-            f"-o {out}: {len(runs)} runs to export, one file each: give a folder, e.g. -o {out.with_suffix('')}"
-        )
-    if out.exists() and not out.is_dir():
-        raise RunError(f"-o {out}: exists and is not a folder")
-    names = [run.name for run in runs]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise RunError(f"several runs are named {', '.join(twice)}: export them to separate folders")
-    return [out / f"{name}.eval" for name in names]
 
 
 @click.command("export")
@@ -96,26 +51,9 @@ def command(runs, fmt, out):
     inspect view --log-dir logs/ --host 127.0.0.1
     """
     try:
-        from agent_eval.reading.export_inspect import export_run
+        folder = export_inspect_logs(runs, out)
     except ModuleNotFoundError as error:
         if (error.name or "").split(".")[0] != "inspect_ai":
             raise
         raise ExportError(MISSING) from None
-    dirs = run_dirs(runs)
-    targets = destinations(dirs, out)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    with Progress(*columns, transient=True) as progress:
-        bar = progress.add_task("exporting", total=len(dirs))
-        for run_dir, target in zip(dirs, targets):
-            progress.update(bar, description=f"exporting {run_dir.name}")
-            log = export_run(load_run(run_dir), target)
-            errors = sum(s.error is not None for s in log.samples)
-            progress.console.print(
-                f"wrote {target} ({len(log.samples)} samples" + (f", {errors} with errors" if errors else "") + ")",
-                soft_wrap=True,
-                markup=False,
-                highlight=False,
-            )
-            progress.advance(bar)
-    folder = out if targets[0].parent == out else out.parent
     click.echo(f"open in Inspect's viewer: inspect view --log-dir {folder} --host 127.0.0.1")

@@ -39,7 +39,7 @@ def command(replies, data, out_dir, run_name, model, judge_model):
     show, report and compare read it beside runs made here. Scoring again into the same folder grades only
     the replies not graded yet."""
     from agent_eval.analysis.tables import accuracy_table
-    from agent_eval.engine.scoring import score
+    from agent_eval.engine.reply_grading import score
 
     console = Console()
     benchmark, dataset = load_benchmark(data)

@@ -2,12 +2,13 @@
 
 config.py          RunConfig: what the user asked for, checked; the identity a resume must match
 imageformats.py    the image formats both model APIs accept, and the lossless conversion of the others
-judging.py         Judge, JudgeCall: the judge a kind asks where its rules cannot decide, and one call
 itemdir.py         ItemDir: where one attempt lives on disk (`<run>/sandboxes/<item>/`, work/ and home/)
+itemmeta.py        ItemMeta: an item's meta.json typed (how its CLI was launched, how its process ended)
 jsonl.py           JSON Lines with file:line errors; DataError, the one-line error for bad input
+judge_contract.py  Judge, JudgeCall: the judge a kind asks where its rules cannot decide, and one call
 manifest.py        RunManifest: run.json typed (identity, options, dataset, auth, timings)
 ondisk.py          the one way typed files are read and written back (unknown keys kept in `extra`)
-pricing.py         token prices for CLIs that report no cost (pricing.yaml, the user's file on top)
+pricing.py         what one model request cost (genai-prices' map, the user's $AGENT_EVAL_PRICING on top)
 process_result.py  ProcessResult: what one agent CLI process left (events, exit, timing, why it stopped)
 prompts.py         prompt templates (prompts/<kind>/<mode>.yaml)
 records.py         ItemRecord: one line of `<task>/items.jsonl`; Status, Usage

@@ -7,11 +7,13 @@ this version does not know are kept (`extra`) and written back as read.
 from __future__ import annotations
 
 import json
+import platform
 from dataclasses import field, fields, replace
 from pathlib import Path
 
 from pydantic.dataclasses import dataclass
 
+from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.ondisk import dump, split_known
 
 # 1: the first run.json; 2: typed (unknown keys kept), `merged_from` and `regraded` part of it.
@@ -114,6 +116,23 @@ class RunManifest:
 
     def but(self, **changes) -> "RunManifest":
         return replace(self, **changes)
+
+    def session(self, old: "RunManifest | None", finished: bool, project_version: str) -> "RunManifest":
+        """This manifest as one session of its run writes it (a run, its resume, a scoring): the project's
+        version and this host; started when the run first started, resumed when an earlier session wrote
+        `old`, finished or not; what only `old` holds is kept (its regrades, its merge, a newer version's keys)."""
+        return self.but(
+            project_version=project_version,
+            host={"python": platform.python_version(), "platform": platform.platform()},
+            started_at=(old and old.started_at) or now_iso(),
+            resumed_at=now_iso() if old else None,
+            finished_at=now_iso() if finished else None,
+            regraded=old.regraded if old else [],
+            merged_from=old.merged_from if old else None,
+            config=replace(self.config, extra=old.config.extra) if old else self.config,
+            dataset=replace(self.dataset, extra=old.dataset.extra) if old else self.dataset,
+            extra=old.extra if old else {},
+        )
 
     @classmethod
     def read(cls, path: Path) -> "RunManifest":

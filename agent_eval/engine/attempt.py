@@ -3,227 +3,240 @@ inside the sandbox, the events captured, parsed, classified and graded into an I
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agent_eval.agents.base import Agent, Auth, ItemContext
+from agent_eval.agents.base import Agent, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
 from agent_eval.benchmarks import Benchmark, ItemError
-from agent_eval.benchmarks.base import Item
+from agent_eval.benchmarks.base import BenchmarkGrade, Item, ItemSetup
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
+from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.process_result import ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
-from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript, saved_events
-from agent_eval.engine.gateway import Gateway, Redactor, apply_spend, record_item
+from agent_eval.engine.gateway import Gateway, Lease, Redactor, apply_spend, record_item
 from agent_eval.engine.process import run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
-from agent_eval.engine.sessions import end_session, start_session, watching
+from agent_eval.engine.sessions import SessionStart, end_session, start_session, watching
 
 MAX_SESSIONS = 50  # sessions in one attempt (hand-offs): a bound against a loop of sessions that do nothing
 
 
-def run_attempt(
-    item,
-    repeat: int,
-    item_dir: ItemDir,
-    run_root: Path,
-    agent: Agent,
-    auth: Auth,
-    config: RunConfig,
-    benchmark: Benchmark,
-    template: PromptTemplate,
-    gateway: Gateway,
-    redactor: Redactor | None = None,
-    cancel: threading.Event | None = None,
-) -> ItemRecord | None:
+@dataclass(frozen=True)
+class AttemptOptions:
+    """What every attempt of a run shares, built once by the runner while its gateway is up (inspect_ai
+    bundles the same in one options object). No credential: an agent gets its gateway lease's dummy one."""
+
+    agent: Agent
+    config: RunConfig
+    benchmark: Benchmark
+    template: PromptTemplate
+    gateway: Gateway
+    run_root: Path  # the record names its transcript relative to it
+    redactor: Redactor | None = None  # the secrets scrubbed from the item folder and its record
+    cancel: threading.Event | None = None  # Ctrl-C, SIGTERM, an auth stop: the running agent is stopped
+
+
+def run_attempt(options: AttemptOptions, item: Item, repeat: int, item_dir: ItemDir) -> ItemRecord | None:
     """Returns None when cancelled (Ctrl-C): nothing is recorded, so a rerun does the item (a game in progress
-    goes on from its record: `Benchmark.carries_on`). The sandbox gets a dummy credential and the `gateway`'s
-    URL, never `auth` itself."""
+    goes on from its record: `Benchmark.carries_on`). The sandbox gets a dummy credential and the gateway's
+    URL, never the user's credential itself."""
     started_at = now_iso()
-    if not (item_dir.root.is_dir() and benchmark.carries_on(item_dir.root)):
+    if not (item_dir.root.is_dir() and options.benchmark.carries_on(item_dir.root)):
         item_dir.fresh()
-    with gateway.lease(item_dir.root) as lease:  # each request appended to its gateway.jsonl as it ends
-        record = _attempt(
-            item, repeat, item_dir, run_root, agent, lease.auth, config, benchmark, template, cancel, started_at, lease
-        )
-    if redactor:
-        redactor.tree(item_dir.root)
-        record = redactor.record(record) if record is not None else None
+    with options.gateway.lease(item_dir.root) as lease:  # each request appended to its gateway.jsonl as it ends
+        record = Attempt(options, item, repeat, item_dir, lease, started_at).run()
+    if options.redactor:
+        options.redactor.tree(item_dir.root)
+        record = options.redactor.record(record) if record is not None else None
     return record
 
 
-def _attempt(
-    item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
-) -> ItemRecord | None:
-    agent.copy_credentials(auth, item_dir.home)
-    try:
-        return _attempt_in_setup(
-            item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
-        )
-    except ItemError as error:  # the benchmark could not set this item up (its game did not start)
-        return item_error_record(item, repeat, benchmark, str(error), started_at)
-
-
-def item_error_record(item, repeat: int, benchmark: Benchmark, error: str, started_at: str) -> ItemRecord:
-    """The record of an item whose benchmark part failed: no agent ran (or its run cannot be graded)."""
+def item_record(
+    benchmark: Benchmark,
+    item: Item,
+    repeat: int,
+    status: str,
+    error: str | None = None,
+    graded: BenchmarkGrade | None = None,
+    **fields,
+) -> ItemRecord:
+    """An item's record, wherever its answer came from (an attempt here, a reply from elsewhere): the item and
+    its truth, the status, and the kind's verdict where one was given and the status is a graded one. An
+    ungraded item is never counted right (nor wrong: it is left out of accuracy)."""
+    # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
+    verdict = graded if status in GRADED_STATUSES else None
     return ItemRecord(
         id=item.id,
         task=item.task,
         category=item.category,
         ground_truth=benchmark.truth_text(item),
-        status="benchmark_error",
+        status=status,
         error=error,
+        prediction=verdict.prediction if verdict is not None else "",
+        correct=verdict.correct if verdict is not None and status != "ungraded" else False,
+        metrics=verdict.metrics_json() if verdict is not None else {},
         repeat=repeat,
-        started_at=started_at,
-        finished_at=now_iso(),
+        **fields,
     )
 
 
-def _attempt_in_setup(
-    item, repeat, item_dir, run_root, agent, auth, config, benchmark, template, cancel, started_at, lease
-) -> ItemRecord | None:
-    with benchmark.setup(item, config.tools, item_dir.work, item_dir.home, item_dir.root, template.text) as setup:
-        if setup.on_context is not None:  # the model's context at each request, as the gateway sees it
-            lease.ledger.on_usage = lambda usage: setup.on_context(context_tokens(usage))
-        session = start_session(agent, item_dir, setup)
-        first, spent_s = session.record.n, 0.0
-        while True:
-            result = _run_session(
-                item,
-                item_dir,
-                agent,
-                auth,
-                config,
-                setup,
-                session,
-                cancel,
-                started_at,
-                lease,
-                config.timeout_s - spent_s,
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt in progress: the run's options, the item, and the gateway lease its requests go through."""
+
+    options: AttemptOptions
+    item: Item
+    repeat: int
+    item_dir: ItemDir
+    lease: Lease
+    started_at: str
+
+    def run(self) -> ItemRecord | None:
+        self.options.agent.copy_credentials(self.lease.auth, self.item_dir.home)
+        try:
+            return self._in_setup()
+        except ItemError as error:  # the benchmark could not set this item up (its game did not start)
+            # no agent ran (or its run cannot be graded)
+            return item_record(
+                self.options.benchmark,
+                self.item,
+                self.repeat,
+                "benchmark_error",
+                str(error),
+                started_at=self.started_at,
+                finished_at=now_iso(),
             )
-            spent_s += result.elapsed_s
-            end_session(item_dir, session, _how_it_ended(result))
-            if result.interrupted or result.timed_out or spent_s >= config.timeout_s:
-                break
-            # The kind may go on in a fresh session (a game's hand-off before the context is full, or a CLI that
-            # ran out of context): told the task, where it stands and its notes, with the same tools.
-            handoff = setup.next_session(agent.ran_out_of_context(result.events)) if setup.next_session else None
-            if handoff is None or session.record.n - first + 1 >= MAX_SESSIONS:
-                break
-            session = start_session(agent, item_dir, setup, handoff)
-    if result.interrupted:
-        return None
-    result.elapsed_s = spent_s  # every session of this attempt
-    result.upstream_failure = lease.upstream.verdict()  # the gateway's view decides when the provider failed
-    result.held_s = round(min(lease.upstream.held_s(), result.elapsed_s), 3)
-    result.context_full = agent.ran_out_of_context(result.events)
-    write_exit(item_dir, result)
-    # The item's transcript is all its sessions (the file holds every one; memory kept only each one's last events)
-    events = saved_events(item_dir.transcript)  # every session's stream, as the CLI wrote it
-    transcript = parse_item(
-        agent,
-        events,
-        item_dir,
-        config.model,
-        setup.prompt if session.record.n > 1 else session.prompt,  # the task as asked (each session's in its marker)
-        # the first message's attachments; a later session's are in its marker (Transcript.sessions)
-        [str(path.relative_to(item_dir.root)) for path in session.images] if session.record.n == 1 else [],
-    )
-    gateway = record_item(lease, item_dir.root, transcript)  # also confirms each image's size at the API
-    transcript.save(item_dir.steps)
-    agent.prune(item_dir.root)  # the CLI's scaffolding goes; what reading and regrade --reparse read stays
-    record = grade_item(
-        item,
-        repeat,
-        item_dir,
-        transcript,
-        result,
-        benchmark,
-        config.timeout_s,
-        expects_inline=bool(setup.inline_images),
-    )
-    record.gateway = gateway
-    apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop
-    record.elapsed_s = round(result.elapsed_s - result.held_s, 3)  # the agent's time, not the provider's waits
-    record.provider_wait_s = result.held_s
-    record.transcript = str(item_dir.transcript.relative_to(run_root))
-    record.image_conversions = list(setup.conversions)
-    sessions = read_sessions(item_dir.root)
-    record.sessions = max(1, len(sessions))
-    record.handoffs = sum(s.reason.startswith("hand-off") for s in sessions)
-    record.compactions = len(getattr(transcript, "compactions", None) or [])
-    record.started_at, record.finished_at = started_at, now_iso()
-    return record
+
+    def _in_setup(self) -> ItemRecord | None:
+        agent, config, benchmark = self.options.agent, self.options.config, self.options.benchmark
+        item_dir, text = self.item_dir, self.options.template.text
+        with benchmark.setup(self.item, config.tools, item_dir.work, item_dir.home, item_dir.root, text) as setup:
+            if setup.on_context is not None:  # the model's context at each request, as the gateway sees it
+                self.lease.ledger.on_usage = lambda usage: setup.on_context(context_tokens(usage))
+            session = start_session(agent, item_dir, setup)
+            first, spent_s = session.record.n, 0.0
+            while True:
+                result, launch = self._session(setup, session, config.timeout_s - spent_s)
+                spent_s += result.elapsed_s
+                end_session(item_dir, session, _how_it_ended(result))
+                if result.interrupted or result.timed_out or spent_s >= config.timeout_s:
+                    break
+                # The kind may go on in a fresh session (a game's hand-off before the context is full, or a CLI
+                # that ran out of context): told the task, where it stands and its notes, with the same tools.
+                handoff = setup.next_session(agent.ran_out_of_context(result.events)) if setup.next_session else None
+                if handoff is None or session.record.n - first + 1 >= MAX_SESSIONS:
+                    break
+                session = start_session(agent, item_dir, setup, handoff)
+        if result.interrupted:
+            return None
+        result.elapsed_s = spent_s  # every session of this attempt
+        result.upstream_failure = self.lease.upstream.verdict()  # the gateway's view decides when the provider failed
+        result.held_s = round(min(self.lease.upstream.held_s(), result.elapsed_s), 3)
+        result.context_full = agent.ran_out_of_context(result.events)
+        launch.ended(result).save(item_dir.meta)  # how it ended, for `regrade --reparse`
+        # The item's transcript is all its sessions (the file holds every one; memory kept only each one's last events)
+        events = saved_events(item_dir.transcript)  # every session's stream, as the CLI wrote it
+        transcript = parse_item(
+            agent,
+            events,
+            item_dir,
+            config.model,
+            # the task as asked (each session's own is in its marker)
+            setup.prompt if session.record.n > 1 else session.prompt,
+            # the first message's attachments; a later session's are in its marker (Transcript.sessions)
+            [str(path.relative_to(item_dir.root)) for path in session.images] if session.record.n == 1 else [],
+        )
+        gateway = record_item(self.lease, item_dir.root, transcript)  # also confirms each image's size at the API
+        transcript.save(item_dir.steps)  # once, sizes confirmed
+        agent.prune(item_dir.root)  # the CLI's scaffolding goes; what reading and regrade --reparse read stays
+        record = grade_item(
+            self.item,
+            self.repeat,
+            item_dir,
+            transcript,
+            result,
+            benchmark,
+            config.timeout_s,
+            expects_inline=bool(setup.inline_images),
+        )
+        record.gateway = gateway
+        apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop
+        record.elapsed_s = round(result.elapsed_s - result.held_s, 3)  # the agent's time, not the provider's waits
+        record.provider_wait_s = result.held_s
+        record.transcript = str(item_dir.transcript.relative_to(self.options.run_root))
+        record.image_conversions = list(setup.conversions)
+        sessions = read_sessions(item_dir.root)
+        record.sessions = max(1, len(sessions))
+        record.handoffs = sum(s.reason.startswith("hand-off") for s in sessions)
+        record.compactions = len(getattr(transcript, "compactions", None) or [])
+        record.started_at, record.finished_at = self.started_at, now_iso()
+        return record
+
+    def _session(self, setup: ItemSetup, session: SessionStart, timeout_s: float) -> tuple[ProcessResult, ItemMeta]:
+        """One agent CLI process in its sandbox: the attempt's session `session` (started, or continued), and
+        how it was launched (meta.json, written before it starts)."""
+        agent, config, item_dir, auth = self.options.agent, self.options.config, self.item_dir, self.lease.auth
+        ctx = ItemContext(
+            item_id=self.item.id,
+            model=config.model,
+            effort=config.effort,
+            max_turns=config.max_turns,
+            prompt=session.prompt,
+            workdir=item_dir.work,
+            home=item_dir.home,
+            tools=setup.tools,
+            inline_images=session.images,
+            auth=auth,
+            session=session.plan,
+            auto_compact=setup.cli_compaction,
+        )
+        invocation = agent.prepare(ctx)
+        spec = SandboxSpec(
+            workdir=item_dir.work,
+            home=item_dir.home,
+            endpoints=auth.endpoints + setup.endpoints,
+            env=invocation.env,
+            readonly_mounts=list(setup.readonly_mounts),
+        )
+        with Sandbox(spec, kind=config.sandbox) as sandbox:
+            argv, env = sandbox.wrap(invocation.argv)
+            launch = ItemMeta(
+                argv=argv,
+                env_names=sorted(env),
+                cwd=str(item_dir.work),
+                sandbox=config.sandbox,
+                prompt=ctx.prompt,
+                started_at=self.started_at,
+            )
+            launch.save(item_dir.meta)  # what runs, while it runs (a hung or killed item's only account of it)
+            result = run_process(
+                argv,
+                env,
+                item_dir.work,
+                invocation.stdin,
+                item_dir.transcript,
+                item_dir.stderr,
+                timeout_s,
+                watch=watching(agent, item_dir, session),
+                cancel=self.options.cancel,
+                pass_fds=sandbox.pass_fds,
+                held=lambda: self.lease.upstream.held_s(time.monotonic()),  # the timeout does not count these waits
+            )
+            result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
+        return result, launch
 
 
 def context_tokens(usage: dict) -> int:
     """The model's context after one answer: what it read (cached included) and what it wrote."""
     return int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
-
-
-def _run_session(
-    item, item_dir, agent, auth, config, setup, session, cancel, started_at, lease, timeout_s
-) -> ProcessResult:
-    """One agent CLI process in its sandbox: the attempt's session `session` (started, or continued)."""
-    ctx = ItemContext(
-        item_id=item.id,
-        model=config.model,
-        effort=config.effort,
-        max_turns=config.max_turns,
-        prompt=session.prompt,
-        workdir=item_dir.work,
-        home=item_dir.home,
-        tools=setup.tools,
-        inline_images=session.images,
-        auth=auth,
-        session=session.plan,
-        auto_compact=setup.cli_compaction,
-    )
-    invocation = agent.prepare(ctx)
-    spec = SandboxSpec(
-        workdir=item_dir.work,
-        home=item_dir.home,
-        endpoints=auth.endpoints + setup.endpoints,
-        env=invocation.env,
-        readonly_mounts=list(setup.readonly_mounts),
-    )
-    with Sandbox(spec, kind=config.sandbox) as sandbox:
-        argv, env = sandbox.wrap(invocation.argv)
-        item_dir.meta.write_text(
-            json.dumps(
-                {
-                    "argv": argv,
-                    "env_names": sorted(env),
-                    "cwd": str(item_dir.work),
-                    "sandbox": config.sandbox,
-                    "prompt": ctx.prompt,
-                    "started_at": started_at,
-                },
-                indent=1,
-            )
-        )
-        result = run_process(
-            argv,
-            env,
-            item_dir.work,
-            invocation.stdin,
-            item_dir.transcript,
-            item_dir.stderr,
-            timeout_s,
-            watch=watching(agent, item_dir, session),
-            cancel=cancel,
-            pass_fds=sandbox.pass_fds,
-            held=lambda: lease.upstream.held_s(time.monotonic()),  # the timeout does not count these waits
-        )
-        result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
-    return result
 
 
 def _how_it_ended(result: ProcessResult) -> str:
@@ -236,30 +249,11 @@ def _how_it_ended(result: ProcessResult) -> str:
     return f"exit {result.exit_code}"
 
 
-def write_exit(item_dir: ItemDir, result: ProcessResult) -> None:
-    """How the process ended, beside its argv in meta.json, so a saved stream can be re-parsed and
-    re-classified later (`regrade --reparse`)."""
-    meta = json.loads(item_dir.meta.read_text()) if item_dir.meta.exists() else {}
-    meta["exit"] = {
-        "exit_code": result.exit_code,
-        "timed_out": result.timed_out,
-        "stopped_because": result.stopped_because,
-        "malformed_lines": result.malformed_lines,
-        "elapsed_s": result.elapsed_s,
-        "stderr_tail": result.stderr_tail,
-        "proxy_refused": result.proxy_refused,
-        "upstream_failure": result.upstream_failure,
-        "held_s": result.held_s,
-        "context_full": result.context_full,
-    }
-    item_dir.meta.write_text(json.dumps(meta, indent=1))
-
-
 def parse_item(
     agent: Agent, events: list[dict], item_dir: ItemDir, model: str, prompt: str, prompt_images: list[str]
 ) -> Transcript:
-    """The CLI's events (and its own logs beside them) as a normalised transcript, saved as steps.json,
-    with every image the model received and its size."""
+    """The CLI's events (and its own logs beside them) as a normalised transcript, with every image the
+    model received and its size (the caller saves it as steps.json once the gateway confirmed those)."""
     transcript = agent.parse(events, item_dir.root, model)
     transcript.prompt = prompt
     transcript.prompt_images = prompt_images
@@ -267,7 +261,6 @@ def parse_item(
     transcript.images = received_images(
         transcript, item_dir.root, inline, [item_dir.root / path for path in prompt_images]
     )
-    transcript.save(item_dir.steps)
     return transcript
 
 
@@ -303,17 +296,13 @@ def grade_item(
                 status, error = "no_answer", "the answer tag holds no readable answer"
             if graded.ungraded:
                 status, error = "ungraded", graded.ungraded  # answered, but no verdict: never counted wrong
-    scored = status in ("ok", "no_answer", "ungraded")
-    return ItemRecord(
-        id=item.id,
-        task=item.task,
-        category=item.category,
-        ground_truth=benchmark.truth_text(item),
-        status=status,
-        error=error,
-        prediction=graded.prediction if scored else "",
-        # no_answer is still graded as the benchmark does (whole text, no tag), so accuracy matches it.
-        correct=graded.correct if scored and status != "ungraded" else False,
+    return item_record(
+        benchmark,
+        item,
+        repeat,
+        status,
+        error,
+        graded,
         answer_text=transcript.final_text,
         usage=transcript.usage,
         usage_by_model=transcript.usage_by_model,
@@ -321,7 +310,5 @@ def grade_item(
         num_turns=transcript.num_turns,
         tool_calls=transcript.tool_calls,
         images=[asdict(image) for image in transcript.images],
-        repeat=repeat,
         api_retries=list(transcript.api_retries),
-        metrics=graded.metrics_json() if scored else {},
     )

@@ -4,14 +4,17 @@ One bundled sample item (its image sent with the question, no tools) runs exactl
 the real CLI in the sandbox, the user's credential added by the run's gateway. What the gateway saw
 then answers, a line each: the credential was accepted, the model exists, the effort was accepted,
 the image arrived (its size at the API), the usage and its cost, the latency, the CLI's version.
-A failure names the fix the provider's own answer implies (provider_errors.py).
+A failure names the fix the provider's own answer implies (provider_errors.py). With --judge-model,
+the judge gets the same lines from one call made as a run's grading makes it (judge_live_check).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,16 +25,20 @@ from agent_eval.agents import get_agent
 from agent_eval.agents.registry import efforts_by_agent
 from agent_eval.benchmarks.registry import default_kind
 from agent_eval.datamodel.config import RunConfig
+from agent_eval.datamodel.judging import JudgeCall, JudgeUnavailable
+from agent_eval.datamodel.pricing import data_version
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.engine.gateway import Gateway
 from agent_eval.engine.gateway.credentials import DUMMY_PREFIX
 from agent_eval.engine.gateway.journal import read_log
 from agent_eval.engine.gateway.ledger import REFUSED
+from agent_eval.engine.judge import ApiJudge
 from agent_eval.engine.provider_errors import accepted_efforts, is_effort_error, suggested_models
 from agent_eval.engine.runner import Runner
 from agent_eval.engine.sandbox import DoctorCheck
 
 ITEM_CAP_USD = 1.0  # the tiny item may not cost more, whatever the model does
+ITEM_CAP_TOKENS = 200_000  # nor spend more tokens, on a model no price map prices
 # Where each wire's CLI lists models, relative to the gateway (as the CLI's base URL is).
 MODELS_PATH = {"anthropic": "/v1/models", "responses": "/models"}
 
@@ -52,7 +59,9 @@ def live_check(agent_name: str, model: str, effort: str | None, environ: dict[st
         sandbox=sandbox,
         jobs=1,
         timeout_s=300,
-        max_item_cost_usd=ITEM_CAP_USD,
+        # the tiny item's cap: in dollars where the model has a price; else in tokens (a dollar cap it could not keep)
+        max_item_cost_usd=ITEM_CAP_USD if agent.priced(model) else None,
+        max_item_tokens=None if agent.priced(model) else ITEM_CAP_TOKENS,
         unpriced=True,  # an unpriced model is reported below, not refused before the call
     )
     config.validate(efforts_by_agent())
@@ -185,3 +194,57 @@ def list_models(runner: Runner) -> list[str]:
     except (OSError, ValueError):
         return []
     return [m["id"] for m in data.get("data") or [] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+
+
+JUDGE_PROMPT = "This is a connection check. Reply with the single word: ready"
+JUDGE_MAX_TOKENS = 16  # the smallest budget a kind gives its judge (BabyVision's verdict)
+
+
+def judge_live_check(model: str, environ: dict[str, str]) -> LiveResult:
+    """`doctor --live --judge-model M`: one real call of the judge as a run makes it (engine/judge.py ApiJudge,
+    straight from the harness), read as the agent's check reads its own: the credential, the model, an answer
+    with text, usage and cost, latency; each failure with the fix its answer implies."""
+    judge = ApiJudge(model, environ)  # never bound to a run: nothing is cached
+    headline = f"doctor --live: judge {model}: one call ({judge.provider} API) as a run's grading makes it"
+    try:
+        url = judge.check()
+    except JudgeUnavailable as error:
+        fix = "set the provider's key in the environment (ANTHROPIC_API_KEY / OPENAI_API_KEY), as a run needs it"
+        return LiveResult([DoctorCheck("judge: credential found", False, str(error), fix)], headline)
+    started = time.monotonic()
+    call = judge.ask(JUDGE_PROMPT, JUDGE_MAX_TOKENS)
+    elapsed = time.monotonic() - started
+    return LiveResult(_judge_verdicts(judge, call, url, elapsed), headline)
+
+
+def _judge_verdicts(judge: ApiJudge, call: JudgeCall, url: str, elapsed: float) -> list[DoctorCheck]:
+    error = call.error or ""
+    found = re.match(r"HTTP (\d+)", error)
+    status = int(found.group(1)) if found else None
+    checks = []
+    if status in (401, 403):
+        fix = f"the provider refused the judge's credential for {url}: check the key and that it may use {judge.model}"
+        return [DoctorCheck("judge: credential accepted", False, error[:300], fix)]
+    if status is None and call.reply is None and "no text" not in error:
+        return [DoctorCheck("judge: endpoint reached", False, error[:300], "check the endpoint's URL and network")]
+    checks.append(DoctorCheck("judge: credential accepted", True, f"{judge.provider} API at {url}"))
+    if status == 404 or (status and "model" in error.lower()):
+        fix = "check --judge-model against the provider's model list (a prefix `anthropic/` or `openai/` picks the API)"
+        return checks + [DoctorCheck("judge: model exists", False, error[:300], fix)]
+    checks.append(DoctorCheck("judge: model exists", True, f"{judge.api_model} answered"))
+    if call.reply is None:
+        fix = (
+            f"a reasoning model may spend a kind's {JUDGE_MAX_TOKENS}-token verdict budget on thought: choose a judge "
+            "that answers directly"
+            if "no text" in error
+            else "see the provider's message above"
+        )
+        return checks + [DoctorCheck("judge: answered with text", False, error[:300], fix)]
+    checks.append(DoctorCheck("judge: answered with text", True, repr(call.reply.strip()[:60])))
+    tokens = f"{call.usage.get('input_tokens')} input, {call.usage.get('output_tokens')} output tokens"
+    if call.cost_usd is not None:
+        checks.append(DoctorCheck("judge: usage and cost", True, f"{tokens}; ${call.cost_usd:.4f} ({data_version()})"))
+    else:
+        fix = "add the judge model's prices to a YAML file named by $AGENT_EVAL_PRICING (else its cost is unknown)"
+        checks.append(DoctorCheck("judge: usage and cost", False, f"{tokens}; cost unknown", fix))
+    return checks + [DoctorCheck("judge: latency", True, f"{elapsed:.1f} s for the call")]

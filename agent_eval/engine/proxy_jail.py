@@ -6,7 +6,7 @@ and refuses the rest with 403 (its log names what it refused). Each item keeps i
 filter, log and socket, as before; what items share is the jail they run in: one bubblewrap jail
 per process (host network, no home, no project, no data, as nobody), started at the first item and
 living until this process ends. Starting a jail per item cost about 9 ms of CPU and of wall time on
-every item (docs/benchmarks.md, part 6).
+every item (docs/performance.md, part 6).
 
 The jail is a shell reading one command per line from its stdin, which only this process holds:
 `start ID PORT` starts item ID's tinyproxy on PORT and its relay, `stop ID` kills both. The pipe is

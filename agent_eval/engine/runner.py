@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import platform
 import signal
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -22,13 +21,15 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 
 from agent_eval import __version__
 from agent_eval.agents import get_agent
 from agent_eval.agents.base import Agent
+from agent_eval.analysis.terminal_fit import FittingProgress
 from agent_eval.benchmarks import Benchmark, registry
 from agent_eval.datamodel.config import ConfigError, RunConfig
-from agent_eval.datamodel.itemdir import ItemDir, now_iso
+from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.pricing import provenance as pricing_provenance
 from agent_eval.datamodel.pricing import warm_up as warm_up_prices
@@ -36,10 +37,10 @@ from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.prompts import load_template
 from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import RunStore, prepare_store, read_records
-from agent_eval.engine.attempt import run_attempt
+from agent_eval.engine.api_judge import attach_judge
+from agent_eval.engine.attempt import AttemptOptions, run_attempt
 from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
 from agent_eval.engine.gateway.spend import cap_raised
-from agent_eval.engine.judge import attach_judge
 from agent_eval.engine.scratch_dirs import remove_stale
 
 RETRY_STATUSES = ("rate_limited",)
@@ -58,18 +59,30 @@ class RunOutcome:
 
 
 def new_progress(console: Console) -> Progress:
-    columns = [
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("acc {task.fields[acc]}  errors {task.fields[errors]}  cost {task.fields[cost]}"),
-        TextColumn("[yellow]{task.fields[provider]}"),  # the gateway's limiter: limit, queue, pauses
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    ]
+    """One line per run. In a narrow terminal the bar goes first, then the words beside the numbers, then
+    the provider's note; the counts, figures and times stay whole, and only in the end the run name wraps."""
+    whole = Column(no_wrap=True)
+    name = TextColumn("[bold]{task.description}", table_column=whole)
+    wrapping_name = TextColumn("[bold]{task.description}", table_column=Column(overflow="fold"))
+    count = MofNCompleteColumn(table_column=whole)
+    acc, errors, cost = "{task.fields[acc]}", "{task.fields[errors]}", "{task.fields[cost]}"
+    figures = TextColumn(f"acc {acc}  errors {errors}  cost {cost}", table_column=whole)
+    few_words = TextColumn(f"acc {acc} err {errors} {cost}", table_column=whole)
+    # the gateway's limiter: limit, queue, pauses
+    provider = TextColumn("[yellow]{task.fields[provider]}", table_column=whole)
+    times = [TimeElapsedColumn(table_column=whole), TimeRemainingColumn(table_column=whole)]
     # 4 redraws a second, not rich's 10: items take seconds, and each redraw costs about 2.7 ms of CPU
     # on a terminal (27 ms per second of the run at 10 Hz, 3% of a bare CLI's CPU per item at --jobs 1).
-    return Progress(*columns, console=console, refresh_per_second=4)
+    return FittingProgress(
+        [name, BarColumn(), count, figures, provider, *times],
+        [name, BarColumn(bar_width=10), count, figures, provider, *times],
+        [name, count, figures, provider, *times],
+        [name, count, few_words, provider, *times],
+        [name, count, few_words, *times],
+        [wrapping_name, count, few_words, *times],
+        console=console,
+        refresh_per_second=4,
+    )
 
 
 def _sigterm_stops_the_run(execute):
@@ -97,6 +110,20 @@ def _sigterm_stops_the_run(execute):
             signal.signal(signal.SIGTERM, previous)
 
     return wrapper
+
+
+def refuse_a_cap_it_cannot_keep(config: RunConfig, priced: bool) -> None:
+    """A dollar cap on a model no price map prices would never be reached (every answer costs "unknown"):
+    refused before the first item, with what would make it keepable (also by `slurm submit`, before the jobs)."""
+    dollar_caps = (("--max-cost-usd", config.max_cost_usd), ("--max-item-cost-usd", config.max_item_cost_usd))
+    caps = [f"{flag} {value:g}" for flag, value in dollar_caps if value is not None]
+    if caps and not priced:
+        raise ConfigError(
+            f"{' and '.join(caps)} cannot be kept: no price for model {config.model!r} in "
+            f"{where_prices_come_from()}, so its cost is unknown and never reaches the cap. Add the model's "
+            f"prices to the YAML file named by $AGENT_EVAL_PRICING, or drop the dollar cap and bound each item "
+            f"by tokens with --max-item-tokens"
+        )
 
 
 class Runner:
@@ -148,6 +175,8 @@ class Runner:
                 f"no price for model {config.model!r} in {where_prices_come_from()}: add it there, or pass "
                 f"--unpriced to record its cost as unknown"
             )
+        self.priced = self.agent.priced(config.model)
+        refuse_a_cap_it_cannot_keep(config, self.priced)
         self.pricing = pricing_provenance()
         self.template = load_template(config.tools, benchmark.prompts_dir())
         config.benchmark = benchmark.name
@@ -171,39 +200,31 @@ class Runner:
         self.progress = progress
         self.auth_failure: str | None = None
         self.gateway: Gateway | None = None  # the run's model gateway, while the run runs
+        self.attempt_options: AttemptOptions | None = None  # what its attempts share, while the gateway is up
         self.spend = RunSpend()  # what the run spent, and its caps (set when it runs)
         self.redactor = Redactor(secret_values(self.auth))
         self._cost_lock = threading.Lock()
+        self._unknown_before = False  # an earlier session recorded an item whose cost is unknown
 
     # -- manifest ---------------------------------------------------------------------------------
-    def write_manifest(self, finished: bool) -> None:
-        old = self.store.read_manifest()
-        self.store.write_manifest(
-            RunManifest(
-                run_name=self.run_name,
-                config=RunIdentity(**self.config.identity(), extra=old.config.extra if old else {}),
-                options=self.config.options(),
-                dataset=DatasetInfo(
-                    path=str(self.dataset.root.resolve()),
-                    layout=self.dataset.layout,
-                    n_items=len(self.dataset.items),
-                    selection=self.selection or {},
-                    versions=self.dataset.versions() if hasattr(self.dataset, "versions") else {},
-                    extra=old.dataset.extra if old else {},
-                ),
-                auth=self.auth.describe(),
-                scripted_model=self.scripted_model,
-                pricing=self.pricing,
-                project_version=__version__,
-                host={"python": platform.python_version(), "platform": platform.platform()},
-                started_at=(old and old.started_at) or now_iso(),
-                resumed_at=now_iso() if old else None,
-                finished_at=now_iso() if finished else None,
-                regraded=old.regraded if old else [],
-                merged_from=old.merged_from if old else None,
-                extra=old.extra if old else {},  # a newer version's keys survive a resume by this one
-            )
-        )
+    def manifest(self, finished: bool) -> RunManifest:
+        """run.json as this session of the run writes it (at its start, and at its end); a newer version's keys
+        survive a resume by this one."""
+        return RunManifest(
+            run_name=self.run_name,
+            config=RunIdentity(**self.config.identity()),
+            options=self.config.options(),
+            dataset=DatasetInfo(
+                path=str(self.dataset.root.resolve()),
+                layout=self.dataset.layout,
+                n_items=len(self.dataset.items),
+                selection=self.selection or {},
+                versions=self.dataset.versions() if hasattr(self.dataset, "versions") else {},
+            ),
+            auth=self.auth.describe(),
+            scripted_model=self.scripted_model,
+            pricing=self.pricing,
+        ).session(self.store.read_manifest(), finished, __version__)
 
     # -- one item, with retries -------------------------------------------------------------------
     def _run_item(self, item, repeat: int) -> ItemRecord | None:
@@ -211,25 +232,13 @@ class Runner:
             return self._attempts(item, repeat)
 
     def _attempts(self, item, repeat: int) -> ItemRecord | None:
+        assert self.attempt_options is not None, "attempts run while the run's gateway is up"
         retries: list[dict] = []
         for attempt in range(1, self.max_attempts + 1):
             if self.cancel.is_set():
                 return None
             item_dir = ItemDir(self.store.sandbox_dir(item.id, repeat))
-            record = run_attempt(
-                item,
-                repeat,
-                item_dir,
-                self.store.root,
-                self.agent,
-                self.auth,
-                self.config,
-                self.benchmark,
-                self.template,
-                gateway=self.gateway,
-                redactor=self.redactor,
-                cancel=self.cancel,
-            )
+            record = run_attempt(self.attempt_options, item, repeat, item_dir)
             if record is None:
                 return None
             record.attempts, record.retries = attempt, list(retries)
@@ -243,7 +252,7 @@ class Runner:
 
     # -- the whole run ----------------------------------------------------------------------------
     def run(self) -> RunOutcome:
-        self.write_manifest(finished=False)
+        self.store.write_manifest(self.manifest(finished=False))
         limits = SpendLimits(self.config.max_item_cost_usd, self.config.max_item_tokens, self.config.max_cost_usd)
         held = self._held_by_a_cap(limits)
         done = self.store.done_keys() | set(held)
@@ -275,9 +284,19 @@ class Runner:
                 concurrency=self.config.jobs,
                 outage_hold_s=self.config.outage_hold_minutes * 60,
             ) as self.gateway:
+                self.attempt_options = AttemptOptions(
+                    self.agent,
+                    self.config,
+                    self.benchmark,
+                    self.template,
+                    self.gateway,
+                    run_root=self.store.root,
+                    redactor=self.redactor,
+                    cancel=self.cancel,
+                )
                 self._execute(todo, outcome)
         finally:
-            self.gateway = None
+            self.gateway, self.attempt_options = None, None
             if previous_handler is not None:
                 signal.signal(signal.SIGINT, previous_handler)
         outcome.interrupted = self.cancel.is_set() and self.auth_failure is None
@@ -286,7 +305,7 @@ class Runner:
         outcome.rollup["not_run"] = {"cost_cap": outcome.not_run_cost_cap, "max_cost_usd": self.config.max_cost_usd}
         stopped = outcome.rollup["overall"].get("budget_exceeded", 0)
         finished = not (outcome.interrupted or outcome.stopped_for_auth or outcome.not_run_cost_cap or stopped)
-        self.write_manifest(finished=finished)
+        self.store.write_manifest(self.manifest(finished=finished))
         failed_upstream = outcome.rollup["overall"].get("statuses", {}).get("upstream_error", 0)
         if failed_upstream:
             self.console.print(
@@ -295,8 +314,8 @@ class Runner:
             )
         if outcome.not_run_cost_cap or stopped:
             self.console.print(
-                f"[yellow]{self.run_name}: ${self.spend.total_usd:.2f} spent; {stopped} item(s) stopped by a spend "
-                f"cap (budget_exceeded), {outcome.not_run_cost_cap} not started. Run again with a higher cap to "
+                f"[yellow]{self.run_name}: {self._money(0).split(' → ')[0]} spent; {stopped} item(s) stopped by a "
+                f"spend cap (budget_exceeded), {outcome.not_run_cost_cap} not started. Run again with a higher cap to "
                 f"finish them (graded items are not run again).[/]"
             )
         return outcome
@@ -328,14 +347,20 @@ class Runner:
 
     def _spent(self) -> float:
         """What earlier sessions of this run spent: every attempt it recorded, those a resume ran again
-        included (unknown costs count as 0 here and are reported apart)."""
-        return sum(r.cost_usd or 0.0 for task in self.store.task_dirs() for r in read_records(task / "items.jsonl")[0])
+        included (unknown costs count as 0 in this sum; `_unknown_before` says there were some)."""
+        records = [r for task in self.store.task_dirs() for r in read_records(task / "items.jsonl")[0]]
+        self._unknown_before = any(r.cost_usd is None and r.status not in STOPPED_STATUSES for r in records)
+        return sum(r.cost_usd or 0.0 for r in records)
 
     def _money(self, items_left: int) -> str:
         """For the progress line: spent so far (earlier sessions included) and the run's projected total
-        at the current rate (the mean cost of the items finished in this session)."""
+        at the current rate (the mean cost of the items finished in this session). A cost that is partly
+        unknown (an unpriced model, or answers no price map priced) says so, never $0.00."""
+        spent = self.spend.total_usd
+        if not self.priced or self.spend.unpriced_answers or self._unknown_before:
+            return f"${spent:.2f} + unknown" if spent else "unknown"
         projected = self.spend.projected_usd(items_left)
-        return f"${self.spend.total_usd:.2f}" + (f" → ~${projected:.2f}" if projected is not None else "")
+        return f"${spent:.2f}" + (f" → ~${projected:.2f}" if projected is not None else "")
 
     @_sigterm_stops_the_run
     def _execute(self, todo: list[tuple], outcome: RunOutcome) -> None:

@@ -21,11 +21,7 @@ import os
 import re
 import shlex
 import shutil
-import socket
-import subprocess
 import sys
-import tempfile
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -155,7 +151,7 @@ class Sandbox:
     def __enter__(self) -> "Sandbox":
         if self.kind == "none" or self._tmp is not None:
             return self
-        self._bwrap, self._socat = _tool("bwrap"), _tool("socat")
+        self._bwrap, self._socat = find_tool("bwrap"), find_tool("socat")
         self._tmp = owned_dir("agent-eval-sbx-")  # named after this process: removed by a later run if it dies
         try:
             (self._tmp / "etc").mkdir()
@@ -192,10 +188,6 @@ class Sandbox:
                 target.rmdir()
             if not target.exists() and not target.is_symlink():
                 target.symlink_to(Path(source).resolve(), target_is_directory=True)
-
-    def proxy_log(self) -> str:
-        """tinyproxy's log for this item so far (refused requests say "Proxying refused")."""
-        return self._proxy.log() if self._proxy else ""
 
     def refused_requests(self) -> list[str]:
         """The URLs (or CONNECT host:port) the proxy refused, for failure reports."""
@@ -368,7 +360,7 @@ exec "$@"
     # -- the proxy and its jail
 
     def _start_proxy(self) -> None:
-        tools = {"bwrap": self._bwrap, "socat": self._socat, "tinyproxy": _tool("tinyproxy")}
+        tools = {"bwrap": self._bwrap, "socat": self._socat, "tinyproxy": find_tool("tinyproxy")}
         jail = ProxyJail.shared(self._proxy_jail_options(), tools)
         try:
             self._proxy = jail.start_item([p for e in self.endpoints for p in e.filter_patterns()])
@@ -396,7 +388,8 @@ exec "$@"
         return o + ["--dev", "/dev", "--tmpfs", "/tmp"]
 
 
-def _tool(name: str) -> str:
+def find_tool(name: str) -> str:
+    """The real path of a tool the sandbox runs (bwrap, socat, tinyproxy); SandboxError naming the package."""
     path = shutil.which(name) or next((p for p in (f"/usr/bin/{name}", f"/usr/sbin/{name}") if os.path.exists(p)), None)
     if not path:
         raise SandboxError(f"{name} is not installed (apt-get install bubblewrap socat tinyproxy-bin)")
@@ -418,138 +411,3 @@ def _tool_python_dirs(policy: dict) -> list[Path]:
                 if key.strip() == "home":
                     dirs.append(Path(val.strip()).parent)
     return list(dict.fromkeys(_real(d) for d in dirs))
-
-
-# ---------------------------------------------------------------- doctor
-
-
-def check_sandbox() -> list[DoctorCheck]:
-    """For `agent-eval doctor`: is the sandbox usable here, and does it hold?"""
-    try:
-        for tool in ("bwrap", "socat", "tinyproxy"):
-            _tool(tool)
-    except SandboxError as e:
-        return [
-            DoctorCheck(
-                "sandbox: bwrap, socat, tinyproxy installed",
-                False,
-                str(e),
-                "sudo apt-get install bubblewrap socat tinyproxy-bin (or make setup)",
-            )
-        ]
-    checks: list[DoctorCheck] = []
-    with (
-        tempfile.TemporaryDirectory(prefix="agent-eval-doctor-", dir=_real(Path.home())) as t,
-        _PortListener() as allowed,
-        _PortListener() as other,
-    ):
-        root = Path(t)
-        for d in ("item/work", "item/home", "dataset"):
-            (root / d).mkdir(parents=True)
-        canary = "agent-eval-doctor-canary-7f3a"
-        (root / "dataset" / "answer.txt").write_text(canary)
-        spec = SandboxSpec(root / "item/work", root / "item/home", endpoints=[f"127.0.0.1:{allowed.port}"])
-
-        def run(sb: Sandbox, cmd: str) -> subprocess.CompletedProcess:
-            argv, env = sb.wrap(["/bin/bash", "-lc", cmd])
-            return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, pass_fds=sb.pass_fds)
-
-        try:
-            with Sandbox(spec) as sb:
-                r = run(sb, "id -u")
-                uid = str(load_policy()["user"]["uid"])
-                checks.append(
-                    DoctorCheck(
-                        "sandbox: bwrap runs as a non-root user (user namespaces)",
-                        r.returncode == 0 and r.stdout.strip() == uid,
-                        (r.stdout + r.stderr).strip()[-300:] or f"uid {uid}",
-                        "enable unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 "
-                        "(on Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0)",
-                    )
-                )
-                if not checks[-1].ok:
-                    return checks
-                q = shlex.quote
-                r = run(
-                    sb,
-                    f"cat {q(str(root / 'dataset/answer.txt'))} {q(str(PROJECT_ROOT / 'pyproject.toml'))}; "
-                    f"ls -A {q(str(root))} {q(str(PROJECT_ROOT))}",
-                )
-                leaked = [w for w in (canary, "[project]", "dataset", "pyproject") if w in r.stdout]
-                checks.append(
-                    DoctorCheck(
-                        "sandbox: dataset, project checkout and real home are hidden",
-                        not leaked,
-                        f"visible inside: {leaked}" if leaked else "a canary outside the workdir stayed unreadable",
-                        "look for a bind in sandbox/policy.yaml that covers them",
-                    )
-                )
-                probe = (
-                    "import socket, urllib.request as u\n"
-                    "def get(url):\n"
-                    "    try: u.urlopen(url, timeout=5); return 1\n"
-                    "    except Exception as e: return int(getattr(e, 'code', 0) == 200)\n"
-                    "def raw(host, port):\n"
-                    "    try: socket.create_connection((host, port), 2).close(); return 1\n"
-                    "    except OSError: return 0\n"
-                    f"print(get('http://127.0.0.1:{allowed.port}/'), get('http://127.0.0.1:{other.port}/'),"
-                    f" raw('127.0.0.1', {other.port}), raw('1.1.1.1', 443))\n"
-                )
-                r = run(sb, f"python3 -c {q(probe)}")
-                got = r.stdout.split()
-                checks.append(
-                    DoctorCheck(
-                        "sandbox: network reaches only the allowed endpoint",
-                        got == ["1", "0", "0", "0"],
-                        f"allowed, other local port via proxy, other directly, outside = "
-                        f"{got or r.stderr.strip()[-200:]} (want 1 0 0 0)",
-                        "check that socat and tinyproxy-bin are installed",
-                    )
-                )
-                mods = ", ".join(load_policy()["tool_python"]["must_import"])
-                r = run(sb, f"python3 -c 'import sys, {mods}; print(sys.executable)'")
-                checks.append(
-                    DoctorCheck(
-                        f"sandbox: a login shell's python3 imports {mods}",
-                        r.returncode == 0,
-                        (r.stdout + r.stderr).strip()[-300:],
-                        f"install {mods} into the Python running agent-eval (make setup)",
-                    )
-                )
-        except (SandboxError, OSError, subprocess.SubprocessError) as e:
-            checks.append(
-                DoctorCheck("sandbox: starts", False, str(e), "sudo apt-get install bubblewrap socat tinyproxy-bin")
-            )
-    return checks
-
-
-class _PortListener:
-    """A tiny HTTP server on 127.0.0.1 that answers 200 to anything (for the doctor)."""
-
-    def __enter__(self):
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self._serve, daemon=True).start()
-        return self
-
-    def _serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                try:
-                    conn.settimeout(2)
-                    head = b""
-                    while b"\r\n\r\n" not in head:  # the proxy may send the request in pieces:
-                        chunk = conn.recv(4096)  # answering early makes its later writes fail
-                        if not chunk:
-                            break
-                        head += chunk
-                    conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
-                except OSError:
-                    pass
-
-    def __exit__(self, *exc):
-        self.sock.close()

@@ -116,7 +116,7 @@ def render_table(data: Comparison, console: Console) -> None:
     header, body = _accuracy_cells(data)
     title = f"accuracy on {data.shared} shared items"
     k = len(data.runs)
-    if reading_hooks(data.benchmark).compare_table(data, console):
+    if data.kind is not None and data.kind.print_table(data, console):
         pass  # the kind printed its own accuracy table
     elif _fits(header, body, console.width) or k == 2:
         console.print(_rich_table(title, header, body))
@@ -147,7 +147,7 @@ def render_markdown(data: Comparison) -> str:
     parts = ["\n".join(f"- {line}" for line in _run_lines(data))]
     if _warning_lines(data):
         parts.append("\n".join(f"- note: {line}" for line in _warning_lines(data)))
-    own = reading_hooks(data.benchmark).compare_markdown(data, md)
+    own = data.kind.markdown_parts(data, md) if data.kind is not None else None
     if own is not None:
         parts += own
     else:
@@ -169,7 +169,7 @@ def render_csv(data: Comparison, table: str = "accuracy") -> str:
     if table != "accuracy":
         writer.writerows(sections.csv_table(data, table))
         return out.getvalue()
-    own = reading_hooks(data.benchmark).compare_csv(data)
+    own = data.kind.csv_rows(data) if data.kind is not None else None
     if own is not None:
         writer.writerows(own)
         return out.getvalue()

@@ -14,7 +14,6 @@ so Inspect's accuracy equals the run's. Token counts: `input_tokens` is the whol
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -38,6 +37,8 @@ from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, Score
 
 from agent_eval import __version__
+from agent_eval.datamodel.itemdir import ItemDir
+from agent_eval.datamodel.itemmeta import ItemMeta
 from agent_eval.datamodel.manifest import RunManifest
 from agent_eval.datamodel.records import FAILURE_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.reading.inspect_events import sample_events
@@ -180,8 +181,8 @@ def prompt_of(base: Path, transcript) -> str:
     if transcript is not None and transcript.prompt:
         return transcript.prompt
     try:  # a failure before the first event leaves no steps.json; meta.json has the prompt
-        return json.loads((base / "meta.json").read_text(encoding="utf-8")).get("prompt") or ""
-    except (OSError, ValueError, AttributeError):
+        return ItemMeta.read(ItemDir(base).meta).prompt
+    except (OSError, ValueError):
         return ""
 
 

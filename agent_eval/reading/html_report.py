@@ -13,6 +13,7 @@ from agent_eval.analysis.formatting import (
     fmt_agent_time,
     fmt_cost,
     fmt_time,
+    fmt_tokens,
     session_words,
     tool_input_text,
     total_time,
@@ -107,17 +108,6 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
     unseen = images.not_shown(shown, original_path)
     final = (record.answer_text or (transcript.final_text if transcript else None) or "").strip() or None
     last_text = next((s.text.strip() for s in reversed(steps) if s.kind == "text"), None)
-    u = record.usage
-    tokens = ", ".join(
-        f"{k} {v:,}"
-        for k, v in (
-            ("in", u.input_tokens),
-            ("cached", u.cached_input_tokens),
-            ("out", u.output_tokens),
-            ("reasoning", u.reasoning_tokens),
-        )
-        if v is not None
-    )
     return {
         "id": record.id,
         "task": record.task,
@@ -137,7 +127,7 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
         "agent_error": transcript.error if transcript else None,
         "final_text": None if final == last_text else final,  # no need to repeat the last message
         "error": record.error,
-        "tokens": tokens or "?",
+        "tokens": fmt_tokens(record.usage),
         "cost": fmt_cost(record.cost_usd),
         "time": fmt_agent_time(record.elapsed_s, record.provider_wait_s),
         "turns": "?" if record.num_turns is None else record.num_turns,

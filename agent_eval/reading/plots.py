@@ -2,12 +2,13 @@
 
 Built on `Figure` + the Agg canvas rather than pyplot: no global state, no backend choice.
 Runs whose cost is unknown are named in a note on the plot, never placed at zero.
-A kind may add a second marker per run (ReadingHooks.plot_second_point; active observation: combined,
+A kind may add a second marker per run (its KindComparison's plot_points; active observation: combined,
 answer and evidence, hollow), joined to the first by a line.
 """
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -15,7 +16,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from agent_eval.analysis.comparison_result import Comparison
-from agent_eval.benchmarks.registry import reading_hooks
 
 MARKERS = "osD^vP*Xh<>p"
 
@@ -32,8 +32,28 @@ def run_label(run: dict) -> str:
     return f"{run['letter']}: {text}" if text else f"{run['letter']}: {run['name']} (config unknown)"
 
 
-def _dollars(value: float, _=None) -> str:
+def dollars(value: float, _=None) -> str:
     return f"${value:.2g}" if value < 1 else f"${value:,.0f}"
+
+
+def cost_axis(ax, xs: list[float]) -> None:
+    """A log-scale dollars axis spanning xs with room either side (for labels), or a default span."""
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(dollars))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
+    ax.set_xlim(*((min(xs) / 2, max(xs) * 2) if xs else (1e-3, 1)))
+
+
+def unknown_lines(unknown: list[str]) -> int:
+    return len(_unknown_text(unknown).splitlines())
+
+
+def _unknown_text(unknown: list[str]) -> str:
+    return textwrap.fill("cost unknown, not plotted: " + "; ".join(unknown), 130)  # folded: never past the edge
+
+
+def note_unknown(fig: Figure, unknown: list[str]) -> None:
+    fig.text(0.01, 0.01, _unknown_text(unknown), fontsize=7, color="darkred", va="bottom")
 
 
 def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[list[str], list[str]]:
@@ -46,7 +66,7 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     placed, unknown, xs, spots = [], [], [], {}
-    second = reading_hooks(data.benchmark).plot_second_point(data)  # e.g. combined beside answer accuracy
+    second = data.kind.plot_points(data) if data.kind is not None else None  # e.g. combined beside answer accuracy
     combined = second.values if second else [None] * len(data.runs)
     for index, (run, accuracy, both) in enumerate(zip(data.runs, data.rows[0]["accuracy"], combined)):
         cost = run["efficiency"]["cost_usd"]
@@ -76,14 +96,7 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
         spots.setdefault((round(cost["mean"], 6), round(accuracy * 100, 3)), []).append(run["letter"])
     for (x, y), letters in spots.items():  # runs on the same spot share one label
         ax.annotate(", ".join(letters), (x, y), xytext=(7, 5), textcoords="offset points", fontsize=10, weight="bold")
-    ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(_dollars))
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: _dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
-    if xs:
-        low, high = min(xs), max(xs)
-        ax.set_xlim(low / 2, high * 2)
-    else:
-        ax.set_xlim(1e-3, 1)
+    cost_axis(ax, xs)
     ax.set_ylim(0, 100)
     ax.grid(True, which="both", alpha=0.3)
     ax.set_xlabel("mean cost per item (USD, log scale)")
@@ -92,8 +105,8 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
     if xs:
         ax.legend(fontsize=7, loc="lower right")
     if unknown:
-        fig.text(0.01, 0.01, "cost unknown, not plotted: " + "; ".join(unknown), fontsize=7, color="darkred")
-    fig.tight_layout(rect=(0, 0.04 if unknown else 0, 1, 1))
+        note_unknown(fig, unknown)
+    fig.tight_layout(rect=(0, 0.025 * (unknown_lines(unknown) + 1) if unknown else 0, 1, 1))
     fig.savefig(path)
     return placed, unknown
 
@@ -127,10 +140,7 @@ def task_plot(data: Comparison, path: Path) -> tuple[list[str], list[str]]:
             ax.scatter([], [], color=colours[k], marker="s", label=run_label(run))
     for t, row in enumerate(tasks):
         ax.scatter([], [], color="black", marker=MARKERS[t % len(MARKERS)], label=f"task {row['group']}")
-    ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(_dollars))
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: _dollars(v) if str(f"{v:.0e}")[0] in "25" else ""))
-    ax.set_xlim(*((min(xs) / 2, max(xs) * 2) if xs else (1e-3, 1)))
+    cost_axis(ax, xs)
     ax.set_ylim(-3, 103)
     ax.grid(True, which="both", alpha=0.3)
     ax.set_xlabel("mean cost per item of the task (USD, log scale)")
@@ -139,7 +149,7 @@ def task_plot(data: Comparison, path: Path) -> tuple[list[str], list[str]]:
     if xs:
         ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     if unknown:
-        fig.text(0.01, 0.01, "cost unknown, not plotted: " + "; ".join(unknown), fontsize=7, color="darkred")
-    fig.tight_layout(rect=(0, 0.04 if unknown else 0, 1, 1))
+        note_unknown(fig, unknown)
+    fig.tight_layout(rect=(0, 0.025 * (unknown_lines(unknown) + 1) if unknown else 0, 1, 1))
     fig.savefig(path)
     return placed, unknown

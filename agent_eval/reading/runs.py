@@ -42,14 +42,22 @@ class LoadedRun:
         """agent · model · effort · tools (and the kind's options not at their default, e.g. world_model=on), or
         the directory name when the config is unknown."""
         c = self.config
+        parts = [c.agent, c.model, c.effort, c.tools and f"tools={c.tools}", *self._options()]
+        return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
+
+    def _options(self) -> list[str]:
         known = kind_options()
-        options = [
+        return [
             f"{name}={value}"
-            for name, value in (c.kind_options or {}).items()
+            for name, value in (self.config.kind_options or {}).items()
             if name not in known or value != known[name][1].default
         ]
-        parts = [c.agent, c.model, c.effort, c.tools and f"tools={c.tools}", *options]
-        return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
+
+    @property
+    def condition(self) -> str:
+        """What the agent was given: the tool mode, and the kind's options not at their default (`python ·
+        world_model=on`); "" when unknown."""
+        return " · ".join(str(p) for p in [self.config.tools, *self._options()] if p)
 
     @property
     def benchmark(self) -> str:

@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from agent_eval.benchmarks.presentation import RunOnDisk
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import RunStore
 from agent_eval.datamodel.transcript import Transcript
 
-if TYPE_CHECKING:  # annotations only: run.py's warnings read transcripts through tool_use
-    from agent_eval.reading.runs import LoadedRun
 
-
-def item_dir(run: LoadedRun, record: ItemRecord) -> Path:
+def item_dir(run: RunOnDisk, record: ItemRecord) -> Path:
     if record.transcript:
         return (run.root / record.transcript).parent
     return RunStore(run.root).sandbox_dir(record.id, record.repeat)
 
 
-def load_transcript(run: LoadedRun, record: ItemRecord) -> tuple[Transcript | None, str | None]:
+def load_transcript(run: RunOnDisk, record: ItemRecord) -> tuple[Transcript | None, str | None]:
     """The normalised transcript, or None and why not."""
     path = item_dir(run, record) / "steps.json"
     if not path.is_file():

@@ -124,11 +124,17 @@ API::
 
     with ScriptedServer(scenario, log_path=None) as srv:   # 127.0.0.1, free port, thread
         srv.url                       # http://127.0.0.1:PORT
-        srv.requests                  # [RecordedRequest]; .main_requests() .side_requests() .compaction_requests()
+        srv.requests                  # [RecordedRequest]; .main_requests() .compaction_requests() .judge_requests()
         offered_tool_names(req); has_image(req); prompt_text(req); conversation(req)
 
 Command line: ``python -m agent_eval.scripted --scenario FILE [--port N] [--log FILE]``
 prints the URL and serves until killed.
+
+Files: server.py (the loopback server: ScriptedServer, RecordedRequest), scenario.py (the scenario model and
+its faults), conversation.py (an API-neutral view of one request; scripted tool names resolved),
+anthropic_wire.py and responses_wire.py (each wire API's request view and SSE answer), game_play.py (a scenario
+that plays an action sequence through a game's `play`), inspect_requests.py (what a CLI sent, for tests),
+mcp_stub.py (a trivial MCP stdio server for probes and tests), __main__.py (the command line).
 """
 
 from agent_eval.scripted.conversation import Conversation, OfferedTool

@@ -133,12 +133,6 @@ class Scenario:
         """The scripted judge's reply to a prompt its rules match (None: not a judge request)."""
         return next((rule.reply for rule in self.judge if rule.match.search(prompt)), None)
 
-    def rule_for(self, prompt: str) -> Rule | None:
-        for rule in self.rules:
-            if rule.match is None or rule.match.search(prompt):
-                return rule
-        return None
-
 
 def _call(raw: Any, where: str) -> Call:
     if not isinstance(raw, dict) or not isinstance(raw.get("call"), str):

@@ -502,9 +502,6 @@ class ScriptedServer:
     def main_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.kind == "main"]
 
-    def side_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.kind == "side"]
-
     def compaction_requests(self) -> list[RecordedRequest]:
         """The CLI's own compaction asking for a summary (answered with a scripted one)."""
         return [r for r in self.requests if r.kind == "compaction"]

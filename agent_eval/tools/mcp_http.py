@@ -12,7 +12,7 @@ else on that port; engine/sandbox.py, Endpoint):
 
 Why one host: a uvicorn server with its thread and event loop, started and stopped for every item,
 cost about a third more of the harness's CPU than a mount does (21 against 15 ms for an item that
-lists the tools and calls one, side by side; docs/benchmarks.md, part 6), and a port per item.
+lists the tools and calls one, side by side; docs/performance.md, part 6), and a port per item.
 The port is bound at once, and the SDK is imported in the host's thread: the agent CLI starts
 meanwhile, and its first connection waits in the listen backlog until the host answers.
 An item's server is built in the host's loop on its first request, and its session manager runs

@@ -67,7 +67,7 @@ def test_evidence_outside_the_answered_segment_is_graded_wrong(issue_datasets):
 
 
 def test_evidence_windows_per_family(issue_datasets):
-    """The windows docs/active-observation.md states: the asked moment +-0.5 s in its segment, the
+    """The windows docs/kinds/activeobs.md states: the asked moment +-0.5 s in its segment, the
     first second of a started action, or the whole span."""
     for dataset in issue_datasets:
         for item in dataset.items:

@@ -13,7 +13,7 @@ from agent_eval.benchmarks import load_benchmark
 from agent_eval.benchmarks.babyvision.loader import read_dataset
 from agent_eval.benchmarks.vlmeval.loader import read_tsv
 from agent_eval.datamodel.jsonl import DataError
-from agent_eval.datamodel.judging import JudgeCall
+from agent_eval.datamodel.judge_contract import JudgeCall
 
 
 def _png(colour=(200, 10, 10), size=(8, 8)) -> bytes:

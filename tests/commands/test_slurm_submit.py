@@ -101,6 +101,7 @@ def test_bad_submissions_are_refused_before_anything_is_written(sample_data, tmp
         (["--agent", "codex"], "--agent and --model are required"),
         (["--agent", "codex", "--model", "gpt-5.5", "--tasks", "nope"], "unknown task(s) nope"),
         (["--agent", "codex", "--model", "gpt-5.5", "--outage-hold-minutes", "90"], "at most 50"),
+        (["--agent", "codex", "--model", "gpt-unpriced-9", "--max-cost-usd", "5"], "--max-cost-usd 5 cannot be kept"),
     ]
     for args, message in cases:
         result = submit(tmp_path, *base, *args)

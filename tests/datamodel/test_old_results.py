@@ -155,7 +155,7 @@ def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
         console=Console(file=io.StringIO()),
         environ={"OPENAI_API_KEY": "sk-test"},
     )
-    runner.write_manifest(finished=False)
+    runner.store.write_manifest(runner.manifest(finished=False))
     raw = json.loads(runner.store.manifest_path.read_text())
     runner.store.manifest_path.write_text(
         json.dumps(
@@ -170,7 +170,7 @@ def test_a_resume_by_this_version_keeps_a_newer_manifests_keys(tmp_path):
             }
         )
     )
-    runner.write_manifest(finished=True)
+    runner.store.write_manifest(runner.manifest(finished=True))
     again = json.loads(runner.store.manifest_path.read_text())
     assert again["from_the_future"] == [2] and again["regraded"] == [{"to_scorer_hash": "x"}]
     assert again["config"]["future_identity"] == "y" and again["dataset"]["checksum"] == "z"
@@ -209,3 +209,59 @@ def test_run_on_an_earlier_versions_folder_names_regrade_as_compare_does(tmp_pat
     with pytest.raises(ResultsError) as refused:
         prepare_store(tmp_path, "old-run-v1", now, redo=False, console=Console(file=io.StringIO()))
     assert "regrade" not in str(refused.value) and "model: 'claude-opus-4-8' -> 'another-model'" in str(refused.value)
+
+
+OLD_ITEMS = Path(__file__).resolve().parents[1] / "data" / "old-items-v1"
+
+
+def test_earlier_versions_meta_json_reads_typed_and_writes_back_without_loss():
+    from agent_eval.datamodel.itemmeta import ITEM_META_SCHEMA_VERSION, ItemMeta
+
+    first = ItemMeta.load(OLD_ITEMS / "ACF-0" / "meta.json")  # the launch only
+    assert first.schema_version == 1 and first.exit is None and first.sandbox == "bwrap"
+    assert first.prompt.endswith("Where does the chain end?") and first.argv[0] == "/usr/bin/bwrap"
+    exited = ItemMeta.load(OLD_ITEMS / "ACF-1" / "meta.json")  # the first exit, six fields
+    assert exited.exit is not None
+    ended = exited.exit.process_result()
+    assert (ended.exit_code, ended.timed_out, ended.malformed_lines, ended.elapsed_s) == (-9, True, 1, 1800.2)
+    assert (ended.held_s, ended.context_full, ended.proxy_refused, ended.upstream_failure) == (0.0, False, [], None)
+    for path in sorted(OLD_ITEMS.glob("*/meta.json")):
+        raw = json.loads(path.read_text())
+        written = dict(nested_items(ItemMeta.load(path).to_json()))
+        assert {k: v for k, v in nested_items(raw) if written.get(k) != v} == {}
+    newer = {**json.loads((OLD_ITEMS / "ACF-1" / "meta.json").read_text()), "from_the_future": 1}
+    newer["schema_version"] = ITEM_META_SCHEMA_VERSION + 1
+    newer["exit"] = {**newer["exit"], "exit_signal": "SIGKILL", "malformed_lines": None}
+    again = ItemMeta.from_json(newer)
+    assert again.exit is not None and again.exit.malformed_lines == 0  # a null as "nothing"
+    assert again.to_json()["from_the_future"] == 1 and again.to_json()["exit"]["exit_signal"] == "SIGKILL"
+    with pytest.raises(ValueError, match="JSON object"):
+        ItemMeta.from_json(["argv"])
+
+
+def test_regrade_reparse_reads_an_earlier_versions_item_folders(tmp_path):
+    """`regrade --reparse` on the old run with its item folders as earlier versions left them: the
+    prompt from the first meta.json, the timeout from the first saved exit (its stream was cut)."""
+    from agent_eval.cli import main
+    from agent_eval.datamodel.itemmeta import ItemMeta
+    from agent_eval.datamodel.transcript import TRANSCRIPT_SCHEMA_VERSION, Transcript
+    from support.datasets import write_metadata_layout
+
+    run = tmp_path / "old-run-v1"
+    shutil.copytree(OLD_RUN, run)
+    shutil.copytree(OLD_ITEMS, run / "sandboxes", ignore=shutil.ignore_patterns("README.md"))
+    rows = [
+        {"id": r["id"], "task": r["task"], "category": r["category"], "question": "Where?"}
+        | {"answer": r.get("ground_truth") or r.get("answer")}
+        for r in old_lines()
+    ]
+    data = write_metadata_layout(tmp_path / "data", rows)
+    result = CliRunner().invoke(main, ["regrade", "--reparse", str(run), "--data", str(data)])
+    assert result.exit_code == 0, result.output
+    records = {r.id: r for r in RunStore(run).records()}
+    assert (records["ACF-0"].status, records["ACF-0"].prediction, records["ACF-0"].correct) == ("ok", "H", True)
+    assert records["ACF-1"].status == "timeout" and not records["ACF-1"].correct
+    steps = Transcript.load(run / "sandboxes" / "ACF-0" / "steps.json")
+    assert steps.schema_version == TRANSCRIPT_SCHEMA_VERSION and steps.prompt.endswith("Where does the chain end?")
+    assert Transcript.load(run / "sandboxes" / "ACF-1" / "steps.json").prompt.endswith("Where does this chain end?")
+    assert ItemMeta.load(run / "sandboxes" / "ACF-1" / "meta.json").schema_version == 1  # read, not rewritten

@@ -94,3 +94,51 @@ def test_an_effort_the_model_refuses_names_the_values_it_accepts(agent, tmp_path
     accepted = "high or below" if agent == "claude-code" else "low | medium | high"
     assert f"fix: use --effort {accepted} for this model" in result.output
     assert line_of(result.output, "model exists").startswith("ok ")
+
+
+# -- the judge: one call as a run's grading makes it (engine/judge.py), read the same way ----------------------------
+JUDGES = {"claude-code": "claude-sonnet-4-6", "codex": "gpt-5.4-mini"}  # one per provider, both priced
+
+
+def judge_doctor(server: ScriptedServer, judge: str, *agent_args: str, agent: str = "claude-code"):
+    environ = {**scripted_environ("claude-code", server.url), **scripted_environ("codex", server.url)}
+    return invoke("doctor", "--live", *agent_args, "--judge-model", judge, env=environ)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_judge_that_answers_is_checked_beside_the_agent(agent):
+    scenario = {"turns": ["<answer>7</answer>"], "judge": [{"match": "connection check", "reply": "ready"}]}
+    with ScriptedServer(scenario) as server:
+        result = judge_doctor(server, JUDGES[agent], "--agent", agent, "--model", MODELS[agent])
+        assert len(server.judge_requests()) == 1  # the judge's call itself, not streamed
+    out = result.output
+    assert result.exit_code == 0, out
+    assert "FAIL" not in out and "Ready for a long run." in out
+    assert f"judge {JUDGES[agent]}" in out and "ok   credential accepted: " in out  # the agent's own, first
+    judge_lines = [line for line in out.splitlines() if " judge: " in line]
+    assert [line.split(" judge: ")[1].split(":")[0] for line in judge_lines] == [
+        "credential accepted",
+        "model exists",
+        "answered with text",
+        "usage and cost",
+        "latency",
+    ]
+    assert "'ready'" in line_of(out, "judge: answered with text")
+    assert "$0.0" in line_of(out, "judge: usage and cost") and "genai-prices" in line_of(out, "judge: usage and cost")
+
+
+def test_a_judge_alone_refused_key_and_missing_model_name_their_fix():
+    # an OpenAI judge: the scripted server plays a tool-less Messages request as Claude Code's side call, which
+    # faults never reach; a Responses request meets them
+    with ScriptedServer({"turns": ["x"], "faults": {"status": 401, "should_retry": False}}) as server:
+        refused = judge_doctor(server, JUDGES["codex"])
+    assert refused.exit_code == 1, refused.output
+    assert line_of(refused.output, "judge: credential accepted").startswith("FAIL") and "401" in refused.output
+    assert "fix: the provider refused the judge's credential" in refused.output
+    assert "claude-code:" not in refused.output  # no agent was asked for: only the judge is checked
+    missing = {"turns": ["x"], "faults": {"status": 404, "message": MODEL_MISSING["codex"]}}
+    with ScriptedServer(missing) as server:
+        result = judge_doctor(server, "gpt-5.9")
+    assert result.exit_code == 1, result.output
+    assert line_of(result.output, "judge: model exists").startswith("FAIL") and "404" in result.output
+    assert "fix: check --judge-model against the provider's model list" in result.output

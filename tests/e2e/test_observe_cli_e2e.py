@@ -1,4 +1,4 @@
-"""Both real CLIs reach the observe server over HTTP with the MCP config docs/active-observation.md recommends, plain
+"""Both real CLIs reach the observe server over HTTP with the MCP config docs/kinds/activeobs.md recommends, plain
 and in the bwrap sandbox (scripted model)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ FINAL = '<answer>{"answer": 2, "evidence": {"frame": 10, "angle": 90, "bbox": [4
 
 
 def cli_command(agent: str, url: str, model_url: str, home: Path) -> tuple[list[str], dict, bytes]:
-    """The MCP config docs/active-observation.md recommends, for each CLI."""
+    """The MCP config docs/kinds/activeobs.md recommends, for each CLI."""
     env = {"HOME": str(home), "PATH": f"{NODE_BIN}:/usr/bin:/bin", "LANG": "C.UTF-8"}
     if agent == "claude-code":
         config = home / "mcp.json"

@@ -16,7 +16,8 @@ import pytest
 
 from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, load_policy, policy_endpoints
 from agent_eval.engine.proxy_jail import tinyproxy_config
-from agent_eval.engine.sandbox import Endpoint, Sandbox, SandboxError, SandboxSpec, check_sandbox
+from agent_eval.engine.sandbox import Endpoint, Sandbox, SandboxError, SandboxSpec
+from agent_eval.engine.sandbox_check import check_sandbox
 from support.hello import Hello
 from support.sandboxes import BIN, CANARY, run, spec
 

@@ -1,9 +1,10 @@
-"""The import graph of a package, read with ast (every import, also those inside functions; not
-those under `if TYPE_CHECKING:`, which never run), and the house rules checked on it."""
+"""The import graph of a package, read with ast (every import: also those inside functions and those under
+`if TYPE_CHECKING:`, since a name in an annotation is a dependency too), and the house rules checked on it."""
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,26 +22,14 @@ def module_name(root: Path, path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _type_checking_lines(tree: ast.AST) -> set[int]:
-    lines = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.body:
-                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
-    return lines
-
-
 def package_imports(root: Path) -> tuple[set[str], list[Import]]:
     """(every module of the package at `root`, every import between them)."""
     modules = {module_name(root, p): p for p in root.rglob("*.py")}
     found = []
     for module, path in modules.items():
         tree = ast.parse(path.read_text(), str(path))
-        skip = _type_checking_lines(tree)
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         for node in ast.walk(tree):
-            if getattr(node, "lineno", None) in skip:
-                continue
             if isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
@@ -124,3 +113,34 @@ def layer_breaches(layers: dict[str, int], imports: list[Import]) -> list[str]:
         why = "same layer, another package" if layers[theirs] == layers[mine] else f"above {layers[mine]}"
         bad.append(f"{i.importer}:{i.line} imports {i.target} (layer {layers[theirs]}, {why})")
     return sorted(bad)
+
+
+def script_imports(directory: Path) -> tuple[set[str], list[Import]]:
+    """(every script of a directory of scripts run by path, as perf/'s are; their imports of one another by bare
+    name, also inside functions and under `if TYPE_CHECKING:`)."""
+    scripts = {path.stem for path in directory.glob("*.py")}
+    found = []
+    for path in sorted(directory.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            found += [Import(path.stem, n, (), node.lineno) for n in names if n.split(".")[0] in scripts]
+    return scripts, found
+
+
+def unlisted_files(root: Path) -> list[str]:
+    """Each package's modules (file.py) and subpackages (dir/) that its __init__'s docstring does not name."""
+    missing = []
+    for init in sorted(root.rglob("__init__.py")):
+        text = ast.get_docstring(ast.parse(init.read_text())) or ""
+        folder = init.parent
+        entries = [p.name for p in folder.glob("*.py") if p.name != "__init__.py"]
+        entries += [f"{p.name}/" for p in folder.iterdir() if (p / "__init__.py").is_file()]
+        for entry in sorted(entries):
+            if not re.search(rf"(?<![\w./]){re.escape(entry)}(?!\w)", text):
+                missing.append(f"{init.relative_to(root.parent)} does not name {entry}")
+    return missing

@@ -362,11 +362,9 @@ def make_active_run(
     """An active-observation run dir over the dataset at `data_dir`; `outcomes` maps item id -> one of
     ACTIVE_OUTCOMES or a failure status (e.g. "timeout"). In tool modes each item observes the
     evidence view of its target, then asks for an out-of-range frame (a logged error)."""
-    from agent_eval.benchmarks.activeobs import (
-        load_active_dataset,
-        write_passive_sample,
-    )
     from agent_eval.benchmarks.activeobs.benchmark import ActiveObservation
+    from agent_eval.benchmarks.activeobs.loader import load_active_dataset
+    from agent_eval.benchmarks.activeobs.passive import write_passive_sample
     from agent_eval.benchmarks.activeobs.render import render_view
 
     dataset = load_active_dataset(data_dir)

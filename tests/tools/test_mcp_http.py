@@ -163,7 +163,7 @@ def test_the_first_items_of_a_run_start_their_servers_at_once(tmp_path):
 
 def test_the_tool_servers_advertise_a_fixed_tool_list_and_serve_no_listen_stream(tmp_path):
     """Their tools never change, so they leave subscriptions/listen unserved: Claude Code then opens no
-    listen stream, which cost it about 45 ms before its first model call (docs/benchmarks.md, part 6)."""
+    listen stream, which cost it about 45 ms before its first model call (docs/performance.md, part 6)."""
     from mcp import Client
 
     Image.new("RGB", (5, 5)).save(tmp_path / "image.png")

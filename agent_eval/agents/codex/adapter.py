@@ -195,7 +195,7 @@ class Codex(Agent):
             lines += ["", f"[mcp_servers.{server.name}]"]
             if server.url:
                 # One request per connection: kept-alive connections through the sandbox's proxy made
-                # Codex's HTTP MCP client fail now and then (docs/active-observation.md).
+                # Codex's HTTP MCP client fail now and then (docs/kinds/activeobs.md).
                 lines += [f"url = {_toml(server.url)}", 'http_headers = { Connection = "close" }']
             else:
                 lines += [f"command = {_toml(server.command[0])}", f"args = {_toml(list(server.command[1:]))}"]

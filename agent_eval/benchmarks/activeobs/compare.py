@@ -10,11 +10,12 @@ its denominator differs between runs, so it gets no paired test.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.table import Table
 
-from agent_eval.analysis.comparison_result import Comparison
+from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure, PlotPoints
 from agent_eval.analysis.efficiency import EFFICIENCY
 from agent_eval.analysis.group_tests import holm_sentence
 from agent_eval.analysis.stats import ALPHA, min_possible_p, paired
@@ -273,3 +274,40 @@ def csv_rows(data: Comparison):
             )
             cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _ in SEEN]
             yield ["" if c is None else c for c in cells]
+
+
+@dataclass
+class ActiveComparison(KindComparison):
+    """Answer, evidence, combined and hallucination per family, with paired tests on answer and combined."""
+
+    active: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"active": self.active}
+
+    def table_measures(self) -> list[Measure]:
+        row = self.active["rows"][0]
+        return [
+            Measure("evidence accuracy", row["evidence"], percent=True),
+            Measure(
+                "combined (answer and evidence)",
+                row["combined"],
+                percent=True,
+                vs_first=row["combined_vs_first"],
+                test="exact McNemar test",
+            ),
+            Measure("hallucination (right answers without evidence)", row["hallucination"], percent=True),
+        ]
+
+    def print_table(self, data: Comparison, console: Console) -> bool:
+        render_active_table(data, console)
+        return True
+
+    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
+        return markdown_parts(data, md)
+
+    def csv_rows(self, data: Comparison) -> list[list] | None:
+        return list(csv_rows(data))
+
+    def plot_points(self, data: Comparison) -> PlotPoints:
+        return PlotPoints(self.active["rows"][0]["combined"], "filled: answer; hollow: combined (answer and evidence)")

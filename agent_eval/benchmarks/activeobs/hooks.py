@@ -3,42 +3,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison
+from agent_eval.analysis.comparison_result import Group
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import (
     Embed,
     GlanceView,
     ItemView,
-    Markdown,
     PartialFilter,
-    PlotPoints,
     ReadingHooks,
+    RunOnDisk,
     TemplateView,
 )
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.transcript import Transcript
 
 if TYPE_CHECKING:
+    from agent_eval.benchmarks.activeobs.compare import ActiveComparison
     from agent_eval.benchmarks.activeobs.evidence import RunTruth
-    from agent_eval.reading.runs import LoadedRun
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-
-@dataclass
-class ActiveComparison(KindComparison):
-    """Answer, evidence, combined and hallucination per family, with paired tests on answer and combined."""
-
-    active: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {"active": self.active}
 
 
 class ActiveReading(ReadingHooks):
@@ -53,13 +41,13 @@ class ActiveReading(ReadingHooks):
         return record.category
 
     # -- show
-    def show_totals(self, console: Console, run: LoadedRun) -> str:
+    def show_totals(self, console: Console, run: RunOnDisk) -> str:
         from agent_eval.benchmarks.activeobs.show import print_active_totals
 
         return print_active_totals(console, run)
 
     def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
         from agent_eval.benchmarks.activeobs.show import print_observations
         from agent_eval.benchmarks.notes import print_notes
@@ -75,39 +63,18 @@ class ActiveReading(ReadingHooks):
 
     # -- compare
     def compare(
-        self, runs: list[LoadedRun], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+        self, runs: list[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> ActiveComparison:
         from agent_eval.analysis.group_tests import add_holm
-        from agent_eval.benchmarks.activeobs.compare import TESTED, active_verdicts, build_active
+        from agent_eval.benchmarks.activeobs.compare import TESTED, ActiveComparison, active_verdicts, build_active
 
         families = [Group("family", g.name, g.ids) for g in groups if g.scope == "category"]
         active = build_active(runs, [groups[0], *families], n_resamples, seed)
         add_holm(active["rows"], ("family",), tuple(f"{m}_vs_first" for m, _ in TESTED))
         return ActiveComparison(verdicts=active_verdicts(letters, active), active=active)
 
-    def compare_table(self, data: Comparison, console: Console) -> bool:
-        from agent_eval.benchmarks.activeobs.compare import render_active_table
-
-        render_active_table(data, console)
-        return True
-
-    def compare_markdown(self, data: Comparison, md: Markdown) -> list[str] | None:
-        from agent_eval.benchmarks.activeobs.compare import markdown_parts
-
-        return markdown_parts(data, md)
-
-    def compare_csv(self, data: Comparison) -> list[list] | None:
-        from agent_eval.benchmarks.activeobs.compare import csv_rows
-
-        return list(csv_rows(data))
-
-    def plot_second_point(self, data: Comparison) -> PlotPoints:
-        return PlotPoints(
-            data.kind.active["rows"][0]["combined"], "filled: answer; hollow: combined (answer and evidence)"
-        )
-
     # -- report
-    def report_truth(self, run: LoadedRun, data: Path | None, loaded: dict) -> RunTruth:
+    def report_truth(self, run: RunOnDisk, data: Path | None, loaded: dict) -> RunTruth:
         from agent_eval.benchmarks.activeobs.evidence import RunTruth
         from agent_eval.benchmarks.activeobs.loader import is_active_dataset
 
@@ -115,7 +82,7 @@ class ActiveReading(ReadingHooks):
 
     def report_item(
         self,
-        run: LoadedRun,
+        run: RunOnDisk,
         record: ItemRecord,
         images: ItemImages,
         embed: Embed,

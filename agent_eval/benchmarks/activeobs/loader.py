@@ -5,7 +5,7 @@ Layout:
     DATA/items.jsonl            one item per line (schema.py)
     DATA/scenes/<sequence>.json one scene description per sequence (scene.py)
 
-Every problem raises `agent_eval.engine.selection.DataError` naming the file (and line) and what to do,
+Every problem raises `agent_eval.datamodel.jsonl.DataError` naming the file (and line) and what to do,
 so the CLI prints one line and exits 2. The dataset dir must stay outside every sandbox:
 the scene files are the ground truth.
 """
@@ -80,7 +80,7 @@ def load_active_dataset(root: Path | str, check_boxes: bool = False) -> ActiveDa
         try:
             item = item_from_row(row)
         except SchemaError as error:
-            raise DataError(f"{where}: {error}; fix the item (schema: docs/active-observation.md)") from None
+            raise DataError(f"{where}: {error}; fix the item (schema: docs/kinds/activeobs.md)") from None
         if item.id in seen:
             raise DataError(f"{where}: duplicate id {item.id!r} (first at {seen[item.id]})")
         seen[item.id] = where

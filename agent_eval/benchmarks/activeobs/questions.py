@@ -11,7 +11,7 @@ A proposer returns None only when the scene cannot hold such a question at all; 
 candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from
 the question's parameters, kept in `meta`). Evidence frames are only frames where the
 answered fact holds: the asked moment +- POINT_WINDOW_S inside the target's action there, or
-the first START_WINDOW_S of a started action, or a whole span (docs/active-observation.md).
+the first START_WINDOW_S of a started action, or a whole span (docs/kinds/activeobs.md).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@
 Evidence boxes are canonical panorama boxes (0 <= x1 < width, x2 > x1, x2 may pass width
 across the seam). The frames listed are the evidence window: evidence counts at those frames
 only (no time tolerance around them), so list only, and every, frame where the answered fact
-holds (docs/active-observation.md says which, per question family).
+holds (docs/kinds/activeobs.md says which, per question family).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class ActiveItem:
     height: int = PANO_HEIGHT
     meta: dict = field(default_factory=dict)
 
-    # Duck-typed like agent_eval.benchmarks.activevision.loader.Item where the runner and `select` read items.
+    # Duck-typed like activevision.loader.ActiveVisionItem where the runner and `select` read items.
     @property
     def task(self) -> str:
         return TASK

@@ -4,7 +4,6 @@ per family under the items table; per item the observe calls in order and the ev
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.rule import Rule
@@ -22,13 +21,11 @@ from agent_eval.benchmarks.activeobs.evidence import (
 )
 from agent_eval.benchmarks.activeobs.graph_view import print_graph
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
+from agent_eval.benchmarks.presentation import RunOnDisk
 from agent_eval.datamodel.records import ItemRecord
 
-if TYPE_CHECKING:  # a kind may name the reader's run type, never import the reader
-    from agent_eval.reading.runs import LoadedRun
 
-
-def print_active_totals(console: Console, run: LoadedRun) -> str:
+def print_active_totals(console: Console, run: RunOnDisk) -> str:
     """Answer, evidence, combined and hallucination per family (a table) and overall (returned)."""
     rollup = active_rollup(run.records)
     table = Table(header_style="bold", title="active observation, whole run", title_style="bold")
@@ -58,7 +55,7 @@ def print_active_totals(console: Console, run: LoadedRun) -> str:
     )
 
 
-def print_observations(console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None):
+def print_observations(console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None):
     """An active item's observe calls in order (frame, angle, ok or the error, the view saved); returns its evidence."""
     observations, note = load_observations(images.base)
     if observations is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from agent_eval.benchmarks.activevision.loader import Item, load_dataset
+from agent_eval.benchmarks.activevision.loader import ActiveVisionItem, load_dataset
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image, render
@@ -45,7 +45,7 @@ class ActiveVision(Benchmark):
             load_in_background(IMAGE_TOOLS_MODULE)
 
     @contextlib.contextmanager
-    def setup(self, item: Item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
+    def setup(self, item: ActiveVisionItem, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
         conversions = []
         if tools == "none":
             # Attached to the first message; kept in the private home, which no tool can reach in this mode.
@@ -67,7 +67,7 @@ class ActiveVision(Benchmark):
                 conversions=conversions,
             )
 
-    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: ActiveVisionItem, item_dir: ItemDir) -> BenchmarkGrade:
         graded = grade(final_text or "", item.answer)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
 
@@ -77,7 +77,7 @@ class ActiveVision(Benchmark):
     needs_dataset_to_regrade = False  # the record holds the truth, which is all the scorer reads
 
     def regrade(
-        self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir
+        self, answer_text: str | None, record: ItemRecord, item: ActiveVisionItem | None, item_dir: ItemDir
     ) -> BenchmarkGrade:
         graded = grade(answer_text or "", record.ground_truth)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)

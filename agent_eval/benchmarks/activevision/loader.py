@@ -15,14 +15,16 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.base import GroupedItems
+from agent_eval.benchmarks.base import HashedDataset
 from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 
 REQUIRED_FIELDS = ("id", "task", "category", "question", "answer")
 
 
 @dataclass(frozen=True)
-class Item:
+class ActiveVisionItem:
+    """One ActiveVision item: one image and one question."""
+
     id: str
     task: str
     category: str
@@ -34,23 +36,19 @@ class Item:
         """What may be shown to the agent: never the answer."""
         return {"id": self.id, "task": self.task, "category": self.category, "question": self.question}
 
+    def hashed_text(self) -> list[str]:
+        return [self.id, self.task, self.category, self.question, self.answer]
+
+    def image_digests(self) -> list[bytes]:
+        try:
+            return [hashlib.sha256(self.image.read_bytes()).digest()]
+        except OSError as error:
+            raise DataError(f"item {self.id}: image {self.image} cannot be read ({error.strerror})") from None
+
 
 @dataclass
-class Dataset(GroupedItems):
-    root: Path
-    layout: str
-    items: list[Item] = field(default_factory=list)
-
-    def content_hash(self) -> str:
-        """Hash of every item's text fields and image bytes: two runs with equal hashes saw the same data."""
-        digest = hashlib.sha256()
-        for item in sorted(self.items, key=lambda i: i.id):
-            digest.update(json.dumps([item.id, item.task, item.category, item.question, item.answer]).encode())
-            try:
-                digest.update(hashlib.sha256(item.image.read_bytes()).digest())
-            except OSError as error:
-                raise DataError(f"item {item.id}: image {item.image} cannot be read ({error.strerror})") from None
-        return digest.hexdigest()[:16]
+class Dataset(HashedDataset):
+    items: list[ActiveVisionItem] = field(default_factory=list)
 
 
 def _rows_from_manifest(path: Path) -> list[tuple[str, dict]]:
@@ -99,7 +97,7 @@ def load_dataset(root: Path | str) -> Dataset:
         image = _image_path(root, layout, str(row[image_field]))
         _check_image(item_id, image)
         dataset.items.append(
-            Item(
+            ActiveVisionItem(
                 id=item_id,
                 task=str(row["task"]),
                 category=str(row["category"]),

@@ -1,6 +1,6 @@
 """ARC-AGI-3 games: the agent plays a game it is told nothing about through the `game` tool, served from
 outside the sandbox for its item only; the game's own toolkit keeps the score
-(agent_eval/benchmarks/arcgames, README "ARC-AGI-3 games")."""
+(agent_eval/benchmarks/arcgames, docs/kinds/arcgames.md)."""
 
 from __future__ import annotations
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.table import Table
 
+from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
@@ -187,3 +189,39 @@ def csv_rows(data: dict):
     header, body = game_cells(data)
     yield header
     yield from body
+
+
+@dataclass
+class GamesComparison(KindComparison):
+    """Wins, mean game score, levels and actions per completed level per run, with their paired tests
+    (compare.py's build_games: "overall" and "games")."""
+
+    games: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"games": self.games}
+
+    def table_measures(self) -> list[Measure]:
+        row = self.games["overall"]
+        per_game = f"paired permutation test on the {row['scored']} scored games"
+        return [
+            Measure("mean game score (0-100)", row["score"], vs_first=row["score_vs_first"], test=per_game),
+            Measure(
+                "levels completed (total)",
+                row["levels"],
+                vs_first=row["levels_vs_first"],
+                test="paired permutation test per game",
+                change_name="levels completed per game",
+            ),
+            Measure("actions per completed level", row["actions_per_level"]),
+        ]
+
+    def print_table(self, data: Comparison, console: Console) -> bool:
+        render_games(data, console)
+        return True
+
+    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
+        return markdown_parts(data, md)
+
+    def csv_rows(self, data: Comparison) -> list[list] | None:
+        return list(csv_rows(data))

@@ -154,7 +154,3 @@ class FrameArchive:
 
     def png(self, number: int) -> bytes:
         return (self.directory / f"{frame_name(number)}.png").read_bytes()
-
-
-def png_path(directory: Path, number: int) -> Path:
-    return Path(directory) / f"{frame_name(number)}.png"

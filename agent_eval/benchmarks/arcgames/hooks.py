@@ -3,33 +3,21 @@ score, wins and levels; each game's timeline and filmstrip)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison
+from agent_eval.analysis.comparison_result import Group
 from agent_eval.analysis.item_images import ItemImages
-from agent_eval.benchmarks.presentation import Embed, ItemView, Markdown, ReadingHooks, TemplateView
+from agent_eval.benchmarks.presentation import Embed, ItemView, ReadingHooks, RunOnDisk, TemplateView
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.transcript import Transcript
 
-if TYPE_CHECKING:
-    from agent_eval.reading.runs import LoadedRun
+if TYPE_CHECKING:  # the kind's comparison is built (and imported) only when runs are compared
+    from agent_eval.benchmarks.arcgames.compare import GamesComparison
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-
-@dataclass
-class GamesComparison(KindComparison):
-    """Wins, mean game score, levels and actions per completed level per run, with their paired tests
-    (compare.py's build_games: "overall" and "games")."""
-
-    games: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        return {"games": self.games}
 
 
 class GameReading(ReadingHooks):
@@ -51,20 +39,20 @@ class GameReading(ReadingHooks):
         return record.id
 
     # -- show
-    def show_totals(self, console: Console, run: LoadedRun) -> str:
+    def show_totals(self, console: Console, run: RunOnDisk) -> str:
         from agent_eval.benchmarks.arcgames.show import totals_phrase
 
         return totals_phrase(run.records)
 
     def show_item(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
         from agent_eval.benchmarks.arcgames.show import print_timeline
 
         return print_timeline(console, record, images.base, None, run.root)
 
     def show_item_page(
-        self, console: Console, run: LoadedRun, record: ItemRecord, images: ItemImages, data: Path | None, page: int
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
     ) -> object | None:
         from agent_eval.benchmarks.arcgames.show import print_timeline
 
@@ -77,38 +65,22 @@ class GameReading(ReadingHooks):
 
     # -- compare
     def compare(
-        self, runs: list[LoadedRun], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+        self, runs: list[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> GamesComparison:
-        from agent_eval.benchmarks.arcgames.compare import build_games, game_verdicts
+        from agent_eval.benchmarks.arcgames.compare import GamesComparison, build_games, game_verdicts
 
         games = build_games(runs, list(groups[0].ids), n_resamples, seed)
         return GamesComparison(verdicts=game_verdicts(letters, games), games=games)
 
-    def compare_table(self, data: Comparison, console: Console) -> bool:
-        from agent_eval.benchmarks.arcgames.compare import render_games
-
-        render_games(data, console)
-        return True
-
-    def compare_markdown(self, data: Comparison, md: Markdown) -> list[str] | None:
-        from agent_eval.benchmarks.arcgames.compare import markdown_parts
-
-        return markdown_parts(data, md)
-
-    def compare_csv(self, data: Comparison) -> list[list] | None:
-        from agent_eval.benchmarks.arcgames.compare import csv_rows
-
-        return list(csv_rows(data))
-
     # -- report
-    def report_truth(self, run: LoadedRun, data: Path | None, loaded: dict) -> object | None:
+    def report_truth(self, run: RunOnDisk, data: Path | None, loaded: dict) -> object | None:
         """Nothing of the dataset is needed (the item's folder holds the game as played), but the report asks
         the kind for its item view only when this is not None."""
         return {}
 
     def report_item(
         self,
-        run: LoadedRun,
+        run: RunOnDisk,
         record: ItemRecord,
         images: ItemImages,
         embed: Embed,

@@ -32,7 +32,6 @@ class GameItem:
     baseline_actions: tuple[int, ...] | None  # None: the metadata holds none (no game score then)
     files_sha256: str  # every file of the version, names and bytes
     date_downloaded: str | None = None
-    all_versions: tuple[str, ...] = ()
 
     @property
     def task(self) -> str:  # `--tasks` picks games
@@ -184,9 +183,5 @@ def load_games(root: Path | str) -> GamesDataset:
         )
         dataset.versions_of.setdefault(game, {})[version] = item
     for _, versions in sorted(dataset.versions_of.items()):
-        ordered = sorted(versions.values(), key=_newest_first)
-        names = tuple(v.version for v in ordered)
-        for version, item in list(versions.items()):
-            versions[version] = GameItem(**{**item.__dict__, "all_versions": names})
-        dataset.items.append(versions[ordered[0].version])
+        dataset.items.append(min(versions.values(), key=_newest_first))
     return dataset

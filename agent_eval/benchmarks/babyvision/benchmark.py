@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.babyvision import boxed, grading, prompting
-from agent_eval.benchmarks.babyvision.loader import Item, read_dataset
+from agent_eval.benchmarks.babyvision.loader import BabyVisionItem, read_dataset
 from agent_eval.benchmarks.base import BenchmarkGrade
 from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, paid_cost
 from agent_eval.datamodel.itemdir import ItemDir
@@ -25,7 +25,7 @@ class BabyVision(FieldFormat):
     def load(self, root: Path):
         return read_dataset(Path(root))
 
-    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir | None = None) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: BabyVisionItem, item_dir: ItemDir | None = None) -> BenchmarkGrade:
         # item_dir: unused, the grade reads the reply alone (so `agent-eval score` grades replies from a file)
         graded = grading.grade_reply(final_text, item.prompt_text, item.answer, self.judge)
         metrics = BoxedMetrics(

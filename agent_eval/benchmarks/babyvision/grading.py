@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from agent_eval.benchmarks.babyvision.boxed import extract_boxed, judge_verdict
 from agent_eval.benchmarks.babyvision.prompting import JUDGE_MAX_TOKENS, judge_prompt
-from agent_eval.datamodel.judging import Judge
+from agent_eval.datamodel.judge_contract import Judge
 
 
 @dataclass

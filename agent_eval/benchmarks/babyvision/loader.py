@@ -17,14 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.babyvision.prompting import build_question
-from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource
 from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 
 META = "meta_data.jsonl"
 
 
 @dataclass(frozen=True)
-class Item:
+class BabyVisionItem(FieldItem):
+    """One row of BabyVision's meta_data.jsonl: its question text as the reference builds it, and its images."""
+
     id: str
     task: str  # the subtype (BabyVision's 22 fine-grained tasks)
     category: str  # the type (its four families)
@@ -70,7 +72,7 @@ def read_dataset(root: Path) -> FieldDataset:
     return dataset
 
 
-def _item(row: dict, root: Path) -> Item:
+def _item(row: dict, root: Path) -> BabyVisionItem:
     missing = [name for name in ("taskId", "image", "question", "ansType", "type", "subtype") if row.get(name) is None]
     if missing:
         raise ValueError(f"missing field(s) {', '.join(missing)}")
@@ -93,7 +95,7 @@ def _item(row: dict, root: Path) -> Item:
     for image in paths:
         if not image.is_file():
             raise ValueError(f"its image file {image} does not exist")
-    return Item(
+    return BabyVisionItem(
         id=str(row["taskId"]),
         task=str(row["subtype"]),
         category=str(row["type"]),

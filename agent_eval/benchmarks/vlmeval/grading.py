@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from agent_eval.benchmarks.vlmeval.matching import infer
 from agent_eval.benchmarks.vlmeval.prompting import judge_prompt
-from agent_eval.datamodel.judging import Judge
+from agent_eval.datamodel.judge_contract import Judge
 
 JUDGE_TRIES = 3  # the reference's `retry = 3`
 JUDGE_MAX_TOKENS = 2048  # the reference's OpenAIWrapper default

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rich.progress import track
 
-from agent_eval.benchmarks.fieldformats import FieldDataset, ImageSource
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource
 from agent_eval.benchmarks.vlmeval.prompting import mcq_prompt
 from agent_eval.datamodel.jsonl import DataError
 
@@ -34,7 +34,9 @@ IMAGE_REFERENCE_MAX = 64
 
 
 @dataclass(frozen=True)
-class Item:
+class TsvItem(FieldItem):
+    """One askable row of a VLMEvalKit TSV: its prompt as the reference builds it, its options and images."""
+
     id: str
     task: str  # the `category` column (what the reference reports per ability)
     category: str  # the `l2-category` column, else `cycle_category` (HR-Bench), else `split`
@@ -159,7 +161,7 @@ def _text(row: dict, name: str) -> str | None:
     return None if name not in row or _missing(row[name]) else row[name]
 
 
-def _item(row: dict, index: str, folder: Path, by_index: dict) -> Item:
+def _item(row: dict, index: str, folder: Path, by_index: dict) -> TsvItem:
     # Option values keep pandas' types: the prompt shows them as the reference's f-string does.
     options = {letter: row[letter] for letter in string.ascii_uppercase if letter in row and not _missing(row[letter])}
     if not options:
@@ -173,7 +175,7 @@ def _item(row: dict, index: str, folder: Path, by_index: dict) -> Item:
     category = _text(row, "category")
     l2 = _text(row, "l2-category")
     split = _text(row, "split")
-    return Item(
+    return TsvItem(
         id=index,
         task=str(category) if category is not None else "vlmeval",
         # the coarser grouping the file has: MMBench's l2-category, HR-Bench's cycle_category, else the split

@@ -107,6 +107,7 @@ class RunSpend:
         self.model = model  # the run's model, when neither a request nor its answer names one
         self.already_usd = already_usd  # spent by earlier sessions of this run (its records)
         self.session_usd = 0.0
+        self.unpriced_answers = 0  # answers this session no price map priced: the run's cost is partly unknown
         self.items_ended = 0  # items whose lease ended this session
         self.ended_usd = 0.0  # what those items cost
         self._lock = threading.Lock()
@@ -180,6 +181,7 @@ class RunSpend:
         with self._lock:
             item.tokens += (usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0)
             if price.usd is None:
+                self.unpriced_answers += 1
                 item.unpriced += 1
                 item.notes.add(price.note or "unpriced")
             else:

@@ -35,7 +35,7 @@ def fixed_tools_server(name: str, tools: list[Tool]) -> MCPServer:
     """An MCP server offering `tools`, a list that never changes. It leaves `subscriptions/listen`
     unserved, so it advertises no listChanged: Claude Code then opens no listen stream, which costs
     it about 45 ms of wall time (and 25 ms of CPU) before its first model call, per item
-    (docs/benchmarks.md, part 6). The tools, their schemas and their results are the same."""
+    (docs/performance.md, part 6). The tools, their schemas and their results are the same."""
     return MCPServer(name=name, tools=tools, log_level="WARNING", subscriptions=False)
 
 

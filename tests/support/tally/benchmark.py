@@ -31,6 +31,10 @@ class TallyComparison(KindComparison):
     def to_json(self) -> dict:
         return {"tally": {"close_rate": self.close_rate}}
 
+    def markdown_parts(self, data, md) -> list[str]:
+        rows = [[run["letter"], f"{rate:.0%}"] for run, rate in zip(data.runs, self.close_rate)]
+        return ["Tally close rates:", md(["run", "close"], rows)]
+
 
 class TallyReading(ReadingHooks):
     group_column = "shape"
@@ -58,10 +62,6 @@ class TallyReading(ReadingHooks):
         shared = set(groups[0].ids)
         rates = [close_rate([r for r in run.records if r.id in shared]) for run in runs]
         return TallyComparison(close_rate=rates)
-
-    def compare_markdown(self, data, md) -> list[str]:
-        rows = [[run["letter"], f"{rate:.0%}"] for run, rate in zip(data.runs, data.kind.close_rate)]
-        return ["Tally close rates:", md(["run", "close"], rows)]
 
     def report_summary(self, records, per_category) -> TemplateView:
         return TemplateView("tally_summary.html.j2", {"close_rate": close_rate(records)})

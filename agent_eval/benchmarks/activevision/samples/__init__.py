@@ -5,6 +5,15 @@
 and a first `agent-eval run` work before the real dataset is downloaded. The same seed gives
 byte-identical files: every item draws from its own numpy Generator seeded by
 (seed, task, index), drawing is free of anti-aliasing and PNGs carry no metadata.
+
+registry.py       task name -> generator spec, in the real bank's task-name order
+common.py         what the generators share: their interface, difficulty levels, drawing helpers
+arrows.py         arrow_chain_following
+components.py     connected_component_counting
+differences.py    field_difference_spotting
+intersections.py  line_intersection_sequencing
+maze.py           maze_path_tracing
+regions.py        region_counting
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The judge client (engine/judge.py) against the scripted server's judge rules: both wire APIs, the run
+"""The judge client (engine/api_judge.py) against the scripted server's judge rules: both wire APIs, the run
 folder's cache, a reply with no text, a missing credential, and which kinds accept a judge."""
 
 import pytest
@@ -7,8 +7,8 @@ from rich.console import Console
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.benchmarks import get_benchmark
 from agent_eval.datamodel.config import ConfigError
-from agent_eval.datamodel.judging import JudgeUnavailable
-from agent_eval.engine.judge import ApiJudge, attach_judge, provider_of
+from agent_eval.datamodel.judge_contract import JudgeUnavailable
+from agent_eval.engine.api_judge import ApiJudge, attach_judge, provider_of
 from agent_eval.scripted import ScriptedServer
 
 SCENARIO = {

@@ -1,42 +1,29 @@
-"""`agent-eval slurm submit`: a run (the `run` options) or a sweep as one Slurm array of cells x
-shards, plus a merge job after all of it. Everything is checked here, before anything is queued."""
+"""`agent-eval slurm submit` below its options: a run or a sweep planned as one Slurm array of cells x
+shards (plan.py), its two scripts written (scripts.py) and queued with a merge job after all of it.
+Everything is checked here, before anything is queued."""
 
 from __future__ import annotations
 
-import copy
 import os
 import shlex
 import shutil
 import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-import click
-from click.core import ParameterSource
 from rich.console import Console
 
 from agent_eval.agents import get_agent
-from agent_eval.agents.base import AuthMissing
 from agent_eval.agents.registry import efforts_by_agent
 from agent_eval.benchmarks import load_benchmark, registry
-from agent_eval.commands.slurm.plan import (
-    ARRAY_SCRIPT,
-    MERGE_SCRIPT,
-    Cell,
-    SlurmPlan,
-    expected_keys,
-    new_plan,
-)
-from agent_eval.commands.slurm.scripts import array_script, merge_script
 from agent_eval.datamodel.config import ConfigError, RunConfig
-from agent_eval.datamodel.jsonl import DataError
 from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.results import ResultsError
-from agent_eval.engine.selection import select
+from agent_eval.engine.runner import refuse_a_cap_it_cannot_keep
+from agent_eval.engine.selection import resolve_data_dir, select
+from agent_eval.engine.slurm.plan import ARRAY_SCRIPT, MERGE_SCRIPT, Cell, SlurmPlan, expected_keys, new_plan
+from agent_eval.engine.slurm.scripts import array_script, merge_script
 
-# Run options a task does not take from the user: it gets its own shard, folder and name, and a
-# requeued task must resume its shard, never start it over.
-NOT_PASSED = ("shard", "redo", "out_dir", "run_name")
 # sbatch options the scripts set themselves.
 RESERVED_SBATCH = (
     "-a",
@@ -53,18 +40,13 @@ RESERVED_SBATCH = (
 )
 
 
-def run_params() -> list[click.Parameter]:
-    """The `run` command's own options, so submit takes and checks exactly what `run` takes."""
-    from agent_eval.commands.options import run_options
+@dataclass(frozen=True)
+class Queueing:
+    """How a submission is laid out and queued: submit's own options."""
 
-    params = []
-    for param in click.command()(run_options(lambda **_: None)).params:
-        if param.name in ("shard", "redo"):
-            continue
-        param = copy.copy(param)
-        param.required = False  # --agent/--model are not needed with --sweep; checked below
-        params.append(param)
-    return params
+    shards: int
+    sbatch_text: str = ""  # passed to sbatch for every job
+    no_submit: bool = False  # write the scripts and job.json, queue nothing
 
 
 def _check_sbatch(text: str) -> list[str]:
@@ -95,57 +77,55 @@ def _check_runnable(config: RunConfig, benchmark) -> None:
         raise ConfigError(
             f"no price for model {config.model!r} in {where_prices_come_from()}: add it there, or pass --unpriced"
         )
+    refuse_a_cap_it_cannot_keep(config, agent.priced(config.model))
 
 
-def _option_args(ctx: click.Context, values: dict) -> list[str]:
-    """The run options the user gave, as a command line (the dataset as an absolute path)."""
-    args = []
-    for param in ctx.command.params:
-        name = param.name
-        if name not in values or name in NOT_PASSED or name == "data":  # `values`: the run options only
-            continue
-        if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, None) or values[name] is None:
-            continue
-        if param.is_flag:
-            args += [param.opts[0]] if values[name] else []
-        else:
-            args += [param.opts[0], str(values[name])]
-    return args
-
-
-def plan_run(ctx: click.Context, values: dict, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
-    from agent_eval.engine.selection import resolve_data_dir
-
-    if not values["agent"] or not values["model"]:
-        raise ConfigError("--agent and --model are required (or --sweep FILE)")
-    config = RunConfig(
-        agent=values["agent"],
-        model=values["model"],
-        effort=values["effort"],
-        tools=values["tools"],
-        sandbox=values["sandbox"],
-        max_turns=values["max_turns"],
-        max_item_cost_usd=values["max_item_cost_usd"],
-        max_item_tokens=values["max_item_tokens"],
-        timeout_s=values["timeout_s"],
-        jobs=values["jobs"],
-        repeats=values["repeats"],
-        max_cost_usd=values["max_cost_usd"],
-        unpriced=values["unpriced"],
-        outage_hold_minutes=values["outage_hold_minutes"],
+def submit_run(
+    config: RunConfig,
+    data: Path | None,
+    selection: dict,
+    run_args: list[str],
+    target: Path,
+    queueing: Queueing,
+    console: Console,
+) -> SlurmPlan:
+    """One run as shards, merged into `target`: `run_args` are the `run` options the user gave, passed to
+    every task as they are (the dataset added as an absolute path), `config` what they mean. The scripts,
+    job.json, logs and shards go to `target`.slurm beside it."""
+    sbatch_args = _check_sbatch(queueing.sbatch_text)
+    return _write_and_queue(
+        _run_plan(config, data, selection, run_args, target, queueing.shards, sbatch_args, console),
+        queueing.no_submit,
+        console,
     )
-    data = resolve_data_dir(values["data"], console).absolute()
+
+
+def submit_sweep(path: Path, jobs: int | None, queueing: Queueing, console: Console) -> SlurmPlan:
+    """A sweep file's cells x shards as one array; `jobs` (per task) overrides the file's when given."""
+    sbatch_args = _check_sbatch(queueing.sbatch_text)
+    return _write_and_queue(_sweep_plan(path, jobs, queueing.shards, sbatch_args, console), queueing.no_submit, console)
+
+
+def _run_plan(
+    config: RunConfig,
+    data: Path | None,
+    selection: dict,
+    run_args: list[str],
+    target: Path,
+    shards: int,
+    sbatch_args: list[str],
+    console: Console,
+) -> SlurmPlan:
+    data = resolve_data_dir(data, console).absolute()
     benchmark, dataset = load_benchmark(data)
     _check_runnable(config, benchmark)
-    items = select(dataset, **{k: values[k] for k in ("tasks", "ids", "categories", "limit")})
-    name = values["run_name"] or config.run_name
-    out_dir = Path(values["out_dir"])
-    cell = Cell(name, ["--data", str(data), *_option_args(ctx, values)], expected_keys(items, shards, config.repeats))
-    return new_plan(name, "run", shards, out_dir / f"{name}.slurm", out_dir / name, [cell], sbatch_args)
+    items = select(dataset, **selection)
+    cell = Cell(target.name, ["--data", str(data), *run_args], expected_keys(items, shards, config.repeats))
+    folder = target.with_name(f"{target.name}.slurm")
+    return new_plan(target.name, "run", shards, folder, target, [cell], sbatch_args)
 
 
-def plan_sweep(path: Path, jobs: int | None, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
-    from agent_eval.engine.selection import resolve_data_dir
+def _sweep_plan(path: Path, jobs: int | None, shards: int, sbatch_args: list[str], console: Console) -> SlurmPlan:
     from agent_eval.engine.sweeps import SweepError, cell_name, load_sweep
 
     try:
@@ -202,7 +182,7 @@ def _sbatch(argv: list[str]) -> str:
     return done.stdout.strip().split(";")[0]
 
 
-def submit(plan: SlurmPlan, no_submit: bool, console: Console) -> None:
+def _write_and_queue(plan: SlurmPlan, no_submit: bool, console: Console) -> SlurmPlan:
     from agent_eval.datamodel.itemdir import now_iso
 
     folder = plan.folder
@@ -219,7 +199,7 @@ def submit(plan: SlurmPlan, no_submit: bool, console: Console) -> None:
             highlight=False,
             soft_wrap=True,
         )
-        return
+        return plan
     if not shutil.which("sbatch"):
         raise ResultsError(
             "sbatch not found: run this on a Slurm login node (or use --no-submit to write the scripts only)"
@@ -237,59 +217,4 @@ def submit(plan: SlurmPlan, no_submit: bool, console: Console) -> None:
     )
     console.print(f"follow it:      agent-eval slurm status {folder}", highlight=False, soft_wrap=True)
     console.print(f"merged result:  {plan.target}", highlight=False, soft_wrap=True)
-
-
-@click.command("submit")
-@click.option("--shards", type=click.IntRange(min=1), required=True, help="Split each run into N array tasks.")
-@click.option(
-    "--sweep",
-    "sweep_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    default=None,
-    help="Submit a sweep file instead: its cells x shards become one array.",
-)
-@click.option(
-    "--sbatch",
-    "sbatch_text",
-    default="",
-    metavar='"ARGS"',
-    help='Passed to sbatch for every job, e.g. "--partition=gpu --time=12:00:00 --cpus-per-task=4 '
-    '--mem=16G --account=lab".',
-)
-@click.option(
-    "--no-submit", is_flag=True, help="Write the scripts and job.json, print the sbatch command, queue nothing."
-)
-@click.pass_context
-def command(ctx, shards, sweep_file, sbatch_text, no_submit, **values):
-    """Run on Slurm: an array of N shard tasks per run (each `agent-eval run --shard K/N`, resumable
-    under requeue) and a job that merges them, after all tasks end, into one run laid out as a
-    single-machine run. Takes the `run` options (--jobs is per task) or --sweep FILE. The scripts,
-    job.json, logs and shard folders go to OUT_DIR/NAME.slurm/; the merged run to OUT_DIR/NAME."""
-    console = Console()
-    try:
-        sbatch_args = _check_sbatch(sbatch_text)
-        if sweep_file:
-            given = [
-                p.opts[0]
-                for p in ctx.command.params
-                if isinstance(p, click.Option)
-                and p.name in values
-                and p.name not in ("jobs",)
-                and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE
-            ]
-            if given:
-                raise ConfigError(
-                    f"with --sweep the sweep file says what to run; drop {', '.join(given)} "
-                    f"(only --jobs, per task, may be given)"
-                )
-            jobs = values["jobs"] if ctx.get_parameter_source("jobs") == ParameterSource.COMMANDLINE else None
-            plan = plan_sweep(sweep_file, jobs, shards, sbatch_args, console)
-        else:
-            plan = plan_run(ctx, values, shards, sbatch_args, console)
-        submit(plan, no_submit, console)
-    except (ConfigError, DataError, ResultsError, AuthMissing) as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)
-
-
-command.params.extend(run_params())
+    return plan

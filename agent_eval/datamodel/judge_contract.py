@@ -1,6 +1,6 @@
 """Model-graded scoring's contract: a judge model the harness asks when a kind's rules cannot decide.
 
-The kinds (benchmarks/) ask through `Judge`; the engine provides the real one (engine/judge.py: a
+The kinds (benchmarks/) ask through `Judge`; the engine provides the real one (engine/api_judge.py: a
 direct API call from the harness with the run's credential, cached in the run folder). Every call a
 grade rests on is kept on the item as a `JudgeCall`."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shlex
 
-from agent_eval.commands.slurm.plan import SlurmPlan
+from agent_eval.engine.slurm.plan import SlurmPlan
 
 
 def _header(plan: SlurmPlan, lines: list[str]) -> list[str]:

@@ -8,8 +8,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.commands.slurm.plan import Cell, SlurmPlan
 from agent_eval.datamodel.results import RunStore
+from agent_eval.engine.slurm.plan import Cell, SlurmPlan
 
 
 @dataclass
@@ -61,6 +61,26 @@ def shard_states(plan: SlurmPlan) -> list[ShardState]:
                         state.failed[key] = record.status
             states.append(state)
     return states
+
+
+def describe_gaps(plan: SlurmPlan, states: list[ShardState]) -> list[str]:
+    """Lines naming each incomplete shard's missing items, and the resubmit command."""
+    lines = []
+    incomplete = [s for s in states if s.missing]
+    for state in incomplete:
+        shown = ", ".join(item_label(key) for key in state.missing[:20])
+        more = f" and {len(state.missing) - 20} more" if len(state.missing) > 20 else ""
+        why = f" ({state.problem})" if state.problem else ""
+        lines.append(
+            f"{state.cell.name} shard {state.shard}/{plan.shards} (array task {state.task}): "
+            f"{len(state.missing)} of {len(state.expected)} item(s) missing{why}: {shown}{more}"
+        )
+    if incomplete:
+        tasks = sorted({s.task for s in incomplete})
+        logs = ", ".join(str(plan.folder / "logs" / f"task-{t}.out") for t in tasks)
+        lines.append(f"see why in {logs}; once fixed, resubmit those shards (they resume) and merge again with:")
+        lines.append(f"  {plan.resubmit_command(tasks)}")
+    return lines
 
 
 def _run(argv: list[str]) -> str | None:

@@ -1,19 +1,14 @@
-"""`agent-eval slurm status RESULTS`: per shard what is graded, failed and missing (from the shard
+"""What `agent-eval slurm status RESULTS` prints: per shard what is graded, failed and missing (from the shard
 folders), the Slurm state of each task and of the merge job, and the merged run."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import click
 from rich.console import Console
 from rich.table import Table
 
-from agent_eval.commands.slurm.finish import describe_gaps
-from agent_eval.commands.slurm.plan import SlurmPlan, load_plan
-from agent_eval.commands.slurm.state import item_label, shard_states, slurm_states
-from agent_eval.datamodel.results import ResultsError, RunStore
+from agent_eval.datamodel.results import RunStore
+from agent_eval.engine.slurm.plan import SlurmPlan
+from agent_eval.engine.slurm.state import describe_gaps, item_label, shard_states, slurm_states
 
 ENDED = (
     "COMPLETED",
@@ -100,16 +95,3 @@ def show_status(plan: SlurmPlan, console: Console) -> bool:
     for line in _merged_state(plan):
         console.print(line, highlight=False, soft_wrap=True)
     return all(s.complete for s in states)
-
-
-@click.command("status")
-@click.argument("results", type=click.Path(path_type=Path))
-def command(results):
-    """Per-shard progress, failures and missing items of a Slurm submission (its .slurm folder or the
-    merged run / sweep folder), the tasks' Slurm states where squeue or sacct answers, and the merge."""
-    console = Console()
-    try:
-        show_status(load_plan(results), console)
-    except ResultsError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(2)

@@ -8,7 +8,6 @@ judge's answers come from the run's cache either way)."""
 
 from __future__ import annotations
 
-import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,8 @@ from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 from agent_eval.datamodel.manifest import DatasetInfo, RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import prepare_store
-from agent_eval.engine.judge import attach_judge
+from agent_eval.engine.api_judge import attach_judge
+from agent_eval.engine.attempt import item_record
 
 AGENT = "replies"  # the run's agent: answers that came from a file, not from a CLI run here
 
@@ -61,41 +61,26 @@ def read_replies(path: Path, known: set[str]) -> list[Reply]:
 
 
 def record_of(benchmark: Benchmark, item, reply: Reply, item_dir: ItemDir) -> ItemRecord:
+    started_at, graded = now_iso(), None
     if not (reply.text or "").strip():  # nothing to read and nothing to ask a judge about: wrong, as a run's would be
-        return ItemRecord(
-            id=item.id,
-            task=item.task,
-            category=item.category,
-            ground_truth=benchmark.truth_text(item),
-            status="no_answer",
-            error="the reply is empty",
-            prediction="",
-            correct=False,
-            answer_text=reply.text,
-            repeat=reply.repeat,
-            started_at=now_iso(),
-            finished_at=now_iso(),
-        )
-    graded = benchmark.grade(reply.text, item, item_dir)
-    if graded.ungraded:
-        status, error = "ungraded", graded.ungraded
-    elif not graded.has_answer_tag or graded.malformed:
-        status, error = "no_answer", "the reply holds no answer the benchmark can read"
+        status, error = "no_answer", "the reply is empty"
     else:
-        status, error = "ok", None
-    return ItemRecord(
-        id=item.id,
-        task=item.task,
-        category=item.category,
-        ground_truth=benchmark.truth_text(item),
-        status=status,
-        error=error,
-        prediction=graded.prediction,
-        correct=graded.correct,
+        graded = benchmark.grade(reply.text, item, item_dir)
+        if graded.ungraded:
+            status, error = "ungraded", graded.ungraded
+        elif not graded.has_answer_tag or graded.malformed:
+            status, error = "no_answer", "the reply holds no answer the benchmark can read"
+        else:
+            status, error = "ok", None
+    return item_record(
+        benchmark,
+        item,
+        reply.repeat,
+        status,
+        error,
+        graded,
         answer_text=reply.text,
-        repeat=reply.repeat,
-        metrics=graded.metrics_json(),
-        started_at=now_iso(),
+        started_at=started_at,
         finished_at=now_iso(),
     )
 
@@ -109,24 +94,14 @@ def score_config(benchmark: Benchmark, dataset, model: str, judge_model: str | N
     return config
 
 
-def write_manifest(store, config: RunConfig, dataset, replies_path: Path, finished: bool) -> None:
-    old = store.read_manifest()
-    store.write_manifest(
-        RunManifest(
-            run_name=store.root.name,
-            config=RunIdentity(**config.identity()),
-            options={"replies": str(replies_path.resolve())},
-            dataset=DatasetInfo(
-                path=str(Path(dataset.root).resolve()), layout=dataset.layout, n_items=len(dataset.items)
-            ),
-            project_version=__version__,
-            host={"python": platform.python_version(), "platform": platform.platform()},
-            started_at=(old and old.started_at) or now_iso(),
-            resumed_at=now_iso() if old else None,
-            finished_at=now_iso() if finished else None,
-            regraded=old.regraded if old else [],
-        )
-    )
+def replies_manifest(store, config: RunConfig, dataset, replies_path: Path, finished: bool) -> RunManifest:
+    """run.json of a scoring, as this session of it writes it."""
+    return RunManifest(
+        run_name=store.root.name,
+        config=RunIdentity(**config.identity()),
+        options={"replies": str(replies_path.resolve())},
+        dataset=DatasetInfo(path=str(Path(dataset.root).resolve()), layout=dataset.layout, n_items=len(dataset.items)),
+    ).session(store.read_manifest(), finished, __version__)
 
 
 def score(
@@ -150,7 +125,7 @@ def score(
     if judge is not None:
         judge.bind(store.root)
     progress = Progress(console=console, transient=True)
-    write_manifest(store, config, dataset, replies_path, finished=False)
+    store.write_manifest(replies_manifest(store, config, dataset, replies_path, finished=False))
     done = store.done_keys()
     todo = [r for r in replies if (r.id, r.repeat) not in done]
     with progress:
@@ -160,5 +135,5 @@ def score(
             store.append(record_of(benchmark, items[reply.id], reply, item_dir))
             progress.advance(task)
     rollup = store.write_summaries(benchmark.extra_rollup)
-    write_manifest(store, config, dataset, replies_path, finished=True)
+    store.write_manifest(replies_manifest(store, config, dataset, replies_path, finished=True))
     return {"root": store.root, "graded": len(todo), "kept": len(replies) - len(todo), "rollup": rollup}

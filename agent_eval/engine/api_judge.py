@@ -24,7 +24,7 @@ from pathlib import Path
 from agent_eval.agents.base import AuthMissing, CredentialError
 from agent_eval.agents.registry import agent_class
 from agent_eval.datamodel.config import ConfigError
-from agent_eval.datamodel.judging import JudgeCall, JudgeUnavailable
+from agent_eval.datamodel.judge_contract import JudgeCall, JudgeUnavailable
 from agent_eval.datamodel.pricing import price_request
 from agent_eval.engine.gateway.credentials import real_credential, secret_env
 
@@ -87,9 +87,9 @@ class ApiJudge:
     def bind(self, run_dir: Path) -> None:
         self.cache = Path(run_dir) / CACHE_DIR
 
-    def check(self) -> None:
-        """Fail before the run starts when the judge has no credential (JudgeUnavailable)."""
-        self._connection()
+    def check(self) -> str:
+        """Fail before the run starts when the judge has no credential (JudgeUnavailable); else its URL."""
+        return self._connection()[0]
 
     def _key(self, prompt: str, max_tokens: int, attempt: int) -> Path:
         digest = hashlib.sha256(json.dumps([self.model, max_tokens, attempt, prompt]).encode()).hexdigest()
