@@ -41,9 +41,12 @@ format:
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-# pytest exits 5 when it collects nothing; make turns any non-zero into a failure.
+# pytest exits 5 when it collects nothing; make turns any non-zero into a failure. Most of the time is spent
+# waiting on the real CLIs, so TEST_WORKERS xdist workers (more than the cores) overlap the waits;
+# loadgroup keeps each xdist_group (the Slurm cluster, a module's shared agent runs) on one worker.
+TEST_WORKERS ?= 4
 test:
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 # Everything but the real-CLI tests (those live in tests/e2e/ or carry the e2e mark).
 test-fast:

@@ -6,6 +6,36 @@ from support.datasets import bank_rows, full_bank_rows, write_metadata_layout
 from support.sandboxes import world  # noqa: F401  (the sandbox tests' fixture, for every folder)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Under xdist (`make test`: --dist loadgroup), the tests sharing a module-scoped fixture (often whole
+    agent runs) go to one worker, so the fixture is built once rather than once on every worker."""
+    for item in items:
+        defs = getattr(item, "_fixtureinfo", None)
+        shared = sorted(n for n, d in (defs.name2fixturedefs.items() if defs else ()) if d and d[-1].scope == "module")
+        if shared and not item.get_closest_marker("xdist_group"):
+            params = item.callspec.params if hasattr(item, "callspec") else {}
+            key = ",".join(f"{n}={params[n]}" if n in params else n for n in shared)
+            item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}:{key}"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist sends the node ids to the scheduler
+def pytest_collection_finish(session):
+    """xdist 3.8 sends a test's group to the scheduler as a "@group" suffix of its node id, set through a field
+    pytest 9.2 no longer reads (pytest-dev/pytest-xdist#1386): without this the groups are silently ignored.
+    Does nothing once xdist sets the suffix itself."""
+    if not session.config.getoption("loadgroup", False):
+        return
+    from _pytest.nodeid import NodeId
+
+    for item in session.items:
+        groups = sorted(
+            {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        )
+        if groups and not item.nodeid.endswith("@" + "_".join(groups)):
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
+
+
 @pytest.fixture
 def bank():
     return bank_rows()

@@ -188,10 +188,10 @@ def test_every_generated_sequence_crosses_the_seam(dataset):
 def test_a_view_renders_fast(dataset):
     scene = dataset.scene(dataset.items[0].sequence)
     render_view(scene, 0, 0)  # background cached once per scene
-    started = time.perf_counter()
+    started = time.process_time()  # CPU, not wall: the render's cost, not how busy other test workers keep the cores
     for step in range(10):
         png_bytes(render_view(scene, step * 20, step * 37.0))
-    assert (time.perf_counter() - started) / 10 < 0.1
+    assert (time.process_time() - started) / 10 < 0.1
 
 
 # --- grading -----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ attempt fails, no canary reaches the transcript or the model, and the run still 
 tools run outside the sandbox, so the agent also turns its workdir into traps for them (links to
 files outside, FIFOs, a linked views/): the canaries must stay unopened (inotify says so)."""
 
+import contextlib
 import json
 import shlex
 import shutil
@@ -54,7 +55,9 @@ def canaries(tmp_path, sample_data):
         for canary, fresh_dir in created:
             canary.unlink(missing_ok=True)
             if fresh_dir is not None:
-                shutil.rmtree(fresh_dir, ignore_errors=True)
+                # only when empty: another worker's test may have put its own canary there meanwhile
+                with contextlib.suppress(OSError):
+                    fresh_dir.rmdir()
 
 
 def attempts(c) -> list[str]:

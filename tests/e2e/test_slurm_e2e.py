@@ -20,7 +20,8 @@ from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, MODELS, processes_mentioning
 from support.slurmcluster import ClusterUnavailable, SlurmCluster
 
-pytestmark = pytest.mark.e2e
+# One cluster per machine (its fixed folder, one slurmd for the host): under xdist these tests share one worker.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("slurm")]
 
 AGENT_EVAL = str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "agent-eval")
 SCENARIO = {"turns": [{"call": "shell", "input": {"command": "echo looked"}}, "<answer>3</answer>"]}
