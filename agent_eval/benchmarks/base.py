@@ -207,6 +207,8 @@ class Benchmark(ABC):
     def regrade(
         self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir
     ) -> BenchmarkGrade:
+        # item is None only for a kind that does not need the dataset (it overrides this)
+        assert item is not None, f"{self.name}: regrading needs the dataset's item {record.id}"
         return self.grade(answer_text, item, item_dir)
 
     def extra_rollup(self, records: list) -> dict | None:

@@ -37,7 +37,7 @@ class RunOnDisk(Protocol):
     def records(self) -> list[ItemRecord]: ...
 
 
-Embed = Callable[[str | None, str], Img | None]  # (path in the item dir, caption) -> an image the report embeds
+Embed = Callable[[str, str], Img]  # (path in the item dir, caption) -> an image the report embeds
 
 
 @dataclass

@@ -68,7 +68,7 @@ class Transcript:
     cost_usd: float | None = None
     error: str | None = None  # the failure the CLI reported, if any
     error_status: int | None = None  # its HTTP status, when known
-    api_retries: list[int] = field(default_factory=list)  # HTTP statuses the CLI retried on
+    api_retries: list[int | None] = field(default_factory=list)  # HTTP statuses the CLI retried on (None: no status)
     unknown_events: dict[str, int] = field(default_factory=dict)  # kept in the raw file, counted here
     # The CLI sessions, in order, when the item ran in more than one process (agents/sessions.py): each
     # {n, kind ("new"/"resume"), reason, session_id, at, first_step (index in steps)}; [] for one session.

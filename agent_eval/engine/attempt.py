@@ -214,6 +214,7 @@ class Attempt:
             env=invocation.env,
             readonly_mounts=list(setup.readonly_mounts),
         )
+        assert config.sandbox is not None  # None only in `score`'s config, which runs no agent
         with Sandbox(spec, kind=config.sandbox) as sandbox:
             argv, env = sandbox.wrap(invocation.argv)
             launch = ItemMeta(

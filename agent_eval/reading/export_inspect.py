@@ -94,6 +94,12 @@ def utc(text: str | None) -> datetime | None:
     return stamp.replace(tzinfo=stamp.tzinfo or timezone.utc) if stamp else None
 
 
+def utc_text(text: str | None) -> str | None:
+    """utc() as the ISO text Inspect's log fields hold (they take text; Inspect normalises it to UTC)."""
+    stamp = utc(text)
+    return stamp.isoformat() if stamp else None
+
+
 def usage_of(values: dict, cost: float | None = None) -> ModelUsage:
     """ModelUsage from a usage dict in agent-eval's names (a record's usage, or one model's in usage_by_model)."""
 
@@ -211,8 +217,8 @@ def build_sample(run: LoadedRun, record: ItemRecord, model: str, extras: list[st
         scores=scores,
         metadata=metadata,
         model_usage=usage,
-        started_at=started,
-        completed_at=utc(record.finished_at),
+        started_at=utc_text(record.started_at),
+        completed_at=utc_text(record.finished_at),
         total_time=None if record.elapsed_s is None else record.elapsed_s + (record.provider_wait_s or 0.0),
         working_time=record.elapsed_s,
         error=error,
@@ -223,8 +229,9 @@ def build_sample(run: LoadedRun, record: ItemRecord, model: str, extras: list[st
 
 def eval_results(samples: list[EvalSample], names: list[str]) -> EvalResults:
     scores = []
+    scored = [s.scores or {} for s in samples]  # build_sample gives every sample its scores
     for name in names:
-        values = [s.scores[name].value == CORRECT for s in samples]
+        values = [sample[name].value == CORRECT for sample in scored]
         accuracy = sum(values) / len(values) if values else 0.0
         scores.append(
             EvalScore(
@@ -279,7 +286,7 @@ def run_to_eval_log(run: LoadedRun) -> EvalLog:
     model = inspect_model_name(config.agent, config.model)
     extras = extra_score_names(run.records)
     samples = [build_sample(run, record, model, extras) for record in run.records]
-    created = utc(manifest.started_at) or min(
+    created = utc_text(manifest.started_at) or min(
         (s.started_at for s in samples if s.started_at), default=datetime.now(timezone.utc).isoformat()
     )
     repeats = max(r.repeat for r in run.records) + 1
@@ -320,7 +327,7 @@ def run_to_eval_log(run: LoadedRun) -> EvalLog:
     )
     plan = EvalPlan(steps=[EvalPlanStep(solver=agent, params=solver_args)])
     stats = EvalStats(
-        started_at=created, completed_at=utc(manifest.finished_at) or "", model_usage=total_usage(samples)
+        started_at=created, completed_at=utc_text(manifest.finished_at) or "", model_usage=total_usage(samples)
     )
     return EvalLog(
         status="success" if manifest.finished_at else "cancelled",

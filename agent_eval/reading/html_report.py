@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -88,8 +89,9 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
         kind = view.for_template() if view else None
     if kind is None:
         original_path = images.original(transcript.prompt_images if transcript else [])
-        if original_path is None and getattr(data_item, "image", None) is not None:
-            original_path = str(data_item.image.resolve())  # no-tool results keep no image: the dataset's
+        dataset_image = getattr(data_item, "image", None)
+        if original_path is None and dataset_image is not None:
+            original_path = str(dataset_image.resolve())  # no-tool results keep no image: the dataset's
     original = embed(original_path, "the original") if original_path else None
     if original is not None and transcript is not None and transcript.prompt_images:
         inline = [image for image in transcript.images if image.via == "inline"]
@@ -161,7 +163,7 @@ def build_context(runs: list[LoadedRun], dataset: dict, max_px: int, title: str,
     """`data`: the --data dir, handed to each run's kind (e.g. the scenes behind an active-observation run)."""
     from agent_eval.reading.report_findings import run_findings
 
-    run_views = []
+    run_views: list[dict[str, Any]] = []
     loaded: dict = {}
     for letter, run in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", runs):
         truth = run.hooks.report_truth(run, data, loaded)

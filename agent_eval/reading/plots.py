@@ -92,7 +92,8 @@ def accuracy_cost_plot(data: Comparison, path: Path, by: str = "run") -> tuple[l
                 s=70,
                 zorder=3,
                 facecolors="none",
-                edgecolors=[colour],
+                # matplotlib's stub types a colour as possibly a float; a scatter's facecolors are RGBA rows
+                edgecolors=[colour],  # type: ignore[list-item]
             )
         spots.setdefault((round(cost["mean"], 6), round(accuracy * 100, 3)), []).append(run["letter"])
     for (x, y), letters in spots.items():  # runs on the same spot share one label

@@ -50,9 +50,14 @@ class RecordedRequest:
     status: int = 200
     credential_sha256: str | None = None  # of the x-api-key or bearer value: which key arrived, not the key
     usage: dict | None = None  # the usage its answer reported, as that API words it (None: no answer with usage)
+    # The handler's own bookkeeping, not logged: `logged` once its line is written, `done` once it is answered
+    # and logged (close() waits for every request's `done`).
+    logged: bool = False
+    done: bool = False
 
     def to_json(self, elide_images: bool = True) -> str:
         data = asdict(self)
+        del data["logged"], data["done"]
         return json.dumps(_elide(data) if elide_images else data)
 
 
@@ -135,7 +140,7 @@ class _Handler(BaseHTTPRequestHandler):
         return rec
 
     def _finish(self, rec: RecordedRequest) -> None:
-        if self.state.log_path is not None and not getattr(rec, "logged", False):
+        if self.state.log_path is not None and not rec.logged:
             with self.state.lock, self.state.log_path.open("a") as fh:
                 fh.write(rec.to_json() + "\n")
         rec.done = True  # close() waits for this: the client may have its answer before the log line exists
@@ -205,7 +210,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         rec = self._record(body)
-        admitted = False
+        admitted: bool | None = False
         try:
             admitted = self._admit(rec)
             if admitted is None:
@@ -313,9 +318,11 @@ class _Handler(BaseHTTPRequestHandler):
             applies = faults.applies(conv.prompt) or poisoned
             index = state.main_count
             state.main_count += applies and not poisoned  # `times` counts the requests the faults apply to
-            if applies and state.first_main_at is None:
-                state.first_main_at = time.monotonic()
-            elapsed = time.monotonic() - state.first_main_at if applies else 0.0
+            elapsed = 0.0
+            if applies:
+                if state.first_main_at is None:
+                    state.first_main_at = time.monotonic()
+                elapsed = time.monotonic() - state.first_main_at
         if not applies:
             faults = Faults()
         if faults.delay and state.stop.wait(faults.delay):
@@ -331,6 +338,7 @@ class _Handler(BaseHTTPRequestHandler):
             rec.status = failure.status
             self._send_json(failure.status, wire.error_body(failure.status, failure.message, failure.code))
             return
+        assert rec.api is not None  # _post names the wire before it plays a main request
         rule = state.scenario.rules[rec.rule] if rec.rule is not None else None
         usage = rule.usage_for(rec.api, rec.turn or 0) if rule is not None else None
         rec.usage = usage or json.loads(json.dumps(wire.USAGE))
@@ -448,7 +456,9 @@ class ScriptedServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self._httpd.server_address[0]}:{self.port}"
+        host = self._httpd.server_address[0]
+        assert isinstance(host, str)  # an AF_INET server's address (bytes only for AF_UNIX)
+        return f"http://{host}:{self.port}"
 
     def start(self) -> "ScriptedServer":
         if self._thread is None:
@@ -464,7 +474,7 @@ class ScriptedServer:
     def close(self) -> None:
         self._state.stop.set()  # releases hanging / delayed handlers
         deadline = time.monotonic() + 2.0  # handlers finish their record after the answer went out
-        while time.monotonic() < deadline and not all(getattr(r, "done", False) for r in list(self._state.requests)):
+        while time.monotonic() < deadline and not all(r.done for r in list(self._state.requests)):
             time.sleep(0.005)
         if self._thread is not None:
             self._httpd.shutdown()

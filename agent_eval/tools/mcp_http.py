@@ -26,7 +26,12 @@ import importlib
 import secrets
 import socket
 import threading
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # both are imported in the host's thread, when it starts (the SDK is slow to import)
+    import uvicorn
+    from mcp.server.mcpserver import MCPServer
+    from starlette.applications import Starlette
 
 STOP_TIMEOUT_S = 5.0
 BACKLOG = 128
@@ -52,11 +57,11 @@ class Mount:
 
     build: returns the `MCPServer` to serve; called in the host's loop on the item's first request."""
 
-    def __init__(self, host: "McpHost", build: Callable[[], object], name: str):
+    def __init__(self, host: "McpHost", build: Callable[[], MCPServer], name: str):
         self.host, self._build, self.name = host, build, name
         self.token = secrets.token_hex(16)
         self.error: BaseException | None = None
-        self._app = None
+        self._app: Starlette | None = None  # built in the host's loop on the first request
         self._started: asyncio.Future | None = None  # set in the host's loop
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task | None = None  # held: the loop keeps only a weak reference
@@ -83,26 +88,29 @@ class Mount:
 
     # -- in the host's loop
 
-    async def app(self):
+    async def app(self) -> Starlette:
         """The item's ASGI app, built and its session manager running (once; concurrent first requests wait)."""
         if self._started is None:
             self._started = asyncio.get_running_loop().create_future()
             self._closing = asyncio.Event()
             self._task = asyncio.ensure_future(self._serve())
         await asyncio.shield(self._started)
+        assert self._app is not None  # _serve builds it before it sets _started
         return self._app
 
     async def _serve(self) -> None:
+        started, closing = self._started, self._closing
+        assert started is not None and closing is not None  # app() sets both before it starts this task
         try:
             server = self._build()
             self._app = server.streamable_http_app(streamable_http_path=f"{self.prefix}mcp", host=self.host.host)
             async with server.session_manager.run():
-                self._started.set_result(None)
-                await self._closing.wait()
+                started.set_result(None)
+                await closing.wait()
         except BaseException as error:  # kept for the item; its requests get 500
             self.error = error
-            if not self._started.done():
-                self._started.set_exception(error)
+            if not started.done():
+                started.set_exception(error)
 
     def _close(self) -> None:
         if self._closing is not None:
@@ -135,7 +143,7 @@ class McpHost:
         self._mounts: dict[str, Mount] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._server = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self.stopped = False
@@ -145,7 +153,7 @@ class McpHost:
     def host_port(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def mount(self, build: Callable[[], object], name: str = "mcp") -> Mount:
+    def mount(self, build: Callable[[], MCPServer], name: str = "mcp") -> Mount:
         return Mount(self, build, name)
 
     def start(self) -> "McpHost":
@@ -214,8 +222,10 @@ class McpHost:
 
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(self._server.serve(sockets=[self._sock]))
-        while not self._server.started and not task.done():
+        server = self._server
+        assert server is not None  # _run makes it before it starts this loop
+        task = asyncio.ensure_future(server.serve(sockets=[self._sock]))
+        while not server.started and not task.done():
             await asyncio.sleep(0.002)
         self._ready.set()
         await task

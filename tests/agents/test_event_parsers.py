@@ -121,6 +121,18 @@ def test_unknown_system_subtypes_and_event_types_are_counted(tmp_path):
     assert [(c["trigger"], c["pre_tokens"]) for c in t.compactions] == [(None, None)]
 
 
+def test_claude_retries_without_a_status_end_in_an_error_that_says_so(tmp_path):
+    # The CLI retried, the last time after a connection error (no HTTP status), and printed no result.
+    events = [
+        {"type": "system", "subtype": "init"},
+        {"type": "system", "subtype": "api_retry", "error_status": 529},
+        {"type": "system", "subtype": "api_retry", "error_status": None},
+    ]
+    t = parse_claude_events(events, tmp_path)
+    assert t.api_retries == [529, None] and t.error_status is None
+    assert t.error == "API error without an HTTP status (retried 2 times)"
+
+
 @pytest.mark.parametrize(
     "text,status",
     [

@@ -22,6 +22,7 @@ usually 1; no cost) and one turn per API message.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agent_eval.agents.claude_code.session_file import find_session_file, restored_totals
 from agent_eval.agents.logfiles import log_entries
@@ -133,14 +134,15 @@ def parse_claude_events(events: list[dict], item_dir: Path, times: list[float] |
         _apply_result(transcript, result_event)
     elif transcript.api_retries:
         transcript.error_status = transcript.api_retries[-1]
-        transcript.error = f"API error {transcript.error_status} (retried {len(transcript.api_retries)} times)"
+        status = transcript.error_status if transcript.error_status is not None else "without an HTTP status"
+        transcript.error = f"API error {status} (retried {len(transcript.api_retries)} times)"
     return transcript
 
 
 def _usage(event: dict) -> tuple[Usage, dict[str, dict]]:
     """Totals over modelUsage (falling back to usage), and the per-model breakdown. Input tokens
     count every prompt token (fresh, cache writes and cache reads); cached ones are also given apart."""
-    per_model = {}
+    per_model: dict[str, dict[str, Any]] = {}
     for model, u in (event.get("modelUsage") or {}).items():
         if not isinstance(u, dict):
             continue
@@ -209,14 +211,14 @@ def parse_claude_sessions(events: list[dict], item_dir: Path) -> Transcript:
     results = [next((e for e in reversed(part.events) if e.get("type") == "result"), None) for part in parts]
     restored: dict[int, dict | None] = {}  # part -> the totals its process was resumed with, from the record
     for session_id in {i for i in ids if i}:
-        mine = [n for n, (i, r) in enumerate(zip(ids, results)) if i == session_id and r is not None]
+        mine = [(n, r) for n, (i, r) in enumerate(zip(ids, results)) if i == session_id and r is not None]
         path = find_session_file(item_dir, session_id)
-        restored.update(zip(mine, restored_totals(path, [results[n] for n in mine])))
+        restored.update(zip([n for n, _ in mine], restored_totals(path, [r for _, r in mine])))
     joined = []
     previous: dict[str, dict] = {}  # session id -> its last result: the totals a resume starts from after a clean end
     for position, (part, session_id, result) in enumerate(zip(parts, ids, results)):
         own = part.events
-        base = restored.get(position) or previous.get(session_id)
+        base = restored.get(position) or (previous.get(session_id) if session_id else None)
         if result is not None and base is not None:
             own = [_less(e, base) if e is result else e for e in part.events]
         transcript = parse_claude_events(own, item_dir)
@@ -245,7 +247,9 @@ def _less(result: dict, before: dict) -> dict:
     for model, counts in (result.get("modelUsage") or {}).items():
         if not isinstance(counts, dict):
             continue
-        base = earlier.get(model) if isinstance(earlier.get(model), dict) else {}
+        base = earlier.get(model)
+        if not isinstance(base, dict):
+            base = {}
         left = dict(counts)
         for key in _TOTALS:
             if isinstance(counts.get(key), (int, float)):

@@ -52,7 +52,8 @@ OUT_OF_ROOM = "Codex ran out of room in the model's context window"
 def _mcp_result(item: dict, seen: SeenImages) -> tuple[str, list[str], bool]:
     error = item.get("error")
     if error:
-        return (error.get("message") if isinstance(error, dict) else str(error)), [], True
+        # an error object without a message is shown whole rather than as None
+        return ((error.get("message") or str(error)) if isinstance(error, dict) else str(error)), [], True
     result = item.get("result") or {}
     texts, images = [], []
     for block in result.get("content") or []:
@@ -306,8 +307,8 @@ def _usage_of(counts: dict | None) -> Usage:
 
 def _recorded_usage(turn: list[dict]) -> Usage | None:
     """The sum of a turn's per-response usage records (None: Codex logged none)."""
-    records = [(e.get("payload") or {}).get("usage") for e in turn if e.get("type") == "token_usage_record"]
-    records = [r for r in records if isinstance(r, dict)]
+    logged = [(e.get("payload") or {}).get("usage") for e in turn if e.get("type") == "token_usage_record"]
+    records = [r for r in logged if isinstance(r, dict)]
     if not records:
         return None
     return Usage(

@@ -14,7 +14,7 @@ from agent_eval.benchmarks.activeobs.grading import (
     rollup_active,
     rules_hash,
 )
-from agent_eval.benchmarks.activeobs.loader import load_active_dataset
+from agent_eval.benchmarks.activeobs.loader import ActiveDataset, load_active_dataset
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.passive import (
     passive_preamble,
@@ -28,7 +28,7 @@ from agent_eval.benchmarks.activeobs.prompting import (
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE, seen_metrics
 from agent_eval.benchmarks.activeobs.worldmodel import passive_sightings, sightings_from_log
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Item, ItemSetup
 from agent_eval.benchmarks.notes import Notes, describe
 from agent_eval.benchmarks.shared import image_tools, render
 from agent_eval.datamodel.itemdir import ItemDir
@@ -50,7 +50,7 @@ class ActiveObservation(Benchmark):
     tool_modes = ("none", "observe", "python")
 
     def __init__(self):
-        self.dataset = None
+        self.dataset: ActiveDataset | None = None  # set by load()
         self.world_model = False
         self.notes = False
 
@@ -103,7 +103,9 @@ class ActiveObservation(Benchmark):
     def setup(
         self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
     ) -> Iterator[ItemSetup]:
-        scene_path = self.dataset.scene_path(item.sequence)
+        dataset = self.dataset
+        assert dataset is not None, "setup() comes after load()"
+        scene_path = dataset.scene_path(item.sequence)
         question = question_block(item) + "\n\n" + answer_instructions(item, passive=tools == "none")
         if self.world_model:
             question = world_model_text(passive=tools == "none") + "\n\n" + question
@@ -113,9 +115,9 @@ class ActiveObservation(Benchmark):
             if tools == "none":
                 # The passive baseline: a fixed sample of whole panorama frames, inline; no tools but the world
                 # model's, if asked for (its entities then cite those frames).
-                frames = write_passive_sample(self.dataset.scene(item.sequence), home / "passive")
+                frames = write_passive_sample(dataset.scene(item.sequence), home / "passive")
                 record_passive(item_root, frames)
-                question = passive_preamble(frames, self.dataset.scene(item.sequence)) + "\n\n" + question
+                question = passive_preamble(frames, dataset.scene(item.sequence)) + "\n\n" + question
                 servers, endpoints = [], []
                 if self.world_model:
                     sightings = passive_sightings([(frame.frame, frame.time_s) for frame in frames])
@@ -179,7 +181,8 @@ class ActiveObservation(Benchmark):
         )
         return McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=mount.url), mount.endpoint
 
-    def grade(self, final_text: str | None, item: ActiveItem, item_dir: ItemDir) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
+        assert isinstance(item, ActiveItem), item  # this kind's own dataset gives its items
         graded = grade_active(final_text, item)
         metrics = ActiveObsMetrics(
             family=item.family,

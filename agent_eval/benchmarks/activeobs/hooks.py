@@ -58,8 +58,10 @@ class ActiveReading(ReadingHooks):
         return state
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
+        from agent_eval.benchmarks.activeobs.evidence import Evidence
         from agent_eval.benchmarks.activeobs.show import print_evidence
 
+        assert isinstance(state, Evidence), state  # what this kind's show_item returned
         print_evidence(console, record, state)
 
     # -- compare
@@ -90,9 +92,11 @@ class ActiveReading(ReadingHooks):
         transcript: Transcript | None,
         truth: object,
     ) -> ItemView:
+        from agent_eval.benchmarks.activeobs.evidence import RunTruth
         from agent_eval.benchmarks.activeobs.report import active_item
         from agent_eval.benchmarks.notes import versions, where_words
 
+        assert isinstance(truth, RunTruth), truth  # what this kind's report_truth returned
         view = active_item(run, record, images, embed, transcript, truth)
         view["agent_notes"] = [{**v, "where": where_words(v)} for v in versions(images.base)]
         return ItemView(

@@ -20,6 +20,7 @@ import json
 import math
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
@@ -146,27 +147,30 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
             shown["saved_as"] = entry["saved_as"]
         return [json.dumps(shown), Image(data=png, format="png")]
 
+    tool: Callable[..., list]
     if len(names) == 1:
 
-        def tool(
+        def one_sequence(
             frame_index: Annotated[int, Field(description=FRAME_HELP)],
             angle_deg: Annotated[float, Field(description=ANGLE_HELP)],
         ) -> list:
             return serve(names[0], frame_index, angle_deg)
 
-        note = ""
+        tool, note = one_sequence, ""
     else:
 
-        def tool(
+        def any_sequence(
             sequence: str,
             frame_index: Annotated[int, Field(description=FRAME_HELP)],
             angle_deg: Annotated[float, Field(description=ANGLE_HELP)],
         ) -> list:
             return serve(sequence, frame_index, angle_deg)
 
+        tool = any_sequence
+
         # The description depends on this item's sequences: set as an object, not a string
         # annotation (those are evaluated in module scope, where `names` does not exist).
-        tool.__annotations__["sequence"] = Annotated[
+        any_sequence.__annotations__["sequence"] = Annotated[
             str, Field(description=SEQUENCE_HELP.format(names=", ".join(names)))
         ]
         note = f" in each sequence ({', '.join(names)}; frame counts may differ)"

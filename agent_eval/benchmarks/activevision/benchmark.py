@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.activevision.loader import ActiveVisionItem, load_dataset
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemSetup
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Item, ItemSetup
 from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image, render
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.records import ItemRecord
@@ -67,7 +67,8 @@ class ActiveVision(Benchmark):
                 conversions=conversions,
             )
 
-    def grade(self, final_text: str | None, item: ActiveVisionItem, item_dir: ItemDir) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
+        assert isinstance(item, ActiveVisionItem), item  # this kind's own dataset gives its items
         graded = grade(final_text or "", item.answer)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
 
@@ -77,7 +78,7 @@ class ActiveVision(Benchmark):
     needs_dataset_to_regrade = False  # the record holds the truth, which is all the scorer reads
 
     def regrade(
-        self, answer_text: str | None, record: ItemRecord, item: ActiveVisionItem | None, item_dir: ItemDir
+        self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir
     ) -> BenchmarkGrade:
         graded = grade(answer_text or "", record.ground_truth)
         return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)

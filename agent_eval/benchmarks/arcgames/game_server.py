@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from typing import Annotated
 
 from mcp.server.mcpserver import Image, MCPServer
@@ -97,9 +98,6 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
         shown, png = _guard(lambda: session.play(action, x, y))
         return [json.dumps(shown)] + (observed(shown["frames"][-1], png) if png is not None else [])
 
-    # the notes tools are the notes server's own, each version recorded with the actions used so far
-    read_notes, write_note = note_functions(notes, lambda: {"actions_used": session.actions_used})
-
     def recall(
         frames: Annotated[list[int] | None, Field(description="Frame numbers.")] = None,
         step: Annotated[int | None, Field(description="A play call's number, 1-based.")] = None,
@@ -107,7 +105,11 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
         def look():
             if (frames is None) == (step is None):
                 raise PlayRefused("give either `frames` or `step`")
-            wanted = session.frames_of_step(step) if step is not None else list(frames)
+            if step is not None:
+                wanted = session.frames_of_step(step)
+            else:
+                assert frames is not None  # exactly one of the two, checked above
+                wanted = list(frames)
             if len(wanted) > MAX_RECALL:
                 raise PlayRefused(f"{len(wanted)} frames asked; at most {MAX_RECALL} per call")
             out: list = []
@@ -169,10 +171,12 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
         "recall": RECALL,
         "inspect": INSPECT,
         "read_pixels": READ_PIXELS,
-        "read_notes": READ_NOTES.format(what=notes.describe() if notes is not None else ""),
-        "write_note": WRITE_NOTE,
     }
-    functions = (play, recall, inspect, read_pixels, read_notes, write_note)
+    functions: list[Callable[..., object]] = [play, recall, inspect, read_pixels]
+    if notes is not None:  # the notes rung (the ladder offers their tools only then)
+        # the notes tools are the notes server's own, each version recorded with the actions used so far
+        functions += note_functions(notes, lambda: {"actions_used": session.actions_used})
+        texts |= {"read_notes": READ_NOTES.format(what=notes.describe()), "write_note": WRITE_NOTE}
     return {fn.__name__: (fn, texts[fn.__name__]) for fn in functions}
 
 

@@ -60,8 +60,10 @@ class GameReading(ReadingHooks):
         return print_timeline(console, record, images.base, page, run.root)
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
+        from agent_eval.benchmarks.arcgames.metrics import GameMetrics
         from agent_eval.benchmarks.arcgames.show import print_scorecard
 
+        assert isinstance(state, GameMetrics), state  # what this kind's show_item_page returned
         print_scorecard(console, record, state)
 
     # -- compare

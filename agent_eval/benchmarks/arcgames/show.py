@@ -122,6 +122,8 @@ def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
         f"{metrics.win_levels or '?'}, {metrics.actions} actions ({metrics.resets} resets), game score {score}"
     )
     if metrics.level_actions:
+        n = len(metrics.level_actions)
+        baselines: list[int | None] = list(metrics.level_baseline_actions) or [None] * n  # empty: none known
         console.print(
             "per level: "
             + "; ".join(
@@ -135,8 +137,8 @@ def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
                 for i, (a, b, s) in enumerate(
                     zip(
                         metrics.level_actions,
-                        metrics.level_baseline_actions or [None] * len(metrics.level_actions),
-                        metrics.level_scores or [0.0] * len(metrics.level_actions),
+                        baselines,
+                        metrics.level_scores or [0.0] * n,
                     )
                 )
             )

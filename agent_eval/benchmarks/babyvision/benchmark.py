@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.babyvision import boxed, grading, prompting
 from agent_eval.benchmarks.babyvision.loader import BabyVisionItem, read_dataset
-from agent_eval.benchmarks.base import BenchmarkGrade
+from agent_eval.benchmarks.base import BenchmarkGrade, Item
 from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, paid_cost
 from agent_eval.datamodel.itemdir import ItemDir
 
@@ -25,8 +25,9 @@ class BabyVision(FieldFormat):
     def load(self, root: Path):
         return read_dataset(Path(root))
 
-    def grade(self, final_text: str | None, item: BabyVisionItem, item_dir: ItemDir | None = None) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir | None = None) -> BenchmarkGrade:
         # item_dir: unused, the grade reads the reply alone (so `agent-eval score` grades replies from a file)
+        assert isinstance(item, BabyVisionItem), item  # this kind's own dataset gives its items
         graded = grading.grade_reply(final_text, item.prompt_text, item.answer, self.judge)
         metrics = BoxedMetrics(
             extracted=graded.extracted,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_eval.benchmarks.base import BenchmarkGrade
+from agent_eval.benchmarks.base import BenchmarkGrade, Item
 from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, paid_cost
 from agent_eval.benchmarks.vlmeval import grading, matching, prompting
 from agent_eval.benchmarks.vlmeval.loader import TsvItem, read_tsv
@@ -26,8 +26,9 @@ class VlmEvalMcq(FieldFormat):
     def load(self, root: Path):
         return read_tsv(Path(root))
 
-    def grade(self, final_text: str | None, item: TsvItem, item_dir: ItemDir | None = None) -> BenchmarkGrade:
+    def grade(self, final_text: str | None, item: Item, item_dir: ItemDir | None = None) -> BenchmarkGrade:
         # item_dir: unused, the grade reads the reply alone (so `agent-eval score` grades replies from a file)
+        assert isinstance(item, TsvItem), item  # this kind's own dataset gives its items
         graded = grading.grade_reply(final_text, item.question, item.options, item.answer, self.judge)
         metrics = McqMetrics(
             option=graded.option,

@@ -90,5 +90,5 @@ def segment_intersection(a, b, c, d):
 
 def angle_between(u, v) -> float:
     """Unsigned angle between two lines' directions in degrees, folded into [0, 90]."""
-    cos = abs(float(np.dot(u, v)) / (np.linalg.norm(u) * np.linalg.norm(v)))
+    cos = abs(float(np.dot(u, v)) / float(np.linalg.norm(u) * np.linalg.norm(v)))
     return float(np.degrees(np.arccos(min(1.0, cos))))
