@@ -246,9 +246,9 @@ def _grid_entry(path: Path, entry_node) -> dict:
             raise SweepError(
                 f"{_where(path, value_node)}: unknown agent {entry[key]!r}; choose {', '.join(agent_registry.AGENTS)}"
             )
-        if key == "efforts":
-            agent = entry.get("agent")
-            bad = [e for e in entry[key] if agent and e not in agent_registry.efforts(agent)]
+        agent = entry.get("agent")
+        if key == "efforts" and isinstance(agent, str):
+            bad = [e for e in entry[key] if e not in agent_registry.efforts(agent)]
             if bad:
                 raise SweepError(
                     f"{_where(path, value_node)}: effort(s) {', '.join(bad)} not valid for {agent}; "

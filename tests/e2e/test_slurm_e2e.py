@@ -41,6 +41,12 @@ def slurm():
     cluster.stop()  # only what this session started
 
 
+@pytest.fixture(autouse=True)
+def no_jobs_left_behind(slurm, tmp_path):
+    yield
+    slurm.cancel_jobs_under(tmp_path)  # a failed test's jobs would hold the node for the next one
+
+
 def job_env(cluster: SlurmCluster, agent: str, server: ScriptedServer) -> dict:
     return {**os.environ, **cluster.env, **scripted_environ(agent, server.url)}
 

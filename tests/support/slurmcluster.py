@@ -107,6 +107,7 @@ class SlurmCluster:
             raise ClusterUnavailable("slurmd must run as root to launch jobs; this user is not root")
         install_packages()
         if all(_alive(path) for path in self.pid_files.values()) and self._node_up(5):
+            self.cancel_orphans()
             return self  # already running from this directory: reuse, and leave it running
         self._stop_stale()
         self._write_files()
@@ -218,6 +219,26 @@ class SlurmCluster:
         return False
 
     # -- stop ---------------------------------------------------------------------------------
+    # -- jobs left behind ---------------------------------------------------------------------
+    def _queued_scripts(self) -> list[tuple[str, str]]:
+        """(job id, batch script) of every queued or running job."""
+        out = self.run("squeue", "-h", "-o", "%F %o", check=False).stdout
+        return [tuple(line.split(None, 1)) for line in out.splitlines() if len(line.split(None, 1)) == 2]
+
+    def cancel_jobs_under(self, folder: Path) -> None:
+        """Cancels the jobs whose batch script lies under `folder` (a test's own): a test that failed or timed out
+        leaves nothing queued in front of the next test's jobs."""
+        jobs = {job for job, script in self._queued_scripts() if Path(script).is_relative_to(folder)}
+        if jobs:
+            self.run("scancel", *sorted(jobs), check=False)
+
+    def cancel_orphans(self) -> None:
+        """Jobs whose batch script is gone (their test's temp folder was removed): an earlier, killed session's,
+        which would otherwise hold the node forever."""
+        jobs = {job for job, script in self._queued_scripts() if script.startswith("/") and not Path(script).exists()}
+        if jobs:
+            self.run("scancel", *sorted(jobs), check=False)
+
     def _stop_stale(self) -> None:
         """Daemons left by an earlier session from this directory (a crash): stopped by pid file."""
         for name, path in self.pid_files.items():

@@ -162,12 +162,11 @@ def evidence_check(evidence, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> 
     bbox = evidence.get("bbox")
     if frame is None or angle is None:
         return False, {"evidence_error": "evidence needs numeric \"frame\" and \"angle\""}
-    numbers = [_number(v) for v in bbox] if isinstance(bbox, (list, tuple)) and len(bbox) == 4 else []
-    coords = [min(1000.0, max(0.0, v)) for v in numbers if v is not None]
-    if len(coords) != 4:
+    coords = [_number(v) for v in bbox] if isinstance(bbox, (list, tuple)) and len(bbox) == 4 else None
+    if coords is None or None in coords:
         return False, {"evidence_error": "evidence \"bbox\" must be [x1, y1, x2, y2] numbers (0-1000)"}
-    x1, y1, x2, y2 = coords
-    pano = view_box_to_pano((x1, y1, x2, y2), angle, item.width, item.height, item.height)
+    coords = [min(1000.0, max(0.0, v)) for v in coords]
+    pano = view_box_to_pano(tuple(coords), angle, item.width, item.height, item.height)
     # The listed frames are the evidence window (where the answered fact holds): no tolerance
     # around them, or a frame where the target already does something else would count.
     target_frame = round(frame) if at_most(abs(frame - round(frame)), 0) else None
