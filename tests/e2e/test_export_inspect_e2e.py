@@ -323,7 +323,8 @@ def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(vie
         # both headers loaded: each row shows its tool mode among the task args
         listed = browser.wait_for(
             "['tools=\"python\"', 'tools=\"none\"'].every(t => document.body.innerText.includes(t))"
-            " && document.body.innerText"
+            " && document.body.innerText",
+            timeout=180,  # the viewer reads each log's header in turn: slow while the other test workers run CLIs
         )
         for expected in (python_run.name, runs["codex", "none"].name, "anthropic/claude-opus-4-8", "openai/gpt-5.5"):
             assert expected in listed, expected
