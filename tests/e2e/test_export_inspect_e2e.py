@@ -289,8 +289,13 @@ def viewer(runs, tmp_path):
         export(runs[key], folder / f"{runs[key].name}.eval")
     port = free_port()
     inspect = Path(sys.executable).with_name("inspect")
+    # Its own data and cache dirs: Inspect keeps per-user state there (the view's notifications, the sample buffer
+    # databases) that other test workers' Inspect calls share; with it shared, under the whole suite one log's header
+    # never loaded.
+    private = {"XDG_DATA_HOME": str(tmp_path / "xdg-data"), "XDG_CACHE_HOME": str(tmp_path / "xdg-cache")}
     process = subprocess.Popen(
         [str(inspect), "view", "--log-dir", str(folder), "--host", "127.0.0.1", "--port", str(port)],
+        env={**os.environ, **private},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -319,20 +324,13 @@ def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(vie
     base, folder = viewer
     python_run = runs["claude-code", "python"]
     with Browser(tmp_path / "chromium-profile") as browser:
-        # both headers loaded: each row shows its tool mode among the task args. Under the whole suite's load the
-        # viewer now and then leaves one row's header unloaded ("-") for good; a reload (as a user would) loads it.
-        both = (
+        browser.goto(base + "/")
+        # both headers loaded: each row shows its tool mode among the task args
+        listed = browser.wait_for(
             "['tools=\"python\"', 'tools=\"none\"'].every(t => document.body.innerText.includes(t))"
-            " && document.body.innerText"
+            " && document.body.innerText",
+            timeout=120,
         )
-        for reload in range(3):
-            browser.goto(base + "/")
-            try:
-                listed = browser.wait_for(both, timeout=60)
-                break
-            except TimeoutError:
-                if reload == 2:
-                    raise
         for expected in (python_run.name, runs["codex", "none"].name, "anthropic/claude-opus-4-8", "openai/gpt-5.5"):
             assert expected in listed, expected
         browser.screenshot(tmp_path / "inspect-view-logs.png")
