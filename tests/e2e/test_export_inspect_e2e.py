@@ -293,19 +293,18 @@ def viewer(runs, tmp_path):
     # databases) that other test workers' Inspect calls share; with it shared, under the whole suite one log's header
     # never loaded.
     private = {"XDG_DATA_HOME": str(tmp_path / "xdg-data"), "XDG_CACHE_HOME": str(tmp_path / "xdg-cache")}
+    log = tmp_path / "inspect-view.log"  # what the server said, shown when the page fails
     process = subprocess.Popen(
         [str(inspect), "view", "--log-dir", str(folder), "--host", "127.0.0.1", "--port", str(port)],
         env={**os.environ, **private},
-        stdout=subprocess.PIPE,
+        stdout=log.open("w"),
         stderr=subprocess.STDOUT,
-        text=True,
     )
     try:
         deadline = time.monotonic() + 60
         while not listening_addresses(port):
-            assert process.poll() is None and time.monotonic() < deadline, (
-                f"inspect view did not start: {process.stdout.read()}"
-            )
+            started = process.poll() is None and time.monotonic() < deadline
+            assert started, f"inspect view did not start: {log.read_text()}"
             time.sleep(0.2)
         assert listening_addresses(port) == {"0100007F"}, "inspect view must listen on 127.0.0.1 only"
         yield f"http://127.0.0.1:{port}", folder
@@ -326,11 +325,15 @@ def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(vie
     with Browser(tmp_path / "chromium-profile") as browser:
         browser.goto(base + "/")
         # both headers loaded: each row shows its tool mode among the task args
-        listed = browser.wait_for(
-            "['tools=\"python\"', 'tools=\"none\"'].every(t => document.body.innerText.includes(t))"
-            " && document.body.innerText",
-            timeout=120,
-        )
+        try:
+            listed = browser.wait_for(
+                "['tools=\"python\"', 'tools=\"none\"'].every(t => document.body.innerText.includes(t))"
+                " && document.body.innerText",
+                timeout=120,
+            )
+        except TimeoutError as e:
+            said = (folder.parent / "inspect-view.log").read_text()[-3000:]
+            raise TimeoutError(f"{e}\ninspect view said:\n{said}") from e
         for expected in (python_run.name, runs["codex", "none"].name, "anthropic/claude-opus-4-8", "openai/gpt-5.5"):
             assert expected in listed, expected
         browser.screenshot(tmp_path / "inspect-view-logs.png")

@@ -7,6 +7,7 @@ import http.client
 import io
 import json
 import re
+import socket
 import threading
 import time
 import urllib.error
@@ -20,6 +21,7 @@ from agent_eval.agents.base import Auth
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.engine.gateway import Gateway, Redactor, secret_values
 from agent_eval.engine.gateway.credentials import inside_auth
+from agent_eval.engine.gateway.ledger import Ledger
 from agent_eval.engine.gateway.upstream_health import ITEM_FAILURES
 
 REAL = "sk-ant-REAL-" + "x" * 24
@@ -111,6 +113,9 @@ class Upstream(BaseHTTPRequestHandler):
         delta = {"type": "message_delta", "usage": {"output_tokens": 11}}
         self.wfile.write(f"event: message_delta\ndata: {json.dumps(delta)}\n\n".encode())
         self.wfile.write(b'event: message_stop\ndata: {"type": "message_stop"}\n\n')
+        if "linger" in self.path:  # the answer is whole, the stream's end comes later
+            self.wfile.flush()
+            time.sleep(2)
 
     def error(self, status: int, kind: str, message: str, headers: dict | None = None) -> None:
         data = json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
@@ -425,6 +430,31 @@ def test_a_cli_that_hangs_up_cancels_its_request_and_the_gateway_stops_at_once(u
     assert time.monotonic() - stopping < 5
 
 
+@pytest.mark.parametrize("path, hang_up_after", [("/linger", b"message_stop"), ("/v1/messages", b"message_start")])
+def test_a_cli_that_hangs_up_after_the_whole_answer_is_no_error_and_before_it_is_one(upstream, path, hang_up_after):
+    """Codex drops the connection on `response.completed`, before the stream's end reaches it: under load
+    the gateway was still waiting for that end, and counted a whole answer as an error."""
+    _, _, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        connection = http.client.HTTPConnection(gateway.base_url.split("//")[1], timeout=10)
+        connection.request("POST", path, body=b"{}", headers={"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]})
+        response = connection.getresponse()
+        while hang_up_after not in response.fp.readline():
+            pass
+        connection.sock.shutdown(socket.SHUT_RDWR)
+        connection.close()
+        deadline = time.monotonic() + 5
+        while not lease.ledger.entries or lease.ledger.entries[0].elapsed_ms is None:
+            assert time.monotonic() < deadline, "the gateway never finished the request"
+            time.sleep(0.05)
+        entry = lease.ledger.entries[0]
+    if hang_up_after == b"message_stop":
+        assert entry.error is None and entry.usage["output_tokens"] == 11
+    else:
+        assert entry.error["status"] == 200 and entry.error["message"] == "the CLI closed the connection"
+
+
 def _ignore(call):
     try:
         call()
@@ -574,3 +604,18 @@ def test_the_record_waits_for_the_gateway_to_finish_an_answer_the_cli_already_ac
         summary = lease.ledger.summary({})  # at once, as a CLI that exits on the last event
         assert lease.spend.to_json()["priced_requests"] == 1 and lease.spend.usd == 0.5
         assert summary["usage"]["output_tokens"] == 11
+
+
+def test_the_context_an_answer_reports_is_told_as_it_streams_by_not_after_the_request_body_is_read():
+    """A game's play tool decides on a hand-off from the context the last answer reported: under load the request's
+    body (read later, in a pool) could still be waiting when the CLI called play on that answer, so play missed it."""
+    ledger = Ledger()
+    told = []
+    ledger.on_usage = told.append
+    entry = ledger.begin("POST", "/v1/messages", 10)
+    reader = ledger.response_reader(entry, 200, "text/event-stream", None)
+    start = {"type": "message_start", "message": {"usage": {"input_tokens": 60_000, "output_tokens": 1}}}
+    reader.feed(f"event: message_start\ndata: {json.dumps(start)}\n\n".encode())
+    assert [u["input_tokens"] for u in told] == [60_000]  # the answer is not over, the body not read
+    reader.feed(b'event: message_delta\ndata: {"type": "message_delta", "usage": {"output_tokens": 11}}\n\n')
+    assert told[-1]["output_tokens"] == 11 and entry.error is None

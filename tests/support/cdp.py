@@ -52,7 +52,8 @@ class Browser:
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self._buffer, self._next_id, self.session = b"", 0, None
-        self.console_errors: list[str] = []
+        self.console_errors: list[str] = []  # exceptions the page threw
+        self.console_logged: list[str] = []  # what it wrote with console.error / console.warn (to explain a failure)
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         self.call("Runtime.enable")
@@ -70,6 +71,10 @@ class Browser:
             reply = self._read(deadline)
             if reply.get("method") == "Runtime.exceptionThrown":
                 self.console_errors.append(json.dumps(reply["params"]["exceptionDetails"])[:500])
+            logged = reply.get("method") == "Runtime.consoleAPICalled"
+            if logged and reply["params"].get("type") in ("error", "warning"):
+                args = reply["params"].get("args") or []
+                self.console_logged.append(" ".join(str(a.get("value", a.get("description", ""))) for a in args)[:500])
             if reply.get("id") == self._next_id:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
@@ -103,7 +108,8 @@ class Browser:
                 return value
             time.sleep(every)
         text = self.evaluate("document.body ? document.body.innerText.slice(0, 1500) : ''")
-        raise TimeoutError(f"page never satisfied {expression!r}; it shows:\n{text}")
+        logged = "\n".join(self.console_logged[-20:])
+        raise TimeoutError(f"page never satisfied {expression!r}; it shows:\n{text}\nits console said:\n{logged}")
 
     def screenshot(self, path: Path) -> Path:
         data = self.call("Page.captureScreenshot", format="png")["data"]

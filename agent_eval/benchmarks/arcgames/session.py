@@ -248,8 +248,9 @@ class GameSession:
         """The model's context at one of the item's requests (from the gateway): past the hand-off threshold,
         play's next answer asks the agent to bring its notes up to date and stop."""
         with self._lock:
-            if self.handoff_tokens is not None and tokens >= self.handoff_tokens and self.handoff_at is None:
-                self.handoff_at = tokens
+            # (told as an answer streams by: its input first, then its output, so the largest until play tells)
+            if self.handoff_tokens is not None and tokens >= self.handoff_tokens and not self.handoff_told:
+                self.handoff_at = max(self.handoff_at or 0, tokens)
 
     def begin_session(self) -> None:
         """A fresh session goes on with the game (after a hand-off): its context starts empty."""

@@ -140,7 +140,8 @@ class Ledger:
                     earlier(line)
             self._file = open_log(path)  # after a line cut by a kill, the next one starts on its own line
         self.session = self.tally.sessions + 1
-        # Told each answered request's normalised usage (e.g. a game that hands off when the context is full).
+        # Told each answer's normalised usage as it streams by (e.g. a game that hands off when the context is
+        # full).
         self.on_usage: Callable[[dict], None] | None = None
 
     def begin(self, method: str, path: str, size: int) -> RequestEntry:
@@ -166,8 +167,6 @@ class Ledger:
         line = line_of(entry)
         self.tally.add(line)
         self.current.add(line)
-        if self.on_usage is not None and entry.usage:
-            self.on_usage(entry.usage)
         if self._file is not None:
             self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
             self._file.flush()  # in the kernel's hands: a SIGKILL of the harness does not lose it
@@ -217,7 +216,13 @@ class Ledger:
 
     # -- the response
     def response_reader(self, entry: RequestEntry, status: int, content_type: str, encoding: str | None):
-        return AnswerReader(entry, status, content_type, encoding)
+        return AnswerReader(entry, status, content_type, encoding, on_usage=self._usage_read)
+
+    def _usage_read(self, usage: dict) -> None:
+        """As the answer streams by, before the CLI sees the event (not when the request's body has been read
+        too, later, in the pool): a tool the CLI calls on this answer already knows the context it reported."""
+        if self.on_usage is not None:
+            self.on_usage(usage)
 
     # -- the item's view
     def settle(self, timeout_s: float = 10.0) -> None:

@@ -346,8 +346,8 @@ class Gateway:
                     source = _replay(got, cut)  # whole, or cut again where the provider cut it
                 await response.prepare(request)
                 async for chunk in source:
+                    reader.feed(chunk)  # first: what the CLI acts on next is already known here
                     await response.write(chunk)  # as it arrives: no buffering of the stream
-                    reader.feed(chunk)
                 reader.close()  # recorded before the CLI sees the end: the item's record never misses it
                 charge()  # priced before the CLI can send its next request
                 if outcome == "ok":

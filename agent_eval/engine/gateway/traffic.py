@@ -13,6 +13,7 @@ import json
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PIL import Image
@@ -28,6 +29,8 @@ else:
 
 ERROR_BODY_CHARS = 500
 HEADER_B64_CHARS = 1 << 16  # enough of an image's base64 for PIL to read its size
+# An SSE line is parsed only if it may hold one of these: the rest of a stream passes unread.
+READ_MARKS = (b'"usage"', b'"error"', b'"message_stop"')
 
 
 @dataclass
@@ -44,14 +47,25 @@ class AnswerReader:
     A plain SSE stream is read line by line as it passes; anything else (JSON, a compressed
     stream) is kept (up to 4 MB) and read at the end."""
 
-    def __init__(self, entry, status: int, content_type: str, encoding: str | None):
+    def __init__(
+        self,
+        entry,
+        status: int,
+        content_type: str,
+        encoding: str | None,
+        on_usage: Callable[[dict], None] | None = None,
+    ):
         self.entry, self.encoding = entry, encoding
+        self.on_usage = on_usage  # told the answer's usage each time it grows, before the CLI sees that event
         self.events = "text/event-stream" in (content_type or "")
         self.live = self.events and (encoding or "identity").lower() == "identity"
         self.started = time.monotonic()
         self.first: float | None = None
         self.buffer = b""
         self.body = bytearray()
+        # The answer's last event went by: a CLI that hangs up now has its whole answer (Codex drops the
+        # connection on `response.completed`, before the stream's end reaches it), which is no error.
+        self.answered = False
         entry.status = status
 
     def feed(self, chunk: bytes) -> None:
@@ -65,7 +79,7 @@ class AnswerReader:
         self.buffer += chunk
         *lines, self.buffer = self.buffer.split(b"\n")
         for line in lines:
-            if line.startswith(b"data:") and (b'"usage"' in line or b'"error"' in line):
+            if line.startswith(b"data:") and any(mark in line for mark in READ_MARKS):
                 self._event(line[5:])
 
     def close(self, note: str | None = None) -> None:
@@ -101,7 +115,7 @@ class AnswerReader:
                     )
         if status >= 400 and self.entry.error is None:
             self._error(None, status)
-        if note and self.entry.error is None:
+        if note and self.entry.error is None and not self.answered:
             self.entry.error = {"status": status, "type": "stream", "message": note}
 
     def _event(self, payload: bytes) -> None:
@@ -119,7 +133,10 @@ class AnswerReader:
             self._usage(message.get("usage") or {})
         elif kind == "message_delta":  # Anthropic: cumulative output
             self._usage(data.get("usage") or {})
+        elif kind == "message_stop":  # Anthropic: the answer is whole
+            self.answered = True
         elif kind in ("response.completed", "response.incomplete", "response.failed"):  # Responses
+            self.answered = True
             response = data.get("response") or {}
             if isinstance(response.get("model"), str):
                 self.entry.answer_model = response["model"]
@@ -135,6 +152,8 @@ class AnswerReader:
         raw.update({k: v for k, v in usage.items() if v is not None})
         self.entry.api_usage = raw
         self.entry.usage = normalise_usage(raw)
+        if self.on_usage is not None:
+            self.on_usage(self.entry.usage)
 
     def _error(self, error, status: int, text: str | None = None) -> None:
         error = error if isinstance(error, dict) else {}
