@@ -17,6 +17,19 @@ def pytest_collection_modifyitems(items):
             params = item.callspec.params if hasattr(item, "callspec") else {}
             key = ",".join(f"{n}={params[n]}" if n in params else n for n in shared)
             item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}:{key}"))
+    # Longest first, so the last tests to start are short ones and no worker is left with a long tail: xdist hands
+    # out groups in collection order. The Slurm tests share one cluster (one worker) for minutes; then the modules
+    # with real-CLI tests; then the rest. Whole modules move (a module-scoped fixture is built once), in their order.
+    module_rank: dict[str, int] = {}
+    for item in items:
+        module_rank[item.nodeid.split("::")[0]] = min(module_rank.get(item.nodeid.split("::")[0], 2), _rank(item))
+    items.sort(key=lambda item: module_rank[item.nodeid.split("::")[0]])
+
+
+def _rank(item) -> int:
+    if any(m.args and m.args[0] == "slurm" for m in item.iter_markers("xdist_group")):
+        return 0
+    return 1 if item.get_closest_marker("e2e") or item.nodeid.startswith("tests/e2e/") else 2
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist sends the node ids to the scheduler
