@@ -22,7 +22,8 @@ def pytest_collection_modifyitems(items):
     # with real-CLI tests; then the rest. Whole modules move (a module-scoped fixture is built once), in their order.
     module_rank: dict[str, int] = {}
     for item in items:
-        module_rank[item.nodeid.split("::")[0]] = min(module_rank.get(item.nodeid.split("::")[0], 2), _rank(item))
+        module = item.nodeid.split("::")[0]
+        module_rank[module] = min(module_rank.get(module, 2), _rank(item))
     items.sort(key=lambda item: module_rank[item.nodeid.split("::")[0]])
 
 
