@@ -290,8 +290,8 @@ def viewer(runs, tmp_path):
     port = free_port()
     inspect = Path(sys.executable).with_name("inspect")
     # Its own data and cache dirs: Inspect keeps per-user state there (the view's notifications, the sample buffer
-    # databases) that other test workers' Inspect calls share; with it shared, under the whole suite one log's header
-    # never loaded.
+    # databases) that other test workers' Inspect calls would share. (This did not cure the list's unloaded row under
+    # load, below: that happens with these dirs private too.)
     private = {"XDG_DATA_HOME": str(tmp_path / "xdg-data"), "XDG_CACHE_HOME": str(tmp_path / "xdg-cache")}
     log = tmp_path / "inspect-view.log"  # what the server said, shown when the page fails
     process = subprocess.Popen(
