@@ -101,6 +101,35 @@ def test_toolkit_venv_has_exactly_the_locked_versions(python):
     assert json.loads(out.stdout) == pins, "run `make setup` (or `make lock-arc` after changing requirements-arc.in)"
 
 
+def test_the_host_loads_pyplot_only_when_something_draws(python, tmp_path):
+    """The host's start-up skips matplotlib's pyplot (half its CPU), and the toolkit's own drawing still works."""
+    script = textwrap.dedent("""
+        import json, runpy, sys
+        host = runpy.run_path(sys.argv[1], run_name="game_host")  # its __main__ block does not run
+        host["defer_plotting"]()
+        import arc_agi, arc_agi.rendering as rendering
+        seen = {"pyplot_run": "figure" in vars(sys.modules["matplotlib.pyplot"]),
+                "font_list_built": "matplotlib.font_manager" in sys.modules}
+        figure, _ = rendering.plt.subplots()
+        seen["drawn"] = type(figure).__name__
+        seen["animation"] = rendering.animation.FuncAnimation.__name__
+        seen["same_module"] = rendering.plt is sys.modules["matplotlib.pyplot"]
+        host["PROTOCOL"].write(json.dumps(seen))
+    """)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MPLCONFIGDIR": str(tmp_path), "MPLBACKEND": "Agg"}
+    out = subprocess.run(
+        [str(python), "-I", "-c", script, str(game_process.HOST_SCRIPT)], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {
+        "pyplot_run": False,
+        "font_list_built": False,
+        "drawn": "Figure",
+        "animation": "FuncAnimation",
+        "same_module": True,
+    }
+
+
 def test_without_the_toolkit_the_game_says_so_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv(game_process.TOOLKIT_ENV_VAR, str(tmp_path / "no-python"))
     assert toolkit_python() is None

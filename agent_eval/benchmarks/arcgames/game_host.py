@@ -26,12 +26,14 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import importlib.util
 import json
 import logging
 import os
 import sys
 import time
 import traceback
+import types
 
 PROTOCOL = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
 os.dup2(2, 1)
@@ -141,6 +143,41 @@ def scorecard(arcade, game_id: str, win_levels: int, baselines: list[int] | None
     }
 
 
+class _Deferred(types.ModuleType):
+    """A module whose code runs when it is first asked for an attribute it lacks.
+
+    Not the stdlib's LazyLoader: that loads on any attribute, `__spec__` included, which the `import` statement
+    itself reads when the module is already in sys.modules, so the toolkit's `import matplotlib.pyplot` loaded it
+    at once."""
+
+    def __getattr__(self, attr: str):
+        spec = self.__spec__
+        assert spec is not None and spec.loader is not None  # set by defer_plotting
+        object.__setattr__(self, "__class__", types.ModuleType)  # an ordinary module from here on
+        spec.loader.exec_module(self)
+        return getattr(self, attr)
+
+
+def defer_plotting() -> None:
+    """matplotlib's pyplot and animation, loaded on first use, not when the toolkit imports them.
+
+    The toolkit imports both to draw frames on a screen, which an offline game never does, and importing
+    pyplot (with the font list matplotlib builds from the fonts in every fresh jail) was about half of a host's
+    start-up CPU (perf/arcgames_startup.py). A game that draws anyway loads them then, unchanged."""
+    for name in ("matplotlib.pyplot", "matplotlib.animation"):
+        try:
+            spec = importlib.util.find_spec(name)  # imports matplotlib itself (light), not the module
+        except ImportError:
+            return  # no matplotlib: the toolkit takes its own path for that
+        if spec is None or spec.loader is None or name in sys.modules:
+            return
+        module = importlib.util.module_from_spec(spec)
+        module.__class__ = _Deferred
+        sys.modules[name] = module
+        parent, _, child = name.rpartition(".")
+        setattr(sys.modules[parent], child, module)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--environments-dir", required=True)
@@ -153,6 +190,7 @@ def main() -> int:
     log.setLevel(logging.INFO)
     log.propagate = False
     try:
+        defer_plotting()
         import numpy as np
         from arc_agi import Arcade, OperationMode
         from arcengine import GameAction
