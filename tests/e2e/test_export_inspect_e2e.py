@@ -11,6 +11,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -281,20 +282,25 @@ def listening_addresses(port: int) -> set[str]:
 
 
 @pytest.fixture
-def viewer(runs, tmp_path):
-    """`inspect view` on a folder of exported runs, bound to 127.0.0.1: (base url, folder)."""
+def exported(runs, tmp_path) -> Path:
+    """A folder of two exported runs, for `inspect view`."""
     from support.cdp import Browser  # noqa: F401  (fails here, not mid-test, if the helper is broken)
 
     folder = tmp_path / "logs"
     for key in (("claude-code", "python"), ("codex", "none")):
         export(runs[key], folder / f"{runs[key].name}.eval")
-    port = free_port()
+    return folder
+
+
+@contextlib.contextmanager
+def inspect_view(folder: Path, scratch: Path):
+    """`inspect view` on `folder`, bound to 127.0.0.1: (base url, the file it logs to)."""
+    scratch.mkdir(parents=True)
     inspect = Path(sys.executable).with_name("inspect")
     # Its own data and cache dirs: Inspect keeps per-user state there (the view's notifications, the sample buffer
-    # databases) that other test workers' Inspect calls would share. (This did not cure the list's unloaded row under
-    # load, below: that happens with these dirs private too.)
-    private = {"XDG_DATA_HOME": str(tmp_path / "xdg-data"), "XDG_CACHE_HOME": str(tmp_path / "xdg-cache")}
-    log = tmp_path / "inspect-view.log"  # what the server said, shown when the page fails
+    # databases) that other test workers' Inspect calls would share.
+    private = {"XDG_DATA_HOME": str(scratch / "xdg-data"), "XDG_CACHE_HOME": str(scratch / "xdg-cache")}
+    log, port = scratch / "inspect-view.log", free_port()
     process = subprocess.Popen(
         [str(inspect), "view", "--log-dir", str(folder), "--host", "127.0.0.1", "--port", str(port)],
         env={**os.environ, **private},
@@ -308,7 +314,7 @@ def viewer(runs, tmp_path):
             assert started, f"inspect view did not start: {log.read_text()}"
             time.sleep(0.2)
         assert listening_addresses(port) == {"0100007F"}, "inspect view must listen on 127.0.0.1 only"
-        yield f"http://127.0.0.1:{port}", folder
+        yield f"http://127.0.0.1:{port}", log
     finally:
         process.terminate()
         try:
@@ -319,50 +325,51 @@ def viewer(runs, tmp_path):
 
 
 @contextlib.contextmanager
-def page_showing(url: str, ready: str, profiles: Path, *, tries: int = 3, timeout: float = 60):
-    """Headless Chromium on `url`, opened afresh (a new profile) until the JS `ready` holds: (browser, its value).
+def page_showing(folder: Path, path: str, ready: str, scratch: Path, *, tries: int = 3, timeout: float = 60):
+    """`path` of `inspect view` on `folder` in headless Chromium, until the JS `ready` holds: (browser, its value).
 
-    Why more than one try: on a loaded CI machine Inspect's viewer (0.3.285) now and then leaves a page at
-    "Loading log…", or a list row's details at "-", for good, with every request it made answered 200 and no
-    console error. A page that does not load in `tries` openings fails, with what each opening showed."""
+    Why more than one try, each with its own server and its own browser profile: on a loaded CI machine Inspect's
+    viewer (0.3.285) now and then leaves a page at "Loading log…", or a list row's details at "-", for good, with
+    no console error, and a fresh browser on the same server showed the same three times in a row. A page that does
+    not load in `tries` openings fails, with what each showed and the requests it was still waiting on."""
     from support.cdp import Browser
 
     shown = []
     for attempt in range(1, tries + 1):
-        browser = Browser(profiles / f"chromium-{len(list(profiles.glob('chromium-*')))}")
-        try:
-            browser.goto(url)
-            value = browser.wait_for(ready, timeout=timeout)
-        except TimeoutError as e:
-            shown.append(f"opening {attempt}: {e}")
-            browser.close()
-            continue
-        if shown:
-            print(f"{url} loaded at opening {attempt}; before it:\n" + "\n".join(shown))
-        try:
-            yield browser, value
-        finally:
-            browser.close()
-        return
-    said = (profiles / "inspect-view.log").read_text()[-3000:]
-    raise TimeoutError("\n".join(shown) + f"\ninspect view said:\n{said}")
+        opening = Path(tempfile.mkdtemp(prefix="opening-", dir=scratch))
+        with inspect_view(folder, opening / "server") as (base, log):
+            browser = Browser(opening / "chromium")
+            try:
+                browser.goto(base + path)
+                value = browser.wait_for(ready, timeout=timeout)
+            except TimeoutError as e:
+                shown.append(f"opening {attempt}: {e}\ninspect view said:\n{log.read_text()[-3000:]}")
+                browser.close()
+                continue
+            if shown:
+                print(f"{path} loaded at opening {attempt}; before it:\n" + "\n".join(shown))
+            try:
+                yield browser, value
+            finally:
+                browser.close()
+            return
+    raise TimeoutError("\n".join(shown))
 
 
-def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(viewer, runs, tmp_path):
-    base, _ = viewer
+def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(exported, runs, tmp_path):
     python_run, none_run = runs["claude-code", "python"], runs["codex", "none"]
     # Both runs listed, each with its model and its task args (the tool mode).
     shown = [python_run.name, none_run.name, "anthropic/claude-opus-4-8", "openai/gpt-5.5"]
     shown += ['tools="python"', 'tools="none"']
     listed = f"{json.dumps(shown)}.every(t => document.body.innerText.includes(t)) && document.body.innerText"
-    with page_showing(base + "/", listed, tmp_path) as (browser, text):
+    with page_showing(exported, "/", listed, tmp_path) as (browser, text):
         assert "2 rows" in text
         browser.screenshot(tmp_path / "inspect-view-logs.png")
 
     for run, tools in ((none_run, "none"), (python_run, "python")):
         samples = f"['RC-0', 'tools: {tools},'].every(t => document.body.innerText.includes(t))"
         samples += " && document.body.innerText"
-        with page_showing(f"{base}/#/tasks/{run.name}.eval", samples, tmp_path) as (browser, text):
+        with page_showing(exported, f"/#/tasks/{run.name}.eval", samples, tmp_path) as (browser, text):
             assert "MPT-0" in text and "A-D" in text  # the truth of MPT-0 as the target column
 
     # The inspect tool's view, decoded by the browser, in the transcript of a sample.
@@ -370,8 +377,8 @@ def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(vie
         "[...document.images].filter(i => i.src.startsWith('data:image/png') && i.complete"
         " && i.naturalWidth === 270 && i.naturalHeight === 180).length"
     )
-    sample = f"{base}/#/tasks/{python_run.name}.eval/samples/sample/MPT-0/1/"
-    with page_showing(sample, decoded, tmp_path) as (browser, _):
+    sample = f"/#/tasks/{python_run.name}.eval/samples/sample/MPT-0/1/"
+    with page_showing(exported, sample, decoded, tmp_path) as (browser, _):
         text = browser.evaluate("document.body.innerText")
         for expected in ("Sample MPT-0", "Measuring.", "Bash", "mcp__imagetools__inspect", "<answer>A-D</answer>"):
             assert expected in text, expected

@@ -54,10 +54,12 @@ class Browser:
         self._buffer, self._next_id, self.session = b"", 0, None
         self.console_errors: list[str] = []  # exceptions the page threw
         self.console_logged: list[str] = []  # what it wrote with console.error / console.warn (to explain a failure)
+        self.requests: dict[str, dict] = {}  # request id -> url, status, done: which request a stuck page waits on
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         self.call("Runtime.enable")
         self.call("Page.enable")
+        self.call("Network.enable")
         self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
 
     def call(self, method: str, timeout: float = 30, **params) -> dict:
@@ -71,6 +73,7 @@ class Browser:
             reply = self._read(deadline)
             if reply.get("method") == "Runtime.exceptionThrown":
                 self.console_errors.append(json.dumps(reply["params"]["exceptionDetails"])[:500])
+            self._track(reply)
             logged = reply.get("method") == "Runtime.consoleAPICalled"
             if logged and reply["params"].get("type") in ("error", "warning"):
                 args = reply["params"].get("args") or []
@@ -79,6 +82,23 @@ class Browser:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
+
+    def _track(self, event: dict) -> None:
+        method, params = event.get("method", ""), event.get("params", {})
+        if method == "Network.requestWillBeSent" and not params["request"]["url"].startswith("data:"):
+            self.requests[params["requestId"]] = {"url": params["request"]["url"], "status": None, "done": False}
+        elif method == "Network.responseReceived" and params["requestId"] in self.requests:
+            self.requests[params["requestId"]]["status"] = params["response"]["status"]
+        elif method in ("Network.loadingFinished", "Network.loadingFailed") and params["requestId"] in self.requests:
+            self.requests[params["requestId"]]["done"] = params.get("errorText", True)
+
+    def unfinished_requests(self) -> list[str]:
+        """Requests the page sent that have not finished, or failed, or were answered with an error status."""
+        return [
+            f"{r['url']} status={r['status']} done={r['done']}"
+            for r in self.requests.values()
+            if r["done"] is not True or (r["status"] or 0) >= 400
+        ]
 
     def _read(self, deadline: float) -> dict:
         while b"\0" not in self._buffer:
@@ -109,7 +129,11 @@ class Browser:
             time.sleep(every)
         text = self.evaluate("document.body ? document.body.innerText.slice(0, 1500) : ''")
         logged = "\n".join(self.console_logged[-20:])
-        raise TimeoutError(f"page never satisfied {expression!r}; it shows:\n{text}\nits console said:\n{logged}")
+        waiting = "\n".join(self.unfinished_requests()[-20:])
+        raise TimeoutError(
+            f"page never satisfied {expression!r}; it shows:\n{text}\nits console said:\n{logged}\n"
+            f"requests unfinished or failed:\n{waiting}"
+        )
 
     def screenshot(self, path: Path) -> Path:
         data = self.call("Page.captureScreenshot", format="png")["data"]
