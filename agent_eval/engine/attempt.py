@@ -24,7 +24,7 @@ from agent_eval.datamodel.sandbox_policy import SandboxStartFailed
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript, saved_events
 from agent_eval.engine.gateway import Gateway, Lease, Redactor, apply_spend, record_item
-from agent_eval.engine.process import run_process
+from agent_eval.engine.process import STOP_GRACE_S, run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 from agent_eval.engine.sessions import SessionStart, end_session, start_session, watching
 
@@ -107,9 +107,20 @@ class Attempt:
             return self._in_setup()
         except ItemError as error:  # the benchmark could not set this item up (its game did not start)
             # no agent ran (or its run cannot be graded)
-            return self._failed("benchmark_error", str(error))
+            return None if self._stopping() else self._failed("benchmark_error", str(error))
         except SandboxStartFailed as error:  # this item's sandbox did not come up; the run goes on
-            return self._failed("sandbox_error", f"the item's sandbox did not start: {error}")
+            return (
+                None
+                if self._stopping()
+                else self._failed("sandbox_error", f"the item's sandbox did not start: {error}")
+            )
+
+    def _stopping(self) -> bool:
+        """Whether the run is stopping (Ctrl-C, SIGTERM): then a set-up that failed is left for the resume, not
+        recorded. A scheduler's SIGTERM (Slurm requeue, preemption) reaches the item's helpers (its proxy jail, a
+        game's host) as it reaches the runner, so a failure waits a moment for the runner's handler to say so."""
+        cancel = self.options.cancel
+        return cancel is not None and cancel.wait(STOP_GRACE_S)
 
     def _failed(self, status: str, error: str) -> ItemRecord:
         return item_record(

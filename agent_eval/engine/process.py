@@ -16,6 +16,9 @@ from typing import Callable
 from agent_eval.datamodel.process_result import ProcessResult
 
 KILL_GRACE_S = 3.0
+# How long a failure that a signal from outside may have caused waits for the runner's handler to say the run
+# is stopping (a scheduler's SIGTERM reaches every process of the job at once).
+STOP_GRACE_S = 2.0
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -143,7 +146,7 @@ def run_process(
         # A scheduler's SIGTERM (Slurm requeue, preemption) reaches the agent and the runner at once: give
         # the runner's handler a moment to say the run is stopping, so the item is left for the resume
         # instead of being recorded as an agent error.
-        result.interrupted = cancel.wait(2.0)
+        result.interrupted = cancel.wait(STOP_GRACE_S)
     result.elapsed_s = round(time.monotonic() - started, 3)
     result.stderr_tail = _tail(stderr_path)
     return result

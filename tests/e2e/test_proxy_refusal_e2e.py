@@ -5,9 +5,12 @@ to their credential. Here the item's allowlist is made to lack the run's gateway
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 
 import pytest
 
+from agent_eval.datamodel.results import read_records
 from agent_eval.engine.gateway import server as gateway_server
 from agent_eval.engine.proxy_jail import ProxyError, ProxyJail
 from agent_eval.scripted import ScriptedServer
@@ -64,3 +67,27 @@ def test_a_sandbox_that_does_not_start_fails_its_item_not_the_run(sample_data, t
         run_agent("codex", "none", server, sample_data, tmp_path / "out", ids="RC-0,MPT-0", jobs=1)
         assert len(server.requests) >= 1
     assert sorted(r.status for r in outcome.store.latest_records().values()) == ["ok", "ok"]
+
+
+def test_a_sandbox_that_a_sigterm_stops_is_left_for_the_resume(sample_data, tmp_path, monkeypatch):
+    """Slurm's preemption or requeue sends SIGTERM to every process of the job at once: an item whose proxy jail
+    dies of it while starting is not recorded as a sandbox_error (seen in CI: that record, then the resume's, made
+    the item count twice). The run stops; the resume runs the item, and it is recorded once."""
+    real = ProxyJail.start_item
+
+    def terminated_while_starting(jail, filter_patterns):
+        monkeypatch.setattr(ProxyJail, "start_item", real)
+        os.kill(os.getpid(), signal.SIGTERM)  # to the runner (its handler stops the run) ...
+        raise ProxyError("the proxy jail has exited: ")  # ... and to the jail, which dies of it
+
+    monkeypatch.setattr(ProxyJail, "start_item", terminated_while_starting)
+    scenario = {"turns": [{"final": "<answer>A</answer>"}]}
+    with ScriptedServer(scenario) as server:
+        outcome = run_agent("codex", "none", server, sample_data, tmp_path / "out", ids="RC-0,MPT-0", jobs=1)
+    assert outcome.interrupted and list(outcome.store.records()) == []
+
+    with ScriptedServer(scenario) as server:
+        resumed = run_agent("codex", "none", server, sample_data, tmp_path / "out", ids="RC-0,MPT-0", jobs=1)
+    assert not resumed.interrupted
+    appended = [r for task in outcome.store.task_dirs() for r in read_records(task / "items.jsonl")[0]]
+    assert sorted((r.id, r.status) for r in appended) == [("MPT-0", "ok"), ("RC-0", "ok")]  # every line, once each
