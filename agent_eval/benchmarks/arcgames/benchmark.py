@@ -14,6 +14,7 @@ from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, 
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.prompt_text import notes_paragraph, rung_prompt
 from agent_eval.benchmarks.arcgames.session import (
     GAME_DIR,
     GameSession,
@@ -22,7 +23,7 @@ from agent_eval.benchmarks.arcgames.session import (
     in_progress,
 )
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.notes import Notes, describe
+from agent_eval.benchmarks.notes import Notes
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
@@ -133,7 +134,7 @@ class ArcGames(Benchmark):
         scratch.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
             session = self._session(item, item_root, scratch, stack)
-            notes = Notes(item_root, NOTE_PURPOSES) if self.ladder.notes else None
+            notes = Notes(item_root, NOTE_PURPOSES, self.ladder.note_limits()) if self.ladder.notes else None
             mirror = None
             if tools == "python":  # the archive, read-only in the workdir as it grows
                 mirror = work / FRAMES_DIR
@@ -152,7 +153,7 @@ class ArcGames(Benchmark):
                 if tools == "python"
                 else ToolSet(mcp=(game_tools,))
             )
-            prompt = self._prompt(template_text)
+            prompt = self._prompt(template_text, tools)
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
 
             def next_session(ran_out_of_context: bool) -> Continuation | None:
@@ -179,10 +180,11 @@ class ArcGames(Benchmark):
                 cli_compaction=self.ladder.handoff_tokens is None,
             )
 
-    def _prompt(self, template_text: str) -> str:
-        """The mode's prompt with the run's budgets, and what the rung changes: how frames are shown, and the
-        notes (what each is for; nothing of how to play). The templates are left as they are, so the image rung
-        without notes asks exactly what earlier runs asked."""
+    def _prompt(self, template_text: str, mode: str = "none") -> str:
+        """The mode's prompt with the run's budgets, and what the rung changes: how frames are shown, the tools
+        offered (prompt_text.py: never a tool the rung leaves out), and the notes (what each is for; nothing of how
+        to play). The templates are left as they are, so the image rung without notes asks exactly what earlier
+        runs asked."""
         prompt = (
             template_text.replace("{max_actions}", str(self.max_actions))
             .replace("{scale}", str(self.frame_scale))
@@ -204,12 +206,8 @@ class ArcGames(Benchmark):
                 f"actions a person needed for it); `play` says how many are left on the current level."
             )
         if self.ladder.notes:
-            kinds = describe(NOTE_PURPOSES)
-            prompt += (
-                f"\n\nYou keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They "
-                f"outlast this conversation: a later session of yours is given them, and nothing else you wrote."
-            )
-        return prompt + "\n"
+            prompt += f"\n\n{notes_paragraph(self.ladder)}"
+        return rung_prompt(prompt, self.ladder.tools(mode), self.ladder, self.frame_scale) + "\n"
 
     def _session(self, item, item_root: Path, scratch: Path, stack: contextlib.ExitStack) -> GameSession:
         """The item's game: restored from its record when an earlier process played it (the harness was killed),
@@ -235,12 +233,13 @@ class ArcGames(Benchmark):
             self.ladder.level_actions,
             self.ladder.handoff_tokens,
         )
+        drawing = {"frame_grid": self.ladder.frame_grid}
         try:
-            return GameSession(item, game, directory, *budgets)
+            return GameSession(item, game, directory, *budgets, **drawing)
         except NotReplayable as why:
             game.close()
             aside = _move_aside(directory)
-            session = GameSession(item, start(), directory, *budgets)
+            session = GameSession(item, start(), directory, *budgets, **drawing)
             append_restore(
                 directory,
                 {"at": now_iso(), "outcome": "started over", "why": str(why), "earlier_game": aside.name},

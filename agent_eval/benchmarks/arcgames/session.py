@@ -116,6 +116,7 @@ class GameSession:
         max_hours: float | None = None,
         level_actions: float | None = None,
         handoff_tokens: int | None = None,
+        frame_grid: bool = False,
     ):
         self.item = item
         self.handoff_tokens = handoff_tokens  # --context handoff:N
@@ -125,7 +126,7 @@ class GameSession:
         self.game = game
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.archive = FrameArchive(self.directory / FRAMES_DIR, frame_scale)
+        self.archive = FrameArchive(self.directory / FRAMES_DIR, frame_scale, frame_grid)  # as shown: grid lines too
         self.max_actions = max_actions
         self.max_hours = max_hours
         self.plays: list[Play] = []
