@@ -129,7 +129,12 @@ def test_working_is_archived_with_its_provenance_and_cleared_at_each_level(tmp_p
     (kept,) = archived(tmp_path)
     assert kept == {
         "boundary_turn": 4,
-        "saved_at": {"turn": 2, "state": "NOT_FINISHED", "progress": {"completed": 0, "total": 2}, "level_start_turn": 0},
+        "saved_at": {
+            "turn": 2,
+            "state": "NOT_FINISHED",
+            "progress": {"completed": 0, "total": 2},
+            "level_start_turn": 0,
+        },
         "previous_progress": {"completed": 0, "total": 2},
         "current_progress": {"completed": 1, "total": 2},
         "text": "dot at x=1; two more steps right\n",

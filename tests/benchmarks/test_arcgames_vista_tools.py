@@ -20,6 +20,7 @@ from agent_eval.benchmarks.notes import Notes, read_history
 from support.fakegame import FakeGame
 
 ITEM = GameItem(id="fk01", version="v1", game_dir=None, title=None, baseline_actions=(3, 3), files_sha256="x")
+OUTSIDE = {"x": 500, "y": 0, "width": 13, "height": 1}  # 500 + 13 > 512
 VISTA = {"game_tools": "vista", "coordinates": "display", "frame_grid": "on", "notes": "on"}
 
 
@@ -30,7 +31,12 @@ class Game:
         options = {**VISTA, **options}
         self.ladder = Ladder.from_options(options)
         self.session = GameSession(
-            ITEM, FakeGame(), tmp_path / "game", max_actions=max_actions, frame_scale=8, frame_grid=self.ladder.frame_grid
+            ITEM,
+            FakeGame(),
+            tmp_path / "game",
+            max_actions=max_actions,
+            frame_scale=8,
+            frame_grid=self.ladder.frame_grid,
         )
         self.notes = Notes(tmp_path, NOTE_PURPOSES, self.ladder.note_limits()) if self.ladder.notes else None
         self.server = game_server.build_server(self.session, "image", 8, self.ladder, self.notes)
@@ -48,7 +54,11 @@ class Game:
 
     def play(self, *actions):
         for action in actions:
-            args = {"action": action[0], "x": action[1], "y": action[2]} if isinstance(action, tuple) else {"action": action}
+            args = (
+                {"action": action[0], "x": action[1], "y": action[2]}
+                if isinstance(action, tuple)
+                else {"action": action}
+            )
             error, shown = self.meta("play", args)
             assert not error, shown
         return shown
@@ -210,8 +220,7 @@ def test_inspect_crops_enlarges_and_labels_views_in_request_order(tmp_path):
         ({"question": "q", "views": [{"label": "a", "turn": 9}]}, "View 1: no frames found for turn 9."),
         ({"question": "q", "views": [{"label": "a", "turn": 1, "frame": 1}]}, "View 1: no frame 1 found for turn 1."),
         ({"question": "q", "views": [{"label": "a", "turn": 1, "region": None}]}, "View 1: invalid region."),
-        ({"question": "q", "views": [{"label": "a", "turn": 1, "region": {"x": 500, "y": 0, "width": 13, "height": 1}}]},
-         "View 1: invalid region."),
+        ({"question": "q", "views": [{"label": "a", "turn": 1, "region": OUTSIDE}]}, "View 1: invalid region."),
         ({"question": "q", "views": [{"label": "x" * 129, "turn": 1}]}, "View 1: invalid selection."),
         ({"question": "q", "views": [{"label": "a", "turn": 1}] * 17}, "Invalid arguments."),
         ({"question": " ", "views": [{"label": "a", "turn": 1}]}, "Invalid arguments."),
@@ -238,7 +247,9 @@ def test_read_pixels_samples_centres_of_the_png_as_shown_with_a_lasting_symbol_p
                    "columns": 16}  # fmt: skip
     error, shown = game.meta("read_pixels", {"question": "grid lines?", "views": [every_pixel]})
     # display x 8 and 16 are grid lines (white darkened to 3/4: #BFBFBF), a new colour: the next symbol
-    assert shown["palette"] == {"1": "#FFFFFF", "2": "#BFBFBF"} and shown["views"][0]["samples"] == ["2" + "1" * 7 + "2" + "1" * 7]
+    assert shown["palette"] == {"1": "#FFFFFF", "2": "#BFBFBF"} and shown["views"][0]["samples"] == [
+        "2" + "1" * 7 + "2" + "1" * 7
+    ]
 
 
 def test_read_pixels_limits(tmp_path):

@@ -59,7 +59,9 @@ def build_server(
     """The game tools of this mode and rung on one item's session."""
     names = ladder.tools(mode)
     if ladder.vista:
-        return fixed_tools_server(SERVER_NAME, vista_tools.tools(vista_tools.VistaGame(session, ladder, scale, notes), names))
+        return fixed_tools_server(
+            SERVER_NAME, vista_tools.tools(vista_tools.VistaGame(session, ladder, scale, notes), names)
+        )
     scope = _LevelScope(session, notes, ladder)
     functions = ours_tools.tool_functions(session, scale, ladder, notes, scope.where, scope.after_play)
     return fixed_tools_server(SERVER_NAME, ours_tools.tools(functions, names))

@@ -39,7 +39,9 @@ def first_turn(session: GameSession) -> Turn | None:
     first = getattr(session.game, "initial", None)
     if not shown or first is None:
         return None
-    return Turn(0, None, None, first.state, first.levels_completed, first.win_levels, first.available_actions, tuple(shown))
+    return Turn(
+        0, None, None, first.state, first.levels_completed, first.win_levels, first.available_actions, tuple(shown)
+    )
 
 
 def turn_of(play: Play, given: dict[int, tuple[int, int]]) -> Turn:

@@ -197,16 +197,16 @@ def tool_functions(
             where_ = f"region x={region.x} y={region.y} width={region.width} height={region.height}"
             if coords.display:
                 where_ += f" (display pixels: game pixels x={gx} y={gy} width={gw} height={gh})"
-            return "\n".join(
-                [f"frame {frame}, {where_}; one hex digit per pixel, rows top to bottom; {legend}", *rows]
-            )
+            return "\n".join([f"frame {frame}, {where_}; one hex digit per pixel, rows top to bottom; {legend}", *rows])
 
         return guard(read)
 
     on = "" if coords.display else f", on the {64}x{64} game grid"
     texts = {
         "play": PLAY.format(
-            actions=", ".join(ACTIONS), where=f"integers 0-{top}" if not coords.display else coords.words(), on=on,
+            actions=", ".join(ACTIONS),
+            where=f"integers 0-{top}" if not coords.display else coords.words(),
+            on=on,
             shown=SHOWN[ladder.observation].format(scale=scale),
         ),  # fmt: skip
         "recall": RECALL,

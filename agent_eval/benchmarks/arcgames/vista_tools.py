@@ -71,7 +71,10 @@ def _text(value) -> TextContent:
 def _answer(ok: bool, metadata, images: list[tuple[str, bytes]] = ()) -> CallToolResult:  # type: ignore[assignment]
     content: list = [_text(metadata)]
     for label, png in images:
-        content += [_text(label), ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png")]
+        content += [
+            _text(label),
+            ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png"),
+        ]
     return CallToolResult(content=content, is_error=not ok)
 
 
@@ -84,7 +87,7 @@ class VistaGame:
         self.turns = h.Turns(session, self.given)
         self.events = h.replayed_events(self.turns.all(), self.display, h.termination_reason(session))
         self.invalid = 0  # refused plays in a row (VISTA's attempt_index)
-        self.symbols: dict = {}  # read_pixels' colour -> symbol, kept for the game
+        self.symbols: dict[views.Colour, str] = {}  # read_pixels' colour -> symbol, kept for the game
         self._lock = threading.Lock()
 
     def _current(self, error=None, invalid=False, applied=False, boundary=False) -> dict:
@@ -256,10 +259,12 @@ def vista_tool(name: str, description: str, schema: dict, hints: dict, function:
     return Tool(
         fn=lambda arguments: function(arguments),
         name=name,
+        title=None,
         description=description,
         parameters=schema,
         fn_metadata=FuncMetadata(arg_model=_RawArguments),
         is_async=False,
+        context_kwarg=None,
         annotations=annotations,
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 
+import numpy as np
 from PIL import Image
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
@@ -23,6 +24,7 @@ from agent_eval.benchmarks.arcgames.vista_schemas import (
 )
 
 SYMBOLS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"  # VISTA's PIXEL_READOUT_SYMBOLS
+Colour = tuple[int, int, int]
 TurnFrames = Callable[[int], list[bytes]]  # a turn's frames as archived PNGs, in order (empty: no such turn)
 
 
@@ -128,7 +130,9 @@ def inspect(arguments: object, frames_of: TurnFrames, coordinates: Coordinates) 
         region = _region(selection, index, coordinates)
         number, count, png = _frame_of(selection, index, frames_of)
         x, y, width, height = coordinates.region_in_display(*region)
-        visual = _opened(png, coordinates, f"View {index}: archived visual could not be rendered.").crop((x, y, x + width, y + height))
+        visual = _opened(png, coordinates, f"View {index}: archived visual could not be rendered.").crop(
+            (x, y, x + width, y + height)
+        )
         longest, side = max(width, height), coordinates.display_side
         size = (width * side // longest, height * side // longest)
         image = visual if size == visual.size else visual.resize(size, Image.Resampling.NEAREST)
@@ -151,14 +155,17 @@ def inspection_label(view: dict, count: int) -> str:
     )
 
 
-def read_pixels(
-    arguments: object, frames_of: TurnFrames, coordinates: Coordinates, symbols: dict[tuple[int, int, int], str]
-) -> dict:
+def _colour(pixel) -> Colour:
+    return int(pixel[0]), int(pixel[1]), int(pixel[2])
+
+
+def read_pixels(arguments: object, frames_of: TurnFrames, coordinates: Coordinates, symbols: dict[Colour, str]) -> dict:
     """VISTA's read_pixels: its metadata, or ViewError. `symbols`: the item's colour -> symbol map, kept across
     calls (each colour keeps its symbol for the whole game, new colours take the next symbols in RGB order)."""
     views = _checked_call(arguments, MAX_PIXEL_READOUT_VIEWS)
     allowed = {"label", "turn", "frame", "region", "rows", "columns"}
-    sampled, total = [], 0
+    sampled: list[tuple[dict, list[list[Colour]]]] = []
+    total = 0
     for index, selection in enumerate(views, start=1):
         selection = _checked_view(selection, index, allowed, {"turn", "region"})
         rows, columns, side = selection.get("rows"), selection.get("columns"), coordinates.display_side
@@ -169,9 +176,8 @@ def read_pixels(
         x, y, width, height = coordinates.region_in_display(*region)
         xs = [x + ((2 * c + 1) * width) // (2 * columns) for c in range(columns)]
         ys = [y + ((2 * r + 1) * height) // (2 * rows) for r in range(rows)]
-        pixels = _opened(png, coordinates, f"View {index}: archived visual could not be sampled.").load()
-        assert pixels is not None
-        samples = [[tuple(pixels[sx, sy]) for sx in xs] for sy in ys]
+        rgb = np.asarray(_opened(png, coordinates, f"View {index}: archived visual could not be sampled."))
+        samples: list[list[Colour]] = [[_colour(rgb[sy, sx]) for sx in xs] for sy in ys]
         total += rows * columns
         if total > MAX_PIXEL_READOUT_SAMPLES:
             raise ViewError(f"At most {MAX_PIXEL_READOUT_SAMPLES} samples may be requested.")
@@ -182,9 +188,9 @@ def read_pixels(
     if len(symbols) + len(unseen) > len(SYMBOLS):
         raise ViewError("The pixel readout color limit has been reached.")
     for colour in unseen:
-        symbols[colour] = SYMBOLS[len(symbols)]  # type: ignore[index]
+        symbols[colour] = SYMBOLS[len(symbols)]
     palette = {s: "#{:02X}{:02X}{:02X}".format(*colour) for colour, s in symbols.items() if colour in colours}
-    shown = [{**meta, "samples": ["".join(symbols[c] for c in row) for row in samples]} for meta, samples in sampled]  # type: ignore[index]
+    shown = [{**meta, "samples": ["".join(symbols[c] for c in row) for row in samples]} for meta, samples in sampled]
     return {
         "visual_kind": "pixel_readout",
         "current_state_unchanged": True,

@@ -53,7 +53,12 @@ def archive_level(notes: Notes, turn: int, before: dict, after: dict, actions_us
     text = notes.read()[WORKING]
     if not text.strip():
         return None
-    record = {"boundary_turn": turn, "saved_at": saved_at(notes), "previous_progress": before, "current_progress": after}
+    record = {
+        "boundary_turn": turn,
+        "saved_at": saved_at(notes),
+        "previous_progress": before,
+        "current_progress": after,
+    }
     folder = notes.directory / ARCHIVE_DIR
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"turn_{turn:06d}"
