@@ -52,7 +52,8 @@ def test_every_template_holds_the_passages_the_switches_replace(mode):
 def test_the_default_rung_asks_what_earlier_runs_asked(mode):
     template = load_template(mode, PROMPTS).text
     before = template.replace("{max_actions}", "200").replace("{scale}", "4").replace("{frames_dir}", "frames")
-    assert prompt_of(mode, {}) == before.strip() + "\n"
+    before = before.replace("{start}", "Start with RESET.")  # the prompt before the first frame was shown up front
+    assert prompt_of(mode, {"initial_frame": "off"}) == before.strip() + "\n"
 
 
 def test_pixel_readout_off_drops_read_pixels_from_the_sentence():

@@ -291,3 +291,48 @@ def test_the_notes_tools_answer_as_vistas_dispatcher(tmp_path):
     assert game.meta("read_guide", {}) == (False, "the dot moves right\n")
     assert game.meta("write_working", {"content": "plan: go right"}) == (False, "WORKING.md updated.")
     assert [(h["version"], h["note"]) for h in read_history(tmp_path)] == [(1, "GUIDE.md"), (2, "WORKING.md")]
+
+
+def test_turn_zero_is_the_first_observation_shown_before_any_action(tmp_path):
+    from agent_eval.benchmarks.arcgames.turns import initial_metadata
+
+    ladder = Ladder.from_options(VISTA)
+    session = GameSession(
+        ITEM, FakeGame(), tmp_path / "game", max_actions=30, frame_scale=8, frame_grid=True, initial_frame=True
+    )
+    first = initial_metadata(session, ladder, 8)
+    assert first == {
+        "turn": 0,
+        "state": "NOT_FINISHED",
+        "progress": {"completed": 0, "total": 2},
+        "available_actions": ["ACTION1", "ACTION2", "ACTION5", "ACTION6"],  # no RESET: the game lists none
+        "action_applied": False,
+        "terminal": False,
+        "visual": {"turn": 0, "frame_count": 1, "final_frame": 0, "width": 512, "height": 512},
+    }
+    server = game_server.build_server(session, "image", 8, ladder, None)
+    refused = asyncio.run(server.call_tool("play", {"action": "RESET"}))
+    assert json.loads(refused.content[0].text)["error"] == "RESET is not currently available."
+    shown = json.loads(asyncio.run(server.call_tool("play", {"action": "ACTION1"})).content[0].text)
+    assert shown["turn"] == 1 and shown["visual"]["turn"] == 1
+    looked = asyncio.run(server.call_tool("inspect", {"question": "q", "views": [{"label": "start", "turn": 0}]}))
+    assert json.loads(looked.content[0].text)["views"][0]["turn"] == 0 and looked.content[2].type == "image"
+    events = json.loads(asyncio.run(server.call_tool("history", {"view": "events"})).content[0].text)
+    assert [e["turn"] for e in events["events"]] == [1] and events["events"][0]["step"] == 0
+    attempts = json.loads(asyncio.run(server.call_tool("history", {"view": "attempts"})).content[0].text)
+    assert attempts["attempts"] == [
+        {"attempt": 1, "start": "level_entry", "start_turn": 0, "outcome": "NOT_FINISHED", "game_actions": 1,
+         "end_turn": 1}
+    ]  # fmt: skip
+
+
+def test_a_play_before_the_last_result_was_seen_is_refused_in_vistas_words(tmp_path):
+    session = GameSession(
+        ITEM, FakeGame(), tmp_path / "game", max_actions=30, frame_scale=8, one_action_per_observation=True
+    )
+    server = game_server.build_server(session, "image", 8, Ladder.from_options(VISTA), None)
+    asyncio.run(server.call_tool("play", {"action": "RESET"}))
+    blind = asyncio.run(server.call_tool("play", {"action": "ACTION1"}))
+    assert blind.is_error and blind.content[0].text == "Observe the previous play result before another action."
+    session.model_asked()  # the result reached the model
+    assert not asyncio.run(server.call_tool("play", {"action": "ACTION1"})).is_error

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 
 from agent_eval.benchmarks.arcgames import history as h
 from agent_eval.benchmarks.arcgames import ours_tools, vista_tools
+from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession
 from agent_eval.benchmarks.arcgames.working_scope import archive_level, where
@@ -28,8 +29,8 @@ class _LevelScope:
 
     def __init__(self, session: GameSession, notes: Notes | None, ladder: Ladder):
         self.session, self.notes, self.on = session, notes, notes is not None and ladder.working_scope == "level"
-        self.turns = h.Turns(session, {})
-        self.start = h.level_start_turn(h.replayed_events(self.turns.all(), 0, h.termination_reason(session)))
+        self.turns = t.Turns(session, {})
+        self.start = h.level_start_turn(h.replayed_events(self.turns.all(), 0, t.termination_reason(session)))
         self._lock = threading.Lock()
         self._seen = len(session.plays)  # plays already checked (a restored game's were, before the restart)
 
@@ -39,10 +40,10 @@ class _LevelScope:
     def after_play(self) -> None:
         with self._lock:
             every = self.turns.all()
-            reason = h.termination_reason(self.session)
+            reason = t.termination_reason(self.session)
             for index in range(len(every) - (len(self.session.plays) - self._seen), len(every)):
                 before, turn = (every[index - 1] if index else None), every[index]
-                if h.crossed_level(before, turn, reason is not None and index == len(every) - 1):
+                if t.crossed_level(before, turn, reason is not None and index == len(every) - 1):
                     assert before is not None
                     self.start = turn.number
                     if self.on:

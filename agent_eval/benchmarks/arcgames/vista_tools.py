@@ -22,11 +22,12 @@ from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import ConfigDict
 
 from agent_eval.benchmarks.arcgames import history as h
+from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames import vista_schemas as schemas
 from agent_eval.benchmarks.arcgames import vista_views as views
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, PlayRefused
+from agent_eval.benchmarks.arcgames.session import ACTIONS, BLIND, CLICK, GameSession, PlayRefused
 from agent_eval.benchmarks.arcgames.working_scope import archive_level, where
 from agent_eval.benchmarks.notes import NoteRefused, Notes
 from agent_eval.datamodel.jsonl import append_line, log_lines
@@ -34,6 +35,7 @@ from agent_eval.datamodel.jsonl import append_line, log_lines
 CLICKS = "clicks.jsonl"
 MAX_INVALID_RETRIES = 15  # VISTA's DEFAULT_MAX_INVALID_RETRIES: the 16th refused play in a row is flagged
 EMPTY_GUIDE = "No reliable model yet.\n"  # the GUIDE.md VISTA's harness starts each game with
+UNSEEN = "Observe the previous play result before another action."
 
 
 class Refused(ValueError):
@@ -84,26 +86,23 @@ class VistaGame:
         self.coordinates = Coordinates.of(ladder.coordinates, scale)
         self.display = self.coordinates.display_side
         self.given = {e["step"]: (e["x"], e["y"]) for e in log_lines(session.directory / CLICKS)}
-        self.turns = h.Turns(session, self.given)
-        self.events = h.replayed_events(self.turns.all(), self.display, h.termination_reason(session))
+        self.turns = t.Turns(session, self.given)
+        self.events = h.replayed_events(self.turns.all(), self.display, t.termination_reason(session))
         self.invalid = 0  # refused plays in a row (VISTA's attempt_index)
         self.symbols: dict[views.Colour, str] = {}  # read_pixels' colour -> symbol, kept for the game
         self._lock = threading.Lock()
 
     def _current(self, error=None, invalid=False, applied=False, boundary=False) -> dict:
-        last = self.turns.last()
-        shown = h.metadata(
-            last,
+        return t.current_metadata(
+            self.session,
+            self.ladder,
+            self.turns.last(),
             self.display,
-            reason=h.termination_reason(self.session),
-            action_applied=applied,
             error=error,
+            action_applied=applied,
             level_boundary=boundary,
             invalid_action_limit=invalid,
         )
-        if self.ladder.observation in ("text", "both") and last is not None and last.frames:
-            shown["grid"] = {"frames": [self.session.archive.load(last.frames[-1]).tolist()]}
-        return shown
 
     def _frames_of(self, turn: int) -> list[bytes]:
         found = self.turns.number(turn)
@@ -117,7 +116,7 @@ class VistaGame:
                 return _answer(True, self._current())
             before = self.turns.last()
             try:
-                action, gx, gy, given = checked_action(arguments, h.available(before), self.coordinates)
+                action, gx, gy, given = checked_action(arguments, t.available(before), self.coordinates)
             except Refused as why:
                 retry, self.invalid = self.invalid, self.invalid + 1
                 if retry >= MAX_INVALID_RETRIES:
@@ -126,7 +125,9 @@ class VistaGame:
             count = len(self.session.plays)
             try:
                 shown, png = self.session.play(action, gx, gy)
-            except PlayRefused as why:  # the session's own refusal (e.g. a play before the last result was seen)
+            except PlayRefused as why:  # the session's own refusal: a play before the last result reached the model
+                if str(why) == BLIND:  # VISTA's words for it (backends/claude/mcp_host.py), a sentence, not JSON
+                    return _answer(False, UNSEEN)
                 return _answer(False, self._current(error=str(why)))
             if len(self.session.plays) == count:  # not played: the session stopped it (a hand-off under way)
                 return _answer(False, self._current(error=shown.get("stop")))
@@ -137,11 +138,11 @@ class VistaGame:
                 append_line(self.session.directory / CLICKS, {"step": play.step, "x": given[0], "y": given[1]})
             return self._played(before, shown.get("stop"), png)
 
-    def _played(self, before: h.Turn | None, stop: str | None, png: bytes | None) -> CallToolResult:
+    def _played(self, before: t.Turn | None, stop: str | None, png: bytes | None) -> CallToolResult:
         turn = self.turns.last()
         assert turn is not None
-        reason = h.termination_reason(self.session)
-        boundary = h.crossed_level(before, turn, reason is not None)
+        reason = t.termination_reason(self.session)
+        boundary = t.crossed_level(before, turn, reason is not None)
         error = turn.error if turn.state == "ERROR" else None
         shown = self._current(error=error, applied=True, boundary=boundary)
         self.events.append(h.event(turn, shown))
