@@ -336,3 +336,55 @@ def test_a_play_before_the_last_result_was_seen_is_refused_in_vistas_words(tmp_p
     assert blind.is_error and blind.content[0].text == "Observe the previous play result before another action."
     session.model_asked()  # the result reached the model
     assert not asyncio.run(server.call_tool("play", {"action": "ACTION1"})).is_error
+
+
+# The next two are scenarios of VISTA's authors' own tests of their controller (a public test file of package
+# vista_arc3's codex controller: test_inspect_renders_independent_views_in_request_order and
+# test_read_pixels_keeps_rgb_symbols_stable_across_calls), with the expectations those tests state.
+
+
+def test_vistas_inspect_scenario_a_14x22_region_fits_512_as_325x512(tmp_path):
+    game = Game(tmp_path)
+    game.play("RESET")
+    region = {"x": 161, "y": 81, "width": 14, "height": 22}
+    result = game.call(
+        "inspect", {"question": "q", "views": [{"label": "changed region", "turn": 1, "region": region}]}
+    )
+    assert json.loads(result.content[0].text)["views"][0]["image_size"] == {"width": 325, "height": 512}
+    view = np.asarray(Image.open(io.BytesIO(base64.b64decode(result.content[2].data))).convert("RGB"))
+    archived = Image.open(io.BytesIO(game.session.archive.png(1))).convert("RGB")
+    expected = archived.crop((161, 81, 175, 103)).resize((325, 512), Image.Resampling.NEAREST)
+    assert np.array_equal(view, np.asarray(expected))
+
+
+def test_vistas_read_pixels_scenario_symbols_stay_with_their_colours(tmp_path):
+    game = Game(tmp_path)
+    game.play("RESET", "ACTION5")  # turn 2: three frames; frames 0 and 1 replaced by VISTA's test pictures
+    colours = [(10, 20, 30), (40, 50, 60), (70, 80, 90), (100, 110, 120)]
+    supplied = Image.new("RGB", (512, 512), colours[3])
+    supplied.paste(colours[0], (256, 0, 512, 256))
+    supplied.paste(colours[2], (0, 256, 256, 512))
+    supplied.paste(colours[1], (256, 256, 512, 512))
+    later = supplied.copy()
+    later.paste((1, 2, 3), (0, 0, 256, 256))
+    for number, picture in ((2, supplied), (3, later)):
+        picture.save(game.session.archive.directory / f"{number:04d}.png")
+    whole = {"x": 0, "y": 0, "width": 512, "height": 512}
+    right = {"x": 256, "y": 0, "width": 256, "height": 512}
+    views = [
+        {"label": "all quadrants", "turn": 2, "frame": 0, "region": whole, "rows": 2, "columns": 2},
+        {"label": "right quadrants", "turn": 2, "frame": 0, "region": right, "rows": 2, "columns": 1},
+    ]
+    shown = game.meta("read_pixels", {"question": "Are the four quadrants distinct?", "views": views})[1]
+    assert shown["palette"] == {"0": "#0A141E", "1": "#28323C", "2": "#46505A", "3": "#646E78"}
+    assert [v["samples"] for v in shown["views"]] == [["30", "21"], ["0", "1"]] and shown["sample_count"] == 6
+    assert "quadrants" not in json.dumps(shown)  # the question and labels stay in the call
+    quarter = {"x": 0, "y": 0, "width": 256, "height": 256}
+    lower = {"x": 0, "y": 256, "width": 256, "height": 256}
+    views = [
+        {"label": "new lower RGB", "turn": 2, "frame": 1, "region": quarter, "rows": 1, "columns": 1},
+        {"label": "previously assigned RGB", "turn": 2, "frame": 1, "region": lower, "rows": 1, "columns": 1},
+    ]
+    later_shown = game.meta("read_pixels", {"question": "Did an earlier color keep its symbol?", "views": views})[1]
+    assert later_shown["palette"] == {"2": "#46505A", "4": "#010203"}
+    assert [v["samples"] for v in later_shown["views"]] == [["4"], ["2"]]
