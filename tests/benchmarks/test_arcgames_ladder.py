@@ -63,6 +63,8 @@ def test_each_rung_offers_exactly_its_tools(tmp_path, options, mode, expected):
         {"coordinates": "screen"},
         {"working_scope": "turn"},
         {"guide_chars": 0},
+        {"working_scope": "level"},  # a notes switch without the notes
+        {"working_chars": 500},
     ],
 )
 def test_a_bad_switch_is_one_line_naming_the_flag(bad):
@@ -74,7 +76,10 @@ def test_a_bad_switch_is_one_line_naming_the_flag(bad):
 def test_note_sizes_are_the_tool_styles_unless_given():
     assert Ladder().note_limits() == {"GUIDE.md": 20_000, "WORKING.md": 20_000}
     assert Ladder(game_tools="vista").note_limits() == {"GUIDE.md": 65_536, "WORKING.md": 16_384}
-    assert Ladder.from_options({"working_chars": 500}).note_limits() == {"GUIDE.md": 20_000, "WORKING.md": 500}
+    assert Ladder.from_options({"notes": "on", "working_chars": 500}).note_limits() == {
+        "GUIDE.md": 20_000,
+        "WORKING.md": 500,
+    }
 
 
 def test_the_new_switches_are_rungs_compare_sees():

@@ -27,6 +27,12 @@ VISTA_MEMORY_TOOLS = ("inspect", "history")
 VISTA_PIXEL_TOOLS = ("read_pixels",)
 VISTA_NOTE_TOOLS = ("read_guide", "write_guide", "read_working", "write_working")
 VISTA_ORDER = ("play", "inspect", "read_pixels", "history", *VISTA_NOTE_TOOLS)
+NOTES_SWITCHES = (
+    ("--working-scope", "working_scope"),
+    ("--guide-chars", "guide_chars"),
+    ("--working-chars", "working_chars"),
+)
+UNSET = {"working_scope": "game"}  # the value that changes nothing
 OURS_NOTE_CHARS = 20_000  # each note, with our tools (as before the sizes were switches)
 VISTA_NOTE_CHARS = {"GUIDE.md": 64 * 1024, "WORKING.md": 16 * 1024}  # VISTA's core/tools.py MAX_*_CHARS
 NOTE_PURPOSES = {  # what each of the agent's notes is for, on a game (nothing of how to play)
@@ -68,6 +74,9 @@ class Ladder:
         for flag, key in (("--guide-chars", "guide_chars"), ("--working-chars", "working_chars")):
             if given.get(key) is not None and int(given[key]) < 1:
                 raise ValueError(f"{flag} must be at least 1 (characters), got {given[key]}")
+        notes_only = [f for f, k in NOTES_SWITCHES if given.get(k) not in (None, UNSET.get(k))]
+        if notes_only and given.get("notes") != "on":
+            raise ValueError(f"{' and '.join(notes_only)} change(s) the notes: give --notes on too")
         level = given.get("level_actions")
         if level is not None and float(level) <= 0:
             raise ValueError(f"--level-actions must be more than 0 (a multiple of each level's baseline), got {level}")
