@@ -89,6 +89,9 @@ def test_the_new_switches_are_rungs_compare_sees():
     assert base["frames (scale, grid lines, coordinates)"] == (4, "plain", "grid")
     assert vista["frames (scale, grid lines, coordinates)"] == (8, "grid lines", "grid")
     assert vista["memory and inspection (v)"] and vista["pixel readout (vi)"]
+    scoped = Ladder.from_options({"notes": "on", "working_scope": "level", "guide_chars": 900}).rungs("none", {})
+    assert scoped["context and notes (iii, iv)"] == "native with notes (WORKING.md per level, sizes 900/20000)"
+    assert Ladder(notes=True).rungs("none", {})["context and notes (iii, iv)"] == "native with notes"
 
 
 @pytest.mark.parametrize("observation,texts,images", [("image", 0, 1), ("text", 1, 0), ("both", 1, 1)])

@@ -96,11 +96,9 @@ def png_bytes(frame: np.ndarray, scale: int, grid: bool = False) -> bytes:
     multiple of `scale` darkened to (c x 3) // 4 per channel, drawn as 16 more palette entries."""
     big = frame.repeat(scale, axis=0).repeat(scale, axis=1) if scale > 1 else frame
     if grid:
-        big = big.copy()
-        lines = np.zeros(big.shape, dtype=bool)
-        lines[::scale, :] = True
-        lines[:, ::scale] = True
-        big[lines] += len(PALETTE)
+        big = big.copy() if big is frame else big
+        big[::scale, :] |= len(PALETTE)  # indices are < 16: setting bit 4 moves each to its darkened entry, once
+        big[:, ::scale] |= len(PALETTE)
     image = Image.fromarray(np.ascontiguousarray(big), mode="P")
     image.putpalette(_GRID_PALETTE_BYTES if grid else _PALETTE_BYTES)
     buffer = io.BytesIO()

@@ -140,7 +140,7 @@ class Ladder:
             "limits (ii)": (options.get("max_actions"), options.get("max_hours"), self.level_actions),
             # VISTA's rung (iv) is notes with a hand-off before a fresh context: one step from (iii)'s native context
             "context and notes (iii, iv)": (f"handoff:{self.handoff_tokens}" if self.handoff_tokens else "native")
-            + (" with notes" if self.notes else ""),
+            + (f" with notes{self._notes_words()}" if self.notes else ""),
             "memory and inspection (v)": all(t in tools for t in memory),
             "pixel readout (vi)": all(t in tools for t in pixels),
             "shell": mode == "python",
@@ -151,7 +151,11 @@ class Ladder:
                 "grid lines" if self.frame_grid else "plain",
                 self.coordinates,
             ),
-            "notes (WORKING.md scope, sizes)": (self.working_scope, tuple(self.note_limits().values()))
-            if self.notes
-            else None,
         }
+
+    def _notes_words(self) -> str:
+        """The notes' own switches, when set (a run with notes and none of them reads as before)."""
+        words = ["WORKING.md per level"] if self.working_scope == "level" else []
+        if self.guide_chars is not None or self.working_chars is not None:
+            words.append("sizes " + "/".join(str(n) for n in self.note_limits().values()))
+        return f" ({', '.join(words)})" if words else ""
