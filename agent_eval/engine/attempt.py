@@ -12,6 +12,7 @@ from typing import cast
 from agent_eval.agents.base import Agent, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
+from agent_eval.agents.sessions import SESSION_MARKER
 from agent_eval.benchmarks import Benchmark, ItemError
 from agent_eval.benchmarks.base import BenchmarkGrade, Item, ItemSetup
 from agent_eval.datamodel.config import RunConfig
@@ -140,6 +141,7 @@ class Attempt:
             on_context = setup.on_context
             if on_context is not None:  # the model's context at each request, as the gateway sees it
                 self.lease.ledger.on_usage = lambda usage: on_context(context_tokens(usage))
+            self.lease.ledger.on_model_request = setup.on_model_request  # e.g. a game's one action per observation
             session = start_session(agent, item_dir, setup)
             first, spent_s = session.record.n, 0.0
             while True:
@@ -170,8 +172,6 @@ class Attempt:
             config.model,
             # the task as asked (each session's own is in its marker)
             setup.prompt if session.record.n > 1 else session.prompt,
-            # the first message's attachments; a later session's are in its marker (Transcript.sessions)
-            [str(path.relative_to(item_dir.root)) for path in session.images] if session.record.n == 1 else [],
         )
         gateway = record_item(self.lease, item_dir.root, transcript)  # also confirms each image's size at the API
         transcript.save(item_dir.steps)  # once, sizes confirmed
@@ -184,7 +184,7 @@ class Attempt:
             result,
             benchmark,
             config.timeout_s,
-            expects_inline=bool(setup.inline_images),
+            expects_inline=bool(transcript.prompt_images),
         )
         record.gateway = gateway
         apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop
@@ -270,14 +270,26 @@ def _how_it_ended(result: ProcessResult) -> str:
 
 
 def parse_item(
-    agent: Agent, events: list[dict], item_dir: ItemDir, model: str, prompt: str, prompt_images: list[str]
+    agent: Agent,
+    events: list[dict],
+    item_dir: ItemDir,
+    model: str,
+    prompt: str,
+    prompt_images: list[str] | None = None,
 ) -> Transcript:
     """The CLI's events (and its own logs beside them) as a normalised transcript, with every image the
-    model received and its size (the caller saves it as steps.json once the gateway confirmed those)."""
+    model received and its size (the caller saves it as steps.json once the gateway confirmed those).
+    `prompt_images`: the first message's attachments, by default the first session's as its marker names them
+    (whichever session is the last: a game's first prompt carries its first frame, and hand-offs follow)."""
+    first = next((e for e in events if e.get("type") == SESSION_MARKER), None)
+    if prompt_images is None:
+        prompt_images = list(first.get("images") or []) if first is not None and first.get("n") == 1 else []
+    sessions = read_sessions(item_dir.root)
+    first_id = sessions[0].session_id if sessions else (first or {}).get("session_id")
     transcript = agent.parse(events, item_dir.root, model)
     transcript.prompt = prompt
     transcript.prompt_images = prompt_images
-    inline = agent.inline_images(item_dir.root) if prompt_images else []
+    inline = agent.inline_images(item_dir.root, first_id) if prompt_images else []
     transcript.images = received_images(
         transcript, item_dir.root, inline, [item_dir.root / path for path in prompt_images]
     )

@@ -87,6 +87,7 @@ class GameProcess(ToolkitProcess):
         self.step_timeout_s = max(step_timeout_s, ONLINE_STEP_TIMEOUT_S) if online else step_timeout_s
         self.last_step_s = self.host_cpu_s = 0.0
         self.online = online
+        self.initial: StepResult | None = None  # what the game shows before any action (set once it is ready)
         if not (_NAME.fullmatch(game_id) and _NAME.fullmatch(version)):
             raise GameError(f"{name}: a game id and a version are plain names (letters, digits, . _ -)")
         environments_dir = Path(environments_dir).resolve()
@@ -110,8 +111,9 @@ class GameProcess(ToolkitProcess):
             start_timeout_s=start_timeout_s,
         )
         try:
-            if self.ready.get("ready") != name:
+            if self.ready.get("ready") != name or not isinstance(self.ready.get("initial"), dict):
                 raise self._fail(f"unexpected first answer from the game host: {str(self.ready)[:200]}")
+            self.initial = self._result(self.ready["initial"], "the first observation")
         except BaseException:
             self.close()
             raise
@@ -132,14 +134,16 @@ class GameProcess(ToolkitProcess):
             raise ValueError(f"only ACTION6 takes x and y ({action} was given x={x!r}, y={y!r})")
         ans = self._request(req, self.step_timeout_s, f"step {action}")
         self.last_step_s = float(ans.get("step_s", 0.0))  # the toolkit's own time in env.step (perf/)
+        return self._result(ans, f"step {action}")
+
+    def _result(self, ans: dict, what: str) -> StepResult:
         self.host_cpu_s = float(ans.get("cpu_s", 0.0))  # the host's CPU time so far (perf/)
-        frames = self._frames(ans, action)
         return StepResult(
             state=ans["state"],
             levels_completed=int(ans["levels_completed"]),
             win_levels=int(ans["win_levels"]),
             available_actions=tuple(ans["available_actions"]),
-            frames=frames,
+            frames=self._frames(ans, what),
         )
 
     def replay(self, actions: list[tuple[str, int | None, int | None]]) -> list[ReplayedStep]:
@@ -175,14 +179,14 @@ class GameProcess(ToolkitProcess):
         the API shows no scorecard before it closes)."""
         return self._request({"op": "online_result"}, self.step_timeout_s, "the online result")["online"]
 
-    def _frames(self, ans: dict, action: str) -> list[np.ndarray]:
+    def _frames(self, ans: dict, what: str) -> list[np.ndarray]:
         n = int(ans["n_frames"])
         if any(tuple(s) != FRAME_SHAPE for s in ans["shapes"]):
-            raise self._fail(f"step {action} returned frames of shape {ans['shapes']}, not 64x64")
+            raise self._fail(f"{what} returned frames of shape {ans['shapes']}, not 64x64")
         data = np.frombuffer(base64.b64decode(ans["frames"]), dtype=np.uint8)
         if data.size != n * 64 * 64:
-            raise self._fail(f"step {action}: {data.size} frame bytes for {n} frames")
+            raise self._fail(f"{what}: {data.size} frame bytes for {n} frames")
         if n and data.max() > 15:
-            raise self._fail(f"step {action} returned a colour index outside 0-15 ({int(data.max())})")
+            raise self._fail(f"{what} returned a colour index outside 0-15 ({int(data.max())})")
         stack = data.reshape(n, 64, 64)
         return [stack[i].copy() for i in range(n)]
