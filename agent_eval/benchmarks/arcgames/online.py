@@ -178,12 +178,14 @@ class RunCard:
         if "card_id" not in opened:
             raise ConfigError(f"the ARC API at {self.access.base_url} did not open a scorecard: {opened['failed']}")
         card_id = str(opened["card_id"])
+        url = self.access.card_url(card_id)
         if cards:
             self.services.say(
                 f"the run's earlier scorecard is closed: its remaining games go on a new one, {card_id} (this run "
-                f"now spans {len(cards) + 1} scorecards; run.json lists them)"
+                f"now spans {len(cards) + 1} scorecards; run.json lists them): {url}"
             )
-        url = self.access.card_url(card_id)
+        else:
+            self.services.say(f"{self.access.mode} scorecard {card_id} opened: {url}")
         cards.append({"card_id": card_id, "url": url, "opened_at": now_iso(), "state": "open"})
         self.services.record(self.state)  # on disk before the first game: a killed run knows its card
         return card_id
@@ -278,9 +280,15 @@ def start_online(
     earlier = read_plays(directory)
     if earlier:
         raise ItemError(f"{item.id}-{item.version}: {interrupted(item, directory, earlier)}")
-    process = stack.enter_context(
-        GameProcess(dataset_root, item.id, item.version, scratch=scratch, online=play.online, card_id=play.card_id)
-    )
+    try:
+        process = stack.enter_context(
+            GameProcess(dataset_root, item.id, item.version, scratch=scratch, online=play.online, card_id=play.card_id)
+        )
+    except GameError as error:
+        if play.online.mode != "competition":
+            raise
+        why = "in competition mode the API makes a game once per card, and makes none on a closed card"
+        raise GameError(f"{error} ({why}: scorecard {play.card_id})") from None
     directory.mkdir(parents=True, exist_ok=True)
     made = {"mode": play.online.mode, "card_id": play.card_id, "url": play.card_url, "guid": process.guid}
     (directory / ONLINE_RECORD).write_text(json.dumps({**made, "made_at": now_iso()}, indent=1), encoding="utf-8")
