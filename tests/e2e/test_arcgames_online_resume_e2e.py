@@ -17,7 +17,7 @@ from agent_eval.agents.registry import scripted_environ
 from agent_eval.benchmarks.arcgames.games import WINNING
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import MODELS, wait_until_gone
-from support.arcapi import GAMES, ApiStandIn, players, project_games, stop_mid_game
+from support.arcapi import ApiStandIn, players, project_games, stop_mid_game
 from support.arcgames import toolkit_scorecard
 
 pytestmark = pytest.mark.e2e
@@ -43,13 +43,14 @@ def made(calls: list[dict]) -> list[tuple[str, str]]:
     ]
 
 
+@pytest.mark.timeout(600)  # two runs of the real CLI, two games each, every action an HTTP round trip
 @pytest.mark.parametrize("agent, how", [("claude-code", signal.SIGKILL), ("codex", signal.SIGTERM)])
 def test_a_game_in_flight_stands_as_played_and_is_never_made_again(agent, how, tmp_path):
     games = project_games(tmp_path)
     out, run = tmp_path / "out", tmp_path / "out" / "r"
     (tmp_path / "tmp").mkdir()
     argv = command(agent, games, out) + ["--run-name", "r", "--unpriced", "--tools", "none", "--jobs", "1"]
-    argv += ["--arc-mode", "online", "--timeout", "180"]
+    argv += ["--arc-mode", "online", "--timeout", "180", "--tasks", "ae01,ae02"]
     timeline = run / "sandboxes" / "ae01" / "game" / "timeline.jsonl"
     scenario = {**players(), "faults": {"delay": 0.4}}  # the stop comes while the model thinks
     with ApiStandIn(games, tmp_path / "api.jsonl") as api, ScriptedServer(scenario) as model:
@@ -70,9 +71,9 @@ def test_a_game_in_flight_stands_as_played_and_is_never_made_again(agent, how, t
     assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
     said = " ".join(resumed.stdout.split())
     found = records(run)
-    assert sorted(found) == list(GAMES)
+    assert sorted(found) == ["ae01", "ae02"]
     assert found["ae01"]["status"] == "benchmark_error" and "interrupted" in found["ae01"]["error"]
-    assert all(found[g]["status"] == "ok" and found[g]["correct"] for g in ("ae02", "ae03"))
+    assert found["ae02"]["status"] == "ok" and found["ae02"]["correct"]
     assert [g for g, _ in made(calls)].count("ae01-v1") == 1  # never made a second time
     cards = json.loads((run / "run.json").read_text())["kind_run"]["scorecards"]
     assert all(c["state"] == "closed" for c in cards) and len(api.calls("/api/scorecard/close")) == len(cards)
@@ -91,11 +92,9 @@ def test_a_game_in_flight_stands_as_played_and_is_never_made_again(agent, how, t
         assert {card for _, card in made(calls)} == {cards[0]["card_id"]}
     else:  # closed on the way out: the remaining games went on a new card, and run.json lists both
         assert "the run's earlier scorecard is closed" in said and len(cards) == 2
-        assert {g for g, card in made(calls) if card == cards[1]["card_id"]} == {"ae02-v1", "ae03-v1"}
+        assert {g for g, card in made(calls) if card == cards[1]["card_id"]} == {"ae02-v1"}
     total = sum(c["summary"]["total_actions"] for c in cards)
-    expected = direct["actions"] + sum(
-        toolkit_scorecard(games, g, WINNING[f"{g}-v1"], tmp_path)["actions"] for g in ("ae02", "ae03")
-    )
+    expected = direct["actions"] + toolkit_scorecard(games, "ae02", WINNING["ae02-v1"], tmp_path)["actions"]
     assert total == expected  # every action counted once, over the run's card(s)
     shown = subprocess.run([AGENT_EVAL, "show", str(run)], capture_output=True, text=True, env=env, timeout=60)
     assert cards[-1]["url"] in " ".join(shown.stdout.split()).replace(" ", "") or cards[-1]["card_id"] in shown.stdout

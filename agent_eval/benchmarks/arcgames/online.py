@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -41,7 +41,7 @@ INTERRUPTED = "interrupted"
 @dataclass(frozen=True)
 class ApiAccess:
     mode: str  # "online" | "competition"
-    key: str
+    key: str = field(repr=False)  # never in a message
     base_url: str
 
     @classmethod

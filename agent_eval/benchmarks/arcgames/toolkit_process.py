@@ -24,7 +24,7 @@ import shutil
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -57,7 +57,7 @@ class Online:
     that host through (engine/egress.py)."""
 
     mode: str
-    key: str
+    key: str = field(repr=False)  # never in a message
     base_url: str
     net_dir: Path
     socket_name: str
