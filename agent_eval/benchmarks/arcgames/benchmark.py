@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 from typing import Any, Iterator
 
+from agent_eval.benchmarks.arcgames.continuation import continuation
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE, grid_text
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
-from agent_eval.benchmarks.arcgames.handoff import continuation
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
