@@ -88,4 +88,3 @@ class HandoffState:
             return None
         self.told = True
         return f"{self.why}. {HANDOFF}"
-
