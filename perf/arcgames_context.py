@@ -52,11 +52,11 @@ def policies(agent: str, images: int, handoff: int | None) -> dict[str, dict]:
     }
 
 
-def scenario(agent: str, actions: int) -> dict:
+def scenario(agent: str, actions: int, scale: float = 1.0) -> dict:
     def rule(turns: list[dict], match: str | None = None) -> dict:
         out = {
             "turns": turns + [{"final": "<answer>DONE</answer>"}],
-            "tokens_per_byte": TOKENS_PER_BYTE[agent],
+            "tokens_per_byte": TOKENS_PER_BYTE[agent] * scale,
             "stop": {"when": STOP, "final": "Stopping as asked. <answer>HANDOFF</answer>"},
         }
         return out | ({"match": match} if match else {})
@@ -109,10 +109,10 @@ def cli_rss_mb(harness_pid: int, cli: str) -> float:
     return total
 
 
-def play(agent: str, policy: str, options: dict, actions: int, tmp: Path) -> dict:
+def play(agent: str, policy: str, options: dict, actions: int, tmp: Path, scale: float = 1.0) -> dict:
     out = tmp / f"{agent}-{policy.replace(':', '-')}"
     (out / "scenario.json").parent.mkdir(parents=True)
-    (out / "scenario.json").write_text(json.dumps(scenario(agent, actions)))
+    (out / "scenario.json").write_text(json.dumps(scenario(agent, actions, scale)))
     python = ROOT / ".venv" / "bin" / "python"
     model = subprocess.Popen(
         [str(python), "-m", "agent_eval.scripted", "--scenario", str(out / "scenario.json")],
@@ -152,6 +152,7 @@ def play(agent: str, policy: str, options: dict, actions: int, tmp: Path) -> dic
         "agent": agent,
         "policy": policy,
         "options": options,
+        "tokens_per_byte": TOKENS_PER_BYTE[agent] * scale,
         **record,
         "wall_s": round(wall, 1),
         "requests": len(main),
@@ -175,6 +176,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="the figures as JSON")
     parser.add_argument("--session-images", type=int, default=600, help="the images policy's cap (VISTA: 600)")
     parser.add_argument("--handoff-tokens", type=int, help="the handoff policy's N (default: half the CLI's point)")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="K x this: a shorter game that still reaches the CLI's point (2: at 1,000)",
+    )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="arc-context-"))
     write_distinct_game(tmp / "games")
@@ -182,7 +189,7 @@ def main() -> None:
     for agent in args.agents.split(","):
         for policy in args.policies.split(","):
             options = policies(agent, args.session_images, args.handoff_tokens)[policy]
-            result = play(agent, policy, options, args.actions, tmp)
+            result = play(agent, policy, options, args.actions, tmp, args.scale)
             results.append(result)
             print(json.dumps(result), flush=True)
             if args.out:

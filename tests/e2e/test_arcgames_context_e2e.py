@@ -8,6 +8,7 @@ import json
 import pytest
 
 from agent_eval.scripted import ScriptedServer
+from agent_eval.scripted.game_play import action_input
 from agent_eval.scripted.inspect_requests import conversation
 from support.agentrun import AGENTS, run_agent
 from support.arcgames import WIN, write_game
@@ -23,10 +24,7 @@ WIRE = {"claude-code": "anthropic", "codex": "responses"}
 
 
 def plays(actions) -> list[dict]:
-    return [
-        {"call": "play", "input": {"action": a[0], "x": a[1], "y": a[2]} if isinstance(a, tuple) else {"action": a}}
-        for a in actions
-    ]
+    return [{"call": "play", "input": action_input(a)} for a in actions]
 
 
 def sessions_of(item) -> list[dict]:
