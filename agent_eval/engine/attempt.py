@@ -176,6 +176,8 @@ class Attempt:
         )
         gateway = record_item(self.lease, item_dir.root, transcript)  # also confirms each image's size at the API
         transcript.save(item_dir.steps)  # once, sizes confirmed
+        sessions = read_sessions(item_dir.root)
+        expects_inline = bool(transcript.prompt_images) and _first_session_on_record(agent, item_dir, sessions)
         agent.prune(item_dir.root)  # the CLI's scaffolding goes; what reading and regrade --reparse read stays
         record = grade_item(
             self.item,
@@ -185,7 +187,7 @@ class Attempt:
             result,
             benchmark,
             config.timeout_s,
-            expects_inline=bool(transcript.prompt_images),
+            expects_inline=expects_inline,
         )
         record.gateway = gateway
         apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop
@@ -193,7 +195,6 @@ class Attempt:
         record.provider_wait_s = result.held_s
         record.transcript = str(item_dir.transcript.relative_to(self.options.run_root))
         record.image_conversions = list(setup.conversions)
-        sessions = read_sessions(item_dir.root)
         record.sessions = max(1, len(sessions))
         record.handoffs = sum(s.reason.startswith("hand-off") for s in sessions)
         record.compactions = len(getattr(transcript, "compactions", None) or [])
@@ -256,6 +257,16 @@ class Attempt:
             )
             result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
         return result, launch
+
+
+def _first_session_on_record(agent: Agent, item_dir: ItemDir, sessions: list) -> bool:
+    """Whether the CLI's own record of the item's first session (where its first message's attachments are
+    logged as sent) is there to check: always for an item of one session; for several, unless it was lost (a
+    restart of the harness that could not continue it), when what reached the model cannot be told from it."""
+    if len(sessions) <= 1:
+        return True
+    first = sessions[0].session_id
+    return bool(first) and agent.can_resume(item_dir.home, item_dir.work, first)
 
 
 def _how_it_ended(result: ProcessResult) -> str:

@@ -12,6 +12,7 @@ from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, run_agent
 from support.arcgames import WIN, write_game
+from support.clirun import invoke
 
 pytestmark = pytest.mark.e2e
 BLIND = "one action per observation"
@@ -51,6 +52,9 @@ def test_three_plays_in_one_message_apply_one(agent, games, tmp_path):
     assert record.metrics["plays"] == len(WIN) and record.metrics["refused_unseen"] == 2
     first_message = tool_results(item_dir)[:3]
     assert sum(BLIND in r.text for r in first_message) == 2 and sum(bool(r.images) for r in first_message) == 1
+    assert (
+        "2 play(s) refused: sent before the previous play's result" in invoke("show", outcome.store.root, "tg01").output
+    )
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -105,3 +109,6 @@ def test_early_stops_are_bounded_then_graded(agent, games, tmp_path):
     assert stops == ["resume", "fresh", "resume", "graded as it stands"]
     assert record.metrics["stopped_early"] and record.metrics["early_stops"] == 4 and record.metrics["plays"] == 2
     assert record.status == "ok" and not record.correct
+    shown = invoke("show", outcome.store.root, "tg01").output
+    assert "the agent stopped with the game live 4 time(s); it ended that way" in shown
+    assert "stopped early 1" in invoke("show", outcome.store.root).output

@@ -127,6 +127,7 @@ def rollup_games(metrics: list[GameMetrics]) -> dict:
         "scored_games": len(scored),
         "actions": sum(m.actions for m in metrics),
         "budget_spent": sum(m.budget_spent for m in metrics),
+        "stopped_early": sum(m.stopped_early for m in metrics),
     }
 
 

@@ -230,7 +230,7 @@ class GameSession:
         if self.initial_frame and shown:
             first = self._first_record()
             if first is None or first["hashes"] != shown.get("hashes"):
-                raise NotReplayable("the game's first observation differs from the one recorded")
+                raise NotReplayable("the game does not replay identically: its first observation differs")
             self.initial_frames = list(shown.get("frames") or [])
         elif self.initial_frame != bool(shown):
             raise NotReplayable(
