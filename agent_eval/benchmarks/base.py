@@ -18,6 +18,7 @@ from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.ondisk import dump, split_known
 from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.run_services import RunServices
 from agent_eval.tools.toolset import ToolSet
 
 
@@ -190,6 +191,12 @@ class Benchmark(ABC):
         the next attempt goes on with, in words (a game in progress); None: the attempt starts clean, the
         earlier folder moved aside. A kind whose items are short starts every attempt clean."""
         return None
+
+    def run_scope(self, services: RunServices) -> contextlib.AbstractContextManager[None]:
+        """What the kind holds for one session of a run, opened before its first item and closed when the session
+        ends, Ctrl-C and SIGTERM included (e.g. arcgames' scorecard at the ARC API, online). A ConfigError said
+        here stops the run before any item, in one line. Most kinds hold nothing."""
+        return contextlib.nullcontext()
 
     def warm_up(self, tools: str) -> None:
         """Called once when a run starts: begin, in the background, whatever the items' setup will

@@ -206,6 +206,17 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games: with --early-stop continue, fresh sessions in a row with no action between before the "
             "game is graded as it stands (VISTA: 5).",
         ),
+        KindOption(
+            "--arc-mode",
+            "arc_mode",
+            str,
+            None,
+            "ARC-AGI-3 games: offline (the toolkit scores each game locally), online or competition (the games are "
+            "played at the ARC API with your key, ARC_API_KEY, on one scorecard per run, opened before the first "
+            "game and closed at the end; ARC_BASE_URL names another server; docs/kinds/arcgames.md) "
+            "(default: offline).",
+            unset="offline",
+        ),
     ),
     always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too
 )

@@ -22,6 +22,8 @@ Scenario format (YAML file, YAML text or dict)::
               - {call: view_file, input: {path: image.png}}
               - {call: crop, input: {x: 0, y: 0, width: 10, height: 10}}
           - final: "The answer is <answer>{last_tool_output}</answer>"
+      - seen: '"ACTION6"'                          # `seen`: a regex searched in the text of the tool
+        turns: [...]                               # results so far (a game's answer), besides `match`
       - turns: ["<answer>unknown</answer>"]        # a bare string is a final turn
     faults: {}                  # optional, see below
 

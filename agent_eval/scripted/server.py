@@ -396,7 +396,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Pick the rule and turn for this request; return (text, calls, custom tool names, the API error
         to answer instead)."""
         rule_index, rule = next(
-            ((i, r) for i, r in enumerate(self.state.scenario.rules) if r.match is None or r.match.search(conv.prompt)),
+            ((i, r) for i, r in enumerate(self.state.scenario.rules) if r.applies(conv.prompt, conv.results_text)),
             (None, None),
         )
         rec.rule = rule_index

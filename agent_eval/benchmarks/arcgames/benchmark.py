@@ -16,6 +16,7 @@ from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, 
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.online import ARC_MODES
 from agent_eval.benchmarks.arcgames.protocol import Protocol
 from agent_eval.benchmarks.arcgames.recovery import FRESH, GIVE_UP, RESUME, STILL_ACTIVE, after_early_stop
 from agent_eval.benchmarks.arcgames.session import (
@@ -28,6 +29,7 @@ from agent_eval.benchmarks.arcgames.session import (
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
 from agent_eval.benchmarks.notes import Notes, describe
 from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.run_services import RunServices
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
@@ -58,6 +60,8 @@ class ArcGames(Benchmark):
         self.max_hours: float | None = None
         self.ladder = Ladder()
         self.protocol = Protocol()
+        self.arc_mode = "offline"  # --arc-mode: online and competition play at the ARC API on one scorecard
+        self.online_play = None  # while a run's scope holds its scorecard (online.OnlinePlay)
 
     # -- the run's options and data
 
@@ -70,6 +74,9 @@ class ArcGames(Benchmark):
         self.ladder = Ladder.from_options(given)
         self.protocol = Protocol.from_options(given)
         self.max_hours = float(given["max_hours"]) if given.get("max_hours") else None
+        self.arc_mode = str(given.get("arc_mode") or "offline")
+        if self.arc_mode not in ARC_MODES:
+            raise ValueError(f"--arc-mode must be one of {', '.join(ARC_MODES)}, got {self.arc_mode!r}")
         if self.max_hours is not None and self.max_hours <= 0:
             raise ValueError(f"--max-hours must be more than 0, got {self.max_hours:g}")
         if self.max_actions < 1:
@@ -114,6 +121,23 @@ class ArcGames(Benchmark):
             for a in actions
         ]
         return calls + [{"final": "I won the game. <answer>DONE</answer>"}]
+
+    @contextlib.contextmanager
+    def run_scope(self, services: RunServices) -> Iterator[None]:
+        """Online and competition modes: the run's scorecard at the ARC API, open while the session runs."""
+        if self.arc_mode == "offline" or not services.items:  # (nothing to play: no card is opened)
+            yield
+            return
+        from agent_eval.benchmarks.arcgames.online import ApiAccess, RunCard
+
+        access = ApiAccess.from_environ(self.arc_mode, services.environ)
+        games = [f"{item.id}-{item.version}" for item in services.items]
+        with RunCard(access, services, games) as card:
+            self.online_play = card.play
+            try:
+                yield
+            finally:
+                self.online_play = None
 
     def warm_up(self, tools: str) -> None:
         load_in_background(GAME_SERVER_MODULE)  # the MCP SDK
@@ -287,8 +311,17 @@ class ArcGames(Benchmark):
             except GameError as error:
                 raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
 
-        game = start()
         directory = item_root / GAME_DIR
+        game: object
+        if self.online_play is not None:  # made at the ARC API on the run's card; never restored by a replay
+            from agent_eval.benchmarks.arcgames.online import start_online
+
+            try:
+                game = start_online(item, dataset.root, directory, scratch, self.online_play, stack)
+            except GameError as error:
+                raise ItemError(f"the game did not start: {error}") from None
+        else:
+            game = start()
         budgets = (
             self.max_actions,
             self.frame_scale,
