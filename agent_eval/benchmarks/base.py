@@ -103,6 +103,13 @@ class ItemSetup:
     on_context: Callable[[int], None] | None = None  # told the model's context (tokens) at each of its requests
     on_model_request: Callable[[], None] | None = None  # told as each model request begins (its tools' results sent)
     cli_compaction: bool = True  # False: the CLI's own context compaction is turned off (the kind hands off)
+    # Set (with cli_compaction False): the kind hands off where the CLI itself would compact. The engine keeps the CLI
+    # from compacting there (its PreCompact hook blocks it, or its compaction is off and its own threshold is watched
+    # at the gateway) and calls this, saying how it was seen, before the answer to the CLI's next request arrives.
+    on_compaction_point: Callable[[str], None] | None = None
+    # Told, for each model request, how many image blocks it carries and when (time.monotonic) it began: the
+    # gateway's count, read from the request body as it passes (a little after the request begins).
+    on_request_images: Callable[[int, float], None] | None = None
 
 
 class ItemError(Exception):

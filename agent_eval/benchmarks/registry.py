@@ -158,10 +158,20 @@ KINDS["arcgames"] = Kind(
             "context",
             str,
             None,
-            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context) or handoff:TOKENS (its "
+            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context), handoff:TOKENS (its "
             "compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh session goes "
-            "on from them; give --notes on) (default: native).",
+            "on from them; give --notes on) or handoff:cli (the same hand-off where the CLI itself would compact: "
+            "Claude Code's PreCompact hook blocks it, Codex's own threshold is watched) (default: native).",
             unset="native",
+        ),
+        KindOption(
+            "--session-images",
+            "session_images",
+            int,
+            None,
+            "ARC-AGI-3 games: before a tool would give the N-th image of one agent session, the agent updates its "
+            "notes and stops and a fresh session goes on (VISTA: 600, the API's per-request image limit for "
+            "1M-context Claude models) (default: no cap).",
         ),
         KindOption(
             "--pixel-readout",

@@ -388,3 +388,16 @@ def test_vistas_read_pixels_scenario_symbols_stay_with_their_colours(tmp_path):
     later_shown = game.meta("read_pixels", {"question": "Did an earlier color keep its symbol?", "views": views})[1]
     assert later_shown["palette"] == {"2": "#46505A", "4": "#010203"}
     assert [v["samples"] for v in later_shown["views"]] == [["4"], ["2"]]
+
+
+def test_vistas_tools_keep_the_session_image_cap(tmp_path):
+    """--session-images (the context policy's cap) counts VISTA's images too: play's frame and each inspected view;
+    past it nothing is shown or played and the agent is asked to hand off."""
+    session = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=30, frame_scale=8, session_images=4)
+    server = game_server.build_server(session, "image", 8, Ladder.from_options({**VISTA, "session_images": 4}), None)
+    asyncio.run(server.call_tool("play", {"action": "RESET"}))
+    two = {"question": "q", "views": [{"label": "a", "turn": 1}, {"label": "b", "turn": 1}]}
+    assert not asyncio.run(server.call_tool("inspect", two)).is_error and session.observations["images"] == 3
+    refused = asyncio.run(server.call_tool("play", {"action": "ACTION1"}))
+    assert refused.is_error and "--session-images 4" in refused.content[0].text and session.actions_used == 1
+    assert "--session-images 4" in asyncio.run(server.call_tool("inspect", two)).content[0].text

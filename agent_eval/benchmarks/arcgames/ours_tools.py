@@ -104,6 +104,12 @@ def tool_functions(
     inspect_scale = DEFAULT_INSPECT_SCALE if not coords.display else max(1, DEFAULT_INSPECT_SCALE // scale)
     grid_every = DEFAULT_GRID if not coords.display else DEFAULT_GRID * scale
     unit = "pixels of the image as shown" if coords.display else "game pixels"
+    images_each = 1 if ladder.observation in ("image", "both") else 0  # images a frame is shown as
+
+    def refused(images: int) -> list | None:
+        """--session-images: the answer instead of a tool's images past the session's cap (handoff.py)."""
+        stop = session.image_room(images)
+        return None if stop is None else [json.dumps({"stop": stop})]
 
     def observed(number: int, png: bytes | None = None) -> list:
         """A frame as this rung shows it: the image, its colour indices as text, or both."""
@@ -123,6 +129,8 @@ def tool_functions(
         y: Annotated[int | None, Field(description=f"Click row 0-{top} (ACTION6 only).")] = None,
     ) -> list:
         def act():
+            if (instead := refused(images_each)) is not None:
+                return instead
             gx, gy = x, y
             if coords.display and str(action).strip().upper() == CLICK:
                 for name, value in (("x", x), ("y", y)):
@@ -147,6 +155,8 @@ def tool_functions(
             wanted = session.frames_of_step(step) if step is not None else list(frames or [])
             if len(wanted) > MAX_RECALL:
                 raise PlayRefused(f"{len(wanted)} frames asked; at most {MAX_RECALL} per call")
+            if (instead := refused(len(wanted) * images_each)) is not None:
+                return instead
             out: list = []
             for number in wanted:
                 archived(session, number)
@@ -175,6 +185,9 @@ def tool_functions(
             view, meta = inspect_view(image, region, max(size, 16), grid)
             buffer = io.BytesIO()
             view.save(buffer, format="PNG")
+            if (instead := refused(1)) is not None:
+                return instead
+            session.observed(images=1)
             return [json.dumps({"frame": frame, **meta}), Image(data=buffer.getvalue(), format="png")]
 
         return guard(look)

@@ -122,6 +122,9 @@ class VistaGame:
                 if retry >= MAX_INVALID_RETRIES:
                     self.invalid = 0
                 return _answer(False, self._current(error=str(why), invalid=retry >= MAX_INVALID_RETRIES))
+            shows = 1 if self.ladder.observation in ("image", "both") else 0
+            if (stop := self.session.image_room(shows)) is not None:  # --session-images: hand off first
+                return _answer(False, stop)
             count = len(self.session.plays)
             try:
                 shown, png = self.session.play(action, gx, gy)
@@ -176,7 +179,11 @@ class VistaGame:
 
     def inspect(self, arguments: dict) -> CallToolResult:
         def look():
+            wanted = arguments.get("views") if isinstance(arguments, dict) else None
+            if (stop := self.session.image_room(len(wanted) if isinstance(wanted, list) else 0)) is not None:
+                return _answer(False, stop)  # --session-images: nothing shown, the agent asked to hand off
             shown, pngs = views.inspect(arguments, self._frames_of, self.coordinates)
+            self.session.observed(images=len(pngs))
             count = shown["view_count"]
             return _answer(True, shown, [(views.inspection_label(v, count), p) for v, p in zip(shown["views"], pngs)])
 
