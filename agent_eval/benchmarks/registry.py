@@ -264,6 +264,16 @@ KINDS["arcgames"] = Kind(
             "(the game is graded as it stands) (default: continue).",
         ),
         KindOption(
+            "--task-prompt",
+            "task_prompt",
+            str,
+            None,
+            "ARC-AGI-3 games: what each session is told: ours (the mode's template: the game, its tools and budget) "
+            "or vista (VISTA's own words: the current observation's metadata and 'Complete the game with as few game "
+            "actions as possible.', and its recovery records when a session goes on) (default: ours).",
+            unset="ours",
+        ),
+        KindOption(
             "--recoveries",
             "recoveries",
             int,

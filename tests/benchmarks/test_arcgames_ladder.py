@@ -8,7 +8,8 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 from agent_eval.benchmarks.arcgames import game_server
-from agent_eval.benchmarks.arcgames.benchmark import ArcGames, continuation
+from agent_eval.benchmarks.arcgames.benchmark import ArcGames
+from agent_eval.benchmarks.arcgames.continuation import continuation
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.session import GameSession
@@ -152,10 +153,13 @@ def test_the_prompt_says_what_the_rung_changes_and_the_image_rung_is_unchanged()
     template = "Each frame is shown, each game pixel drawn as a {scale}x{scale} square. At most {max_actions}."
     plain = ArcGames()
     plain.configure({})
-    assert plain._prompt(template) == "Each frame is shown, each game pixel drawn as a 4x4 square. At most 200.\n"
+    assert (
+        plain.task_prompt(template, "none")
+        == "Each frame is shown, each game pixel drawn as a 4x4 square. At most 200.\n"
+    )
     rungs = ArcGames()
     rungs.configure({"observation": "text", "notes": "on", "level_actions": 2})
-    prompt = rungs._prompt(template)
+    prompt = rungs.task_prompt(template, "none")
     assert "as text: one line per row" in prompt and "4x4" not in prompt
     assert "GUIDE.md: what the game is" in prompt and "WORKING.md: the current level" in prompt
     assert "2 times the actions a person needed" in prompt

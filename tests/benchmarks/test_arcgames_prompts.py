@@ -29,7 +29,7 @@ RUNGS = [
 def prompt_of(mode: str, options: dict) -> str:
     games = ArcGames()
     games.configure(options)
-    return games._prompt(load_template(mode, PROMPTS).text, mode)
+    return games.task_prompt(load_template(mode, PROMPTS).text, mode)
 
 
 @pytest.mark.parametrize("mode", MODES)

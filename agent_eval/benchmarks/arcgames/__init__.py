@@ -18,6 +18,8 @@ grading.py        the toolkit's scorecard as the record's metrics (metrics.py: G
 ladder.py         VISTA's ladder as switches of a games run (kind options, so in the run's identity)
 protocol.py       how the episode runs: the first frame up front, one action per observation, early stops continued
 recovery.py       never quitting early: what follows a session that ends with the game live (stops.jsonl)
+telling.py        what each session is told: the first message, and after a hand-off, an early stop, a restart
+vista_prompts.py  VISTA's own words for those (--task-prompt vista)
 handoff.py        when a session hands its game on: context past N tokens, the CLI's compaction point, the image cap
 continuation.py   what the next session is told of a game that goes on (hand-off or restart): state, notes, last frame
 hooks.py          how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)

@@ -104,6 +104,17 @@ class VistaGame:
             invalid_action_limit=invalid,
         )
 
+    def record(self) -> dict:
+        """VISTA's environment record of the game as it stands (core/session.py's recoveries): its current
+        observation, the last action's result and the current level's attempts."""
+        with self._lock:
+            current = self._current()
+            return {
+                "current_observation": current,
+                "last_action_result": self.events[-1]["result"] if self.events else None,
+                "current_level_history": h.attempts(list(self.events), current),
+            }
+
     def _frames_of(self, turn: int) -> list[bytes]:
         found = self.turns.number(turn)
         return [self.session.archive.png(n) for n in found.frames] if found is not None else []
