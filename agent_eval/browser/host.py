@@ -170,7 +170,9 @@ class PageHost:
     def run(self, steps: list[dict], hashes_only: bool = False) -> Batch:
         """Run a batch of steps in order (steps.py), in one round trip."""
         started = time.perf_counter()
-        answer = self._request({"op": "run", "steps": steps, "hashes_only": hashes_only}, self._timeout(steps), "a step")
+        answer = self._request(
+            {"op": "run", "steps": steps, "hashes_only": hashes_only}, self._timeout(steps), "a step"
+        )
         results = [Capture.from_json(r) if isinstance(r, dict) and "hash" in r else r for r in answer["results"]]
         return Batch(
             results,

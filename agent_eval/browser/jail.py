@@ -67,6 +67,7 @@ def jail_argv(readonly: list[Path]) -> list[str]:
     ]
     o += system_binds(SYSTEM_READONLY, load_policy()["usr_links"])
     o += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
-    for folder in [*python_dirs(), PACKAGE_DIR, *readonly]:
-        o += ["--ro-bind", str(folder), str(folder)]
+    # this package and the package's __init__ (the page host imports agent_eval.browser.libraries)
+    for path in [*python_dirs(), PACKAGE_DIR, PACKAGE_DIR.parent / "__init__.py", *readonly]:
+        o += ["--ro-bind", str(path), str(path)]
     return [*o, "--setenv", "HOME", "/tmp", "--chdir", "/tmp", "--"]

@@ -26,9 +26,10 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # libraries.py, beside this file (run with -I)
+# The jail holds this package (and agent_eval/__init__.py) at their own paths, not the rest of the checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from libraries import Answer, answer, parse_cdn_url  # noqa: E402
+from agent_eval.browser.libraries import Answer, answer, parse_cdn_url  # noqa: E402
 
 SETTLE_TIMEOUT_S = 30.0  # the page's own requests (assets a game loads) finish within this, or the step fails
 URL_CHARS = 300
@@ -132,7 +133,7 @@ class Host:
         return {"title": self.page.title(), "chromium": self.chromium_version}
 
     def run(self, steps: list[dict], hashes_only: bool) -> dict:
-        results = []
+        results: list = []
         runaway = False
         for step in steps:
             op = step["op"]

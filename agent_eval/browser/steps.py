@@ -59,7 +59,9 @@ def type_text(text: str) -> dict:
     return {"op": "type", "text": text}
 
 
-def keys_for(ms: float, taps: tuple[str, ...] = (), holds: tuple[str, ...] = (), canvas: str | None = None) -> list[dict]:
+def keys_for(
+    ms: float, taps: tuple[str, ...] = (), holds: tuple[str, ...] = (), canvas: str | None = None
+) -> list[dict]:
     """A span of `ms` game time with keys tapped at its start and keys held throughout, then (with `canvas`)
     its last frame captured. A tap is held for one animation frame: on a clock that moves only between inputs,
     a key pressed and released at once is never seen by a game that polls which keys are down."""
