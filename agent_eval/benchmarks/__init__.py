@@ -2,10 +2,12 @@
 reading/ (a run is a presentation.RunOnDisk to a kind).
 
 activeobs/        active observation: questions about a panoramic video, views through the `observe` tool
+aigamestore/      AI GameStore's browser games, played in the browser host (agent_eval/browser) outside the sandbox
 activevision/     ActiveVision-style static images: loader, the reference scorer, the sample generators
 arcgames/         ARC-AGI-3 games played under the official toolkit in a jail of their own
 answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
 babyvision/       BabyVision's meta_data.jsonl layout, prompted and graded (\\boxed{} and a judge) as its reference
+browser_frames.py the browser-game kinds' frame archive (PNGs) and recall / inspect / read_pixels on it
 base.py           Benchmark (load, setup, grade, scorer hash), Item, HashedDataset, ItemSetup, ItemError,
                   BenchmarkGrade, KindMetrics
 fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge

@@ -141,7 +141,7 @@ class Attempt:
             if on_context is not None:  # the model's context at each request, as the gateway sees it
                 self.lease.ledger.on_usage = lambda usage: on_context(context_tokens(usage))
             session = start_session(agent, item_dir, setup)
-            first, spent_s = session.record.n, 0.0
+            opening, first, spent_s = session, session.record.n, 0.0
             while True:
                 result, launch = self._session(setup, session, config.timeout_s - spent_s)
                 spent_s += result.elapsed_s
@@ -172,8 +172,9 @@ class Attempt:
             config.model,
             # the task as asked (each session's own is in its marker)
             setup.prompt if session.record.n > 1 else session.prompt,
-            # the first message's attachments; a later session's are in its marker (Transcript.sessions)
-            [str(path.relative_to(item_dir.root)) for path in session.images] if session.record.n == 1 else [],
+            # the item's first message's attachments (when this attempt sent it); a later session's are in its
+            # marker (Transcript.sessions)
+            [str(path.relative_to(item_dir.root)) for path in opening.images] if opening.record.n == 1 else [],
         )
         gateway = record_item(self.lease, item_dir.root, transcript)  # also confirms each image's size at the API
         transcript.save(item_dir.steps)  # once, sizes confirmed
