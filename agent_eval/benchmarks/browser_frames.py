@@ -72,6 +72,7 @@ class FrameArchive:
 
     def image(self, number: int) -> Image.Image:
         with Image.open(self.path(self.checked(number))) as image:
+            image.load()  # the pixels, read before the file closes
             return as_pixels(image)
 
     def checked(self, number) -> int:
