@@ -50,10 +50,10 @@ def test_recall_inspect_and_read_pixels(looks):
 @pytest.mark.parametrize(
     "call, says",
     [
-        (lambda l: l.recall([3]), "no frame 3: frames so far are 1-2"),
-        (lambda l: l.recall(list(range(1, MAX_RECALL + 2))), f"at most {MAX_RECALL}"),
-        (lambda l: l.recall([]), "give the numbers"),
-        (lambda l: l.inspect(1, scale=99), "scale must be an integer 1-16"),
+        (lambda looks: looks.recall([3]), "no frame 3: frames so far are 1-2"),
+        (lambda looks: looks.recall(list(range(1, MAX_RECALL + 2))), f"at most {MAX_RECALL}"),
+        (lambda looks: looks.recall([]), "give the numbers"),
+        (lambda looks: looks.inspect(1, scale=99), "scale must be an integer 1-16"),
     ],
 )
 def test_refusals_say_what_to_do(looks, call, says):

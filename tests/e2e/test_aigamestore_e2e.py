@@ -47,8 +47,9 @@ def looks(mode: str) -> list[dict]:
             {
                 "call": "shell",
                 "input": {
-                    "command": "python3 -c \"from PIL import Image; import glob; print('png', len(glob.glob('frames/*.png')),"
-                    " Image.open('frames/0002.png').size)\"; (echo x > frames/0002.png) 2>&1 | tail -1"
+                    "command": 'python3 -c "from PIL import Image; import glob; '
+                    "print('png', len(glob.glob('frames/*.png')), Image.open('frames/0002.png').size)\"; "
+                    "(echo x > frames/0002.png) 2>&1 | tail -1"
                 },
             }
         )

@@ -29,7 +29,8 @@ def write_games(root: Path, canary: str | None = None) -> Path:
 
 
 def keys_reply(segments: list, scratchpad: str) -> str:
-    return f"<rationale>scripted</rationale>\n<keys>\n{json.dumps(segments)}\n</keys>\n<scratchpad>{scratchpad}</scratchpad>"
+    keys = json.dumps(segments)
+    return f"<rationale>scripted</rationale>\n<keys>\n{keys}\n</keys>\n<scratchpad>{scratchpad}</scratchpad>"
 
 
 def official_scenario(plays: list = PLAYS) -> dict:
