@@ -187,7 +187,9 @@ class Attempt:
             result,
             benchmark,
             config.timeout_s,
-            expects_inline=bool(setup.inline_images),
+            # the first message's image is checked where this attempt sent that message (not when it goes on with
+            # an item an earlier process began: that message, and its image, went in the earlier attempt)
+            expects_inline=bool(setup.inline_images) and opening.record.n == 1,
         )
         record.gateway = gateway
         apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop
