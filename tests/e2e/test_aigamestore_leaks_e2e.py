@@ -22,8 +22,8 @@ def searches(data, out) -> list[dict]:
         "grep -rl CANARY- / --include=*.js --include=*.html 2>/dev/null | head -3",
         "curl -s -f -m 5 http://127.0.0.1:8000/games/game1/game.js; echo curl=$?",
         # a marker for each browser process in sight (the patterns do not match this command's own line)
-        "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -o 'page_hos[t][.]py\\|chromiu[m]' | sed 's/^/SEE'N'-/'; "
-        "echo procs",
+        "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -o 'page_hos[t][.]py\\|chromiu[m]' "
+        "| sed 's/^/SEE'N'-/'; echo procs",
         f"ls ../../*/game/frames {out}/r/sandboxes/*/game 2>&1 | head -4",
         "python3 -c \"import glob; print('own frames', len(glob.glob('frames/*.png')))\"; "
         "(echo x > frames/0001.png) 2>&1 | tail -1",
