@@ -54,6 +54,18 @@ NOTES_OPTION = KindOption(
     unset="off",
 )
 
+# The context policy (VISTA's rung iii/iv), one option of the game kinds: same flag, values and meaning for each.
+CONTEXT_OPTION = KindOption(
+    "--context",
+    "context",
+    str,
+    None,
+    "ARC-AGI-3 games (rung iii/iv) and AI GameStore (VISTA's protocol): native (the CLI compacts its own context) or "
+    "handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh "
+    "session goes on from them; give --notes on) (default: native).",
+    unset="native",
+)
+
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
 KINDS: dict[str, Kind] = {
     "activeobs": Kind(
@@ -143,16 +155,7 @@ KINDS["arcgames"] = Kind(
             "--max-actions (ARC Prize's harness uses 2 or 5; default: no per-level bound).",
         ),
         NOTES_OPTION,
-        KindOption(
-            "--context",
-            "context",
-            str,
-            None,
-            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context) or handoff:TOKENS (its "
-            "compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh session goes "
-            "on from them; give --notes on) (default: native).",
-            unset="native",
-        ),
+        CONTEXT_OPTION,
         KindOption(
             "--pixel-readout",
             "pixel_readout",
@@ -207,6 +210,7 @@ KINDS["aigamestore"] = Kind(
             unset=0,
         ),
         NOTES_OPTION,
+        CONTEXT_OPTION,
     ),
     always_tools=("play", "restart", "read_notes", "write_note"),
 )

@@ -13,6 +13,34 @@ from agent_eval.benchmarks.aigamestore.protocol import checked_segments
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession
 from agent_eval.browser.host import PageHost
 
+# A game whose every rule the test knows: START -> Enter -> PLAYING; the score counts frames played; Space ends it
+# (GAME_OVER_LOSE) before the next frame counts; R goes back to START; highScore keeps the best.
+ENDER = """<!DOCTYPE html><html><body><canvas width="32" height="16"></canvas><script>
+const s = {score: 0, highScore: 0, gamePhase: "START"};
+addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && s.gamePhase === "START") { s.gamePhase = "PLAYING"; s.score = 0; }
+  else if (e.key === " " && s.gamePhase === "PLAYING") s.gamePhase = "GAME_OVER_LOSE";
+  else if (e.key === "r" && s.gamePhase === "GAME_OVER_LOSE") s.gamePhase = "START";
+});
+function tick() {
+  if (s.gamePhase === "PLAYING") { s.score += 1; s.highScore = Math.max(s.highScore, s.score); }
+  const g = document.querySelector("canvas").getContext("2d");
+  g.fillStyle = `rgb(${s.score % 256}, ${Math.floor(Math.random() * 256)}, ${s.gamePhase.length * 10})`;
+  g.fillRect(0, 0, 32, 16);
+  requestAnimationFrame(tick);
+}
+requestAnimationFrame(tick);
+window.getGameState = () => s;
+</script></body></html>"""
+
+
+def ender_game(site: Path):
+    folder = site / "games" / "ender"
+    folder.mkdir(parents=True)
+    (folder / "index.html").write_text(ENDER)
+    return load_games(site).items[0]
+
+
 PLAYS = [
     [["HOLD_LEFT"], ["HOLD_LEFT"], ["NOOP"], ["RIGHT"], ["HOLD_RIGHT"]],
     [["HOLD_RIGHT", "SPACE"], ["HOLD_RIGHT"], ["NOOP"], ["NOOP"], ["HOLD_LEFT"]],
