@@ -25,7 +25,7 @@ class Options:
         protocol = given.get("protocol") or "vista"
         if protocol not in PROTOCOLS:
             raise ValueError(f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
-        decisions = int(given.get("decisions") or DEFAULT_DECISIONS)
+        decisions = int(given["decisions"]) if given.get("decisions") is not None else DEFAULT_DECISIONS
         if decisions < 1:
             raise ValueError(f"--decisions must be at least 1, got {decisions}")
         for flag, key in (("--realtime", "realtime"), ("--notes", "notes")):
