@@ -6,26 +6,22 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
 from inspect_ai.log import read_eval_log
 
-from agent_eval.commands.compare import command as compare_command
-from agent_eval.commands.export import command as export_command
-from agent_eval.commands.report import command as report_command
-from agent_eval.commands.show import command as show_command
-from agent_eval.commands.table import command as table_command
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import run_agent
 from support.aigamestore import PLAYS, keys_reply, write_games
+from support.clirun import invoke
 
 pytestmark = pytest.mark.e2e
 
 OPTIONS = {"decisions": 3}
 
 
-def invoke(command, *args):
-    result = CliRunner().invoke(command, [str(a) for a in args], env={"COLUMNS": "200"})
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+def run(*args):
+    """An agent-eval command in process (the whole CLI, as a user types it), wide enough for the tables."""
+    result = invoke(*args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
     return result
 
 
@@ -65,13 +61,13 @@ def runs(tmp_path_factory):
 
 
 def test_show_prints_the_moves_and_the_score(runs):
-    table = invoke(show_command, runs["a"]).output
+    table = run("show", runs["a"]).output
     assert re.search(
         r"normalised score \d+\.\d \(geometric mean over 3 game\(s\); arithmetic \d+\.\d\); "
         r"raw score per game: game1 \d+",
         table,
     ), table
-    item = invoke(show_command, runs["a"], "game1").output
+    item = run("show", runs["a"], "game1").output
     assert "game moves (4)" in item and "hLEFT hLEFT - RIGHT hRIGHT" in item and "PLAYING" in item
     assert re.search(r"game: raw score \d+, normalised \d+\.\d against the human median 50", item), item
     assert "sandboxes/game1/game/frames/NNNN.png" in item and "googletagmanager" in item  # refused, shown
@@ -79,27 +75,25 @@ def test_show_prints_the_moves_and_the_score(runs):
 
 def test_report_draws_a_filmstrip_per_decision(runs, tmp_path):
     html = tmp_path / "r.html"
-    invoke(report_command, runs["a"], runs["b"], "-o", html)
+    run("report", runs["a"], runs["b"], "-o", html)
     text = html.read_text()
     assert text.count('class="ags-strip"') == 2 * 3 * 4  # two runs, three games, the start and three decisions
     assert "normalised score, geometric mean" in text and "decision 3 · episode 1" in text
 
 
 def test_compare_and_table_know_the_normalised_scores(runs, tmp_path):
-    out = invoke(compare_command, runs["a"], runs["b"], "--force").output
+    out = run("compare", runs["a"], runs["b"], "--force").output
     assert "AI GameStore on the shared games" in out and "geometric mean" in out
-    data = json.loads(invoke(compare_command, runs["a"], runs["b"], "--force", "--format", "json").output)[
-        "aigamestore"
-    ]
+    data = json.loads(run("compare", runs["a"], runs["b"], "--force", "--format", "json").output)["aigamestore"]
     assert data["overall"]["games"] == 3 and len(data["games"]) == 3
     # the same sequence on the same games gives the same scores, whichever CLI played it
     assert data["overall"]["geometric_mean"][0] == data["overall"]["geometric_mean"][1]
-    table = invoke(table_command, runs["a"], runs["b"], "--force").output
+    table = run("table", runs["a"], runs["b"], "--force").output
     assert "normalised score, geometric mean" in table
 
 
 def test_the_inspect_export_carries_the_game(runs, tmp_path):
-    invoke(export_command, "--format", "inspect", runs["b"], "-o", tmp_path / "b.eval")
+    run("export", "--format", "inspect", runs["b"], "-o", tmp_path / "b.eval")
     log = read_eval_log(str(tmp_path / "b.eval"))
     sample = next(s for s in log.samples if s.id.startswith("game1"))
     assert sample.scores["correct"].metadata["raw_score"] is not None
