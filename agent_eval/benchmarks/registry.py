@@ -49,9 +49,23 @@ NOTES_OPTION = KindOption(
     "notes",
     str,
     None,
-    "ARC-AGI-3 games (rung iv) and active observation: on gives the agent two notes, GUIDE.md and WORKING.md, "
-    "through read_notes and write_note in every tool mode, every version kept (default: off).",
+    "ARC-AGI-3 games (rung iv), AI GameStore and active observation: on gives the agent two notes, GUIDE.md and "
+    "WORKING.md, through read_notes and write_note in every tool mode, every version kept (default: off).",
     unset="off",
+)
+
+# The context policy (VISTA's rung iii/iv), one option of the game kinds: same flag, values and meaning for each.
+CONTEXT_OPTION = KindOption(
+    "--context",
+    "context",
+    str,
+    None,
+    "ARC-AGI-3 games (rung iii/iv) and AI GameStore (VISTA's protocol): native (the CLI compacts its own context), "
+    "handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh "
+    "session goes on from them; give --notes on) or, ARC-AGI-3 only, handoff:cli (the same hand-off where the CLI "
+    "itself would compact: Claude Code's PreCompact hook blocks it, Codex's own threshold is watched) (default: "
+    "native).",
+    unset="native",
 )
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
@@ -153,17 +167,7 @@ KINDS["arcgames"] = Kind(
             "--max-actions (ARC Prize's harness uses 2 or 5; default: no per-level bound).",
         ),
         NOTES_OPTION,
-        KindOption(
-            "--context",
-            "context",
-            str,
-            None,
-            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context), handoff:TOKENS (its "
-            "compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh session goes "
-            "on from them; give --notes on) or handoff:cli (the same hand-off where the CLI itself would compact: "
-            "Claude Code's PreCompact hook blocks it, Codex's own threshold is watched) (default: native).",
-            unset="native",
-        ),
+        CONTEXT_OPTION,
         KindOption(
             "--session-images",
             "session_images",
@@ -295,6 +299,52 @@ KINDS["arcgames"] = Kind(
     ),
     # notes (--notes on) are offered in mode none too, ours or VISTA's
     always_tools=("play", "read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working"),
+)
+KINDS["aigamestore"] = Kind(
+    "agent_eval.benchmarks.aigamestore.benchmark:AiGameStore",
+    ("none", "image", "python"),
+    "agent_eval.benchmarks.aigamestore.loader:is_gamestore_dataset",
+    tool_names=("play", "restart", "recall", "history", "read_notes", "write_note"),
+    data_help="AI GameStore browser games (games/<name>/index.html: a checkout of lance-ying/aigamestore or its "
+    "harness)",
+    modes_help="AI GameStore: none (play, restart), image (+ recall, inspect, read_pixels, history), python (+ a "
+    "shell over the frames); the official protocol replies with <keys> instead of play",
+    samples_help="aigamestore: the project's own AI GameStore-style test games (p5.js, matter-js, three.js)",
+    options=(
+        KindOption(
+            "--protocol",
+            "protocol",
+            str,
+            None,
+            "AI GameStore: vista (one continuous session playing through the play tool, every frame kept) or "
+            "official (the official baseline: a fresh single-turn request per decision with the last decision's "
+            "frames and the scratchpad, the inputs read from the reply's <keys>) (default: vista).",
+            unset="vista",
+        ),
+        KindOption(
+            "--decisions", "decisions", int, None, "AI GameStore: game seconds (decisions) per game (default: 120)."
+        ),
+        KindOption(
+            "--realtime",
+            "realtime",
+            str,
+            None,
+            "AI GameStore: on lets the game run on while the model thinks (each decision first plays the wall time "
+            "since the last one); off keeps it paused (default: off).",
+            unset="off",
+        ),
+        KindOption(
+            "--game-seed",
+            "game_seed",
+            int,
+            None,
+            "Browser games: the seed of the page's Math.random and crypto (default: 0; recorded, replayed).",
+            unset=0,
+        ),
+        NOTES_OPTION,
+        CONTEXT_OPTION,
+    ),
+    always_tools=("play", "restart", "read_notes", "write_note"),
 )
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 
