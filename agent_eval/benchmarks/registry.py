@@ -30,6 +30,17 @@ class KindOption:
 
 
 @dataclass(frozen=True)
+class Profile:
+    """A named configuration of one kind (`run --profile NAME`): values for run options, each by its name in `run`
+    (a kind's own options and the run's alike), used wherever the command line does not give that option."""
+
+    name: str
+    kind: str
+    about: str  # whose configuration, in a few words
+    options: dict[str, object]
+
+
+@dataclass(frozen=True)
 class Kind:
     target: str  # "module:Class" of the Benchmark
     tool_modes: tuple[str, ...]  # its Benchmark.tool_modes, here so the CLI can offer them without importing it
@@ -41,6 +52,7 @@ class Kind:
     samples_help: str = ""  # what `sample-data --kind NAME` writes
     options: tuple[KindOption, ...] = ()  # run options of its own
     always_tools: tuple[str, ...] = ()  # tools even its mode none may offer (a game's play): no broken ablation
+    profiles: str | None = None  # "module:NAME" of its tuple of Profile (`run --profile`), read as plain data
 
 
 # The notes switch (VISTA's rung iv), one option of two kinds: same flag, values and meaning for each.
@@ -299,6 +311,7 @@ KINDS["arcgames"] = Kind(
     ),
     # notes (--notes on) are offered in mode none too, ours or VISTA's
     always_tools=("play", "read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working"),
+    profiles="agent_eval.benchmarks.arcgames.profile:PROFILES",
 )
 KINDS["aigamestore"] = Kind(
     "agent_eval.benchmarks.aigamestore.benchmark:AiGameStore",
@@ -403,6 +416,15 @@ def foreign_options(name: str, given: dict) -> list[str]:
     """The flags given that belong to another kind than `name` (to refuse them: they would do nothing)."""
     own = {o.name for o in KINDS[name].options} if name in KINDS else set()
     return [option.flag for key, (_, option) in kind_options().items() if key not in own and given.get(key) is not None]
+
+
+def profiles() -> dict[str, Profile]:
+    """Every kind's named configurations, by name (a name is one kind's)."""
+    found: dict[str, Profile] = {}
+    for kind in KINDS.values():
+        for profile in _load(kind.profiles) if kind.profiles else ():
+            found[profile.name] = profile
+    return found
 
 
 def always_tools(name: str | None) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ IDENTITY_FIELDS = (
     "benchmark",
     "kind_options",
     "judge_model",
+    "profile",
 )
 
 
@@ -64,6 +65,8 @@ class RunConfig:
     # without any, so the runs of such kinds read as before.
     kind_options: dict[str, Any] | None = None
     judge_model: str | None = None  # model-graded scoring: the judge the kind asks where its rules cannot decide
+    profile: str | None = None  # --profile: the kind's named configuration the options came from (their values
+    # are in the identity as options; the name says whose setting the run measures)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self, efforts: Mapping[str, tuple[str, ...]]) -> None:
