@@ -97,6 +97,9 @@ class ItemSetup:
     next_session: Callable[[bool], Continuation | None] | None = None
     on_context: Callable[[int], None] | None = None  # told the model's context (tokens) at each of its requests
     cli_compaction: bool = True  # False: the CLI's own context compaction is turned off (the kind hands off)
+    # Sessions one attempt may run (None: the engine's bound): a kind whose protocol starts a fresh session per
+    # decision (GameWorld's official baseline: 100) raises it for its own items
+    max_sessions: int | None = None
 
 
 class ItemError(Exception):

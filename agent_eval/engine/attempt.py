@@ -151,7 +151,7 @@ class Attempt:
                 # The kind may go on in a fresh session (a game's hand-off before the context is full, or a CLI
                 # that ran out of context): told the task, where it stands and its notes, with the same tools.
                 handoff = setup.next_session(agent.ran_out_of_context(result.events)) if setup.next_session else None
-                if handoff is None or session.record.n - first + 1 >= MAX_SESSIONS:
+                if handoff is None or session.record.n - first + 1 >= (setup.max_sessions or MAX_SESSIONS):
                     break
                 session = start_session(agent, item_dir, setup, handoff)
         if result.interrupted:

@@ -72,7 +72,11 @@ def test_the_samples_are_a_checkout_with_two_tasks(checkout):
 
 def test_a_game_missing_from_the_library_leaves_its_tasks_out_in_one_line(checkout):
     shutil.copy(checkout / "catalog" / "games" / "90_beacon.yaml", checkout / "catalog" / "games" / "91_other.yaml")
-    text = (checkout / "catalog" / "games" / "91_other.yaml").read_text().replace("game_name: 90_beacon", "game_name: 91_other")
+    text = (
+        (checkout / "catalog" / "games" / "91_other.yaml")
+        .read_text()
+        .replace("game_name: 90_beacon", "game_name: 91_other")
+    )
     (checkout / "catalog" / "games" / "91_other.yaml").write_text(text)
     (checkout / "catalog" / "tasks" / "91_other").mkdir()
     task_file(checkout, GOOD_TASK.replace("90_03", "91_01").replace("90_beacon", "91_other"), "91_01").rename(
@@ -100,7 +104,11 @@ def test_the_dataset_hash_follows_the_game_files(checkout):
         (GOOD_TASK.replace("task_target_score_field: 5", "task_target_score_field: lots"), 5, "must be a number"),
         (GOOD_TASK.replace("evaluator_id: game_api_metric", "evaluator_id: noop"), 3, "scores only 'game_api_metric'"),
         (GOOD_TASK.replace("max_steps: 100", "max_steps: 2.5"), 4, "whole number"),
-        (GOOD_TASK.replace("  score_field: game_state.score", "  end_field: terminal.isTerminal"), 8, "needs score_field"),
+        (
+            GOOD_TASK.replace("  score_field: game_state.score", "  end_field: terminal.isTerminal"),
+            8,
+            "needs score_field",
+        ),
         (GOOD_TASK.replace("  score_field: game_state.score", "  aggregate_score_fields: []"), 9, "non-empty list"),
         (GOOD_TASK.replace("task_prompt: |\n  Light five.\n", ""), None, "task_prompt is missing"),
         (GOOD_TASK.replace("task_prompt", "task_goal"), 6, "call it task_prompt"),
@@ -127,7 +135,11 @@ def test_a_bad_game_file_is_an_error_naming_its_file_and_line(checkout):
     path.write_text(text.replace("game_name: 90_beacon", "game_name: 2048"))
     with pytest.raises(DataError, match=rf"^{path}:2: game_name '2048' does not match"):
         read_game(path)
-    path.write_text(text.replace("        description: Do nothing.\n", "        description: Do nothing.\n        action: wait\n", 1))
+    path.write_text(
+        text.replace(
+            "        description: Do nothing.\n", "        description: Do nothing.\n        action: wait\n", 1
+        )
+    )
     with pytest.raises(DataError, match="'action' is no longer read by GameWorld"):
         read_game(path)
 
@@ -165,7 +177,9 @@ def test_keys_are_named_as_the_executor_names_them_and_limited_to_the_roles():
     """action_executor.py KEY_ALIASES (`up` -> ArrowUp, `spacebar` -> Space); one character lower-cased."""
     assert key_name("up") == "ArrowUp" and key_name("SPACEBAR") == "Space" and key_name("A") == "a"
     assert check_action({"action": "press_key", "key": "up"}, ROLE, SCREEN)["key"] == "ArrowUp"
-    with pytest.raises(InvalidAction, match="key ArrowLeft is not allowed; this role's keys: ArrowUp, ArrowDown, a, Space"):
+    with pytest.raises(
+        InvalidAction, match="key ArrowLeft is not allowed; this role's keys: ArrowUp, ArrowDown, a, Space"
+    ):
         check_action({"action": "press_key", "key": "ArrowLeft"}, ROLE, SCREEN)
 
 
@@ -230,12 +244,27 @@ def test_actions_compile_into_inputs_on_the_games_clock_in_the_executors_order()
     keys = compile_action(check_action({"action": "press_keys", "keys": "a+Space", "duration": 0.1}, ROLE, SCREEN))
     assert keys == [("key_down", "a"), ("key_down", "Space"), ("advance", 100.0), ("key_up", "Space"), ("key_up", "a")]
     click = compile_action(check_action({"action": "click", "x": 10, "y": 20}, ROLE, SCREEN))
-    assert click == [("move", 10.0, 20.0), ("mouse_down", "left"), ("advance", FRAME_MS), ("mouse_up", "left"),
-                     ("advance", pytest.approx(200 - FRAME_MS))]
-    drag = compile_action(check_action({"action": "drag", "x1": 0, "y1": 0, "x2": 40, "y2": 20, "steps": 2,
-                                        "duration": 0.2}, ROLE, SCREEN))
-    assert drag == [("move", 0.0, 0.0), ("mouse_down", "left"), ("move", 20.0, 10.0), ("advance", 100.0),
-                    ("move", 40.0, 20.0), ("advance", 100.0), ("mouse_up", "left")]
+    assert click == [
+        ("move", 10.0, 20.0),
+        ("mouse_down", "left"),
+        ("advance", FRAME_MS),
+        ("mouse_up", "left"),
+        ("advance", pytest.approx(200 - FRAME_MS)),
+    ]
+    drag = compile_action(
+        check_action(
+            {"action": "drag", "x1": 0, "y1": 0, "x2": 40, "y2": 20, "steps": 2, "duration": 0.2}, ROLE, SCREEN
+        )
+    )
+    assert drag == [
+        ("move", 0.0, 0.0),
+        ("mouse_down", "left"),
+        ("move", 20.0, 10.0),
+        ("advance", 100.0),
+        ("move", 40.0, 20.0),
+        ("advance", 100.0),
+        ("mouse_up", "left"),
+    ]
     typed = compile_action(check_action({"action": "type", "text": "a", "press_enter": False}, ROLE, SCREEN))
     assert typed[:3] == [("key_down", "a"), ("advance", FRAME_MS), ("key_up", "a")]
     assert sum(step[1] for step in typed if step[0] == "advance") == pytest.approx(1000.0)

@@ -207,7 +207,11 @@ def test_a_failed_terminal_on_the_last_step_is_not_reset():
     """`and not max_steps_hit`: the budget is spent, `max_steps_exhausted`, status fail, `step budget exhausted`."""
     result = evaluate(rules(), state(level=8, terminal=True, outcome="fail"), 100, {})
     assert not result.should_reset
-    assert (result.status, result.stop_reason, result.summary) == ("fail", "max_steps_exhausted", "step budget exhausted")
+    assert (result.status, result.stop_reason, result.summary) == (
+        "fail",
+        "max_steps_exhausted",
+        "step budget exhausted",
+    )
 
 
 def test_a_won_terminal_is_success_even_below_the_target():
@@ -230,9 +234,7 @@ def test_another_end_field_blocks_the_reset():
     """`and not (end_match and end_field != "terminal.isTerminal")`: an end field of the task's own that holds
     ends the task even on a failed terminal."""
     config = {**CONFIG_CUBEFIELD, "end_field": "game_state.over", "end_value": True}
-    result = evaluate(
-        rules(config, target=60000.0), state(score=10, over=True, terminal=True, outcome="fail"), 4, {}
-    )
+    result = evaluate(rules(config, target=60000.0), state(score=10, over=True, terminal=True, outcome="fail"), 4, {})
     assert not result.should_reset and result.stop_reason == "end_field" and result.status == "fail"
 
 
@@ -257,7 +259,13 @@ def test_the_stop_reasons_come_in_the_references_order():
     """`if should_reset: ... elif target_reached: ... elif max_steps_hit: ... elif end_match: ... elif
     terminal_hit:`: the target reached on the last step is `target_reached`; a won terminal on the last step is
     `max_steps_exhausted` below the target."""
-    assert STOP_REASONS == ("terminal_fail_reset", "target_reached", "max_steps_exhausted", "end_field", "game_terminal")
+    assert STOP_REASONS == (
+        "terminal_fail_reset",
+        "target_reached",
+        "max_steps_exhausted",
+        "end_field",
+        "game_terminal",
+    )
     both = evaluate(rules(), state(level=32, terminal=True, outcome="success"), 100, {})
     assert both.stop_reason == "target_reached" and both.status == "success"
     last = evaluate(rules(target=4096.0), state(level=2048, terminal=True, outcome="success"), 100, {})

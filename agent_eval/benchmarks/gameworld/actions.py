@@ -166,7 +166,9 @@ def check_action(raw: Any, role: Role, screen: Screen) -> dict[str, Any]:
         if not keys or any(k is None or k not in allowed for k in keys):
             bad = [p for p, k in zip(parts, keys) if k is None or k not in allowed] or parts
             offered = ", ".join(allowed) if allowed else "none"
-            raise InvalidAction(f"key {', '.join(map(str, bad)) or '(none)'} is not allowed; this role's keys: {offered}")
+            raise InvalidAction(
+                f"key {', '.join(map(str, bad)) or '(none)'} is not allowed; this role's keys: {offered}"
+            )
         checked = [k for k in keys if k is not None]
         kind = "press_key" if len(checked) == 1 else "press_keys"
         out: dict[str, Any] = {"action": kind, "duration": _key_hold(controls, checked, raw)}
@@ -205,7 +207,12 @@ def check_action(raw: Any, role: Role, screen: Screen) -> dict[str, Any]:
         if refused:
             offered = ", ".join(allowed) if allowed else "none"
             raise InvalidAction(f"type: {', '.join(refused)} not among this role's keys ({offered})")
-        return {"action": name, "text": text, "press_enter": enter, "duration": _seconds(raw, "duration", TYPE_DURATION_S)}
+        return {
+            "action": name,
+            "text": text,
+            "press_enter": enter,
+            "duration": _seconds(raw, "duration", TYPE_DURATION_S),
+        }
     return {"action": "wait", "duration": _seconds(raw, "duration", hold)}
 
 

@@ -78,7 +78,9 @@ class TaskDef:
     path: Path = Path()
 
     def rules(self) -> TaskRules:
-        return TaskRules(self.evaluator_config, self.start_score, self.target_score, self.max_steps, self.continue_on_fail)
+        return TaskRules(
+            self.evaluator_config, self.start_score, self.target_score, self.max_steps, self.continue_on_fail
+        )
 
 
 # -- reading values, each bad one an error at its line
@@ -146,7 +148,7 @@ def _strings(file: YamlFile, data: Mapping, key: str, *where: object) -> tuple[s
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
-        raise file.error(f"{key} must be a list of names, e.g. [\"ArrowLeft\", \"ArrowRight\"]", *where, key)
+        raise file.error(f'{key} must be a list of names, e.g. ["ArrowLeft", "ArrowRight"]', *where, key)
     return tuple(str(v).strip() for v in value if str(v).strip())
 
 
@@ -181,7 +183,9 @@ def _semantic(file: YamlFile, data: Mapping, *where: object) -> SemanticControl:
     if not binding:
         raise file.error(f"semantic control {ident!r} has no binding (the low-level action it stands for)", *where)
     if not isinstance(binding.get("action"), str):
-        raise file.error(f"semantic control {ident!r}: binding.action must name an action (press_key, click, ...)", *where)
+        raise file.error(
+            f"semantic control {ident!r}: binding.action must name an action (press_key, click, ...)", *where
+        )
     return SemanticControl(
         id=ident,
         description=_text(file, data, "description", *where),
@@ -247,7 +251,9 @@ def _evaluator_config(file: YamlFile, data: Mapping) -> dict[str, Any]:
     fields = config.get("aggregate_score_fields")
     if fields is not None:
         if not isinstance(fields, list) or not fields or not all(isinstance(f, str) and f.strip() for f in fields):
-            raise file.error("aggregate_score_fields must be a non-empty list of dotted paths", *at, "aggregate_score_fields")
+            raise file.error(
+                "aggregate_score_fields must be a non-empty list of dotted paths", *at, "aggregate_score_fields"
+            )
     elif not isinstance(config.get("score_field"), str) or not config["score_field"].strip():
         raise file.error(
             "evaluator_config needs score_field (a dotted path into gameAPI.getState(), e.g. game_state.score) or "

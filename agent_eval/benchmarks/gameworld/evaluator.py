@@ -59,8 +59,7 @@ class Evaluation:
 
     @property
     def progress(self) -> float | None:
-        value = self.metrics.get("progress")
-        return float(value) if _number(value) else None
+        return _as_float(self.metrics.get("progress"))
 
 
 def _number(value: Any) -> bool:
@@ -195,7 +194,7 @@ def evaluate(
     state = state if isinstance(state, dict) else None
     metrics = dict(metrics or {})
     start = float(rules.start_score) if _number(rules.start_score) else 0.0
-    target = float(rules.target_score) if _number(rules.target_score) else None
+    target = _as_float(rules.target_score)
     if target is None:
         metrics.pop("task_target_score", None)
     else:
@@ -217,9 +216,7 @@ def evaluate(
     terminal_hit = isinstance(terminal, dict) and terminal.get("isTerminal") is True
     outcome = terminal.get("outcome") if isinstance(terminal, dict) else None
     outcome = outcome if isinstance(outcome, str) and outcome else None
-    budget_spent = (
-        isinstance(step_index, int) and isinstance(rules.max_steps, int) and step_index >= rules.max_steps
-    )
+    budget_spent = isinstance(step_index, int) and isinstance(rules.max_steps, int) and step_index >= rules.max_steps
     if budget_spent and target is not None and best is None and not errors and not issues:
         if config.get("aggregate_score_fields") is not None:
             _note(issues, "aggregate score fields never produced a numeric value")
@@ -276,9 +273,9 @@ def evaluate(
         summary = "task failed"
     else:
         summary = "task complete"
-    for key, found in (("evaluation_config_errors", errors), ("evaluation_runtime_issues", issues)):
-        if found:
-            metrics[key] = list(found)
+    for key, listed in (("evaluation_config_errors", errors), ("evaluation_runtime_issues", issues)):
+        if listed:
+            metrics[key] = list(listed)
         else:
             metrics.pop(key, None)
     return Evaluation(status, summary, metrics, should_stop, should_reset, stop_reason, finalized)

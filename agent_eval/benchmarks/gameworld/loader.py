@@ -138,7 +138,9 @@ def load_gameworld(root: Path | str) -> GameWorldDataset:
             f"{root / LIBRARY}/ (clone the game library there: git clone {LIBRARY_URL} {root / LIBRARY})"
         )
     if remote:
-        dataset.problems.append(f"{len(remote)} task(s) whose game is a remote url (not playable offline): {', '.join(remote)}")
+        dataset.problems.append(
+            f"{len(remote)} task(s) whose game is a remote url (not playable offline): {', '.join(remote)}"
+        )
     if not dataset.items:
         raise DataError(
             f"{root}: no task's game is in {root / LIBRARY}/; clone the library there "

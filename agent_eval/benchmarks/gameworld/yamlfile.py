@@ -40,7 +40,9 @@ class YamlFile:
         if self.data is None:
             self.data = {}
         if not isinstance(self.data, dict):
-            raise DataError(f"{self.where()}: the file must hold a mapping (key: value lines), not a {_kind(self.data)}")
+            raise DataError(
+                f"{self.where()}: the file must hold a mapping (key: value lines), not a {_kind(self.data)}"
+            )
 
     def _index(self, node: yaml.Node, key: Key, depth: int = 0) -> None:
         if depth > 50:  # an alias that refers to itself: lines this deep say nothing more
