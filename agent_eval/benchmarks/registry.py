@@ -49,8 +49,39 @@ NOTES_OPTION = KindOption(
     "notes",
     str,
     None,
-    "ARC-AGI-3 games (rung iv) and active observation: on gives the agent two notes, GUIDE.md and WORKING.md, "
+    "ARC-AGI-3 games (rung iv), GameWorld and active observation: on gives the agent two notes, GUIDE.md and WORKING.md, "
     "through read_notes and write_note in every tool mode, every version kept (default: off).",
+    unset="off",
+)
+
+# The context policy (VISTA's rungs iii/iv), shared by the game kinds: same flag, values and meaning for each.
+CONTEXT_OPTION = KindOption(
+    "--context",
+    "context",
+    str,
+    None,
+    "ARC-AGI-3 games (rung iii/iv) and GameWorld's vista protocol: native (the CLI compacts its own context) or "
+    "handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh "
+    "session goes on from them; give --notes on) (default: native).",
+    unset="native",
+)
+# The browser games' protocol (each benchmark's official baseline, or VISTA's continuous session), shared.
+PROTOCOL_OPTION = KindOption(
+    "--protocol",
+    "protocol",
+    str,
+    "official",
+    "Browser games: official (the benchmark's own baseline; GameWorld: a fresh turn per step shown its two "
+    "preceding steps) or vista (one continuous session, every frame kept).",
+)
+# A browser game's clock: paused while the model thinks (the benchmarks' rule), or running (the real-time variant).
+REALTIME_OPTION = KindOption(
+    "--realtime",
+    "realtime",
+    str,
+    None,
+    "Browser games: on lets the game run while the model thinks (the real-time variant; the time is recorded, so a "
+    "replay runs it again); off pauses it (default: off).",
     unset="off",
 )
 
@@ -143,16 +174,7 @@ KINDS["arcgames"] = Kind(
             "--max-actions (ARC Prize's harness uses 2 or 5; default: no per-level bound).",
         ),
         NOTES_OPTION,
-        KindOption(
-            "--context",
-            "context",
-            str,
-            None,
-            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context) or handoff:TOKENS (its "
-            "compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh session goes "
-            "on from them; give --notes on) (default: native).",
-            unset="native",
-        ),
+        CONTEXT_OPTION,
         KindOption(
             "--pixel-readout",
             "pixel_readout",
@@ -164,6 +186,34 @@ KINDS["arcgames"] = Kind(
         ),
     ),
     always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too
+)
+KINDS["gameworld"] = Kind(
+    "agent_eval.benchmarks.gameworld.benchmark:GameWorld",
+    ("none", "image", "python"),
+    "agent_eval.benchmarks.gameworld.loader:is_gameworld_dataset",
+    tool_names=("act", "control", "recall", "history", "read_notes", "write_note"),
+    data_help="a GameWorld checkout (catalog/games, catalog/tasks; its game library cloned in games/benchmark)",
+    modes_help="GameWorld tasks: none (act or control only), image (plus recall, inspect, read_pixels, history), "
+    "python (plus a shell over the screens)",
+    samples_help="gameworld: the project's own GameWorld-style test game (window.gameAPI) and two task files",
+    options=(
+        PROTOCOL_OPTION,
+        KindOption(
+            "--interface",
+            "interface",
+            str,
+            "computer-use",
+            "GameWorld: computer-use (act: keys, clicks, drags, scrolls, typing within the role's controls) or "
+            "semantic (control: the role's named controls).",
+        ),
+        KindOption(
+            "--max-steps", "max_steps", int, None, "GameWorld: steps per task and role (default: the task's, 100)."
+        ),
+        REALTIME_OPTION,
+        NOTES_OPTION,
+        CONTEXT_OPTION,
+    ),
+    always_tools=("act", "control", "read_notes", "write_note"),
 )
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 

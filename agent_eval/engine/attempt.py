@@ -184,7 +184,9 @@ class Attempt:
             result,
             benchmark,
             config.timeout_s,
-            expects_inline=bool(setup.inline_images),
+            # one session: its attachments are the transcript's inline images to check; a later session's are in its
+            # marker and the gateway's record (a kind whose protocol is a session per decision attaches each one's)
+            expects_inline=bool(setup.inline_images) and session.record.n == 1,
         )
         record.gateway = gateway
         apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop

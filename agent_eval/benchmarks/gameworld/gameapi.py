@@ -23,9 +23,10 @@ SETTLE_FRAMES = 2  # frames run after the page stops saying `loading`, before in
 CALL_LIMIT_MS = 10_000.0  # how long init or reset may take, in game time
 READY_STATUSES = ("ready", "playing")
 
+# GameWorld's tracker reads getState() and takes a failure as no state: the same, in the page
 GET_STATE = (
-    "(() => { const api = window.gameAPI; "
-    "return api && typeof api.getState === 'function' ? api.getState() : null; })()"
+    "(() => { try { const api = window.gameAPI; "
+    "return api && typeof api.getState === 'function' ? api.getState() : null; } catch (e) { return null; } })()"
 )
 HAS_API = "typeof window.gameAPI === 'object' && window.gameAPI !== null"
 START_CALL = """(() => {{
@@ -43,13 +44,9 @@ class GamePage(Protocol):
     """One game page on the harness's clock (the browser host's page), driven in batches of steps, each a dict:
     {"op": "advance", "ms"}, {"op": "key_down"|"key_up", "key"}, {"op": "mouse_move", "x", "y"},
     {"op": "mouse_down"|"mouse_up", "button"}, {"op": "wheel", "dx", "dy"}, {"op": "eval", "js"} (its JSON value),
-    {"op": "screenshot"} ({"png": bytes, "hash": the pixels' hash}). One result per step (None for inputs)."""
+    {"op": "screenshot"} (a capture: .png, and .hash of its pixels). One result per step (None for inputs)."""
 
     def run(self, steps: list[dict]) -> list: ...
-
-
-class ScriptError(RuntimeError):
-    """A script the harness ran in the page threw (the host's page says so with this type)."""
 
 
 class GameApiError(RuntimeError):
@@ -87,11 +84,7 @@ def evaluate(page: GamePage, js: str):
 
 def read_state(page: GamePage) -> dict | None:
     """getState() as GameWorld's tracker reads it: a mapping, or None (no gameAPI, or it failed)."""
-    try:
-        state = evaluate(page, GET_STATE)
-    except ScriptError:  # the tracker's rule: a failed read is no state
-        return None
-    return as_state(state)
+    return as_state(evaluate(page, GET_STATE))
 
 
 def as_state(value) -> dict | None:

@@ -37,6 +37,7 @@ class Step:
     frame: int  # the screen after the step (what the next decision sees)
     frame_hash: str
     game_ms: float  # the game's clock after the step
+    seen: int | None = None  # the screen the step was decided on (the last one before it)
     invalid: str | None = None  # why nothing was sent (GameWorld counts the step all the same)
     invalid_kind: str | None = None  # out_of_space or no_function_call, as GameWorld names them
     reasoning: str | None = None  # the model's reason, where the protocol asks for one

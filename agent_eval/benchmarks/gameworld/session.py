@@ -77,7 +77,7 @@ class _Clock:
     def screenshot(self, before: list[dict] | None = None) -> tuple[bytes, str]:
         """(PNG, the pixels' hash) of the screen, after `before`'s steps."""
         shot = self.run([*(before or []), {"op": "screenshot"}])[-1]
-        return shot["png"], shot["hash"]
+        return shot.png, shot.hash
 
 
 def _evaluation_record(result: Evaluation) -> dict:
@@ -206,10 +206,7 @@ class TaskSession:
         began = time.perf_counter()
         steps = [{"op": "advance", "ms": realtime_ms}] if realtime_ms > 0 else []
         steps += gameapi.host_steps(compile_action(action)) if action is not None else []
-        try:
-            state = gameapi.as_state(self.page.run([*steps, {"op": "eval", "js": gameapi.GET_STATE}])[-1])
-        except gameapi.ScriptError:  # getState() threw: no state, as GameWorld's tracker reads it
-            state = None
+        state = gameapi.as_state(self.page.run([*steps, {"op": "eval", "js": gameapi.GET_STATE}])[-1])
         browser += time.perf_counter() - began
         out: dict = {"evaluation": None, "reset_frame": None, "reset_frame_hash": None, "reset_failed": None}
         if role == 0:
@@ -279,6 +276,7 @@ class TaskSession:
                 frame=out["frame"],
                 frame_hash=out["frame_hash"],
                 game_ms=round(self.page.ms, 3),
+                seen=self.last_frame(),
                 invalid=invalid,
                 invalid_kind=kind,
                 reasoning=reasoning,

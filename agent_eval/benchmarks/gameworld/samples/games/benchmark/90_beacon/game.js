@@ -1,7 +1,9 @@
 // Beacon: walk a lamp over an 8x6 board (arrow keys; a held key repeats every 100 ms) or click a beacon to
 // light it. Each beacon lit scores 1 and a new one appears at a random free cell; a red guard walks the middle
 // rows on the game's clock, and touching it ends the game (a failed terminal). Ten beacons win.
-// Like GameWorld's 2048, the game is made in the page's first animation frame: until then it is "loading".
+// Like GameWorld's 2048, the game is made in the page's first animation frame (until then it is "loading") and a
+// restart places its beacons on the next frame: a gameAPI.init that restarts the game before that frame leaves
+// the first restart's beacons, one after it draws new ones (2048's race: the start board depends on when init ran).
 (function () {
   'use strict';
   var COLS = 8, ROWS = 6, CELL = 60, TOP = 0, WIN = 10, REPEAT_MS = 100, GUARD_MS = 250;
@@ -23,7 +25,8 @@
     this.counts = { keys: 0, clicks: 0, moves: 0, wheel: 0, by_key: 0, by_click: 0 };
     this.guard = { x: 0, y: 2, dir: 1, last: performance.now() };
     this.started = performance.now();
-    while (this.beacons.length < 3) this.spawn();
+    var self = this;
+    window.requestAnimationFrame(function () { while (self.beacons.length < 3) self.spawn(); });
   };
   Game.prototype.free = function (x, y) {
     if (x === this.player.x && y === this.player.y) return false;
