@@ -79,6 +79,9 @@ class Continuation:
     prompt: str
     images: list[Path] = field(default_factory=list)
     reason: str = "harness restarted"  # why a new session: said in the item's record of its sessions
+    # False: after a restart of the harness the CLI's session is never continued, a fresh one is told `prompt`
+    # (a protocol of single-turn decisions: GameWorld's official baseline)
+    resume: bool = True
 
 
 @dataclass

@@ -49,12 +49,19 @@ def start_session(
         prompt, images = setup.prompt, list(setup.inline_images)
     else:
         last = earlier[-1] if earlier else None
-        if last is not None and last.session_id and agent.can_resume(item_dir.home, item_dir.work, last.session_id):
+        if (
+            goes_on.resume
+            and last is not None
+            and last.session_id
+            and agent.can_resume(item_dir.home, item_dir.work, last.session_id)
+        ):
             kind, session_id, reason = "resume", last.session_id, "harness restarted"
             prompt, images = goes_on.note, list(goes_on.images)
         else:
             why = (
-                "no earlier session recorded"
+                "the protocol starts every decision afresh"
+                if not goes_on.resume
+                else "no earlier session recorded"
                 if last is None
                 else "the earlier session named no id"
                 if not last.session_id

@@ -144,7 +144,7 @@ class Decisions:
     def continuation(self, reason: str) -> Continuation:
         text, images = self.prompt()
         note = f"The evaluation harness was restarted; the task was restored exactly as it was.\n\n{text}"
-        return Continuation(note=note, prompt=text, images=images, reason=reason)
+        return Continuation(note=note, prompt=text, images=images, reason=reason, resume=False)
 
     def next(self, ran_out_of_context: bool) -> Continuation | None:
         """The decision's session ended: a step with nothing sent when it made no call (GameWorld's rule), then the
