@@ -2,13 +2,17 @@
 reading/ (a run is a presentation.RunOnDisk to a kind).
 
 activeobs/        active observation: questions about a panoramic video, views through the `observe` tool
+aigamestore/      AI GameStore's browser games, played in the browser host (agent_eval/browser) outside the sandbox
 activevision/     ActiveVision-style static images: loader, the reference scorer, the sample generators
 arcgames/         ARC-AGI-3 games played under the official toolkit in a jail of their own
 answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
 babyvision/       BabyVision's meta_data.jsonl layout, prompted and graded (\\boxed{} and a judge) as its reference
+browser_frames.py the browser-game kinds' frame archive (PNGs) and recall / inspect / read_pixels on it
 base.py           Benchmark (load, setup, grade, scorer hash), Item, HashedDataset, ItemSetup, ItemError,
                   BenchmarkGrade, KindMetrics
 fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge
+gameworld/        GameWorld's browser-game tasks (catalog + game library), played in the browser host, scored by its
+                  own evaluator from the page's window.gameAPI state
 fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
 judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call
 notes.py          the agent's notes (--notes on): GUIDE.md and WORKING.md, every version kept, and how they read

@@ -79,9 +79,9 @@ class Continuation:
     prompt: str
     images: list[Path] = field(default_factory=list)
     reason: str = "harness restarted"  # why a new session: said in the item's record of its sessions
-    # False: after a restart of the harness the CLI's session is never continued, a fresh one is told `prompt`
-    # (a protocol of single-turn decisions: GameWorld's official baseline)
-    resume: bool = True
+    # True: never continue the CLI's earlier session, always a fresh one told `prompt` (a protocol of one request
+    # per decision, whose context must hold nothing but that request)
+    fresh: bool = False
 
 
 @dataclass
@@ -100,9 +100,10 @@ class ItemSetup:
     next_session: Callable[[bool], Continuation | None] | None = None
     on_context: Callable[[int], None] | None = None  # told the model's context (tokens) at each of its requests
     cli_compaction: bool = True  # False: the CLI's own context compaction is turned off (the kind hands off)
-    # Sessions one attempt may run (None: the engine's bound): a kind whose protocol starts a fresh session per
-    # decision (GameWorld's official baseline: 100) raises it for its own items
-    max_sessions: int | None = None
+    # Told each session's final reply as it ends, before next_session: a kind whose protocol reads the agent's
+    # moves from its reply (AI GameStore's official baseline: one reply per decision, a fresh session each)
+    on_reply: Callable[[str | None], None] | None = None
+    max_sessions: int | None = None  # the kind's bound on sessions in one attempt (None: the engine's own)
 
 
 class ItemError(Exception):

@@ -49,8 +49,9 @@ NOTES_OPTION = KindOption(
     "notes",
     str,
     None,
-    "ARC-AGI-3 games (rung iv), GameWorld and active observation: on gives the agent two notes, GUIDE.md and WORKING.md, "
-    "through read_notes and write_note in every tool mode, every version kept (default: off).",
+    "ARC-AGI-3 games (rung iv), the browser games (AI GameStore, GameWorld) and active observation: on gives the "
+    "agent two notes, GUIDE.md and WORKING.md, through read_notes and write_note in every tool mode, every version "
+    "kept (default: off).",
     unset="off",
 )
 
@@ -65,23 +66,26 @@ CONTEXT_OPTION = KindOption(
     "session goes on from them; give --notes on) (default: native).",
     unset="native",
 )
-# The browser games' protocol (each benchmark's official baseline, or VISTA's continuous session), shared.
+# The browser games' protocol, shared by AI GameStore and GameWorld: same flag, values and default for each.
 PROTOCOL_OPTION = KindOption(
     "--protocol",
     "protocol",
     str,
-    "official",
-    "Browser games: official (the benchmark's own baseline; GameWorld: a fresh turn per step shown its two "
-    "preceding steps) or vista (one continuous session, every frame kept).",
+    None,
+    "Browser games: vista (one continuous session acting through the game's tool, every frame kept) or official "
+    "(the benchmark's own baseline, a fresh single-turn request per decision: AI GameStore's with the last "
+    "decision's frames and the scratchpad, its inputs read from the reply's <keys>; GameWorld's shown its two "
+    "preceding steps, one action through the tool) (default: vista).",
+    unset="vista",
 )
-# A browser game's clock: paused while the model thinks (the benchmarks' rule), or running (the real-time variant).
+# A browser game's clock, shared: paused while the model thinks (both benchmarks' rule), or running (real time).
 REALTIME_OPTION = KindOption(
     "--realtime",
     "realtime",
     str,
     None,
-    "Browser games: on lets the game run while the model thinks (the real-time variant; the time is recorded, so a "
-    "replay runs it again); off pauses it (default: off).",
+    "Browser games: on lets the game run on while the model thinks (each decision first plays the wall time since "
+    "the last one, recorded, so a replay plays it again); off keeps it paused (default: off).",
     unset="off",
 )
 
@@ -186,6 +190,34 @@ KINDS["arcgames"] = Kind(
         ),
     ),
     always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too
+)
+KINDS["aigamestore"] = Kind(
+    "agent_eval.benchmarks.aigamestore.benchmark:AiGameStore",
+    ("none", "image", "python"),
+    "agent_eval.benchmarks.aigamestore.loader:is_gamestore_dataset",
+    tool_names=("play", "restart", "recall", "history", "read_notes", "write_note"),
+    data_help="AI GameStore browser games (games/<name>/index.html: a checkout of lance-ying/aigamestore or its "
+    "harness)",
+    modes_help="AI GameStore: none (play, restart), image (+ recall, inspect, read_pixels, history), python (+ a "
+    "shell over the frames); the official protocol replies with <keys> instead of play",
+    samples_help="aigamestore: the project's own AI GameStore-style test games (p5.js, matter-js, three.js)",
+    options=(
+        PROTOCOL_OPTION,
+        KindOption(
+            "--decisions", "decisions", int, None, "AI GameStore: game seconds (decisions) per game (default: 120)."
+        ),
+        REALTIME_OPTION,
+        KindOption(
+            "--game-seed",
+            "game_seed",
+            int,
+            None,
+            "Browser games: the seed of the page's Math.random and crypto (default: 0; recorded, replayed).",
+            unset=0,
+        ),
+        NOTES_OPTION,
+    ),
+    always_tools=("play", "restart", "read_notes", "write_note"),
 )
 KINDS["gameworld"] = Kind(
     "agent_eval.benchmarks.gameworld.benchmark:GameWorld",

@@ -141,13 +141,15 @@ class Attempt:
             if on_context is not None:  # the model's context at each request, as the gateway sees it
                 self.lease.ledger.on_usage = lambda usage: on_context(context_tokens(usage))
             session = start_session(agent, item_dir, setup)
-            first, spent_s = session.record.n, 0.0
+            opening, first, spent_s = session, session.record.n, 0.0
             while True:
                 result, launch = self._session(setup, session, config.timeout_s - spent_s)
                 spent_s += result.elapsed_s
                 end_session(item_dir, session, _how_it_ended(result))
                 if result.interrupted or result.timed_out or spent_s >= config.timeout_s:
                     break
+                if setup.on_reply is not None:  # the kind reads the agent's moves from its reply
+                    setup.on_reply(agent.parse(result.events, item_dir.root, config.model).final_text)
                 # The kind may go on in a fresh session (a game's hand-off before the context is full, or a CLI
                 # that ran out of context): told the task, where it stands and its notes, with the same tools.
                 handoff = setup.next_session(agent.ran_out_of_context(result.events)) if setup.next_session else None
@@ -170,8 +172,9 @@ class Attempt:
             config.model,
             # the task as asked (each session's own is in its marker)
             setup.prompt if session.record.n > 1 else session.prompt,
-            # the first message's attachments; a later session's are in its marker (Transcript.sessions)
-            [str(path.relative_to(item_dir.root)) for path in session.images] if session.record.n == 1 else [],
+            # the item's first message's attachments (when this attempt sent it); a later session's are in its
+            # marker (Transcript.sessions)
+            [str(path.relative_to(item_dir.root)) for path in opening.images] if opening.record.n == 1 else [],
         )
         gateway = record_item(self.lease, item_dir.root, transcript)  # also confirms each image's size at the API
         transcript.save(item_dir.steps)  # once, sizes confirmed
@@ -184,9 +187,9 @@ class Attempt:
             result,
             benchmark,
             config.timeout_s,
-            # one session: its attachments are the transcript's inline images to check; a later session's are in its
-            # marker and the gateway's record (a kind whose protocol is a session per decision attaches each one's)
-            expects_inline=bool(setup.inline_images) and session.record.n == 1,
+            # the item's first message was sent in this attempt: its attachments are checked (a restored item's
+            # opening session is told where it stands, with attachments of its own, in its marker)
+            expects_inline=bool(setup.inline_images) and opening.record.n == 1,
         )
         record.gateway = gateway
         apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop

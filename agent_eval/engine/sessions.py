@@ -49,18 +49,14 @@ def start_session(
         prompt, images = setup.prompt, list(setup.inline_images)
     else:
         last = earlier[-1] if earlier else None
-        if (
-            goes_on.resume
-            and last is not None
-            and last.session_id
-            and agent.can_resume(item_dir.home, item_dir.work, last.session_id)
-        ):
-            kind, session_id, reason = "resume", last.session_id, "harness restarted"
+        earlier_id = last.session_id if last is not None and not goes_on.fresh else None
+        if earlier_id and agent.can_resume(item_dir.home, item_dir.work, earlier_id):
+            kind, session_id, reason = "resume", earlier_id, "harness restarted"
             prompt, images = goes_on.note, list(goes_on.images)
         else:
             why = (
-                "the protocol starts every decision afresh"
-                if not goes_on.resume
+                "the kind asks a fresh session"
+                if goes_on.fresh and last is not None and last.session_id
                 else "no earlier session recorded"
                 if last is None
                 else "the earlier session named no id"

@@ -31,7 +31,10 @@ def looks(mode: str, frame: int) -> list[dict]:
         return []
     calls = [
         {"call": "recall", "input": {"frames": [frame]}},
-        {"call": "inspect", "input": {"frame": frame, "x": 420, "y": 0, "width": 60, "height": 60, "grid": 20}},
+        {
+            "call": "inspect",
+            "input": {"frame": frame, "x": 420, "y": 0, "width": 60, "height": 60, "scale": 4, "grid": 20},
+        },
         {
             "call": "read_pixels",
             "input": {"frame": frame, "x": 440, "y": 20, "width": 20, "height": 20, "rows": 2, "columns": 2},
@@ -61,7 +64,17 @@ def results(item_dir) -> list:
 def test_the_official_protocol_wins_the_task_one_fresh_decision_per_step(agent, mode, checkout, tmp_path):
     decisions = [looks(mode, 1) + [WIN[0] | {"reasoning": "top right"}], [WIN[1]], looks(mode, 2) + [WIN[2]]]
     with ScriptedServer(official(decisions)) as server:
-        outcome = run_agent(agent, mode, server, checkout, tmp_path, ids="90_01", jobs=1, timeout_s=240)
+        outcome = run_agent(
+            agent,
+            mode,
+            server,
+            checkout,
+            tmp_path,
+            ids="90_01",
+            jobs=1,
+            timeout_s=240,
+            kind_options={"protocol": "official"},
+        )
         prompts = [prompt_text(r) for r in server.main_requests() if r.rule is not None]
     record = outcome.store.records()[0]
     assert record.status == "ok" and record.correct, (record.status, record.error)
@@ -79,7 +92,7 @@ def test_the_official_protocol_wins_the_task_one_fresh_decision_per_step(agent, 
     assert marker["images"] == ["game/frames/0001.png"]
     if mode != "none":
         texts = [r.text for r in results(item)]
-        assert any("palette" in t for t in texts)  # read_pixels answered
+        assert any('"palette"' in t for t in texts)  # read_pixels answered
         assert any("step 1: click (450, 30) left; reason: top right" in t for t in texts)  # history, decision 3
     if mode == "python":  # the shell sees this decision's screens only, read-only
         shell = [t for t in (r.text for r in results(item)) if "screens" in t]
@@ -138,7 +151,15 @@ def test_an_official_decision_without_a_call_is_a_step_with_nothing_sent(agent, 
     decisions = [[], [WIN[0]], []]
     with ScriptedServer(official(decisions)) as server:
         outcome = run_agent(
-            agent, "none", server, checkout, tmp_path, ids="90_01", jobs=1, timeout_s=240, kind_options={"max_steps": 3}
+            agent,
+            "none",
+            server,
+            checkout,
+            tmp_path,
+            ids="90_01",
+            jobs=1,
+            timeout_s=240,
+            kind_options={"max_steps": 3, "protocol": "official"},
         )
     record = outcome.store.records()[0]
     assert record.status == "ok" and not record.correct

@@ -90,5 +90,5 @@ def test_a_task_killed_mid_play_is_replayed_and_goes_on(agent, protocol, tmp_pat
     starts = read_sessions(item)
     after = starts[-1]
     if protocol == "official":  # a decision is never continued: the next one starts afresh
-        assert after.kind == "new" and "the protocol starts every decision afresh" in after.reason
+        assert after.kind == "new" and "the kind asks a fresh session" in after.reason
     assert any("harness restarted" in s.reason for s in starts)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
+from agent_eval.benchmarks.browser_frames import FRAMES_DIR
 from agent_eval.benchmarks.gameworld.catalog import append_url_suffix
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics, grade_task, prediction_text, rollup_tasks, rules_hash
@@ -18,7 +19,6 @@ from agent_eval.benchmarks.gameworld.loader import PAGE, GameWorldDataset, TaskI
 from agent_eval.benchmarks.gameworld.protocol import Decisions, Handoff, base_prompt, vista_continuation
 from agent_eval.benchmarks.gameworld.records import GAME_DIR, append_restore, in_progress
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
-from agent_eval.benchmarks.gameworld.screens import FRAMES_DIR
 from agent_eval.benchmarks.gameworld.session import SEED, NotReplayable, TaskSession
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.datamodel.itemdir import now_iso

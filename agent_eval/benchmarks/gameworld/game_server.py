@@ -10,7 +10,6 @@ own (tools/imagetools)."""
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -20,6 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
+from agent_eval.benchmarks.browser_frames import DEFAULT_INSPECT_SCALE, MAX_RECALL, FrameLooks
 from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
 from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions, Handoff
@@ -29,14 +29,8 @@ from agent_eval.benchmarks.notes import Notes
 from agent_eval.benchmarks.notes_server import WRITE_NOTE, note_functions
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
-from agent_eval.tools.imagetools.ops import DEFAULT_SIZE, inspect_view
-from agent_eval.tools.imagetools.ops import read_pixels as sample_pixels
-from agent_eval.tools.imagetools.palette import Palette
-from agent_eval.tools.imagetools.regions import resolve_region
-from agent_eval.tools.imagetools.service import format_pixels
 
 SERVER_NAME = "game"
-MAX_RECALL = 6
 HISTORY_LIMIT = 64
 ACT_FIELDS = (
     "action",
@@ -77,10 +71,11 @@ ANSWERS = {
 RECALL = f"""Look again at screens already shown: `frames` (their numbers, at most {MAX_RECALL}) or `step` (a step's \
 number: the screen after it, and the last screen before a reset if the game was reset there)."""
 INSPECT = """Look closely at part of a screen: the region (x, y, width, height in screen pixels; default the whole
-screen) enlarged by nearest neighbour so its longer side is `size` pixels, with grid lines every `grid` screen
-pixels labelled in screen coordinates (0: no grid)."""
-READ_PIXELS = """Read exact colours of a region of a screen: the centre pixel of each of rows x columns bins (at most
-4096 samples), as one symbol per sample, with the palette of the symbols' RGB colours."""
+screen) enlarged `scale` times by nearest neighbour, with grid lines every `grid` screen pixels labelled in screen
+coordinates (0: no grid)."""
+READ_PIXELS = """Read the colours of a region of a screen (default the whole screen), sampled on a grid of `rows` x
+`columns` (default: every pixel, up to 64 a side): one symbol per sample, with the palette of symbols to colours
+(kept for the whole task)."""
 HISTORY = f"""The steps taken so far, oldest first (`start`, `end`: step numbers, end excluded; at most `limit`, \
 default and maximum {HISTORY_LIMIT}; without bounds, the latest): each step's action as executed (or why nothing \
 was sent), your reason where you gave one, the screen it was decided on and the screen after it."""
@@ -91,7 +86,7 @@ READ_NOTES = "Read your two notes ({what}). They are kept across sessions; a fre
 def _refusing(call: Callable[[], Any]) -> Any:
     try:
         return call()
-    except (StepRefused, ToolInputError, ValueError) as error:
+    except (StepRefused, ToolInputError) as error:
         raise ToolError(str(error)) from None
 
 
@@ -111,7 +106,7 @@ class GameTools:
         self.decisions = decisions
         self.handoff = handoff or Handoff(None)
         self.notes = notes
-        self.palette = Palette()
+        self.looks = FrameLooks(session.archive)
 
     # -- what this decision may look at
 
@@ -119,13 +114,14 @@ class GameTools:
         """The screens within reach: this decision's (official), or None: every screen so far (vista)."""
         return self.decisions.shown() if self.decisions is not None else None
 
-    def frame(self, number: Any):
-        archive = self.session.archive
+    def within(self, numbers: list[int]) -> list[int]:
+        """The frames asked for, refused unless this decision may look at them (official: its own screens)."""
         reach = self.visible()
-        if not archive.has(number) or (reach is not None and number not in reach):
-            within = f"this decision's screens are {', '.join(map(str, reach))}" if reach is not None else None
-            raise StepRefused(f"no screen {number!r}: " + (within or f"screens so far are 1-{archive.count}"))
-        return archive.image(number)
+        outside = [n for n in numbers if reach is not None and n not in reach]
+        if outside:
+            shown = ", ".join(map(str, reach or []))
+            raise StepRefused(f"screen {outside[0]!r} is not one this decision was shown (its screens: {shown})")
+        return numbers
 
     # -- acting
 
@@ -152,26 +148,18 @@ class GameTools:
     def recall(self, frames: list[int] | None, step: int | None) -> list:
         if (frames is None) == (step is None):
             raise StepRefused("give either `frames` or `step`")
-        wanted = self.session.frames_of_step(step) if step is not None else list(frames or [])
-        if len(wanted) > MAX_RECALL:
-            raise StepRefused(f"{len(wanted)} screens asked; at most {MAX_RECALL} per call")
+        wanted = self.within(self.session.frames_of_step(step) if step is not None else list(frames or []))
         out: list = []
-        for number in wanted:
-            self.frame(number)
-            out += [json.dumps({"frame": number}), Image(data=self.session.archive.png(number), format="png")]
+        for meta, png in self.looks.recall(wanted):
+            out += [json.dumps(meta), Image(data=png, format="png")]
         return out
 
-    def inspect(self, frame: int, x, y, width, height, size: int, grid: int) -> list:
-        image = self.frame(frame)
-        view, meta = inspect_view(image, resolve_region(image.size, x, y, width, height), size, grid)
-        buffer = io.BytesIO()
-        view.save(buffer, format="PNG")
-        return [json.dumps({"frame": frame, **meta}), Image(data=buffer.getvalue(), format="png")]
+    def inspect(self, frame: int, x, y, width, height, scale: int, grid: int) -> list:
+        meta, png = self.looks.inspect(self.within([frame])[0], x, y, width, height, scale, grid)
+        return [json.dumps(meta), Image(data=png, format="png")]
 
     def read_pixels(self, frame: int, x, y, width, height, rows, columns) -> str:
-        image = self.frame(frame)
-        result = sample_pixels(image, resolve_region(image.size, x, y, width, height), rows, columns, self.palette)
-        return format_pixels({"image": f"screen {frame}", **result})
+        return self.looks.read_pixels(self.within([frame])[0], x, y, width, height, rows, columns)
 
     def history(self, start: int | None, end: int | None, limit: int | None) -> str:
         steps = self.decisions.memory() if self.decisions is not None else self.session.steps
@@ -249,10 +237,10 @@ def _memory_functions(tools: GameTools) -> list[Callable[..., Any]]:
         y: Annotated[int | None, Field(description="Top edge, pixels. Default 0.")] = None,
         width: Annotated[int | None, Field(description="Width, pixels. Default: to the edge.")] = None,
         height: Annotated[int | None, Field(description="Height, pixels. Default: to the edge.")] = None,
-        size: Annotated[int, Field(description="The view's longer side, 16-2048 pixels.")] = DEFAULT_SIZE,
+        scale: Annotated[int, Field(description="Enlargement, 1-16.")] = DEFAULT_INSPECT_SCALE,
         grid: Annotated[int, Field(description="Grid spacing in screen pixels; 0: none.")] = 0,
     ) -> list:
-        return _refusing(lambda: tools.inspect(frame, x, y, width, height, size, grid))
+        return _refusing(lambda: tools.inspect(frame, x, y, width, height, scale, grid))
 
     def read_pixels(
         frame: Annotated[int, Field(description=SCREEN_HELP)],

@@ -11,14 +11,16 @@ every screen stays within reach (recall), the notes and the hand-off at a contex
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 from agent_eval.benchmarks.base import Continuation
+from agent_eval.benchmarks.browser_frames import FRAMES_DIR, FrameArchive, frame_name
 from agent_eval.benchmarks.gameworld.actions import describe_action
 from agent_eval.benchmarks.gameworld.catalog import GameDef
 from agent_eval.benchmarks.gameworld.records import Step
 from agent_eval.benchmarks.gameworld.rung import OFFICIAL_MEMORY, Rung
-from agent_eval.benchmarks.gameworld.screens import FRAMES_DIR, show_only
 from agent_eval.benchmarks.gameworld.session import TaskSession
 from agent_eval.benchmarks.notes import Notes
 
@@ -91,6 +93,21 @@ def base_prompt(template_text: str, session: TaskSession, rung: Rung, role: int 
     )
 
 
+def show_only(window: Path, archive: FrameArchive, numbers: list[int]) -> None:
+    """Make `window` hold exactly these frames of the archive (python mode: the shell sees the frames the current
+    decision was shown, not the whole archive)."""
+    window.mkdir(parents=True, exist_ok=True)
+    wanted = {frame_name(n) for n in numbers}
+    for present in window.iterdir():
+        if present.name not in wanted:
+            present.unlink()
+    for number in numbers:
+        if not (window / frame_name(number)).exists():
+            tmp = window / f".{frame_name(number)}.tmp"
+            shutil.copyfile(archive.path(number), tmp)
+            os.replace(tmp, window / frame_name(number))
+
+
 class Decisions:
     """The official protocol's turns: which decision and role is on, what it is shown, and the next one."""
 
@@ -144,7 +161,7 @@ class Decisions:
     def continuation(self, reason: str) -> Continuation:
         text, images = self.prompt()
         note = f"The evaluation harness was restarted; the task was restored exactly as it was.\n\n{text}"
-        return Continuation(note=note, prompt=text, images=images, reason=reason, resume=False)
+        return Continuation(note=note, prompt=text, images=images, reason=reason, fresh=True)
 
     def next(self, ran_out_of_context: bool) -> Continuation | None:
         """The decision's session ended: a step with nothing sent when it made no call (GameWorld's rule), then the

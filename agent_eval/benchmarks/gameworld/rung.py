@@ -1,8 +1,9 @@
 """A GameWorld run's switches (kind options, so in the run's identity) and the tools each offers.
 
-- protocol: `official`, GameWorld's computer-use baseline: every decision a fresh single-turn request that sees the
-  current screen and its two preceding steps (their screens, actions and reasons), one action, 100 steps; or
-  `vista`, VISTA's: one continuous session acting one step per call, every screen kept (lossless memory).
+- protocol: `vista` (the default, as for AI GameStore), one continuous session acting one step per call, every
+  screen kept (lossless memory); or `official`, GameWorld's computer-use baseline: every decision a fresh
+  single-turn request that sees the current screen and its two preceding steps (their screens, actions and
+  reasons), one action, 100 steps.
 - interface: `computer-use` (the `act` tool: keys, clicks, drags ... limited to the role's controls) or
   `semantic` (the `control` tool: the role's named semantic controls).
 - max_steps: the step budget per role (default: the task's, 100 in every catalog task).
@@ -32,7 +33,7 @@ NOTE_PURPOSES = {  # what each of the agent's notes is for (nothing of how to pl
 
 @dataclass(frozen=True)
 class Rung:
-    protocol: str = "official"
+    protocol: str = "vista"
     interface: str = "computer-use"
     max_steps: int | None = None  # None: the task's own
     realtime: bool = False
@@ -42,7 +43,7 @@ class Rung:
     @classmethod
     def from_options(cls, given: dict) -> Rung:
         """From the kind's options (None: the default); ValueError naming the flag for a bad value."""
-        protocol = given.get("protocol") or "official"
+        protocol = given.get("protocol") or "vista"
         if protocol not in PROTOCOLS:
             raise ValueError(f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
         interface = given.get("interface") or "computer-use"

@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from agent_eval.benchmarks.browser_frames import FRAMES_DIR, FrameArchive
 from agent_eval.benchmarks.gameworld import gameapi
 from agent_eval.benchmarks.gameworld.actions import (
     InvalidAction,
@@ -43,7 +44,6 @@ from agent_eval.benchmarks.gameworld.records import (
     write_end,
     write_record,
 )
-from agent_eval.benchmarks.gameworld.screens import FRAMES_DIR, ScreenArchive
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.jsonl import open_log
 
@@ -104,7 +104,7 @@ class TaskSession:
         self.page = _Clock(page)
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.archive = ScreenArchive(self.directory / FRAMES_DIR)
+        self.archive = FrameArchive(self.directory / FRAMES_DIR)
         self.max_steps = max_steps
         self.realtime = realtime
         self.url = url
