@@ -19,7 +19,7 @@ import json
 import os
 import threading
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from agent_eval.benchmarks.browser_frames import FRAMES_DIR, FrameArchive
@@ -78,6 +78,12 @@ class _Clock:
         """(PNG, the pixels' hash) of the screen, after `before`'s steps."""
         shot = self.run([*(before or []), {"op": "screenshot"}])[-1]
         return shot.png, shot.hash
+
+
+@dataclass(frozen=True)
+class _Shot:
+    png: bytes
+    hash: str
 
 
 def _evaluation_record(result: Evaluation) -> dict:
@@ -200,33 +206,34 @@ class TaskSession:
     # -- one step
 
     def _run(self, role: int, action: dict | None, realtime_ms: float) -> dict:
-        """A step's effect on the game (the same live and on a replay): the inputs, the state, the evaluator for the
-        first role, a reset it asks for, GameWorld's gap between steps, the screen after."""
-        browser = 0.0
+        """A step's effect on the game (the same live and on a replay), in one round trip to the page: the inputs,
+        the state read, GameWorld's 50 ms between steps and the screen after; then the evaluator for the first role
+        and the reset it asks for (the screen taken is then the failed episode's last, and the page is reset, made
+        ready and given its 50 ms again before the screen the next decision sees)."""
         began = time.perf_counter()
         steps = [{"op": "advance", "ms": realtime_ms}] if realtime_ms > 0 else []
         steps += gameapi.host_steps(compile_action(action)) if action is not None else []
-        state = gameapi.as_state(self.page.run([*steps, {"op": "eval", "js": gameapi.GET_STATE}])[-1])
-        browser += time.perf_counter() - began
+        steps += [{"op": "eval", "js": gameapi.GET_STATE}, {"op": "advance", "ms": LOOP_GAP_MS}, {"op": "screenshot"}]
+        results = self.page.run(steps)
+        state, shot = gameapi.as_state(results[-3]), results[-1]
+        browser = time.perf_counter() - began
         out: dict = {"evaluation": None, "reset_frame": None, "reset_frame_hash": None, "reset_failed": None}
         if role == 0:
             result = self.evaluator.after_step(state)
             out["evaluation"] = _evaluation_record(result)
             if result.should_reset:
+                out["reset_frame"], out["reset_frame_hash"] = self.archive.add(shot.png), shot.hash
                 began = time.perf_counter()
-                png, digest = self.page.screenshot()
-                out["reset_frame"], out["reset_frame_hash"] = self.archive.add(png), digest
                 try:
                     gameapi.reset(self.page)
                     self.evaluator.reset_done()
                 except GameApiError as error:  # GameWorld: "auto-reset failed; stopping run"
                     out["reset_failed"] = str(error)
+                png, digest = self.page.screenshot([{"op": "advance", "ms": LOOP_GAP_MS}])
+                shot = _Shot(png, digest)
                 browser += time.perf_counter() - began
-        began = time.perf_counter()
-        png, digest = self.page.screenshot([{"op": "advance", "ms": LOOP_GAP_MS}])
-        browser += time.perf_counter() - began
-        out["frame"], out["frame_hash"] = self.archive.add(png), digest
-        out["png"], out["browser_ms"] = png, round(browser * 1000, 3)
+        out["frame"], out["frame_hash"] = self.archive.add(shot.png), shot.hash
+        out["png"], out["browser_ms"] = shot.png, round(browser * 1000, 3)
         return out
 
     def act(
