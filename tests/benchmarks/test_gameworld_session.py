@@ -6,6 +6,7 @@ and the replay of a task left by a killed harness (agent_eval/benchmarks/gamewor
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -160,3 +161,49 @@ def test_a_record_that_does_not_replay_is_refused(checkout, host, tmp_path):
     (tmp_path / "t" / "timeline.jsonl").write_text(json.dumps(changed) + "\n")
     with pytest.raises(NotReplayable, match="step 1: its screen differs"):
         open_session(host, item, tmp_path / "t")
+
+
+def test_real_time_runs_the_game_while_the_model_thinks_and_replays_it(checkout, host, tmp_path):
+    """--realtime on: the wall time before a step runs on the game's clock (recorded); a replay runs it again."""
+    item = task(checkout)
+    session = open_session(host, item, tmp_path / "t", realtime=True)
+    time.sleep(0.3)  # the model thinks
+    session.act(0, {"action": "wait", "duration": 0.05}, "computer_use")
+    step = session.steps[0]
+    assert step.realtime_ms >= 300 and step.game_ms >= 400
+    again = open_session(host, item, tmp_path / "t", realtime=True)
+    assert [s.frame_hash for s in again.steps] == [step.frame_hash] and again.page.ms == pytest.approx(session.page.ms)
+
+
+def test_a_game_of_two_roles_evaluates_the_first_and_bounds_each(checkout, host, tmp_path):
+    """GameWorld evaluates its first agent's steps (coordinator: `_evaluation_agent_id = self.agents[0]`) and
+    counts the step budget on it; here one agent plays both roles, each limited to its own controls."""
+    game = checkout / "catalog" / "games" / "90_beacon.yaml"
+    text = game.read_text()
+    duo = text + (
+        "  - name: helper\n"
+        "    computer_use_controls:\n"
+        '      allowed_keys: ["ArrowLeft", "ArrowRight"]\n'
+        "      allow_clicks: false\n"
+    )
+    game.write_text(duo)
+    try:
+        item = task(checkout)
+        assert [r.name for r in item.game.roles] == ["player", "helper"]
+        session = open_session(host, item, tmp_path / "t", max_steps=2)
+        session.act(1, {"action": "press_key", "key": "ArrowRight"}, "computer_use")
+        assert session.steps[0].evaluation is None and session.role_steps == [0, 1]
+        refused, _ = session.act(1, {"action": "click", "x": 450, "y": 30}, "computer_use")
+        assert "may not use the mouse" in refused["invalid"]
+        session.act(0, WIN[0], "computer_use")
+        assert session.steps[-1].evaluation["progress"] == pytest.approx(1 / 3)
+        assert session.over is None and session.steps_left(1) == 0  # the helper's budget, not the task's
+        spent, _ = session.act(1, {"action": "wait"}, "computer_use")
+        assert (
+            spent["stop"].startswith("No step taken: role 1 (helper) has used its 2 steps") and len(session.steps) == 3
+        )
+        status, _ = session.act(0, WIN[1], "computer_use")
+        assert status["stop"].startswith("the task has ended")  # the first role's budget: max_steps_exhausted
+        assert session.finish().stop_reason == "max_steps_exhausted"
+    finally:
+        game.write_text(text)

@@ -252,6 +252,9 @@ class TaskSession:
         with self._lock:
             if self.over:
                 return self.status(stopped=True), None
+            if self.role_steps[role] >= self.max_steps:  # a later role's own budget (the first role's ends the task)
+                left = f"role {role} ({self.roles[role].name}) has used its {self.max_steps} steps"
+                return {"steps_left": 0, "stop": f"No step taken: {left}; the other roles play on."}, None
             started = time.perf_counter()
             action, invalid, kind = None, None, None
             try:
