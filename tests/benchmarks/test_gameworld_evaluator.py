@@ -225,6 +225,8 @@ def test_a_won_terminal_is_success_even_below_the_target():
 def test_a_terminal_without_outcome_takes_the_tasks_terminal_status():
     """`else: status = terminal_status` with `terminal_status = str(config.get("terminal_status", "unknown"))`."""
     assert evaluate(rules(), state(level=2, terminal=True), 2, {}).status == "success"  # 2048: terminal_status success
+    unsaid = evaluate(rules({"score_field": "game_state.score"}, target=9.0), state(score=1, terminal=True), 2, {})
+    assert unsaid.status == "unknown" and unsaid.stop_reason == "game_terminal"  # no terminal_status: "unknown"
     fireboy = evaluate(rules(CONFIG_FIREBOY, target=2.0), state(terminal=True, diamonds={}), 2, {})
     assert fireboy.stop_reason == "end_field"
     assert fireboy.status == "unknown"  # the diamonds are missing: unresolved fields come first
