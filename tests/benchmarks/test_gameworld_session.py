@@ -14,18 +14,11 @@ from agent_eval.benchmarks.gameworld import gameapi
 from agent_eval.benchmarks.gameworld.benchmark import HostPage
 from agent_eval.benchmarks.gameworld.records import read_restores, read_steps
 from agent_eval.benchmarks.gameworld.session import NotReplayable
-from support.gameworld import CAUGHT, WIN, open_session, page_host, task, write_checkout
+from support import gameworld
+from support.gameworld import CAUGHT, WIN, open_session, task
 
-
-@pytest.fixture(scope="module")
-def checkout(tmp_path_factory):
-    return write_checkout(tmp_path_factory.mktemp("gameworld") / "checkout")
-
-
-@pytest.fixture(scope="module")
-def host(checkout, tmp_path_factory):
-    with page_host(task(checkout), tmp_path_factory.mktemp("host")) as host:
-        yield host
+# the module's checkout and page host (pytest fixtures `checkout` and `host`)
+checkout_fixture, host_fixture = gameworld.checkout_fixture, gameworld.host_fixture
 
 
 def beacons(session) -> list[dict]:

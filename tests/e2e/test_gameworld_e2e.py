@@ -54,6 +54,12 @@ def looks(mode: str, frame: int) -> list[dict]:
     return calls
 
 
+def run_official(agent: str, mode: str, server, checkout, out, **options):
+    """Task 90_01 under GameWorld's official protocol (a session per decision: room for them in the timeout)."""
+    kind_options = {"protocol": "official", **options}
+    return run_agent(agent, mode, server, checkout, out, ids="90_01", jobs=1, timeout_s=240, kind_options=kind_options)
+
+
 def results(item_dir) -> list:
     steps = Transcript.load(item_dir / "steps.json").steps
     return [s for s in steps if s.kind == "tool_result"]
@@ -64,17 +70,7 @@ def results(item_dir) -> list:
 def test_the_official_protocol_wins_the_task_one_fresh_decision_per_step(agent, mode, checkout, tmp_path):
     decisions = [looks(mode, 1) + [WIN[0] | {"reasoning": "top right"}], [WIN[1]], looks(mode, 2) + [WIN[2]]]
     with ScriptedServer(official(decisions)) as server:
-        outcome = run_agent(
-            agent,
-            mode,
-            server,
-            checkout,
-            tmp_path,
-            ids="90_01",
-            jobs=1,
-            timeout_s=240,
-            kind_options={"protocol": "official"},
-        )
+        outcome = run_official(agent, mode, server, checkout, tmp_path)
         prompts = [prompt_text(r) for r in server.main_requests() if r.rule is not None]
     record = outcome.store.records()[0]
     assert record.status == "ok" and record.correct, (record.status, record.error)
@@ -153,17 +149,7 @@ def test_an_official_decision_without_a_call_is_a_step_with_nothing_sent(agent, 
     """GameWorld: "No function call parsed" is an invalid action; the step counts. The budget ends the task."""
     decisions = [[], [WIN[0]], []]
     with ScriptedServer(official(decisions)) as server:
-        outcome = run_agent(
-            agent,
-            "none",
-            server,
-            checkout,
-            tmp_path,
-            ids="90_01",
-            jobs=1,
-            timeout_s=240,
-            kind_options={"max_steps": 3, "protocol": "official"},
-        )
+        outcome = run_official(agent, "none", server, checkout, tmp_path, max_steps=3)
     record = outcome.store.records()[0]
     assert record.status == "ok" and not record.correct
     metrics = record.metrics

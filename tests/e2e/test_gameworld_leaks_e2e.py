@@ -16,18 +16,18 @@ pytestmark = pytest.mark.e2e
 
 
 def searches(checkout) -> list[dict]:
-    commands = [
-        f"ls -la {checkout} {checkout}/games/benchmark/90_beacon 2>&1 | head; "
-        f"cat {checkout}/catalog/tasks/90_beacon/90_01.yaml 2>&1 | head; "
-        f"cat {checkout}/games/benchmark/90_beacon/game_api.js 2>&1 | head",
-        "find / -xdev \\( -name 'game_api.js' -o -name '90_01.yaml' -o -name timeline.jsonl -o -name result.json \\) "
-        "-not -path '/proc/*' 2>/dev/null | head; "
-        "grep -rl CANARY- / --include=*.js --include=*.yaml 2>/dev/null | head -3",
-        "curl -s -m 3 http://127.0.0.1:8000/game_api.js 2>&1 | head -3; echo curl-exit=$?",
-        "python3 -c \"import glob; print('own screens', len(glob.glob('frames/*.png')))\"; "
+    """Shell calls, each one attempt: read the checkout, find its files anywhere, ask the page's origin, write into
+    the screens."""
+    game, task_file = checkout / "games" / "benchmark" / "90_beacon", checkout / "catalog" / "tasks" / "90_beacon"
+    attempts = {
+        "read": f"ls -la {checkout} {game} 2>&1 | head; cat {task_file}/90_01.yaml {game}/game_api.js 2>&1 | head",
+        "find": "find / -xdev \\( -name game_api.js -o -name 90_01.yaml -o -name timeline.jsonl -o -name result.json "
+        "\\) -not -path '/proc/*' 2>/dev/null | head; grep -rl CANARY- / --include=*.js --include=*.yaml 2>/dev/null",
+        "origin": "curl -s -m 3 http://127.0.0.1:8000/game_api.js 2>&1 | head -3; echo curl-exit=$?",
+        "write": "python3 -c \"import glob; print('own screens', len(glob.glob('frames/*.png')))\"; "
         "echo x > frames/0001.png 2>&1 | tail -1",
-    ]
-    return [{"call": "shell", "input": {"command": c}} for c in commands]
+    }
+    return [{"call": "shell", "input": {"command": command}} for command in attempts.values()]
 
 
 @pytest.mark.parametrize("agent", AGENTS)

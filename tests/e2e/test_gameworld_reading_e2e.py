@@ -103,13 +103,17 @@ def test_compare_and_table_report_success_rate_and_mean_progress(runs, tmp_path)
 
 
 def test_inspect_export_carries_the_steps_and_their_screens(runs, tmp_path):
-    log_path = tmp_path / "b.eval"
-    invoke(export_command, "--format", "inspect", runs["b"], "-o", log_path)
-    log = read_eval_log(str(log_path))
-    sample = next(s for s in log.samples if s.id == "90_01")
-    calls = [e for e in sample.events if getattr(e, "event", None) == "tool" and e.function.endswith("act")]
-    assert [c.arguments for c in calls] == WIN
-    tool_messages = [m for m in sample.messages if m.role == "tool"]
-    images = [c for m in tool_messages for c in (m.content if isinstance(m.content, list) else []) if c.type == "image"]
-    assert len(images) == 3
-    assert sample.scores["correct"].value == "C"
+    """VISTA's run: each act call an Inspect tool event with its arguments, each answer with the screen after it."""
+    exported = tmp_path / "b.eval"
+    invoke(export_command, "--format", "inspect", runs["b"], "-o", exported)
+    (sample,) = [s for s in read_eval_log(str(exported)).samples if s.id == "90_01"]
+    acts = [e.arguments for e in sample.events if getattr(e, "event", None) == "tool" and e.function.endswith("act")]
+    assert acts == WIN and sample.scores["correct"].value == "C"
+    screens = [
+        part
+        for message in sample.messages
+        if message.role == "tool" and isinstance(message.content, list)
+        for part in message.content
+        if part.type == "image"
+    ]
+    assert len(screens) == 3

@@ -41,21 +41,25 @@ def command(agent: str, root: Path, out: Path, protocol: str) -> list[str]:
     ]  # fmt: skip
 
 
+def lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
 def kill_after_steps(argv, env, timeline: Path, steps: int, tmp_path) -> int:
+    """Start the run, SIGKILL it once `steps` steps are in the timeline (while the model's next answer waits)."""
     runner = subprocess.Popen(
         argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and runner.poll() is None:
-        if timeline.exists() and len(timeline.read_text().splitlines()) >= steps:
-            break
+    waited = 0.0
+    while lines(timeline) < steps and runner.poll() is None and waited < 240:
         time.sleep(0.02)
+        waited += 0.02
     assert runner.poll() is None, "the run ended before the kill"
     time.sleep(0.15)
-    os.kill(runner.pid, signal.SIGKILL)
+    runner.send_signal(signal.SIGKILL)
     runner.wait()
     assert wait_until_gone(str(tmp_path)) == []  # the agent, its sandbox, the page host and Chromium
-    return len(timeline.read_text().splitlines())
+    return lines(timeline)
 
 
 @pytest.mark.parametrize("protocol", ("official", "vista"))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+import pytest
+
 from agent_eval.benchmarks.gameworld.benchmark import GameWorld, HostPage
 from agent_eval.benchmarks.gameworld.catalog import append_url_suffix
 from agent_eval.benchmarks.gameworld.loader import PAGE, TaskItem, load_gameworld
@@ -67,3 +69,17 @@ def vista(turns: list, tool: str = "act") -> dict:
 def _turn(move: dict, tool: str) -> dict:
     """A move of the action tool ({"action": ...} or {"name": ...}) or a scenario turn as is ({"call": ...})."""
     return move if "call" in move or "final" in move else {"call": tool, "input": move}
+
+
+@pytest.fixture(scope="module", name="checkout")
+def checkout_fixture(tmp_path_factory) -> Path:
+    """The test game written as a GameWorld checkout, once per module (import it: `from support.gameworld import
+    checkout_fixture, host_fixture  # noqa: F401`)."""
+    return write_checkout(tmp_path_factory.mktemp("gameworld") / "checkout")
+
+
+@pytest.fixture(scope="module", name="host")
+def host_fixture(checkout, tmp_path_factory):
+    """One page host for the module's tests: each opens the task's page afresh (its clock at 0)."""
+    with page_host(task(checkout), tmp_path_factory.mktemp("host")) as host:
+        yield host

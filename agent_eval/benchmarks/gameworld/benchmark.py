@@ -14,7 +14,7 @@ from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, 
 from agent_eval.benchmarks.browser_frames import FRAMES_DIR
 from agent_eval.benchmarks.gameworld.catalog import append_url_suffix
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError
-from agent_eval.benchmarks.gameworld.grading import TaskMetrics, grade_task, prediction_text, rollup_tasks, rules_hash
+from agent_eval.benchmarks.gameworld.grading import rollup_records, rules_hash, task_grade
 from agent_eval.benchmarks.gameworld.loader import PAGE, GameWorldDataset, TaskItem, load_gameworld
 from agent_eval.benchmarks.gameworld.protocol import Decisions, Handoff, base_prompt, vista_continuation
 from agent_eval.benchmarks.gameworld.records import GAME_DIR, append_restore, in_progress
@@ -197,67 +197,55 @@ class GameWorld(Benchmark):
         )
 
     def _session(self, item: TaskItem, item_root: Path, stack: contextlib.ExitStack) -> TaskSession:
-        """The item's task: restored from its record when an earlier process played it (the harness was killed),
+        """The item's task: replayed from its record when an earlier process played it (the harness was killed),
         started over when the record does not replay identically (the old folder moved aside, and said so)."""
-        from agent_eval.browser.host import BrowserError, PageHost
-
         directory = item_root / GAME_DIR
-        url = append_url_suffix(PAGE, item.task_def.url_suffix)
-        realtime = self.rung.realtime or not item.task_def.pause_during_inference
-
-        def start() -> TaskSession:
-            directory.mkdir(parents=True, exist_ok=True)
+        started_over: dict | None = None
+        while True:
             page = contextlib.ExitStack()  # this page's own: closed at once when its record does not replay
             try:
-                host = page.enter_context(
-                    PageHost(
-                        item.game_dir,
-                        seed=SEED,
-                        viewport=(item.game.width, item.game.height),
-                        scratch=item_root / HOST_DIR,
-                        request_log=directory / "requests.jsonl",
-                    )
-                )
-                host.open(url)
-                steps = self.max_steps(item)
-                session = TaskSession(item, HostPage(host), directory, steps, realtime, self.time_budget_s, url)
-            except (BrowserError, GameApiError) as error:
+                session = self._open(item, item_root, page)
+            except NotReplayable as why:  # a fresh folder replays nothing: the next pass opens a new task
                 page.close()
-                raise ItemError(f"{item.id} ({item.game.id}): the game did not start: {error}") from None
+                started_over = {"at": now_iso(), "outcome": "started over", "why": str(why)}
+                started_over["earlier_task"] = _aside(directory).name
+                continue
             except BaseException:
                 page.close()
                 raise
             stack.enter_context(page)
+            if started_over is not None:
+                append_restore(directory, started_over)
             return session
 
+    def _open(self, item: TaskItem, item_root: Path, page: contextlib.ExitStack) -> TaskSession:
+        """A page host with the task's page open (its URL suffix), and the task's session over the item's folder."""
+        from agent_eval.browser.host import BrowserError, PageHost
+
+        directory = item_root / GAME_DIR
+        directory.mkdir(parents=True, exist_ok=True)
+        url = append_url_suffix(PAGE, item.task_def.url_suffix)
+        viewport = (item.game.width, item.game.height)
+        realtime = self.rung.realtime or not item.task_def.pause_during_inference
         try:
-            return start()
-        except NotReplayable as why:
-            aside = _aside(directory)
-            session = start()
-            append_restore(
-                directory, {"at": now_iso(), "outcome": "started over", "why": str(why), "earlier_task": aside.name}
-            )
-            return session
+            host = page.enter_context(
+                PageHost(item.game_dir, seed=SEED, viewport=viewport, scratch=item_root / HOST_DIR,
+                         request_log=directory / "requests.jsonl")
+            )  # fmt: skip
+            host.open(url)
+            steps = self.max_steps(item)
+            return TaskSession(item, HostPage(host), directory, steps, realtime, self.time_budget_s, url)
+        except (BrowserError, GameApiError) as error:
+            raise ItemError(f"{item.id} ({item.game.id}): the game did not start: {error}") from None
 
     def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
-        metrics, error, has_tag = grade_task(final_text, item, item_dir.root)
-        if metrics is None:
-            return BenchmarkGrade(prediction="", correct=False, has_answer_tag=has_tag, error=error)
-        return BenchmarkGrade(
-            prediction=prediction_text(metrics),
-            correct=metrics.success,
-            has_answer_tag=has_tag,
-            metrics=metrics,
-            error=error,
-        )
+        return task_grade(final_text, item, item_dir.root)
+
+    def extra_rollup(self, records: list) -> dict | None:
+        return {"gameworld": rollup_records(records)}
 
     def scorer_hash(self) -> str:
         return rules_hash()
-
-    def extra_rollup(self, records: list) -> dict | None:
-        graded = [TaskMetrics.of(r) for r in records if r.status in ("ok", "no_answer")]
-        return {"gameworld": rollup_tasks(graded)}
 
 
 def _aside(directory: Path) -> Path:

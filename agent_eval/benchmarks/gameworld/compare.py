@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
@@ -62,6 +62,11 @@ def build_tasks(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
     }
     tasks = [{"task": i, **{k: [t[i][k] for t in tables] for k in ("success", "progress", "steps")}} for i in ids]
     return {"overall": row, "tasks": tasks}
+
+
+def compared(runs, letters: list[str], shared: list[str], n_resamples: int, seed: int) -> TasksComparison:
+    tasks = build_tasks(runs, shared, n_resamples, seed)
+    return TasksComparison(verdicts=task_verdicts(letters, tasks), tasks=tasks)
 
 
 def task_verdicts(letters: list[str], tasks: dict) -> list[str]:
@@ -128,9 +133,6 @@ class TasksComparison(KindComparison):
 
     tasks: dict = field(default_factory=dict)
 
-    def to_json(self) -> dict:
-        return {"tasks": self.tasks}
-
     def table_measures(self) -> list[Measure]:
         row = self.tasks["overall"]
         return [
@@ -144,18 +146,17 @@ class TasksComparison(KindComparison):
             )
         ]
 
+    def to_json(self) -> dict:
+        return {"tasks": self.tasks}  # compare.json's "tasks": "overall" and per task
+
     def print_table(self, data: Comparison, console: Console) -> bool:
-        for title, (header, body) in (
-            ("GameWorld tasks: success rate and mean progress on the shared tasks", overall_cells(data)),
-            ("per task", task_cells(data)),
-        ):
-            table = Table(title=title, header_style="bold", title_style="bold")
-            for i, name in enumerate(header):
-                table.add_column(name, justify="left" if i < 2 else "right", no_wrap=True)
-            for cells in body:
-                table.add_row(*cells)
-            console.print(table)
+        title = "GameWorld tasks: success rate and mean progress on the shared tasks"
+        console.print(_table(title, *overall_cells(data)), _table("per task", *task_cells(data)))
         return True
+
+    def csv_rows(self, data: Comparison) -> list[list] | None:
+        header, body = task_cells(data)
+        return [header, *body]
 
     def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
         return [
@@ -165,6 +166,11 @@ class TasksComparison(KindComparison):
             md(*task_cells(data)),
         ]
 
-    def csv_rows(self, data: Comparison) -> list[list] | None:
-        header, body = task_cells(data)
-        return [header, *body]
+
+def _table(title: str, header: list[str], body: list[list[str]]) -> Table:
+    """Text cells as a table: the run's (and task's) names to the left, the figures to the right."""
+    columns = [Column(name, justify="left" if i < 2 else "right", no_wrap=True) for i, name in enumerate(header)]
+    table = Table(*columns, title=title, header_style="bold", title_style="bold")
+    for cells in body:
+        table.add_row(*cells)
+    return table

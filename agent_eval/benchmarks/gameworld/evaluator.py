@@ -85,43 +85,39 @@ def _note(bucket: list[str], message: str) -> None:
         bucket.append(message)
 
 
+def _read_number(state: dict | None, path: str, name: str, issues: list[str]) -> float | None:
+    """One score field's value: None when missing or not a number (each said in `issues`), or when null (said
+    nowhere: the game does not know it yet)."""
+    found, value = lookup(state, path)
+    if not found:
+        _note(issues, f"missing {name} '{path}'")
+    elif value is not None and not _number(value):
+        _note(issues, f"{name} '{path}' is not numeric")
+    return float(value) if found and _number(value) else None
+
+
 def _score(state: dict | None, config: Mapping[str, Any], errors: list[str], issues: list[str]) -> float | None:
     """This step's score: the sum of aggregate_score_fields when given, else score_field; None when missing."""
     fields = config.get("aggregate_score_fields")
-    if fields is not None:
-        if not isinstance(fields, (list, tuple)) or not fields:
-            errors.append("evaluator_config.aggregate_score_fields must be a non-empty list when provided")
+    if fields is None:
+        path = config.get("score_field")
+        if not isinstance(path, str) or not path.strip():
+            errors.append("missing evaluator score source: set evaluator_config.score_field or aggregate_score_fields")
             return None
-        total = 0.0
-        for path in fields:
-            if not isinstance(path, str) or not path.strip():
-                errors.append("evaluator_config.aggregate_score_fields must contain non-empty string paths")
-                return None
-            found, value = lookup(state, path)
-            if not found:
-                _note(issues, f"missing aggregate score field '{path}'")
-                return None
-            if value is None:  # present but not yet known: no score this step, and nothing to report
-                return None
-            if not _number(value):
-                _note(issues, f"aggregate score field '{path}' is not numeric")
-                return None
-            total += float(value)
-        return total
-    path = config.get("score_field")
-    if not isinstance(path, str) or not path.strip():
-        errors.append("missing evaluator score source: set evaluator_config.score_field or aggregate_score_fields")
+        return _read_number(state, path, "score field", issues)
+    if not isinstance(fields, (list, tuple)) or not fields:
+        errors.append("evaluator_config.aggregate_score_fields must be a non-empty list when provided")
         return None
-    found, value = lookup(state, path)
-    if not found:
-        _note(issues, f"missing score field '{path}'")
-        return None
-    if value is None:
-        return None
-    if not _number(value):
-        _note(issues, f"score field '{path}' is not numeric")
-        return None
-    return float(value)
+    total = 0.0
+    for path in fields:  # in order: the first field that fails decides (a later bad path is not looked at)
+        if not isinstance(path, str) or not path.strip():
+            errors.append("evaluator_config.aggregate_score_fields must contain non-empty string paths")
+            return None
+        value = _read_number(state, path, "aggregate score field", issues)
+        if value is None:
+            return None
+        total += value
+    return total
 
 
 def _keep_scores(metrics: dict[str, Any], score: float | None, start: float) -> float | None:

@@ -12,10 +12,10 @@ from pathlib import Path
 from pydantic.dataclasses import dataclass
 
 from agent_eval.benchmarks.answers import extract_answer
-from agent_eval.benchmarks.base import KindMetrics
+from agent_eval.benchmarks.base import BenchmarkGrade, KindMetrics
 from agent_eval.benchmarks.gameworld import evaluator
 from agent_eval.benchmarks.gameworld.evaluator import TaskResult, suite_summary
-from agent_eval.benchmarks.gameworld.records import read_end, read_timeline
+from agent_eval.benchmarks.gameworld.records import read_end
 from agent_eval.benchmarks.notes import read_history
 
 
@@ -52,28 +52,29 @@ def grade_task(final_text: str | None, item, item_root: Path) -> tuple[TaskMetri
     end = read_end(item_root)
     if end is None:
         return None, f"{item.id}: the task left no result (game/result.json is missing)", has_tag
-    score = end.metrics.get("score_run_best")
+    best = end.metrics.get("score_run_best")
+    copied = ("status", "progress", "stop_reason", "summary", "steps", "max_steps", "resets", "invalid_steps", "frames")
     metrics = TaskMetrics(
         game=end.game,
-        status=end.status,
-        progress=end.progress,
-        score=float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None,
+        score=float(best) if isinstance(best, (int, float)) and not isinstance(best, bool) else None,
         target=item.task_def.target_score,
-        stop_reason=end.stop_reason,
-        summary=end.summary,
-        steps=end.steps,
-        max_steps=end.max_steps,
-        resets=end.resets,
-        invalid_steps=end.invalid_steps,
-        frames=end.frames,
         game_s=end.game_s,
         evaluator_metrics=dict(end.metrics),
+        **{name: getattr(end, name) for name in copied},
     )
     # How the task survived restarts of the harness (not grading: left out of the rules' hash)
     metrics.restores = sum(r.get("outcome") == "replayed" for r in end.restores)
     metrics.started_over = [r.get("why", "") for r in end.restores if r.get("outcome") == "started over"] or None
     metrics.notes_written = len(read_history(item_root))
     return metrics, end.error, has_tag
+
+
+def task_grade(final_text: str | None, item, item_root: Path) -> BenchmarkGrade:
+    """The record's verdict: correct when the evaluator's last status was success; the game's own failure, if any."""
+    metrics, error, has_tag = grade_task(final_text, item, item_root)
+    if metrics is None:  # no result.json: the task never ran to its end here
+        return BenchmarkGrade("", False, has_tag, error=error)
+    return BenchmarkGrade(prediction_text(metrics), metrics.success, has_tag, metrics=metrics, error=error)
 
 
 def prediction_text(metrics: TaskMetrics) -> str:
@@ -98,8 +99,9 @@ def rollup_tasks(metrics: list[TaskMetrics]) -> dict:
     }
 
 
-def steps_of(item_root: Path) -> list[dict]:
-    return read_timeline(item_root) or []
+def rollup_records(records: list) -> dict:
+    """rollup.json's part: the suite's measures over the graded records."""
+    return rollup_tasks([TaskMetrics.of(r) for r in records if r.status in ("ok", "no_answer")])
 
 
 def rules_hash() -> str:

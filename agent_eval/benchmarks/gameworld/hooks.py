@@ -3,29 +3,27 @@ measures, success rate and mean progress; each task's timeline and filmstrip).""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import ModuleType
 
 from rich.console import Console
 
-from agent_eval.analysis.comparison_result import Group
+from agent_eval.analysis.comparison_result import Group, KindComparison
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import Embed, ItemView, ReadingHooks, RunOnDisk, TemplateView
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.transcript import Transcript
 
-if TYPE_CHECKING:  # built (and imported) only when runs are compared
-    from agent_eval.benchmarks.gameworld.compare import TasksComparison
-
-TEMPLATES = Path(__file__).resolve().parent / "templates"
-
 
 class GameWorldReading(ReadingHooks):
-    group_column = "game"
+    """A task reads as GameWorld's suite reports it: success, and progress beside it; grouped by game."""
+
     accuracy_name = "success rate"
-    templates_dir = TEMPLATES
+    group_column = "game"
     report_css = "gw.css.j2"
+    templates_dir = Path(__file__).resolve().parent / "templates"
 
     def group_of(self, record: ItemRecord) -> str:
         return record.task
@@ -38,68 +36,42 @@ class GameWorldReading(ReadingHooks):
         except ValueError:
             return None
 
-    # -- show
+    # -- show (each hook one call into its module, imported when first used)
     def show_totals(self, console: Console, run: RunOnDisk) -> str:
-        from agent_eval.benchmarks.gameworld.show import totals_phrase
-
-        return totals_phrase(run.records)
+        return _part("show").totals_phrase(run.records)
 
     def show_item(
         self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
-        from agent_eval.benchmarks.gameworld.show import print_timeline
-
-        return print_timeline(console, record, images.base, None, run.root)
+        return self.show_item_page(console, run, record, images, data, 0)  # 0: the first and last pages
 
     def show_item_page(
         self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
     ) -> object | None:
-        from agent_eval.benchmarks.gameworld.show import print_timeline
-
-        return print_timeline(console, record, images.base, page, run.root)
+        return _part("show").print_timeline(console, record, images.base, page or None, run.root)
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
-        from agent_eval.benchmarks.gameworld.grading import TaskMetrics
-        from agent_eval.benchmarks.gameworld.show import print_outcome
-
-        assert isinstance(state, TaskMetrics), state  # what show_item returned
-        print_outcome(console, record, state)
+        assert isinstance(state, _part("grading").TaskMetrics), state  # what show_item returned
+        _part("show").print_outcome(console, record, state)
 
     # -- compare
     def compare(
         self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
-    ) -> TasksComparison:
-        from agent_eval.benchmarks.gameworld.compare import TasksComparison, build_tasks, task_verdicts
-
-        tasks = build_tasks(runs, list(groups[0].ids), n_resamples, seed)
-        return TasksComparison(verdicts=task_verdicts(letters, tasks), tasks=tasks)
+    ) -> KindComparison:  # compare.py's TasksComparison
+        return _part("compare").compared(runs, letters, list(groups[0].ids), n_resamples, seed)
 
     # -- report
     def report_truth(self, run: RunOnDisk, data: Path | None, loaded: dict) -> object | None:
-        """Nothing of the dataset is needed (the item's folder holds the task as played)."""
-        return {}
+        return {}  # nothing of the dataset: the item's folder holds the task as played
 
-    def report_item(
-        self,
-        run: RunOnDisk,
-        record: ItemRecord,
-        images: ItemImages,
-        embed: Embed,
-        transcript: Transcript | None,
-        truth: object,
-    ) -> ItemView:
-        from agent_eval.benchmarks.gameworld.report import task_item
-
-        return ItemView(
-            template="gw_item.html.j2",
-            values=task_item(record, images, embed),
-            chips_template="gw_chips.html.j2",
-            figures_template="gw_figures.html.j2",
-            group=record.task,
-            answer_label="task: ",
-        )
+    def report_item(self, run: RunOnDisk, record: ItemRecord, images: ItemImages, embed: Embed,
+                    transcript: Transcript | None, truth: object) -> ItemView:  # fmt: skip
+        return _part("report").task_view(record, images, embed)
 
     def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView:
-        from agent_eval.benchmarks.gameworld.report import task_summary
+        return TemplateView("gw_summary.html.j2", _part("report").task_summary(records))
 
-        return TemplateView("gw_summary.html.j2", task_summary(records))
+
+def _part(name: str) -> ModuleType:
+    """One of this kind's reading modules (show, report, compare, grading), imported when a reader first needs it."""
+    return importlib.import_module(f"agent_eval.benchmarks.gameworld.{name}")

@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_eval.benchmarks.base import GroupedItems
 from agent_eval.benchmarks.gameworld.catalog import GameDef, TaskDef, read_game, read_task
 from agent_eval.datamodel.jsonl import DataError
 
@@ -59,19 +60,13 @@ class TaskItem:
 
 
 @dataclass
-class GameWorldDataset:
+class GameWorldDataset(GroupedItems):
+    """The tasks of a checkout (`tasks`: the games, `categories`: the same), with what was left out."""
+
     root: Path
     items: list[TaskItem] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # what was left out, said by `run` in one line each
     layout: str = LAYOUT
-
-    @property
-    def tasks(self) -> list[str]:
-        return sorted({item.task for item in self.items})
-
-    @property
-    def categories(self) -> list[str]:
-        return sorted({item.category for item in self.items})
 
     def content_hash(self) -> str:
         digest = hashlib.sha256()

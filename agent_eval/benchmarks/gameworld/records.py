@@ -12,10 +12,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_eval.datamodel.jsonl import append_line, log_lines
+from agent_eval.datamodel.ondisk import dump, known_fields, split_known
 
 GAME_DIR = "game"
 TIMELINE = "timeline.jsonl"
@@ -74,40 +75,44 @@ class TaskEnd:
     extra: dict = field(default_factory=dict)
 
 
+def _json(path: Path) -> dict | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Whole or not at all: written beside, then renamed into place."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    tmp.replace(path)
+
+
 def read_steps(directory: Path) -> list[Step]:
     """A task folder's steps (a line cut by a kill is a step never answered: left out)."""
-    known = Step.__dataclass_fields__
-    return [Step(**{k: v for k, v in line.items() if k in known}) for line in log_lines(Path(directory) / TIMELINE)]
+    return [Step(**known_fields(Step, line)) for line in log_lines(Path(directory) / TIMELINE)]
 
 
 def read_timeline(item_root: Path) -> list[dict] | None:
+    """The timeline's lines as written (None: the task never started)."""
     path = Path(item_root) / GAME_DIR / TIMELINE
     return log_lines(path) if path.is_file() else None
 
 
 def write_record(directory: Path, record: dict) -> None:
-    (Path(directory) / TASK_RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
+    _write_json(Path(directory) / TASK_RECORD, record)
 
 
 def read_record(directory: Path) -> dict | None:
-    path = Path(directory) / TASK_RECORD
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return _json(Path(directory) / TASK_RECORD)
 
 
 def write_end(directory: Path, end: TaskEnd) -> None:
-    path = Path(directory) / RESULT
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(end), indent=1, default=str), encoding="utf-8")
-    tmp.replace(path)
+    _write_json(Path(directory) / RESULT, dump(end))
 
 
 def read_end(item_root: Path) -> TaskEnd | None:
-    path = Path(item_root) / GAME_DIR / RESULT
-    if not path.is_file():
-        return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    known = {k: data.pop(k) for k in list(data) if k in TaskEnd.__dataclass_fields__ and k != "extra"}
-    return TaskEnd(**known, extra=data)
+    """result.json: its known fields typed, any other key kept in `extra` (datamodel/ondisk.py's rule)."""
+    data = _json(Path(item_root) / GAME_DIR / RESULT)
+    return None if data is None else TaskEnd(**split_known(TaskEnd, data))
 
 
 def append_restore(directory: Path, entry: dict) -> None:
@@ -119,5 +124,6 @@ def read_restores(directory: Path) -> list[dict]:
 
 
 def in_progress(item_root: Path) -> str | None:
+    """What an earlier process left of this task (a run killed mid-task), in words; None: nothing."""
     steps = read_steps(Path(item_root) / GAME_DIR)
     return f"a task in progress ({len(steps)} step(s) recorded)" if steps else None

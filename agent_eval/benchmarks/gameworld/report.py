@@ -10,6 +10,7 @@ from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_tasks
 from agent_eval.benchmarks.gameworld.records import GAME_DIR, read_end, read_timeline
 from agent_eval.benchmarks.gameworld.show import action_words
 from agent_eval.benchmarks.notes import versions, where_words
+from agent_eval.benchmarks.presentation import ItemView
 
 MAX_SHOTS = 60
 GRADED = ("ok", "no_answer")
@@ -63,19 +64,28 @@ def filmstrip(timeline: list[dict], start_frame: int | None, embed) -> tuple[lis
 
 
 def task_item(record, images, embed) -> dict:
-    timeline = read_timeline(images.base) or []
-    end = read_end(images.base)
+    """What gw_item.html.j2 reads of one task: its shots, the evaluator's outcome, the notes, a game error."""
     metrics = TaskMetrics.of(record)
+    timeline = read_timeline(images.base) or []
     shots, more = filmstrip(timeline, 1, embed)
-    return {
-        "shots": shots,
-        "more": more,
-        "steps": len(timeline),
-        "metrics": metrics,
-        "error": end.error if end else None,
-        "progress": "—" if metrics.progress is None else f"{metrics.progress:.2f}",
-        "notes": [{**v, "where": where_words(v)} for v in versions(images.base)],
-    }
+    view = {"shots": shots, "more": more, "steps": len(timeline), "metrics": metrics}
+    view["progress"] = "—" if metrics.progress is None else f"{metrics.progress:.2f}"
+    view["notes"] = [{**version, "where": where_words(version)} for version in versions(images.base)]
+    end = read_end(images.base)
+    view["error"] = end.error if end is not None else None
+    return view
+
+
+def task_view(record, images, embed) -> ItemView:
+    """The report's view of one task: its filmstrip and the evaluator's outcome (templates/gw_*.j2)."""
+    return ItemView(
+        template="gw_item.html.j2",
+        values=task_item(record, images, embed),
+        chips_template="gw_chips.html.j2",
+        figures_template="gw_figures.html.j2",  # a task has no original image: its screens are the filmstrip
+        group=record.task,
+        answer_label="task: ",
+    )
 
 
 def task_summary(records) -> dict:

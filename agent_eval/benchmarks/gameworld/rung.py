@@ -16,6 +16,7 @@ official protocol, the screens and steps that decision was shown), `python` a sh
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 PROTOCOLS = ("official", "vista")
@@ -56,23 +57,20 @@ class Rung:
         if steps is not None and (isinstance(steps, bool) or int(steps) < 1):
             raise ValueError(f"--max-steps must be at least 1, got {steps}")
         context = str(given.get("context") or "native")
-        handoff = None
-        if context != "native":
-            kind, _, tokens = context.partition(":")
-            if kind != "handoff" or not tokens.isdigit() or int(tokens) < 1000:
-                raise ValueError(f"--context must be native or handoff:TOKENS (at least 1000), got {context!r}")
-            if protocol != "vista":
-                raise ValueError(
-                    "--context handoff:N needs --protocol vista (the official protocol starts every decision afresh)"
-                )
-            handoff = int(tokens)
+        handoff = re.fullmatch(r"handoff:(\d+)", context)
+        if context != "native" and (handoff is None or int(handoff[1]) < 1000):
+            raise ValueError(f"--context must be native or handoff:TOKENS (at least 1000), got {context!r}")
+        if handoff is not None and protocol != "vista":
+            raise ValueError(
+                "--context handoff:N needs --protocol vista (the official protocol starts every decision afresh)"
+            )
         return cls(
             protocol=protocol,
             interface=interface,
             max_steps=int(steps) if steps is not None else None,
             realtime=given.get("realtime") == "on",
             notes=given.get("notes") == "on",
-            handoff_tokens=handoff,
+            handoff_tokens=int(handoff[1]) if handoff is not None else None,
         )
 
     @property

@@ -47,7 +47,7 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
         return None
     n = len(timeline)
     last = max(1, -(-n // PAGE))
-    if page is not None:
+    if page:  # None or 0: the first and the last pages
         page = min(max(1, page), last)
         parts = [timeline[(page - 1) * PAGE : page * PAGE]]
         console.print(Rule(f"task timeline ({n} step(s)), page {page} of {last}"))
@@ -81,7 +81,7 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
                 style="yellow" if entry.get("invalid") else None,
             )
     console.print(table)
-    if len(parts) > 1 or page is not None:
+    if len(parts) > 1 or page:
         where = f"agent-eval show {run_dir or 'RUN'} {record.id}" + (
             f" --repeat {record.repeat}" if record.repeat else ""
         )
