@@ -203,8 +203,9 @@ class Agent(ABC):
     @abstractmethod
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript: ...
 
-    def inline_images(self, item_dir: Path) -> list[str]:
-        """The first message's attachments as the CLI logged them sent (saved under seen/), in order."""
+    def inline_images(self, item_dir: Path, session_id: str | None = None) -> list[str]:
+        """The first message's attachments as the CLI logged them sent (saved under seen/), in order: of the
+        session `session_id` (an item's first) where it is known and the item had several."""
         return []
 
     def prune(self, item_dir: Path) -> None:

@@ -82,6 +82,10 @@ class Continuation:
     # True: never continue the CLI's earlier session, always a fresh one told `prompt` (a protocol of one request
     # per decision, whose context must hold nothing but that request)
     fresh: bool = False
+    # Within an attempt (`ItemSetup.next_session`): True continues the CLI's own session with `note` where it can
+    # be (e.g. an agent that stopped early, told to go on); False, or a session that cannot be resumed, starts a
+    # fresh one with `prompt`.
+    resume: bool = False
 
 
 @dataclass
@@ -99,6 +103,7 @@ class ItemSetup:
     # to go on in a fresh session (a hand-off: `prompt` and `images` are given), or None: the attempt ends.
     next_session: Callable[[bool], Continuation | None] | None = None
     on_context: Callable[[int], None] | None = None  # told the model's context (tokens) at each of its requests
+    on_model_request: Callable[[], None] | None = None  # told as each model request begins (its tools' results sent)
     cli_compaction: bool = True  # False: the CLI's own context compaction is turned off (the kind hands off)
     # Told each session's final reply as it ends, before next_session: a kind whose protocol reads the agent's
     # moves from its reply (AI GameStore's official baseline: one reply per decision, a fresh session each)

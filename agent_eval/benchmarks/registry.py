@@ -188,6 +188,40 @@ KINDS["arcgames"] = Kind(
             "inspect (rung v) (default: on).",
             unset="on",
         ),
+        # How the episode runs (arcgames/protocol.py): VISTA's by default, each recorded in the run's identity
+        KindOption(
+            "--initial-frame",
+            "initial_frame",
+            str,
+            "on",
+            "ARC-AGI-3 games: on shows the game's first frame and state with the task, before any action (VISTA); "
+            "off: the agent's first play (RESET, an action of the budget) shows it (default: on).",
+        ),
+        KindOption(
+            "--action-batches",
+            "action_batches",
+            str,
+            "off",
+            "ARC-AGI-3 games: off refuses a play until the previous play's result has reached the model (one action "
+            "per observation, VISTA); on lets several plays of one message all run, unseen (default: off).",
+        ),
+        KindOption(
+            "--early-stop",
+            "early_stop",
+            str,
+            "continue",
+            "ARC-AGI-3 games: what follows a session that ends with the game live and budget left: continue (the "
+            "session is told to go on, then fresh sessions with the game's state and the notes, VISTA) or grade "
+            "(the game is graded as it stands) (default: continue).",
+        ),
+        KindOption(
+            "--recoveries",
+            "recoveries",
+            int,
+            5,
+            "ARC-AGI-3 games: with --early-stop continue, fresh sessions in a row with no action between before the "
+            "game is graded as it stands (VISTA: 5).",
+        ),
     ),
     always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too
 )

@@ -186,8 +186,8 @@ class ClaudeCode(Agent):
     def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
         return session_file.resumable(home, workdir, session_id)
 
-    def inline_images(self, item_dir: Path) -> list[str]:
-        return inline_images_from_session(item_dir, SeenImages(item_dir))
+    def inline_images(self, item_dir: Path, session_id: str | None = None) -> list[str]:
+        return inline_images_from_session(item_dir, SeenImages(item_dir), session_id)
 
     def watcher(self):
         """Fail fast: a 401/403 retry means bad credentials (Claude would retry ~3 minutes);

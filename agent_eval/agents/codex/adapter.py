@@ -263,8 +263,8 @@ class Codex(Agent):
     def ran_out_of_context(self, events: list[dict]) -> bool:
         return ran_out_of_context(events)
 
-    def inline_images(self, item_dir: Path) -> list[str]:
-        rollout = rollout_path(item_dir)
+    def inline_images(self, item_dir: Path, session_id: str | None = None) -> list[str]:
+        rollout = rollout_path(item_dir, session_id)
         return inline_images_from_rollout(rollout, SeenImages(item_dir)) if rollout else []
 
     def prune(self, item_dir: Path) -> None:

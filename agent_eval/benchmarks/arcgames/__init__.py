@@ -7,6 +7,8 @@ game_server.py    the `game` MCP server: play; recall, inspect, read_pixels from
 frames.py         frames as palette PNGs and the lossless archive (.npy + .png)
 grading.py        the toolkit's scorecard as the record's metrics (metrics.py: GameMetrics), the run's rollup
 ladder.py         VISTA's ladder as switches of a games run (kind options, so in the run's identity)
+protocol.py       how the episode runs: the first frame up front, one action per observation, early stops continued
+recovery.py       never quitting early: what follows a session that ends with the game live (stops.jsonl)
 hooks.py          how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)
 
 game_process.py   GameProcess: one game under the toolkit's Python (>= 3.12, .venv-arc) in a bubblewrap jail of

@@ -5,15 +5,18 @@ outside the sandbox for its item only; the game's own toolkit keeps the score
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 from pathlib import Path
 from typing import Iterator
 
-from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
+from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE, grid_text
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.protocol import Protocol
+from agent_eval.benchmarks.arcgames.recovery import FRESH, GIVE_UP, RESUME, STILL_ACTIVE, after_early_stop
 from agent_eval.benchmarks.arcgames.session import (
     GAME_DIR,
     GameSession,
@@ -24,6 +27,7 @@ from agent_eval.benchmarks.arcgames.session import (
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
 from agent_eval.benchmarks.notes import Notes, describe
 from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 
@@ -52,6 +56,7 @@ class ArcGames(Benchmark):
         self.time_budget_s: float | None = None
         self.max_hours: float | None = None
         self.ladder = Ladder()
+        self.protocol = Protocol()
 
     # -- the run's options and data
 
@@ -62,6 +67,7 @@ class ArcGames(Benchmark):
         self.max_actions = int(given.get("max_actions", DEFAULT_MAX_ACTIONS))
         self.frame_scale = int(given.get("frame_scale", DEFAULT_FRAME_SCALE))
         self.ladder = Ladder.from_options(given)
+        self.protocol = Protocol.from_options(given)
         self.max_hours = float(given["max_hours"]) if given.get("max_hours") else None
         if self.max_hours is not None and self.max_hours <= 0:
             raise ValueError(f"--max-hours must be more than 0, got {self.max_hours:g}")
@@ -153,40 +159,95 @@ class ArcGames(Benchmark):
                 else ToolSet(mcp=(game_tools,))
             )
             prompt = self._prompt(template_text)
+            first = self._first_observation(session) if not session.plays else ""
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
 
             def next_session(ran_out_of_context: bool) -> Continuation | None:
-                """A hand-off: the agent was asked to stop at the threshold, or its CLI ran out of context."""
-                if session.over or not (session.handoff_told or ran_out_of_context):
+                """The agent's session ended within the attempt: a hand-off (it was asked to stop at the threshold,
+                or its CLI ran out of context), or an early stop with the game live (continued, VISTA's way)."""
+                if session.over:
                     return None
-                reason = (
-                    f"hand-off: the context reached {session.handoff_at} tokens (--context handoff:"
-                    f"{self.ladder.handoff_tokens})"
-                    if session.handoff_told
-                    else "hand-off: the CLI ran out of context"
-                )
-                session.begin_session()
-                return continuation(session, prompt, notes, reason)
+                if session.handoff_told or ran_out_of_context:
+                    reason = (
+                        f"hand-off: the context reached {session.handoff_at} tokens (--context handoff:"
+                        f"{self.ladder.handoff_tokens})"
+                        if session.handoff_told
+                        else "hand-off: the CLI ran out of context"
+                    )
+                    session.begin_session()
+                    return continuation(session, prompt, notes, reason)
+                return self._after_early_stop(session, item_root, prompt, notes)
 
+            shown_first = session.last_frame_png() if first and self.ladder.observation != "text" else None
             yield ItemSetup(
-                prompt=prompt,
+                prompt=prompt + first,
                 tools=toolset,
+                inline_images=[shown_first] if shown_first is not None else [],
                 endpoints=[mount.endpoint],
                 readonly_mounts=readonly,
                 continuation=continuation(session, prompt, notes) if session.plays else None,
                 next_session=next_session,
                 on_context=session.context_seen,
+                on_model_request=session.model_asked,
                 cli_compaction=self.ladder.handoff_tokens is None,
             )
+
+    def _first_observation(self, session: GameSession) -> str:
+        """The game's first observation, given with the task (VISTA's "Current observation"): its state as play
+        reports one, and its frame as text when the rung shows frames as text (as an image, it is attached)."""
+        shown = session.first_observation()
+        if shown is None:
+            return ""
+        text = f"\nCurrent observation (before any action):\n{json.dumps(shown)}\n"
+        if self.ladder.observation in ("text", "both"):
+            grid = grid_text(session.archive.load(shown["frames"][-1]))
+            session.observed(text_chars=len(grid))
+            text += f"\nFrame {shown['frames'][-1]}:\n{grid}\n"
+        if self.ladder.observation in ("image", "both"):
+            session.observed(images=1)
+        return text
+
+    def _after_early_stop(self, session: GameSession, item_root: Path, prompt: str, notes: Notes | None):
+        """The agent ended its session with the game live: continued in the same session once per session and
+        level, then in fresh sessions (at most --recoveries in a row with no action between), else graded."""
+        if self.protocol.early_stop != "continue":
+            return None  # graded as it stands (the record says it stopped early)
+        sessions = read_sessions(item_root)
+        last_id = sessions[-1].session_id if sessions else None
+        level = session.last.levels_completed if session.last is not None else 0
+        then = after_early_stop(
+            session.directory, last_id, level, session.actions_used, self.protocol.recoveries, last_id is not None
+        )
+        if then == GIVE_UP:
+            return None
+        why = f"early stop: the game is live ({session.progress_words()})"
+        fresh = continuation(session, prompt, notes, f"{why}; a fresh session goes on")
+        if then == RESUME:
+            return Continuation(
+                note=f"{STILL_ACTIVE} {session.progress_words()}.",
+                prompt=fresh.prompt,
+                images=fresh.images,
+                reason=f"{why}; continued",
+                resume=True,
+            )
+        assert then == FRESH
+        return fresh
 
     def _prompt(self, template_text: str) -> str:
         """The mode's prompt with the run's budgets, and what the rung changes: how frames are shown, and the
         notes (what each is for; nothing of how to play). The templates are left as they are, so the image rung
         without notes asks exactly what earlier runs asked."""
+        start = "Start with RESET."
+        if self.protocol.initial_frame:
+            start = (
+                "The game's first frame, before any action, is given below with the game's state; the game is "
+                "ready for your first action."
+            )
         prompt = (
             template_text.replace("{max_actions}", str(self.max_actions))
             .replace("{scale}", str(self.frame_scale))
             .replace("{frames_dir}", FRAMES_DIR)
+            .replace("{start}", start)
             .strip()
         )
         drawn = f"each game pixel drawn as a {self.frame_scale}x{self.frame_scale} square"
@@ -235,12 +296,16 @@ class ArcGames(Benchmark):
             self.ladder.level_actions,
             self.ladder.handoff_tokens,
         )
+        episode = {
+            "initial_frame": self.protocol.initial_frame,
+            "one_action_per_observation": not self.protocol.action_batches,
+        }
         try:
-            return GameSession(item, game, directory, *budgets)
+            return GameSession(item, game, directory, *budgets, **episode)
         except NotReplayable as why:
             game.close()
             aside = _move_aside(directory)
-            session = GameSession(item, start(), directory, *budgets)
+            session = GameSession(item, start(), directory, *budgets, **episode)
             append_restore(
                 directory,
                 {"at": now_iso(), "outcome": "started over", "why": str(why), "earlier_game": aside.name},

@@ -16,7 +16,9 @@ stdin, one answer per line on the protocol channel:
     {"op": "close"}      -> (exits)
     anything failing     -> {"ok": false, "error": "one line"}   (and the host exits)
 
-The first line it writes, unasked, is {"ok": true, "ready": GAME} once the game is loaded (or the failure).
+The first line it writes, unasked, is {"ok": true, "ready": GAME, "initial": {...}} once the game is loaded (or the
+failure): `initial` is the observation the toolkit's make() produced (it resets the game to its first level),
+in a step's form with its frames, before any action: what the agent sees first (VISTA shows it up front).
 The toolkit logs, and games may print, to stdout: the protocol channel is a private copy of fd 1 taken at
 start, and fd 1 itself is pointed at stderr.
 """
@@ -217,6 +219,22 @@ def main() -> int:
         return 1
     state = {"win_levels": env.observation_space.win_levels, "last": env.observation_space}
 
+    def answer_of(frame, frames: list) -> dict:
+        shapes = [list(np.shape(f)) for f in frames]
+        return {
+            "ok": True,
+            "state": frame.state.name if hasattr(frame.state, "name") else str(frame.state),
+            "levels_completed": frame.levels_completed,
+            "win_levels": state["win_levels"],
+            "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
+            "n_frames": len(frames),
+            "shapes": shapes,
+        }
+
+    def with_frames(answer: dict, frames: list) -> dict:
+        blob = np.stack(frames).tobytes() if frames else b""
+        return {**answer, "frames": base64.b64encode(blob).decode("ascii"), "cpu_s": time.process_time()}
+
     def take(name: str, x, y):
         """One action: (the step's answer without its frames, the frames as uint8 arrays), or an error line."""
         action = GameAction.from_name(name)
@@ -237,19 +255,15 @@ def main() -> int:
         if any(shape != [64, 64] for shape in shapes):
             return f"step {action.name} returned frames of shape {shapes}, not 64x64", None
         state["win_levels"] = frame.win_levels or state["win_levels"]
-        answer = {
-            "ok": True,
-            "state": frame.state.name if hasattr(frame.state, "name") else str(frame.state),
-            "levels_completed": frame.levels_completed,
-            "win_levels": state["win_levels"],
-            "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
-            "n_frames": len(frames),
-            "shapes": shapes,
-            "step_s": step_s,
-        }
+        answer = {**answer_of(frame, frames), "step_s": step_s}
         return answer, [np.ascontiguousarray(f, dtype=np.uint8) for f in frames]
 
-    send({"ok": True, "ready": game_id})
+    first = env.observation_space
+    initial = [np.ascontiguousarray(f, dtype=np.uint8) for f in first.frame]
+    if any(f.shape != (64, 64) for f in initial):
+        send({"ok": False, "error": f"the game's first frames have shapes {[list(f.shape) for f in initial]}"})
+        return 1
+    send({"ok": True, "ready": game_id, "initial": with_frames(answer_of(first, initial), initial)})
 
     for line in sys.stdin:
         req = None
@@ -282,8 +296,7 @@ def main() -> int:
             if frames is None:
                 send({"ok": False, "error": answer})
                 return 1
-            blob = np.stack(frames).tobytes() if frames else b""
-            send({**answer, "frames": base64.b64encode(blob).decode("ascii"), "cpu_s": time.process_time()})
+            send(with_frames(answer, frames))
         except BaseException as e:  # noqa: BLE001 - a game's failure (even sys.exit) is one line for the item
             what = f"step {req.get('action')}" if isinstance(req, dict) and req.get("op") == "step" else "the host"
             send({"ok": False, "error": f"exception in {what}: {describe(e)}"})

@@ -127,6 +127,7 @@ class GameProcess:
         self._failed: GameError | None = None
         self._buf = b""
         self.last_step_s = self.host_cpu_s = 0.0
+        self.initial: StepResult | None = None  # what the game shows before any action (set once it is ready)
         python = toolkit_python()
         if python is None:
             raise GameError(f"{self.name}: {TOOLKIT_MISSING}")
@@ -191,8 +192,9 @@ class GameProcess:
         self._sel.register(_pipes(self._proc)[1], selectors.EVENT_READ)
         try:
             ready = self._answer(start_timeout_s, "start-up")
-            if ready.get("ready") != self.name:
+            if ready.get("ready") != self.name or not isinstance(ready.get("initial"), dict):
                 raise self._fail(f"unexpected first answer from the game host: {str(ready)[:200]}")
+            self.initial = self._result(ready["initial"], "the first observation")
         except BaseException:
             self.close()
             raise
@@ -237,14 +239,16 @@ class GameProcess:
             raise ValueError(f"only ACTION6 takes x and y ({action} was given x={x!r}, y={y!r})")
         ans = self._request(req, self.step_timeout_s, f"step {action}")
         self.last_step_s = float(ans.get("step_s", 0.0))  # the toolkit's own time in env.step (perf/)
+        return self._result(ans, f"step {action}")
+
+    def _result(self, ans: dict, what: str) -> StepResult:
         self.host_cpu_s = float(ans.get("cpu_s", 0.0))  # the host's CPU time so far (perf/)
-        frames = self._frames(ans, action)
         return StepResult(
             state=ans["state"],
             levels_completed=int(ans["levels_completed"]),
             win_levels=int(ans["win_levels"]),
             available_actions=tuple(ans["available_actions"]),
-            frames=frames,
+            frames=self._frames(ans, what),
         )
 
     def replay(self, actions: list[tuple[str, int | None, int | None]]) -> list[ReplayedStep]:
@@ -348,15 +352,15 @@ class GameProcess:
             raise self._fail(ans.get("error") or f"{what} failed")
         return ans
 
-    def _frames(self, ans: dict, action: str) -> list[np.ndarray]:
+    def _frames(self, ans: dict, what: str) -> list[np.ndarray]:
         n = int(ans["n_frames"])
         if any(tuple(s) != FRAME_SHAPE for s in ans["shapes"]):
-            raise self._fail(f"step {action} returned frames of shape {ans['shapes']}, not 64x64")
+            raise self._fail(f"{what} returned frames of shape {ans['shapes']}, not 64x64")
         data = np.frombuffer(base64.b64decode(ans["frames"]), dtype=np.uint8)
         if data.size != n * 64 * 64:
-            raise self._fail(f"step {action}: {data.size} frame bytes for {n} frames")
+            raise self._fail(f"{what}: {data.size} frame bytes for {n} frames")
         if n and data.max() > 15:
-            raise self._fail(f"step {action} returned a colour index outside 0-15 ({int(data.max())})")
+            raise self._fail(f"{what} returned a colour index outside 0-15 ({int(data.max())})")
         stack = data.reshape(n, 64, 64)
         return [stack[i].copy() for i in range(n)]
 

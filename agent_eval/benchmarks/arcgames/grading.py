@@ -100,6 +100,10 @@ def grade_game(final_text: str | None, item, item_root: Path) -> tuple[GameMetri
     metrics.started_over = [r.get("why", "") for r in end.restores if r.get("outcome") == "started over"]
     metrics.observations = dict(end.observations)
     metrics.notes_written = len(read_history(item_root))
+    # each continued stop is a line of stops.jsonl; with --early-stop grade the one stop is the game's end
+    metrics.early_stops = len(end.early_stops) or int(end.stopped_early)
+    metrics.stopped_early = end.stopped_early
+    metrics.refused_unseen = end.refused_unseen
     return metrics, end.error, has_tag
 
 
@@ -123,6 +127,7 @@ def rollup_games(metrics: list[GameMetrics]) -> dict:
         "scored_games": len(scored),
         "actions": sum(m.actions for m in metrics),
         "budget_spent": sum(m.budget_spent for m in metrics),
+        "stopped_early": sum(m.stopped_early for m in metrics),
     }
 
 

@@ -30,7 +30,7 @@ def totals_phrase(records) -> str:
     )
     return (
         f"{score}; won {r['wins']}/{len(records)}; levels {r['levels_completed']}/{r['levels_total']}; "
-        f"{r['actions']} actions"
+        f"{r['actions']} actions" + (f"; stopped early {r['stopped_early']}" if r["stopped_early"] else "")
     )
 
 
@@ -145,3 +145,12 @@ def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
         )
     if metrics.budget_spent:
         console.print(Text(f"the action budget ({metrics.max_actions}) was spent", style="yellow"))
+    if metrics.early_stops or metrics.stopped_early:
+        ended = "; it ended that way: graded as it stood" if metrics.stopped_early else ", each continued"
+        console.print(
+            Text(f"the agent stopped with the game live {metrics.early_stops} time(s){ended}", style="yellow")
+        )
+    if metrics.refused_unseen:
+        console.print(
+            f"{metrics.refused_unseen} play(s) refused: sent before the previous play's result had reached the model"
+        )

@@ -143,6 +143,13 @@ class Ledger:
         # Told each answer's normalised usage as it streams by (e.g. a game that hands off when the context is
         # full).
         self.on_usage: Callable[[dict], None] | None = None
+        # Told as each model request begins (before it goes upstream): the results of every tool call the CLI
+        # made since its last request are in it, on their way to the model (a game's one action per observation).
+        self.on_model_request: Callable[[], None] | None = None
+
+    def model_request_began(self) -> None:
+        if self.on_model_request is not None:
+            self.on_model_request()
 
     def begin(self, method: str, path: str, size: int) -> RequestEntry:
         with self._lock:
