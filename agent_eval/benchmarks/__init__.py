@@ -8,6 +8,7 @@ arcgames/         ARC-AGI-3 games played under the official toolkit in a jail of
 answers.py        the <answer> tag every kind asks for, and how a reply's answer is found
 babyvision/       BabyVision's meta_data.jsonl layout, prompted and graded (\\boxed{} and a judge) as its reference
 browser_frames.py the browser-game kinds' frame archive (PNGs) and recall / inspect / read_pixels on it
+handoff.py        the hand-off (--context handoff:N): ask the agent to update its notes and stop, a fresh session on
 base.py           Benchmark (load, setup, grade, scorer hash), Item, HashedDataset, ItemSetup, ItemError,
                   BenchmarkGrade, KindMetrics
 fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge

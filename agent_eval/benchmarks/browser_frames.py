@@ -72,7 +72,7 @@ class FrameArchive:
 
     def image(self, number: int) -> Image.Image:
         with Image.open(self.path(self.checked(number))) as image:
-            image.load()  # read before the file closes: as_pixels returns an RGB or RGBA frame itself, unconverted
+            image.load()  # the pixels, read before the file closes
             return as_pixels(image)
 
     def checked(self, number) -> int:

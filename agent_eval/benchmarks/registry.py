@@ -61,9 +61,9 @@ CONTEXT_OPTION = KindOption(
     "context",
     str,
     None,
-    "ARC-AGI-3 games (rung iii/iv) and GameWorld's vista protocol: native (the CLI compacts its own context) or "
-    "handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh "
-    "session goes on from them; give --notes on) (default: native).",
+    "ARC-AGI-3 games (rung iii/iv), AI GameStore and GameWorld (VISTA's protocol): native (the CLI compacts its "
+    "own context) or handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and "
+    "stops, and a fresh session goes on from them; give --notes on) (default: native).",
     unset="native",
 )
 # The browser games' protocol, shared by AI GameStore and GameWorld: same flag, values and default for each.
@@ -88,6 +88,7 @@ REALTIME_OPTION = KindOption(
     "the last one, recorded, so a replay plays it again); off keeps it paused (default: off).",
     unset="off",
 )
+
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
 KINDS: dict[str, Kind] = {
@@ -250,6 +251,7 @@ KINDS["aigamestore"] = Kind(
             unset=0,
         ),
         NOTES_OPTION,
+        CONTEXT_OPTION,
     ),
     always_tools=("play", "restart", "read_notes", "write_note"),
 )

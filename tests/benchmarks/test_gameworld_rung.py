@@ -28,7 +28,8 @@ def test_the_defaults_are_vistas_protocol_computer_use_and_the_tasks_steps():
         ({"max_steps": 0}, "--max-steps must be at least 1"),
         ({"context": "handoff:50"}, "--context must be native or handoff:TOKENS"),
         ({"context": "summary"}, "--context must be native or handoff:TOKENS"),
-        ({"context": "handoff:5000", "protocol": "official"}, "needs --protocol vista"),
+        ({"context": "handoff:5000", "protocol": "official", "notes": "on"}, "needs VISTA's protocol and --notes on"),
+        ({"context": "handoff:5000"}, "needs VISTA's protocol and --notes on"),
     ],
 )
 def test_a_bad_value_names_its_flag(given, words):

@@ -2,6 +2,7 @@
 browser host, agent_eval/browser), scored by the game's own score normalised against the published human median.
 
 benchmark.py      AiGameStore: items are games (loader.py), the `game` tools or the official protocol per item
+options.py        the run's options of this kind (protocol, decisions, real time, seed, notes, hand-off), checked
 loader.py         a checkout's games/<name>/index.html, descriptions from the page or games-manifest.json, medians
 protocol.py       the decision: five 0.2 s segments (VISTA's inputs), the official reply's <keys> and <scratchpad>
 session.py        GameStoreSession: one item's page, moves, frame archive, timeline, replay after a restart

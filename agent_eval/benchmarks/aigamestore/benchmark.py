@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.aigamestore.grading import grade_game, prediction_text
 from agent_eval.benchmarks.aigamestore.loader import GameStoreDataset, load_games
 from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.options import Options, time_budget
 from agent_eval.benchmarks.aigamestore.record import GAME_DIR, REQUESTS, append_restore, in_progress
 from agent_eval.benchmarks.aigamestore.scoring import per_game, rules_hash, summary
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
 from agent_eval.benchmarks.browser_frames import FRAMES_DIR
+from agent_eval.benchmarks.handoff import Handoff
 from agent_eval.benchmarks.notes import Notes, describe
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
@@ -25,48 +26,20 @@ from agent_eval.tools.toolset import McpServer, ToolSet
 
 GAME_SERVER_MODULE = "agent_eval.benchmarks.aigamestore.game_server"
 SAMPLES = Path(__file__).with_name("samples")
-PROTOCOLS = ("vista", "official")
-DEFAULT_DECISIONS = 120
 BROWSER_DIR = "browser"  # the page host's scratch (its stderr) in the item's folder
 NOTE_PURPOSES = {
     "GUIDE.md": "what the game is: its rules, goal and controls as you have found them",
     "WORKING.md": "the current attempt: where you are, what you tried and your plan",
 }
+HANDOFF = (
+    "Bring your notes up to date now (write_note: GUIDE.md, WORKING.md), then stop and reply with "
+    "<answer>HANDOFF</answer>: a fresh session goes on with this game from your notes."
+)
 DEMO_SEGMENTS = [  # the demo's sequence (a scripted model cannot see the game: the score means nothing)
     [["HOLD_LEFT"], ["HOLD_LEFT"], ["NOOP"], ["RIGHT"], ["HOLD_RIGHT"]],
     [["HOLD_RIGHT"], ["HOLD_RIGHT"], ["SPACE"], ["NOOP"], ["HOLD_LEFT"]],
     [["LEFT", "SPACE"], ["NOOP"], ["HOLD_RIGHT"], ["HOLD_RIGHT"], ["NOOP"]],
 ]
-
-
-@dataclass(frozen=True)
-class Options:
-    protocol: str = "vista"
-    decisions: int = DEFAULT_DECISIONS
-    realtime: bool = False
-    seed: int = 0
-    notes: bool = False
-
-    @classmethod
-    def from_given(cls, given: dict) -> Options:
-        protocol = given.get("protocol") or "vista"
-        if protocol not in PROTOCOLS:
-            raise ValueError(f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
-        decisions = int(given.get("decisions") or DEFAULT_DECISIONS)
-        if decisions < 1:
-            raise ValueError(f"--decisions must be at least 1, got {decisions}")
-        for flag, key in (("--realtime", "realtime"), ("--notes", "notes")):
-            if given.get(key) not in (None, "on", "off"):
-                raise ValueError(f"{flag} must be on or off, got {given[key]!r}")
-        seed = int(given.get("game_seed") or 0)
-        return cls(protocol, decisions, given.get("realtime") == "on", seed, given.get("notes") == "on")
-
-
-def time_budget(timeout_s: float | None) -> float | None:
-    """Moves stop a margin before the run's --timeout (a tenth of it, 5 s to 2 min), so the agent can still reply."""
-    if not timeout_s:
-        return None
-    return max(timeout_s - min(120.0, max(5.0, timeout_s / 10)), timeout_s / 2)
 
 
 class AiGameStore(Benchmark):
@@ -136,13 +109,15 @@ class AiGameStore(Benchmark):
             session = self._session(item, item_root, stack)
             stack.callback(session.finish)  # before the page closes
             notes = Notes(item_root, NOTE_PURPOSES) if options.notes else None
+            handoff = Handoff(options.handoff_tokens, HANDOFF) if options.handoff_tokens else None
             names = server_module.offered(options.protocol, tools, options.notes)
             mcp: tuple[McpServer, ...] = ()
             endpoints = []
             if names:
                 mount = stack.enter_context(
                     McpHost.shared().mount(
-                        lambda: server_module.build_server(session, names, notes), name=server_module.SERVER_NAME
+                        lambda: server_module.build_server(session, names, notes, handoff),
+                        name=server_module.SERVER_NAME,
                     )
                 )
                 mcp, endpoints = (McpServer(server_module.SERVER_NAME, names, url=mount.url),), [mount.endpoint]
@@ -168,6 +143,15 @@ class AiGameStore(Benchmark):
                 )
                 return
             prompt = self._prompt(item, template_text, tools)
+
+            def next_session(ran_out_of_context: bool) -> Continuation | None:
+                """A hand-off: the agent was asked to stop at the threshold, or its CLI ran out of context."""
+                reason = handoff.reason(ran_out_of_context) if handoff is not None else None
+                if reason is None or session.over or handoff is None:
+                    return None
+                handoff.begin_session()
+                return _continuation(session, prompt, notes, reason)
+
             yield ItemSetup(
                 prompt=prompt,
                 tools=toolset,
@@ -175,6 +159,9 @@ class AiGameStore(Benchmark):
                 endpoints=endpoints,
                 readonly_mounts=readonly,
                 continuation=_continuation(session, prompt, notes) if session.decisions else None,
+                next_session=next_session if handoff is not None else None,
+                on_context=handoff.seen if handoff is not None else None,
+                cli_compaction=handoff is None,
             )
 
     def _prompt(self, item, template_text: str, tools: str) -> str:
@@ -269,9 +256,11 @@ def _move_aside(directory: Path) -> Path:
     return target
 
 
-def _continuation(session: GameStoreSession, prompt: str, notes: Notes | None) -> Continuation:
-    """VISTA's protocol after a restart of the harness: the game was replayed to where it was; the last move's
-    frames again."""
+def _continuation(
+    session: GameStoreSession, prompt: str, notes: Notes | None, reason: str = "harness restarted"
+) -> Continuation:
+    """VISTA's protocol going on in another session: after a restart of the harness (the game replayed to where it
+    was) or a hand-off (the context was full); where the game stands, the notes, the last frame."""
     last = session.moves[-1]
     where = (
         f"The game stands at decision {session.decisions} of {session.budget.decisions} (episode {session.episode}); "
@@ -280,7 +269,11 @@ def _continuation(session: GameStoreSession, prompt: str, notes: Notes | None) -
         else f"The game stands at decision {session.decisions} of {session.budget.decisions}."
     )
     note = f"The evaluation harness was restarted; the game was restored exactly as it was. {where} Go on playing."
-    fresh = f"{prompt.rstrip()}\n\nThis game is already in progress: an earlier session played it. {where} Go on."
+    earlier = "handed it on (its context was full)" if reason.startswith("hand-off") else "was interrupted"
+    fresh = (
+        f"{prompt.rstrip()}\n\nThis game is already in progress: an earlier session of yours played it and "
+        f"{earlier}. {where} Go on."
+    )
     if notes is not None:
         fresh += f"\n\n{_notes_text(notes)}"
-    return Continuation(note=note, prompt=fresh + "\n", images=session.frame_paths(last.frames[-1:]))
+    return Continuation(note=note, prompt=fresh + "\n", images=session.frame_paths(last.frames[-1:]), reason=reason)

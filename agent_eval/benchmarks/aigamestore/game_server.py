@@ -19,6 +19,7 @@ from pydantic import Field
 from agent_eval.benchmarks.aigamestore.protocol import INPUTS, SEGMENTS, BadSegments, checked_segments
 from agent_eval.benchmarks.aigamestore.session import GameStoreSession, PlayRefused
 from agent_eval.benchmarks.browser_frames import DEFAULT_INSPECT_SCALE, MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.handoff import Handoff
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.benchmarks.notes_server import WRITE_NOTE, note_functions
 from agent_eval.tools.imagetools.errors import ToolInputError
@@ -58,7 +59,7 @@ def _guard(call):
         raise ToolError(str(error)) from None
 
 
-def move_json(session: GameStoreSession, move) -> dict:
+def move_json(session: GameStoreSession, move, handoff: Handoff | None = None) -> dict:
     """What the model is told of a move: never the score (it reads the game's own display)."""
     shown: dict = {
         "decision": move.decisions,
@@ -70,6 +71,8 @@ def move_json(session: GameStoreSession, move) -> dict:
         shown["note"] = "the game has ended: call restart to begin a new attempt (it costs a decision)"
     if session.over:
         shown["stop"] = f"{session.over}. {STOP}"
+    elif handoff is not None and (due := handoff.due()):
+        shown["stop"] = due
     return shown
 
 
@@ -82,8 +85,14 @@ def history_lines(session: GameStoreSession, last: int) -> str:
     return "\n".join(lines) or "no move yet"
 
 
-def tool_functions(session: GameStoreSession, notes: Notes | None = None):
+def tool_functions(session: GameStoreSession, notes: Notes | None = None, handoff: Handoff | None = None):
     looks = FrameLooks(session.archive)
+
+    def moving(make_move):
+        """A move, unless the agent was asked to hand off (the next session plays on)."""
+        if handoff is not None and handoff.told:
+            raise PlayRefused(f"No move made: {handoff.message}")
+        return make_move()
 
     def images(numbers: list[int]) -> list:
         return [Image(data=session.archive.png(n), format="png") for n in numbers]
@@ -96,12 +105,12 @@ def tool_functions(session: GameStoreSession, notes: Notes | None = None):
             ),
         ],
     ) -> list:
-        move = _guard(lambda: session.play(checked_segments(segments)))
-        return [json.dumps(move_json(session, move)), *images(move.frames)]
+        move = _guard(lambda: moving(lambda: session.play(checked_segments(segments))))
+        return [json.dumps(move_json(session, move, handoff)), *images(move.frames)]
 
     def restart() -> list:
-        move = _guard(session.restart)
-        return [json.dumps(move_json(session, move)), *images(move.frames[-1:])]
+        move = _guard(lambda: moving(session.restart))
+        return [json.dumps(move_json(session, move, handoff)), *images(move.frames[-1:])]
 
     def recall(
         frames: Annotated[list[int] | None, Field(description="Frame numbers.")] = None,
@@ -176,8 +185,10 @@ def offered(protocol: str, mode: str, notes: bool) -> tuple[str, ...]:
     return tuple(tools)
 
 
-def build_server(session: GameStoreSession, names: tuple[str, ...], notes: Notes | None = None) -> MCPServer:
-    functions = tool_functions(session, notes)
+def build_server(
+    session: GameStoreSession, names: tuple[str, ...], notes: Notes | None = None, handoff: Handoff | None = None
+) -> MCPServer:
+    functions = tool_functions(session, notes, handoff)
     tools = []
     for name in names:
         fn, text = functions[name]

@@ -16,10 +16,11 @@ from agent_eval.benchmarks.gameworld.catalog import append_url_suffix
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError
 from agent_eval.benchmarks.gameworld.grading import rollup_records, rules_hash, task_grade
 from agent_eval.benchmarks.gameworld.loader import PAGE, GameWorldDataset, TaskItem, load_gameworld
-from agent_eval.benchmarks.gameworld.protocol import Decisions, Handoff, base_prompt, vista_continuation
+from agent_eval.benchmarks.gameworld.protocol import HANDOFF, Decisions, base_prompt, vista_continuation
 from agent_eval.benchmarks.gameworld.records import GAME_DIR, append_restore, in_progress
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
 from agent_eval.benchmarks.gameworld.session import SEED, NotReplayable, TaskSession
+from agent_eval.benchmarks.handoff import Handoff
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
@@ -135,7 +136,7 @@ class GameWorld(Benchmark):
                 window = item_root / GAME_DIR / WINDOW_DIR if mirror is not None else None
                 decisions = Decisions(session, template_text, rung, window)
             else:
-                handoff = Handoff(rung.handoff_tokens)
+                handoff = Handoff(rung.handoff_tokens, HANDOFF) if rung.handoff_tokens else None
             game_tools = server_module.GameTools(session, rung, decisions, handoff, notes)
             mount = stack.enter_context(
                 McpHost.shared().mount(
@@ -174,14 +175,14 @@ class GameWorld(Benchmark):
 
         def hand_off(ran_out_of_context: bool) -> Continuation | None:
             """A hand-off: the agent was asked to stop at the threshold, or its CLI ran out of context."""
-            if session.over or not (handoff.told or ran_out_of_context):
+            if handoff is not None:
+                reason = handoff.reason(ran_out_of_context)
+            else:
+                reason = "hand-off: the CLI ran out of context" if ran_out_of_context else None
+            if reason is None or session.over:
                 return None
-            reason = (
-                f"hand-off: the context reached {handoff.at} tokens (--context handoff:{rung.handoff_tokens})"
-                if handoff.told
-                else "hand-off: the CLI ran out of context"
-            )
-            handoff.begin_session()
+            if handoff is not None:
+                handoff.begin_session()
             return vista_continuation(session, prompt, notes, reason)
 
         return ItemSetup(
@@ -192,7 +193,7 @@ class GameWorld(Benchmark):
             readonly_mounts=readonly,
             continuation=vista_continuation(session, prompt, notes) if session.steps else None,
             next_session=hand_off,
-            on_context=handoff.context_seen,
+            on_context=handoff.seen if handoff is not None else None,
             cli_compaction=rung.handoff_tokens is None,
         )
 

@@ -7,7 +7,8 @@ action tool once and ends. A decision that ends without a call is GameWorld's "N
 with nothing sent. In a game of several roles the decisions take the roles in turn, as VISTA's driver does.
 
 VISTA's protocol is one continuous session that acts one step per call and sees each screen as the call's answer;
-every screen stays within reach (recall), the notes and the hand-off at a context size as for ARC-AGI-3 games."""
+every screen stays within reach (recall), the notes and the hand-off at a context size (benchmarks/handoff.py) as for
+the other game kinds."""
 
 from __future__ import annotations
 
@@ -174,30 +175,6 @@ class Decisions:
         self.acted = False
         self._mirror()
         return self.continuation(f"decision {self.decision} (GameWorld's protocol: a fresh turn per step)")
-
-
-class Handoff:
-    """VISTA's protocol with `--context handoff:N`: past N tokens of context, the next answer of the action tool
-    asks the agent to bring its notes up to date and stop; a fresh session goes on from them."""
-
-    def __init__(self, tokens: int | None):
-        self.tokens = tokens
-        self.at: int | None = None
-        self.told = False
-
-    def context_seen(self, tokens: int) -> None:
-        if self.tokens is not None and tokens >= self.tokens and not self.told:
-            self.at = max(self.at or 0, tokens)
-
-    def ask(self) -> str | None:
-        """The hand-off request to add to this answer (once), or None."""
-        if self.at is None or self.told:
-            return None
-        self.told = True
-        return f"Your context reached {self.at} tokens. {HANDOFF}"
-
-    def begin_session(self) -> None:
-        self.at, self.told = None, False
 
 
 def vista_continuation(

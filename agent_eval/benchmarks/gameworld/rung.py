@@ -16,8 +16,9 @@ official protocol, the screens and steps that decision was shown), `python` a sh
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from agent_eval.benchmarks.handoff import parse_context
 
 PROTOCOLS = ("official", "vista")
 INTERFACES = ("computer-use", "semantic")
@@ -56,13 +57,11 @@ class Rung:
         steps = given.get("max_steps")
         if steps is not None and (isinstance(steps, bool) or int(steps) < 1):
             raise ValueError(f"--max-steps must be at least 1, got {steps}")
-        context = str(given.get("context") or "native")
-        handoff = re.fullmatch(r"handoff:(\d+)", context)
-        if context != "native" and (handoff is None or int(handoff[1]) < 1000):
-            raise ValueError(f"--context must be native or handoff:TOKENS (at least 1000), got {context!r}")
-        if handoff is not None and protocol != "vista":
+        handoff = parse_context(given.get("context"))
+        if handoff is not None and (protocol != "vista" or given.get("notes") != "on"):
             raise ValueError(
-                "--context handoff:N needs --protocol vista (the official protocol starts every decision afresh)"
+                "--context handoff:N needs VISTA's protocol and --notes on (a fresh session goes on from them; the "
+                "official protocol starts every decision afresh)"
             )
         return cls(
             protocol=protocol,
@@ -70,7 +69,7 @@ class Rung:
             max_steps=int(steps) if steps is not None else None,
             realtime=given.get("realtime") == "on",
             notes=given.get("notes") == "on",
-            handoff_tokens=int(handoff[1]) if handoff is not None else None,
+            handoff_tokens=handoff,
         )
 
     @property
