@@ -63,7 +63,9 @@ CONTEXT_OPTION = KindOption(
     None,
     "ARC-AGI-3 games (rung iii/iv), AI GameStore and GameWorld (VISTA's protocol): native (the CLI compacts its "
     "own context) or handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and "
-    "stops, and a fresh session goes on from them; give --notes on) (default: native).",
+    "stops, and a fresh session goes on from them; give --notes on); ARC-AGI-3 games also handoff:cli (the same "
+    "hand-off where the CLI itself would compact: Claude Code's PreCompact hook blocks it, Codex's own threshold is "
+    "watched) (default: native).",
     unset="native",
 )
 # The browser games' protocol, shared by AI GameStore and GameWorld: same flag, values and default for each.
@@ -181,6 +183,15 @@ KINDS["arcgames"] = Kind(
         NOTES_OPTION,
         CONTEXT_OPTION,
         KindOption(
+            "--session-images",
+            "session_images",
+            int,
+            None,
+            "ARC-AGI-3 games: before a tool would give the N-th image of one agent session, the agent updates its "
+            "notes and stops and a fresh session goes on (VISTA: 600, the API's per-request image limit for "
+            "1M-context Claude models) (default: no cap).",
+        ),
+        KindOption(
             "--pixel-readout",
             "pixel_readout",
             str,
@@ -222,6 +233,17 @@ KINDS["arcgames"] = Kind(
             5,
             "ARC-AGI-3 games: with --early-stop continue, fresh sessions in a row with no action between before the "
             "game is graded as it stands (VISTA: 5).",
+        ),
+        KindOption(
+            "--arc-mode",
+            "arc_mode",
+            str,
+            None,
+            "ARC-AGI-3 games: offline (the toolkit scores each game locally), online or competition (the games are "
+            "played at the ARC API with your key, ARC_API_KEY, on one scorecard per run, opened before the first "
+            "game and closed at the end; ARC_BASE_URL names another server; docs/kinds/arcgames.md) "
+            "(default: offline).",
+            unset="offline",
         ),
     ),
     always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too

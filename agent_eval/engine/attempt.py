@@ -24,6 +24,7 @@ from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord, Status
 from agent_eval.datamodel.sandbox_policy import SandboxStartFailed
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript, saved_events
+from agent_eval.engine.context_watch import ContextWatch
 from agent_eval.engine.gateway import Gateway, Lease, Redactor, apply_spend, record_item
 from agent_eval.engine.process import STOP_GRACE_S, run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
@@ -138,14 +139,14 @@ class Attempt:
         agent, config, benchmark = self.options.agent, self.options.config, self.options.benchmark
         item_dir, text = self.item_dir, self.options.template.text
         with benchmark.setup(self.item, config.tools, item_dir.work, item_dir.home, item_dir.root, text) as setup:
-            on_context = setup.on_context
-            if on_context is not None:  # the model's context at each request, as the gateway sees it
-                self.lease.ledger.on_usage = lambda usage: on_context(context_tokens(usage))
+            # the model's context at each request and the images each carries, as the gateway sees them
+            watch = ContextWatch(setup, agent, config.model, item_dir.home)
+            watch.install(self.lease.ledger)
             self.lease.ledger.on_model_request = setup.on_model_request  # e.g. a game's one action per observation
             session = start_session(agent, item_dir, setup)
             first, spent_s = session.record.n, 0.0
             while True:
-                result, launch = self._session(setup, session, config.timeout_s - spent_s)
+                result, launch = self._session(setup, session, config.timeout_s - spent_s, watch.signal)
                 spent_s += result.elapsed_s
                 end_session(item_dir, session, _how_it_ended(result))
                 if result.interrupted or result.timed_out or spent_s >= config.timeout_s:
@@ -202,7 +203,9 @@ class Attempt:
         record.started_at, record.finished_at = self.started_at, now_iso()
         return record
 
-    def _session(self, setup: ItemSetup, session: SessionStart, timeout_s: float) -> tuple[ProcessResult, ItemMeta]:
+    def _session(
+        self, setup: ItemSetup, session: SessionStart, timeout_s: float, compaction_signal: Path | None = None
+    ) -> tuple[ProcessResult, ItemMeta]:
         """One agent CLI process in its sandbox: the attempt's session `session` (started, or continued), and
         how it was launched (meta.json, written before it starts)."""
         agent, config, item_dir, auth = self.options.agent, self.options.config, self.item_dir, self.lease.auth
@@ -219,6 +222,7 @@ class Attempt:
             auth=auth,
             session=session.plan,
             auto_compact=setup.cli_compaction,
+            compaction_signal=compaction_signal,
         )
         invocation = agent.prepare(ctx)
         spec = SandboxSpec(
@@ -265,11 +269,6 @@ def _first_session_on_record(agent: Agent, item_dir: ItemDir, sessions: list) ->
         return True
     first = sessions[0].session_id
     return bool(first) and agent.can_resume(item_dir.home, item_dir.work, first)
-
-
-def context_tokens(usage: dict) -> int:
-    """The model's context after one answer: what it read (cached included) and what it wrote."""
-    return int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
 
 
 def _how_it_ended(result: ProcessResult) -> str:

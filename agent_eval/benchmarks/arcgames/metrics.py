@@ -38,6 +38,11 @@ class GameMetrics(KindMetrics):
     early_stops: int = 0  # sessions that ended with the game live and its budgets left (each continued or not)
     stopped_early: bool = False  # the game ended that way: graded as it stood (VISTA's agent_stopped_early)
     refused_unseen: int = 0  # plays refused because the previous play's result had not reached the model yet
+    # --arc-mode online/competition: this play's entry on the run's scorecard at the ARC API (card_id, url, guid;
+    # score, actions, levels_completed, resets, completed, per-level lists, runs), or `unavailable` and why; the
+    # fields above are then the offline scorecard of the same actions, replayed locally (`local_replay`), and
+    # `differs_from_offline` names the totals where the two disagree. Empty offline.
+    online: dict = field(default_factory=dict)
 
     def actions_per_level(self) -> float | None:
         """Actions spent per completed level (None: no level completed)."""

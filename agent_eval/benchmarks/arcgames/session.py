@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, FrameArchive, checked_frame, frame_hash, frame_name
+from agent_eval.benchmarks.arcgames.handoff import HANDOFF, HandoffState
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.recovery import read_stops
 from agent_eval.datamodel.itemdir import now_iso
@@ -48,10 +49,6 @@ BLIND = (
     "No action taken: one action per observation. The result of your previous play has not reached you yet "
     "(several play calls in one message run one after another without you seeing each result): look at it, then "
     "choose the next action. Nothing was spent."
-)
-HANDOFF = (
-    "Bring your notes up to date now (write_note: GUIDE.md, WORKING.md), then stop and reply with "
-    "<answer>HANDOFF</answer>: a fresh session goes on with this game from your notes."
 )
 
 
@@ -127,6 +124,8 @@ class GameSession:
         level_actions: float | None = None,
         handoff_tokens: int | None = None,
         *,
+        handoff_at_cli: bool = False,
+        session_images: int | None = None,
         initial_frame: bool = False,
         one_action_per_observation: bool = False,
     ):
@@ -140,9 +139,9 @@ class GameSession:
         self.one_action_per_observation = one_action_per_observation
         self.unseen_result = False  # a play's result has not yet reached the model
         self.refused_unseen = 0  # plays refused for that (a message of several plays: all but the first)
-        self.handoff_tokens = handoff_tokens  # --context handoff:N
-        self.handoff_at: int | None = None  # the context when the hand-off was asked (this session)
-        self.handoff_told = False  # play's answer has asked the agent to update its notes and stop
+        # When the agent is asked to hand the game on to a fresh session (handoff.py): its context past
+        # --context handoff:N, the CLI's own compaction point (handoff:cli), or --session-images N.
+        self.handoff = HandoffState(handoff_tokens, handoff_at_cli, session_images)
         self.level_actions = level_actions  # each level bounded at ceil(its baseline x this) actions
         self.game = game
         self.directory = Path(directory)
@@ -306,19 +305,41 @@ class GameSession:
         play's next answer asks the agent to bring its notes up to date and stop."""
         with self._lock:
             # (told as an answer streams by: its input first, then its output, so the largest until play tells)
-            if self.handoff_tokens is not None and tokens >= self.handoff_tokens and not self.handoff_told:
-                self.handoff_at = max(self.handoff_at or 0, tokens)
+            self.handoff.context_seen(tokens)
+
+    def compaction_point(self, what: str) -> None:
+        """The agent's CLI reached its own compaction point and did not compact (the engine saw it): with
+        --context handoff:cli, play's next answer asks the agent to bring its notes up to date and stop."""
+        with self._lock:
+            self.handoff.compaction_point(what)
+
+    def request_carried(self, images: int, began: float) -> None:
+        """The images one model request carried (the gateway's count), for --session-images."""
+        with self._lock:
+            self.handoff.request_carried(images, began)
+
+    def image_room(self, images: int) -> str | None:
+        """None when a tool may give `images` more images in this session; else what it answers instead (the
+        agent is asked to hand off). Nothing to refuse once the game is over (play then shows no frame)."""
+        with self._lock:
+            return None if self.over else self.handoff.image_room(images)
+
+    @property
+    def handoff_told(self) -> bool:
+        return self.handoff.told
 
     def begin_session(self) -> None:
         """A fresh session goes on with the game (after a hand-off): its context starts empty."""
         with self._lock:
-            self.handoff_at, self.handoff_told = None, False
+            self.handoff.begin()
 
     def observed(self, images: int = 0, text_chars: int = 0) -> None:
-        """What the tools showed of frames, by form (VISTA's rung i: what each form costs, per item)."""
+        """What the model was shown of frames, by form (VISTA's rung i: what each form costs, per item): the
+        tools' answers and the frames attached to a session's first message."""
         with self._lock:
             self.observations["images"] += images
             self.observations["text_chars"] += text_chars
+            self.handoff.shown(images)
 
     def last_play(self) -> Play | None:
         return self.plays[-1] if self.plays else None
@@ -389,7 +410,7 @@ class GameSession:
         with self._lock:
             if self.over:
                 return self._status(stopped=True), None
-            if self.handoff_told:  # the agent was asked to stop: the next session plays on
+            if self.handoff.told:  # the agent was asked to stop: the next session plays on
                 return {"stop": f"No action taken: {HANDOFF}"}, None
             if self.one_action_per_observation and self.unseen_result:
                 self.refused_unseen += 1
@@ -482,9 +503,8 @@ class GameSession:
             shown["seconds_left"] = max(0, int(self.deadline - time.monotonic()))
         if self.over:
             shown["stop"] = f"{self.over}. {STOP}" if not stopped else f"No action taken: {self.over}. {STOP}"
-        elif self.handoff_at is not None and play is not None:
-            shown["stop"] = f"Your context reached {self.handoff_at} tokens. {HANDOFF}"
-            self.handoff_told = True
+        elif play is not None and (stop := self.handoff.stop_now()):
+            shown["stop"] = stop
         elif play is not None and play.state == "GAME_OVER":
             shown["note"] = "game over: play RESET to start the level again"
             if not play.frames:
