@@ -19,6 +19,7 @@ judgedshow.py     how `show` presents a judged item: what was read, by what, and
 notes.py          the agent's notes (--notes on): GUIDE.md and WORKING.md, every version kept, and how they read
 notes_server.py   the notes tools (read_notes, write_note) as an MCP server of their own
 presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots
+restores.py       what game kinds share of surviving the harness: the restore log, a game moved aside, time
 registry.py       name -> "module:Class", tool modes, dataset detection, help texts
 shared.py         what several kinds offer alike: the image tools, placing an image, the prompt placeholders
 vlmeval/          VLMEvalKit's multiple-choice TSV (HR-Bench, V* Bench, ...), prompted and graded as VLMEvalKit does

@@ -80,13 +80,13 @@ class Continuation:
     prompt: str
     images: list[Path] = field(default_factory=list)
     reason: str = "harness restarted"  # why a new session: said in the item's record of its sessions
-    # True: never continue the CLI's earlier session, always a fresh one told `prompt` (a protocol of one request
-    # per decision, whose context must hold nothing but that request)
-    fresh: bool = False
     # Within an attempt (`ItemSetup.next_session`): True continues the CLI's own session with `note` where it can
     # be (e.g. an agent that stopped early, told to go on); False, or a session that cannot be resumed, starts a
     # fresh one with `prompt`.
     resume: bool = False
+    # After a restart of the harness (`ItemSetup.continuation`): True never continues the CLI's earlier session, a
+    # fresh one is told `prompt` (a protocol of one request per decision, whose context holds that request alone)
+    fresh: bool = False
 
 
 @dataclass
@@ -106,10 +106,6 @@ class ItemSetup:
     on_context: Callable[[int], None] | None = None  # told the model's context (tokens) at each of its requests
     on_model_request: Callable[[], None] | None = None  # told as each model request begins (its tools' results sent)
     cli_compaction: bool = True  # False: the CLI's own context compaction is turned off (the kind hands off)
-    # Told each session's final reply as it ends, before next_session: a kind whose protocol reads the agent's
-    # moves from its reply (AI GameStore's official baseline: one reply per decision, a fresh session each)
-    on_reply: Callable[[str | None], None] | None = None
-    max_sessions: int | None = None  # the kind's bound on sessions in one attempt (None: the engine's own)
     # Set (with cli_compaction False): the kind hands off where the CLI itself would compact. The engine keeps the CLI
     # from compacting there (its PreCompact hook blocks it, or its compaction is off and its own threshold is watched
     # at the gateway) and calls this, saying how it was seen, before the answer to the CLI's next request arrives.
@@ -117,6 +113,10 @@ class ItemSetup:
     # Told, for each model request, how many image blocks it carries and when (time.monotonic) it began: the
     # gateway's count, read from the request body as it passes (a little after the request begins).
     on_request_images: Callable[[int, float], None] | None = None
+    # Told each session's final reply as it ends, before next_session: a kind whose protocol reads the agent's
+    # moves from its reply (AI GameStore's official baseline: one reply per decision, a fresh session each)
+    on_reply: Callable[[str | None], None] | None = None
+    max_sessions: int | None = None  # the kind's bound on sessions in one attempt (None: the engine's own)
 
 
 class ItemError(Exception):

@@ -16,6 +16,8 @@ def parse_context(value: str | None) -> int | None:
     if context == "native":
         return None
     kind, _, tokens = context.partition(":")
+    if context == "handoff:cli":
+        raise ValueError("--context handoff:cli is ARC-AGI-3's only; give native or handoff:TOKENS")
     if kind != "handoff" or not tokens.isdigit() or int(tokens) < MIN_TOKENS:
         raise ValueError(f"--context must be native or handoff:TOKENS (at least {MIN_TOKENS}), got {context!r}")
     return int(tokens)

@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from agent_eval.datamodel.sandbox_policy import load_policy, system_binds
+from agent_eval.datamodel.sandbox_policy import confined_process, load_policy, system_binds
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 # What Python, Playwright's node driver and Chromium read from /etc (fonts, locale, the loader, Chromium's own).
@@ -51,20 +51,7 @@ def jail_argv(readonly: list[Path]) -> list[str]:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise JailMissing("browser games need bubblewrap (apt-get install bubblewrap, or `make setup`)")
-    o = [
-        bwrap,
-        "--unshare-all",  # user, pid, net (an empty loopback), ipc, uts, cgroup
-        "--uid",
-        "65534",
-        "--gid",
-        "65534",
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
-        "--hostname",
-        "browser",
-    ]
+    o = [bwrap, *confined_process("browser")]
     o += system_binds(SYSTEM_READONLY, load_policy()["usr_links"])
     o += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
     # this package and the package's __init__ (the page host imports agent_eval.browser.libraries)

@@ -61,7 +61,7 @@ def start_session(
     else:
         why = (
             "the kind asks a fresh session"
-            if goes_on.fresh
+            if goes_on.fresh and last is not None and last.session_id
             else "no earlier session recorded"
             if last is None
             else "the earlier session named no id"

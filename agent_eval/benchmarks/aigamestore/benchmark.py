@@ -12,14 +12,15 @@ from typing import Iterator
 from agent_eval.benchmarks.aigamestore.grading import grade_game, prediction_text
 from agent_eval.benchmarks.aigamestore.loader import GameStoreDataset, load_games
 from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
-from agent_eval.benchmarks.aigamestore.options import Options, time_budget
-from agent_eval.benchmarks.aigamestore.record import GAME_DIR, REQUESTS, append_restore, in_progress
+from agent_eval.benchmarks.aigamestore.options import Options
+from agent_eval.benchmarks.aigamestore.record import GAME_DIR, REQUESTS, in_progress
 from agent_eval.benchmarks.aigamestore.scoring import per_game, rules_hash, summary
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
 from agent_eval.benchmarks.browser_frames import FRAMES_DIR
 from agent_eval.benchmarks.handoff import Handoff
 from agent_eval.benchmarks.notes import Notes, describe
+from agent_eval.benchmarks.restores import append_restore, move_aside, time_budget
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
@@ -216,7 +217,7 @@ class AiGameStore(Benchmark):
         try:
             return opened()
         except NotReplayable as why:
-            aside = _move_aside(directory)
+            aside = move_aside(directory)
             session = opened()
             append_restore(
                 directory, {"at": now_iso(), "outcome": "started over", "why": str(why), "earlier_game": aside.name}
@@ -246,14 +247,6 @@ class AiGameStore(Benchmark):
 
 def _notes_text(notes: Notes) -> str:
     return f"Your notes (read_notes / write_note; {notes.describe()}):\n\n{notes.as_prompt()}"
-
-
-def _move_aside(directory: Path) -> Path:
-    number = 1
-    while (target := directory.with_name(f"{directory.name}.abandoned-{number}")).exists():
-        number += 1
-    directory.rename(target)
-    return target
 
 
 def _continuation(

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
 from agent_eval.analysis.stats import ALPHA, sign_flip_test
+from agent_eval.analysis.tables import cells_table
 from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
 from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, per_game
 
@@ -129,12 +129,7 @@ class GameStoreComparison(KindComparison):
             ("AI GameStore on the shared games", overall_cells(data, self.games)),
             ("per game", game_cells(data, self.games)),
         ):
-            table = Table(title=title, header_style="bold", title_style="bold")
-            for i, name in enumerate(header):
-                table.add_column(name, justify="left" if i < 2 else "right", no_wrap=True)
-            for cells in body:
-                table.add_row(*cells)
-            console.print(table)
+            console.print(cells_table(title, header, body))
         return True
 
     def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:

@@ -39,10 +39,3 @@ class Options:
                 "--context handoff:N needs VISTA's protocol and --notes on (a fresh session goes on from them)"
             )
         return cls(protocol, decisions, given.get("realtime") == "on", seed, notes, handoff)
-
-
-def time_budget(timeout_s: float | None) -> float | None:
-    """Moves stop a margin before the run's --timeout (a tenth of it, 5 s to 2 min), so the agent can still reply."""
-    if not timeout_s:
-        return None
-    return max(timeout_s - min(120.0, max(5.0, timeout_s / 10)), timeout_s / 2)

@@ -17,13 +17,13 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agent_eval.datamodel.jsonl import append_line, log_lines
+from agent_eval.datamodel.jsonl import log_lines
+from agent_eval.datamodel.ondisk import split_known
 
 GAME_DIR = "game"
 TIMELINE = "timeline.jsonl"
 RESULT = "result.json"
 GAME_RECORD = "game.json"
-RESTORES = "restores.jsonl"
 REQUESTS = "requests.jsonl"
 
 
@@ -94,9 +94,7 @@ def read_end(item_root: Path) -> GameEnd | None:
     path = Path(item_root) / GAME_DIR / RESULT
     if not path.is_file():
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    known = {k: data.pop(k) for k in list(data) if k in GameEnd.__dataclass_fields__ and k != "extra"}
-    return GameEnd(**known, extra=data)
+    return GameEnd(**split_known(GameEnd, json.loads(path.read_text(encoding="utf-8"))))
 
 
 def write_end(directory: Path, end: GameEnd) -> None:
@@ -104,16 +102,11 @@ def write_end(directory: Path, end: GameEnd) -> None:
 
 
 def read_record(directory: Path) -> dict | None:
+    """game.json: which game the folder's moves were played on (None: not written yet)."""
     path = Path(directory) / GAME_RECORD
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def append_restore(directory: Path, entry: dict) -> None:
-    append_line(Path(directory) / RESTORES, entry)
-
-
-def read_restores(directory: Path) -> list[dict]:
-    return log_lines(Path(directory) / RESTORES)
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def read_requests(item_root: Path) -> list[dict]:
