@@ -5,7 +5,6 @@ scored by GameWorld's own evaluator from the game's state (docs/kinds/gameworld.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import shutil
 from pathlib import Path
 from typing import Iterator
@@ -17,11 +16,12 @@ from agent_eval.benchmarks.gameworld.gameapi import GameApiError
 from agent_eval.benchmarks.gameworld.grading import rollup_records, rules_hash, task_grade
 from agent_eval.benchmarks.gameworld.loader import PAGE, GameWorldDataset, TaskItem, load_gameworld
 from agent_eval.benchmarks.gameworld.protocol import HANDOFF, Decisions, base_prompt, vista_continuation
-from agent_eval.benchmarks.gameworld.records import GAME_DIR, append_restore, in_progress
+from agent_eval.benchmarks.gameworld.records import GAME_DIR, in_progress
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
 from agent_eval.benchmarks.gameworld.session import SEED, NotReplayable, TaskSession
 from agent_eval.benchmarks.handoff import Handoff
 from agent_eval.benchmarks.notes import Notes
+from agent_eval.benchmarks.restores import append_restore, move_aside, time_budget
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
@@ -30,14 +30,6 @@ GAME_SERVER_MODULE = "agent_eval.benchmarks.gameworld.game_server"
 HOST_DIR = "page-host"  # the page host's scratch folder (outside the workdir)
 WINDOW_DIR = "window"  # the official protocol's python mode: this decision's screens, bound into the workdir
 DEFAULT_STEPS = 100  # GameWorld's max_steps in every catalog task
-
-
-def time_budget(timeout_s: float | None) -> float | None:
-    """How long the tools take steps: the run's --timeout less a tenth of it (5 s to 2 min), the time the agent
-    needs to reply DONE once told to stop."""
-    if not timeout_s:
-        return None
-    return max(timeout_s - min(120.0, max(5.0, timeout_s / 10)), timeout_s / 2)
 
 
 class HostPage:
@@ -209,7 +201,7 @@ class GameWorld(Benchmark):
             except NotReplayable as why:  # a fresh folder replays nothing: the next pass opens a new task
                 page.close()
                 started_over = {"at": now_iso(), "outcome": "started over", "why": str(why)}
-                started_over["earlier_task"] = _aside(directory).name
+                started_over["earlier_task"] = move_aside(directory).name
                 continue
             except BaseException:
                 page.close()
@@ -247,10 +239,3 @@ class GameWorld(Benchmark):
 
     def scorer_hash(self) -> str:
         return rules_hash()
-
-
-def _aside(directory: Path) -> Path:
-    """An abandoned task's folder, renamed beside the new one: game.abandoned-1, -2, ... (the first name free)."""
-    names = (directory.with_name(f"{directory.name}.abandoned-{n}") for n in itertools.count(1))
-    target = next(name for name in names if not name.exists())
-    return directory.rename(target)

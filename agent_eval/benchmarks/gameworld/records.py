@@ -15,14 +15,13 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.datamodel.jsonl import append_line, log_lines
+from agent_eval.datamodel.jsonl import log_lines
 from agent_eval.datamodel.ondisk import dump, known_fields, split_known
 
 GAME_DIR = "game"
 TIMELINE = "timeline.jsonl"
 RESULT = "result.json"
 TASK_RECORD = "task.json"
-RESTORES = "restores.jsonl"
 
 
 @dataclass
@@ -113,14 +112,6 @@ def read_end(item_root: Path) -> TaskEnd | None:
     """result.json: its known fields typed, any other key kept in `extra` (datamodel/ondisk.py's rule)."""
     data = _json(Path(item_root) / GAME_DIR / RESULT)
     return None if data is None else TaskEnd(**split_known(TaskEnd, data))
-
-
-def append_restore(directory: Path, entry: dict) -> None:
-    append_line(Path(directory) / RESTORES, entry)
-
-
-def read_restores(directory: Path) -> list[dict]:
-    return log_lines(Path(directory) / RESTORES)
 
 
 def in_progress(item_root: Path) -> str | None:

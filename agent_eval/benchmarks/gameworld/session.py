@@ -34,16 +34,8 @@ from agent_eval.benchmarks.gameworld.actions import (
 from agent_eval.benchmarks.gameworld.evaluator import Evaluation, TaskEvaluator
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError, GamePage
 from agent_eval.benchmarks.gameworld.loader import TaskItem
-from agent_eval.benchmarks.gameworld.records import (
-    Step,
-    TaskEnd,
-    append_restore,
-    read_record,
-    read_restores,
-    read_steps,
-    write_end,
-    write_record,
-)
+from agent_eval.benchmarks.gameworld.records import Step, TaskEnd, read_record, read_steps, write_end, write_record
+from agent_eval.benchmarks.restores import append_restore, read_restores
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.jsonl import open_log
 
