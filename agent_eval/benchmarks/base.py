@@ -241,6 +241,11 @@ class Benchmark(ABC):
         """Benchmark-specific metrics for rollup.json (None: nothing beyond accuracy)."""
         return None
 
+    def template_name(self, mode: str) -> str:
+        """The prompt template a run of this tool mode is asked with (prompts/<kind>/<name>.yaml), once configured:
+        the mode's own by default (a kind may offer another, e.g. a game's --task-prompt vista)."""
+        return mode
+
     def prompts_dir(self) -> Path:
         return Path(__file__).resolve().parents[2] / "prompts" / self.name
 

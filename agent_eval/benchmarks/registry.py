@@ -147,7 +147,17 @@ KINDS["arcgames"] = Kind(
     "agent_eval.benchmarks.arcgames.benchmark:ArcGames",
     ("none", "image", "python"),
     "agent_eval.benchmarks.arcgames.loader:is_games_dataset",
-    tool_names=("play", "recall", "read_notes", "write_note"),
+    tool_names=(
+        "play",
+        "recall",
+        "read_notes",
+        "write_note",
+        "history",
+        "read_guide",
+        "write_guide",
+        "read_working",
+        "write_working",
+    ),
     data_help="ARC-AGI-3 games (the toolkit's environment_files/<game>/<version>/ layout)",
     modes_help="ARC-AGI-3 games: none (play only), image (play, recall, inspect, read_pixels), python (plus a shell "
     "over the frames)",
@@ -200,6 +210,61 @@ KINDS["arcgames"] = Kind(
             "inspect (rung v) (default: on).",
             unset="on",
         ),
+        # What the model sees and may call, VISTA's way beside ours (arcgames/ladder.py; docs/kinds/arcgames.md)
+        KindOption(
+            "--game-tools",
+            "game_tools",
+            str,
+            None,
+            "ARC-AGI-3 games: ours (play, recall, inspect, read_pixels, read_notes, write_note) or vista (VISTA's: "
+            "play, inspect over turns with labelled views and a question, read_pixels sampling the image as shown, "
+            "history, read_guide, write_guide, read_working, write_working, answering as VISTA does) (default: ours).",
+            unset="ours",
+        ),
+        KindOption(
+            "--frame-grid",
+            "frame_grid",
+            str,
+            None,
+            "ARC-AGI-3 games: on draws frames with VISTA's grid lines (the first row and column of every game "
+            "pixel's square darkened to 3/4), in the image shown and archived (default: off).",
+            unset="off",
+        ),
+        KindOption(
+            "--coordinates",
+            "coordinates",
+            str,
+            None,
+            "ARC-AGI-3 games: grid (ACTION6 and every region in game pixels, 0-63) or display (in pixels of the "
+            "image as shown, 0 to 64 x --frame-scale - 1, a click mapped to the game pixel under it as VISTA maps "
+            "it) (default: grid).",
+            unset="grid",
+        ),
+        KindOption(
+            "--working-scope",
+            "working_scope",
+            str,
+            None,
+            "ARC-AGI-3 games (with --notes on): game (WORKING.md lasts the game) or level (archived with its "
+            "provenance and emptied at each completed level, VISTA's way) (default: game).",
+            unset="game",
+        ),
+        KindOption(
+            "--guide-chars",
+            "guide_chars",
+            int,
+            None,
+            "ARC-AGI-3 games (with --notes on): GUIDE.md's size limit in characters (default: 20000 with "
+            "--game-tools ours, VISTA's 65536 with vista).",
+        ),
+        KindOption(
+            "--working-chars",
+            "working_chars",
+            int,
+            None,
+            "ARC-AGI-3 games (with --notes on): WORKING.md's size limit in characters (default: 20000 with "
+            "--game-tools ours, VISTA's 16384 with vista).",
+        ),
         # How the episode runs (arcgames/protocol.py): VISTA's by default, each recorded in the run's identity
         KindOption(
             "--initial-frame",
@@ -227,6 +292,16 @@ KINDS["arcgames"] = Kind(
             "(the game is graded as it stands) (default: continue).",
         ),
         KindOption(
+            "--task-prompt",
+            "task_prompt",
+            str,
+            None,
+            "ARC-AGI-3 games: what each session is told: ours (the mode's template: the game, its tools and budget) "
+            "or vista (VISTA's own words: the current observation's metadata and 'Complete the game with as few game "
+            "actions as possible.', and its recovery records when a session goes on) (default: ours).",
+            unset="ours",
+        ),
+        KindOption(
             "--recoveries",
             "recoveries",
             int,
@@ -246,7 +321,8 @@ KINDS["arcgames"] = Kind(
             unset="offline",
         ),
     ),
-    always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too
+    # notes (--notes on) are offered in mode none too, ours or VISTA's
+    always_tools=("play", "read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working"),
 )
 KINDS["aigamestore"] = Kind(
     "agent_eval.benchmarks.aigamestore.benchmark:AiGameStore",
