@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent_eval.datamodel.process_result import ProcessResult
+from agent_eval.datamodel.process_result import SILENT, ProcessResult
 from agent_eval.datamodel.transcript import Transcript
 
 HTTP_STATUS = {
@@ -89,8 +89,12 @@ def _classify(result: ProcessResult, transcript: Transcript, has_answer_tag: boo
     refused = _refused_by_the_sandbox(result, text)  # before the watcher's verdict: it reads a 403 as auth
     if refused:
         return refused
+    if result.stopped_because == SILENT:  # the last session the lease stopped (no time or session left to go on)
+        return Outcome("timeout", result.stop_detail)
     if result.stopped_because:
-        return Outcome(result.stopped_because, transcript.error or result.stderr_tail.strip()[-500:] or None)
+        return Outcome(
+            result.stopped_because, result.stop_detail or transcript.error or result.stderr_tail.strip()[-500:] or None
+        )
     if transcript.error_status in HTTP_STATUS:
         return Outcome(HTTP_STATUS[transcript.error_status], transcript.error)
     failed = transcript.error is not None or result.exit_code != 0 or not (transcript.final_text or "").strip()

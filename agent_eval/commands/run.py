@@ -43,6 +43,8 @@ def command(
     unpriced,
     outage_hold_minutes,
     shard,
+    system_prompt,
+    silent_minutes,
     judge_model,
     **kind_given,
 ):
@@ -68,6 +70,8 @@ def command(
         outage_hold_minutes=outage_hold_minutes,
         shard=shard,
         judge_model=judge_model,
+        system_prompt=system_prompt,
+        silent_minutes=silent_minutes,
     )
     config.validate(efforts_by_agent())
     benchmark, dataset = load_benchmark(resolve_data_dir(data, console))
