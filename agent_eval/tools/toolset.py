@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 # One request per connection: the sandbox's proxy (tinyproxy) serves one request on each client connection and then
 # closes it without saying so (it drops the server's `Connection: close`), so a client that keeps the connection for
 # its next request (Claude Code does, within milliseconds of an answer) sends it into a connection being closed: it
