@@ -433,9 +433,9 @@ class Runner:
     def _stop_message(self, record: ItemRecord) -> str:
         if record.status == "tool_surface_error":
             return (
-                f"{self.config.agent}: stopped the run before item {record.id}'s first action: {record.error} "
-                f"Every item would meet the same: check the pinned CLI (`make setup`), its configuration, and the "
-                f"item's tool servers, then run again."
+                f"{self.config.agent}: stopped the run before item {record.id}'s first action: "
+                f"{(record.error or '').rstrip('.')}. Every item would meet the same: check the pinned CLI "
+                f"(`make setup`), its configuration and the item's tool servers, then run again."
             )
         if record.status == "auth_error":
             credential = " or ".join(self.auth.describe()["credential"]) or "a login"
