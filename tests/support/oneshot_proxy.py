@@ -29,6 +29,7 @@ class OneShotProxy:
         self.upstream_port, self.linger_s = upstream_port, linger_s
         self.connections = 0
         self.requests = 0  # forwarded to the host
+        self.tool_calls = 0  # of those, MCP `tools/call` requests
         self.dropped: list[str] = []  # the request lines a client sent on a connection after its first
         self._loop = asyncio.new_event_loop()
         server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
@@ -57,6 +58,7 @@ class OneShotProxy:
                 if REQUEST_LINE.match(data):
                     self.requests += 1
                     data = one_request(data)
+                self.tool_calls += data.count(b'"method":"tools/call"')
                 host_w.write(data)
                 await host_w.drain()
 

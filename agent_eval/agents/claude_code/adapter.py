@@ -50,7 +50,7 @@ PERMISSION_MODE = "default"  # no --permission-mode: every offered tool is named
 
 def _mcp_entry(server: McpServer) -> dict:
     if server.url:
-        return {"type": "http", "url": server.url, "headers": dict(server.headers)}
+        return {"type": "http", "url": server.url, **({"headers": dict(server.headers)} if server.headers else {})}
     assert server.command, "an MCP server has a url or a command"
     return {"type": "stdio", "command": server.command[0], "args": list(server.command[1:])}
 

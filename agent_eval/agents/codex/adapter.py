@@ -204,8 +204,10 @@ class Codex(Agent):
         for server in ctx.tools.mcp:
             lines += ["", f"[mcp_servers.{server.name}]"]
             if server.url:
-                headers = ", ".join(f"{_toml(name)} = {_toml(value)}" for name, value in server.headers)
-                lines += [f"url = {_toml(server.url)}", f"http_headers = {{ {headers} }}"]
+                lines.append(f"url = {_toml(server.url)}")
+                if server.headers:  # sent with every request (tools/toolset.py: one request per connection)
+                    headers = ", ".join(f"{_toml(name)} = {_toml(value)}" for name, value in server.headers)
+                    lines.append(f"http_headers = {{ {headers} }}")
             elif server.command:
                 lines += [f"command = {_toml(server.command[0])}", f"args = {_toml(list(server.command[1:]))}"]
             lines += [
