@@ -28,8 +28,13 @@ class SilentLease:
         self.agent, self.minutes, self.held, self.clock = agent, minutes, held, clock
         self.completed = 0
         self.running = 0
-        self._since = clock()  # the last completed call, or the session's start
-        self._held_since = held()
+        self._since: float | None = None  # the last completed call, or when the session could first act
+        self._held_since = 0.0
+
+    def start(self) -> None:
+        """The clock starts once the CLI is up and its tool surface checked (its start-up is not silence)."""
+        if self._since is None:
+            self._since, self._held_since = self.clock(), self.held()
 
     def observe(self, event: dict) -> None:
         started, completed = self.agent.tool_activity(event)
@@ -39,10 +44,12 @@ class SilentLease:
             self._since, self._held_since = self.clock(), self.held()
 
     def silent_s(self) -> float:
+        if self._since is None:
+            return 0.0
         return self.clock() - self._since - (self.held() - self._held_since)
 
     def expired(self) -> bool:
-        return self.running == 0 and self.silent_s() >= self.minutes * 60
+        return self._since is not None and self.running == 0 and self.silent_s() >= self.minutes * 60
 
     def detail(self) -> str:
         return (
@@ -68,8 +75,10 @@ class SessionWatch:
     def stop_when(self) -> str | None:
         if self.gate.stop_reason():  # decided at the gateway (a report in the first request)
             return self.gate.stop_reason()
-        if self.lease is not None and self.gate.open and self.lease.expired():
-            return SILENT
+        if self.lease is not None and self.gate.open:
+            self.lease.start()
+            if self.lease.expired():
+                return SILENT
         return None
 
     def finish(self, result: ProcessResult) -> None:
