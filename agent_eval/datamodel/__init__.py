@@ -15,5 +15,6 @@ records.py         ItemRecord: one line of `<task>/items.jsonl`; Status, Usage
 results.py         RunStore: a run's results tree (append-only records, summaries, rollup, run.json)
 sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind; the system's bwrap binds
 sessions.py        SessionRecord: an item's agent sessions (`<item>/sessions.jsonl`), more than one after a restart
+system_prompt.py   SystemPrompt: `run --system-prompt FILE` read once (text, hash, description); `cli`: the CLI's own
 transcript.py      Transcript: the normalised steps of any agent (steps.json)
 """

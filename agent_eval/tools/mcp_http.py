@@ -277,10 +277,10 @@ class McpHost:
             call_id = _tool_call_id(body)
             if call_id is not None:
                 why = await asyncio.to_thread(gate.wait, CALL_WAIT_S)
-                if why is not None:  # nothing runs: the model is told why (its session is being stopped)
-                    return await _json(
-                        send, {"jsonrpc": "2.0", "id": call_id, "error": {"code": -32000, "message": why}}
-                    )
+                if why is not None:  # nothing runs: the call fails with why (a JSON-RPC error: valid in every protocol
+                    # version, and both CLIs show its message to the model); the session is being stopped meanwhile
+                    error = {"code": -32000, "message": why}
+                    return await _json(send, {"jsonrpc": "2.0", "id": call_id, "error": error})
             receive = _replay(body, receive)
         await app(scope, receive, send)
 
