@@ -153,6 +153,7 @@ def run_options(func):
             click.option(
                 "--system-prompt",
                 type=SystemPromptChoice(),
+                metavar="cli|FILE",
                 default=CLI_OWN,
                 show_default=True,
                 help="`cli`: the CLI's own system prompt. FILE: a task prompt whose text replaces it (Claude Code "
@@ -163,6 +164,7 @@ def run_options(func):
             click.option(
                 "--silent-minutes",
                 type=click.FloatRange(min=0, min_open=True),
+                metavar="MINUTES",
                 default=None,
                 help="Stop a session in which no tool call has completed for this many minutes (a call still "
                 "running holds the clock; provider waits do not count) and go on in the CLI's own continued "
