@@ -23,7 +23,11 @@ from agent_eval.tools.mcp_http import McpHost
 from agent_eval.tools.toolset import ToolSet
 
 TOOL_SURFACE_ERROR = "tool_surface_error"  # the item's status (datamodel/records.py)
-REPORT_WAIT_S = 60.0  # how long a request or a tool call waits for the CLI's report before it is refused
+REPORT_WAIT_S = 60.0  # how long a tool call waits for the CLI's report before it is refused
+# How long the model requests of a CLI that reports in its stream wait for that report at the gateway. It comes
+# before the first request (Claude Code's init); a stream that arrives late (a wrapper holding a line back) lets
+# them go after this, and the check still runs when the report comes, its MCP calls held till then.
+STREAM_REPORT_WAIT_S = 10.0
 
 
 class SurfaceGate:
@@ -35,10 +39,12 @@ class SurfaceGate:
         self.failure: str | None = None
         self._decided = threading.Event()
         self._lock = threading.Lock()
+        self._requests_let_go = False  # a stream report did not come in time: the gateway stopped waiting for it
 
     @property
     def pending(self) -> bool:
-        return not self._decided.is_set()
+        """For the gateway: its requests are to be read and decided on (or waited on) before they go on."""
+        return not self._decided.is_set() and not self._requests_let_go
 
     @property
     def open(self) -> bool:
@@ -65,7 +71,7 @@ class SurfaceGate:
     # -- from the session's stream (the watcher) and the process loop
 
     def on_event(self, event: dict) -> str | None:
-        if self.pending and self.agent.surface_reported_in == "stream":
+        if not self._decided.is_set() and self.agent.surface_reported_in == "stream":
             reported = self.agent.surface_from_event(event)
             if reported is not None:
                 self.decide(reported)
@@ -81,9 +87,10 @@ class SurfaceGate:
         if self.pending and self.agent.surface_reported_in == "request":
             reported, failure = await asyncio.to_thread(self._read_request, body, encoding, user_agent)
             self.decide(reported, failure)
-        if self.pending:
-            await asyncio.to_thread(self._decided.wait, REPORT_WAIT_S)
-        return self.wait(0)  # still undecided: refused, and the session stops
+        elif self.pending and not await asyncio.to_thread(self._decided.wait, STREAM_REPORT_WAIT_S):
+            self._requests_let_go = True  # no report yet: requests go on; the MCP calls stay held until it comes
+            return None
+        return self.failure
 
     def _read_request(
         self, body: bytes, encoding: str | None, user_agent: str

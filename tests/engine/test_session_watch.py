@@ -89,3 +89,15 @@ def test_the_gate_decides_once_from_the_stream_or_the_first_request():
 
     unreadable = SurfaceGate(Codex(), Codex().expected_surface(ToolSet(), "0.171.0"))
     assert "cannot read" in asyncio.run(unreadable.admit(b"\x28\xb5\x2f\xfd", "zstd-unknown", ""))
+
+
+def test_a_stream_report_that_comes_late_lets_requests_go_but_holds_tool_calls(monkeypatch):
+    from agent_eval.engine import tool_surface
+
+    monkeypatch.setattr(tool_surface, "STREAM_REPORT_WAIT_S", 0.1)
+    gate = SurfaceGate(ClaudeCode(), ClaudeCode().expected_surface(ToolSet(), "2.1.332"))
+    assert asyncio.run(gate.admit(b"{}", None, "")) is None  # no init yet (a stream held back): the request goes
+    assert not gate.pending and not gate.open  # later requests pass unread; tool calls still wait for the check
+    init = {"type": "system", "subtype": "init", "tools": [], "permissionMode": "default"}
+    gate.on_event({**init, "claude_code_version": "2.1.332", "mcp_servers": []})
+    assert gate.open and gate.wait(0) is None

@@ -47,6 +47,7 @@ from agent_eval.tools.toolset import ToolSet
 COMMON_SWITCHES = [
     "features.multi_agent=false",
     "features.goals=false",
+    "features.image_generation=false",  # a ChatGPT login's `image_gen` namespace (found by the tool-surface check)
     'web_search="disabled"',
     "tools.experimental_request_user_input.enabled=false",
 ]
