@@ -32,7 +32,7 @@ LONG_CALL = {  # one call that runs past the lease (not `sleep`: Claude Code ref
 
 
 def shown(*args) -> str:
-    return " ".join(CliRunner().invoke(show, [str(a) for a in args]).output.split())
+    return " ".join(CliRunner().invoke(show, [str(a) for a in args], env={"COLUMNS": "500"}).output.split())
 
 
 @pytest.mark.parametrize("agent", AGENTS)

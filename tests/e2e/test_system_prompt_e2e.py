@@ -46,7 +46,7 @@ def text_of(content) -> str:
 
 def shown(run_root) -> str:
     """`show RUN`'s output with the terminal's line wrapping undone."""
-    return " ".join(CliRunner().invoke(show, [str(run_root)]).output.split())
+    return " ".join(CliRunner().invoke(show, [str(run_root)], env={"COLUMNS": "500"}).output.split())
 
 
 def launched(item_dir) -> tuple[list[str], str]:

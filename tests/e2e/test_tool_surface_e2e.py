@@ -44,13 +44,13 @@ def test_the_check_passes_in_every_tool_mode_of_two_kinds(agent, kind, sample_da
             outcome = run_agent(agent, mode, server, data, tmp_path / mode, ids=ids)
         record = outcome.store.records()[0]
         assert record.status != "tool_surface_error" and outcome.stopped_for_auth is None, record.error
-        (session,) = read_sessions(outcome.store.sandbox_dir(record.id, 0))
-        assert session.tool_surface is not None and session.tool_surface.startswith("checked: ")
-        assert f"{EXPECTED_COUNT[agent, kind][mode]} tool(s)" in session.tool_surface
         version = agent_class(agent)().version()
-        assert f"version {version}" in session.tool_surface
-        if agent == "claude-code":
-            assert "permission mode default" in session.tool_surface
+        for session in read_sessions(outcome.store.sandbox_dir(record.id, 0)):  # a game stopped early goes on
+            assert session.tool_surface is not None and session.tool_surface.startswith("checked: ")
+            assert f"{EXPECTED_COUNT[agent, kind][mode]} tool(s)" in session.tool_surface
+            assert f"version {version}" in session.tool_surface
+            if agent == "claude-code":
+                assert "permission mode default" in session.tool_surface
 
 
 def broken_tool_server(monkeypatch, agent: str) -> str:
