@@ -45,6 +45,7 @@ LAYER = {
     "agent_eval.datamodel": 0,  # plain data: records, transcript, manifest, config, results store, ...
     "agent_eval.tools": 1,  # what an agent may call: the image tools, the MCP host, ToolSet
     "agent_eval.analysis": 1,  # statistics, verdicts and formatting the readers and kinds share
+    "agent_eval.browser": 1,  # the browser host the browser-game kinds share: a jailed Chromium on a virtual clock
     "agent_eval.agents": 2,  # one package per agent CLI, behind agents/registry.py
     "agent_eval.benchmarks": 2,  # one package per benchmark kind, behind benchmarks/registry.py
     "agent_eval.engine": 3,  # the write path: runner, attempt, sandbox, gateway, sweeps, merging

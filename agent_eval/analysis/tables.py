@@ -99,3 +99,14 @@ def _table(rollup: dict[str, Any], title: str, columns: tuple[str, ...], names_w
         notes.append(f"{unknown} item(s) with unknown cost")
     table.caption = "; ".join(notes) or None
     return table
+
+
+def cells_table(title: str, header: list[str], body: list[list[str]], left: int = 2) -> Table:
+    """A table of ready-made cells: the first `left` columns left-aligned (names), the rest right-aligned
+    (numbers), none wrapped."""
+    table = Table(title=title, header_style="bold", title_style="bold")
+    for i, name in enumerate(header):
+        table.add_column(name, justify="left" if i < left else "right", no_wrap=True)
+    for cells in body:
+        table.add_row(*cells)
+    return table

@@ -84,6 +84,9 @@ class Continuation:
     # be (e.g. an agent that stopped early, told to go on); False, or a session that cannot be resumed, starts a
     # fresh one with `prompt`.
     resume: bool = False
+    # After a restart of the harness (`ItemSetup.continuation`): True never continues the CLI's earlier session, a
+    # fresh one is told `prompt` (a protocol of one request per decision, whose context holds that request alone)
+    fresh: bool = False
 
 
 @dataclass
@@ -110,6 +113,10 @@ class ItemSetup:
     # Told, for each model request, how many image blocks it carries and when (time.monotonic) it began: the
     # gateway's count, read from the request body as it passes (a little after the request begins).
     on_request_images: Callable[[int, float], None] | None = None
+    # Told each session's final reply as it ends, before next_session: a kind whose protocol reads the agent's
+    # moves from its reply (AI GameStore's official baseline: one reply per decision, a fresh session each)
+    on_reply: Callable[[str | None], None] | None = None
+    max_sessions: int | None = None  # the kind's bound on sessions in one attempt (None: the engine's own)
 
 
 class ItemError(Exception):
@@ -233,6 +240,11 @@ class Benchmark(ABC):
     def extra_rollup(self, records: list) -> dict | None:
         """Benchmark-specific metrics for rollup.json (None: nothing beyond accuracy)."""
         return None
+
+    def template_name(self, mode: str) -> str:
+        """The prompt template a run of this tool mode is asked with (prompts/<kind>/<name>.yaml), once configured:
+        the mode's own by default (a kind may offer another, e.g. a game's --task-prompt vista)."""
+        return mode
 
     def prompts_dir(self) -> Path:
         return Path(__file__).resolve().parents[2] / "prompts" / self.name

@@ -29,10 +29,11 @@ class NoteRefused(ValueError):
 
 
 class Notes:
-    def __init__(self, item_root: Path, purposes: dict[str, str]):
+    def __init__(self, item_root: Path, purposes: dict[str, str], limits: dict[str, int] | None = None):
         self.directory = Path(item_root) / NOTES_DIR
         (self.directory / "history").mkdir(parents=True, exist_ok=True)
         self.purposes = purposes  # note name -> what it is for, in the kind's words
+        self.limits = {name: (limits or {}).get(name, MAX_CHARS) for name in NOTE_NAMES}  # characters, per note
         self._lock = threading.Lock()
 
     def describe(self) -> str:
@@ -51,8 +52,8 @@ class Notes:
             raise NoteRefused(f"no note {name!r}: the notes are {' and '.join(NOTE_NAMES)}")
         if not isinstance(text, str):
             raise NoteRefused("text must be a string")
-        if len(text) > MAX_CHARS:
-            raise NoteRefused(f"{name} would be {len(text)} characters; at most {MAX_CHARS}: shorten it")
+        if len(text) > self.limits[name]:
+            raise NoteRefused(f"{name} would be {len(text)} characters; at most {self.limits[name]}: shorten it")
         with self._lock:
             version = len(read_history(self.directory.parent)) + 1
             _write(self.directory / "history" / f"{version:04d}-{name}", text)

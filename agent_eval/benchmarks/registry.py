@@ -49,9 +49,23 @@ NOTES_OPTION = KindOption(
     "notes",
     str,
     None,
-    "ARC-AGI-3 games (rung iv) and active observation: on gives the agent two notes, GUIDE.md and WORKING.md, "
-    "through read_notes and write_note in every tool mode, every version kept (default: off).",
+    "ARC-AGI-3 games (rung iv), AI GameStore and active observation: on gives the agent two notes, GUIDE.md and "
+    "WORKING.md, through read_notes and write_note in every tool mode, every version kept (default: off).",
     unset="off",
+)
+
+# The context policy (VISTA's rung iii/iv), one option of the game kinds: same flag, values and meaning for each.
+CONTEXT_OPTION = KindOption(
+    "--context",
+    "context",
+    str,
+    None,
+    "ARC-AGI-3 games (rung iii/iv) and AI GameStore (VISTA's protocol): native (the CLI compacts its own context), "
+    "handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh "
+    "session goes on from them; give --notes on) or, ARC-AGI-3 only, handoff:cli (the same hand-off where the CLI "
+    "itself would compact: Claude Code's PreCompact hook blocks it, Codex's own threshold is watched) (default: "
+    "native).",
+    unset="native",
 )
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
@@ -109,7 +123,17 @@ KINDS["arcgames"] = Kind(
     "agent_eval.benchmarks.arcgames.benchmark:ArcGames",
     ("none", "image", "python"),
     "agent_eval.benchmarks.arcgames.loader:is_games_dataset",
-    tool_names=("play", "recall", "read_notes", "write_note"),
+    tool_names=(
+        "play",
+        "recall",
+        "read_notes",
+        "write_note",
+        "history",
+        "read_guide",
+        "write_guide",
+        "read_working",
+        "write_working",
+    ),
     data_help="ARC-AGI-3 games (the toolkit's environment_files/<game>/<version>/ layout)",
     modes_help="ARC-AGI-3 games: none (play only), image (play, recall, inspect, read_pixels), python (plus a shell "
     "over the frames)",
@@ -143,17 +167,7 @@ KINDS["arcgames"] = Kind(
             "--max-actions (ARC Prize's harness uses 2 or 5; default: no per-level bound).",
         ),
         NOTES_OPTION,
-        KindOption(
-            "--context",
-            "context",
-            str,
-            None,
-            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context), handoff:TOKENS (its "
-            "compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh session goes "
-            "on from them; give --notes on) or handoff:cli (the same hand-off where the CLI itself would compact: "
-            "Claude Code's PreCompact hook blocks it, Codex's own threshold is watched) (default: native).",
-            unset="native",
-        ),
+        CONTEXT_OPTION,
         KindOption(
             "--session-images",
             "session_images",
@@ -171,6 +185,61 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games (rung vi): off leaves read_pixels out of modes image and python, keeping recall and "
             "inspect (rung v) (default: on).",
             unset="on",
+        ),
+        # What the model sees and may call, VISTA's way beside ours (arcgames/ladder.py; docs/kinds/arcgames.md)
+        KindOption(
+            "--game-tools",
+            "game_tools",
+            str,
+            None,
+            "ARC-AGI-3 games: ours (play, recall, inspect, read_pixels, read_notes, write_note) or vista (VISTA's: "
+            "play, inspect over turns with labelled views and a question, read_pixels sampling the image as shown, "
+            "history, read_guide, write_guide, read_working, write_working, answering as VISTA does) (default: ours).",
+            unset="ours",
+        ),
+        KindOption(
+            "--frame-grid",
+            "frame_grid",
+            str,
+            None,
+            "ARC-AGI-3 games: on draws frames with VISTA's grid lines (the first row and column of every game "
+            "pixel's square darkened to 3/4), in the image shown and archived (default: off).",
+            unset="off",
+        ),
+        KindOption(
+            "--coordinates",
+            "coordinates",
+            str,
+            None,
+            "ARC-AGI-3 games: grid (ACTION6 and every region in game pixels, 0-63) or display (in pixels of the "
+            "image as shown, 0 to 64 x --frame-scale - 1, a click mapped to the game pixel under it as VISTA maps "
+            "it) (default: grid).",
+            unset="grid",
+        ),
+        KindOption(
+            "--working-scope",
+            "working_scope",
+            str,
+            None,
+            "ARC-AGI-3 games (with --notes on): game (WORKING.md lasts the game) or level (archived with its "
+            "provenance and emptied at each completed level, VISTA's way) (default: game).",
+            unset="game",
+        ),
+        KindOption(
+            "--guide-chars",
+            "guide_chars",
+            int,
+            None,
+            "ARC-AGI-3 games (with --notes on): GUIDE.md's size limit in characters (default: 20000 with "
+            "--game-tools ours, VISTA's 65536 with vista).",
+        ),
+        KindOption(
+            "--working-chars",
+            "working_chars",
+            int,
+            None,
+            "ARC-AGI-3 games (with --notes on): WORKING.md's size limit in characters (default: 20000 with "
+            "--game-tools ours, VISTA's 16384 with vista).",
         ),
         # How the episode runs (arcgames/protocol.py): VISTA's by default, each recorded in the run's identity
         KindOption(
@@ -199,6 +268,16 @@ KINDS["arcgames"] = Kind(
             "(the game is graded as it stands) (default: continue).",
         ),
         KindOption(
+            "--task-prompt",
+            "task_prompt",
+            str,
+            None,
+            "ARC-AGI-3 games: what each session is told: ours (the mode's template: the game, its tools and budget) "
+            "or vista (VISTA's own words: the current observation's metadata and 'Complete the game with as few game "
+            "actions as possible.', and its recovery records when a session goes on) (default: ours).",
+            unset="ours",
+        ),
+        KindOption(
             "--recoveries",
             "recoveries",
             int,
@@ -218,7 +297,54 @@ KINDS["arcgames"] = Kind(
             unset="offline",
         ),
     ),
-    always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too
+    # notes (--notes on) are offered in mode none too, ours or VISTA's
+    always_tools=("play", "read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working"),
+)
+KINDS["aigamestore"] = Kind(
+    "agent_eval.benchmarks.aigamestore.benchmark:AiGameStore",
+    ("none", "image", "python"),
+    "agent_eval.benchmarks.aigamestore.loader:is_gamestore_dataset",
+    tool_names=("play", "restart", "recall", "history", "read_notes", "write_note"),
+    data_help="AI GameStore browser games (games/<name>/index.html: a checkout of lance-ying/aigamestore or its "
+    "harness)",
+    modes_help="AI GameStore: none (play, restart), image (+ recall, inspect, read_pixels, history), python (+ a "
+    "shell over the frames); the official protocol replies with <keys> instead of play",
+    samples_help="aigamestore: the project's own AI GameStore-style test games (p5.js, matter-js, three.js)",
+    options=(
+        KindOption(
+            "--protocol",
+            "protocol",
+            str,
+            None,
+            "AI GameStore: vista (one continuous session playing through the play tool, every frame kept) or "
+            "official (the official baseline: a fresh single-turn request per decision with the last decision's "
+            "frames and the scratchpad, the inputs read from the reply's <keys>) (default: vista).",
+            unset="vista",
+        ),
+        KindOption(
+            "--decisions", "decisions", int, None, "AI GameStore: game seconds (decisions) per game (default: 120)."
+        ),
+        KindOption(
+            "--realtime",
+            "realtime",
+            str,
+            None,
+            "AI GameStore: on lets the game run on while the model thinks (each decision first plays the wall time "
+            "since the last one); off keeps it paused (default: off).",
+            unset="off",
+        ),
+        KindOption(
+            "--game-seed",
+            "game_seed",
+            int,
+            None,
+            "Browser games: the seed of the page's Math.random and crypto (default: 0; recorded, replayed).",
+            unset=0,
+        ),
+        NOTES_OPTION,
+        CONTEXT_OPTION,
+    ),
+    always_tools=("play", "restart", "read_notes", "write_note"),
 )
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 

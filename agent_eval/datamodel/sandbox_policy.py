@@ -53,3 +53,18 @@ def system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
         elif os.path.isdir(p):
             o += ["--ro-bind", p, p]
     return o
+
+
+def confined_process(hostname: str, uid: int = 65534) -> list[str]:
+    """bwrap's options for a third-party process confined outside the agent's sandbox (a game, a browser): every
+    namespace its own (the network an empty loopback), an unprivileged user, no capabilities, gone with its
+    parent, a session of its own (no terminal to write into)."""
+    return [
+        "--unshare-all",
+        "--unshare-user",
+        *("--uid", str(uid), "--gid", str(uid)),
+        "--die-with-parent",
+        "--new-session",
+        *("--cap-drop", "ALL"),
+        *("--hostname", hostname),
+    ]

@@ -160,10 +160,12 @@ class Attempt:
                 ):
                     session = go_on_after_silence(agent, item_dir, setup, config.silent_minutes)  # the lease's restart
                     continue
+                if setup.on_reply is not None:  # the kind reads the agent's moves from its reply
+                    setup.on_reply(agent.parse(result.events, item_dir.root, config.model).final_text)
                 # The kind may go on in a fresh session (a game's hand-off before the context is full, or a CLI
                 # that ran out of context): told the task, where it stands and its notes, with the same tools.
                 handoff = setup.next_session(agent.ran_out_of_context(result.events)) if setup.next_session else None
-                if handoff is None or session.record.n - first + 1 >= MAX_SESSIONS:
+                if handoff is None or session.record.n - first + 1 >= (setup.max_sessions or MAX_SESSIONS):
                     break
                 session = start_session(agent, item_dir, setup, handoff)
         if result.interrupted:

@@ -183,7 +183,7 @@ class Runner:
         self.priced = self.agent.priced(config.model)
         refuse_a_cap_it_cannot_keep(config, self.priced)
         self.pricing = pricing_provenance()
-        self.template = load_template(config.tools, benchmark.prompts_dir())
+        self.template = load_template(benchmark.template_name(config.tools), benchmark.prompts_dir())
         config.benchmark = benchmark.name
         config.prompt_hash = self.template.hash
         judge = attach_judge(

@@ -54,13 +54,15 @@ def start_session(
     elif goes_on is None:
         kind, session_id, reason = "new", agent.new_session_id(), "start"
         prompt, images = setup.prompt, list(setup.inline_images)
-    elif _resumable(agent, item_dir, last):
+    elif not goes_on.fresh and _resumable(agent, item_dir, last):
         assert last is not None and last.session_id is not None  # _resumable checked
         kind, session_id, reason = "resume", last.session_id, "harness restarted"
         prompt, images = goes_on.note, list(goes_on.images)
     else:
         why = (
-            "no earlier session recorded"
+            "the kind asks a fresh session"
+            if goes_on.fresh and last is not None and last.session_id
+            else "no earlier session recorded"
             if last is None
             else "the earlier session named no id"
             if not last.session_id

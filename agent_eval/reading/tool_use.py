@@ -78,7 +78,11 @@ def _calls_and_looked(run, record: ItemRecord) -> tuple[list[str] | None, bool |
     if transcript is None:
         return None, None
     calls = [s.tool or "?" for s in transcript.steps if s.kind == "tool_call"]
-    looked = any(s.images for s in transcript.steps if s.kind == "tool_result")
+    # an image reached it after the prompt: in a tool's result, or attached to a later session's first message
+    # (a protocol of one request per decision sends each decision's frames that way)
+    looked = any(s.images for s in transcript.steps if s.kind == "tool_result") or any(
+        session.get("images") for session in transcript.sessions[1:]
+    )
     return calls, looked
 
 

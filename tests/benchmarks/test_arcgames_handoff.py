@@ -8,10 +8,10 @@ import time
 import pytest
 
 from agent_eval.benchmarks.arcgames.continuation import continuation
-from agent_eval.benchmarks.arcgames.game_server import tool_functions
 from agent_eval.benchmarks.arcgames.handoff import HandoffState
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
+from agent_eval.benchmarks.arcgames.ours_tools import tool_functions
 from agent_eval.benchmarks.arcgames.session import GameSession
 from support.fakegame import FakeGame
 

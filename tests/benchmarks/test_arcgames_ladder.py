@@ -8,7 +8,8 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 from agent_eval.benchmarks.arcgames import game_server
-from agent_eval.benchmarks.arcgames.benchmark import ArcGames, continuation
+from agent_eval.benchmarks.arcgames.benchmark import ArcGames
+from agent_eval.benchmarks.arcgames.continuation import continuation
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.session import GameSession
@@ -35,8 +36,16 @@ def tools(server) -> list[str]:
         ({"pixel_readout": "off"}, "python", ["play", "recall", "inspect"]),
         ({"notes": "on"}, "none", ["play", "read_notes", "write_note"]),
         ({"notes": "on", "pixel_readout": "off"}, "image", ["play", "recall", "inspect", "read_notes", "write_note"]),
+        # VISTA's tools: rung v is inspect and history, rung vi read_pixels, rung iv its four notes tools
+        ({"game_tools": "vista"}, "none", ["play"]),
+        ({"game_tools": "vista"}, "image", ["play", "inspect", "read_pixels", "history"]),
+        ({"game_tools": "vista", "pixel_readout": "off"}, "python", ["play", "inspect", "history"]),
+        ({"game_tools": "vista", "notes": "on"}, "none", ["play", "read_guide", "write_guide", "read_working",
+                                                          "write_working"]),
+        ({"game_tools": "vista", "notes": "on"}, "image", ["play", "inspect", "read_pixels", "history", "read_guide",
+                                                           "write_guide", "read_working", "write_working"]),
     ],
-)
+)  # fmt: skip
 def test_each_rung_offers_exactly_its_tools(tmp_path, options, mode, expected):
     ladder = Ladder.from_options(options)
     s = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=5, frame_scale=2)
@@ -44,10 +53,46 @@ def test_each_rung_offers_exactly_its_tools(tmp_path, options, mode, expected):
     assert tools(server) == expected == list(ladder.tools(mode))
 
 
-@pytest.mark.parametrize("bad", [{"observation": "video"}, {"notes": "yes"}, {"level_actions": 0}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"observation": "video"},
+        {"notes": "yes"},
+        {"level_actions": 0},
+        {"game_tools": "theirs"},
+        {"frame_grid": "yes"},
+        {"coordinates": "screen"},
+        {"working_scope": "turn"},
+        {"guide_chars": 0},
+        {"working_scope": "level"},  # a notes switch without the notes
+        {"working_chars": 500},
+    ],
+)
 def test_a_bad_switch_is_one_line_naming_the_flag(bad):
-    with pytest.raises(ValueError, match="--(observation|notes|level-actions)"):
+    flag = "--" + next(iter(bad)).replace("_", "-")
+    with pytest.raises(ValueError, match=flag):
         Ladder.from_options(bad)
+
+
+def test_note_sizes_are_the_tool_styles_unless_given():
+    assert Ladder().note_limits() == {"GUIDE.md": 20_000, "WORKING.md": 20_000}
+    assert Ladder(game_tools="vista").note_limits() == {"GUIDE.md": 65_536, "WORKING.md": 16_384}
+    assert Ladder.from_options({"notes": "on", "working_chars": 500}).note_limits() == {
+        "GUIDE.md": 20_000,
+        "WORKING.md": 500,
+    }
+
+
+def test_the_new_switches_are_rungs_compare_sees():
+    base = Ladder().rungs("image", {})
+    vista = Ladder.from_options({"game_tools": "vista", "frame_grid": "on"}).rungs("image", {"frame_scale": 8})
+    assert base["tool style"] == "ours" and vista["tool style"] == "vista"
+    assert base["frames (scale, grid lines, coordinates)"] == (4, "plain", "grid")
+    assert vista["frames (scale, grid lines, coordinates)"] == (8, "grid lines", "grid")
+    assert vista["memory and inspection (v)"] and vista["pixel readout (vi)"]
+    scoped = Ladder.from_options({"notes": "on", "working_scope": "level", "guide_chars": 900}).rungs("none", {})
+    assert scoped["context and notes (iii, iv)"] == "native with notes (WORKING.md per level, sizes 900/20000)"
+    assert Ladder(notes=True).rungs("none", {})["context and notes (iii, iv)"] == "native with notes"
 
 
 @pytest.mark.parametrize("observation,texts,images", [("image", 0, 1), ("text", 1, 0), ("both", 1, 1)])
@@ -108,10 +153,13 @@ def test_the_prompt_says_what_the_rung_changes_and_the_image_rung_is_unchanged()
     template = "Each frame is shown, each game pixel drawn as a {scale}x{scale} square. At most {max_actions}."
     plain = ArcGames()
     plain.configure({})
-    assert plain._prompt(template) == "Each frame is shown, each game pixel drawn as a 4x4 square. At most 200.\n"
+    assert (
+        plain.task_prompt(template, "none")
+        == "Each frame is shown, each game pixel drawn as a 4x4 square. At most 200.\n"
+    )
     rungs = ArcGames()
     rungs.configure({"observation": "text", "notes": "on", "level_actions": 2})
-    prompt = rungs._prompt(template)
+    prompt = rungs.task_prompt(template, "none")
     assert "as text: one line per row" in prompt and "4x4" not in prompt
     assert "GUIDE.md: what the game is" in prompt and "WORKING.md: the current level" in prompt
     assert "2 times the actions a person needed" in prompt

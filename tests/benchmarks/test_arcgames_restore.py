@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from agent_eval.benchmarks.arcgames.benchmark import continuation
+from agent_eval.benchmarks.arcgames.continuation import continuation
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.session import (
     GameSession,

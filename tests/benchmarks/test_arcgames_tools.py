@@ -82,3 +82,32 @@ def test_bad_requests_are_tool_errors_the_model_reads(played, name, args, messag
         assert message in str(error)
     else:
         assert result.is_error and message in result.content[0].text
+
+
+def test_ours_in_grid_coordinates_describe_play_as_before(played):
+    (play,) = [t for t in asyncio.run(game_server.build_server(played, "none", 4).list_tools()) if t.name == "play"]
+    assert (
+        "ACTION6 is a click at `x`, `y` (integers 0-63, x to the right, y downwards, on the 64x64 game grid); the "
+        "others take no coordinates. Every action counts against your action budget, RESET included."
+    ) in play.description
+
+
+def test_ours_in_display_coordinates(tmp_path):
+    from agent_eval.benchmarks.arcgames.ladder import Ladder
+
+    item = GameItem(id="fk01", version="v1", game_dir=tmp_path, title=None, baseline_actions=(3, 3), files_sha256="x")
+    s = GameSession(item, FakeGame(), tmp_path / "game", max_actions=20, frame_scale=8, frame_grid=True)
+    server = game_server.build_server(s, "image", 8, Ladder(coordinates="display", frame_grid=True))
+    listed = {t.name: t for t in asyncio.run(server.list_tools())}
+    assert "pixels of the image as shown (0-511, the 512x512 image)" in listed["play"].description
+    call(server, "play", {"action": "RESET"})
+    call(server, "play", {"action": "ACTION6", "x": 100, "y": 20})
+    assert (s.plays[-1].x, s.plays[-1].y) == (12, 2)  # the game pixel under display pixel (100, 20)
+    text = call(server, "read_pixels", {"frame": 2, "x": 96, "y": 16, "width": 16, "height": 8}).content[0].text
+    header, *rows = text.splitlines()
+    assert rows == ["80"] and "game pixels x=12 y=2 width=2 height=1" in header
+    view = call(server, "inspect", {"frame": 2, "x": 96, "y": 16, "width": 16, "height": 8, "scale": 2, "grid": 8})
+    meta = json.loads(view.content[0].text)
+    assert meta["region"] == {"x": 96, "y": 16, "width": 16, "height": 8} and meta["grid"]["x_lines"] == [104]
+    with pytest.raises(ToolError, match="0-511"):
+        call(server, "play", {"action": "ACTION6", "x": 512, "y": 0})

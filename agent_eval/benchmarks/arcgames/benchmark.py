@@ -5,20 +5,17 @@ outside the sandbox for its item only; the game's own toolkit keeps the score
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 from pathlib import Path
 from typing import Any, Iterator
 
-from agent_eval.benchmarks.arcgames.continuation import continuation
-from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE, grid_text
+from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.arcgames.online import ARC_MODES
 from agent_eval.benchmarks.arcgames.protocol import Protocol
-from agent_eval.benchmarks.arcgames.recovery import FRESH, GIVE_UP, RESUME, STILL_ACTIVE, after_early_stop
 from agent_eval.benchmarks.arcgames.session import (
     GAME_DIR,
     GameSession,
@@ -26,11 +23,12 @@ from agent_eval.benchmarks.arcgames.session import (
     append_restore,
     in_progress,
 )
+from agent_eval.benchmarks.arcgames.telling import Telling, after_the_stop, ours_task
+from agent_eval.benchmarks.arcgames.vista_prompts import TEMPLATE as VISTA_TEMPLATE
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.notes import Notes, describe
+from agent_eval.benchmarks.notes import Notes
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.run_services import RunServices
-from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 
@@ -164,7 +162,7 @@ class ArcGames(Benchmark):
         scratch.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
             session = self._session(item, item_root, scratch, stack)
-            notes = Notes(item_root, NOTE_PURPOSES) if self.ladder.notes else None
+            notes = Notes(item_root, NOTE_PURPOSES, self.ladder.note_limits()) if self.ladder.notes else None
             mirror = None
             if tools == "python":  # the archive, read-only in the workdir as it grows
                 mirror = work / FRAMES_DIR
@@ -183,8 +181,10 @@ class ArcGames(Benchmark):
                 if tools == "python"
                 else ToolSet(mcp=(game_tools,))
             )
-            prompt = self._prompt(template_text)
-            first = self._first_observation(session) if not session.plays else ""
+            telling = Telling(
+                session, notes, self.ladder, self.protocol, self.frame_scale, self.max_actions, template_text, tools
+            )
+            prompt, attached = telling.first()
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
 
             def next_session(ran_out_of_context: bool) -> Continuation | None:
@@ -194,21 +194,19 @@ class ArcGames(Benchmark):
                     return None
                 if session.handoff_told or ran_out_of_context:
                     why = session.handoff.reason if session.handoff_told else None
-                    reason = f"hand-off: {why or 'the CLI ran out of context'}"
                     session.begin_session()
-                    return continuation(session, prompt, notes, reason, self.ladder.observation)
-                return self._after_early_stop(session, item_root, prompt, notes)
+                    return telling.going_on(f"hand-off: {why or 'the CLI ran out of context'}")
+                if self.protocol.early_stop != "continue":
+                    return None  # graded as it stands (the record says it stopped early)
+                return after_the_stop(session, item_root, self.protocol.recoveries, telling.going_on)
 
-            shown_first = session.last_frame_png() if first and self.ladder.observation != "text" else None
             yield ItemSetup(
-                prompt=prompt + first,
+                prompt=prompt,
                 tools=toolset,
-                inline_images=[shown_first] if shown_first is not None else [],
+                inline_images=attached,
                 endpoints=[mount.endpoint],
                 readonly_mounts=readonly,
-                continuation=continuation(session, prompt, notes, observation=self.ladder.observation)
-                if session.plays
-                else None,
+                continuation=telling.going_on() if session.plays else None,
                 next_session=next_session,
                 on_context=session.context_seen,
                 on_model_request=session.model_asked,
@@ -217,85 +215,13 @@ class ArcGames(Benchmark):
                 on_request_images=session.request_carried if self.ladder.session_images else None,
             )
 
-    def _first_observation(self, session: GameSession) -> str:
-        """The game's first observation, given with the task (VISTA's "Current observation"): its state as play
-        reports one, and its frame as text when the rung shows frames as text (as an image, it is attached)."""
-        shown = session.first_observation()
-        if shown is None:
-            return ""
-        text = f"\nCurrent observation (before any action):\n{json.dumps(shown)}\n"
-        if self.ladder.observation in ("text", "both"):
-            grid = grid_text(session.archive.load(shown["frames"][-1]))
-            session.observed(text_chars=len(grid))
-            text += f"\nFrame {shown['frames'][-1]}:\n{grid}\n"
-        if self.ladder.observation in ("image", "both"):
-            session.observed(images=1)
-        return text
+    def task_prompt(self, template_text: str, mode: str) -> str:
+        """The task as this run asks it in a tool mode, with our template (telling.ours_task)."""
+        return ours_task(template_text, mode, self.ladder, self.protocol, self.frame_scale, self.max_actions)
 
-    def _after_early_stop(self, session: GameSession, item_root: Path, prompt: str, notes: Notes | None):
-        """The agent ended its session with the game live: continued in the same session once per session and
-        level, then in fresh sessions (at most --recoveries in a row with no action between), else graded."""
-        if self.protocol.early_stop != "continue":
-            return None  # graded as it stands (the record says it stopped early)
-        sessions = read_sessions(item_root)
-        last_id = sessions[-1].session_id if sessions else None
-        level = session.last.levels_completed if session.last is not None else 0
-        then = after_early_stop(
-            session.directory, last_id, level, session.actions_used, self.protocol.recoveries, last_id is not None
-        )
-        if then == GIVE_UP:
-            return None
-        why = f"early stop: the game is live ({session.progress_words()})"
-        fresh = continuation(session, prompt, notes, f"{why}; a fresh session goes on", self.ladder.observation)
-        if then == RESUME:
-            return Continuation(
-                note=f"{STILL_ACTIVE} {session.progress_words()}.",
-                prompt=fresh.prompt,
-                images=fresh.images,
-                reason=f"{why}; continued",
-                resume=True,
-            )
-        assert then == FRESH
-        return fresh
-
-    def _prompt(self, template_text: str) -> str:
-        """The mode's prompt with the run's budgets, and what the rung changes: how frames are shown, and the
-        notes (what each is for; nothing of how to play). The templates are left as they are, so the image rung
-        without notes asks exactly what earlier runs asked."""
-        start = "Start with RESET."
-        if self.protocol.initial_frame:
-            start = (
-                "The game's first frame, before any action, is given below with the game's state; the game is "
-                "ready for your first action."
-            )
-        prompt = (
-            template_text.replace("{max_actions}", str(self.max_actions))
-            .replace("{scale}", str(self.frame_scale))
-            .replace("{frames_dir}", FRAMES_DIR)
-            .replace("{start}", start)
-            .strip()
-        )
-        drawn = f"each game pixel drawn as a {self.frame_scale}x{self.frame_scale} square"
-        if self.ladder.observation == "text":
-            prompt = prompt.replace(
-                drawn, "as text: one line per row, one hexadecimal digit 0-f (a colour index) per pixel"
-            )
-        elif self.ladder.observation == "both":
-            prompt = prompt.replace(
-                drawn, f"{drawn}, and as text (one hexadecimal digit 0-f per pixel, a colour index)"
-            )
-        if self.ladder.level_actions is not None:
-            prompt += (
-                f"\n\nEach level also has an action budget of its own ({self.ladder.level_actions:g} times the "
-                f"actions a person needed for it); `play` says how many are left on the current level."
-            )
-        if self.ladder.notes:
-            kinds = describe(NOTE_PURPOSES)
-            prompt += (
-                f"\n\nYou keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They "
-                f"outlast this conversation: a later session of yours is given them, and nothing else you wrote."
-            )
-        return prompt + "\n"
+    def template_name(self, mode: str) -> str:
+        """VISTA's first message for every mode (--task-prompt vista), else the mode's own template."""
+        return VISTA_TEMPLATE if self.protocol.task_prompt == "vista" else mode
 
     def _session(self, item, item_root: Path, scratch: Path, stack: contextlib.ExitStack) -> GameSession:
         """The item's game: restored from its record when an earlier process played it (the harness was killed),
@@ -335,6 +261,7 @@ class ArcGames(Benchmark):
             "session_images": self.ladder.session_images,
             "initial_frame": self.protocol.initial_frame,
             "one_action_per_observation": not self.protocol.action_batches,
+            "frame_grid": self.ladder.frame_grid,
         }
         try:
             return GameSession(item, game, directory, *budgets, **episode)

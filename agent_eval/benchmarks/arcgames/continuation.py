@@ -47,6 +47,8 @@ def continuation(
     )
     if reason.startswith("hand-off"):
         earlier = "an earlier session of yours played it and handed it on (its context was full)"
+    elif reason.startswith("early stop"):
+        earlier = "an earlier session of yours played it and stopped before the game was over"
     else:
         earlier = (
             "an earlier session played it and was interrupted (its conversation could not be continued), and the "

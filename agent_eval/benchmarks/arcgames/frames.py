@@ -2,7 +2,8 @@
 
 Every frame a `play` returns (animation frames included) is kept in the item's folder, as the indices
 (`NNNN.npy`) and as the picture the model was shown (`NNNN.png`, upscaled by nearest neighbour, so
-every pixel of the game is a square of `scale` x `scale` identical pixels). The archive is outside
+every pixel of the game is a square of `scale` x `scale` identical pixels; with grid lines, VISTA's: the first
+row and the first column of every square darkened to 3/4 of its colour). The archive is outside
 the sandbox; in python mode it is bound read-only into the workdir (`frames/`) as it grows."""
 
 from __future__ import annotations
@@ -88,18 +89,31 @@ def to_rgb(frame: np.ndarray) -> Image.Image:
     return Image.fromarray(PALETTE[frame], mode="RGB")
 
 
-def png_bytes(frame: np.ndarray, scale: int) -> bytes:
+def png_bytes(frame: np.ndarray, scale: int, grid: bool = False) -> bytes:
     """The frame as a PNG, each game pixel a scale x scale square (nearest neighbour: no new colours). A
-    palette PNG of the 16 colours: the same pixels as RGB once decoded, about a quarter of the work to encode."""
+    palette PNG of the 16 colours: the same pixels as RGB once decoded, about a quarter of the work to encode.
+    grid: VISTA's grid lines (arc3/render.py, render_frame_image): every pixel in a row or column that is a
+    multiple of `scale` darkened to (c x 3) // 4 per channel, drawn as 16 more palette entries."""
     big = frame.repeat(scale, axis=0).repeat(scale, axis=1) if scale > 1 else frame
+    if grid:
+        big = big.copy() if big is frame else big
+        big[::scale, :] |= len(PALETTE)  # indices are < 16: setting bit 4 moves each to its darkened entry, once
+        big[:, ::scale] |= len(PALETTE)
     image = Image.fromarray(np.ascontiguousarray(big), mode="P")
-    image.putpalette(_PALETTE_BYTES)
+    image.putpalette(_GRID_PALETTE_BYTES if grid else _PALETTE_BYTES)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", compress_level=1)  # level 1: fastest; frames are flat colour
     return buffer.getvalue()
 
 
+def display_size(scale: int) -> int:
+    """The side of a frame's PNG as shown, in pixels."""
+    return GRID_SIDE * scale
+
+
+GRID_SIDE = 64  # a frame is GRID_SIDE x GRID_SIDE game pixels
 _PALETTE_BYTES = PALETTE.tobytes()
+_GRID_PALETTE_BYTES = _PALETTE_BYTES + ((PALETTE.astype(np.uint16) * 3) // 4).astype(np.uint8).tobytes()
 
 
 def frame_name(number: int) -> str:
@@ -112,10 +126,11 @@ class FrameArchive:
     complete before its name appears (written to a hidden temporary name, then renamed), so a reader
     of the mirror never sees half a file."""
 
-    def __init__(self, directory: Path, scale: int):
+    def __init__(self, directory: Path, scale: int, grid: bool = False):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.scale = scale
+        self.grid = grid  # the PNGs drawn with VISTA's grid lines (the image as shown)
         self._lock = threading.Lock()
         self._count = 0
 
@@ -125,7 +140,7 @@ class FrameArchive:
 
     def add(self, frame: np.ndarray) -> tuple[int, bytes]:
         """Archive one frame; its number (1, 2, ...) and its PNG."""
-        png = png_bytes(frame, self.scale)
+        png = png_bytes(frame, self.scale, self.grid)
         with self._lock:
             self._count += 1
             number = self._count

@@ -5,7 +5,13 @@ the context policy (`--context`): `native`, the CLI compacts its own context, or
 off and, once the model's context reaches N tokens, the agent asked to bring its notes up to date and stop, and
 a fresh session given them (rung iv's hand-off), or `handoff:cli`, the same hand-off at the CLI's own compaction
 point (the CLI's compaction blocked there: context_policy.py); and `--session-images N`, a hand-off before the N-th
-image of one session (VISTA's 600). `tools()` is the exact tool set a rung offers."""
+image of one session (VISTA's 600). `tools()` is the exact tool set a rung offers.
+
+Beside the rungs, what the model sees and may call, VISTA's way or ours (each a switch, defaults ours):
+`--game-tools ours|vista` (vista: VISTA's tools, vista_tools.py: rung v is `inspect` over archived turns and
+`history`, rung vi is `read_pixels` on the image as shown, rung iv is read_guide/write_guide/read_working/
+write_working), `--frame-grid`, `--coordinates` (coordinates.py), `--working-scope game|level` (working_scope.py)
+and the notes' sizes (`--guide-chars`, `--working-chars`)."""
 
 from __future__ import annotations
 
@@ -16,6 +22,21 @@ SWITCH = ("on", "off")
 MEMORY_TOOLS = ("recall", "inspect")  # rung (v): every frame kept, looked at again as the model directs
 PIXEL_TOOLS = ("read_pixels",)  # rung (vi)
 NOTE_TOOLS = ("read_notes", "write_note")  # rung (iv)
+GAME_TOOLS = ("ours", "vista")
+WORKING_SCOPES = ("game", "level")
+# VISTA's tools (arc3/claude/tools.py build_tools, in its order) by rung: memory (v), pixels (vi), notes (iv)
+VISTA_MEMORY_TOOLS = ("inspect", "history")
+VISTA_PIXEL_TOOLS = ("read_pixels",)
+VISTA_NOTE_TOOLS = ("read_guide", "write_guide", "read_working", "write_working")
+VISTA_ORDER = ("play", "inspect", "read_pixels", "history", *VISTA_NOTE_TOOLS)
+NOTES_SWITCHES = (
+    ("--working-scope", "working_scope"),
+    ("--guide-chars", "guide_chars"),
+    ("--working-chars", "working_chars"),
+)
+UNSET = {"working_scope": "game"}  # the value that changes nothing
+OURS_NOTE_CHARS = 20_000  # each note, with our tools (as before the sizes were switches)
+VISTA_NOTE_CHARS = {"GUIDE.md": 64 * 1024, "WORKING.md": 16 * 1024}  # VISTA's core/tools.py MAX_*_CHARS
 CLI_POINT = "handoff:cli"  # --context: the hand-off where the CLI itself would compact
 NOTE_PURPOSES = {  # what each of the agent's notes is for, on a game (nothing of how to play)
     "GUIDE.md": "what the game is: its rules, goal and controls as you have found them; kept across levels",
@@ -30,6 +51,12 @@ class Ladder:
     notes: bool = False  # GUIDE.md and WORKING.md through read_notes / write_note, in every mode
     level_actions: float | None = None  # each level bounded at ceil(baseline x this) actions; None: no bound
     handoff_tokens: int | None = None  # --context handoff:N; None: native (the CLI compacts on its own)
+    game_tools: str = "ours"  # whose tool semantics: ours (play, recall, inspect, read_pixels) or VISTA's
+    frame_grid: bool = False  # frames drawn with VISTA's grid lines
+    coordinates: str = "grid"  # ACTION6 and regions in game pixels or in pixels of the image as shown
+    working_scope: str = "game"  # level: WORKING.md archived and cleared at each level boundary (VISTA)
+    guide_chars: int | None = None  # GUIDE.md's size limit; None: the tool style's (note_limits())
+    working_chars: int | None = None
     handoff_at_cli: bool = False  # --context handoff:cli: the hand-off at the CLI's own compaction point
     session_images: int | None = None  # --session-images N: a hand-off before the N-th image of a session
 
@@ -39,9 +66,22 @@ class Ladder:
         observation = given.get("observation") or "image"
         if observation not in OBSERVATIONS:
             raise ValueError(f"--observation must be one of {', '.join(OBSERVATIONS)}, got {observation!r}")
-        for flag, key in (("--pixel-readout", "pixel_readout"), ("--notes", "notes")):
+        for flag, key in (("--pixel-readout", "pixel_readout"), ("--notes", "notes"), ("--frame-grid", "frame_grid")):
             if given.get(key) is not None and given[key] not in SWITCH:
                 raise ValueError(f"{flag} must be on or off, got {given[key]!r}")
+        for flag, key, allowed in (
+            ("--game-tools", "game_tools", GAME_TOOLS),
+            ("--coordinates", "coordinates", ("grid", "display")),
+            ("--working-scope", "working_scope", WORKING_SCOPES),
+        ):
+            if given.get(key) is not None and given[key] not in allowed:
+                raise ValueError(f"{flag} must be one of {', '.join(allowed)}, got {given[key]!r}")
+        for flag, key in (("--guide-chars", "guide_chars"), ("--working-chars", "working_chars")):
+            if given.get(key) is not None and int(given[key]) < 1:
+                raise ValueError(f"{flag} must be at least 1 (characters), got {given[key]}")
+        notes_only = [f for f, k in NOTES_SWITCHES if given.get(k) not in (None, UNSET.get(k))]
+        if notes_only and given.get("notes") != "on":
+            raise ValueError(f"{' and '.join(notes_only)} change(s) the notes: give --notes on too")
         level = given.get("level_actions")
         if level is not None and float(level) <= 0:
             raise ValueError(f"--level-actions must be more than 0 (a multiple of each level's baseline), got {level}")
@@ -65,7 +105,23 @@ class Ladder:
             pixel_readout=given.get("pixel_readout") != "off",
             notes=given.get("notes") == "on",
             level_actions=float(level) if level is not None else None,
+            game_tools=given.get("game_tools") or "ours",
+            frame_grid=given.get("frame_grid") == "on",
+            coordinates=given.get("coordinates") or "grid",
+            working_scope=given.get("working_scope") or "game",
+            guide_chars=int(given["guide_chars"]) if given.get("guide_chars") is not None else None,
+            working_chars=int(given["working_chars"]) if given.get("working_chars") is not None else None,
         )
+
+    @property
+    def vista(self) -> bool:
+        return self.game_tools == "vista"
+
+    def note_limits(self) -> dict[str, int]:
+        """Each note's size limit in characters: the run's, else the tool style's (ours 20,000 each; VISTA's)."""
+        base = VISTA_NOTE_CHARS if self.vista else {name: OURS_NOTE_CHARS for name in VISTA_NOTE_CHARS}
+        given = {"GUIDE.md": self.guide_chars, "WORKING.md": self.working_chars}
+        return {name: given[name] or base[name] for name in base}
 
     @property
     def context(self) -> str:
@@ -80,14 +136,21 @@ class Ladder:
         return self.handoff_at_cli or self.handoff_tokens is not None
 
     def tools(self, mode: str) -> tuple[str, ...]:
-        """The game tools offered in a tool mode on this rung, in order."""
+        """The game tools offered in a tool mode on this rung, in order (VISTA's tools in VISTA's order)."""
+        memory, pixels, notes = (
+            (VISTA_MEMORY_TOOLS, VISTA_PIXEL_TOOLS, VISTA_NOTE_TOOLS)
+            if self.vista
+            else (MEMORY_TOOLS, PIXEL_TOOLS, NOTE_TOOLS)
+        )
         offered = ["play"]
         if mode in ("image", "python"):
-            offered += MEMORY_TOOLS
+            offered += memory
             if self.pixel_readout:
-                offered += PIXEL_TOOLS
+                offered += pixels
         if self.notes:
-            offered += NOTE_TOOLS
+            offered += notes
+        if self.vista:
+            offered.sort(key=VISTA_ORDER.index)
         return tuple(offered)
 
     def rungs(self, mode: str, options: dict) -> dict[str, object]:
@@ -95,14 +158,29 @@ class Ladder:
         one): the observation form, the limits, the context policy, the notes, the memory and inspection tools,
         the pixel readout, the shell."""
         tools = self.tools(mode)
+        memory, pixels = (VISTA_MEMORY_TOOLS, VISTA_PIXEL_TOOLS) if self.vista else (MEMORY_TOOLS, PIXEL_TOOLS)
         return {
             "observation (i)": self.observation,
             "limits (ii)": (options.get("max_actions"), options.get("max_hours"), self.level_actions),
             # VISTA's rung (iv) is notes with a hand-off before a fresh context: one step from (iii)'s native context
             "context and notes (iii, iv)": self.context
             + (f", at most {self.session_images - 1} images a session" if self.session_images else "")
-            + (" with notes" if self.notes else ""),
-            "memory and inspection (v)": all(t in tools for t in MEMORY_TOOLS),
-            "pixel readout (vi)": all(t in tools for t in PIXEL_TOOLS),
+            + (f" with notes{self._notes_words()}" if self.notes else ""),
+            "memory and inspection (v)": all(t in tools for t in memory),
+            "pixel readout (vi)": all(t in tools for t in pixels),
             "shell": mode == "python",
+            # beside the rungs: whose tools, how frames are drawn and addressed, the notes' scope and sizes
+            "tool style": self.game_tools,
+            "frames (scale, grid lines, coordinates)": (
+                options.get("frame_scale") or 4,
+                "grid lines" if self.frame_grid else "plain",
+                self.coordinates,
+            ),
         }
+
+    def _notes_words(self) -> str:
+        """The notes' own switches, when set (a run with notes and none of them reads as before)."""
+        words = ["WORKING.md per level"] if self.working_scope == "level" else []
+        if self.guide_chars is not None or self.working_chars is not None:
+            words.append("sizes " + "/".join(str(n) for n in self.note_limits().values()))
+        return f" ({', '.join(words)})" if words else ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 EARLY_STOP = ("continue", "grade")
+TASK_PROMPTS = ("ours", "vista")
 SWITCH = ("on", "off")
 DEFAULT_RECOVERIES = 5  # VISTA's MAX_DECISION_LEASE_RECOVERIES_PER_STEP
 
@@ -18,6 +19,7 @@ class Protocol:
     action_batches: bool = False  # on: several plays in one message all run (the model acts on unseen results)
     early_stop: str = "continue"  # continue: a session that ends with the game live is continued; grade: it ends
     recoveries: int = DEFAULT_RECOVERIES  # fresh sessions per step (no action between) after early stops
+    task_prompt: str = "ours"  # what each session is told: our templates, or VISTA's words (vista_prompts.py)
 
     @classmethod
     def from_options(cls, given: dict) -> "Protocol":
@@ -32,7 +34,11 @@ class Protocol:
         recoveries = DEFAULT_RECOVERIES if recoveries is None else int(recoveries)
         if not 0 <= recoveries <= 50:
             raise ValueError(f"--recoveries must be 0-50 (fresh sessions in a row after early stops), got {recoveries}")
+        task_prompt = given.get("task_prompt") or "ours"
+        if task_prompt not in TASK_PROMPTS:
+            raise ValueError(f"--task-prompt must be one of {', '.join(TASK_PROMPTS)}, got {task_prompt!r}")
         return cls(
+            task_prompt=task_prompt,
             initial_frame=given.get("initial_frame") != "off",
             action_batches=given.get("action_batches") == "on",
             early_stop=early,

@@ -128,6 +128,7 @@ class GameSession:
         session_images: int | None = None,
         initial_frame: bool = False,
         one_action_per_observation: bool = False,
+        frame_grid: bool = False,
     ):
         self.item = item
         # The first observation (the game as make() left it, before any action) archived and shown up front, as
@@ -146,7 +147,7 @@ class GameSession:
         self.game = game
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.archive = FrameArchive(self.directory / FRAMES_DIR, frame_scale)
+        self.archive = FrameArchive(self.directory / FRAMES_DIR, frame_scale, frame_grid)  # as shown: grid lines too
         self.max_actions = max_actions
         self.max_hours = max_hours
         self.plays: list[Play] = []

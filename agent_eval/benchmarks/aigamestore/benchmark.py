@@ -1,0 +1,272 @@
+"""AI GameStore: the agent plays a browser game one game second at a time; the page runs in headless Chromium
+outside the sandbox (agent_eval/browser), paused while the model thinks; the score is the game's own, normalised
+against the published human median (docs/kinds/aigamestore.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+from agent_eval.benchmarks.aigamestore.grading import grade_game, prediction_text
+from agent_eval.benchmarks.aigamestore.loader import GameStoreDataset, load_games
+from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.options import Options
+from agent_eval.benchmarks.aigamestore.record import GAME_DIR, REQUESTS, in_progress
+from agent_eval.benchmarks.aigamestore.scoring import per_game, rules_hash, summary
+from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
+from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
+from agent_eval.benchmarks.browser_frames import FRAMES_DIR
+from agent_eval.benchmarks.handoff import Handoff
+from agent_eval.benchmarks.notes import Notes, describe
+from agent_eval.benchmarks.restores import append_restore, move_aside, time_budget
+from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
+from agent_eval.tools.toolset import McpServer, ToolSet
+
+GAME_SERVER_MODULE = "agent_eval.benchmarks.aigamestore.game_server"
+SAMPLES = Path(__file__).with_name("samples")
+BROWSER_DIR = "browser"  # the page host's scratch (its stderr) in the item's folder
+NOTE_PURPOSES = {
+    "GUIDE.md": "what the game is: its rules, goal and controls as you have found them",
+    "WORKING.md": "the current attempt: where you are, what you tried and your plan",
+}
+HANDOFF = (
+    "Bring your notes up to date now (write_note: GUIDE.md, WORKING.md), then stop and reply with "
+    "<answer>HANDOFF</answer>: a fresh session goes on with this game from your notes."
+)
+DEMO_SEGMENTS = [  # the demo's sequence (a scripted model cannot see the game: the score means nothing)
+    [["HOLD_LEFT"], ["HOLD_LEFT"], ["NOOP"], ["RIGHT"], ["HOLD_RIGHT"]],
+    [["HOLD_RIGHT"], ["HOLD_RIGHT"], ["SPACE"], ["NOOP"], ["HOLD_LEFT"]],
+    [["LEFT", "SPACE"], ["NOOP"], ["HOLD_RIGHT"], ["HOLD_RIGHT"], ["NOOP"]],
+]
+
+
+class AiGameStore(Benchmark):
+    name = "aigamestore"
+    tool_modes = ("none", "image", "python")
+    grades_failed_attempts = True  # the game keeps the score whatever the agent's process did
+
+    def __init__(self):
+        self.dataset: GameStoreDataset | None = None
+        self.options = Options()
+        self.time_budget_s: float | None = None
+
+    def configure(self, options: dict, timeout_s: float | None = None) -> None:
+        self.options = Options.from_given({k: v for k, v in options.items() if v is not None})
+        self.time_budget_s = time_budget(timeout_s)
+
+    def load(self, root: Path):
+        from agent_eval.browser.host import chromium_missing
+        from agent_eval.datamodel.jsonl import DataError
+
+        missing = chromium_missing()
+        if missing:
+            raise DataError(missing)
+        self.dataset = load_games(root)
+        return self.dataset
+
+    def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
+        from agent_eval.datamodel.jsonl import DataError
+
+        if out.exists() and any(out.iterdir()):
+            raise DataError(f"{out} exists and is not empty; choose a new directory")
+        shutil.copytree(SAMPLES, out, dirs_exist_ok=True)
+        games = sorted(p.parent.name for p in (out / "games").glob("*/index.html"))
+        return [f"wrote {len(games)} AI GameStore-style test games ({', '.join(games)}) to {out}/games/<game>/"]
+
+    def demo_turns(self, item, tools: str) -> list[dict] | None:
+        if self.options.protocol != "vista":
+            return None
+        calls = [{"call": "play", "input": {"segments": segments}} for segments in DEMO_SEGMENTS]
+        return calls + [{"final": "I played my seconds. <answer>DONE</answer>"}]
+
+    def warm_up(self, tools: str) -> None:
+        load_in_background(GAME_SERVER_MODULE)
+
+    def truth_text(self, item) -> str:
+        return "score"
+
+    def reading(self):
+        from agent_eval.benchmarks.aigamestore.hooks import GameStoreReading
+
+        return GameStoreReading()
+
+    def carries_on(self, item_root: Path) -> str | None:
+        return in_progress(item_root)
+
+    # -- one item
+
+    @contextlib.contextmanager
+    def setup(
+        self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
+    ) -> Iterator[ItemSetup]:
+        from agent_eval.benchmarks.aigamestore.official import OfficialTurns, decision_images
+
+        server_module = load_sdk_module(GAME_SERVER_MODULE)
+        options = self.options
+        with contextlib.ExitStack() as stack:
+            session = self._session(item, item_root, stack)
+            stack.callback(session.finish)  # before the page closes
+            notes = Notes(item_root, NOTE_PURPOSES) if options.notes else None
+            handoff = Handoff(options.handoff_tokens, HANDOFF) if options.handoff_tokens else None
+            names = server_module.offered(options.protocol, tools, options.notes)
+            mcp: tuple[McpServer, ...] = ()
+            endpoints = []
+            if names:
+                mount = stack.enter_context(
+                    McpHost.shared().mount(
+                        lambda: server_module.build_server(session, names, notes, handoff),
+                        name=server_module.SERVER_NAME,
+                    )
+                )
+                mcp, endpoints = (McpServer(server_module.SERVER_NAME, names, url=mount.url),), [mount.endpoint]
+            mirror = None
+            if tools == "python":  # the frames, read-only in the workdir as they are archived
+                mirror = work / FRAMES_DIR
+                mirror.mkdir(exist_ok=True)
+            toolset = ToolSet(shell=True, view_file=True, mcp=mcp) if tools == "python" else ToolSet(mcp=mcp)
+            readonly = [(session.archive.directory, mirror)] if mirror is not None else []
+            notes_text = (lambda: _notes_text(notes)) if notes is not None else (lambda: "")
+            if options.protocol == "official":
+                turns = OfficialTurns(item, session, tools, notes_text)
+                yield ItemSetup(
+                    prompt=turns.prompt(),
+                    tools=toolset,
+                    inline_images=decision_images(session),
+                    endpoints=endpoints,
+                    readonly_mounts=readonly,
+                    continuation=turns.continuation() if session.decisions else None,
+                    next_session=turns.next_session,
+                    on_reply=turns.on_reply,
+                    max_sessions=options.decisions + 1,
+                )
+                return
+            prompt = self._prompt(item, template_text, tools)
+
+            def next_session(ran_out_of_context: bool) -> Continuation | None:
+                """A hand-off: the agent was asked to stop at the threshold, or its CLI ran out of context."""
+                reason = handoff.reason(ran_out_of_context) if handoff is not None else None
+                if reason is None or session.over or handoff is None:
+                    return None
+                handoff.begin_session()
+                return _continuation(session, prompt, notes, reason)
+
+            yield ItemSetup(
+                prompt=prompt,
+                tools=toolset,
+                inline_images=decision_images(session)[-1:],
+                endpoints=endpoints,
+                readonly_mounts=readonly,
+                continuation=_continuation(session, prompt, notes) if session.decisions else None,
+                next_session=next_session if handoff is not None else None,
+                on_context=handoff.seen if handoff is not None else None,
+                cli_compaction=handoff is None,
+            )
+
+    def _prompt(self, item, template_text: str, tools: str) -> str:
+        prompt = (
+            template_text.replace("{decisions}", str(self.options.decisions))
+            .replace("{description}", item.description or "(none given)")
+            .replace("{controls}", item.controls or "(none given)")
+            .replace("{frames_dir}", FRAMES_DIR)
+            .strip()
+        )
+        if self.options.realtime:
+            prompt += (
+                "\n\nThis game does not wait for you: it keeps running while you think, and each `play` first lets "
+                "the time you took pass in the game."
+            )
+            prompt = prompt.replace("The game is frozen while you think", "The game runs on while you think")
+        if self.options.notes:
+            prompt += (
+                f"\n\nYou keep two notes, read with `read_notes` and replaced with `write_note`: "
+                f"{describe(NOTE_PURPOSES)}. They outlast this conversation."
+            )
+        return prompt + "\n"
+
+    def _session(self, item, item_root: Path, stack: contextlib.ExitStack) -> GameStoreSession:
+        """The item's game: replayed from its record when an earlier process played it, started over when the
+        record does not replay identically (the old game moved aside, and said so)."""
+        from agent_eval.browser.host import BrowserError, PageHost
+
+        options = self.options
+        budget = Budget(options.decisions, options.seed, options.realtime, options.protocol, self.time_budget_s)
+        directory = item_root / GAME_DIR
+
+        def opened() -> GameStoreSession:
+            directory.mkdir(parents=True, exist_ok=True)
+            try:
+                page = PageHost(
+                    item.site, seed=options.seed, scratch=item_root / BROWSER_DIR, request_log=directory / REQUESTS
+                )
+            except BrowserError as error:
+                raise ItemError(f"{item.id}: the browser did not start: {error}") from None
+            try:
+                session = GameStoreSession(item, page, directory, budget)
+            except NotReplayable:
+                page.close()
+                raise
+            except (BrowserError, PlayRefused) as error:
+                page.close()
+                raise ItemError(f"{item.id}: the game did not start: {error}") from None
+            stack.callback(page.close)
+            return session
+
+        try:
+            return opened()
+        except NotReplayable as why:
+            aside = move_aside(directory)
+            session = opened()
+            append_restore(
+                directory, {"at": now_iso(), "outcome": "started over", "why": str(why), "earlier_game": aside.name}
+            )
+            return session
+
+    def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
+        metrics, error, has_tag = grade_game(final_text, item, item_dir.root)
+        if metrics is None:
+            return BenchmarkGrade(prediction="", correct=False, has_answer_tag=has_tag, error=error)
+        return BenchmarkGrade(
+            prediction=prediction_text(metrics),
+            correct=(metrics.normalized or 0) >= 100,
+            has_answer_tag=has_tag,
+            metrics=metrics,
+            error=error,
+        )
+
+    def scorer_hash(self) -> str:
+        return rules_hash()
+
+    def extra_rollup(self, records: list) -> dict | None:
+        graded = [GameStoreMetrics.of(r) for r in records if r.status in ("ok", "no_answer")]
+        games = per_game([(m.game or "?", m.raw_score, m.human_median) for m in graded])
+        return {"aigamestore": summary(games)}
+
+
+def _notes_text(notes: Notes) -> str:
+    return f"Your notes (read_notes / write_note; {notes.describe()}):\n\n{notes.as_prompt()}"
+
+
+def _continuation(
+    session: GameStoreSession, prompt: str, notes: Notes | None, reason: str = "harness restarted"
+) -> Continuation:
+    """VISTA's protocol going on in another session: after a restart of the harness (the game replayed to where it
+    was) or a hand-off (the context was full); where the game stands, the notes, the last frame."""
+    last = session.moves[-1]
+    where = (
+        f"The game stands at decision {session.decisions} of {session.budget.decisions} (episode {session.episode}); "
+        f"its last frames are attached (frames {last.frames[0]}-{last.frames[-1]})."
+        if last.frames
+        else f"The game stands at decision {session.decisions} of {session.budget.decisions}."
+    )
+    note = f"The evaluation harness was restarted; the game was restored exactly as it was. {where} Go on playing."
+    earlier = "handed it on (its context was full)" if reason.startswith("hand-off") else "was interrupted"
+    fresh = (
+        f"{prompt.rstrip()}\n\nThis game is already in progress: an earlier session of yours played it and "
+        f"{earlier}. {where} Go on."
+    )
+    if notes is not None:
+        fresh += f"\n\n{_notes_text(notes)}"
+    return Continuation(note=note, prompt=fresh + "\n", images=session.frame_paths(last.frames[-1:]), reason=reason)

@@ -1,0 +1,145 @@
+"""The AI GameStore part of `agent-eval compare` and `agent-eval table`: on the games every run played, each run's
+geometric mean of the normalised scores (the benchmark's figure) with the arithmetic mean beside it, and per game
+the raw and normalised score (mean raw over repeats, then normalised, as VISTA aggregates). Against the first run:
+the paired permutation test on the games' log normalised scores (the geometric mean's own scale). A game without a
+median is shown raw and left out of the means and the test."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+
+from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
+from agent_eval.analysis.stats import ALPHA, sign_flip_test
+from agent_eval.analysis.tables import cells_table
+from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, per_game
+
+GRADED = ("ok", "no_answer")
+
+
+def run_games(records) -> dict[str, dict]:
+    """game -> per_game()'s entry for one run (a failed attempt counts as an attempt without a score)."""
+    rows = []
+    for record in records:
+        metrics = GameStoreMetrics.of(record)
+        raw = metrics.raw_score if record.status in GRADED else None
+        rows.append((record.id, raw, metrics.human_median))
+    return per_game(rows)
+
+
+def build(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
+    tables = [run_games(run.records) for run in runs]
+    ids = [i for i in shared if all(i in t for t in tables)]
+    scored = [i for i in ids if all(t[i]["normalized"] is not None for t in tables)]
+    logs = [[math.log(t[i]["normalized"]) for i in scored] for t in tables]
+    overall = {
+        "games": len(ids),
+        "scored": len(scored),
+        "geometric_mean": [geometric_mean([t[i]["normalized"] for i in scored]) for t in tables],
+        "arithmetic_mean": [sum(t[i]["normalized"] for i in scored) / len(scored) if scored else None for t in tables],
+        "log_vs_first": [None]
+        + [
+            {
+                "diff": (sum(b) - sum(logs[0])) / len(scored) if scored else None,
+                **sign_flip_test(logs[0], b, n_resamples, seed),
+            }
+            for b in logs[1:]
+        ],
+    }
+    games = [
+        {"game": i, "raw": [t[i]["raw"] for t in tables], "normalized": [t[i]["normalized"] for t in tables]}
+        for i in ids
+    ]
+    return {"overall": overall, "games": games}
+
+
+def verdicts(letters: list[str], data: dict) -> list[str]:
+    row, out = data["overall"], []
+    for j, letter in enumerate(letters[1:], start=1):
+        test = row["log_vs_first"][j]
+        ratio = "?" if test["diff"] is None else f"x{math.exp(test['diff']):.2f}"
+        sig = "significant" if test["p_value"] < ALPHA else "not significant"
+        out.append(
+            f"{letter} vs A, normalised score per game (geometric): {ratio}, paired permutation p = "
+            f"{test['p_value']:.3g} on the log scores of {row['scored']} game(s): {sig} at α={ALPHA}"
+        )
+    if row["scored"] < row["games"]:
+        out.append(f"{row['games'] - row['scored']} game(s) have no human median or no score: shown raw, not tested")
+    return out
+
+
+def _num(value, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def overall_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]]]:
+    row = games["overall"]
+    header = ["run", "games", "geometric mean", "arithmetic mean", "p (log scores)"]
+    body = [
+        [
+            run["letter"],
+            str(row["games"]),
+            _num(row["geometric_mean"][k]),
+            _num(row["arithmetic_mean"][k]),
+            "—" if k == 0 else f"{row['log_vs_first'][k]['p_value']:.3g}",
+        ]
+        for k, run in enumerate(data.runs)
+    ]
+    return header, body
+
+
+def game_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]]]:
+    header = ["game", "run", "raw score", "normalised"]
+    body = [
+        [g["game"], run["letter"], _num(g["raw"][k], 2), _num(g["normalized"][k])]
+        for g in games["games"]
+        for k, run in enumerate(data.runs)
+    ]
+    return header, body
+
+
+@dataclass
+class GameStoreComparison(KindComparison):
+    """Geometric and arithmetic means of the normalised scores per run, the paired test, per-game scores."""
+
+    games: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"aigamestore": self.games}
+
+    def table_measures(self) -> list[Measure]:
+        row = self.games["overall"]
+        return [
+            Measure(
+                "normalised score, geometric mean",
+                row["geometric_mean"],
+                vs_first=row["log_vs_first"],
+                test=f"paired permutation test on the log normalised scores of {row['scored']} game(s)",
+                change_name="mean log normalised score per game",
+            ),
+            Measure("normalised score, arithmetic mean", row["arithmetic_mean"]),
+        ]
+
+    def print_table(self, data: Comparison, console: Console) -> bool:
+        for title, (header, body) in (
+            ("AI GameStore on the shared games", overall_cells(data, self.games)),
+            ("per game", game_cells(data, self.games)),
+        ):
+            console.print(cells_table(title, header, body))
+        return True
+
+    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
+        return [
+            "AI GameStore (normalised against the human median; test: paired permutation on log scores):",
+            md(*overall_cells(data, self.games)),
+            "Per game:",
+            md(*game_cells(data, self.games)),
+        ]
+
+    def csv_rows(self, data: Comparison) -> list[list] | None:
+        header, body = game_cells(data, self.games)
+        return [header, *body]

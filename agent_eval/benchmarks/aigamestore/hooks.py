@@ -1,0 +1,108 @@
+"""How AI GameStore runs read: show, report and compare reach this kind only through these hooks (normalised
+scores and their geometric mean; each game's moves and filmstrips)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from agent_eval.analysis.comparison_result import Group
+from agent_eval.analysis.item_images import ItemImages
+from agent_eval.benchmarks.presentation import Embed, ItemView, ReadingHooks, RunOnDisk, TemplateView
+from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.transcript import Transcript
+
+if TYPE_CHECKING:
+    from agent_eval.benchmarks.aigamestore.compare import GameStoreComparison
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+class GameStoreReading(ReadingHooks):
+    group_column = "game"
+    accuracy_name = "games at or above the human median"
+    templates_dir = TEMPLATES
+    report_css = "ags.css.j2"
+    side_by_side = False  # one game per task: the per-game table says it
+
+    def group_of(self, record: ItemRecord) -> str:
+        return record.id
+
+    def rungs(self, tools: str | None, kind_options: dict | None) -> dict[str, object] | None:
+        """The protocol is a rung of its own (the official baseline or VISTA's), beside the tool mode."""
+        options = kind_options or {}
+        return {
+            "protocol": options.get("protocol", "vista"),
+            "tools": tools,
+            "notes": options.get("notes", "off"),
+            "real time": options.get("realtime", "off"),
+            "decisions": options.get("decisions"),
+        }
+
+    # -- show
+    def show_totals(self, console: Console, run: RunOnDisk) -> str:
+        from agent_eval.benchmarks.aigamestore.show import totals_phrase
+
+        return totals_phrase(run.records)
+
+    def show_item(
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
+    ) -> object | None:
+        from agent_eval.benchmarks.aigamestore.show import print_timeline
+
+        return print_timeline(console, record, images.base, None, run.root)
+
+    def show_item_page(
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
+    ) -> object | None:
+        from agent_eval.benchmarks.aigamestore.show import print_timeline
+
+        return print_timeline(console, record, images.base, page, run.root)
+
+    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
+        from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+        from agent_eval.benchmarks.aigamestore.show import print_score
+
+        assert isinstance(state, GameStoreMetrics), state
+        print_score(console, record, state)
+
+    # -- compare
+    def compare(
+        self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+    ) -> GameStoreComparison:
+        from agent_eval.benchmarks.aigamestore.compare import GameStoreComparison, build, verdicts
+
+        games = build(runs, list(groups[0].ids), n_resamples, seed)
+        return GameStoreComparison(verdicts=verdicts(letters, games), games=games)
+
+    # -- report
+    def report_truth(self, run: RunOnDisk, data: Path | None, loaded: dict) -> object | None:
+        return {}  # the item's folder holds the game as played; nothing of the dataset is needed
+
+    def report_item(
+        self,
+        run: RunOnDisk,
+        record: ItemRecord,
+        images: ItemImages,
+        embed: Embed,
+        transcript: Transcript | None,
+        truth: object,
+    ) -> ItemView:
+        from agent_eval.benchmarks.aigamestore.report import game_item
+
+        return ItemView(
+            template="ags_item.html.j2",
+            values=game_item(run, record, images, embed),
+            chips_template="ags_chips.html.j2",
+            figures_template="ags_figures.html.j2",
+            group=record.id,
+            answer_label="game: ",
+        )
+
+    def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView:
+        from agent_eval.benchmarks.aigamestore.report import game_summary
+
+        return TemplateView("ags_summary.html.j2", game_summary(records))

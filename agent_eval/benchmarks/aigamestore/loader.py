@@ -1,0 +1,246 @@
+"""A checkout of AI GameStore's games, read without running any: `games/<name>/index.html` (lance-ying/aigamestore's
+`model evaluation/`, or lance-ying/aigamestore_harness), each game one item.
+
+A game's description and controls are the page's own `#gameDescription` and `#gameControls` (what the
+official harness reads); six of the ten public pages lack them, so the checkout's `games-manifest.json`
+(`human experiment/frontend/public/` in lance-ying/aigamestore) gives them, found by the game's original name
+(the published table ties game1..game10 to theirs). Each game's human median (what its raw score is normalised
+against) comes from the table shipped here (human_medians.json: its source and date), or from a
+`human-medians.json` of the same layout beside `games/` (the project's sample games bring one). The game
+files, their hash and the median are recorded in the run; the files never enter a sandbox."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from agent_eval.datamodel.jsonl import DataError
+
+TASK = "aigamestore"
+LAYOUT = "aigamestore"
+PUBLISHED_MEDIANS = Path(__file__).with_name("human_medians.json")
+LOCAL_MEDIANS = "human-medians.json"
+MANIFEST = "games-manifest.json"
+MANIFEST_PLACES = (MANIFEST, f"human experiment/frontend/public/{MANIFEST}")
+SITE_PLACES = (".", "model evaluation")  # where `games/` sits under --data
+
+
+@dataclass(frozen=True)
+class GameItem:
+    id: str  # the game's folder name, e.g. "game1"
+    site: Path  # the folder served to the page (it holds games/)
+    page: str  # the page, relative to site: games/game1/index.html
+    description: str
+    controls: str
+    described_by: str  # "page", "manifest" or "none" (the official harness would have stopped)
+    original_name: str | None
+    human_median: float | None  # None: no median known (no normalised score)
+    median_source: str | None
+    files_sha256: str
+
+    @property
+    def task(self) -> str:  # `--tasks game1,game3` picks games
+        return self.id
+
+    @property
+    def category(self) -> str:
+        return TASK
+
+    @property
+    def answer(self) -> str:
+        return "score"
+
+    def describe(self) -> dict:
+        return {
+            "files_sha256": self.files_sha256,
+            "original_name": self.original_name,
+            "human_median": self.human_median,
+            "median_source": self.median_source,
+            "described_by": self.described_by,
+        }
+
+
+@dataclass
+class GameStoreDataset:
+    root: Path  # the site: the folder that holds games/
+    items: list[GameItem] = field(default_factory=list)
+    layout: str = LAYOUT
+
+    @property
+    def tasks(self) -> list[str]:
+        return [item.id for item in self.items]
+
+    @property
+    def categories(self) -> list[str]:
+        return [TASK]
+
+    def content_hash(self) -> str:
+        digest = hashlib.sha256()
+        for item in sorted(self.items, key=lambda i: i.id):
+            digest.update(
+                f"{item.id}:{item.files_sha256}:{item.human_median}:{item.description}:{item.controls}\n".encode()
+            )
+        return digest.hexdigest()[:16]
+
+    def versions(self) -> dict:
+        """What the run records per game: the files' hash, the median and where it came from, the description's
+        source."""
+        return {item.id: item.describe() for item in sorted(self.items, key=lambda i: i.id)}
+
+
+def site_of(root: Path) -> Path | None:
+    for place in SITE_PLACES:
+        candidate = Path(root) / place
+        if any(candidate.glob("games/*/index.html")):
+            return candidate.resolve()
+    return None
+
+
+def is_gamestore_dataset(root: Path | str) -> bool:
+    site = site_of(Path(root))
+    return site is not None and any("getGameState" in p.read_text(errors="replace") for p in _pages(site))
+
+
+def _pages(site: Path) -> list[Path]:
+    """Every game page; a game's scripts (getGameState lives in them) are beside its page."""
+    return [
+        p for page in site.glob("games/*/index.html") for p in page.parent.glob("*.*") if p.suffix in (".html", ".js")
+    ]
+
+
+def _natural(name: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
+class _Described(HTMLParser):
+    """The text of #gameDescription and #gameControls, and <meta name="game_name">."""
+
+    WANTED = ("gameDescription", "gameControls")
+
+    def __init__(self):
+        super().__init__()
+        self.text = {key: "" for key in self.WANTED}
+        self.game_name: str | None = None
+        self._open: list[str | None] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "meta" and attributes.get("name") == "game_name":
+            self.game_name = (attributes.get("content") or "").strip() or None
+            return
+        if tag in ("br", "img", "input", "meta", "link", "hr"):
+            return
+        element = attributes.get("id")
+        self._open.append(element if element in self.WANTED else None)
+
+    def handle_endtag(self, tag):
+        if self._open and tag not in ("br", "img", "input", "meta", "link", "hr"):
+            self._open.pop()
+
+    def handle_data(self, data):
+        inside = next((e for e in reversed(self._open) if e is not None), None)
+        if inside is not None:
+            self.text[inside] += data
+
+
+def _tidy(text: str) -> str:
+    return "\n".join(" ".join(line.split()) for line in text.strip().splitlines() if line.strip())
+
+
+def _files_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def _read_json(path: Path, what: str):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DataError(f"{path}: not readable JSON ({error}); {what}") from None
+
+
+def medians_table(path: Path) -> tuple[dict[str, dict], str]:
+    """(game -> {original_name, human_median}, the source in words) from a medians file."""
+    data = _read_json(path, "it holds the human median of each game (see agent_eval/benchmarks/aigamestore/)")
+    games = data.get("games") if isinstance(data, dict) else None
+    if not isinstance(games, dict):
+        raise DataError(f"{path}: a medians file is {{'source': ..., 'games': {{'game1': {{'human_median': N}}}}}}")
+    for name, entry in games.items():
+        median = entry.get("human_median") if isinstance(entry, dict) else None
+        if isinstance(median, bool) or not isinstance(median, (int, float)) or median <= 0:
+            raise DataError(f"{path}: {name}'s human_median must be a positive number, got {median!r}")
+    source = f"{data.get('source', path.name)} (recorded {data.get('recorded_on', '?')})"
+    return games, source
+
+
+def _manifest(root: Path, site: Path) -> dict[str, dict]:
+    """originalName -> its manifest entry, from the first games-manifest.json found."""
+    for base in dict.fromkeys((root, site, site.parent)):
+        for place in MANIFEST_PLACES:
+            path = base / place
+            if path.is_file():
+                entries = _read_json(path, "it is the games' manifest (descriptions and controls)")
+                if not isinstance(entries, list):
+                    raise DataError(f"{path}: a games manifest is a JSON list of games")
+                return {
+                    str(e.get("originalName") or str(e.get("id", "")).rpartition("/")[2]): e
+                    for e in entries
+                    if isinstance(e, dict)
+                }
+    return {}
+
+
+def load_games(root: Path | str) -> GameStoreDataset:
+    root = Path(root).resolve()
+    site = site_of(root)
+    if site is None:
+        raise DataError(
+            f"{root}: holds no AI GameStore games (games/<name>/index.html, or the same under 'model evaluation/'); "
+            "clone lance-ying/aigamestore or lance-ying/aigamestore_harness, or write the project's own test games "
+            "with `agent-eval sample-data DIR --kind aigamestore`"
+        )
+    published, published_source = medians_table(PUBLISHED_MEDIANS)
+    local: dict[str, dict] = {}
+    local_source = ""
+    if (site / LOCAL_MEDIANS).is_file():
+        local, local_source = medians_table(site / LOCAL_MEDIANS)
+    manifest = _manifest(root, site)
+    dataset = GameStoreDataset(root=site)
+    for page in sorted(site.glob("games/*/index.html"), key=lambda p: _natural(p.parent.name)):
+        name = page.parent.name
+        parsed = _Described()
+        parsed.feed(page.read_text(encoding="utf-8", errors="replace"))
+        entry, source = (local[name], local_source) if name in local else (published.get(name), published_source)
+        original = (entry or {}).get("original_name") or parsed.game_name or name
+        description, controls = _tidy(parsed.text["gameDescription"]), _tidy(parsed.text["gameControls"])
+        described_by = "page"
+        if not (description and controls):
+            listed = manifest.get(original) or manifest.get(name)
+            if listed is not None:
+                description = description or _tidy(str(listed.get("description") or ""))
+                controls = controls or _tidy(str(listed.get("controls") or ""))
+                described_by = "manifest"
+            else:
+                described_by = "none" if not (description or controls) else "page"
+        dataset.items.append(
+            GameItem(
+                id=name,
+                site=site,
+                page=page.relative_to(site).as_posix(),
+                description=description,
+                controls=controls,
+                described_by=described_by,
+                original_name=original,
+                human_median=float(entry["human_median"]) if entry else None,
+                median_source=source if entry else None,
+                files_sha256=_files_hash(page.parent),
+            )
+        )
+    return dataset

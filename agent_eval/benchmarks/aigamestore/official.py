@@ -1,0 +1,115 @@
+"""AI GameStore's official baseline as a protocol of the agent CLIs: one single-turn request per decision.
+
+The official harness (lance-ying/aigamestore_harness, run_llm_eval.py) sends the model, at every decision, one
+message and nothing of the earlier ones: the game's description and controls, the scratchpad its last reply
+wrote, the inputs it last applied, the frames of its last decision and the game now; the reply gives a short
+rationale, `<keys>` (five segments) and a new `<scratchpad>`; 120 decisions. Here each decision is a fresh CLI
+session told exactly that (its frames attached), in which mode image or python may also look at the archived
+frames; its reply is read by protocol.reply_segments and played. The wording is ours; the format (the three
+tags, five lists, the scratchpad carried forward) is the harness's. Its first sentence is quoted from the
+harness's prompts/prompt.md, as VISTA (MIT) quotes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_eval.benchmarks.aigamestore.loader import GameItem
+from agent_eval.benchmarks.aigamestore.protocol import KEYS, reply_scratchpad, reply_segments
+from agent_eval.benchmarks.aigamestore.session import GameStoreSession
+from agent_eval.benchmarks.base import Continuation
+
+ROLE = "You are a professional video game player tasked to win a 2D video game."
+LOOKS = (
+    "Every frame of the game so far is kept and numbered: `recall` shows frames again (by number, or all of a "
+    "decision's), `inspect` enlarges part of a frame with a grid, `read_pixels` reads its colours and `history` "
+    "lists the decisions. They cost no game time."
+)
+OUTPUT = f"""**Output:**
+1. A brief reasoning for your inputs (fewer than 10 sentences).
+2. Exactly 5 lists of inputs, one per 0.2-second segment of the next game second, in order. A segment is ["NOOP"] \
+(no input), one input like ["UP"], or several at once like ["UP", "LEFT"]. Taps ({", ".join(KEYS)}) press the key \
+once at the segment's start; HOLD_ inputs (HOLD_UP, HOLD_LEFT, ...) keep it pressed for the whole segment. When \
+the game has ended, the harness restarts it for you before your inputs.
+3. A scratchpad: your understanding of the game, your plan and what you have observed. It is given back to you \
+in the next request; nothing else of this reply is.
+
+Format your reply exactly as follows:
+<rationale>
+[your reasoning]
+</rationale>
+<keys>
+[["UP"], ["UP", "SPACE"], ["NOOP"], ["HOLD_UP"], ["DOWN"]]
+</keys>
+<scratchpad>
+[your scratchpad]
+</scratchpad>
+"""
+
+
+def decision_prompt(item: GameItem, session: GameStoreSession, mode: str, notes_text: str = "") -> str:
+    """The request of the next decision: the game, the scratchpad and inputs carried from the last reply, what
+    the attached frames are, the output format."""
+    last = session.moves[-1] if session.moves else None
+    scratchpad = next((m.scratchpad for m in reversed(session.moves) if m.scratchpad is not None), None)
+    parts = [
+        f"{ROLE} You read the game's description and controls and give the inputs for the next second of play.",
+        f"Game description:\n{item.description or '(none given)'}",
+        "Game controls (as written for a person; you act through the inputs below):\n"
+        + (item.controls or "(none given)"),
+    ]
+    if scratchpad:
+        parts.append(f"<scratchpad>\n{scratchpad}\n</scratchpad>")
+    if last is not None and last.kind == "play":
+        parts.append(f"Previous inputs applied: {last.segments}")
+    decision = session.decisions + 1
+    if last is not None and last.kind == "play":
+        shown = (
+            f"The {len(last.frames)} attached images are the frames at the end of each 0.2-second segment of your "
+            f"last decision (frames {last.frames[0]}-{last.frames[-1]}); the last one is the game now, paused while "
+            "you answer."
+        )
+    else:
+        shown = "The attached image is the game now (its first frame), paused while you answer."
+    parts.append(f"This is decision {decision} of {session.budget.decisions}. {shown}")
+    if mode in ("image", "python"):
+        parts.append(LOOKS)
+    if notes_text:
+        parts.append(notes_text)
+    return "\n\n".join(parts) + "\n\n" + OUTPUT
+
+
+def decision_images(session: GameStoreSession) -> list[Path]:
+    """The frames a decision's request attaches: the last move's (five after a play; one after the start)."""
+    return session.frame_paths(session.last_frames())
+
+
+class OfficialTurns:
+    """The official protocol's loop over the engine's sessions: each reply is played (on_reply), and the next
+    decision is a fresh session (next_session) until the decisions are spent."""
+
+    def __init__(self, item: GameItem, session: GameStoreSession, mode: str, notes_text=lambda: ""):
+        self.item, self.session, self.mode, self.notes_text = item, session, mode, notes_text
+        self.failed = False  # a session that ended without any reply (the CLI failed): the attempt ends
+
+    def prompt(self) -> str:
+        return decision_prompt(self.item, self.session, self.mode, self.notes_text())
+
+    def on_reply(self, text: str | None) -> None:
+        if text is None or self.session.over:
+            self.failed = text is None
+            return
+        segments, problem = reply_segments(text)
+        earlier = next((m.scratchpad for m in reversed(self.session.moves) if m.scratchpad is not None), None)
+        try:
+            self.session.play(segments, via="reply", problem=problem, scratchpad=reply_scratchpad(text, earlier))
+        except Exception:  # the game failed: the session says so in its result; the attempt ends
+            self.failed = True
+
+    def next_session(self, ran_out_of_context: bool) -> Continuation | None:
+        if self.failed or self.session.over:
+            return None
+        return self.continuation(reason=f"decision {self.session.decisions + 1}")
+
+    def continuation(self, reason: str = "harness restarted") -> Continuation:
+        prompt = self.prompt()
+        return Continuation(note=prompt, prompt=prompt, images=decision_images(self.session), reason=reason, fresh=True)

@@ -1,0 +1,118 @@
+"""What an AI GameStore game leaves in its item's folder, written as it is played:
+
+<item>/game/game.json        which game: its files' hash, the seed, the protocol, the page, the median
+<item>/game/timeline.jsonl   one line per move (the start, each decision, each restart): the exact steps sent
+                             to the page, the frames they captured and their hashes, the game's state after it
+                             (score, highScore, phase: never shown to the model), the clock; synced to disk
+                             before the model is answered
+<item>/game/frames/NNNN.png  every frame captured (benchmarks/browser_frames.py)
+<item>/game/requests.jsonl   every request the page made and how it was answered (site, library, missing,
+                             refused)
+<item>/game/restores.jsonl   each restore after a restart of the harness (replayed, or started over and why)
+<item>/game/result.json      the end: the raw score (highest score or highScore seen), decisions, episodes"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from agent_eval.datamodel.jsonl import log_lines
+from agent_eval.datamodel.ondisk import split_known
+
+GAME_DIR = "game"
+TIMELINE = "timeline.jsonl"
+RESULT = "result.json"
+GAME_RECORD = "game.json"
+REQUESTS = "requests.jsonl"
+
+
+@dataclass
+class Move:
+    """One timeline line: what the host did to the game and what came of it."""
+
+    n: int  # 1, 2, ... in order
+    kind: str  # "start", "play" (one decision: five segments) or "restart"
+    decisions: int  # decisions used once this move was made (a start costs none; a play and a restart one)
+    episode: int  # 1 + the restarts so far
+    batches: list[list[dict]]  # the steps sent to the page, batch by batch (replayed exactly on a restore)
+    frames: list[int]  # the archived frames' numbers (a play: one per segment)
+    hashes: list[str]  # their pixel hashes, checked on a replay
+    state: dict  # the game's state after the move: score, highScore, gamePhase, level (hidden from the model)
+    clock_ms: float  # the page's clock after the move
+    segments: list[list[str]] | None = None  # a play's five segments as played (normalised)
+    via: str = "tool"  # "tool" (VISTA's play/restart) or "reply" (the official protocol's <keys>)
+    restarted_first: bool = False  # the official protocol: the ended game was restarted before this decision
+    problem: str | None = None  # what was wrong with an official reply (missing keys, unknown inputs)
+    scratchpad: str | None = None  # the official protocol: the scratchpad the next request carries
+    gap_ms: float = 0.0  # real-time mode: the wall time the game ran before this decision
+    browser_ms: float = 0.0  # the page's round trips
+    harness_ms: float = 0.0  # the rest: archive, timeline, checks
+    page_errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class GameEnd:
+    """result.json: how the item's game ended."""
+
+    game: str
+    raw_score: float | None = None  # the highest score or highScore seen (None: never read)
+    decisions: int = 0
+    max_decisions: int = 0
+    episodes: int = 0
+    final_phase: str | None = None
+    won: bool = False  # a GAME_OVER_WIN (or WIN, GAME_WON) phase was seen
+    frames: int = 0
+    canvas: list[int] | None = None  # the first frame's width and height
+    error: str | None = None
+    page_errors: int = 0
+    refused_requests: int = 0
+    restores: list[dict] = field(default_factory=list)
+    chromium: str | None = None
+    protocol: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def write_json(path: Path, data: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
+    tmp.replace(path)
+
+
+def read_moves(directory: Path) -> list[Move]:
+    """The moves a game folder's timeline holds (a line cut by a kill is a move never answered: left out)."""
+    fields = Move.__dataclass_fields__
+    return [Move(**{k: v for k, v in data.items() if k in fields}) for data in log_lines(Path(directory) / TIMELINE)]
+
+
+def read_timeline(item_root: Path) -> list[dict] | None:
+    path = Path(item_root) / GAME_DIR / TIMELINE
+    return log_lines(path) if path.is_file() else None
+
+
+def read_end(item_root: Path) -> GameEnd | None:
+    path = Path(item_root) / GAME_DIR / RESULT
+    if not path.is_file():
+        return None
+    return GameEnd(**split_known(GameEnd, json.loads(path.read_text(encoding="utf-8"))))
+
+
+def write_end(directory: Path, end: GameEnd) -> None:
+    write_json(Path(directory) / RESULT, asdict(end))
+
+
+def read_record(directory: Path) -> dict | None:
+    """game.json: which game the folder's moves were played on (None: not written yet)."""
+    path = Path(directory) / GAME_RECORD
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def read_requests(item_root: Path) -> list[dict]:
+    return log_lines(Path(item_root) / GAME_DIR / REQUESTS)
+
+
+def in_progress(item_root: Path) -> str | None:
+    moves = read_moves(Path(item_root) / GAME_DIR)
+    return f"a game in progress ({max(m.decisions for m in moves)} decision(s) recorded)" if moves else None

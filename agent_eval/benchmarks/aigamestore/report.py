@@ -1,0 +1,82 @@
+"""The AI GameStore parts of `agent-eval report`: per game a filmstrip per decision (its five frames, in order, with
+its inputs), the start and each restart; per run the geometric mean of normalised scores and each game's raw
+score. A long game is sampled: at most MAX_DECISIONS strips, evenly spaced, plus each restart and the last one;
+the rest are counted. Layout: templates/ags_*.j2."""
+
+from __future__ import annotations
+
+from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.record import GAME_DIR, read_end, read_timeline
+from agent_eval.benchmarks.aigamestore.scoring import per_game, summary
+from agent_eval.benchmarks.browser_frames import FRAMES_DIR, frame_name
+from agent_eval.benchmarks.notes import versions, where_words
+
+MAX_DECISIONS = 40  # decision strips drawn per game, evenly spaced (restarts and the last come on top)
+GRADED = ("ok", "no_answer")
+
+
+def drawn(timeline: list[dict], most: int = MAX_DECISIONS) -> set[int]:
+    """The indices of the moves drawn: all of them when few; else `most` evenly spaced, each start or restart and
+    the last."""
+    if len(timeline) <= most:
+        return set(range(len(timeline)))
+    picks = {round(k * (len(timeline) - 1) / (most - 1)) for k in range(most)}
+    return picks | {i for i, e in enumerate(timeline) if e["kind"] != "play" or e.get("restarted_first")}
+
+
+def strips(timeline: list[dict], embed) -> tuple[list[dict], int]:
+    """(one strip per drawn move, how many moves were not drawn)."""
+    chosen = drawn(timeline)
+    out = []
+    for index, entry in enumerate(timeline):
+        if index not in chosen:
+            continue
+        segments = entry.get("segments") or [[entry["kind"]]] * len(entry["frames"])
+        state = entry.get("state") or {}
+        out.append(
+            {
+                "decision": entry["decisions"],
+                "kind": entry["kind"],
+                "episode": entry["episode"],
+                "phase": state.get("gamePhase"),
+                "score": state.get("score"),
+                "restarted_first": entry.get("restarted_first", False),
+                "problem": entry.get("problem"),
+                "shots": [
+                    {
+                        "frame": number,
+                        "label": "+".join(segments[k]) if k < len(segments) else "",
+                        "img": embed(f"{GAME_DIR}/{FRAMES_DIR}/{frame_name(number)}", f"frame {number}"),
+                    }
+                    for k, number in enumerate(entry["frames"])
+                ],
+            }
+        )
+    return out, len(timeline) - len(chosen)
+
+
+def game_item(run, record, images, embed) -> dict:
+    timeline = read_timeline(images.base) or []
+    end = read_end(images.base)
+    metrics = GameStoreMetrics.of(record)
+    shown, more = strips(timeline, embed)
+    return {
+        "strips": shown,
+        "more": more,
+        "moves": len(timeline),
+        "metrics": metrics,
+        "error": end.error if end else None,
+        "raw": "—" if metrics.raw_score is None else f"{metrics.raw_score:g}",
+        "normalized": None if metrics.normalized is None else f"{metrics.normalized:.1f}",
+        "notes": [{**v, "where": where_words(v)} for v in versions(images.base)],
+    }
+
+
+def game_summary(records) -> dict:
+    metrics = [GameStoreMetrics.of(r) for r in records if r.status in GRADED]
+    s = summary(per_game([(m.game or "?", m.raw_score, m.human_median) for m in metrics]))
+    s["errors"] = sum(r.status not in GRADED for r in records)
+    s["geometric_text"] = "—" if s["geometric_mean"] is None else f"{s['geometric_mean']:.1f}"
+    s["arithmetic_text"] = "—" if s["arithmetic_mean"] is None else f"{s['arithmetic_mean']:.1f}"
+    s["decisions"] = sum(m.decisions for m in metrics)
+    return s

@@ -1,0 +1,345 @@
+"""One item's AI GameStore game as the tools and the official protocol see it: the page (browser/PageHost, outside
+the sandbox), the decisions, the frame archive and the timeline (record.py), the score kept from the model.
+
+The game's clock runs only while a move is played, so the game is paused while the model thinks (and, with
+`realtime`, a decision first lets the wall time since the last one pass on the game's clock). Every move is
+recorded with the exact steps sent and the hashes of the frames they captured, synced before the model is
+answered; a session over a folder that holds moves (the harness was killed) opens the page again and replays
+them, checking every hash (NotReplayable when one differs: the caller starts the game over)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from agent_eval.benchmarks.aigamestore.loader import GameItem
+from agent_eval.benchmarks.aigamestore.protocol import Segment, segment_steps
+from agent_eval.benchmarks.aigamestore.record import (
+    GAME_RECORD,
+    TIMELINE,
+    GameEnd,
+    Move,
+    read_moves,
+    read_record,
+    read_requests,
+    write_end,
+    write_json,
+)
+from agent_eval.benchmarks.browser_frames import FRAMES_DIR, FrameArchive
+from agent_eval.benchmarks.restores import append_restore, read_restores
+from agent_eval.browser import steps as S
+from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.jsonl import open_log
+
+CANVAS = S.DEFAULT_CANVAS
+START_MS = 500  # the start screen shown before Enter
+SETTLE_MS = 1000  # after Enter: the game's first second, before the first frame (VISTA waits as long)
+RESTART_KEY_MS = 400  # after R, before Enter (VISTA's)
+ENDED = ("GAME_OVER", "GAME_OVER_LOSE", "GAME_OVER_WIN", "ENDED", "GAME_WON", "WIN")
+WON = ("GAME_OVER_WIN", "GAME_WON", "WIN")
+# The game's state, read in the page: getGameState() (every public game has it), else the other places the
+# official harness looks; only numbers and the phase come back (a game's whole state may hold cycles).
+STATE_JS = """(() => {
+  const number = (v) => (typeof v === "number" && isFinite(v) ? v : null);
+  let s = null;
+  try {
+    if (typeof window.getGameState === "function") s = window.getGameState();
+    else if (window.gameInstance && window.gameInstance.gameState) s = window.gameInstance.gameState;
+    else if (window.gameState) s = window.gameState;
+  } catch (e) { s = null; }
+  if (!s || typeof s !== "object") return {score: null, highScore: null, gamePhase: null, level: null};
+  return {score: number(s.score), highScore: number(s.highScore),
+          gamePhase: typeof s.gamePhase === "string" ? s.gamePhase : null,
+          level: number(s.currentLevel !== undefined ? s.currentLevel : s.level)};
+})()"""
+
+
+STATE = {"op": "eval", "name": "state"}  # the state read, as recorded (sent as STATE_JS: see _sent)
+
+
+def _sent(steps: list[dict]) -> list[dict]:
+    """The steps as the page gets them: the named read expanded to its JavaScript (kept short in the record)."""
+    return [{"op": "eval", "js": STATE_JS} if step == STATE else step for step in steps]
+
+
+class NotReplayable(Exception):
+    """A recorded game that does not come back as it was (another game file, a frame that differs): says where."""
+
+
+class PlayRefused(ValueError):
+    """Nothing was played (the budget is spent, the game failed): said to the model."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    decisions: int
+    seed: int = 0
+    realtime: bool = False
+    protocol: str = "vista"
+    time_budget_s: float | None = None
+
+
+def tap(key: str, then_ms: float, canvas: str | None = None) -> list[dict]:
+    """A host key (Enter, R): held one frame, then `then_ms` of game time in all."""
+    return S.keys_for(then_ms, taps=(key,), canvas=canvas)
+
+
+class GameStoreSession:
+    """`page` is an open-able PageHost (context-managed by the caller). Over a folder with an earlier process's
+    moves, the game is replayed first (or NotReplayable is raised)."""
+
+    def __init__(self, item: GameItem, page, directory: Path, budget: Budget):
+        self.item, self.page, self.budget = item, page, budget
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.archive = FrameArchive(self.directory / FRAMES_DIR)
+        self.moves: list[Move] = []
+        self.error: str | None = None
+        self.restored: dict | None = None
+        self._lock = threading.Lock()
+        self._last_batch_end = time.monotonic()
+        earlier = read_moves(self.directory)
+        self.page.open(item.page)
+        if earlier:
+            self._replay(earlier)
+        else:
+            self._write_record()
+        self._timeline = open_log(self.directory / TIMELINE)
+        started = time.monotonic()
+        self.deadline = started + budget.time_budget_s if budget.time_budget_s else None
+        if not self.moves:
+            self._start()
+
+    # -- what the game is at
+
+    @property
+    def decisions(self) -> int:
+        return self.moves[-1].decisions if self.moves else 0
+
+    @property
+    def state(self) -> dict:
+        return self.moves[-1].state if self.moves else {}
+
+    @property
+    def episode(self) -> int:
+        return self.moves[-1].episode if self.moves else 1
+
+    @property
+    def ended(self) -> bool:
+        return self.state.get("gamePhase") in ENDED
+
+    @property
+    def over(self) -> str | None:
+        if self.error:
+            return "the game failed"
+        if self.decisions >= self.budget.decisions:
+            return f"the run's {self.budget.decisions} game seconds (decisions) are spent"
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return "the time budget is spent"
+        return None
+
+    def raw_score(self) -> float | None:
+        """The highest score or highScore read after any move (VISTA's raw score)."""
+        seen = [v for m in self.moves for v in (m.state.get("score"), m.state.get("highScore")) if v is not None]
+        return max(seen) if seen else None
+
+    def last_frames(self) -> list[int]:
+        return list(self.moves[-1].frames) if self.moves else []
+
+    def frame_paths(self, numbers: list[int]) -> list[Path]:
+        return [self.archive.path(n) for n in numbers]
+
+    # -- moves
+
+    def play(
+        self, segments: tuple[Segment, ...], via: str = "tool", problem: str | None = None, scratchpad=None
+    ) -> Move:
+        """One decision: five segments of 0.2 s, a frame after each. The official protocol restarts an ended game
+        first (its harness does, within the decision)."""
+        with self._lock:
+            self._refuse_if_over()
+            restart = via == "reply" and self.ended
+            batches = [self._restart_steps()] if restart else []
+            gap = self._gap_ms()
+            steps = [S.advance(gap)] if gap else []
+            for segment in segments:
+                steps += segment_steps(segment, CANVAS)
+            batches.append([*steps, STATE])
+            move = self._move("play", batches, self.decisions + 1, self.episode + restart, segments=segments)
+            move.via, move.restarted_first, move.problem, move.scratchpad, move.gap_ms = (
+                via,
+                restart,
+                problem,
+                scratchpad,
+                gap,
+            )
+            return self._log(move)
+
+    def restart(self) -> Move:
+        """VISTA's restart: R (when the game is past its start screen), Enter, its first second; costs a decision."""
+        with self._lock:
+            self._refuse_if_over()
+            batches = [self._restart_steps(capture=True)]
+            move = self._move("restart", batches, self.decisions + 1, self.episode + 1)
+            if move.state.get("gamePhase") == "START":  # Enter did not take: once more, as VISTA does
+                again = self._move("restart", [[*tap("Enter", SETTLE_MS, CANVAS), STATE]], 0, 0)
+                move = _joined(move, again)
+            return self._log(move)
+
+    def _start(self) -> None:
+        steps = [S.advance(START_MS), *tap("Enter", SETTLE_MS, CANVAS), STATE]
+        move = self._move("start", [steps], 0, 1)
+        if move.state.get("gamePhase") == "START":
+            move = _joined(move, self._move("start", [[*tap("Enter", SETTLE_MS, CANVAS), STATE]], 0, 1))
+        self._log(move)
+
+    def _restart_steps(self, capture: bool = False) -> list[dict]:
+        steps = [] if self.state.get("gamePhase") in (None, "START") else tap("r", RESTART_KEY_MS)
+        return [*steps, *tap("Enter", SETTLE_MS, CANVAS if capture else None), STATE]
+
+    def _gap_ms(self) -> float:
+        """Real-time mode: the wall time since the last move ended (rounded to a millisecond), which the game runs
+        before this decision as it would have run while the model thought."""
+        if not self.budget.realtime:
+            return 0.0
+        return float(round((time.monotonic() - self._last_batch_end) * 1000))
+
+    def _refuse_if_over(self) -> None:
+        why = self.over
+        if why:
+            raise PlayRefused(f"No move made: {why}.")
+
+    def _move(self, kind: str, batches: list[list[dict]], decisions: int, episode: int, segments=None) -> Move:
+        started = time.perf_counter()
+        frames: list[int] = []
+        hashes: list[str] = []
+        errors: list[str] = []
+        state: dict = {}
+        clock, browser_s = 0.0, 0.0
+        try:
+            for steps in batches:
+                batch = self.page.run(_sent(steps))
+                browser_s += batch.seconds
+                errors += batch.errors
+                for capture in batch.captures:
+                    frames.append(self.archive.add(capture.png))
+                    hashes.append(capture.hash)
+                state, clock = batch.results[-1] or {}, batch.clock_ms
+        except Exception as error:  # the browser's failure: the item's error, said in one line
+            self.error = f"{self.item.id}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+            raise PlayRefused(f"No move made: the game failed ({self.error}).") from None
+        self._last_batch_end = time.monotonic()
+        move = Move(
+            len(self.moves) + 1,
+            kind,
+            decisions,
+            episode,
+            batches,
+            frames,
+            hashes,
+            state,
+            clock,
+            segments=[list(s) for s in segments] if segments is not None else None,
+            browser_ms=round(browser_s * 1000, 3),
+            page_errors=errors[:20],
+        )
+        move.harness_ms = round((time.perf_counter() - started) * 1000 - move.browser_ms, 3)
+        return move
+
+    def _log(self, move: Move) -> Move:
+        """Durable before the model hears of it: a harness killed after this line restores the game with this
+        move in it, and never plays it twice."""
+        self.moves.append(move)
+        self._timeline.write(json.dumps(asdict(move)) + "\n")
+        self._timeline.flush()
+        os.fdatasync(self._timeline.fileno())
+        return move
+
+    # -- surviving the harness
+
+    def _write_record(self) -> None:
+        record = {
+            "game": self.item.id,
+            "page": self.item.page,
+            "files_sha256": self.item.files_sha256,
+            "seed": self.budget.seed,
+            "protocol": self.budget.protocol,
+            "realtime": self.budget.realtime,
+            "human_median": self.item.human_median,
+            "chromium": getattr(self.page, "chromium_version", None),
+            "started_at": now_iso(),
+        }
+        write_json(self.directory / GAME_RECORD, record)
+
+    def _replay(self, moves: list[Move]) -> None:
+        started = time.perf_counter()
+        record = read_record(self.directory) or {}
+        if record.get("files_sha256") not in (None, self.item.files_sha256):
+            raise NotReplayable(f"the game's files changed since it was started (sha256 {record['files_sha256']})")
+        if record.get("seed", self.budget.seed) != self.budget.seed:
+            raise NotReplayable(f"the game was started with seed {record['seed']}, this run's is {self.budget.seed}")
+        try:
+            for move in moves:
+                again = [h for batch in self.page.replay([_sent(b) for b in move.batches]) for h in batch]
+                if again != move.hashes:
+                    raise NotReplayable(
+                        f"the game does not replay identically: move {move.n} ({move.kind}, decision {move.decisions}) "
+                        f"gave {len(again)} frame(s) that differ from the {len(move.hashes)} recorded"
+                    )
+        except NotReplayable:
+            raise
+        except Exception as error:
+            raise NotReplayable(f"the replay failed: {str(error).splitlines()[0]}") from None
+        self.moves = list(moves)
+        self.archive.resume(max((n for m in moves for n in m.frames), default=0))
+        self.restored = {
+            "at": now_iso(),
+            "outcome": "replayed",
+            "moves": len(moves),
+            "seconds": round(time.perf_counter() - started, 3),
+        }
+        append_restore(self.directory, self.restored)
+
+    # -- the end
+
+    def finish(self) -> GameEnd:
+        with self._lock:
+            first = self.moves[0] if self.moves else None
+            size = None
+            if first is not None and first.frames:
+                image = self.archive.image(first.frames[-1])
+                size = [image.width, image.height]
+            end = GameEnd(
+                game=self.item.id,
+                raw_score=self.raw_score(),
+                decisions=self.decisions,
+                max_decisions=self.budget.decisions,
+                episodes=self.episode,
+                final_phase=self.state.get("gamePhase"),
+                won=any(m.state.get("gamePhase") in WON for m in self.moves),
+                frames=self.archive.count,
+                canvas=size,
+                error=self.error,
+                page_errors=sum(len(m.page_errors) for m in self.moves),
+                refused_requests=sum(r.get("outcome") == "refused" for r in read_requests(self.directory.parent)),
+                restores=read_restores(self.directory),
+                chromium=getattr(self.page, "chromium_version", None),
+                protocol=self.budget.protocol,
+            )
+            self._timeline.close()
+            write_end(self.directory, end)
+            return end
+
+
+def _joined(first: Move, then: Move) -> Move:
+    """A move that took a second try (Enter once more): one timeline line, both batches."""
+    first.batches += then.batches
+    first.frames, first.hashes = first.frames + then.frames, first.hashes + then.hashes
+    first.state, first.clock_ms = then.state, then.clock_ms
+    first.browser_ms += then.browser_ms
+    first.page_errors += then.page_errors
+    return first

@@ -1,0 +1,135 @@
+"""The AI GameStore parts of `agent-eval show`: the run's geometric mean of normalised scores with the raw score per
+game; per game its moves (the start, each decision with its inputs, each restart), the game's phase and score
+after each (which the model never saw), and where the frames and the page's requests are."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.record import GAME_DIR, REQUESTS, read_end, read_requests, read_timeline
+from agent_eval.benchmarks.aigamestore.scoring import per_game, summary
+from agent_eval.benchmarks.browser_frames import FRAMES_DIR
+from agent_eval.benchmarks.notes import print_notes
+
+GRADED = ("ok", "no_answer")
+PAGE = 50  # moves per page of the timeline
+
+
+def totals_phrase(records) -> str:
+    metrics = [GameStoreMetrics.of(r) for r in records if r.status in GRADED]
+    s = summary(per_game([(m.game or "?", m.raw_score, m.human_median) for m in metrics]))
+    mean = (
+        "no normalised score (no human median or no score read)"
+        if s["geometric_mean"] is None
+        else f"normalised score {s['geometric_mean']:.1f} (geometric mean over {s['scored_games']} game(s); "
+        f"arithmetic {s['arithmetic_mean']:.1f})"
+    )
+    raws = ", ".join(f"{game} {_raw(g['raw'])}" for game, g in s["per_game"].items())
+    return f"{mean}; raw score per game: {raws or 'none'}"
+
+
+def _raw(value: float | None) -> str:
+    return "—" if value is None else f"{value:g}"
+
+
+def _inputs(entry: dict) -> str:
+    if entry["kind"] != "play":
+        return entry["kind"]
+    # HOLD_LEFT as hLEFT, NOOP as -: five segments fit a line
+    short = [[a.replace("HOLD_", "h").replace("NOOP", "-") for a in segment] for segment in entry.get("segments") or []]
+    text = " ".join("+".join(segment) for segment in short)
+    return ("restart, " if entry.get("restarted_first") else "") + text
+
+
+def _frames(numbers: list[int]) -> str:
+    if not numbers:
+        return "—"
+    return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
+
+
+def print_timeline(console: Console, record, base, page: int | None = None, run_dir=None) -> GameStoreMetrics | None:
+    timeline = read_timeline(base)
+    if timeline is None:
+        console.print(Rule("game: no timeline (the game never started)"))
+        return None
+    n, last = len(timeline), max(1, -(-len(timeline) // PAGE))
+    if page is not None:
+        page = min(max(1, page), last)
+        parts = [timeline[(page - 1) * PAGE : page * PAGE]]
+        console.print(Rule(f"game moves ({n}), page {page} of {last}"))
+    elif last > 2:
+        parts = [timeline[:PAGE], timeline[(last - 1) * PAGE :]]
+        console.print(Rule(f"game moves ({n}): the first and the last page of {last}"))
+    else:
+        parts = [timeline]
+        console.print(Rule(f"game moves ({n})"))
+    table = Table(header_style="bold")
+    columns = ("move", "dec", "inputs (5 × 0.2 s; h: held)", "ep", "phase", "score (best)", "frames", "game s")
+    for name in columns:
+        wraps = name.startswith("inputs")
+        table.add_column(name, justify="left" if wraps or name == "phase" else "right", no_wrap=not wraps)
+    for index, part in enumerate(parts):
+        if index:
+            table.add_row("…", f"({part[0]['n'] - parts[index - 1][-1]['n'] - 1} not shown)", *[""] * 6, style="dim")
+        for entry in part:
+            state = entry.get("state") or {}
+            score = _raw(state.get("score")) + (
+                f" ({_raw(state['highScore'])})" if state.get("highScore") not in (None, state.get("score")) else ""
+            )
+            table.add_row(
+                str(entry["n"]),
+                str(entry["decisions"]),
+                _inputs(entry),
+                str(entry["episode"]),
+                str(state.get("gamePhase") or "?"),
+                score,
+                _frames(entry["frames"]),
+                f"{entry['clock_ms'] / 1000:.1f}",
+                style="yellow" if entry.get("problem") else None,
+            )
+    console.print(table)
+    if last > 1:
+        repeat = f" --repeat {record.repeat}" if record.repeat else ""
+        console.print(
+            Text(f"pages 1-{last}: agent-eval show {run_dir or 'RUN'} {record.id}{repeat} --page N", style="dim")
+        )
+    problems = [e for e in timeline if e.get("problem")]
+    if problems:
+        console.print(
+            Text(f"{len(problems)} reply(ies) read with a problem, e.g. {problems[0]['problem']}", style="yellow")
+        )
+    print_notes(console, base)
+    refused = [r for r in read_requests(base) if r.get("outcome") == "refused"]
+    if refused:
+        shown = ", ".join(sorted({r["url"] for r in refused})[:4])
+        console.print(Text(f"the page's requests refused (offline): {len(refused)}: {shown}", style="dim"))
+    end = read_end(base)
+    if end is not None and end.error:
+        console.print(Text(f"game error: {end.error}", style="red"))
+    console.print(f"frames: {base / GAME_DIR / FRAMES_DIR}/NNNN.png; requests: {base / GAME_DIR / REQUESTS}")
+    return GameStoreMetrics.of(record)
+
+
+def print_score(console: Console, record, metrics: GameStoreMetrics) -> None:
+    if not metrics.game:
+        return
+    raw = "no score read" if metrics.raw_score is None else f"raw score {metrics.raw_score:g}"
+    norm = (
+        f", normalised {metrics.normalized:.1f} against the human median {metrics.human_median:g} "
+        f"({metrics.median_source})"
+        if metrics.normalized is not None and metrics.human_median is not None
+        else ", no human median: not normalised"
+    )
+    console.print(
+        f"game: {raw}{norm}; {metrics.decisions}/{metrics.max_decisions} decisions, {metrics.episodes} episode(s), "
+        f"protocol {metrics.protocol}"
+        + (f"; replayed {metrics.restores} time(s) after a restart" if metrics.restores else "")
+    )
+    if metrics.started_over:
+        console.print(Text("started over: " + json.dumps(metrics.started_over), style="yellow"))

@@ -1,0 +1,187 @@
+"""A game's turns as VISTA numbers and reports them (arc3/claude/controller.py): turn N is the state after the
+N-th action, turn 0 the first observation (shown before any action; session.initial_frames); each turn's frames are
+numbered 0..k-1 within it. From a turn: the actions VISTA accepts next (_available_actions), why the game ended
+(termination_reason) and VISTA's result metadata (_metadata), read from the session's record (its plays and first
+observation), so they survive a restore of the game."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from agent_eval.benchmarks.arcgames.coordinates import Coordinates
+from agent_eval.benchmarks.arcgames.ladder import Ladder
+from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, Play
+
+NOT_STARTED = "NOT_STARTED"  # no observation yet (--initial-frame off, before the first play): ours, not VISTA's
+
+
+@dataclass(frozen=True)
+class Turn:
+    number: int
+    action: str | None  # None: turn 0, the first observation
+    given: tuple[int, int] | None  # ACTION6's x, y as the model gave them (in the run's coordinates)
+    state: str
+    levels_completed: int | None
+    win_levels: int | None
+    available_actions: tuple[str, ...]
+    frames: tuple[int, ...]  # the frames' numbers in the archive, in order
+    actions_used: int = 0
+    error: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def first_turn(session: GameSession) -> Turn | None:
+    """Turn 0: the game's first observation, when the run shows it before any action."""
+    shown = list(session.initial_frames)
+    first = getattr(session.game, "initial", None)  # the game process's first observation (StepResult)
+    if not shown or first is None:
+        return None
+    return Turn(
+        0, None, None, first.state, first.levels_completed, first.win_levels, first.available_actions, tuple(shown)
+    )
+
+
+def turn_of(play: Play, given: dict[int, tuple[int, int]]) -> Turn:
+    """The turn a play made (turn N is the N-th play)."""
+    click = given.get(play.step, (play.x, play.y)) if play.action == CLICK else None
+    return Turn(
+        play.step,
+        play.action,
+        click,  # type: ignore[arg-type]  # a click's play always holds x and y
+        play.state,
+        play.levels_completed,
+        play.win_levels,
+        tuple(play.available_actions),
+        tuple(play.frames),
+        play.actions_used,
+        play.error,
+    )
+
+
+def turns(session: GameSession, given: dict[int, tuple[int, int]]) -> list[Turn]:
+    """Every turn so far, turn 0 first when there is one."""
+    return [t for t in [first_turn(session)] if t is not None] + [turn_of(p, given) for p in session.plays]
+
+
+class Turns:
+    """A session's turns, kept as they are played (each play's turn made once, not on every look)."""
+
+    def __init__(self, session: GameSession, given: dict[int, tuple[int, int]]):
+        self.session, self.given = session, given
+        self.first = first_turn(session)
+        self._played: list[Turn] = []
+
+    def all(self) -> list[Turn]:
+        plays = self.session.plays
+        self._played += [turn_of(p, self.given) for p in plays[len(self._played) :]]
+        return ([self.first] if self.first is not None else []) + self._played
+
+    def last(self) -> Turn | None:
+        every = self.all()
+        return every[-1] if every else None
+
+    def number(self, turn: int) -> Turn | None:
+        if turn == 0:
+            return self.first
+        every = self.all()
+        index = turn - 1 + (self.first is not None)
+        return every[index] if 0 <= turn and index < len(every) else None
+
+
+def available(turn: Turn | None) -> list[str]:
+    """The actions VISTA's play accepts after this turn (controller._available_actions): only RESET once the game is
+    over, else the game's own available actions (the toolkit lists no RESET there: VISTA refuses it then)."""
+    if turn is None or turn.state == "GAME_OVER":
+        return ["RESET"]
+    return [name for name in ACTIONS if name in turn.available_actions]
+
+
+def termination_reason(session: GameSession) -> str | None:
+    """Why the game takes no more actions, in VISTA's words where VISTA has them (WIN, action_budget_exhausted,
+    controller_error), ours for our own bounds (the level's and the time budget)."""
+    if session.over is None:
+        return None
+    if session.error:
+        return "controller_error"
+    if session.last is not None and session.last.state == "WIN":
+        return "WIN"
+    if session.actions_used >= session.max_actions:
+        return "action_budget_exhausted"
+    limit = session.level_limit()
+    if limit is not None and session.actions_used - session.level_began_at >= limit:
+        return "level_action_budget_exhausted"
+    return "time_budget_exhausted"
+
+
+def metadata(
+    turn: Turn | None,
+    display: int,
+    *,
+    reason: str | None,
+    action_applied: bool,
+    error: str | None = None,
+    level_boundary: bool = False,
+    invalid_action_limit: bool = False,
+) -> dict:
+    """VISTA's result metadata of a turn (controller._metadata), its keys in VISTA's order."""
+    terminal = reason is not None
+    shown: dict = {
+        "turn": turn.number if turn is not None else 0,
+        "state": turn.state if turn is not None else NOT_STARTED,
+        "progress": {
+            "completed": turn.levels_completed if turn is not None else None,
+            "total": turn.win_levels if turn is not None else None,
+        },
+        "available_actions": [] if terminal else available(turn),
+        "action_applied": action_applied,
+        "terminal": terminal,
+    }
+    if reason:
+        shown["termination_reason"] = reason
+    if error:
+        shown["error"] = error
+    if level_boundary:
+        shown["level_boundary"] = True
+    if invalid_action_limit:
+        shown["invalid_action_limit"] = True
+    if turn is not None and turn.frames:
+        count = len(turn.frames)
+        shown["visual"] = {
+            "turn": turn.number,
+            "frame_count": count,
+            "final_frame": count - 1,
+            "width": display,
+            "height": display,
+        }
+    return shown
+
+
+def current_metadata(session: GameSession, ladder: Ladder, last: Turn | None, display: int, **given) -> dict:
+    """VISTA's metadata of the game as it stands (its last turn), with the frame as a grid on the text rung
+    (VISTA's grid observation) and our per-level budget when the run sets one."""
+    shown = metadata(last, display, reason=termination_reason(session), **given)
+    limit = session.level_limit()
+    if limit is not None:
+        shown["level_actions_left"] = max(0, limit - (session.actions_used - session.level_began_at))
+    if ladder.observation in ("text", "both") and last is not None and last.frames:
+        shown["grid"] = {"frames": [session.archive.load(last.frames[-1]).tolist()]}
+    return shown
+
+
+def initial_metadata(session: GameSession, ladder: Ladder, scale: int) -> dict:
+    """Turn 0 as VISTA gives it with the task (harness.py build_initial_prompt: the controller's initial_metadata)."""
+    shown = current_metadata(
+        session, ladder, first_turn(session), Coordinates.of(ladder.coordinates, scale).display_side,
+        action_applied=False,
+    )  # fmt: skip
+    if "grid" in shown:
+        session.observed(text_chars=len(json.dumps(shown["grid"], separators=(",", ":"))))
+    return shown
+
+
+def crossed_level(before: Turn | None, turn: Turn, terminal: bool) -> bool:
+    """A level boundary as VISTA sees one (_crossed_level_boundary): levels completed went up, the game goes on."""
+    if terminal or before is None or before.levels_completed is None or turn.levels_completed is None:
+        return False
+    return turn.levels_completed > before.levels_completed

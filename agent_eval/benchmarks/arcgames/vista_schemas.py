@@ -1,0 +1,171 @@
+"""VISTA's game tools as the model is offered them: each tool's name, description, input schema and annotations,
+quoted from VISTA's harness (github.com/joshhhhhan/VISTA, MIT licence; src/vista/core/tools.py for inspect,
+read_pixels, read_guide, write_guide and the limits; src/vista/benchmarks/arc3/claude/tools.py for play, history,
+read_working and write_working at level scope; core/tools.py's read_working/write_working at game scope).
+
+VISTA states every coordinate in one `display_size` (64 x its render scale of 8: 512). Here the coordinates are a
+switch: `size` is the side of the run's coordinate space (64 on the game grid, 64 x scale in display pixels) and
+`display` the side of the image as shown; with display coordinates the two are VISTA's one number."""
+
+from __future__ import annotations
+
+from agent_eval.benchmarks.arcgames.session import ACTIONS
+
+MAX_INSPECTION_VIEWS = 16
+MAX_INSPECTION_QUESTION_CHARS = 1024
+MAX_INSPECTION_LABEL_CHARS = 128
+MAX_PIXEL_READOUT_VIEWS = 64
+MAX_PIXEL_READOUT_SAMPLES = 4096
+MAX_TURN = 999_999
+
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+ACTS = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
+
+
+def _object(properties: dict, required: list[str] | None = None) -> dict:
+    schema: dict = {"type": "object", "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    schema["properties"] = properties
+    return schema
+
+
+def _region(size: int) -> dict:
+    return _object(
+        {
+            "x": {"type": "integer", "minimum": 0, "maximum": size - 1},
+            "y": {"type": "integer", "minimum": 0, "maximum": size - 1},
+            "width": {"type": "integer", "minimum": 1, "maximum": size},
+            "height": {"type": "integer", "minimum": 1, "maximum": size},
+        },
+        ["x", "y", "width", "height"],
+    )
+
+
+def _view(size: int, extra: dict, required: list[str]) -> dict:
+    frame = {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": MAX_TURN,
+        "description": "Exact archived frame; omit for the final frame.",
+    }
+    return _object(
+        {
+            "label": {"type": "string", "minLength": 1, "maxLength": MAX_INSPECTION_LABEL_CHARS},
+            "turn": {"type": "integer", "minimum": 0, "maximum": MAX_TURN},
+            "frame": frame,
+            "region": _region(size),
+            **extra,
+        },
+        required,
+    )
+
+
+def _question(views: dict, most: int) -> dict:
+    return _object(
+        {
+            "question": {"type": "string", "minLength": 1, "maxLength": MAX_INSPECTION_QUESTION_CHARS},
+            "views": {"type": "array", "minItems": 1, "maxItems": most, "items": views},
+        },
+        ["question", "views"],
+    )
+
+
+def play(size: int) -> tuple[str, dict, dict]:
+    description = (
+        "Execute exactly one game action. Each executed play call counts as one game action. The result contains "
+        "the resulting final visual, the number of archived frames for the action, and the actions available "
+        "afterward. The player observes this result before another action can execute. Use only currently "
+        "available actions. RESET initializes or restarts the game or level. ACTION1 through ACTION4 are "
+        "game-dependent simple actions usually associated with up, down, left, and right. ACTION5 is a "
+        "game-dependent simple action, usually an interaction such as select, rotate, attach, detach, execute, "
+        "etc. ACTION6 is a coordinate action. ACTION7 is Undo. UI bindings: ACTION1=W/Up Arrow, ACTION2=S/Down "
+        "Arrow, ACTION3=A/Left Arrow, ACTION4=D/Right Arrow, ACTION5=Space/F, ACTION6=mouse click, and "
+        f"ACTION7=Ctrl/Cmd+Z. For ACTION6, always provide x and y in the standard {size}x{size} coordinate "
+        "system; x increases right and y increases down."
+    )
+    point = {"type": ["integer", "null"], "minimum": 0, "maximum": size - 1}
+    schema = _object({"action": {"type": "string", "enum": list(ACTIONS)}, "x": point, "y": dict(point)}, ["action"])
+    return description, schema, ACTS
+
+
+def inspect(size: int, display: int) -> tuple[str, dict, dict]:
+    description = (
+        "Inspect one or more supplied visuals without changing the current game state. Each view selects an "
+        "archived turn; omit frame to use that turn's final frame. Omit region to see the full visual, or select a "
+        f"rectangular region in the same standard {size}x{size} coordinates used by ACTION6. A selected region is "
+        f"cropped exactly from that visual and enlarged proportionally to fit within {display}x{display} without "
+        "smoothing. State the visual question these views should answer and give each view a short label. Include "
+        "the evidence needed to answer that question in the same request. The selected views are returned in "
+        "request order; your question and labels remain in the inspect call."
+    )
+    return description, _question(_view(size, {}, ["label", "turn"]), MAX_INSPECTION_VIEWS), READ_ONLY
+
+
+def read_pixels(size: int, display: int) -> tuple[str, dict, dict]:
+    description = (
+        "Read exact discrete color samples from one or more supplied visuals without changing the game state. Each "
+        "view divides its selected rectangular region into equal rows and columns and samples the center pixel of "
+        "every part from the archived supplied PNG. The result contains one RGB symbol palette and one compact row "
+        f"string per sampled row for each view in request order. At most {MAX_PIXEL_READOUT_VIEWS} views may be "
+        f"selected, with at most {MAX_PIXEL_READOUT_SAMPLES} samples total per call. This tool only measures "
+        "pixels; it does not align, transform, compare, or interpret them. State the visual question and give each "
+        "view a short label; those remain in this call."
+    )
+    counts = {
+        "rows": {"type": "integer", "minimum": 1, "maximum": display},
+        "columns": {"type": "integer", "minimum": 1, "maximum": display},
+    }
+    views = _view(size, counts, ["label", "turn", "region", "rows", "columns"])
+    return description, _question(views, MAX_PIXEL_READOUT_VIEWS), READ_ONLY
+
+
+def history() -> tuple[str, dict, dict]:
+    description = (
+        "Read objective action and environment-result records from this run without changing the game. `attempts` "
+        "summarizes RESET-to-GAME_OVER attempts in the current level. `events` returns exact public action/result "
+        "records by turn; use start_turn, end_turn, and limit to select a range."
+    )
+    turn = {"type": "integer", "minimum": 0, "maximum": MAX_TURN}
+    schema = _object(
+        {
+            "view": {"type": "string", "enum": ["attempts", "events"]},
+            "start_turn": turn,
+            "end_turn": dict(turn),
+            "limit": {"type": "integer", "minimum": 1, "maximum": 128, "default": 64},
+        },
+        ["view"],
+    )
+    return description, schema, READ_ONLY
+
+
+def _content(most: int) -> dict:
+    return _object({"content": {"type": "string", "minLength": 1, "maxLength": most}}, ["content"])
+
+
+def notes(limits: dict[str, int], level_scope: bool) -> dict[str, tuple[str, dict, dict]]:
+    """read_guide, write_guide, read_working, write_working: WORKING.md's words are the level's (arc3's tools) when
+    it is cleared at each level, the task's (core's tools) when it lasts the game."""
+    if level_scope:
+        read_working = "Read the agent-authored temporary state for the current level."
+        write_working = (
+            "Replace the agent-authored temporary state for the current level. It persists across RESET and is "
+            "cleared when level progress advances."
+        )
+    else:
+        read_working = "Read agent-authored temporary state for the current task."
+        write_working = (
+            "Replace agent-authored temporary state for the current task. It persists until explicitly replaced or "
+            "cleared by the task lifecycle."
+        )
+    return {
+        "read_guide": ("Read `GUIDE.md`.", _object({}), READ_ONLY),
+        "write_guide": (
+            "Write the complete contents of `GUIDE.md`, replacing its previous contents.",
+            _content(limits["GUIDE.md"]),
+            WRITES,
+        ),
+        "read_working": (read_working, _object({}), READ_ONLY),
+        "write_working": (write_working, _content(limits["WORKING.md"]), WRITES),
+    }

@@ -1,0 +1,294 @@
+"""VISTA's game tools on one item's session (`--game-tools vista`): play, inspect, read_pixels, history and the
+notes' read_guide, write_guide, read_working, write_working, answering as VISTA's harness answers (its controller,
+arc3/claude/controller.py; its dispatcher, core/dispatcher.py; its MCP bridge, backends/claude/mcp_bridge.py):
+a text block of compact JSON metadata, then for each image a text label and the image; an error is that JSON (or
+the note's sentence) with isError. The tools take their arguments raw, as VISTA's controller does, so a call is
+checked by VISTA's rules and refused in VISTA's words, not by a schema validator of ours.
+
+`play` checks an action as VISTA does (validate_tool_action: known, available now, ACTION6's x and y in the run's
+coordinates, mapped to the game pixel under them), then plays it through the session (budgets, archive, timeline).
+The clicks as the model gave them are kept beside the timeline (game/clicks.jsonl), for `history`."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections.abc import Callable
+
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
+from pydantic import ConfigDict
+
+from agent_eval.benchmarks.arcgames import history as h
+from agent_eval.benchmarks.arcgames import turns as t
+from agent_eval.benchmarks.arcgames import vista_schemas as schemas
+from agent_eval.benchmarks.arcgames import vista_views as views
+from agent_eval.benchmarks.arcgames.coordinates import Coordinates
+from agent_eval.benchmarks.arcgames.ladder import Ladder
+from agent_eval.benchmarks.arcgames.session import ACTIONS, BLIND, CLICK, GameSession, PlayRefused
+from agent_eval.benchmarks.arcgames.working_scope import archive_level, where
+from agent_eval.benchmarks.notes import NoteRefused, Notes
+from agent_eval.datamodel.jsonl import append_line, log_lines
+
+CLICKS = "clicks.jsonl"
+MAX_INVALID_RETRIES = 15  # VISTA's DEFAULT_MAX_INVALID_RETRIES: the 16th refused play in a row is flagged
+EMPTY_GUIDE = "No reliable model yet.\n"  # the GUIDE.md VISTA's harness starts each game with
+UNSEEN = "Observe the previous play result before another action."
+
+
+class Refused(ValueError):
+    """A play VISTA's validation refuses: nothing was spent."""
+
+
+def checked_action(arguments: object, legal: list[str], coordinates: Coordinates):
+    """VISTA's validate_tool_action: (action, x, y on the game grid, x and y as given), or Refused."""
+    if not isinstance(arguments, dict):
+        raise Refused("Tool arguments must be an object.")
+    if set(arguments) - {"action", "x", "y"}:
+        raise Refused("Unexpected tool argument.")
+    name = arguments.get("action")
+    if not isinstance(name, str) or name not in ACTIONS:
+        raise Refused("Unknown action.")
+    if name not in legal:
+        raise Refused(f"{name} is not currently available.")
+    x, y = arguments.get("x"), arguments.get("y")
+    if name != CLICK:
+        if x is not None or y is not None:
+            raise Refused("x and y are only used with ACTION6.")
+        return name, None, None, None
+    if type(x) is not int or type(y) is not int:
+        raise Refused("ACTION6 requires integer x and y.")
+    if not (0 <= x < coordinates.size and 0 <= y < coordinates.size):
+        raise Refused(f"ACTION6 coordinates must be in 0..{coordinates.size - 1}.")
+    gx, gy = coordinates.to_grid(x, y)
+    return name, gx, gy, (x, y)
+
+
+def _text(value) -> TextContent:
+    return TextContent(type="text", text=value if isinstance(value, str) else json.dumps(value, separators=(",", ":")))
+
+
+def _answer(ok: bool, metadata, images: list[tuple[str, bytes]] = ()) -> CallToolResult:  # type: ignore[assignment]
+    content: list = [_text(metadata)]
+    for label, png in images:
+        content += [
+            _text(label),
+            ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png"),
+        ]
+    return CallToolResult(content=content, is_error=not ok)
+
+
+class VistaGame:
+    def __init__(self, session: GameSession, ladder: Ladder, scale: int, notes: Notes | None = None):
+        self.session, self.ladder, self.notes = session, ladder, notes
+        self.coordinates = Coordinates.of(ladder.coordinates, scale)
+        self.display = self.coordinates.display_side
+        self.given = {e["step"]: (e["x"], e["y"]) for e in log_lines(session.directory / CLICKS)}
+        self.turns = t.Turns(session, self.given)
+        self.events = h.replayed_events(self.turns.all(), self.display, t.termination_reason(session))
+        self.invalid = 0  # refused plays in a row (VISTA's attempt_index)
+        self.symbols: dict[views.Colour, str] = {}  # read_pixels' colour -> symbol, kept for the game
+        self._lock = threading.Lock()
+
+    def _current(self, error=None, invalid=False, applied=False, boundary=False) -> dict:
+        return t.current_metadata(
+            self.session,
+            self.ladder,
+            self.turns.last(),
+            self.display,
+            error=error,
+            action_applied=applied,
+            level_boundary=boundary,
+            invalid_action_limit=invalid,
+        )
+
+    def record(self) -> dict:
+        """VISTA's environment record of the game as it stands (core/session.py's recoveries): its current
+        observation, the last action's result and the current level's attempts."""
+        with self._lock:
+            current = self._current()
+            return {
+                "current_observation": current,
+                "last_action_result": self.events[-1]["result"] if self.events else None,
+                "current_level_history": h.attempts(list(self.events), current),
+            }
+
+    def _frames_of(self, turn: int) -> list[bytes]:
+        found = self.turns.number(turn)
+        return [self.session.archive.png(n) for n in found.frames] if found is not None else []
+
+    # -- play
+
+    def play(self, arguments: dict) -> CallToolResult:
+        with self._lock:
+            if self.session.over:
+                return _answer(True, self._current())
+            before = self.turns.last()
+            try:
+                action, gx, gy, given = checked_action(arguments, t.available(before), self.coordinates)
+            except Refused as why:
+                retry, self.invalid = self.invalid, self.invalid + 1
+                if retry >= MAX_INVALID_RETRIES:
+                    self.invalid = 0
+                return _answer(False, self._current(error=str(why), invalid=retry >= MAX_INVALID_RETRIES))
+            shows = 1 if self.ladder.observation in ("image", "both") else 0
+            if (stop := self.session.image_room(shows)) is not None:  # --session-images: hand off first
+                return _answer(False, stop)
+            count = len(self.session.plays)
+            try:
+                shown, png = self.session.play(action, gx, gy)
+            except PlayRefused as why:  # the session's own refusal: a play before the last result reached the model
+                if str(why) == BLIND:  # VISTA's words for it (backends/claude/mcp_host.py), a sentence, not JSON
+                    return _answer(False, UNSEEN)
+                return _answer(False, self._current(error=str(why)))
+            if len(self.session.plays) == count:  # not played: the session stopped it (a hand-off under way)
+                return _answer(False, self._current(error=shown.get("stop")))
+            self.invalid = 0
+            play = self.session.plays[-1]
+            if given is not None:
+                self.given[play.step] = given
+                append_line(self.session.directory / CLICKS, {"step": play.step, "x": given[0], "y": given[1]})
+            return self._played(before, shown.get("stop"), png)
+
+    def _played(self, before: t.Turn | None, stop: str | None, png: bytes | None) -> CallToolResult:
+        turn = self.turns.last()
+        assert turn is not None
+        reason = t.termination_reason(self.session)
+        boundary = t.crossed_level(before, turn, reason is not None)
+        error = turn.error if turn.state == "ERROR" else None
+        shown = self._current(error=error, applied=True, boundary=boundary)
+        self.events.append(h.event(turn, shown))
+        if boundary and self.notes is not None and self.ladder.working_scope == "level":
+            progress = {"completed": before.levels_completed if before else None, "total": turn.win_levels}
+            archive_level(self.notes, turn.number, progress, shown["progress"], self.session.actions_used)
+        if stop and not shown["terminal"]:  # our hand-off's request (the context policy), beside VISTA's fields
+            shown["stop"] = stop
+        if "grid" in shown:
+            self.session.observed(text_chars=len(json.dumps(shown["grid"], separators=(",", ":"))))
+        images = []
+        if png is not None and self.ladder.observation in ("image", "both"):
+            self.session.observed(images=1)
+            v = shown["visual"]
+            label = (
+                f'<current_visual turn="{v["turn"]}" frame="{v["final_frame"]}" frame_count="{v["frame_count"]}" '
+                f'size="{v["width"]}x{v["height"]}">Current game state after the action.</current_visual>'
+            )
+            images.append((label, png))
+        return _answer(True, shown, images)
+
+    # -- looking again
+
+    def _visual(self, look: Callable[[], CallToolResult]) -> CallToolResult:
+        if self.ladder.observation not in ("image", "both"):
+            return _answer(False, {"error": "Visual observations are unavailable."})
+        try:
+            return look()
+        except views.ViewError as why:
+            return _answer(False, {"error": str(why)})
+
+    def inspect(self, arguments: dict) -> CallToolResult:
+        def look():
+            wanted = arguments.get("views") if isinstance(arguments, dict) else None
+            if (stop := self.session.image_room(len(wanted) if isinstance(wanted, list) else 0)) is not None:
+                return _answer(False, stop)  # --session-images: nothing shown, the agent asked to hand off
+            shown, pngs = views.inspect(arguments, self._frames_of, self.coordinates)
+            self.session.observed(images=len(pngs))
+            count = shown["view_count"]
+            return _answer(True, shown, [(views.inspection_label(v, count), p) for v, p in zip(shown["views"], pngs)])
+
+        return self._visual(look)
+
+    def read_pixels(self, arguments: dict) -> CallToolResult:
+        with self._lock:  # the symbol map is the game's
+            return self._visual(
+                lambda: _answer(True, views.read_pixels(arguments, self._frames_of, self.coordinates, self.symbols))
+            )
+
+    def history(self, arguments: dict) -> CallToolResult:
+        with self._lock:
+            ok, shown = h.history_view(arguments, list(self.events), self._current())
+        return _answer(ok, shown)
+
+    # -- notes (VISTA's dispatcher: plain sentences, not JSON)
+
+    def _read(self, name: str, arguments: dict) -> CallToolResult:
+        if arguments:
+            return _answer(False, "Invalid arguments.")
+        assert self.notes is not None
+        text = self.notes.read()[name]
+        if name == "GUIDE.md":
+            return _answer(True, text or EMPTY_GUIDE)
+        return _answer(True, text or "WORKING.md does not exist.")
+
+    def _write(self, name: str, arguments: dict) -> CallToolResult:
+        assert self.notes is not None
+        limit, content = self.notes.limits[name], arguments.get("content")
+        if set(arguments) != {"content"} or not isinstance(content, str) or not content.strip() or len(content) > limit:
+            return _answer(False, f"Invalid {name} content.")
+        stored = content.strip() + "\n" if len(content.strip()) < limit else content.strip()
+        with self._lock:
+            try:
+                self.notes.write(name, stored, where(self.session, h.level_start_turn(self.events)))
+            except NoteRefused:
+                return _answer(False, f"{name} could not be updated.")
+        return _answer(True, f"{name} updated.")
+
+    def functions(self) -> dict[str, Callable[[dict], CallToolResult]]:
+        return {
+            "play": self.play,
+            "inspect": self.inspect,
+            "read_pixels": self.read_pixels,
+            "history": self.history,
+            "read_guide": lambda arguments: self._read("GUIDE.md", arguments),
+            "write_guide": lambda arguments: self._write("GUIDE.md", arguments),
+            "read_working": lambda arguments: self._read("WORKING.md", arguments),
+            "write_working": lambda arguments: self._write("WORKING.md", arguments),
+        }
+
+    def definitions(self) -> dict[str, tuple[str, dict, dict]]:
+        size, display = self.coordinates.size, self.display
+        found = {
+            "play": schemas.play(size),
+            "inspect": schemas.inspect(size, display),
+            "read_pixels": schemas.read_pixels(size, display),
+            "history": schemas.history(),
+        }
+        return found | schemas.notes(self.ladder.note_limits(), self.ladder.working_scope == "level")
+
+
+class _RawArguments(ArgModelBase):
+    """Every argument as given, under `arguments`: VISTA's tools check their arguments themselves."""
+
+    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
+
+    def model_dump_one_level(self) -> dict:
+        return {"arguments": dict(self.model_extra or {})}
+
+
+def vista_tool(name: str, description: str, schema: dict, hints: dict, function: Callable[[dict], object]) -> Tool:
+    """An MCP tool with VISTA's exact name, description, schema and annotations, its arguments handed over raw."""
+    annotations = ToolAnnotations(
+        read_only_hint=hints["readOnlyHint"],
+        destructive_hint=hints["destructiveHint"],
+        idempotent_hint=hints["idempotentHint"],
+        open_world_hint=hints["openWorldHint"],
+    )
+    return Tool(
+        fn=lambda arguments: function(arguments),
+        name=name,
+        title=None,
+        description=description,
+        parameters=schema,
+        fn_metadata=FuncMetadata(arg_model=_RawArguments),
+        is_async=False,
+        context_kwarg=None,
+        annotations=annotations,
+    )
+
+
+def tools(game: VistaGame, names: tuple[str, ...]) -> list[Tool]:
+    """The named tools of this game, in the order given."""
+    functions, definitions = game.functions(), game.definitions()
+    return [vista_tool(name, *definitions[name], functions[name]) for name in names]

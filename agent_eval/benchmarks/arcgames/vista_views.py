@@ -1,0 +1,202 @@
+"""VISTA's `inspect` and `read_pixels` over the archived frames as shown (src/vista/core/session.py: _inspect,
+_inspection_view, _read_pixels, _pixel_readout_view, _inspection_region), with VISTA's checks, limits, messages
+and answers. Both read the PNG the model was shown (grid lines included), never the game's colour indices.
+
+A view names a turn (turn.py numbering: history.py) and optionally one of its frames (0..k-1, default its last);
+a region is in the run's coordinates (coordinates.py), cropped from the image as shown in its pixels."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import numpy as np
+from PIL import Image
+
+from agent_eval.benchmarks.arcgames.coordinates import Coordinates
+from agent_eval.benchmarks.arcgames.vista_schemas import (
+    MAX_INSPECTION_LABEL_CHARS,
+    MAX_INSPECTION_QUESTION_CHARS,
+    MAX_INSPECTION_VIEWS,
+    MAX_PIXEL_READOUT_SAMPLES,
+    MAX_PIXEL_READOUT_VIEWS,
+    MAX_TURN,
+)
+
+SYMBOLS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"  # VISTA's PIXEL_READOUT_SYMBOLS
+Colour = tuple[int, int, int]
+TurnFrames = Callable[[int], list[bytes]]  # a turn's frames as archived PNGs, in order (empty: no such turn)
+
+
+class ViewError(ValueError):
+    """A request VISTA answers with {"error": ...}: nothing was looked at."""
+
+
+def _checked_call(arguments: object, most: int) -> list:
+    if (
+        not isinstance(arguments, dict)
+        or set(arguments) != {"question", "views"}
+        or not isinstance(arguments.get("question"), str)
+        or not arguments["question"].strip()
+        or len(arguments["question"]) > MAX_INSPECTION_QUESTION_CHARS
+        or not isinstance(arguments.get("views"), list)
+        or not 1 <= len(arguments["views"]) <= most
+    ):
+        raise ViewError("Invalid arguments.")
+    return arguments["views"]
+
+
+def _checked_view(selection: object, index: int, allowed: set[str], needed: set[str]) -> dict:
+    if (
+        not isinstance(selection, dict)
+        or not isinstance(selection.get("label"), str)
+        or not selection["label"].strip()
+        or len(selection["label"]) > MAX_INSPECTION_LABEL_CHARS
+        or not needed <= set(selection)
+        or set(selection) - allowed
+    ):
+        raise ViewError(f"View {index}: invalid selection.")
+    turn, frame = selection.get("turn"), selection.get("frame")
+    if type(turn) is not int or not 0 <= turn <= MAX_TURN:
+        raise ViewError(f"View {index}: invalid turn.")
+    if "frame" in selection and (type(frame) is not int or not 0 <= frame <= MAX_TURN):
+        raise ViewError(f"View {index}: invalid frame.")
+    return selection
+
+
+def region_of(value: object, coordinates: Coordinates) -> tuple[int, int, int, int]:
+    """A region as given (VISTA's _inspection_region): None is the whole visual."""
+    size = coordinates.size
+    if value is None:
+        return 0, 0, size, size
+    if not isinstance(value, dict) or set(value) != {"x", "y", "width", "height"}:
+        raise ValueError("Invalid region")
+    x, y, width, height = (value.get(k) for k in ("x", "y", "width", "height"))
+    if not all(type(v) is int for v in (x, y, width, height)):
+        raise ValueError("Invalid region")
+    assert isinstance(x, int) and isinstance(y, int) and isinstance(width, int) and isinstance(height, int)
+    if x < 0 or y < 0 or width < 1 or height < 1 or x + width > size or y + height > size:
+        raise ValueError("Invalid region")
+    return x, y, width, height
+
+
+def _region(selection: dict, index: int, coordinates: Coordinates) -> tuple[int, int, int, int]:
+    try:
+        return region_of(selection.get("region"), coordinates)
+    except ValueError:
+        raise ViewError(f"View {index}: invalid region.") from None
+
+
+def _frame_of(selection: dict, index: int, frames_of: TurnFrames) -> tuple[int, int, bytes]:
+    """(the frame's number in its turn, the turn's frame count, its PNG)."""
+    turn, frame = selection["turn"], selection.get("frame")
+    pngs = frames_of(turn)
+    if not pngs:
+        raise ViewError(f"View {index}: no frames found for turn {turn}.")
+    number = len(pngs) - 1 if frame is None else frame
+    if not 0 <= number < len(pngs):
+        raise ViewError(f"View {index}: no frame {frame} found for turn {turn}.")
+    return number, len(pngs), pngs[number]
+
+
+def _opened(png: bytes, coordinates: Coordinates, failed: str) -> Image.Image:
+    with Image.open(io.BytesIO(png)) as archived:
+        side = coordinates.display_side
+        if archived.size != (side, side):  # the archive's PNGs are drawn at the run's scale: never, but VISTA checks
+            raise ViewError(failed)
+        return archived.convert("RGB")
+
+
+def _described(index: int, turn: int, number: int, count: int, region: tuple[int, int, int, int]) -> dict:
+    x, y, width, height = region
+    return {
+        "index": index,
+        "turn": turn,
+        "frame": number,
+        "available_frames": count,
+        "available_frame_range": [0, count - 1],
+        "region": {"x": x, "y": y, "width": width, "height": height},
+    }
+
+
+def inspect(arguments: object, frames_of: TurnFrames, coordinates: Coordinates) -> tuple[dict, list[bytes]]:
+    """VISTA's inspect: (its metadata, one PNG per view in request order), or ViewError."""
+    views = _checked_call(arguments, MAX_INSPECTION_VIEWS)
+    shown, images = [], []
+    for index, selection in enumerate(views, start=1):
+        selection = _checked_view(selection, index, {"label", "turn", "frame", "region"}, {"turn"})
+        if "region" in selection and selection.get("region") is None:
+            raise ViewError(f"View {index}: invalid region.")
+        region = _region(selection, index, coordinates)
+        number, count, png = _frame_of(selection, index, frames_of)
+        x, y, width, height = coordinates.region_in_display(*region)
+        visual = _opened(png, coordinates, f"View {index}: archived visual could not be rendered.").crop(
+            (x, y, x + width, y + height)
+        )
+        longest, side = max(width, height), coordinates.display_side
+        size = (width * side // longest, height * side // longest)
+        image = visual if size == visual.size else visual.resize(size, Image.Resampling.NEAREST)
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG")
+        described = _described(index, selection["turn"], number, count, region)
+        shown.append({**described, "image_size": {"width": image.width, "height": image.height}})
+        images.append(buffer.getvalue())
+    metadata = {"visual_kind": "inspection", "current_state_unchanged": True, "view_count": len(shown), "views": shown}
+    return metadata, images
+
+
+def inspection_label(view: dict, count: int) -> str:
+    """The text VISTA puts before each inspected image (core/dispatcher.py, visual_result_label)."""
+    r, size = view["region"], view["image_size"]
+    return (
+        f'<inspection_visual index="{view["index"]}" count="{count}" turn="{view["turn"]}" frame="{view["frame"]}" '
+        f'region="{r["x"]},{r["y"]},{r["width"]},{r["height"]}" size="{size["width"]}x{size["height"]}">'
+        "</inspection_visual>"
+    )
+
+
+def _colour(pixel) -> Colour:
+    return int(pixel[0]), int(pixel[1]), int(pixel[2])
+
+
+def read_pixels(arguments: object, frames_of: TurnFrames, coordinates: Coordinates, symbols: dict[Colour, str]) -> dict:
+    """VISTA's read_pixels: its metadata, or ViewError. `symbols`: the item's colour -> symbol map, kept across
+    calls (each colour keeps its symbol for the whole game, new colours take the next symbols in RGB order)."""
+    views = _checked_call(arguments, MAX_PIXEL_READOUT_VIEWS)
+    allowed = {"label", "turn", "frame", "region", "rows", "columns"}
+    sampled: list[tuple[dict, list[list[Colour]]]] = []
+    total = 0
+    for index, selection in enumerate(views, start=1):
+        selection = _checked_view(selection, index, allowed, {"turn", "region"})
+        rows, columns, side = selection.get("rows"), selection.get("columns"), coordinates.display_side
+        if type(rows) is not int or type(columns) is not int or not (1 <= rows <= side and 1 <= columns <= side):
+            raise ViewError(f"View {index}: invalid sample dimensions.")
+        region = _region(selection, index, coordinates)
+        number, count, png = _frame_of(selection, index, frames_of)
+        x, y, width, height = coordinates.region_in_display(*region)
+        xs = [x + ((2 * c + 1) * width) // (2 * columns) for c in range(columns)]
+        ys = [y + ((2 * r + 1) * height) // (2 * rows) for r in range(rows)]
+        rgb = np.asarray(_opened(png, coordinates, f"View {index}: archived visual could not be sampled."))
+        samples: list[list[Colour]] = [[_colour(rgb[sy, sx]) for sx in xs] for sy in ys]
+        total += rows * columns
+        if total > MAX_PIXEL_READOUT_SAMPLES:
+            raise ViewError(f"At most {MAX_PIXEL_READOUT_SAMPLES} samples may be requested.")
+        sampled.append(({**_described(index, selection["turn"], number, count, region), "rows": rows,
+                         "columns": columns}, samples))  # fmt: skip
+    colours = {colour for _, samples in sampled for row in samples for colour in row}
+    unseen = sorted(colours - set(symbols))
+    if len(symbols) + len(unseen) > len(SYMBOLS):
+        raise ViewError("The pixel readout color limit has been reached.")
+    for colour in unseen:
+        symbols[colour] = SYMBOLS[len(symbols)]
+    palette = {s: "#{:02X}{:02X}{:02X}".format(*colour) for colour, s in symbols.items() if colour in colours}
+    shown = [{**meta, "samples": ["".join(symbols[c] for c in row) for row in samples]} for meta, samples in sampled]
+    return {
+        "visual_kind": "pixel_readout",
+        "current_state_unchanged": True,
+        "sampling": "equal-bin-centers",
+        "palette": palette,
+        "sample_count": total,
+        "view_count": len(shown),
+        "views": shown,
+    }

@@ -1,0 +1,83 @@
+"""WORKING.md scoped to a level (`--working-scope level`, VISTA's arc3/claude/controller.py _archive_level_working):
+at each level boundary (levels completed went up and the game goes on) the note is archived with its provenance and
+cleared, so the next level starts with an empty WORKING.md and GUIDE.md alone carries over.
+
+    <item>/notes/working_archive/turn_NNNNNN.md     the WORKING.md the level ended with
+    <item>/notes/working_archive/turn_NNNNNN.json   boundary_turn, saved_at (when it was last written: turn, state,
+                                                    progress, level_start_turn), previous_progress, current_progress
+
+The clearing is itself a version in notes/history (empty text, `cleared` saying why), so every version is kept
+as notes.py keeps them. Either tool style's WORKING.md (write_note or write_working) is scoped the same way."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from agent_eval.benchmarks.arcgames.session import GameSession
+from agent_eval.benchmarks.notes import Notes, read_history
+
+ARCHIVE_DIR = "working_archive"
+WORKING = "WORKING.md"
+
+
+def where(session: GameSession, level_start_turn: int) -> dict:
+    """Where the game stood when a note was written (VISTA's working provenance, plus our actions used)."""
+    last = session.last
+    return {
+        "actions_used": session.actions_used,
+        "turn": session.plays[-1].step if session.plays else 0,
+        "state": last.state if last is not None else None,
+        "progress": {
+            "completed": last.levels_completed if last is not None else None,
+            "total": last.win_levels if last is not None else None,
+        },
+        "level_start_turn": level_start_turn,
+    }
+
+
+def saved_at(notes: Notes) -> dict | None:
+    """WORKING.md's provenance: where the game stood at its last write (None: never written, or cleared since)."""
+    for entry in reversed(read_history(notes.directory.parent)):
+        if entry.get("note") == WORKING:
+            if entry.get("cleared"):
+                return None
+            return {k: entry.get(k) for k in ("turn", "state", "progress", "level_start_turn") if k in entry}
+    return None
+
+
+def archive_level(notes: Notes, turn: int, before: dict, after: dict, actions_used: int) -> Path | None:
+    """A level boundary at `turn` (progress `before` -> `after`, each {completed, total}): WORKING.md archived with
+    its provenance and cleared. Returns the archived note's path (None: WORKING.md was empty, nothing to keep)."""
+    text = notes.read()[WORKING]
+    if not text.strip():
+        return None
+    record = {
+        "boundary_turn": turn,
+        "saved_at": saved_at(notes),
+        "previous_progress": before,
+        "current_progress": after,
+    }
+    folder = notes.directory / ARCHIVE_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"turn_{turn:06d}"
+    _write(folder / f"{stem}.md", text)
+    _write(folder / f"{stem}.json", json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+    notes.write(WORKING, "", {"actions_used": actions_used, "turn": turn, "cleared": "level boundary"})
+    return folder / f"{stem}.md"
+
+
+def archived(item_root: Path) -> list[dict]:
+    """Every archived WORKING.md, oldest first: its record and its text."""
+    folder = Path(item_root) / "notes" / ARCHIVE_DIR
+    out = []
+    for record in sorted(folder.glob("turn_*.json")):
+        out.append({**json.loads(record.read_text(encoding="utf-8")), "text": record.with_suffix(".md").read_text()})
+    return out
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

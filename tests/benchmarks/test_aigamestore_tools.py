@@ -1,0 +1,98 @@
+"""The AI GameStore `game` tools on a real page (no agent CLI): what play says (never the score) and shows (five
+frames), refusals the model can act on, the looks, the notes, and the hand-off: once the context passed the
+threshold the next answer asks the agent to update its notes and stop, later moves are refused until a fresh
+session begins."""
+
+import json
+
+import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+
+from agent_eval.benchmarks.aigamestore.benchmark import HANDOFF, NOTE_PURPOSES
+from agent_eval.benchmarks.aigamestore.game_server import offered, tool_functions
+from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession
+from agent_eval.benchmarks.handoff import Handoff, parse_context
+from agent_eval.benchmarks.notes import Notes
+from agent_eval.browser.host import PageHost
+from support.aigamestore import ender_game
+
+NOOP = [["NOOP"]] * 5
+
+
+@pytest.fixture
+def tools(tmp_path):
+    game = ender_game(tmp_path / "site")
+    handoff = Handoff(5000, HANDOFF)
+    with PageHost(game.site, scratch=tmp_path / "browser") as page:
+        session = GameStoreSession(game, page, tmp_path / "game", Budget(4))
+        functions = {
+            name: fn for name, (fn, _) in tool_functions(session, Notes(tmp_path, NOTE_PURPOSES), handoff).items()
+        }
+        yield functions, handoff, session
+
+
+def test_play_the_looks_the_notes_and_the_hand_off(tools):
+    call, handoff, session = tools
+    answer = call["play"](NOOP)
+    shown = json.loads(answer[0])
+    assert shown == {"decision": 1, "decisions_left": 3, "episode": 1, "frames": [2, 3, 4, 5, 6]}  # no score
+    assert len(answer) == 6
+    with pytest.raises(ToolError, match="exactly 5 segments"):
+        call["play"](NOOP[:4])
+    assert len(call["recall"](decision=1)) == 10 and "decision 1 · episode 1" in call["history"]()
+    assert "saved (version 1" in call["write_note"]("GUIDE.md", "press space to end")
+    handoff.seen(4000)  # below the threshold: nothing
+    assert "stop" not in json.loads(call["play"](NOOP)[0])
+    handoff.seen(6000)
+    assert json.loads(call["play"](NOOP)[0])["stop"].startswith("Your context reached 6000 tokens. Bring your notes")
+    with pytest.raises(ToolError, match="No move made: Bring your notes up to date"):
+        call["play"](NOOP)
+    assert session.decisions == 3 and handoff.reason(False).startswith("hand-off: the context reached 6000")
+    handoff.begin_session()
+    last = json.loads(call["restart"]()[0])
+    assert last["decision"] == 4 and last["stop"].startswith("the run's 4 game seconds")
+
+
+def test_which_tools_a_protocol_offers():
+    assert offered("vista", "none", False) == ("play", "restart")
+    assert offered("vista", "image", True) == (
+        "play",
+        "restart",
+        "recall",
+        "inspect",
+        "read_pixels",
+        "history",
+        "read_notes",
+        "write_note",
+    )
+    assert offered("official", "none", False) == ()  # one reply per decision: no tools at all
+    assert offered("official", "python", False) == ("recall", "inspect", "read_pixels", "history")
+
+
+@pytest.mark.parametrize("value, expected", [(None, None), ("native", None), ("handoff:20000", 20000)])
+def test_the_context_policy(value, expected):
+    assert parse_context(value) == expected
+
+
+@pytest.mark.parametrize("value", ["handoff:10", "handoff", "compact"])
+def test_a_bad_context_policy_names_the_flag(value):
+    with pytest.raises(ValueError, match="--context must be native or handoff:TOKENS"):
+        parse_context(value)
+
+
+@pytest.mark.parametrize(
+    "given, says",
+    [
+        ({"protocol": "paper"}, "--protocol must be one of vista, official"),
+        ({"decisions": 0}, "--decisions must be at least 1"),
+        ({"realtime": "yes"}, "--realtime must be on or off"),
+        ({"context": "handoff:5000"}, "needs VISTA's protocol and --notes on"),
+        ({"context": "handoff:5000", "notes": "on", "protocol": "official"}, "needs VISTA's protocol"),
+    ],
+)
+def test_the_kinds_options_are_checked(given, says):
+    from agent_eval.benchmarks.aigamestore.options import Options
+
+    with pytest.raises(ValueError, match=says):
+        Options.from_given(given)
+    assert Options.from_given({"context": "handoff:5000", "notes": "on"}).handoff_tokens == 5000
