@@ -42,6 +42,13 @@ class OneShotProxy:
         return f"127.0.0.1:{self.port}"
 
     def close(self) -> None:
+        async def cancel_all() -> None:  # connections still lingering go with the loop, quietly
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(cancel_all(), self._loop).result(timeout=5)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
 
