@@ -12,6 +12,8 @@ handoff.py        the hand-off (--context handoff:N): ask the agent to update it
 base.py           Benchmark (load, setup, grade, scorer hash), Item, HashedDataset, ItemSetup, ItemError,
                   BenchmarkGrade, KindMetrics
 fieldformats.py   what the field's formats share: images from base64 or files, the verbatim prompt, the judge
+gameworld/        GameWorld's browser-game tasks (catalog + game library), played in the browser host, scored by its
+                  own evaluator from the page's window.gameAPI state
 fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
 judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call
 notes.py          the agent's notes (--notes on): GUIDE.md and WORKING.md, every version kept, and how they read

@@ -257,9 +257,10 @@ class Benchmark(ABC):
         """`agent-eval sample-data --kind NAME`: write a generated set to OUT; lines saying what was written."""
         raise NotImplementedError(f"benchmark {self.name} has no sample generator")
 
-    def demo_turns(self, item: Item, tools: str) -> list[dict] | None:
+    def demo_turns(self, item: Item, tools: str) -> list[dict] | dict | None:
         """`agent-eval demo --kind NAME`: scripted turns (agent_eval/scripted's format) that play one of this
-        kind's own sample items, e.g. a game's known winning sequence; None: the kind has no demo."""
+        kind's own sample items, e.g. a game's known winning sequence, or a whole scenario (its `rules`: a kind
+        whose protocol starts a session per decision); None: the kind has no demo."""
         return None
 
     def reading(self) -> ReadingHooks:

@@ -30,6 +30,17 @@ class KindOption:
 
 
 @dataclass(frozen=True)
+class Profile:
+    """A named configuration of one kind (`run --profile NAME`): values for run options, each by its name in `run`
+    (a kind's own options and the run's alike), used wherever the command line does not give that option."""
+
+    name: str
+    kind: str
+    about: str  # whose configuration, in a few words
+    options: dict[str, object]
+
+
+@dataclass(frozen=True)
 class Kind:
     target: str  # "module:Class" of the Benchmark
     tool_modes: tuple[str, ...]  # its Benchmark.tool_modes, here so the CLI can offer them without importing it
@@ -41,6 +52,7 @@ class Kind:
     samples_help: str = ""  # what `sample-data --kind NAME` writes
     options: tuple[KindOption, ...] = ()  # run options of its own
     always_tools: tuple[str, ...] = ()  # tools even its mode none may offer (a game's play): no broken ablation
+    profiles: str | None = None  # "module:NAME" of its tuple of Profile (`run --profile`), read as plain data
 
 
 # The notes switch (VISTA's rung iv), one option of two kinds: same flag, values and meaning for each.
@@ -49,24 +61,48 @@ NOTES_OPTION = KindOption(
     "notes",
     str,
     None,
-    "ARC-AGI-3 games (rung iv), AI GameStore and active observation: on gives the agent two notes, GUIDE.md and "
-    "WORKING.md, through read_notes and write_note in every tool mode, every version kept (default: off).",
+    "ARC-AGI-3 games (rung iv), the browser games (AI GameStore, GameWorld) and active observation: on gives the "
+    "agent two notes, GUIDE.md and WORKING.md, through read_notes and write_note in every tool mode, every version "
+    "kept (default: off).",
     unset="off",
 )
 
-# The context policy (VISTA's rung iii/iv), one option of the game kinds: same flag, values and meaning for each.
+# The context policy (VISTA's rungs iii/iv), shared by the game kinds: same flag, values and meaning for each.
 CONTEXT_OPTION = KindOption(
     "--context",
     "context",
     str,
     None,
-    "ARC-AGI-3 games (rung iii/iv) and AI GameStore (VISTA's protocol): native (the CLI compacts its own context), "
-    "handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh "
-    "session goes on from them; give --notes on) or, ARC-AGI-3 only, handoff:cli (the same hand-off where the CLI "
-    "itself would compact: Claude Code's PreCompact hook blocks it, Codex's own threshold is watched) (default: "
-    "native).",
+    "ARC-AGI-3 games (rung iii/iv), AI GameStore and GameWorld (VISTA's protocol): native (the CLI compacts its "
+    "own context) or handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and "
+    "stops, and a fresh session goes on from them; give --notes on); ARC-AGI-3 games also handoff:cli (the same "
+    "hand-off where the CLI itself would compact: Claude Code's PreCompact hook blocks it, Codex's own threshold is "
+    "watched) (default: native).",
     unset="native",
 )
+# The browser games' protocol, shared by AI GameStore and GameWorld: same flag, values and default for each.
+PROTOCOL_OPTION = KindOption(
+    "--protocol",
+    "protocol",
+    str,
+    None,
+    "Browser games: vista (one continuous session acting through the game's tool, every frame kept) or official "
+    "(the benchmark's own baseline, a fresh single-turn request per decision: AI GameStore's with the last "
+    "decision's frames and the scratchpad, its inputs read from the reply's <keys>; GameWorld's shown its two "
+    "preceding steps, one action through the tool) (default: vista).",
+    unset="vista",
+)
+# A browser game's clock, shared: paused while the model thinks (both benchmarks' rule), or running (real time).
+REALTIME_OPTION = KindOption(
+    "--realtime",
+    "realtime",
+    str,
+    None,
+    "Browser games: on lets the game run on while the model thinks (each decision first plays the wall time since "
+    "the last one, recorded, so a replay plays it again); off keeps it paused (default: off).",
+    unset="off",
+)
+
 
 # Order matters for detection: the first kind whose detector says yes; the kind without one is the fallback.
 KINDS: dict[str, Kind] = {
@@ -299,6 +335,7 @@ KINDS["arcgames"] = Kind(
     ),
     # notes (--notes on) are offered in mode none too, ours or VISTA's
     always_tools=("play", "read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working"),
+    profiles="agent_eval.benchmarks.arcgames.profile:PROFILES",
 )
 KINDS["aigamestore"] = Kind(
     "agent_eval.benchmarks.aigamestore.benchmark:AiGameStore",
@@ -311,28 +348,11 @@ KINDS["aigamestore"] = Kind(
     "shell over the frames); the official protocol replies with <keys> instead of play",
     samples_help="aigamestore: the project's own AI GameStore-style test games (p5.js, matter-js, three.js)",
     options=(
-        KindOption(
-            "--protocol",
-            "protocol",
-            str,
-            None,
-            "AI GameStore: vista (one continuous session playing through the play tool, every frame kept) or "
-            "official (the official baseline: a fresh single-turn request per decision with the last decision's "
-            "frames and the scratchpad, the inputs read from the reply's <keys>) (default: vista).",
-            unset="vista",
-        ),
+        PROTOCOL_OPTION,
         KindOption(
             "--decisions", "decisions", int, None, "AI GameStore: game seconds (decisions) per game (default: 120)."
         ),
-        KindOption(
-            "--realtime",
-            "realtime",
-            str,
-            None,
-            "AI GameStore: on lets the game run on while the model thinks (each decision first plays the wall time "
-            "since the last one); off keeps it paused (default: off).",
-            unset="off",
-        ),
+        REALTIME_OPTION,
         KindOption(
             "--game-seed",
             "game_seed",
@@ -345,6 +365,34 @@ KINDS["aigamestore"] = Kind(
         CONTEXT_OPTION,
     ),
     always_tools=("play", "restart", "read_notes", "write_note"),
+)
+KINDS["gameworld"] = Kind(
+    "agent_eval.benchmarks.gameworld.benchmark:GameWorld",
+    ("none", "image", "python"),
+    "agent_eval.benchmarks.gameworld.loader:is_gameworld_dataset",
+    tool_names=("act", "control", "recall", "history", "read_notes", "write_note"),
+    data_help="a GameWorld checkout (catalog/games, catalog/tasks; its game library cloned in games/benchmark)",
+    modes_help="GameWorld tasks: none (act or control only), image (plus recall, inspect, read_pixels, history), "
+    "python (plus a shell over the screens)",
+    samples_help="gameworld: the project's own GameWorld-style test game (window.gameAPI) and two task files",
+    options=(
+        PROTOCOL_OPTION,
+        KindOption(
+            "--interface",
+            "interface",
+            str,
+            "computer-use",
+            "GameWorld: computer-use (act: keys, clicks, drags, scrolls, typing within the role's controls) or "
+            "semantic (control: the role's named controls).",
+        ),
+        KindOption(
+            "--max-steps", "max_steps", int, None, "GameWorld: steps per task and role (default: the task's, 100)."
+        ),
+        REALTIME_OPTION,
+        NOTES_OPTION,
+        CONTEXT_OPTION,
+    ),
+    always_tools=("act", "control", "read_notes", "write_note"),
 )
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 
@@ -403,6 +451,15 @@ def foreign_options(name: str, given: dict) -> list[str]:
     """The flags given that belong to another kind than `name` (to refuse them: they would do nothing)."""
     own = {o.name for o in KINDS[name].options} if name in KINDS else set()
     return [option.flag for key, (_, option) in kind_options().items() if key not in own and given.get(key) is not None]
+
+
+def profiles() -> dict[str, Profile]:
+    """Every kind's named configurations, by name (a name is one kind's)."""
+    found: dict[str, Profile] = {}
+    for kind in KINDS.values():
+        for profile in _load(kind.profiles) if kind.profiles else ():
+            found[profile.name] = profile
+    return found
 
 
 def always_tools(name: str | None) -> tuple[str, ...]:

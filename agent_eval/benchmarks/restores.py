@@ -1,6 +1,6 @@
-"""What the game kinds share of a game that survives the harness (benchmarks/aigamestore; arcgames keeps its own
-copies for now): the log of restores in the game's folder, an abandoned game moved aside, and how long play may
-take actions within the run's time limit."""
+"""What the game kinds share of a game that survives the harness (benchmarks/aigamestore, benchmarks/gameworld;
+arcgames keeps its own copies for now): the log of restores in the game's folder, an abandoned game moved aside,
+and how long play may take actions within the run's time limit."""
 
 from __future__ import annotations
 

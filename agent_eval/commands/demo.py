@@ -140,7 +140,8 @@ def kind_demo(console: Console, kind: str, item_id: str | None, agents, tools: s
             style="bold yellow",
         )
     )
-    with ScriptedServer({"turns": turns}) as server:
+    scenario = turns if isinstance(turns, dict) else {"turns": turns}  # a kind may give rules (a session per turn)
+    with ScriptedServer(scenario) as server:
         for agent in agents or agent_registry.names():
             outcome = scripted_run(
                 console,

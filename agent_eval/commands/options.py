@@ -9,6 +9,7 @@ import click
 from agent_eval.agents import registry as agent_registry
 from agent_eval.benchmarks import ALL_TOOL_MODES, registry
 from agent_eval.datamodel.config import SANDBOX_KINDS
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
 from agent_eval.datamodel.system_prompt import CLI_OWN, SystemPromptError, load_system_prompt
 
 
@@ -172,10 +173,52 @@ def run_options(func):
             ),
             kind_options,
             judge_option,
+            profile_option,
         ]
     ):
         func = decorator(func)
     return func
+
+
+class ProfileOption(click.Option):
+    """`--profile NAME`: a kind's named configuration (benchmarks/registry.py Profile). Read before every other
+    option, it gives each option it names a default of the profile's, so an option on the command line still wins
+    (a rung stated relative to the profile). Its help writes every profile out in full, as the options it sets."""
+
+    def __init__(self, *args, **kwargs):
+        known = registry.profiles()
+        kwargs.setdefault("type", click.Choice(sorted(known)))
+        super().__init__(*args, is_eager=True, expose_value=True, callback=_apply_profile, **kwargs)
+
+    def get_help_record(self, ctx: click.Context):
+        flags = {p.name: next(o for o in p.opts if o.startswith("--")) for p in ctx.command.params if p.opts}
+        written = "; ".join(
+            f"{profile.name} ({profile.about}, {profile.kind} items): "
+            + " ".join(f"{flags.get(name, name)} {_shown(value)}" for name, value in profile.options.items())
+            for profile in registry.profiles().values()
+        )
+        self.help = (
+            "A named configuration: it sets every option it names unless the command line gives that option (so "
+            f"--profile vista --tools python is VISTA's setting with a shell). {written}."
+        )
+        return super().get_help_record(ctx)
+
+
+def _shown(value: object) -> str:
+    """A profile's value as help shows it: a file of the project by its path in the project."""
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    root = f"{PROJECT_ROOT}/"
+    return text.removeprefix(root)
+
+
+def _apply_profile(ctx: click.Context, param: click.Parameter, name: str | None) -> str | None:
+    if name is not None:
+        profile = registry.profiles()[name]
+        ctx.default_map = {**(ctx.default_map or {}), **profile.options}
+    return name
+
+
+profile_option = click.option("--profile", cls=ProfileOption, default=None, metavar="NAME")
 
 
 def kind_options(func):

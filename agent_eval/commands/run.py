@@ -46,6 +46,7 @@ def command(
     system_prompt,
     silent_minutes,
     judge_model,
+    profile,
     **kind_given,
 ):
     """Run an agent over the benchmark and grade every item (resumable)."""
@@ -72,10 +73,16 @@ def command(
         judge_model=judge_model,
         system_prompt=system_prompt,
         silent_minutes=silent_minutes,
+        profile=profile,
     )
     config.validate(efforts_by_agent())
     benchmark, dataset = load_benchmark(resolve_data_dir(data, console))
     print_problems(console, dataset)
+    if profile is not None and registry.profiles()[profile].kind != benchmark.name:
+        kind = registry.profiles()[profile].kind
+        raise ConfigError(
+            f"--profile {profile} is a configuration of {kind} items; --data holds {benchmark.name} items"
+        )
     foreign = registry.foreign_options(benchmark.name, kind_given)
     if foreign:
         raise ConfigError(f"{', '.join(foreign)} do(es) nothing for {benchmark.name} items; leave it out")

@@ -26,6 +26,7 @@ IDENTITY_FIELDS = (
     "kind_options",
     "judge_model",
     "system_prompt_sha256",
+    "profile",
 )
 
 
@@ -72,6 +73,8 @@ class RunConfig:
     # Stop a session in which no tool call completed for this long and go on in a continued (or fresh) one
     # (None: never). Operational, like the timeout: a resume may change it.
     silent_minutes: float | None = None
+    profile: str | None = None  # --profile: the kind's named configuration the options came from (their values
+    # are in the identity as options; the name says whose setting the run measures)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self, efforts: Mapping[str, tuple[str, ...]]) -> None:

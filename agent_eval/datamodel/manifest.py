@@ -40,6 +40,7 @@ class RunIdentity:
     kind_options: dict[str, Any] | None = None
     judge_model: str | None = None
     system_prompt_sha256: str | None = None  # None: the CLI's own system prompt (every run before the option)
+    profile: str | None = None  # --profile NAME the options came from (None: none)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ protocol.py       how the episode runs: the first frame up front, one action per
 recovery.py       never quitting early: what follows a session that ends with the game live (stops.jsonl)
 telling.py        what each session is told: the first message, and after a hand-off, an early stop, a restart
 vista_prompts.py  VISTA's own words for those (--task-prompt vista)
+profile.py        --profile vista: VISTA's whole ARC-AGI-3 setting as run options, each with its file in VISTA's code
 handoff.py        when a session hands its game on: context past N tokens, the CLI's compaction point, the image cap
 continuation.py   what the next session is told of a game that goes on (hand-off or restart): state, notes, last frame
 hooks.py          how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)

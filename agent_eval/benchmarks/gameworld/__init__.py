@@ -1,0 +1,27 @@
+"""GameWorld (gameworld-project/gameworld): browser games played through their computer-use or semantic controls,
+each task scored by GameWorld's own evaluator from the game's serialized state (window.gameAPI). The page runs in
+the shared browser host (agent_eval/browser) on a clock only the harness moves.
+
+benchmark.py      GameWorld: items are tasks (loader.py), the page host and the `game` tools per item, graded from
+                  the evaluator's last verdict
+evaluator.py      GameWorld's task evaluator (game_api_metric) as a pure module: score, best per episode, progress,
+                  success, reset on a failed terminal, stop reasons; the suite's success rate and mean progress
+catalog.py        GameWorld's catalog files (games, roles, controls; tasks and their evaluator settings), every bad
+                  value an error naming its file and line (yamlfile.py: YAML read with the line of every key)
+loader.py         a user's checkout and game library as a dataset: one item per task whose game is in the library
+actions.py        the computer-use actions and the semantic controls, checked against a role, compiled into timed inputs
+gameapi.py        window.gameAPI on the harness's clock: start (first frames before init: 2048's race), readiness,
+                  reset, state reads
+session.py        TaskSession: one task's steps as GameWorld's coordinator takes them, the evaluator, resets, replay
+records.py        what a task leaves in the item's folder (task.json, timeline.jsonl, result.json) and how it is read
+screens.py        the screen archive (every screenshot, numbered) and the official protocol's python-mode window
+rung.py           the run's switches (protocol, interface, steps, real time, notes, context) and the tools they offer
+protocol.py       how turns go: the official protocol's decisions (two preceding steps shown), VISTA's continuous
+                  session with its hand-off; what each session is told
+game_server.py    the `game` MCP server: act or control; recall, inspect, read_pixels, history; notes
+grading.py        the evaluator's last verdict as the record's metrics (TaskMetrics), the suite's rollup
+hooks.py          how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)
+demo.py           the test game's known plays, as scripted-model scenarios for both protocols
+samples/          the project's own GameWorld-style test game (90_beacon: window.gameAPI) and its task files, in
+                  GameWorld's layout (what `sample-data --kind gameworld` writes)
+"""

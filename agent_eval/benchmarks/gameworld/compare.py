@@ -1,0 +1,176 @@
+"""The GameWorld part of `agent-eval compare` and `agent-eval table`: on the tasks every run played, GameWorld's two
+suite measures side by side, success rate (paired by the exact McNemar test) and mean progress (paired permutation
+test), with steps and resets; per task each run's status and progress. With repeats, a task's value is its mean
+over repeats; an item whose agent or game failed counts as not succeeded, with the progress it reached (none: 0)."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Column, Table
+
+from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
+from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
+from agent_eval.analysis.verdicts import verdict
+from agent_eval.benchmarks.gameworld.grading import TaskMetrics
+
+
+def per_task(records) -> dict[str, dict[str, Any]]:
+    by: dict[str, list[TaskMetrics]] = defaultdict(list)
+    for r in records:
+        by[r.id].append(TaskMetrics.of(r))
+    return {
+        task: {
+            "success": sum(m.success for m in runs) / len(runs),
+            "progress": statistics.fmean(m.progress or 0.0 for m in runs),
+            "steps": statistics.fmean(m.steps for m in runs),
+            "resets": statistics.fmean(m.resets for m in runs),
+        }
+        for task, runs in by.items()
+    }
+
+
+def build_tasks(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
+    tables = [per_task(run.records) for run in runs]
+    ids = [i for i in shared if all(i in t for t in tables)]
+    first = tables[0]
+    row: dict[str, Any] = {
+        "n": len(ids),
+        "success_rate": [statistics.fmean(t[i]["success"] for i in ids) if ids else None for t in tables],
+        "mean_progress": [statistics.fmean(t[i]["progress"] for i in ids) if ids else None for t in tables],
+        "steps": [sum(t[i]["steps"] for i in ids) for t in tables],
+        "resets": [sum(t[i]["resets"] for i in ids) for t in tables],
+        "success_vs_first": [None]
+        + [
+            paired([first[i]["success"] for i in ids], [t[i]["success"] for i in ids], n_resamples, seed).to_json()
+            for t in tables[1:]
+        ],
+        "progress_vs_first": [None]
+        + [
+            {
+                "diff": statistics.fmean(t[i]["progress"] - first[i]["progress"] for i in ids) if ids else None,
+                **sign_flip_test(
+                    [first[i]["progress"] for i in ids], [t[i]["progress"] for i in ids], n_resamples, seed
+                ),
+            }
+            for t in tables[1:]
+        ],
+    }
+    tasks = [{"task": i, **{k: [t[i][k] for t in tables] for k in ("success", "progress", "steps")}} for i in ids]
+    return {"overall": row, "tasks": tasks}
+
+
+def compared(runs, letters: list[str], shared: list[str], n_resamples: int, seed: int) -> TasksComparison:
+    tasks = build_tasks(runs, shared, n_resamples, seed)
+    return TasksComparison(verdicts=task_verdicts(letters, tasks), tasks=tasks)
+
+
+def task_verdicts(letters: list[str], tasks: dict) -> list[str]:
+    row = tasks["overall"]
+    out = []
+    for j, letter in enumerate(letters[1:], start=1):
+        out.append(verdict(letter, row["success_vs_first"][j], "tasks succeeded"))
+        s = row["progress_vs_first"][j]
+        sig = "significant" if s["p_value"] < ALPHA else "not significant"
+        diff = "?" if s["diff"] is None else f"{s['diff']:+.3f}"
+        out.append(
+            f"{letter} vs A, progress per task: {diff}, paired permutation p = {s['p_value']:.3g} "
+            f"({'exact' if s['exact'] else 'Monte Carlo'}, {s['nonzero']} tasks differ): {sig} at α={ALPHA}"
+        )
+    return out
+
+
+def _num(value, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def overall_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
+    row = _tasks(data)["overall"]
+    header = ["run", "tasks", "success rate", "mean progress", "p success", "p progress", "steps", "resets"]
+    body = []
+    for k, run in enumerate(data.runs):
+        tests = (
+            ["—", "—"]
+            if k == 0
+            else [f"{row['success_vs_first'][k]['p_value']:.3g}", f"{row['progress_vs_first'][k]['p_value']:.3g}"]
+        )
+        body.append(
+            [
+                run["letter"],
+                str(row["n"]),
+                _num(row["success_rate"][k]),
+                _num(row["mean_progress"][k]),
+                *tests,
+                _num(row["steps"][k], 0),
+                _num(row["resets"][k], 0),
+            ]
+        )
+    return header, body
+
+
+def task_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
+    header = ["task", "run", "success", "progress", "steps"]
+    body = [
+        [t["task"], run["letter"], _num(t["success"][k], 2), _num(t["progress"][k]), _num(t["steps"][k], 0)]
+        for t in _tasks(data)["tasks"]
+        for k, run in enumerate(data.runs)
+    ]
+    return header, body
+
+
+def _tasks(data: Comparison) -> dict[str, Any]:
+    assert isinstance(data.kind, TasksComparison)
+    return data.kind.tasks
+
+
+@dataclass
+class TasksComparison(KindComparison):
+    """Success rate and mean progress per run, with their paired tests (build_tasks: "overall" and "tasks")."""
+
+    tasks: dict = field(default_factory=dict)
+
+    def table_measures(self) -> list[Measure]:
+        row = self.tasks["overall"]
+        return [
+            Measure(
+                "mean progress (GameWorld)",
+                row["mean_progress"],
+                digits=3,
+                vs_first=row["progress_vs_first"],
+                test="paired permutation test per task",
+                change_name="progress per task",
+            )
+        ]
+
+    def to_json(self) -> dict:
+        return {"tasks": self.tasks}  # compare.json's "tasks": "overall" and per task
+
+    def print_table(self, data: Comparison, console: Console) -> bool:
+        title = "GameWorld tasks: success rate and mean progress on the shared tasks"
+        console.print(_table(title, *overall_cells(data)), _table("per task", *task_cells(data)))
+        return True
+
+    def csv_rows(self, data: Comparison) -> list[list] | None:
+        header, body = task_cells(data)
+        return [header, *body]
+
+    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
+        return [
+            "GameWorld (success: exact McNemar; progress: paired permutation):",
+            md(*overall_cells(data)),
+            "Per task:",
+            md(*task_cells(data)),
+        ]
+
+
+def _table(title: str, header: list[str], body: list[list[str]]) -> Table:
+    """Text cells as a table: the run's (and task's) names to the left, the figures to the right."""
+    columns = [Column(name, justify="left" if i < 2 else "right", no_wrap=True) for i, name in enumerate(header)]
+    table = Table(*columns, title=title, header_style="bold", title_style="bold")
+    for cells in body:
+        table.add_row(*cells)
+    return table

@@ -1,0 +1,369 @@
+"""The `game` MCP server of a GameWorld task: `act` (computer use) or `control` (semantic controls) in every mode;
+`recall`, `inspect`, `read_pixels` and `history` from mode image up; `read_notes` / `write_note` with --notes on.
+Served from the harness process for one item only: the page, its files and its screens stay outside the sandbox.
+
+The action tool's schema is the role's own: its action names, its keys (an enum), the mouse fields only where a
+role may click, `role` in a game of several roles (VISTA's protocol), `reasoning` in the official protocol (its
+memory keeps each step's reason). In the official protocol the memory tools reach only what the decision was
+shown (its screens and the two preceding steps). The crops, the grid and the pixel readout are the image tools'
+own (tools/imagetools)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from pydantic import Field
+
+from agent_eval.benchmarks.browser_frames import DEFAULT_INSPECT_SCALE, MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
+from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
+from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
+from agent_eval.benchmarks.gameworld.rung import Rung
+from agent_eval.benchmarks.gameworld.session import StepRefused, TaskSession
+from agent_eval.benchmarks.handoff import Handoff
+from agent_eval.benchmarks.notes import Notes
+from agent_eval.benchmarks.notes_server import WRITE_NOTE, note_functions
+from agent_eval.tools.imagetools.errors import ToolInputError
+from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
+
+SERVER_NAME = "game"
+HISTORY_LIMIT = 64
+ACT_FIELDS = (
+    "action",
+    "key",
+    "keys",
+    "x",
+    "y",
+    "button",
+    "duration",
+    "from_x",
+    "from_y",
+    "x1",
+    "y1",
+    "x2",
+    "y2",
+    "steps",
+    "delta_x",
+    "delta_y",
+    "text",
+    "press_enter",
+)  # the act tool's arguments that make the action (role and reasoning are the call's own)
+COMPUTER_USE = ("press_key", "press_keys", "click", "click_hold", "mouse_move", "drag", "scroll", "type", "wait")
+
+ACT = """Take exactly one action in the game (one step), limited to your role's controls. {roles}
+Actions: {actions}. press_key holds one key (`key`) for `duration`, press_keys holds several (`keys`) at once;
+click / click_hold press a mouse `button` at (x, y); mouse_move moves there (from from_x, from_y if given); drag
+holds the button from (x1, y1) to (x2, y2) in `steps` moves; scroll turns the wheel by delta_x, delta_y; type
+sends `text` key by key; wait does nothing for `duration`. Keys: {keys}. {mouse} Coordinates are pixels of the \
+{width}x{height} screen from its top-left corner. `duration` is in seconds (at most {max_s:g}; default: {hold}).
+{answer}"""
+CONTROL = """Take exactly one action in the game (one step): one of your role's named controls (`name`), with its
+arguments. {roles} The controls: {controls}
+{answer}"""
+ANSWERS = {
+    "official": "Returns the step's number and the steps left; the next decision shows the screen after it.",
+    "vista": "Returns the step's number, the steps left and the screen after the step (numbered, kept).",
+}
+RECALL = f"""Look again at screens already shown: `frames` (their numbers, at most {MAX_RECALL}) or `step` (a step's \
+number: the screen after it, and the last screen before a reset if the game was reset there)."""
+INSPECT = """Look closely at part of a screen: the region (x, y, width, height in screen pixels; default the whole
+screen) enlarged `scale` times by nearest neighbour, with grid lines every `grid` screen pixels labelled in screen
+coordinates (0: no grid)."""
+READ_PIXELS = """Read the colours of a region of a screen (default the whole screen), sampled on a grid of `rows` x
+`columns` (default: every pixel, up to 64 a side): one symbol per sample, with the palette of symbols to colours
+(kept for the whole task)."""
+HISTORY = f"""The steps taken so far, oldest first (`start`, `end`: step numbers, end excluded; at most `limit`, \
+default and maximum {HISTORY_LIMIT}; without bounds, the latest): each step's action as executed (or why nothing \
+was sent), your reason where you gave one, the screen it was decided on and the screen after it."""
+SCREEN_HELP = "A screen's number (from act, recall or history)."  # module level: the tools' annotations are read here
+READ_NOTES = "Read your two notes ({what}). They are kept across sessions; a fresh session is given them."
+
+
+def _refusing(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except (StepRefused, ToolInputError) as error:
+        raise ToolError(str(error)) from None
+
+
+class GameTools:
+    """The tools over one item's task session, for one protocol (official: `decisions`; vista: `handoff`)."""
+
+    def __init__(
+        self,
+        session: TaskSession,
+        rung: Rung,
+        decisions: Decisions | None = None,
+        handoff: Handoff | None = None,
+        notes: Notes | None = None,
+    ):
+        self.session = session
+        self.rung = rung
+        self.decisions = decisions
+        self.handoff = handoff
+        self.notes = notes
+        self.looks = FrameLooks(session.archive)
+
+    # -- what this decision may look at
+
+    def visible(self) -> list[int] | None:
+        """The screens within reach: this decision's (official), or None: every screen so far (vista)."""
+        return self.decisions.shown() if self.decisions is not None else None
+
+    def within(self, numbers: list[int]) -> list[int]:
+        """The frames asked for, refused unless this decision may look at them (official: its own screens)."""
+        reach = self.visible()
+        outside = [n for n in numbers if reach is not None and n not in reach]
+        if outside:
+            shown = ", ".join(map(str, reach or []))
+            raise StepRefused(f"screen {outside[0]!r} is not one this decision was shown (its screens: {shown})")
+        return numbers
+
+    # -- acting
+
+    def act(self, role: int | None, given: dict, reasoning: str | None) -> list:
+        session, interface = self.session, self.rung.interface.replace("-", "_")
+        if self.decisions is not None:
+            if self.decisions.acted:
+                return [json.dumps({"stop": f"No step taken: you already acted. {DECISION_OVER}"})]
+            self.decisions.acted = True
+            status, _ = session.act(self.decisions.role, given, interface, reasoning, self.decisions.decision)
+            if "stop" not in status:
+                status["stop"] = DECISION_OVER
+            return [json.dumps(status)]
+        if role is None and len(session.roles) > 1:
+            raise StepRefused(f"this game has {len(session.roles)} roles: give `role` (0-{len(session.roles) - 1})")
+        status, png = session.act(role or 0, given, interface, reasoning)
+        ask = self.handoff.due() if self.handoff is not None and "stop" not in status else None
+        if ask:
+            status["stop"] = ask
+        return [json.dumps(status)] + ([Image(data=png, format="png")] if png is not None else [])
+
+    # -- memory
+
+    def recall(self, frames: list[int] | None, step: int | None) -> list:
+        if (frames is None) == (step is None):
+            raise StepRefused("give either `frames` or `step`")
+        wanted = self.within(self.session.frames_of_step(step) if step is not None else list(frames or []))
+        out: list = []
+        for meta, png in self.looks.recall(wanted):
+            out += [json.dumps(meta), Image(data=png, format="png")]
+        return out
+
+    def inspect(self, frame: int, x, y, width, height, scale: int, grid: int) -> list:
+        meta, png = self.looks.inspect(self.within([frame])[0], x, y, width, height, scale, grid)
+        return [json.dumps(meta), Image(data=png, format="png")]
+
+    def read_pixels(self, frame: int, x, y, width, height, rows, columns) -> str:
+        return self.looks.read_pixels(self.within([frame])[0], x, y, width, height, rows, columns)
+
+    def history(self, start: int | None, end: int | None, limit: int | None) -> str:
+        steps = self.decisions.memory() if self.decisions is not None else self.session.steps
+        limit = min(HISTORY_LIMIT, limit or HISTORY_LIMIT)
+        if start is None and end is None:
+            chosen = steps[-limit:]
+        else:
+            chosen = [s for s in steps if (start or 1) <= s.step < (end or 1 << 30)][:limit]
+        lines = []
+        for s in chosen:
+            did = describe_action(s.action) if s.action else f"nothing sent: {s.invalid}"
+            role = f" role {s.role}" if len(self.session.roles) > 1 else ""
+            reason = f"; reason: {s.reasoning}" if s.reasoning else ""
+            reset = f"; the game was reset (screen {s.reset_frame} before it)" if s.reset_frame else ""
+            lines.append(
+                f"step {s.step}{role}: {did}{reason}; decided on screen {s.seen}, screen after {s.frame}{reset}"
+            )
+        return "\n".join(lines) if lines else "no step yet"
+
+
+def _act_function(tools: GameTools):
+    def act(
+        action: Annotated[str, Field(description="The action's name.")],
+        key: Annotated[str | None, Field(description="press_key: the key.")] = None,
+        keys: Annotated[list[str] | None, Field(description="press_keys: the keys held together.")] = None,
+        x: Annotated[float | None, Field(description="click, click_hold, mouse_move: x in pixels.")] = None,
+        y: Annotated[float | None, Field(description="click, click_hold, mouse_move: y in pixels.")] = None,
+        button: Annotated[str | None, Field(description="Mouse button (default left).")] = None,
+        duration: Annotated[float | None, Field(description="Seconds (hold, wait, ...).")] = None,
+        from_x: Annotated[float | None, Field(description="mouse_move: start x.")] = None,
+        from_y: Annotated[float | None, Field(description="mouse_move: start y.")] = None,
+        x1: Annotated[float | None, Field(description="drag: start x.")] = None,
+        y1: Annotated[float | None, Field(description="drag: start y.")] = None,
+        x2: Annotated[float | None, Field(description="drag: end x.")] = None,
+        y2: Annotated[float | None, Field(description="drag: end y.")] = None,
+        steps: Annotated[int | None, Field(description="drag: moves (default 10).")] = None,
+        delta_x: Annotated[float | None, Field(description="scroll: horizontal wheel pixels.")] = None,
+        delta_y: Annotated[float | None, Field(description="scroll: vertical wheel pixels.")] = None,
+        text: Annotated[str | None, Field(description="type: the text.")] = None,
+        press_enter: Annotated[bool | None, Field(description="type: Enter after the text.")] = None,
+        role: Annotated[int | None, Field(description="The role acting (a game of several roles).")] = None,
+        reasoning: Annotated[str | None, Field(description="Why this action, in a sentence or two.")] = None,
+    ) -> list:
+        fields = (action, key, keys, x, y, button, duration, from_x, from_y, x1, y1, x2, y2, steps, delta_x, delta_y)
+        given = {k: v for k, v in zip(ACT_FIELDS, (*fields, text, press_enter)) if v is not None}
+        return _refusing(lambda: tools.act(role, given, reasoning))
+
+    return act
+
+
+def _control_function(tools: GameTools):
+    def control(
+        name: Annotated[str, Field(description="The control's name.")],
+        cell: Annotated[str | None, Field(description="A cell id, for a control that takes one.")] = None,
+        text: Annotated[str | None, Field(description="Text, for a control that types.")] = None,
+        role: Annotated[int | None, Field(description="The role acting (a game of several roles).")] = None,
+        reasoning: Annotated[str | None, Field(description="Why this control, in a sentence or two.")] = None,
+    ) -> list:
+        given = {"control": name} | {k: v for k, v in (("cell", cell), ("text", text)) if v is not None}
+        return _refusing(lambda: tools.act(role, given, reasoning))
+
+    return control
+
+
+def _memory_functions(tools: GameTools) -> list[Callable[..., Any]]:
+    def recall(
+        frames: Annotated[list[int] | None, Field(description="Screen numbers.")] = None,
+        step: Annotated[int | None, Field(description="A step's number.")] = None,
+    ) -> list:
+        return _refusing(lambda: tools.recall(frames, step))
+
+    def inspect(
+        frame: Annotated[int, Field(description=SCREEN_HELP)],
+        x: Annotated[int | None, Field(description="Left edge, pixels. Default 0.")] = None,
+        y: Annotated[int | None, Field(description="Top edge, pixels. Default 0.")] = None,
+        width: Annotated[int | None, Field(description="Width, pixels. Default: to the edge.")] = None,
+        height: Annotated[int | None, Field(description="Height, pixels. Default: to the edge.")] = None,
+        scale: Annotated[int, Field(description="Enlargement, 1-16.")] = DEFAULT_INSPECT_SCALE,
+        grid: Annotated[int, Field(description="Grid spacing in screen pixels; 0: none.")] = 0,
+    ) -> list:
+        return _refusing(lambda: tools.inspect(frame, x, y, width, height, scale, grid))
+
+    def read_pixels(
+        frame: Annotated[int, Field(description=SCREEN_HELP)],
+        x: Annotated[int | None, Field(description="Left edge. Default 0.")] = None,
+        y: Annotated[int | None, Field(description="Top edge. Default 0.")] = None,
+        width: Annotated[int | None, Field(description="Width. Default: to the edge.")] = None,
+        height: Annotated[int | None, Field(description="Height. Default: to the edge.")] = None,
+        rows: Annotated[int | None, Field(description="Sample rows (default: up to 64).")] = None,
+        columns: Annotated[int | None, Field(description="Sample columns (default: up to 64).")] = None,
+    ) -> str:
+        return _refusing(lambda: tools.read_pixels(frame, x, y, width, height, rows, columns))
+
+    def history(
+        start: Annotated[int | None, Field(description="First step number.")] = None,
+        end: Annotated[int | None, Field(description="Step number to stop before.")] = None,
+        limit: Annotated[int | None, Field(description=f"At most this many (1-{HISTORY_LIMIT}).")] = None,
+    ) -> str:
+        return _refusing(lambda: tools.history(start, end, limit))
+
+    return [recall, inspect, read_pixels, history]
+
+
+def _act_description(tools: GameTools) -> tuple[str, dict]:
+    """The action tool's description and its schema's enums, from the roles' controls."""
+    session, rung = tools.session, tools.rung
+    roles = session.roles
+    multi = len(roles) > 1 and rung.protocol == "vista"
+    who = (
+        "Roles: " + "; ".join(f"{n} ({r.name})" for n, r in enumerate(roles)) + ". Give `role`."
+        if multi
+        else f"This decision plays role {tools.decisions.role} ({roles[tools.decisions.role].name})."
+        if tools.decisions is not None and len(roles) > 1
+        else ""
+    )
+    answer = ANSWERS[rung.protocol]
+    if rung.interface == "semantic":
+        listed = "; ".join(
+            f"{'role ' + str(n) + ' ' if len(roles) > 1 else ''}`{c.id}`: {c.description.strip()}"
+            for n, r in enumerate(roles)
+            for c in r.semantic_controls
+        )
+        names = sorted({c.id for r in roles for c in r.semantic_controls})
+        return CONTROL.format(roles=who, controls=listed, answer=answer), {"name": names}
+    keys = list(dict.fromkeys(k for r in roles for k in allowed_keys(r.controls)))
+    clicks = any(r.controls.allow_clicks for r in roles)
+    actions = [a for a in COMPUTER_USE if clicks or a not in MOUSE_ACTIONS]
+    actions = [a for a in actions if keys or a not in ("press_key", "press_keys")]
+    actions = [a for a in actions if a != "type" or any(len(k) == 1 for k in keys)]  # typed text is single keys
+    hold = (
+        ", ".join(f"{r.name} {r.controls.hold_duration:g} s" for r in roles)
+        if len(roles) > 1
+        else (f"{roles[0].controls.hold_duration:g} s")
+    )
+    text = ACT.format(
+        roles=who,
+        actions=", ".join(actions),
+        keys=", ".join(keys) or "none",
+        mouse="Mouse: clicks allowed." if clicks else "Mouse: no clicks, drags or scrolls.",
+        width=session.screen.width,
+        height=session.screen.height,
+        max_s=MAX_DURATION_S,
+        hold=hold,
+        answer=answer,
+    )
+    enums: dict[str, list] = {"action": actions, "button": list(MOUSE_BUTTONS)}
+    if keys:
+        enums["key"] = keys
+    return text, enums
+
+
+def _schema(tool: Tool, enums: dict, drop: set[str]) -> dict:
+    schema = plain_schema(tool.parameters)
+    properties = schema.get("properties", {})
+    for name in drop:
+        properties.pop(name, None)
+    for name, values in enums.items():
+        if name in properties:
+            properties[name]["enum"] = values
+    if "keys" in properties and "key" in enums:
+        properties["keys"]["items"] = {"type": "string", "enum": enums["key"]}
+    return schema
+
+
+def build_server(tools: GameTools, mode: str) -> MCPServer:
+    """The game tools of this mode and rung over one item's session."""
+    rung, session = tools.rung, tools.session
+    act_text, enums = _act_description(tools)
+    drop = set()
+    if len(session.roles) == 1 or rung.protocol == "official":
+        drop.add("role")
+    if rung.protocol == "vista":
+        drop.add("reasoning")
+    if not any(r.controls.allow_clicks for r in session.roles):
+        drop |= {"x", "y", "button", "x1", "y1", "x2", "y2", "steps", "delta_x", "delta_y", "from_x", "from_y"}
+    keys = [k for r in session.roles for k in allowed_keys(r.controls)]
+    if not keys:
+        drop |= {"key", "keys"}
+    if not any(len(k) == 1 for k in keys):
+        drop |= {"text", "press_enter"}
+    if rung.interface == "semantic":
+        bindings = [c.binding for r in session.roles for c in r.semantic_controls]
+        if not any(b.get("cell_param") for b in bindings):
+            drop.add("cell")
+        if not any(b.get("action") == "type" for b in bindings):
+            drop.add("text")
+    functions: dict[str, tuple[Callable[..., Any], str]] = {
+        "act": (_act_function(tools), act_text),
+        "control": (_control_function(tools), act_text),
+    }
+    for fn, text in zip(_memory_functions(tools), (RECALL, INSPECT, READ_PIXELS, HISTORY)):
+        functions[fn.__name__] = (fn, text)
+    if tools.notes is not None:
+        where = lambda: {"actions_used": len(session.steps)}  # noqa: E731
+        read_notes, write_note = note_functions(tools.notes, where)
+        functions["read_notes"] = (read_notes, READ_NOTES.format(what=tools.notes.describe()))
+        functions["write_note"] = (write_note, WRITE_NOTE)
+    served = []
+    for name in rung.tools(mode):
+        fn, text = functions[name]
+        tool = Tool.from_function(fn, name=name, description=text, structured_output=False)
+        tool.parameters = _schema(
+            tool, enums if name == rung.act_tool else {}, drop if name == rung.act_tool else set()
+        )
+        served.append(tool)
+    return fixed_tools_server(SERVER_NAME, served)

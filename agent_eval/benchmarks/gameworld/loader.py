@@ -1,0 +1,144 @@
+"""A user's GameWorld checkout as a dataset: its catalog (catalog/games/*.yaml, catalog/tasks/<game>/*.yaml) and its
+game library (games/benchmark/<game>/, a separate repository the user clones there, as GameWorld's README says).
+
+Every task whose game is in the library is one item (`--tasks 01_2048` picks a game's tasks, `--ids 01_01` one
+task); tasks whose game folder is missing are left out and said so in one line. The dataset hash covers each
+task file, its game file and every file of the game's folder, and run.json records each game folder's hash:
+GameWorld's games change between revisions of the library."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_eval.benchmarks.base import GroupedItems
+from agent_eval.benchmarks.gameworld.catalog import GameDef, TaskDef, read_game, read_task
+from agent_eval.datamodel.jsonl import DataError
+
+LAYOUT = "gameworld"
+CATALOG = "catalog"
+LIBRARY = Path("games") / "benchmark"
+PAGE = "index.html"
+LIBRARY_URL = "https://github.com/gameworld-dev/gameworld-games"
+
+
+@dataclass(frozen=True)
+class TaskItem:
+    """One GameWorld task: its task file, its game, and where the game's page is."""
+
+    task_def: TaskDef
+    game: GameDef
+    game_dir: Path  # the library's folder of the game (served on loopback while it plays)
+    files_sha256: str  # the game folder's files, names and bytes
+    catalog_sha256: str  # the task file and the game file
+
+    @property
+    def id(self) -> str:
+        return self.task_def.id
+
+    @property
+    def task(self) -> str:  # --tasks picks a game's tasks
+        return self.game.id
+
+    @property
+    def category(self) -> str:
+        return self.game.id
+
+    @property
+    def answer(self) -> str:
+        return "success"
+
+    def describe(self) -> dict:
+        return {
+            "game": self.game.id,
+            "game_files_sha256": self.files_sha256,
+            "catalog_sha256": self.catalog_sha256,
+            "max_steps": self.task_def.max_steps,
+            "target": self.task_def.target_score,
+        }
+
+
+@dataclass
+class GameWorldDataset(GroupedItems):
+    """The tasks of a checkout (`tasks`: the games, `categories`: the same), with what was left out."""
+
+    root: Path
+    items: list[TaskItem] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # what was left out, said by `run` in one line each
+    layout: str = LAYOUT
+
+    def content_hash(self) -> str:
+        digest = hashlib.sha256()
+        for item in sorted(self.items, key=lambda i: i.id):
+            digest.update(f"{item.id}:{item.catalog_sha256}:{item.files_sha256}\n".encode())
+        return digest.hexdigest()[:16]
+
+    def versions(self) -> dict:
+        return {item.id: item.describe() for item in sorted(self.items, key=lambda i: i.id)}
+
+
+def is_gameworld_dataset(root: Path | str) -> bool:
+    games = Path(root) / CATALOG / "games"
+    return games.is_dir() and any(games.glob("*.yaml")) and (Path(root) / CATALOG / "tasks").is_dir()
+
+
+def files_hash(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def _sha(*paths: Path) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def load_gameworld(root: Path | str) -> GameWorldDataset:
+    root = Path(root)
+    if not is_gameworld_dataset(root):
+        raise DataError(
+            f"{root}: not a GameWorld checkout (no {CATALOG}/games/*.yaml beside {CATALOG}/tasks/); clone "
+            f"gameworld-project/gameworld and point --data at it, or write the project's own test game with "
+            f"`agent-eval sample-data DIR --kind gameworld`"
+        )
+    games = {path.stem: read_game(path) for path in sorted((root / CATALOG / "games").glob("*.yaml"))}
+    dataset = GameWorldDataset(root=root)
+    missing: dict[str, int] = {}
+    remote: list[str] = []
+    hashes: dict[str, str] = {}
+    for path in sorted((root / CATALOG / "tasks").glob("*/*.yaml")):
+        task = read_task(path)
+        game = games.get(task.game_id)
+        if game is None:
+            raise DataError(f"{path}: game {task.game_id!r} has no {CATALOG}/games/{task.game_id}.yaml")
+        if game.url:
+            remote.append(task.id)
+            continue
+        game_dir = root / LIBRARY / game.id
+        if not (game_dir / PAGE).is_file():
+            missing[game.id] = missing.get(game.id, 0) + 1
+            continue
+        if game.id not in hashes:
+            hashes[game.id] = files_hash(game_dir)
+        dataset.items.append(TaskItem(task, game, game_dir, hashes[game.id], _sha(path, game.path)))
+    if missing:
+        names = ", ".join(sorted(missing))
+        dataset.problems.append(
+            f"{sum(missing.values())} task(s) of {len(missing)} game(s) ({names}): their games are not in "
+            f"{root / LIBRARY}/ (clone the game library there: git clone {LIBRARY_URL} {root / LIBRARY})"
+        )
+    if remote:
+        dataset.problems.append(
+            f"{len(remote)} task(s) whose game is a remote url (not playable offline): {', '.join(remote)}"
+        )
+    if not dataset.items:
+        raise DataError(
+            f"{root}: no task's game is in {root / LIBRARY}/; clone the library there "
+            f"(git clone {LIBRARY_URL} {root / LIBRARY}) or use `agent-eval sample-data DIR --kind gameworld`"
+        )
+    return dataset

@@ -1,0 +1,99 @@
+"""A GameWorld run's switches (kind options, so in the run's identity) and the tools each offers.
+
+- protocol: `vista` (the default, as for AI GameStore), one continuous session acting one step per call, every
+  screen kept (lossless memory); or `official`, GameWorld's computer-use baseline: every decision a fresh
+  single-turn request that sees the current screen and its two preceding steps (their screens, actions and
+  reasons), one action, 100 steps.
+- interface: `computer-use` (the `act` tool: keys, clicks, drags ... limited to the role's controls) or
+  `semantic` (the `control` tool: the role's named semantic controls).
+- max_steps: the step budget per role (default: the task's, 100 in every catalog task).
+- realtime: off (the game waits while the model thinks, as every catalog task asks) or on (it runs meanwhile).
+- notes and context: GUIDE.md / WORKING.md (benchmarks/notes.py) and, with the vista protocol, the hand-off at a
+  context size (`handoff:N`), as for ARC-AGI-3 games.
+
+Tool modes add, as for ARC-AGI-3 games: `image` recall / inspect / read_pixels / history over the screens (in the
+official protocol, the screens and steps that decision was shown), `python` a shell over them too."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_eval.benchmarks.handoff import parse_context
+
+PROTOCOLS = ("official", "vista")
+INTERFACES = ("computer-use", "semantic")
+SWITCH = ("on", "off")
+MEMORY_TOOLS = ("recall", "inspect", "read_pixels", "history")
+NOTE_TOOLS = ("read_notes", "write_note")
+ACT = {"computer-use": "act", "semantic": "control"}
+OFFICIAL_MEMORY = 2  # GameWorld's memory_rounds: the preceding two steps
+NOTE_PURPOSES = {  # what each of the agent's notes is for (nothing of how to play)
+    "GUIDE.md": "what the game is: its rules, goal and controls as you have found them",
+    "WORKING.md": "where the task stands: what you tried, what happened and your plan",
+}
+
+
+@dataclass(frozen=True)
+class Rung:
+    protocol: str = "vista"
+    interface: str = "computer-use"
+    max_steps: int | None = None  # None: the task's own
+    realtime: bool = False
+    notes: bool = False
+    handoff_tokens: int | None = None
+
+    @classmethod
+    def from_options(cls, given: dict) -> Rung:
+        """From the kind's options (None: the default); ValueError naming the flag for a bad value."""
+        protocol = given.get("protocol") or "vista"
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+        interface = given.get("interface") or "computer-use"
+        if interface not in INTERFACES:
+            raise ValueError(f"--interface must be one of {', '.join(INTERFACES)}, got {interface!r}")
+        for flag, key in (("--realtime", "realtime"), ("--notes", "notes")):
+            if given.get(key) is not None and given[key] not in SWITCH:
+                raise ValueError(f"{flag} must be on or off, got {given[key]!r}")
+        steps = given.get("max_steps")
+        if steps is not None and (isinstance(steps, bool) or int(steps) < 1):
+            raise ValueError(f"--max-steps must be at least 1, got {steps}")
+        handoff = parse_context(given.get("context"))
+        if handoff is not None and (protocol != "vista" or given.get("notes") != "on"):
+            raise ValueError(
+                "--context handoff:N needs VISTA's protocol and --notes on (a fresh session goes on from them; the "
+                "official protocol starts every decision afresh)"
+            )
+        return cls(
+            protocol=protocol,
+            interface=interface,
+            max_steps=int(steps) if steps is not None else None,
+            realtime=given.get("realtime") == "on",
+            notes=given.get("notes") == "on",
+            handoff_tokens=handoff,
+        )
+
+    @property
+    def act_tool(self) -> str:
+        return ACT[self.interface]
+
+    def tools(self, mode: str) -> tuple[str, ...]:
+        """The game tools offered in a tool mode on this rung, in order."""
+        offered = [self.act_tool]
+        if mode in ("image", "python"):
+            offered += MEMORY_TOOLS
+        if self.notes:
+            offered += NOTE_TOOLS
+        return tuple(offered)
+
+    def rungs(self, mode: str, options: dict) -> dict[str, object]:
+        """What a run offers the agent, one entry per switch (compare pairs runs that differ in one)."""
+        return {
+            "protocol": self.protocol,
+            "interface": self.interface,
+            "steps": options.get("max_steps"),
+            "clock": "real time" if self.realtime else "paused while the model thinks",
+            "context and notes": (f"handoff:{self.handoff_tokens}" if self.handoff_tokens else "native")
+            + (" with notes" if self.notes else ""),
+            "memory tools": mode in ("image", "python"),
+            "shell": mode == "python",
+        }

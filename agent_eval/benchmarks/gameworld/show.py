@@ -1,0 +1,116 @@
+"""The GameWorld parts of `agent-eval show`: the run's success rate and mean progress (GameWorld's suite measures);
+per task the step timeline (step, role, action or why nothing was sent, the evaluator's status, progress and stop
+reason, the screens) and where the screens are kept. A long timeline is paged like a game's (PAGE steps a page)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from agent_eval.benchmarks.browser_frames import FRAMES_DIR
+from agent_eval.benchmarks.gameworld.actions import describe_action
+from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_tasks
+from agent_eval.benchmarks.gameworld.records import GAME_DIR, read_end, read_timeline
+from agent_eval.benchmarks.notes import print_notes
+
+GRADED = ("ok", "no_answer")
+PAGE = 50
+
+
+def totals_phrase(records) -> str:
+    r = rollup_tasks([TaskMetrics.of(x) for x in records if x.status in GRADED])
+    progress = "—" if r["mean_progress"] is None else f"{r['mean_progress']:.3f}"
+    return (
+        f"success rate {r['successes']}/{len(records)} ({r['success_rate']:.1%} of the graded); mean progress "
+        f"{progress}; {r['steps']} steps, {r['resets']} reset(s) after a failed terminal"
+    )
+
+
+def action_words(entry: dict) -> str:
+    if entry.get("action"):
+        text = describe_action(entry["action"])
+        given = entry.get("given") or {}
+        return f"{given['control']}: {text}" if entry.get("interface") == "semantic" and "control" in given else text
+    return f"✗ {entry.get('invalid') or 'nothing sent'}"
+
+
+def _screens(entry: dict) -> str:
+    return f"{entry['reset_frame']}↺{entry['frame']}" if entry.get("reset_frame") else str(entry["frame"])
+
+
+def print_timeline(console: Console, record, base, page: int | None = None, run_dir=None) -> TaskMetrics | None:
+    timeline = read_timeline(base)
+    if timeline is None:
+        console.print(Rule("task: no timeline (the game never started)"))
+        return None
+    n = len(timeline)
+    last = max(1, -(-n // PAGE))
+    if page:  # None or 0: the first and the last pages
+        page = min(max(1, page), last)
+        parts = [timeline[(page - 1) * PAGE : page * PAGE]]
+        console.print(Rule(f"task timeline ({n} step(s)), page {page} of {last}"))
+    elif last > 2:
+        parts = [timeline[:PAGE], timeline[(last - 1) * PAGE :]]
+        console.print(Rule(f"task timeline ({n} step(s)): the first and the last page of {last}"))
+    else:
+        parts = [timeline]
+        console.print(Rule(f"task timeline ({n} step(s))"))
+    roles = len({entry.get("role", 0) for entry in timeline}) > 1
+    table = Table(header_style="bold")
+    columns = ["step", *(["role"] if roles else []), "action", "status", "progress", "stop", "screen", "game s"]
+    for name in columns:
+        table.add_column(name, justify="right" if name in ("step", "progress", "screen", "game s") else "left")
+    for index, part in enumerate(parts):
+        if index:
+            hidden = part[0]["step"] - parts[index - 1][-1]["step"] - 1
+            table.add_row("…", *([""] if roles else []), f"({hidden} not shown)", "", "", "", "", "", style="dim")
+        for entry in part:
+            verdict = entry.get("evaluation") or {}
+            progress = verdict.get("progress")
+            table.add_row(
+                str(entry["step"]),
+                *([str(entry.get("role", 0))] if roles else []),
+                action_words(entry),
+                verdict.get("status", "—"),
+                "—" if progress is None else f"{progress:.2f}",
+                verdict.get("stop_reason") or "",
+                _screens(entry),
+                f"{entry['game_ms'] / 1000:.2f}",
+                style="yellow" if entry.get("invalid") else None,
+            )
+    console.print(table)
+    if len(parts) > 1 or page:
+        where = f"agent-eval show {run_dir or 'RUN'} {record.id}" + (
+            f" --repeat {record.repeat}" if record.repeat else ""
+        )
+        console.print(Text(f"pages 1-{last} of {PAGE} steps: {where} --page N", style="dim"))
+    print_notes(console, base)
+    end = read_end(base)
+    if end is not None and end.error:
+        console.print(Text(f"game error: {end.error}", style="red"))
+    console.print(f"screens: {base / GAME_DIR / FRAMES_DIR}/NNNN.png (↺: the screen before a reset, then after)")
+    return TaskMetrics.of(record)
+
+
+def print_outcome(console: Console, record, metrics: TaskMetrics) -> None:
+    if not metrics.game:
+        return
+    progress = "—" if metrics.progress is None else f"{metrics.progress:.3f}"
+    score = "—" if metrics.score is None else f"{metrics.score:g}"
+    target = "—" if metrics.target is None else f"{metrics.target:g}"
+    console.print(
+        f"GameWorld's evaluator: {metrics.status} ({metrics.stop_reason or 'not stopped'}"
+        + (f": {metrics.summary}" if metrics.summary else "")
+        + f"), progress {progress}, best score {score} of target {target}, {metrics.steps} steps of "
+        f"{metrics.max_steps or '?'}, {metrics.resets} reset(s), {metrics.invalid_steps} invalid"
+    )
+    if metrics.restores or metrics.started_over:
+        console.print(
+            Text(
+                f"replayed {metrics.restores} time(s) after the harness was killed"
+                + (f"; started over: {'; '.join(metrics.started_over)}" if metrics.started_over else ""),
+                style="yellow",
+            )
+        )

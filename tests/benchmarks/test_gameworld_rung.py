@@ -1,0 +1,52 @@
+"""A GameWorld run's switches (agent_eval/benchmarks/gameworld/rung.py): their values checked with the flag named,
+the tools each mode and rung offers, and what compare pairs runs on."""
+
+import pytest
+
+from agent_eval.benchmarks.gameworld.rung import Rung
+
+
+def test_the_defaults_are_vistas_protocol_computer_use_and_the_tasks_steps():
+    rung = Rung.from_options({})
+    assert (rung.protocol, rung.interface, rung.max_steps, rung.realtime, rung.notes) == (
+        "vista",
+        "computer-use",
+        None,
+        False,
+        False,
+    )
+    assert rung.act_tool == "act" and Rung.from_options({"interface": "semantic"}).act_tool == "control"
+
+
+@pytest.mark.parametrize(
+    "given, words",
+    [
+        ({"protocol": "gameworld"}, "--protocol must be one of official, vista"),
+        ({"interface": "mouse"}, "--interface must be one of computer-use, semantic"),
+        ({"realtime": "yes"}, "--realtime must be on or off"),
+        ({"notes": "1"}, "--notes must be on or off"),
+        ({"max_steps": 0}, "--max-steps must be at least 1"),
+        ({"context": "handoff:50"}, "--context must be native or handoff:TOKENS"),
+        ({"context": "summary"}, "--context must be native or handoff:TOKENS"),
+        ({"context": "handoff:5000", "protocol": "official", "notes": "on"}, "needs VISTA's protocol and --notes on"),
+        ({"context": "handoff:5000"}, "needs VISTA's protocol and --notes on"),
+    ],
+)
+def test_a_bad_value_names_its_flag(given, words):
+    with pytest.raises(ValueError, match=words):
+        Rung.from_options(given)
+
+
+def test_each_mode_offers_its_tools_and_the_notes_in_every_mode():
+    rung = Rung.from_options({"notes": "on", "context": "handoff:20000"})
+    assert rung.handoff_tokens == 20000
+    assert rung.tools("none") == ("act", "read_notes", "write_note")
+    assert rung.tools("image") == ("act", "recall", "inspect", "read_pixels", "history", "read_notes", "write_note")
+    assert Rung.from_options({"interface": "semantic"}).tools("python")[0] == "control"
+
+
+def test_compare_pairs_runs_on_their_rungs():
+    official = Rung.from_options({"protocol": "official"}).rungs("image", {"max_steps": 3})
+    vista = Rung.from_options({}).rungs("image", {"max_steps": 3})
+    assert {k for k in official if official[k] != vista[k]} == {"protocol"}
+    assert Rung.from_options({"realtime": "on"}).rungs("none", {})["clock"] == "real time"

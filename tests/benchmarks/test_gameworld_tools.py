@@ -1,0 +1,87 @@
+"""The `game` tools of a GameWorld task on a real page (agent_eval/benchmarks/gameworld/game_server.py): the action
+tool's schema is the role's own; the official protocol takes one action per decision and its looks reach only the
+screens the decision was shown; the looks (recall, inspect, read_pixels, history) answer on the page's screenshots."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from mcp.server.mcpserver import Image
+
+from agent_eval.benchmarks.gameworld import game_server
+from agent_eval.benchmarks.gameworld.protocol import Decisions
+from agent_eval.benchmarks.gameworld.rung import Rung
+from agent_eval.benchmarks.gameworld.session import StepRefused
+from support import gameworld
+from support.gameworld import WIN, open_session, task
+
+# the module's checkout and page host (pytest fixtures `checkout` and `host`)
+checkout_fixture, host_fixture = gameworld.checkout_fixture, gameworld.host_fixture
+
+
+def schema(server, name: str) -> dict:
+    tools = {t.name: t for t in asyncio.run(server.list_tools())}
+    return tools[name].input_schema
+
+
+def test_the_action_tools_schema_is_the_roles(checkout, host, tmp_path):
+    session = open_session(host, task(checkout), tmp_path / "t")
+    official = game_server.build_server(
+        game_server.GameTools(session, Rung("official"), Decisions(session, "", Rung("official"))), "image"
+    )
+    act = schema(official, "act")["properties"]
+    assert act["key"]["enum"] == ["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]
+    assert act["action"]["enum"] == [
+        "press_key",
+        "press_keys",
+        "click",
+        "click_hold",
+        "mouse_move",
+        "drag",
+        "scroll",
+        "wait",
+    ]
+    assert "reasoning" in act and "role" not in act and "text" not in act  # no single-character key: no typing
+    vista = game_server.build_server(game_server.GameTools(session, Rung("vista", "semantic")), "none")
+    names = [t.name for t in asyncio.run(vista.list_tools())]
+    control = schema(vista, "control")["properties"]
+    assert names == ["control"] and "reasoning" not in control and "cell" in control
+    assert control["name"]["enum"] == sorted(["wait", "move_up", "move_down", "move_left", "move_right", "light_cell"])
+
+
+def test_the_official_protocol_takes_one_action_per_decision(checkout, host, tmp_path):
+    session = open_session(host, task(checkout), tmp_path / "t")
+    rung = Rung("official")
+    decisions = Decisions(session, "", rung)
+    tools = game_server.GameTools(session, rung, decisions)
+    first = json.loads(tools.act(None, WIN[0], "because")[0])
+    assert first["step"] == 1 and first["stop"].startswith("This decision is over")
+    again = json.loads(tools.act(None, WIN[1], None)[0])
+    assert again["stop"].startswith("No step taken: you already acted") and len(session.steps) == 1
+    assert session.steps[0].reasoning == "because" and session.steps[0].decision == 1
+    assert decisions.next(False) is not None and decisions.decision == 2 and decisions.shown() == [1, 2]
+
+
+def test_the_looks_answer_on_screenshots_and_stay_within_the_decision(checkout, host, tmp_path):
+    session = open_session(host, task(checkout), tmp_path / "t")
+    rung = Rung("official")
+    decisions = Decisions(session, "", rung)
+    tools = game_server.GameTools(session, rung, decisions)
+    for move in WIN[:2]:
+        tools.act(None, move, None)
+        decisions.next(False)
+    assert decisions.shown() == [1, 2, 3]  # the two preceding steps' screens and the current one
+    pixels = json.loads(tools.read_pixels(1, 440, 20, 20, 20, 2, 2))
+    assert pixels["palette"] == {"A": "#F7C948"} and pixels["grid"] == ["AA", "AA"]  # the yellow beacon at h1
+    meta, view = tools.inspect(1, 420, 0, 60, 60, 4, 20)
+    assert json.loads(meta)["view_size"] == {"width": 240, "height": 240} and isinstance(view, Image)
+    assert len(tools.recall([1, 3], None)) == 4
+    assert "step 2: click (450, 90) left; decided on screen 2, screen after 3" in tools.history(None, None, None)
+    session.act(0, {"action": "wait"}, "computer_use")  # the third decision's step: screen 4
+    decisions.next(False)
+    with pytest.raises(StepRefused, match="screen 1 is not one this decision was shown"):
+        tools.recall([1], None)
+    vista = game_server.GameTools(session, Rung("vista"))
+    assert len(vista.recall([1], None)) == 2  # VISTA's protocol: every screen within reach
