@@ -27,7 +27,7 @@ REPORT_WAIT_S = 60.0  # how long a tool call waits for the CLI's report before i
 # How long the model requests of a CLI that reports in its stream wait for that report at the gateway. It comes
 # before the first request (Claude Code's init); a stream that arrives late (a wrapper holding a line back) lets
 # them go after this, and the check still runs when the report comes, its MCP calls held till then.
-STREAM_REPORT_WAIT_S = 10.0
+STREAM_REPORT_WAIT_S = 30.0  # Claude Code's init waits for its MCP servers: 8-16 s seen on a busy machine
 
 
 class SurfaceGate:
@@ -43,8 +43,8 @@ class SurfaceGate:
 
     @property
     def pending(self) -> bool:
-        """For the gateway: its requests are to be read and decided on (or waited on) before they go on."""
-        return not self._decided.is_set() and not self._requests_let_go
+        """For the gateway: its requests are to be read and decided on (or waited on, or refused) before they go on."""
+        return (not self._decided.is_set() and not self._requests_let_go) or self.failure is not None
 
     @property
     def open(self) -> bool:
@@ -84,10 +84,12 @@ class SurfaceGate:
 
     async def admit(self, body: bytes, encoding: str | None, user_agent: str) -> str | None:
         """None: send it on. Else why not (the gateway refuses it). Waits for a report the stream brings."""
-        if self.pending and self.agent.surface_reported_in == "request":
+        if self._decided.is_set():
+            return self.failure
+        if self.agent.surface_reported_in == "request":
             reported, failure = await asyncio.to_thread(self._read_request, body, encoding, user_agent)
             self.decide(reported, failure)
-        elif self.pending and not await asyncio.to_thread(self._decided.wait, STREAM_REPORT_WAIT_S):
+        elif not self._requests_let_go and not await asyncio.to_thread(self._decided.wait, STREAM_REPORT_WAIT_S):
             self._requests_let_go = True  # no report yet: requests go on; the MCP calls stay held until it comes
             return None
         return self.failure

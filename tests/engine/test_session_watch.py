@@ -101,3 +101,9 @@ def test_a_stream_report_that_comes_late_lets_requests_go_but_holds_tool_calls(m
     init = {"type": "system", "subtype": "init", "tools": [], "permissionMode": "default"}
     gate.on_event({**init, "claude_code_version": "2.1.332", "mcp_servers": []})
     assert gate.open and gate.wait(0) is None
+
+    late = SurfaceGate(ClaudeCode(), ClaudeCode().expected_surface(ToolSet(), "2.1.332"))
+    assert asyncio.run(late.admit(b"{}", None, "")) is None and not late.pending  # (a title request, say)
+    late.on_event({**init, "tools": ["Bash"], "claude_code_version": "2.1.332", "mcp_servers": []})
+    assert late.pending  # failed: every later request is refused again, let go or not
+    assert "extra: Bash" in asyncio.run(late.admit(b"{}", None, ""))
