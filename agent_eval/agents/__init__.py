@@ -11,6 +11,7 @@ received.py       which images reached the model, at what size
 registry.py       name -> "module:Class"; effort values; the scripted model's environment
 seen_images.py    images inside events, saved losslessly beside the transcript
 sessions.py       a transcript of several CLI sessions (the run continued after the harness died): split, joined
+surface.py        ToolSurface: what a CLI reports offering at start (tools, permission mode, version), compared
 """
 
 from __future__ import annotations

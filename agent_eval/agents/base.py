@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlparse
 
+from agent_eval.agents.surface import ToolSurface
 from agent_eval.datamodel.pricing import has_price
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.tools.toolset import ToolSet
@@ -82,6 +83,7 @@ class ItemContext:
     auth: Auth
     session: SessionPlan | None = None  # None: a new session, the CLI picks its id (as before sessions)
     auto_compact: bool = True  # False: the CLI's own context compaction off (the harness hands off instead)
+    system_prompt: str | None = None  # a task prompt that replaces the CLI's own system prompt (None: the CLI's)
     # With auto_compact False, for a CLI whose PreCompact hook can block (Agent.hook_blocks_compaction): the CLI keeps
     # its compaction point, and each time it reaches it the hook appends its input (one JSON line) to this file and
     # blocks the compaction, so the harness sees the point (engine/context_watch.py).
@@ -175,6 +177,25 @@ class Agent(ABC):
                 pass
         out = subprocess.run([str(self.executable), "--version"], capture_output=True, text=True, timeout=60)
         return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "unknown"
+
+    # -- the tool surface the CLI reports at start (agents/surface.py; checked by engine/tool_surface.py) ------
+    # "stream": an event of its own stream says it (surface_from_event); "request": only its first model request
+    # does (surface_from_request, read at the run's gateway before the request goes on).
+    surface_reported_in: str = "stream"
+
+    @abstractmethod
+    def expected_surface(self, tools: ToolSet, version: str | None) -> ToolSurface:
+        """What this CLI must report offering, given the switches `prepare` sets for `tools`, and the pinned version."""
+
+    def surface_from_event(self, event: dict) -> ToolSurface | None:
+        return None
+
+    def surface_from_request(self, body: dict, user_agent: str) -> ToolSurface | None:
+        return None
+
+    def tool_activity(self, event: dict) -> tuple[int, int]:
+        """Tool calls this stream event starts and completes (the silent-session lease counts completed ones)."""
+        return 0, 0
 
     def warm_up(self) -> None:
         """Start what every item will need and is slow to get (in the background), as a run begins."""

@@ -73,7 +73,9 @@ def session_words(record: ItemRecord) -> str:
     """How the item went on, when it did: its sessions, the hand-offs among them, the CLI's compactions."""
     parts = []
     if record.sessions > 1:
-        parts.append(f"{record.sessions} sessions" + (f" ({record.handoffs} hand-offs)" if record.handoffs else ""))
+        why = [f"{record.handoffs} hand-offs"] if record.handoffs else []
+        why += [f"{record.silent_restarts} after a silent one"] if record.silent_restarts else []
+        parts.append(f"{record.sessions} sessions" + (f" ({', '.join(why)})" if why else ""))
     if record.compactions:
         parts.append(f"{record.compactions} compaction{'s' if record.compactions > 1 else ''}")
     return ", ".join(parts)

@@ -10,6 +10,24 @@ from agent_eval.agents import registry as agent_registry
 from agent_eval.benchmarks import ALL_TOOL_MODES, registry
 from agent_eval.datamodel.config import SANDBOX_KINDS
 from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
+from agent_eval.datamodel.system_prompt import CLI_OWN, SystemPromptError, load_system_prompt
+
+
+class SystemPromptChoice(click.ParamType):
+    """`cli`, or a readable UTF-8 text file, given on as its absolute path (a sweep's cells and a Slurm task read the
+    same file wherever they start)."""
+
+    name = "cli|FILE"
+
+    def convert(self, value, param, ctx):
+        if value is None or value == CLI_OWN:
+            return CLI_OWN
+        try:
+            prompt = load_system_prompt(str(value))
+        except SystemPromptError as error:
+            self.fail(str(error).removeprefix(f"--system-prompt {value}: "), param, ctx)
+        assert prompt is not None  # only `cli` is None
+        return prompt.path
 
 
 def selection_options(func):
@@ -132,6 +150,26 @@ def run_options(func):
             ),
             click.option(
                 "--shard", default=None, help="K/N: run only the K-th of N deterministic slices of the items."
+            ),
+            click.option(
+                "--system-prompt",
+                type=SystemPromptChoice(),
+                metavar="cli|FILE",
+                default=CLI_OWN,
+                show_default=True,
+                help="`cli`: the CLI's own system prompt. FILE: a task prompt whose text replaces it (Claude Code "
+                '--system-prompt-file with --setting-sources "", so no CLAUDE.md or settings file is read; Codex '
+                "model_instructions_file, its skills and permissions instructions off). Part of the run's identity: "
+                "a resume with another prompt is refused. Each CLI still adds a few lines (docs/running.md).",
+            ),
+            click.option(
+                "--silent-minutes",
+                type=click.FloatRange(min=0, min_open=True),
+                metavar="MINUTES",
+                default=None,
+                help="Stop a session in which no tool call has completed for this many minutes (a call still "
+                "running holds the clock; provider waits do not count) and go on in the CLI's own continued "
+                "session, told why, or a fresh one when it cannot be continued (VISTA uses 120). Default: off.",
             ),
             kind_options,
             judge_option,

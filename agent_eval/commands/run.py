@@ -43,6 +43,8 @@ def command(
     unpriced,
     outage_hold_minutes,
     shard,
+    system_prompt,
+    silent_minutes,
     judge_model,
     profile,
     **kind_given,
@@ -69,6 +71,8 @@ def command(
         outage_hold_minutes=outage_hold_minutes,
         shard=shard,
         judge_model=judge_model,
+        system_prompt=system_prompt,
+        silent_minutes=silent_minutes,
         profile=profile,
     )
     config.validate(efforts_by_agent())

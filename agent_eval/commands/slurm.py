@@ -89,6 +89,8 @@ def _run_config(values: dict) -> RunConfig:
         max_cost_usd=values["max_cost_usd"],
         unpriced=values["unpriced"],
         outage_hold_minutes=values["outage_hold_minutes"],
+        system_prompt=values["system_prompt"],
+        silent_minutes=values["silent_minutes"],
     )
 
 

@@ -16,5 +16,6 @@ results.py         RunStore: a run's results tree (append-only records, summarie
 run_services.py    RunServices, Egress: what a run lends a kind for a whole session (Benchmark.run_scope)
 sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind; the system's bwrap binds
 sessions.py        SessionRecord: an item's agent sessions (`<item>/sessions.jsonl`), more than one after a restart
+system_prompt.py   SystemPrompt: `run --system-prompt FILE` read once (text, hash, description); `cli`: the CLI's own
 transcript.py      Transcript: the normalised steps of any agent (steps.json)
 """

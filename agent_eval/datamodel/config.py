@@ -25,6 +25,7 @@ IDENTITY_FIELDS = (
     "benchmark",
     "kind_options",
     "judge_model",
+    "system_prompt_sha256",
     "profile",
 )
 
@@ -65,6 +66,13 @@ class RunConfig:
     # without any, so the runs of such kinds read as before.
     kind_options: dict[str, Any] | None = None
     judge_model: str | None = None  # model-graded scoring: the judge the kind asks where its rules cannot decide
+    # `cli` (the CLI's own system prompt) or a file whose text replaces it (datamodel/system_prompt.py); where the
+    # file is may change on a resume, its text may not: the identity holds its hash (None: the CLI's own).
+    system_prompt: str = "cli"
+    system_prompt_sha256: str | None = None  # filled in by the runner once it has read the file
+    # Stop a session in which no tool call completed for this long and go on in a continued (or fresh) one
+    # (None: never). Operational, like the timeout: a resume may change it.
+    silent_minutes: float | None = None
     profile: str | None = None  # --profile: the kind's named configuration the options came from (their values
     # are in the identity as options; the name says whose setting the run measures)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -104,6 +112,8 @@ class RunConfig:
             raise ConfigError(f"--max-cost-usd must not be negative, got {self.max_cost_usd}")
         if self.shard is not None:
             parse_shard(self.shard)
+        if self.silent_minutes is not None and self.silent_minutes <= 0:
+            raise ConfigError(f"--silent-minutes must be positive, got {self.silent_minutes:g}")
 
     @property
     def run_name(self) -> str:
@@ -124,6 +134,8 @@ class RunConfig:
             "unpriced": self.unpriced,
             "outage_hold_minutes": self.outage_hold_minutes,
             "shard": self.shard,
+            "system_prompt": self.system_prompt,
+            "silent_minutes": self.silent_minutes,
             **self.extra,
         }
 
@@ -145,5 +157,13 @@ def parse_shard(text: str) -> tuple[int, int]:
 def identity_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """Human-readable differences between two runs' identities, e.g. `model: a -> b`."""
     return [
-        f"{name}: {old.get(name)!r} -> {new.get(name)!r}" for name in IDENTITY_FIELDS if old.get(name) != new.get(name)
+        f"{name}: {_shown(name, old.get(name))} -> {_shown(name, new.get(name))}"
+        for name in IDENTITY_FIELDS
+        if old.get(name) != new.get(name)
     ]
+
+
+def _shown(name: str, value: Any) -> str:
+    if name == "system_prompt_sha256":  # the prompt's hash; None is no file at all
+        return "the CLI's own" if value is None else f"a file's text (sha256 {value[:12]}…)"
+    return repr(value)

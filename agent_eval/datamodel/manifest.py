@@ -39,6 +39,8 @@ class RunIdentity:
     benchmark: str | None = None
     kind_options: dict[str, Any] | None = None
     judge_model: str | None = None
+    system_prompt_sha256: str | None = None  # None: the CLI's own system prompt (every run before the option)
+    profile: str | None = None  # --profile NAME the options came from (None: none)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
@@ -71,6 +73,8 @@ class RunOptions:
     unpriced: bool | None = None
     outage_hold_minutes: float | None = None  # None: a run of a version before the option
     shard: str | None = None
+    system_prompt: str | None = None  # `cli` or the file given (None: a run of a version before the option)
+    silent_minutes: float | None = None  # the silent-session lease (None: off)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)  # a kind's own options, a newer version's keys
 
 
@@ -85,6 +89,8 @@ class RunManifest:
     scripted_model: bool = False  # answers came from the scripted test server
     # which price data priced it (datamodel/pricing.py provenance())
     pricing: dict[str, Any] = field(default_factory=dict)
+    # the file that replaced the CLI's system prompt: {file, chars, sha256} (None: the CLI's own)
+    system_prompt: dict[str, Any] | None = None
     project_version: str | None = None
     host: dict[str, Any] = field(default_factory=dict)
     started_at: str | None = None

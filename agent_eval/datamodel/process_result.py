@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+SILENT = "silent"  # `stopped_because` of a session the silent-session lease stopped (the attempt goes on)
+
 
 @dataclass
 class ProcessResult:
@@ -13,7 +15,8 @@ class ProcessResult:
     events: list[dict[str, Any]] = field(default_factory=list)
     malformed_lines: int = 0
     timed_out: bool = False
-    stopped_because: str | None = None  # set when `watch` asked to stop early
+    stopped_because: str | None = None  # set when `watch` or `stop_when` asked to stop early: a status, or SILENT
+    stop_detail: str | None = None  # that stop in words (the item's error when it ends the item)
     interrupted: bool = False
     elapsed_s: float = 0.0
     stderr_tail: str = ""

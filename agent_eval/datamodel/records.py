@@ -30,6 +30,7 @@ Status = Literal[
     "budget_exceeded",  # stopped by the user's own spend cap (at the gateway): neither graded nor wrong
     "upstream_error",  # the provider failed it (5xx, overloaded, cut streams), as the gateway saw: rerun on resume
     "ungraded",  # answered, but the kind's rules cannot decide and no judge model was asked: never wrong
+    "tool_surface_error",  # the CLI reported tools, permission mode or version other than the run's: stopped at start
 ]
 STATUSES: tuple[str, ...] = get_args(Status)
 # Final statuses: the item was answered and is not run again on resume (an ungraded one is graded again
@@ -41,7 +42,7 @@ STOPPED_STATUSES = ("budget_exceeded",)
 # Harness failures: counted as wrong, shown apart, and run again on resume.
 FAILURE_STATUSES = tuple(s for s in STATUSES if s not in GRADED_STATUSES and s not in STOPPED_STATUSES)
 # Failures that are the run's configuration's, not the item's: the run stops after the first.
-RUN_STOPPING_STATUSES = ("auth_error", "request_error")
+RUN_STOPPING_STATUSES = ("auth_error", "request_error", "tool_surface_error")
 
 
 @dataclass
@@ -77,11 +78,12 @@ class ItemRecord:
     attempts: int = 1
     retries: list[dict[str, Any]] = field(default_factory=list)  # one entry per retried attempt: status, error, wait
     api_retries: list[Any] = field(default_factory=list)  # HTTP statuses the CLI itself retried on (last attempt)
-    # The agent's sessions on the item (more than 1: it went on after a restart of the harness, or a hand-off),
-    # the hand-offs among them, and the compactions the CLI made of its own context.
+    # The agent's sessions on the item (more than 1: it went on after a restart of the harness, a hand-off or a
+    # silent session), the hand-offs among them, the compactions the CLI made of its own context, the silent ones.
     sessions: int = 1
     handoffs: int = 0
     compactions: int = 0
+    silent_restarts: int = 0  # sessions stopped by the silent-session lease (--silent-minutes) and gone on from
     metrics: dict[str, Any] = field(default_factory=dict)  # benchmark-specific grades (e.g. evidence, combined)
     started_at: str | None = None
     finished_at: str | None = None

@@ -17,11 +17,12 @@ SESSIONS = "sessions.jsonl"
 class SessionRecord:
     n: int
     kind: str  # "new" | "resume"
-    reason: str  # why this session: "start", "harness restarted", "the earlier session cannot be continued: ..."
+    reason: str  # why this session: "start", "harness restarted", "silent for N min", "hand-off: ...", ...
     session_id: str | None
     started_at: str
     ended_at: str | None = None
     ended: str | None = None  # how its process ended ("exit 0", "timeout", "interrupted", ...)
+    tool_surface: str | None = None  # the check of what the CLI offered at start: "checked: ..." or what differed
 
 
 def read_sessions(root: Path) -> list[SessionRecord]:

@@ -21,7 +21,9 @@ saved_stream.py  `agent-eval parse`: one saved event stream through the adapter'
 scratch_dirs.py  temp folders named after their process; the next run removes a killed run's
 slurm/           scale-out on Slurm: plan, batch scripts, shard states, submit, status, merge
 selection.py     select, shard_of: which items a run takes; resolve_data_dir (--data, ./data, the samples)
-sessions.py      an item's agent session: started, or continued after a restart (the CLI's own, or a fresh one)
+session_watch.py what the harness watches in a session: its id, the tool-surface gate, the silent-session lease
+sessions.py      an item's agent session: started, or continued after a restart or a silence (the CLI's own, or fresh)
 sweep_plan.py    `sweep --plan`: per cell what is left, its projection, what it lacks, and the spend cap's verdict
+tool_surface.py  SurfaceGate: a session's tool-surface check; until it passes, model requests and MCP calls wait
 sweeps.py        a sweep file: its grid and any `run` option checked line by line, run cell by cell (or a pilot)
 """

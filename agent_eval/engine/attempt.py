@@ -18,7 +18,7 @@ from agent_eval.benchmarks.base import BenchmarkGrade, Item, ItemSetup
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir, now_iso
 from agent_eval.datamodel.itemmeta import ItemMeta
-from agent_eval.datamodel.process_result import ProcessResult
+from agent_eval.datamodel.process_result import SILENT, ProcessResult
 from agent_eval.datamodel.prompts import PromptTemplate
 from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord, Status
 from agent_eval.datamodel.sandbox_policy import SandboxStartFailed
@@ -28,7 +28,8 @@ from agent_eval.engine.context_watch import ContextWatch
 from agent_eval.engine.gateway import Gateway, Lease, Redactor, apply_spend, record_item
 from agent_eval.engine.process import STOP_GRACE_S, run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
-from agent_eval.engine.sessions import SessionStart, end_session, start_session, watching
+from agent_eval.engine.session_watch import watched_session
+from agent_eval.engine.sessions import SessionStart, end_session, go_on_after_silence, start_session
 
 MAX_SESSIONS = 50  # sessions in one attempt (hand-offs): a bound against a loop of sessions that do nothing
 
@@ -46,6 +47,7 @@ class AttemptOptions:
     run_root: Path  # the record names its transcript relative to it
     redactor: Redactor | None = None  # the secrets scrubbed from the item folder and its record
     cancel: threading.Event | None = None  # Ctrl-C, SIGTERM, an auth stop: the running agent is stopped
+    system_prompt: str | None = None  # a task prompt that replaces the CLI's own system prompt (None: the CLI's)
 
 
 def run_attempt(options: AttemptOptions, item: Item, repeat: int, item_dir: ItemDir) -> ItemRecord | None:
@@ -151,6 +153,13 @@ class Attempt:
                 end_session(item_dir, session, _how_it_ended(result))
                 if result.interrupted or result.timed_out or spent_s >= config.timeout_s:
                     break
+                if (
+                    result.stopped_because == SILENT
+                    and config.silent_minutes
+                    and session.record.n - first + 1 < MAX_SESSIONS
+                ):
+                    session = go_on_after_silence(agent, item_dir, setup, config.silent_minutes)  # the lease's restart
+                    continue
                 if setup.on_reply is not None:  # the kind reads the agent's moves from its reply
                     setup.on_reply(agent.parse(result.events, item_dir.root, config.model).final_text)
                 # The kind may go on in a fresh session (a game's hand-off before the context is full, or a CLI
@@ -199,6 +208,7 @@ class Attempt:
         record.image_conversions = list(setup.conversions)
         record.sessions = max(1, len(sessions))
         record.handoffs = sum(s.reason.startswith("hand-off") for s in sessions)
+        record.silent_restarts = sum(s.reason.startswith("silent") for s in sessions)
         record.compactions = len(getattr(transcript, "compactions", None) or [])
         record.started_at, record.finished_at = self.started_at, now_iso()
         return record
@@ -222,6 +232,7 @@ class Attempt:
             auth=auth,
             session=session.plan,
             auto_compact=setup.cli_compaction,
+            system_prompt=self.options.system_prompt,
             compaction_signal=compaction_signal,
         )
         invocation = agent.prepare(ctx)
@@ -233,7 +244,11 @@ class Attempt:
             readonly_mounts=list(setup.readonly_mounts),
         )
         assert config.sandbox is not None  # None only in `score`'s config, which runs no agent
-        with Sandbox(spec, kind=config.sandbox) as sandbox:
+        held = lambda: self.lease.upstream.held_s(time.monotonic())  # noqa: E731  (no clock counts these waits)
+        watch = watched_session(
+            agent, item_dir, session, setup, config, self.lease, held
+        )  # the surface check, the lease
+        with Sandbox(spec, kind=config.sandbox) as sandbox, watch as watched:
             argv, env = sandbox.wrap(invocation.argv)
             launch = ItemMeta(
                 argv=argv,
@@ -252,11 +267,13 @@ class Attempt:
                 item_dir.transcript,
                 item_dir.stderr,
                 timeout_s,
-                watch=watching(agent, item_dir, session),
+                watch=watched.watch,
                 cancel=self.options.cancel,
                 pass_fds=sandbox.pass_fds,
-                held=lambda: self.lease.upstream.held_s(time.monotonic()),  # the timeout does not count these waits
+                held=held,
+                stop_when=watched.stop_when,
             )
+            watched.finish(result)
             result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []
         return result, launch
 

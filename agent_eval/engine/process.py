@@ -55,10 +55,13 @@ def run_process(
     cancel: threading.Event | None = None,
     pass_fds: tuple[int, ...] = (),
     held: Callable[[], float] | None = None,
+    stop_when: Callable[[], str | None] | None = None,
 ) -> ProcessResult:
     """Each stdout line is written to `transcript_path` as {"t": seconds, "event": ...} (or "raw" when
     it is not JSON) the moment it arrives, so a crash loses nothing the CLI already said. `held()`: the
-    seconds its requests have waited at the gateway for the provider so far; the timeout does not count them."""
+    seconds its requests have waited at the gateway for the provider so far; the timeout does not count them.
+    `stop_when()`, asked a few times a second: a reason to stop it now (what no event says: a check decided
+    elsewhere, a session silent too long), like `watch`'s."""
     started = time.monotonic()
     result = ProcessResult(exit_code=None)
     # Only the last events stay in memory (what ends a session: its result, its error); the whole stream is in
@@ -132,6 +135,11 @@ def run_process(
             remaining = deadline + (held() if held else 0.0) - time.monotonic()
             if remaining <= 0:
                 result.timed_out = True
+                break
+            reason = stop_when() if stop_when is not None and not stop.is_set() else None
+            if reason:
+                result.stopped_because = reason
+                stop.set()
                 break
             wake.wait(min(0.25, remaining))  # cancel (Ctrl-C) is polled at this pace
         signalled_from_outside = proc.poll() is not None and proc.returncode < 0  # nothing here killed it

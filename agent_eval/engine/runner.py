@@ -38,6 +38,7 @@ from agent_eval.datamodel.prompts import load_template
 from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import RunStore, prepare_store, read_records
 from agent_eval.datamodel.run_services import RunServices
+from agent_eval.datamodel.system_prompt import SystemPromptError, load_system_prompt
 from agent_eval.engine.api_judge import attach_judge
 from agent_eval.engine.attempt import AttemptOptions, run_attempt
 from agent_eval.engine.egress import Egress
@@ -46,6 +47,7 @@ from agent_eval.engine.gateway.spend import cap_raised
 from agent_eval.engine.scratch_dirs import remove_stale
 
 RETRY_STATUSES = ("rate_limited",)
+SYSTEM_PROMPT_COPY = "system_prompt.txt"
 MAX_BACKOFF_S = 300.0
 
 
@@ -190,6 +192,11 @@ class Runner:
         config.scorer_hash = benchmark.scorer_hash()  # names the judge: a run graded by another is another run
         config.dataset_hash = dataset.content_hash()
         config.cli_version = self.agent.version()
+        try:
+            self.system_prompt = load_system_prompt(config.system_prompt)
+        except SystemPromptError as error:
+            raise ConfigError(str(error)) from None
+        config.system_prompt_sha256 = self.system_prompt.sha256 if self.system_prompt else None
         self.run_name = run_name or config.run_name
         self.store = prepare_store(out_dir, self.run_name, config, redo, self.console)
         if judge is not None:
@@ -227,6 +234,7 @@ class Runner:
             auth=self.auth.describe(),
             scripted_model=self.scripted_model,
             pricing=self.pricing,
+            system_prompt=self.system_prompt.describe() if self.system_prompt else None,
         ).session(self.store.read_manifest(), finished, __version__)
 
     # -- one item, with retries -------------------------------------------------------------------
@@ -256,6 +264,8 @@ class Runner:
     # -- the whole run ----------------------------------------------------------------------------
     def run(self) -> RunOutcome:
         self.store.write_manifest(self.manifest(finished=False))
+        if self.system_prompt is not None:  # the exact text the agent got, kept with the run (run.json: its hash)
+            (self.store.root / SYSTEM_PROMPT_COPY).write_text(self.system_prompt.text, encoding="utf-8")
         limits = SpendLimits(self.config.max_item_cost_usd, self.config.max_item_tokens, self.config.max_cost_usd)
         held = self._held_by_a_cap(limits)
         done = self.store.done_keys() | set(held)
@@ -369,6 +379,7 @@ class Runner:
                     run_root=self.store.root,
                     redactor=self.redactor,
                     cancel=self.cancel,
+                    system_prompt=self.system_prompt.text if self.system_prompt else None,
                 )
                 self._execute(todo, outcome)
 
@@ -451,6 +462,12 @@ class Runner:
             self.cancel.set()
 
     def _stop_message(self, record: ItemRecord) -> str:
+        if record.status == "tool_surface_error":
+            return (
+                f"{self.config.agent}: stopped the run before item {record.id}'s first action: "
+                f"{(record.error or '').rstrip('.')}. Every item would meet the same: check the pinned CLI "
+                f"(`make setup`), its configuration and the item's tool servers, then run again."
+            )
         if record.status == "auth_error":
             credential = " or ".join(self.auth.describe()["credential"]) or "a login"
             return (

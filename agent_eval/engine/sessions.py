@@ -80,6 +80,23 @@ def start_session(
     return SessionStart(record, SessionPlan(kind, session_id), prompt, attached)
 
 
+def go_on_after_silence(agent: Agent, item_dir: ItemDir, setup: ItemSetup, minutes: float) -> SessionStart:
+    """The next session after the silent-session lease (engine/session_watch.py) stopped the last one, as a hand-off
+    goes on: the CLI's own session continued and told why, or (its record cannot be continued) a fresh one told the
+    task again and what happened."""
+    note = (
+        f"The evaluation harness stopped your last turn: no tool call had completed for {minutes:g} minutes. "
+        "Your conversation goes on here; continue the task."
+    )
+    prompt = (
+        f"{setup.prompt.rstrip()}\n\nAn earlier session of yours on this task was stopped after {minutes:g} minutes "
+        "without a completed tool call, and its conversation could not be continued. What it did stays done: the "
+        "files in your working directory, and the state of anything your tools act on.\n"
+    )
+    reason = f"silent for {minutes:g} min"
+    return start_session(agent, item_dir, setup, Continuation(note, prompt, list(setup.inline_images), reason, True))
+
+
 def _resumable(agent: Agent, item_dir: ItemDir, last: SessionRecord | None) -> bool:
     """Whether the CLI's record of the last session is whole enough to continue it."""
     if last is None or not last.session_id:

@@ -14,6 +14,7 @@ from agent_eval.benchmarks.registry import kind_of_records, kind_options, readin
 from agent_eval.datamodel.manifest import RunIdentity, RunManifest
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import ResultsError, RunStore
+from agent_eval.datamodel.system_prompt import describe_system_prompt
 
 
 class RunError(click.ClickException):
@@ -51,7 +52,15 @@ class LoadedRun:
             f"{name}={value}"
             for name, value in (self.config.kind_options or {}).items()
             if name not in known or value != known[name][1].default
-        ]
+        ] + self._system_prompt()
+
+    def _system_prompt(self) -> list[str]:
+        """A task prompt in place of the CLI's own, named by its file (its hash when run.json has no file)."""
+        sha = self.config.system_prompt_sha256
+        if sha is None:
+            return []
+        described = (self.manifest.system_prompt if self.manifest else None) or {}
+        return [f"system_prompt={Path(described['file']).name if described.get('file') else sha[:12]}"]
 
     @property
     def condition(self) -> str:
@@ -98,6 +107,22 @@ def config_line(run: LoadedRun) -> str:
     # A null effort means the CLI's own default was used.
     shown = {k: c[k] if c[k] is not None else ("default" if k == "effort" else "?") for k in keys}
     return f"run {run.name}: " + ", ".join(f"{k} {v}" for k, v in shown.items())
+
+
+def setting_lines(run: LoadedRun) -> list[str]:
+    """What the run's header says besides its configuration line: the system prompt, and the silent-session lease
+    when it was on (with the sessions it stopped)."""
+    if run.manifest is None:
+        return []
+    lines = [describe_system_prompt(run.manifest.system_prompt)]
+    minutes = run.manifest.run_options.silent_minutes
+    restarts = [r.silent_restarts for r in run.records if r.silent_restarts]
+    if minutes or restarts:
+        lines.append(
+            f"silent-session lease: {f'{minutes:g} min' if minutes else 'off now'}; "
+            f"{sum(restarts)} silent session(s) stopped and gone on from, in {len(restarts)} item(s)"
+        )
+    return lines
 
 
 def run_warnings(run: LoadedRun) -> list[tuple[bool, str]]:

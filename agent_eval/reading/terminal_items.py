@@ -10,11 +10,13 @@ from rich.text import Text
 from agent_eval.analysis.formatting import fmt_cost, fmt_time, total_time
 from agent_eval.datamodel.records import FAILURE_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import summarise
-from agent_eval.reading.runs import LoadedRun, RunError, config_line, run_warnings
+from agent_eval.reading.runs import LoadedRun, RunError, config_line, run_warnings, setting_lines
 
 
 def print_run_header(console: Console, run: LoadedRun) -> None:
     console.print(Text(config_line(run), style="bold"))
+    for line in setting_lines(run):
+        console.print(Text(line))
     for loud, note in run_warnings(run):
         console.print(Text(f"!! {note}" if loud else f"note: {note}", style="bold red" if loud else "yellow"))
 

@@ -78,6 +78,7 @@ Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main re
       hang: true           # ... or: accept the request and never answer
       truncate: true       # ... or: start the stream, stop mid-message, close the connection
       times: 2             # the first N main requests get the fault, then normal; default "always"
+      after: 1             # ... counting from the (N+1)-th: the first N pass untouched (a stall mid-conversation)
       for_s: 90            # ... and only within 90 s of the first main request it met (an outage that ends;
                            # side requests get the fault too meanwhile: the provider is down for everyone)
       poison: "maze"       # main requests whose prompt matches get the fault every time, whatever

@@ -100,6 +100,9 @@ class Faults:
     message: str | None = None  # the error message of a status fault (default: "scripted fault: HTTP ...")
     for_s: float | None = None  # the fault hits only within this many seconds of the first main request it met
     poison: re.Pattern[str] | None = None  # main requests whose prompt matches get the fault always, uncounted
+    after: int = (
+        0  # the first N main requests (of those the faults apply to) pass untouched; `times` counts on from there
+    )
 
     def applies(self, prompt: str) -> bool:
         """Whether a main request with this prompt text gets the faults (delay included)."""
@@ -120,7 +123,8 @@ class Faults:
         the first of them, gets the fault."""
         return (
             self.kind is not None
-            and (self.times is None or main_index < self.times)
+            and main_index >= self.after
+            and (self.times is None or main_index < self.after + self.times)
             and (self.for_s is None or elapsed_s < self.for_s)
         )
 
@@ -254,6 +258,7 @@ def parse_faults(raw: Any) -> Faults:
         "concurrency",
         "for_s",
         "poison",
+        "after",
     }
     unknown = set(raw) - known
     if unknown:
@@ -275,6 +280,9 @@ def parse_faults(raw: Any) -> Faults:
         poison_pattern = re.compile(poison) if poison is not None else None
     except (re.error, TypeError) as exc:
         raise ScenarioError(f"faults.poison: bad regex {poison!r}: {exc}") from exc
+    after = raw.get("after", 0)
+    if not (isinstance(after, int) and after >= 0):
+        raise ScenarioError("faults.after: a non-negative integer")
     concurrency = raw.get("concurrency")
     if concurrency is not None and not (isinstance(concurrency, int) and concurrency >= 1):
         raise ScenarioError("faults.concurrency: a positive integer")
@@ -293,6 +301,7 @@ def parse_faults(raw: Any) -> Faults:
         concurrency=concurrency,
         for_s=None if for_s is None else float(for_s),
         poison=poison_pattern,
+        after=after,
     )
     if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
         raise ScenarioError("faults: choose one of status, hang, truncate")

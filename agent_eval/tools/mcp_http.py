@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import secrets
 import socket
 import threading
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:  # both are imported in the host's thread, when it starts (the SDK is slow to import)
     import uvicorn
@@ -35,7 +37,19 @@ if TYPE_CHECKING:  # both are imported in the host's thread, when it starts (the
 
 STOP_TIMEOUT_S = 5.0
 BACKLOG = 128
+CALL_WAIT_S = 60.0  # how long a held tool call waits for its gate to decide
 _IMPORT_LOCK = threading.Lock()
+
+
+class CallGate(Protocol):
+    """Holds an item's tool calls until it opens (engine/tool_surface.py: the session's tool-surface check)."""
+
+    @property
+    def open(self) -> bool: ...
+
+    def wait(self, timeout: float) -> str | None:
+        """None once calls may run (blocking until then, up to `timeout`); else why they are refused."""
+        ...
 
 
 def load_sdk_module(name: str):
@@ -65,6 +79,7 @@ class Mount:
         self._started: asyncio.Future | None = None  # set in the host's loop
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task | None = None  # held: the loop keeps only a weak reference
+        self.gate: CallGate | None = None  # while set and not open, its `tools/call` requests wait (or are refused)
 
     @property
     def prefix(self) -> str:
@@ -133,6 +148,19 @@ class McpHost:
             if found is None or found.stopped:
                 found = cls._shared[host] = cls(host).start()
             return found
+
+    @classmethod
+    def mount_at(cls, url: str) -> Mount | None:
+        """The mount a shared host serves at `url` (an McpServer's), if any."""
+        token = (urlsplit(url).path or "/").split("/", 2)[1]
+        with cls._shared_lock:
+            hosts = list(cls._shared.values())
+        for host in hosts:
+            with host._lock:
+                found = host._mounts.get(token)
+            if found is not None:
+                return found
+        return None
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0):
         self.host = host
@@ -243,7 +271,67 @@ class McpHost:
             app = await mount.app()
         except Exception:  # its build failed (kept in mount.error)
             return await _plain(send, 500, f"the {mount.name} MCP server did not start\n".encode())
+        gate = mount.gate
+        if gate is not None and not gate.open and scope.get("method") == "POST":
+            body = await _whole_body(receive)
+            call_id = _tool_call_id(body)
+            if call_id is not None:
+                why = await asyncio.to_thread(gate.wait, CALL_WAIT_S)
+                if why is not None:  # nothing runs: the call fails with why (a JSON-RPC error: valid in every protocol
+                    # version, and both CLIs show its message to the model); the session is being stopped meanwhile
+                    error = {"code": -32000, "message": why}
+                    return await _json(send, {"jsonrpc": "2.0", "id": call_id, "error": error})
+            receive = _replay(body, receive)
         await app(scope, receive, send)
+
+
+async def _whole_body(receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive):
+    """A `receive` that gives the app the body read already, then the connection's own (its disconnect)."""
+    sent = False
+
+    async def replayed():
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+def _tool_call_id(body: bytes):
+    """The JSON-RPC id of a `tools/call` request (None: any other message)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("method") == "tools/call":
+        return message.get("id")
+    return None
+
+
+async def _json(send, value: dict) -> None:
+    body = json.dumps(value).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _plain(send, status: int, body: bytes) -> None:

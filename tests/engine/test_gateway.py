@@ -619,3 +619,41 @@ def test_the_context_an_answer_reports_is_told_as_it_streams_by_not_after_the_re
     assert [u["input_tokens"] for u in told] == [60_000]  # the answer is not over, the body not read
     reader.feed(b'event: message_delta\ndata: {"type": "message_delta", "usage": {"output_tokens": 11}}\n\n')
     assert told[-1]["output_tokens"] == 11 and entry.error is None
+
+
+class Gate:
+    """A session's gate as engine/tool_surface.py keeps it: pending until it has decided."""
+
+    def __init__(self, verdict):
+        self.verdict, self.seen = verdict, []
+
+    @property
+    def pending(self) -> bool:
+        return self.verdict is not None
+
+    async def admit(self, body, encoding, user_agent):
+        self.seen.append((json.loads(body), user_agent))
+        verdict, self.verdict = self.verdict, None
+        return verdict or None
+
+
+@pytest.mark.parametrize("verdict", ["", "tool surface: an extra tool"])
+def test_a_pending_gate_sees_the_whole_request_before_anything_goes_upstream(upstream, verdict):
+    _, seen, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"OPENAI_API_KEY": REAL}, base_url=url + "/v1")
+    body = {"model": "m", "tools": [{"type": "function", "name": "exec_command"}], "input": "x" * 100_000}
+    with Gateway("codex", auth) as gateway, gateway.lease() as lease:
+        lease.gate = gate = Gate(verdict)
+        headers = {"Authorization": f"Bearer {lease.auth.env['OPENAI_API_KEY']}", "User-Agent": "codex_exec/9.9"}
+        if verdict:
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                post(f"{gateway.base_url}/responses", body, headers)
+            assert refused.value.code == 400 and refused.value.headers["x-should-retry"] == "false"
+            assert verdict in json.loads(refused.value.read())["error"]["message"]
+        else:
+            post(f"{gateway.base_url}/responses", body, headers).read()
+        post(f"{gateway.base_url}/responses", {"model": "m"}, headers).read()  # decided: passes, unread
+    assert gate.seen == [(body, "codex_exec/9.9")]  # asked once, with the whole body and the CLI's User-Agent
+    sent = [json.loads(s["body"]) for s in seen]
+    assert sent == ([{"model": "m"}] if verdict else [body, {"model": "m"}])  # a refused request never left
+    assert lease.ledger.entries[0].refused == bool(verdict)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import statistics
 import textwrap
+from pathlib import Path
 
 import click
 import pytest
@@ -61,6 +62,8 @@ def test_every_run_option_is_a_sweep_key_that_reaches_every_cell(tmp_path):
     assert {o.name for o in keys} >= {"timeout_s", "retry_wait", "judge_model", "max_actions", "observation", "notes"}
     assert {o.name for o in sweep_options()} == set(params)  # derived from run's own options, none left out
     values = {o.key: _other_than_default(params[o.name]) for o in keys}
+    values["system_prompt"] = str(tmp_path / "task-prompt.md")  # a file that exists (its absolute path, as given)
+    Path(values["system_prompt"]).write_text("A task prompt.\n")
     sweep = load_sweep(_write(tmp_path, values), sweep_options())
     (cell,) = sweep.cells()
     args = sweep.run_args(cell)

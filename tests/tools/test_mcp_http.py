@@ -13,6 +13,7 @@ from urllib.request import urlopen
 
 import anyio
 import mcp  # noqa: F401  (the client, imported before any server thread imports the SDK)
+import pytest
 from PIL import Image
 
 from agent_eval.benchmarks.activevision.benchmark import image_tools
@@ -124,6 +125,7 @@ CONCURRENT_FIRST_ITEMS = """
 import json, sys, threading
 from pathlib import Path
 import anyio
+import pytest
 from PIL import Image
 from agent_eval.benchmarks.activevision.benchmark import ActiveVision, image_tools
 from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
@@ -175,3 +177,46 @@ def test_the_tool_servers_advertise_a_fixed_tool_list_and_serve_no_listen_stream
     with image_tools(tmp_path) as (server, _):
         caps = anyio.run(capabilities, server.url)
     assert caps.tools is not None and not caps.tools.list_changed
+
+
+class CallGate:
+    """A session's gate as the MCP host sees it (engine/tool_surface.py): closed until `decide`."""
+
+    def __init__(self):
+        self.decided, self.failure = threading.Event(), None
+
+    @property
+    def open(self) -> bool:
+        return self.decided.is_set() and self.failure is None
+
+    def wait(self, timeout):
+        self.decided.wait(timeout)
+        return self.failure if self.decided.is_set() else "undecided"
+
+    def decide(self, failure=None):
+        self.failure = failure
+        self.decided.set()
+
+
+def test_a_closed_gate_holds_tool_calls_but_not_the_handshake_and_a_failed_one_refuses_them(tmp_path):
+    from agent_eval.engine.tool_surface import TOOL_SURFACE_ERROR  # noqa: F401  (the gate's real user)
+
+    Image.new("RGB", (30, 20), "white").save(tmp_path / "image.png")
+    with image_tools(tmp_path) as (server, _):
+        mount = McpHost.mount_at(server.url)
+        assert mount is not None and McpHost.mount_at(server.url.replace(mount.token, "0" * 32)) is None
+        mount.gate = gate = CallGate()
+        answers = []
+        caller = threading.Thread(target=lambda: answers.append(list_and_call(server.url, "info", {})))
+        caller.start()
+        time.sleep(1.0)
+        assert caller.is_alive() and not answers  # listed (else no call), the call held
+        gate.decide()
+        caller.join(timeout=30)
+        tools, result = answers[0]
+        assert len(tools) == 3 and json.loads(result.content[0].text)["width"] == 30
+        mount.gate = failed = CallGate()
+        failed.decide("tool surface: an extra tool")
+        with pytest.raises(BaseException) as refused:  # the client raises the call's JSON-RPC error (in a group)
+            list_and_call(server.url, "info", {})
+    assert "tool surface: an extra tool" in repr(refused.value)  # an ExceptionGroup's repr shows its members

@@ -32,24 +32,35 @@ from agent_eval.agents.claude_code.events import (
     session_id_of,
 )
 from agent_eval.agents.seen_images import SeenImages
+from agent_eval.agents.surface import ToolSurface, surface
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
-from agent_eval.tools.toolset import McpServer
+from agent_eval.tools.toolset import McpServer, ToolSet
 
 LOGIN_FILE = Path(".claude") / ".credentials.json"
+SYSTEM_PROMPT_FILE = "system-prompt.txt"  # in the item's private home
 AUTH_STATUSES = {401: "auth_error", 403: "auth_error"}
 RATE_STATUSES = (429, 529)
 MAX_RATE_RETRIES = 4  # Claude's own retries before we stop it and back off ourselves
 # The CLI's own compaction off, before the window (proactive) and on the API's "prompt is too long" (reactive):
 # a full context then ends the session with "Prompt is too long" (docs/cli-notes.md, "Context compaction").
 COMPACTION_OFF = {"DISABLE_AUTO_COMPACT": "1"}
+PERMISSION_MODE = "default"  # no --permission-mode: every offered tool is named in --allowedTools instead
 
 
 def _mcp_entry(server: McpServer) -> dict:
     if server.url:
-        return {"type": "http", "url": server.url}
+        return {"type": "http", "url": server.url, **({"headers": dict(server.headers)} if server.headers else {})}
     assert server.command, "an MCP server has a url or a command"
     return {"type": "stdio", "command": server.command[0], "args": list(server.command[1:])}
+
+
+def _builtins(tools: ToolSet) -> list[str]:
+    return [name for name, on in (("Bash", tools.shell), ("Read", tools.view_file)) if on]
+
+
+def _mcp_tools(tools: ToolSet) -> list[str]:
+    return [f"mcp__{server.name}__{tool}" for server in tools.mcp for tool in server.tools]
 
 
 class ClaudeCode(Agent):
@@ -101,7 +112,7 @@ class ClaudeCode(Agent):
     def prepare(self, ctx: ItemContext) -> Invocation:
         config_dir = ctx.home / ".claude"
         config_dir.mkdir(exist_ok=True)
-        builtins = [name for name, on in (("Bash", ctx.tools.shell), ("Read", ctx.tools.view_file)) if on]
+        builtins = _builtins(ctx.tools)
         argv = [
             str(self.executable),
             "-p",
@@ -121,6 +132,8 @@ class ClaudeCode(Agent):
             argv += ["--session-id", ctx.session.session_id]
         if ctx.effort:
             argv += ["--effort", ctx.effort]
+        if ctx.system_prompt is not None:
+            argv += self._system_prompt_switches(ctx)
         if ctx.max_turns:
             argv += ["--max-turns", str(ctx.max_turns)]
         allowed = list(builtins)
@@ -130,7 +143,7 @@ class ClaudeCode(Agent):
                 json.dumps({"mcpServers": {server.name: _mcp_entry(server) for server in ctx.tools.mcp}})
             )
             argv += ["--mcp-config", str(mcp_config), "--strict-mcp-config"]
-            allowed += [f"mcp__{server.name}__{tool}" for server in ctx.tools.mcp for tool in server.tools]
+            allowed += _mcp_tools(ctx.tools)
         if allowed:
             argv += ["--allowedTools", ",".join(allowed)]
         env = (
@@ -154,6 +167,17 @@ class ClaudeCode(Agent):
         return Invocation(argv=argv, env=env, stdin=self._first_message(ctx))
 
     @staticmethod
+    def _system_prompt_switches(ctx: ItemContext) -> list[str]:
+        """The task prompt in place of the CLI's own, from a file in the private home (never on argv), and no
+        settings source (no CLAUDE.md, no settings file of the home or the workdir: an agent could write one for
+        its next session). Claude Code still sends its billing line and one identity sentence before it, and an
+        "# Environment" system message (docs/running.md)."""
+        assert ctx.system_prompt is not None
+        path = ctx.home / SYSTEM_PROMPT_FILE
+        path.write_text(ctx.system_prompt, encoding="utf-8")
+        return ["--system-prompt-file", str(path), "--setting-sources", ""]
+
+    @staticmethod
     def _first_message(ctx: ItemContext) -> bytes:
         """The user message on stdin: the prompt, or on a resume the harness's note, with the images."""
         content = []
@@ -175,6 +199,26 @@ class ClaudeCode(Agent):
 
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
         return parse_claude_sessions(events, item_dir)
+
+    def expected_surface(self, tools: ToolSet, version: str | None) -> ToolSurface:
+        servers = [(server.name, "connected") for server in tools.mcp]
+        return surface(_builtins(tools) + _mcp_tools(tools), version, PERMISSION_MODE, servers)
+
+    def tool_activity(self, event: dict) -> tuple[int, int]:
+        """tool_use blocks of an assistant message start calls; tool_result blocks of a user message complete them."""
+        kind = {"assistant": "tool_use", "user": "tool_result"}.get(event.get("type") or "")
+        content = (event.get("message") or {}).get("content") if kind else None
+        if not isinstance(content, list):
+            return 0, 0
+        count = sum(isinstance(b, dict) and b.get("type") == kind for b in content)
+        return (count, 0) if kind == "tool_use" else (0, count)
+
+    def surface_from_event(self, event: dict) -> ToolSurface | None:
+        """Its `system/init` event: the tools, permission mode, version and MCP servers (with their status)."""
+        if event.get("type") != "system" or event.get("subtype") != "init":
+            return None
+        servers = [(s.get("name"), s.get("status")) for s in event.get("mcp_servers") or [] if isinstance(s, dict)]
+        return surface(event.get("tools") or [], event.get("claude_code_version"), event.get("permissionMode"), servers)
 
     hook_blocks_compaction = True  # its PreCompact hook (compaction_hook.py)
 

@@ -39,12 +39,15 @@ from agent_eval.agents.codex.events import (
     session_id_of,
 )
 from agent_eval.agents.seen_images import SeenImages
+from agent_eval.agents.surface import ToolSurface, surface
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
+from agent_eval.tools.toolset import ToolSet
 
 COMMON_SWITCHES = [
     "features.multi_agent=false",
     "features.goals=false",
+    "features.image_generation=false",  # a ChatGPT login's `image_gen` namespace (found by the tool-surface check)
     'web_search="disabled"',
     "tools.experimental_request_user_input.enabled=false",
 ]
@@ -66,9 +69,15 @@ NO_COMPACTION_WINDOW = 10**12
 COMPACTION_SHARE = 0.9
 UNKNOWN_MODEL_WINDOW = 272_000
 LOGIN_FILE = Path(".codex") / "auth.json"
-KEPT_IN_CODEX_HOME = ("config.toml", "sessions")  # what reading and `regrade --reparse` read back
+SYSTEM_PROMPT_FILE = "system-prompt.txt"  # in CODEX_HOME (kept by prune: what the model was told)
+KEPT_IN_CODEX_HOME = ("config.toml", "sessions", SYSTEM_PROMPT_FILE)  # what reading and `regrade --reparse` read back
 AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
 PROVIDER = "agent_eval"
+# What Codex offers besides the mode's tools, by the switches `prepare` sets (checked on this version's requests):
+SHELL_TOOLS = ("exec_command", "write_stdin")
+MCP_RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")  # with any server
+NOT_TOOL_ITEMS = ("agent_message", "reasoning", "error", "todo_list")  # the stream's items that are no tool call
+USER_AGENT_VERSION = re.compile(r"\bcodex_[a-z_]+/(\S+)")  # "codex_exec/0.171.0 (Debian ...)"
 
 
 def _toml(value) -> str:
@@ -183,6 +192,8 @@ class Codex(Agent):
         lines = [f"model = {_toml(ctx.model)}"]
         if ctx.effort:
             lines.append(f"model_reasoning_effort = {_toml(ctx.effort)}")
+        if ctx.system_prompt is not None:
+            lines += self._system_prompt_keys(ctx)
         if ctx.auth.base_url:
             # A key from the environment, or (through the gateway) the login file's dummy tokens.
             key = f"env_key = {_toml(next(iter(ctx.auth.env)))}" if ctx.auth.env else "requires_openai_auth = true"
@@ -198,9 +209,10 @@ class Codex(Agent):
         for server in ctx.tools.mcp:
             lines += ["", f"[mcp_servers.{server.name}]"]
             if server.url:
-                # One request per connection: kept-alive connections through the sandbox's proxy made
-                # Codex's HTTP MCP client fail now and then (docs/kinds/activeobs.md).
-                lines += [f"url = {_toml(server.url)}", 'http_headers = { Connection = "close" }']
+                lines.append(f"url = {_toml(server.url)}")
+                if server.headers:  # sent with every request (tools/toolset.py: one request per connection)
+                    headers = ", ".join(f"{_toml(name)} = {_toml(value)}" for name, value in server.headers)
+                    lines.append(f"http_headers = {{ {headers} }}")
             elif server.command:
                 lines += [f"command = {_toml(server.command[0])}", f"args = {_toml(list(server.command[1:]))}"]
             lines += [
@@ -208,6 +220,20 @@ class Codex(Agent):
                 'default_tools_approval_mode = "approve"',
             ]  # exec never asks; approve our own tools
         return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _system_prompt_keys(ctx: ItemContext) -> list[str]:
+        """The task prompt as Codex's base instructions (its own coding-agent prompt, the first developer message of
+        each request, replaced), and the developer messages it adds on top off: the skills guide and the
+        permissions note. The <environment_context> user message stays (docs/running.md)."""
+        assert ctx.system_prompt is not None
+        path = ctx.home / ".codex" / SYSTEM_PROMPT_FILE
+        path.write_text(ctx.system_prompt, encoding="utf-8")
+        return [
+            f"model_instructions_file = {_toml(str(path))}",
+            "include_permissions_instructions = false",
+            "skills.include_instructions = false",
+        ]
 
     def prepare(self, ctx: ItemContext) -> Invocation:
         codex_home = ctx.home / ".codex"
@@ -257,6 +283,40 @@ class Codex(Agent):
             # gateway prices what the API returned (engine/gateway/spend.py).
             transcript.usage_by_model = {model: {**vars(transcript.usage), "cost_usd": None}}
         return transcript
+
+    surface_reported_in = "request"  # its stream names no tools: the first request the gateway sees does
+
+    def expected_surface(self, tools: ToolSet, version: str | None) -> ToolSurface:
+        names = list(SHELL_TOOLS) if tools.shell else []
+        names += ["view_image"] if tools.view_file else []
+        if tools.mcp:
+            names += list(MCP_RESOURCE_TOOLS)
+            names += [f"mcp__{server.name}__{tool}" for server in tools.mcp for tool in server.tools]
+        return surface(names, version)
+
+    def surface_from_request(self, body: dict, user_agent: str) -> ToolSurface | None:
+        """The tools a request offers (a namespace's functions as `<namespace>__<name>`, a built-in by its type) and
+        the version in its User-Agent. Codex reports no permission mode and no MCP server status: a server that did
+        not start shows as its tools missing."""
+        names = []
+        for tool in body.get("tools") or []:
+            if not isinstance(tool, dict):
+                continue
+            if tool.get("type") == "namespace":
+                names += [
+                    f"{tool.get('name')}__{f.get('name')}" for f in tool.get("tools") or [] if isinstance(f, dict)
+                ]
+            else:
+                names.append(str(tool.get("name") or tool.get("type")))
+        found = USER_AGENT_VERSION.search(user_agent or "")
+        return surface(names, found.group(1) if found else None)
+
+    def tool_activity(self, event: dict) -> tuple[int, int]:
+        """A tool item (a command, an MCP call, ...) starts with item.started and completes with item.completed."""
+        item = event.get("item")
+        if not isinstance(item, dict) or item.get("type") in NOT_TOOL_ITEMS:
+            return 0, 0
+        return {"item.started": (1, 0), "item.completed": (0, 1)}.get(event.get("type") or "", (0, 0))
 
     def session_id_of(self, events: list[dict]) -> str | None:
         return session_id_of(events)

@@ -18,6 +18,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import aiohttp
 from aiohttp import web
@@ -62,6 +63,18 @@ HOP_BY_HOP = {
 }
 
 
+class RequestGate(Protocol):
+    """Decides on an item's model requests before they go upstream, while `pending` (engine/tool_surface.py: the
+    session's tool-surface check); once it is not, requests pass as before, unread."""
+
+    @property
+    def pending(self) -> bool: ...
+
+    async def admit(self, body: bytes, encoding: str | None, user_agent: str) -> str | None:
+        """None: send it on; else why not (the request is refused, 400, not to be retried)."""
+        ...
+
+
 @dataclass
 class Lease:
     """One item's door: its dummy token, the Auth its sandbox gets, and what passed through."""
@@ -71,6 +84,7 @@ class Lease:
     ledger: Ledger
     spend: ItemSpend = field(default_factory=ItemSpend)
     upstream: ItemUpstream = field(default_factory=ItemUpstream)  # the provider's failures, the holds, the verdict
+    gate: RequestGate | None = None  # set by the running session
 
 
 class Gateway:
@@ -220,6 +234,14 @@ class Gateway:
             ledger.finish(entry)
             return _refused_for_failures(entry, health)
         chunks: list[bytes] = []
+        gate = lease.gate if lease is not None and wire is not None else None
+        if gate is not None and gate.pending:  # read whole and decided on before any of it goes upstream
+            chunks.append(await request.read())
+            headers_in = request.headers
+            why = await gate.admit(chunks[0], headers_in.get("Content-Encoding"), headers_in.get("User-Agent", ""))
+            if why is not None:
+                ledger.finish(entry)
+                return _refused_by_gate(entry, why)
 
         async def relay_body():  # the body goes on as it comes in; the ledger gets a copy
             async for chunk in request.content.iter_any():
@@ -258,8 +280,8 @@ class Gateway:
                 if hold.tries:  # sent again: the whole body (what the first try left unread, read now)
                     chunks.append(await request.content.read())
                     body = b"".join(chunks)
-                else:
-                    body = relay_body()
+                else:  # read already when a gate was pending
+                    body = b"".join(chunks) if chunks else relay_body()
                 answer = await self._try(
                     request,
                     url,
@@ -548,6 +570,14 @@ def _refused_for_failures(entry, health: ItemUpstream) -> web.Response:
         content_type="application/json",
         headers={"x-should-retry": "false"},
     )
+
+
+def _refused_by_gate(entry, why: str) -> web.Response:
+    """Answered here: the session's gate refused it (its tool-surface check failed); the session is being stopped."""
+    message = f"agent-eval gateway: not sent upstream: {why}"
+    entry.status, entry.refused = REFUSED_STATUS, True
+    entry.error = {"status": REFUSED_STATUS, "type": REFUSED, "message": message}
+    return _refusal(REFUSED_STATUS, message)
 
 
 def _refusal(status: int, message: str, retry: bool = False) -> web.Response:
