@@ -133,7 +133,8 @@ prints the URL and serves until killed.
 Files: server.py (the loopback server: ScriptedServer, RecordedRequest), scenario.py (the scenario model and
 its faults), conversation.py (an API-neutral view of one request; scripted tool names resolved),
 anthropic_wire.py and responses_wire.py (each wire API's request view and SSE answer), game_play.py (a scenario
-that plays an action sequence through a game's `play`), inspect_requests.py (what a CLI sent, for tests),
+that plays an action sequence through a game's `play`), demo.py (the scenario `agent-eval demo` plays on the
+bundled sample tasks), inspect_requests.py (what a CLI sent, for tests),
 mcp_stub.py (a trivial MCP stdio server for probes and tests), __main__.py (the command line).
 """
 
