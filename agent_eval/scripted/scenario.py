@@ -87,10 +87,14 @@ class Faults:
     message: str | None = None  # the error message of a status fault (default: "scripted fault: HTTP ...")
     for_s: float | None = None  # the fault hits only within this many seconds of the first main request it met
     poison: re.Pattern[str] | None = None  # main requests whose prompt matches get the fault always, uncounted
+    model: re.Pattern[str] | None = None  # only requests naming a model that matches get the faults
 
-    def applies(self, prompt: str) -> bool:
-        """Whether a main request with this prompt text gets the faults (delay included)."""
-        return self.match is None or self.match.search(prompt) is not None
+    def applies(self, prompt: str, model: str = "") -> bool:
+        """Whether a main request with this prompt text, to this model, gets the faults (delay included)."""
+        return (self.match is None or self.match.search(prompt) is not None) and self.for_model(model)
+
+    def for_model(self, model: str) -> bool:
+        return self.model is None or self.model.search(model or "") is not None
 
     @property
     def kind(self) -> str | None:
@@ -111,9 +115,14 @@ class Faults:
             and (self.for_s is None or elapsed_s < self.for_s)
         )
 
-    def poisons(self, prompt: str) -> bool:
+    def poisons(self, prompt: str, model: str = "") -> bool:
         """Whether a main request with this prompt text gets the fault every time, whatever times/for_s say."""
-        return self.kind is not None and self.poison is not None and self.poison.search(prompt) is not None
+        return (
+            self.kind is not None
+            and self.poison is not None
+            and self.poison.search(prompt) is not None
+            and self.for_model(model)
+        )
 
 
 @dataclass(frozen=True)
@@ -222,6 +231,7 @@ def parse_faults(raw: Any) -> Faults:
         "concurrency",
         "for_s",
         "poison",
+        "model",
     }
     unknown = set(raw) - known
     if unknown:
@@ -243,6 +253,11 @@ def parse_faults(raw: Any) -> Faults:
         poison_pattern = re.compile(poison) if poison is not None else None
     except (re.error, TypeError) as exc:
         raise ScenarioError(f"faults.poison: bad regex {poison!r}: {exc}") from exc
+    model = raw.get("model")
+    try:
+        model_pattern = re.compile(model) if model is not None else None
+    except (re.error, TypeError) as exc:
+        raise ScenarioError(f"faults.model: bad regex {model!r}: {exc}") from exc
     concurrency = raw.get("concurrency")
     if concurrency is not None and not (isinstance(concurrency, int) and concurrency >= 1):
         raise ScenarioError("faults.concurrency: a positive integer")
@@ -261,6 +276,7 @@ def parse_faults(raw: Any) -> Faults:
         concurrency=concurrency,
         for_s=None if for_s is None else float(for_s),
         poison=poison_pattern,
+        model=model_pattern,
     )
     if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
         raise ScenarioError("faults: choose one of status, hang, truncate")
