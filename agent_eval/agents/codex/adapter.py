@@ -47,6 +47,13 @@ COMMON_SWITCHES = [
     "features.goals=false",
     'web_search="disabled"',
     "tools.experimental_request_user_input.enabled=false",
+    # No network outside the model's: the plugin marketplace sync (git ls-remote github.com, then api.github.com
+    # and chatgpt.com, each refused by the sandbox's proxy) and the usage metrics sent to ab.chatgpt.com at exit.
+    # Codex held its MCP servers' start until the sync had failed: in the tool modes, each item waited for a git
+    # process and three refused connections before its first model request (docs/performance.md, part 6d). The
+    # request the model receives is byte for byte the same without them.
+    "features.plugins=false",
+    "analytics.enabled=false",
 ]
 # Catalog fields that add tools beyond the mode's (see the module docstring).
 CATALOG_OVERRIDES: dict[str, object] = {
