@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -38,6 +37,7 @@ from agent_eval.agents.codex.events import (
     rollout_path,
     session_id_of,
 )
+from agent_eval.agents.deferred_removal import remove_soon
 from agent_eval.agents.seen_images import SeenImages
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
@@ -276,17 +276,13 @@ class Codex(Agent):
 
     def prune(self, item_dir: Path) -> None:
         """Of CODEX_HOME only its config and session log stay: the rest (the model catalog written for it,
-        bundled skills, SQLite state and logs: 2 MB in 70 files an item) is Codex's, never read back."""
+        bundled skills, SQLite state and logs: 2.4 MB in about 100 files an item) is Codex's, never read back.
+        It leaves the item at once and is deleted in the background (deferred_removal.py: deleting it took
+        0.1-0.4 s of each item's wall)."""
         codex_home = item_dir / "home" / ".codex"
         if not codex_home.is_dir() or codex_home.is_symlink():
             return
-        for entry in codex_home.iterdir():
-            if entry.name in KEPT_IN_CODEX_HOME:
-                continue
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+        remove_soon([e for e in codex_home.iterdir() if e.name not in KEPT_IN_CODEX_HOME], item_dir.parent)
 
     def watcher(self):
         """Fail fast on bad credentials: Codex reconnects five times on a 401 before failing."""
