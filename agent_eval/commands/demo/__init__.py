@@ -17,7 +17,7 @@ from rich.panel import Panel
 from agent_eval.agents import registry as agent_registry
 from agent_eval.benchmarks import registry
 from agent_eval.benchmarks.registry import default_kind
-from agent_eval.commands.demo.runs import kind_demo, scripted_run
+from agent_eval.commands.demo.runs import kind_demo, scripted_runs
 from agent_eval.commands.usererrors import user_errors
 from agent_eval.engine.selection import select
 from agent_eval.scripted import ScriptedServer
@@ -64,23 +64,8 @@ def command(agents, tools, limit, jobs, out_dir, kind, item_id):
     items = select(dataset, limit=limit)
     stopped = False
     with ScriptedServer(demo_scenario(tools)) as server:
-        for agent in agents or agent_registry.names():
-            outcome = scripted_run(
-                console,
-                server,
-                agent,
-                tools,
-                benchmark,
-                dataset,
-                items,
-                out_dir,
-                f"scripted-{agent}-{tools}",
-                jobs=jobs,
-                timeout_s=120,
-            )
+        for outcome in scripted_runs(console, server, agents, tools, benchmark, dataset, items, out_dir, "", jobs, 120):
             stopped = stopped or outcome.interrupted
-            console.print(
-                f"Read it: agent-eval show {outcome.store.root}   |   "
-                f"agent-eval report {outcome.store.root} -o report.html\n"
-            )
+            root = outcome.store.root
+            console.print(f"Read it: agent-eval show {root}   |   agent-eval report {root} -o report.html\n")
     sys.exit(130 if stopped else 0)

@@ -40,21 +40,20 @@ def kind_demo(console: Console, kind: str, item_id: str | None, agents, tools: s
         )
     )
     with ScriptedServer({"turns": turns}) as server:
-        for agent in agents or agent_registry.names():
-            outcome = scripted_run(
-                console,
-                server,
-                agent,
-                tools,
-                benchmark,
-                dataset,
-                items[:1],
-                out_dir,
-                f"scripted-{agent}-{kind}-{tools}",
-                jobs=1,
-                timeout_s=300,
-            )
+        for outcome in scripted_runs(
+            console, server, agents, tools, benchmark, dataset, items[:1], out_dir, kind, 1, 300
+        ):
             console.print(f"Read it: agent-eval show {outcome.store.root} {items[0].id}\n")
+
+
+def scripted_runs(console, server, agents, tools, benchmark, dataset, items, out_dir, kind: str, jobs, timeout_s):
+    """Each agent's run (both CLIs when none is named) of the items against the scripted server, named
+    `scripted-<agent>[-<kind>]-<tools>`: each outcome as its run ends."""
+    for agent in agents or agent_registry.names():
+        name = "-".join(["scripted", agent, *([kind] if kind else []), tools])
+        yield scripted_run(
+            console, server, agent, tools, benchmark, dataset, items, out_dir, name, jobs=jobs, timeout_s=timeout_s
+        )
 
 
 def scripted_run(console, server, agent, tools, benchmark, dataset, items, out_dir, run_name, jobs, timeout_s):
