@@ -82,6 +82,10 @@ class ItemContext:
     auth: Auth
     session: SessionPlan | None = None  # None: a new session, the CLI picks its id (as before sessions)
     auto_compact: bool = True  # False: the CLI's own context compaction off (the harness hands off instead)
+    # With auto_compact False, for a CLI whose PreCompact hook can block (Agent.hook_blocks_compaction): the CLI keeps
+    # its compaction point, and each time it reaches it the hook appends its input (one JSON line) to this file and
+    # blocks the compaction, so the harness sees the point (engine/context_watch.py).
+    compaction_signal: Path | None = None
 
 
 @dataclass
@@ -203,14 +207,24 @@ class Agent(ABC):
     @abstractmethod
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript: ...
 
-    def inline_images(self, item_dir: Path) -> list[str]:
-        """The first message's attachments as the CLI logged them sent (saved under seen/), in order."""
+    def inline_images(self, item_dir: Path, session_id: str | None = None) -> list[str]:
+        """The first message's attachments as the CLI logged them sent (saved under seen/), in order: of the
+        session `session_id` (an item's first) where it is known and the item had several."""
         return []
 
     def prune(self, item_dir: Path) -> None:
         """After the item: remove the CLI's own scaffolding from its folder (caches, state databases,
         bundled files), keeping what `parse` and `inline_images` read, so `regrade --reparse` and the
         readers still work. By default nothing is removed."""
+
+    # Whether its PreCompact hook can block its compaction (then the harness learns its compaction point from the
+    # hook: ItemContext.compaction_signal); else `compaction_point` says where it would compact.
+    hook_blocks_compaction: bool = False
+
+    def compaction_point(self, model: str) -> int | None:
+        """The context (tokens, as the API reports usage) at which the CLI compacts by itself for `model`, with
+        its defaults (None: not known). Read for a CLI whose hook cannot block its compaction."""
+        return None
 
     def ran_out_of_context(self, events: list[dict]) -> bool:
         """Whether the session ended because the model's context window was full (not the agent's failure: a

@@ -18,6 +18,7 @@ from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.ondisk import dump, split_known
 from agent_eval.datamodel.records import ItemRecord
+from agent_eval.datamodel.run_services import RunServices
 from agent_eval.tools.toolset import ToolSet
 
 
@@ -79,6 +80,10 @@ class Continuation:
     prompt: str
     images: list[Path] = field(default_factory=list)
     reason: str = "harness restarted"  # why a new session: said in the item's record of its sessions
+    # Within an attempt (`ItemSetup.next_session`): True continues the CLI's own session with `note` where it can
+    # be (e.g. an agent that stopped early, told to go on); False, or a session that cannot be resumed, starts a
+    # fresh one with `prompt`.
+    resume: bool = False
 
 
 @dataclass
@@ -96,7 +101,15 @@ class ItemSetup:
     # to go on in a fresh session (a hand-off: `prompt` and `images` are given), or None: the attempt ends.
     next_session: Callable[[bool], Continuation | None] | None = None
     on_context: Callable[[int], None] | None = None  # told the model's context (tokens) at each of its requests
+    on_model_request: Callable[[], None] | None = None  # told as each model request begins (its tools' results sent)
     cli_compaction: bool = True  # False: the CLI's own context compaction is turned off (the kind hands off)
+    # Set (with cli_compaction False): the kind hands off where the CLI itself would compact. The engine keeps the CLI
+    # from compacting there (its PreCompact hook blocks it, or its compaction is off and its own threshold is watched
+    # at the gateway) and calls this, saying how it was seen, before the answer to the CLI's next request arrives.
+    on_compaction_point: Callable[[str], None] | None = None
+    # Told, for each model request, how many image blocks it carries and when (time.monotonic) it began: the
+    # gateway's count, read from the request body as it passes (a little after the request begins).
+    on_request_images: Callable[[int, float], None] | None = None
 
 
 class ItemError(Exception):
@@ -178,6 +191,12 @@ class Benchmark(ABC):
         the next attempt goes on with, in words (a game in progress); None: the attempt starts clean, the
         earlier folder moved aside. A kind whose items are short starts every attempt clean."""
         return None
+
+    def run_scope(self, services: RunServices) -> contextlib.AbstractContextManager[None]:
+        """What the kind holds for one session of a run, opened before its first item and closed when the session
+        ends, Ctrl-C and SIGTERM included (e.g. arcgames' scorecard at the ARC API, online). A ConfigError said
+        here stops the run before any item, in one line. Most kinds hold nothing."""
+        return contextlib.nullcontext()
 
     def warm_up(self, tools: str) -> None:
         """Called once when a run starts: begin, in the background, whatever the items' setup will

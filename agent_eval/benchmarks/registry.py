@@ -148,10 +148,20 @@ KINDS["arcgames"] = Kind(
             "context",
             str,
             None,
-            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context) or handoff:TOKENS (its "
+            "ARC-AGI-3 games (rung iii/iv): native (the CLI compacts its own context), handoff:TOKENS (its "
             "compaction off; at TOKENS of context the agent updates its notes and stops, and a fresh session goes "
-            "on from them; give --notes on) (default: native).",
+            "on from them; give --notes on) or handoff:cli (the same hand-off where the CLI itself would compact: "
+            "Claude Code's PreCompact hook blocks it, Codex's own threshold is watched) (default: native).",
             unset="native",
+        ),
+        KindOption(
+            "--session-images",
+            "session_images",
+            int,
+            None,
+            "ARC-AGI-3 games: before a tool would give the N-th image of one agent session, the agent updates its "
+            "notes and stops and a fresh session goes on (VISTA: 600, the API's per-request image limit for "
+            "1M-context Claude models) (default: no cap).",
         ),
         KindOption(
             "--pixel-readout",
@@ -161,6 +171,51 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games (rung vi): off leaves read_pixels out of modes image and python, keeping recall and "
             "inspect (rung v) (default: on).",
             unset="on",
+        ),
+        # How the episode runs (arcgames/protocol.py): VISTA's by default, each recorded in the run's identity
+        KindOption(
+            "--initial-frame",
+            "initial_frame",
+            str,
+            "on",
+            "ARC-AGI-3 games: on shows the game's first frame and state with the task, before any action (VISTA); "
+            "off: the agent's first play (RESET, an action of the budget) shows it (default: on).",
+        ),
+        KindOption(
+            "--action-batches",
+            "action_batches",
+            str,
+            "off",
+            "ARC-AGI-3 games: off refuses a play until the previous play's result has reached the model (one action "
+            "per observation, VISTA); on lets several plays of one message all run, unseen (default: off).",
+        ),
+        KindOption(
+            "--early-stop",
+            "early_stop",
+            str,
+            "continue",
+            "ARC-AGI-3 games: what follows a session that ends with the game live and budget left: continue (the "
+            "session is told to go on, then fresh sessions with the game's state and the notes, VISTA) or grade "
+            "(the game is graded as it stands) (default: continue).",
+        ),
+        KindOption(
+            "--recoveries",
+            "recoveries",
+            int,
+            5,
+            "ARC-AGI-3 games: with --early-stop continue, fresh sessions in a row with no action between before the "
+            "game is graded as it stands (VISTA: 5).",
+        ),
+        KindOption(
+            "--arc-mode",
+            "arc_mode",
+            str,
+            None,
+            "ARC-AGI-3 games: offline (the toolkit scores each game locally), online or competition (the games are "
+            "played at the ARC API with your key, ARC_API_KEY, on one scorecard per run, opened before the first "
+            "game and closed at the end; ARC_BASE_URL names another server; docs/kinds/arcgames.md) "
+            "(default: offline).",
+            unset="offline",
         ),
     ),
     always_tools=("play", "read_notes", "write_note"),  # notes (--notes on) are offered in mode none too

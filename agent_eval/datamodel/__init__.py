@@ -13,6 +13,7 @@ process_result.py  ProcessResult: what one agent CLI process left (events, exit,
 prompts.py         prompt templates (prompts/<kind>/<mode>.yaml)
 records.py         ItemRecord: one line of `<task>/items.jsonl`; Status, Usage
 results.py         RunStore: a run's results tree (append-only records, summaries, rollup, run.json)
+run_services.py    RunServices, Egress: what a run lends a kind for a whole session (Benchmark.run_scope)
 sandbox_policy.py  sandbox/policy.yaml read: endpoints per agent and login kind; the system's bwrap binds
 sessions.py        SessionRecord: an item's agent sessions (`<item>/sessions.jsonl`), more than one after a restart
 transcript.py      Transcript: the normalised steps of any agent (steps.json)

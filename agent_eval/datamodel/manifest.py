@@ -92,6 +92,9 @@ class RunManifest:
     finished_at: str | None = None  # None: interrupted, stopped, or still running
     merged_from: list[str] | None = None  # `agent-eval merge`: the shard runs it was made of
     regraded: list[dict[str, Any]] = field(default_factory=list)  # `agent-eval regrade`: one entry per scorer change
+    # What the kind recorded of the run as a whole (Benchmark.run_scope), e.g. arcgames' scorecard at the ARC API:
+    # kept across sessions; empty for the kinds that record nothing
+    kind_run: dict[str, Any] = field(default_factory=dict)
     schema_version: int = MANIFEST_SCHEMA_VERSION
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -132,6 +135,7 @@ class RunManifest:
             finished_at=now_iso() if finished else None,
             regraded=old.regraded if old else [],
             merged_from=old.merged_from if old else None,
+            kind_run=self.kind_run or (old.kind_run if old else {}),
             config=replace(self.config, extra=old.config.extra) if old else self.config,
             dataset=replace(self.dataset, extra=old.dataset.extra) if old else self.dataset,
             extra=old.extra if old else {},

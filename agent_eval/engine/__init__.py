@@ -2,6 +2,8 @@
 
 api_judge.py     ApiJudge: the judge model a kind asks (model-graded scoring), called from here, cached per run
 attempt.py       one attempt at one item: workdir, setup, sandboxed CLI, parse, classify, grade, record
+context_watch.py what the gateway tells a kind of the model's context: usage, images per request, compaction point
+egress.py        Egress: a kind's helper process's way out to exactly its hosts (a game online: the ARC API)
 gateway/         the run's model gateway: the user's credential stays outside every sandbox
 live_check.py    `doctor --live`: one tiny real item, end to end, before a long sweep
 machine_check.py `doctor`'s checks: each agent CLI installed, its credential found and hidden; the sandbox

@@ -12,6 +12,7 @@ from typing import cast
 from agent_eval.agents.base import Agent, ItemContext
 from agent_eval.agents.failures import classify
 from agent_eval.agents.received import received_images
+from agent_eval.agents.sessions import SESSION_MARKER
 from agent_eval.benchmarks import Benchmark, ItemError
 from agent_eval.benchmarks.base import BenchmarkGrade, Item, ItemSetup
 from agent_eval.datamodel.config import RunConfig
@@ -23,6 +24,7 @@ from agent_eval.datamodel.records import GRADED_STATUSES, ItemRecord, Status
 from agent_eval.datamodel.sandbox_policy import SandboxStartFailed
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript, saved_events
+from agent_eval.engine.context_watch import ContextWatch
 from agent_eval.engine.gateway import Gateway, Lease, Redactor, apply_spend, record_item
 from agent_eval.engine.process import STOP_GRACE_S, run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
@@ -137,13 +139,14 @@ class Attempt:
         agent, config, benchmark = self.options.agent, self.options.config, self.options.benchmark
         item_dir, text = self.item_dir, self.options.template.text
         with benchmark.setup(self.item, config.tools, item_dir.work, item_dir.home, item_dir.root, text) as setup:
-            on_context = setup.on_context
-            if on_context is not None:  # the model's context at each request, as the gateway sees it
-                self.lease.ledger.on_usage = lambda usage: on_context(context_tokens(usage))
+            # the model's context at each request and the images each carries, as the gateway sees them
+            watch = ContextWatch(setup, agent, config.model, item_dir.home)
+            watch.install(self.lease.ledger)
+            self.lease.ledger.on_model_request = setup.on_model_request  # e.g. a game's one action per observation
             session = start_session(agent, item_dir, setup)
             first, spent_s = session.record.n, 0.0
             while True:
-                result, launch = self._session(setup, session, config.timeout_s - spent_s)
+                result, launch = self._session(setup, session, config.timeout_s - spent_s, watch.signal)
                 spent_s += result.elapsed_s
                 end_session(item_dir, session, _how_it_ended(result))
                 if result.interrupted or result.timed_out or spent_s >= config.timeout_s:
@@ -170,11 +173,11 @@ class Attempt:
             config.model,
             # the task as asked (each session's own is in its marker)
             setup.prompt if session.record.n > 1 else session.prompt,
-            # the first message's attachments; a later session's are in its marker (Transcript.sessions)
-            [str(path.relative_to(item_dir.root)) for path in session.images] if session.record.n == 1 else [],
         )
         gateway = record_item(self.lease, item_dir.root, transcript)  # also confirms each image's size at the API
         transcript.save(item_dir.steps)  # once, sizes confirmed
+        sessions = read_sessions(item_dir.root)
+        expects_inline = bool(transcript.prompt_images) and _first_session_on_record(agent, item_dir, sessions)
         agent.prune(item_dir.root)  # the CLI's scaffolding goes; what reading and regrade --reparse read stays
         record = grade_item(
             self.item,
@@ -184,7 +187,7 @@ class Attempt:
             result,
             benchmark,
             config.timeout_s,
-            expects_inline=bool(setup.inline_images),
+            expects_inline=expects_inline,
         )
         record.gateway = gateway
         apply_spend(record)  # the gateway's price of the API's usage; a spend cap's stop
@@ -192,14 +195,15 @@ class Attempt:
         record.provider_wait_s = result.held_s
         record.transcript = str(item_dir.transcript.relative_to(self.options.run_root))
         record.image_conversions = list(setup.conversions)
-        sessions = read_sessions(item_dir.root)
         record.sessions = max(1, len(sessions))
         record.handoffs = sum(s.reason.startswith("hand-off") for s in sessions)
         record.compactions = len(getattr(transcript, "compactions", None) or [])
         record.started_at, record.finished_at = self.started_at, now_iso()
         return record
 
-    def _session(self, setup: ItemSetup, session: SessionStart, timeout_s: float) -> tuple[ProcessResult, ItemMeta]:
+    def _session(
+        self, setup: ItemSetup, session: SessionStart, timeout_s: float, compaction_signal: Path | None = None
+    ) -> tuple[ProcessResult, ItemMeta]:
         """One agent CLI process in its sandbox: the attempt's session `session` (started, or continued), and
         how it was launched (meta.json, written before it starts)."""
         agent, config, item_dir, auth = self.options.agent, self.options.config, self.item_dir, self.lease.auth
@@ -216,6 +220,7 @@ class Attempt:
             auth=auth,
             session=session.plan,
             auto_compact=setup.cli_compaction,
+            compaction_signal=compaction_signal,
         )
         invocation = agent.prepare(ctx)
         spec = SandboxSpec(
@@ -254,9 +259,14 @@ class Attempt:
         return result, launch
 
 
-def context_tokens(usage: dict) -> int:
-    """The model's context after one answer: what it read (cached included) and what it wrote."""
-    return int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
+def _first_session_on_record(agent: Agent, item_dir: ItemDir, sessions: list) -> bool:
+    """Whether the CLI's own record of the item's first session (where its first message's attachments are
+    logged as sent) is there to check: always for an item of one session; for several, unless it was lost (a
+    restart of the harness that could not continue it), when what reached the model cannot be told from it."""
+    if len(sessions) <= 1:
+        return True
+    first = sessions[0].session_id
+    return bool(first) and agent.can_resume(item_dir.home, item_dir.work, first)
 
 
 def _how_it_ended(result: ProcessResult) -> str:
@@ -270,14 +280,26 @@ def _how_it_ended(result: ProcessResult) -> str:
 
 
 def parse_item(
-    agent: Agent, events: list[dict], item_dir: ItemDir, model: str, prompt: str, prompt_images: list[str]
+    agent: Agent,
+    events: list[dict],
+    item_dir: ItemDir,
+    model: str,
+    prompt: str,
+    prompt_images: list[str] | None = None,
 ) -> Transcript:
     """The CLI's events (and its own logs beside them) as a normalised transcript, with every image the
-    model received and its size (the caller saves it as steps.json once the gateway confirmed those)."""
+    model received and its size (the caller saves it as steps.json once the gateway confirmed those).
+    `prompt_images`: the first message's attachments, by default the first session's as its marker names them
+    (whichever session is the last: a game's first prompt carries its first frame, and hand-offs follow)."""
+    first = next((e for e in events if e.get("type") == SESSION_MARKER), None)
+    if prompt_images is None:
+        prompt_images = list(first.get("images") or []) if first is not None and first.get("n") == 1 else []
+    sessions = read_sessions(item_dir.root)
+    first_id = sessions[0].session_id if sessions else (first or {}).get("session_id")
     transcript = agent.parse(events, item_dir.root, model)
     transcript.prompt = prompt
     transcript.prompt_images = prompt_images
-    inline = agent.inline_images(item_dir.root) if prompt_images else []
+    inline = agent.inline_images(item_dir.root, first_id) if prompt_images else []
     transcript.images = received_images(
         transcript, item_dir.root, inline, [item_dir.root / path for path in prompt_images]
     )

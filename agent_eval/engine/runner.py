@@ -37,8 +37,10 @@ from agent_eval.datamodel.pricing import where_prices_come_from
 from agent_eval.datamodel.prompts import load_template
 from agent_eval.datamodel.records import FAILURE_STATUSES, RUN_STOPPING_STATUSES, STOPPED_STATUSES, ItemRecord
 from agent_eval.datamodel.results import RunStore, prepare_store, read_records
+from agent_eval.datamodel.run_services import RunServices
 from agent_eval.engine.api_judge import attach_judge
 from agent_eval.engine.attempt import AttemptOptions, run_attempt
+from agent_eval.engine.egress import Egress
 from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
 from agent_eval.engine.gateway.spend import cap_raised
 from agent_eval.engine.scratch_dirs import remove_stale
@@ -168,7 +170,8 @@ class Runner:
         self.agent: Agent = get_agent(config.agent)
         self.agent.warm_up()
         warm_up_prices()
-        self.auth = self.agent.find_auth(dict(os.environ if environ is None else environ))
+        self.environ = dict(os.environ if environ is None else environ)
+        self.auth = self.agent.find_auth(self.environ)
         # A subscription login is not billed per token, so no price is needed there.
         if not config.unpriced and self.auth.kind != "login" and not self.agent.priced(config.model):
             raise ConfigError(
@@ -204,6 +207,7 @@ class Runner:
         self.spend = RunSpend()  # what the run spent, and its caps (set when it runs)
         self.redactor = Redactor(secret_values(self.auth))
         self._unknown_before = False  # an earlier session recorded an item whose cost is unknown
+        self._manifest_lock = threading.Lock()
 
     # -- manifest ---------------------------------------------------------------------------------
     def manifest(self, finished: bool) -> RunManifest:
@@ -276,24 +280,7 @@ class Runner:
         previous_handler = self._install_sigint()
         self.spend = RunSpend(limits, model=self.config.model, already_usd=self._spent())
         try:
-            with Gateway(  # the credential stays out here; one limiter for the run's requests
-                self.agent.name,
-                self.auth,
-                self.spend,
-                concurrency=self.config.jobs,
-                outage_hold_s=self.config.outage_hold_minutes * 60,
-            ) as self.gateway:
-                self.attempt_options = AttemptOptions(
-                    self.agent,
-                    self.config,
-                    self.benchmark,
-                    self.template,
-                    self.gateway,
-                    run_root=self.store.root,
-                    redactor=self.redactor,
-                    cancel=self.cancel,
-                )
-                self._execute(todo, outcome)
+            self._in_scope(todo, outcome)
         finally:
             self.gateway, self.attempt_options = None, None
             if previous_handler is not None:
@@ -362,6 +349,50 @@ class Runner:
         return f"${spent:.2f}" + (f" → ~${projected:.2f}" if projected is not None else "")
 
     @_sigterm_stops_the_run
+    def _in_scope(self, todo: list[tuple], outcome: RunOutcome) -> None:
+        """The items, inside what the kind holds for the run (a remote scorecard: closed on the way out, SIGTERM
+        included) and the run's model gateway."""
+        with self.benchmark.run_scope(self._services([item for item, _ in todo])):
+            with Gateway(  # the credential stays out here; one limiter for the run's requests
+                self.agent.name,
+                self.auth,
+                self.spend,
+                concurrency=self.config.jobs,
+                outage_hold_s=self.config.outage_hold_minutes * 60,
+            ) as self.gateway:
+                self.attempt_options = AttemptOptions(
+                    self.agent,
+                    self.config,
+                    self.benchmark,
+                    self.template,
+                    self.gateway,
+                    run_root=self.store.root,
+                    redactor=self.redactor,
+                    cancel=self.cancel,
+                )
+                self._execute(todo, outcome)
+
+    def _services(self, items: list) -> RunServices:
+        earlier = self.store.read_manifest()
+        return RunServices(
+            run_root=self.store.root,
+            run_name=self.run_name,
+            config=self.config,
+            items=items,
+            environ=self.environ,
+            previous=dict(earlier.kind_run) if earlier else {},
+            record=self._record_kind_run,
+            open_egress=Egress,
+            add_secret=self.redactor.add,
+            say=lambda line: self.console.print(f"[yellow]{self.run_name}: {line}[/]", highlight=False),
+        )
+
+    def _record_kind_run(self, state: dict) -> None:
+        """The kind's record of the run as a whole, into run.json now (a run killed after this keeps it)."""
+        with self._manifest_lock:
+            manifest = self.store.read_manifest() or self.manifest(finished=False)
+            self.store.write_manifest(manifest.but(kind_run=dict(state)))
+
     def _execute(self, todo: list[tuple], outcome: RunOutcome) -> None:
         stats = {"done": 0, "graded": 0, "correct": 0, "errors": 0}
         own_progress = self.progress is None

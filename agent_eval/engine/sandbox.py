@@ -373,32 +373,38 @@ exec "$@"
     # -- the proxy and its jail
 
     def _start_proxy(self) -> None:
-        tools = {"bwrap": self._bwrap, "socat": self._socat, "tinyproxy": find_tool("tinyproxy")}
-        jail = ProxyJail.shared(self._proxy_jail_options(), tools)
         try:
-            self._proxy = jail.start_item([p for e in self.endpoints for p in e.filter_patterns()])
+            self._proxy = open_proxy(self.endpoints, self.policy)
         except ProxyError as e:
             raise SandboxStartFailed(str(e)) from None
 
-    def _proxy_jail_options(self) -> list[str]:
-        """The items' tinyproxies and relays run with the host's network and nothing else: no home,
-        no project, no data, as nobody; a flaw in a proxy reaches no file of value. (proxy_jail.py
-        adds their own directories.)"""
-        o = [
-            "--unshare-all",
-            "--unshare-user",
-            "--share-net",
-            "--new-session",
-            "--cap-drop",
-            "ALL",
-            "--disable-userns",
-            "--uid",
-            "65534",
-            "--gid",
-            "65534",
-        ]
-        o += system_binds(["/usr", *self.net["proxy_jail_etc"]], self.policy["usr_links"])
-        return o + ["--dev", "/dev", "--tmpfs", "/tmp"]
+
+def open_proxy(endpoints: list[Endpoint], policy: dict) -> ItemProxy:
+    """A proxy in this process's proxy jail that lets exactly `endpoints` through; its `net_dir` holds the unix
+    socket a jail binds to reach it (an agent's sandbox; a game process online: engine/egress.py)."""
+    tools = {"bwrap": find_tool("bwrap"), "socat": find_tool("socat"), "tinyproxy": find_tool("tinyproxy")}
+    jail = ProxyJail.shared(proxy_jail_options(policy), tools)
+    return jail.start_item([p for e in endpoints for p in e.filter_patterns()])
+
+
+def proxy_jail_options(policy: dict) -> list[str]:
+    """The items' tinyproxies and relays run with the host's network and nothing else: no home, no project, no
+    data, as nobody; a flaw in a proxy reaches no file of value. (proxy_jail.py adds their own directories.)"""
+    o = [
+        "--unshare-all",
+        "--unshare-user",
+        "--share-net",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--disable-userns",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+    ]
+    o += system_binds(["/usr", *policy["network"]["proxy_jail_etc"]], policy["usr_links"])
+    return o + ["--dev", "/dev", "--tmpfs", "/tmp"]
 
 
 def find_tool(name: str) -> str:

@@ -37,31 +37,37 @@ class SessionStart:
 def start_session(
     agent: Agent, item_dir: ItemDir, setup: ItemSetup, handoff: Continuation | None = None
 ) -> SessionStart:
-    """Decide this attempt's session, record it, and open it in transcript.jsonl. `handoff`: a fresh session
-    the kind asked for after the last one ended (its context was full)."""
+    """Decide this attempt's session, record it, and open it in transcript.jsonl. `handoff`: the next session
+    the kind asked for after the last one ended (a fresh one after a hand-off; the same one continued, where the
+    CLI can resume it, after an early stop: then the note alone, the model has seen the rest)."""
     earlier = read_sessions(item_dir.root)
     goes_on = setup.continuation
-    if handoff is not None:
+    last = earlier[-1] if earlier else None
+    session_id: str | None
+    if handoff is not None and handoff.resume and _resumable(agent, item_dir, last):
+        assert last is not None and last.session_id is not None  # _resumable checked
+        kind, session_id, reason = "resume", last.session_id, handoff.reason
+        prompt, images = handoff.note, []
+    elif handoff is not None:
         kind, session_id, reason = "new", agent.new_session_id(), handoff.reason
         prompt, images = handoff.prompt, list(handoff.images)
     elif goes_on is None:
         kind, session_id, reason = "new", agent.new_session_id(), "start"
         prompt, images = setup.prompt, list(setup.inline_images)
+    elif _resumable(agent, item_dir, last):
+        assert last is not None and last.session_id is not None  # _resumable checked
+        kind, session_id, reason = "resume", last.session_id, "harness restarted"
+        prompt, images = goes_on.note, list(goes_on.images)
     else:
-        last = earlier[-1] if earlier else None
-        if last is not None and last.session_id and agent.can_resume(item_dir.home, item_dir.work, last.session_id):
-            kind, session_id, reason = "resume", last.session_id, "harness restarted"
-            prompt, images = goes_on.note, list(goes_on.images)
-        else:
-            why = (
-                "no earlier session recorded"
-                if last is None
-                else "the earlier session named no id"
-                if not last.session_id
-                else f"the CLI's record of session {last.session_id} is missing or broken"
-            )
-            kind, session_id, reason = "new", agent.new_session_id(), f"harness restarted; {why}"
-            prompt, images = goes_on.prompt, list(goes_on.images)
+        why = (
+            "no earlier session recorded"
+            if last is None
+            else "the earlier session named no id"
+            if not last.session_id
+            else f"the CLI's record of session {last.session_id} is missing or broken"
+        )
+        kind, session_id, reason = "new", agent.new_session_id(), f"harness restarted; {why}"
+        prompt, images = goes_on.prompt, list(goes_on.images)
     record = SessionRecord(len(earlier) + 1, kind, reason, session_id, now_iso())
     attached = [_inside(path, item_dir, record.n) for path in images]
     append_session(item_dir.root, asdict(record))
@@ -70,6 +76,13 @@ def start_session(
     with item_dir.transcript.open("a", encoding="utf-8") as transcript:
         transcript.write(json.dumps({"t": 0.0, "event": {**marker, "at": record.started_at}}) + "\n")
     return SessionStart(record, SessionPlan(kind, session_id), prompt, attached)
+
+
+def _resumable(agent: Agent, item_dir: ItemDir, last: SessionRecord | None) -> bool:
+    """Whether the CLI's record of the last session is whole enough to continue it."""
+    if last is None or not last.session_id:
+        return False
+    return agent.can_resume(item_dir.home, item_dir.work, last.session_id)
 
 
 def watching(agent: Agent, item_dir: ItemDir, start: SessionStart) -> Callable[[dict], str | None]:

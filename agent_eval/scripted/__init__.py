@@ -22,6 +22,8 @@ Scenario format (YAML file, YAML text or dict)::
               - {call: view_file, input: {path: image.png}}
               - {call: crop, input: {x: 0, y: 0, width: 10, height: 10}}
           - final: "The answer is <answer>{last_tool_output}</answer>"
+      - seen: '"ACTION6"'                          # `seen`: a regex searched in the text of the tool
+        turns: [...]                               # results so far (a game's answer), besides `match`
       - turns: ["<answer>unknown</answer>"]        # a bare string is a final turn
     faults: {}                  # optional, see below
 
@@ -123,6 +125,11 @@ turn or a list by turn (the last repeats); side requests keep the default::
       responses: [{input_tokens: 200000, input_tokens_details: {cached_tokens: 150000},
                    output_tokens: 8000, output_tokens_details: {reasoning_tokens: 5000}}, ...]
     models: [claude-opus-4-8, gpt-5.5]   # what GET /v1/models lists (default: scripted)
+
+A rule may instead say ``tokens_per_byte: 0.25``: each answer reports input_tokens = 0.25 x the request
+body's bytes (and output_tokens 20), a context that grows with the conversation as a long game's does.
+A rule's ``stop: {when: "<regex>", final: "<text>"}`` answers the final text, whatever turn is due, once the
+most recent tool result matches (e.g. a game's play asking the agent to stop and hand off).
 
 Every recorded request keeps the usage its answer reported (``RecordedRequest.usage``). A status
 fault's error message can be given as ``faults: {status: 404, message: "..."}``.

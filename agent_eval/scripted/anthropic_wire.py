@@ -80,6 +80,7 @@ def parse(body: dict[str, Any]) -> Conversation:
             if block.get("type") == "tool_result":
                 results.result()
                 conv.last_output = _text_of(block.get("content"))
+                conv.results_text += conv.last_output + "\n"
             elif block.get("type") == "text":
                 text = block.get("text", "")
                 if position == last_user and is_compaction_prompt(text):

@@ -53,6 +53,7 @@ class Conversation:
     prompt: str = ""  # text of the user messages (not tool results)
     n_results: int = 0  # tool results already in the conversation
     last_output: str | None = None  # text of the most recent tool result
+    results_text: str = ""  # text of every tool result, in order (what a rule's `seen` searches)
     tools: list[OfferedTool] = field(default_factory=list)
     has_image: bool = False  # any image anywhere (prompt or tool results)
     cwd: str | None = None  # working directory the CLI told the model

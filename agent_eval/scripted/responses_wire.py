@@ -107,6 +107,7 @@ def parse(body: dict[str, Any]) -> Conversation:
             results.result()
             output = item.get("output")
             conv.last_output = _content_text(output, sep="")  # pieces of one output
+            conv.results_text += conv.last_output + "\n"
             if _has_image(output):
                 conv.has_image = True
     conv.n_results = results.total

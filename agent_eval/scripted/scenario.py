@@ -49,9 +49,22 @@ class Turn:
 class Rule:
     turns: tuple[Turn, ...]
     match: re.Pattern[str] | None = None
+    seen: re.Pattern[str] | None = None  # also searched in the tool results so far: a rule for what a tool showed
+
+    def applies(self, prompt: str, results_text: str) -> bool:
+        return (self.match is None or self.match.search(prompt) is not None) and (
+            self.seen is None or self.seen.search(results_text) is not None
+        )
+
     # wire ("anthropic" / "responses") -> the usage each turn's answer reports, in that API's own words
     # (the last one repeats); None: the scenario's, else the fixed usage in the package doc.
     usage: dict[str, tuple[dict, ...]] | None = field(default=None, hash=False, compare=False)
+    # `stop: {when: REGEX, final: TEXT}`: once the most recent tool result matches, answer TEXT (a final turn)
+    # whatever turn is due (e.g. a game's play asking the agent to stop and hand off).
+    stop: tuple[re.Pattern[str], str] | None = field(default=None, hash=False, compare=False)
+    # `tokens_per_byte: K`: each answer reports input_tokens = K x the request body's bytes (a context that grows
+    # with the conversation, as a long game's does; images counted by their base64 bytes), output_tokens 20
+    tokens_per_byte: float | None = field(default=None, hash=False, compare=False)
 
     def usage_for(self, wire: str, turn: int) -> dict | None:
         answers = (self.usage or {}).get(wire)
@@ -187,13 +200,32 @@ def _failure(raw: Any, where: str) -> Failure:
 def _rule(raw: Any, where: str) -> Rule:
     if not isinstance(raw, dict) or not isinstance(raw.get("turns"), list) or not raw["turns"]:
         raise ScenarioError(f"{where}: a rule needs a non-empty `turns` list")
-    match = raw.get("match")
-    try:
-        pattern = re.compile(match) if match is not None else None
-    except re.error as exc:
-        raise ScenarioError(f"{where}: bad regex {match!r}: {exc}") from exc
+    patterns = []
+    for key in ("match", "seen"):
+        try:
+            patterns.append(re.compile(raw[key]) if raw.get(key) is not None else None)
+        except re.error as exc:
+            raise ScenarioError(f"{where}: bad regex {raw[key]!r}: {exc}") from exc
     turns = tuple(_turn(t, f"{where}.turns[{i}]") for i, t in enumerate(raw["turns"]))
-    return Rule(turns, pattern, _usage(raw.get("usage"), f"{where}.usage"))
+    unknown = set(raw) - {"turns", "match", "seen", "usage", "stop", "tokens_per_byte"}
+    if unknown:
+        raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}")
+    stop_raw, stop = raw.get("stop"), None
+    if stop_raw is not None:
+        if (
+            not isinstance(stop_raw, dict)
+            or set(stop_raw) != {"when", "final"}
+            or not isinstance(stop_raw["final"], str)
+        ):
+            raise ScenarioError(f"{where}.stop: {{when: <regex>, final: <text>}}")
+        try:
+            stop = (re.compile(stop_raw["when"]), stop_raw["final"])
+        except (re.error, TypeError) as exc:
+            raise ScenarioError(f"{where}.stop.when: bad regex {stop_raw['when']!r}: {exc}") from exc
+    per_byte = raw.get("tokens_per_byte")
+    if per_byte is not None and not (isinstance(per_byte, (int, float)) and per_byte > 0):
+        raise ScenarioError(f"{where}.tokens_per_byte: a positive number")
+    return Rule(turns, patterns[0], patterns[1], _usage(raw.get("usage"), f"{where}.usage"), stop, per_byte)
 
 
 def _usage(raw: Any, where: str) -> dict[str, tuple[dict, ...]] | None:

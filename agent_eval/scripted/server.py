@@ -54,6 +54,7 @@ class RecordedRequest:
     status: int = 200
     credential_sha256: str | None = None  # of the x-api-key or bearer value: which key arrived, not the key
     usage: dict | None = None  # the usage its answer reported, as that API words it (None: no answer with usage)
+    body_bytes: int = 0  # the request body's size as sent (decompressed)
     # The handler's own bookkeeping, not logged: `logged` once its line is written, `done` once it is answered
     # and logged (close() waits for every request's `done`).
     logged: bool = False
@@ -214,6 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         rec = self._record(body)
+        rec.body_bytes = len(raw)
         admitted: bool | None = False
         try:
             admitted = self._admit(rec)
@@ -375,6 +377,8 @@ class _Handler(BaseHTTPRequestHandler):
         assert rec.api is not None  # _post names the wire before it plays a main request
         rule = state.scenario.rules[rec.rule] if rec.rule is not None else None
         usage = rule.usage_for(rec.api, rec.turn or 0) if rule is not None else None
+        if rule is not None and rule.tokens_per_byte:
+            usage = {"input_tokens": round(rec.body_bytes * rule.tokens_per_byte), "output_tokens": 20}
         rec.usage = usage or json.loads(json.dumps(wire.USAGE))
         if rec.api == "anthropic" and not body.get("stream"):
             self._send_json(200, anthropic_wire.message_body(model, text, calls, usage))
@@ -426,7 +430,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Pick the rule and turn for this request; return (text, calls, custom tool names, the API error
         to answer instead)."""
         rule_index, rule = next(
-            ((i, r) for i, r in enumerate(self.state.scenario.rules) if r.match is None or r.match.search(conv.prompt)),
+            ((i, r) for i, r in enumerate(self.state.scenario.rules) if r.applies(conv.prompt, conv.results_text)),
             (None, None),
         )
         rec.rule = rule_index
@@ -435,6 +439,9 @@ class _Handler(BaseHTTPRequestHandler):
             return "SCRIPTED-ERROR: no scenario rule matches the prompt", [], set(), None
         turn_index, turn = rule.turn_for(conv.n_results)
         rec.turn = turn_index
+        if rule.stop is not None and conv.last_output and rule.stop[0].search(conv.last_output):
+            rec.outcome = "final"
+            return fill(rule.stop[1], conv), [], set(), None
         if turn is None:
             rec.outcome = "scripted-error"
             return f"SCRIPTED-ERROR: scenario exhausted after {conv.n_results} tool results", [], set(), None

@@ -11,7 +11,10 @@ from agent_eval.commands.sample_data import command as sample_data_command
 
 
 def test_kind_options_fill_defaults_and_belong_to_their_kind():
-    assert registry.options_of("arcgames", {"max_actions": 7}) == {"max_actions": 7, "frame_scale": 4}
+    # the episode's protocol is always recorded: runs made before it existed measured another one (no first frame,
+    # blind batches, early stops graded), so they are not resumed as if they had
+    protocol = {"initial_frame": "on", "action_batches": "off", "early_stop": "continue", "recoveries": 5}
+    assert registry.options_of("arcgames", {"max_actions": 7}) == {"max_actions": 7, "frame_scale": 4, **protocol}
     assert registry.options_of("activevision", {"max_actions": 7}) is None  # its identity reads as before
     assert registry.foreign_options("activevision", {"max_actions": 7, "frame_scale": None}) == ["--max-actions"]
     assert registry.foreign_options("arcgames", {"max_actions": 7}) == []

@@ -14,12 +14,14 @@ from agent_eval.benchmarks.arcgames.grading import environment_score
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.game_play import play_scenario
+from agent_eval.scripted.inspect_requests import conversation, has_image
 from support.agentrun import AGENTS, run_agent
 from support.arcgames import ANIMATION_FRAMES, BASELINES, COMPARED, WIN, toolkit_scorecard, write_game
 
 pytestmark = pytest.mark.e2e
 
 MODES = ("none", "image", "python")
+PROTOCOL = {"initial_frame": "on", "action_batches": "off", "early_stop": "continue", "recoveries": 5}
 # Wastes actions on level 1 (an animation, a loss and its RESET), then wins.
 WASTEFUL = ["RESET", "ACTION5", "ACTION1", "RESET", "ACTION4", "ACTION4", "ACTION4", ("ACTION6", 10, 10)]
 
@@ -75,7 +77,11 @@ def extra_looks(mode: str) -> list[dict]:
 def test_the_winning_sequence_wins_with_the_toolkits_scorecard(agent, mode, games, tmp_path):
     with ScriptedServer(play_scenario(WIN, after=extra_looks(mode))) as server:
         outcome = run_agent(agent, mode, server, games, tmp_path, tasks="tg01")
+        first = server.main_requests()[0]
     record = outcome.store.records()[0]
+    # the game's first frame (before any action) reaches the model with the task, and is the record's inline image
+    assert has_image(first) and "Current observation (before any action)" in conversation(first).prompt
+    assert [i["via"] for i in record.images][:1] == ["inline"] and record.images[0]["at_api"] == [256, 256]
     metrics = record.metrics
     assert record.status == "ok" and record.correct and metrics["won"], (record.status, record.error)
     recorded = environment_score(metrics["scorecard"]["toolkit_scorecard"])  # the toolkit's card, as it wrote it
@@ -89,12 +95,12 @@ def test_the_winning_sequence_wins_with_the_toolkits_scorecard(agent, mode, game
     assert all(len(r.images) == 1 for r in plays) and shown(plays[-1])["state"] == "WIN"
     assert "stop" in shown(plays[-1]) and "<answer>DONE</answer>" in plays[-1].text
     frames = sorted((item_dir / "game" / "frames").glob("*.npy"))
-    assert len(frames) == 6  # one per action, and two for the move that completes level 1
+    assert len(frames) == 7  # the first observation, one per action, and two for the move that completes level 1
     if mode != "none":
         assert results[len(WIN)].images and "900e" in results[len(WIN) + 1].text  # recall, read_pixels
     if mode == "python":
         shell = results[len(WIN) + 2].text
-        assert "npy 6 (64, 64)" in shell and "Read-only file system" in shell
+        assert "npy 7 (64, 64)" in shell and "Read-only file system" in shell
         assert (item_dir / "game" / "frames" / "0001.npy").exists()
 
 
@@ -136,7 +142,7 @@ def test_the_budget_stops_play(agent, games, tmp_path):
     results = tool_results(outcome.store.root / "sandboxes" / "tg01")
     assert "budget (3) is spent" in results[2].text
     assert shown(results[3])["stop"].startswith("No action taken") and not results[3].images
-    assert outcome.store.read_manifest().config.kind_options == {"max_actions": 3, "frame_scale": 4}
+    assert outcome.store.read_manifest().config.kind_options == {"max_actions": 3, "frame_scale": 4, **PROTOCOL}
 
 
 def test_demo_wins_one_of_the_projects_games(tmp_path):

@@ -61,7 +61,9 @@ def test_the_text_rung_with_notes_shows_frames_as_text_and_keeps_the_notes(agent
     assert "GUIDE.md: what the game is" in conversation(mains[0]).prompt
     metrics = record.metrics
     assert metrics["notes_written"] == 1 and metrics["observations"]["images"] == 0
-    assert metrics["observations"]["text_chars"] == len(WIN) * (64 * 65 - 1)
+    # every frame shown as text: the first one with the task, then one per play
+    assert metrics["observations"]["text_chars"] == (1 + len(WIN)) * (64 * 65 - 1)
+    assert len(GRID_ROW.findall(conversation(mains[0]).prompt)) == 64  # the first frame, as text, with the task
     item = outcome.store.root / "sandboxes" / "tg01" / "notes"
     assert (item / "GUIDE.md").read_text() == "ACTION4 moves the blue pixel right"
     shown = invoke("show", outcome.store.root, "tg01").output

@@ -44,7 +44,7 @@ def test_the_game_and_other_items_frames_stay_out_of_reach(agent, tmp_path):
     records = outcome.store.records()
     assert {r.id: r.status for r in records} == {"tg01": "ok", "tg02": "ok"}
     assert token not in seen_by_model, "a canary of the game files reached the model"
-    assert "own frames 2" in seen_by_model  # its own archive is there, read-only
+    assert "own frames 3" in seen_by_model  # its own archive is there, read-only (the first frame and 2 plays)
     assert "Read-only file system" in seen_by_model
     assert "GOAL_CLICK" not in seen_by_model and "baseline_actions" not in seen_by_model
     for record in records:

@@ -49,7 +49,7 @@ def test_show_prints_the_timeline_and_the_scorecard(runs):
     assert "game timeline (8 play call(s))" in item
     lines = [line for line in item.splitlines() if "ACTION6 (10, 10)" in line]
     assert lines and "WIN" in lines[0] and "2/2" in lines[0]
-    assert "GAME_OVER" in item and re.search(r"ACTION5 .* NOT_FINISHED .* 0/2 .* 2-5 \(4\)", item), item
+    assert "GAME_OVER" in item and re.search(r"ACTION5 .* NOT_FINISHED .* 0/2 .* 3-6 \(4\)", item), item
     assert "sandboxes/tg01/game/frames/NNNN.npy" in item
     assert "scorecard: WON, levels 2/2" in item and "L1 " in item and "(baseline 3, score " in item
 

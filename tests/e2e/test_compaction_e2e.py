@@ -6,13 +6,17 @@ the session in a way `ran_out_of_context` recognises. Thresholds in docs/cli-not
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from agent_eval.agents.base import ItemContext
+from agent_eval.agents.base import Agent, ItemContext
+from agent_eval.agents.codex.adapter import Codex
 from agent_eval.agents.registry import agent_class, scripted_environ
+from agent_eval.benchmarks.base import ItemSetup
 from agent_eval.datamodel.transcript import Transcript, saved_events
+from agent_eval.engine.context_watch import SIGNAL, ContextWatch
 from agent_eval.engine.process import run_process
 from agent_eval.engine.sandbox import Sandbox, SandboxSpec
 from agent_eval.scripted import ScriptedServer, prompt_text
@@ -49,16 +53,32 @@ def scenario(name: str, big: int | None = None, last=None) -> dict:
     return {"rules": [{"match": "COMPACT-GAME", "turns": turns, "usage": {wire: usage}}]}
 
 
-def play(name: str, server: ScriptedServer, tmp_path: Path, auto_compact: bool) -> tuple[list[dict], Transcript]:
-    """One session as the engine runs it (prepare -> Sandbox -> run_process); its events and transcript."""
-    agent = agent_class(name)()
+def play(
+    name: str,
+    server: ScriptedServer,
+    tmp_path: Path,
+    auto_compact: bool,
+    signal: str | None = None,
+    model: str | None = None,
+    more_args: tuple[str, ...] = (),
+    agent: Agent | None = None,
+) -> tuple[list[dict], Transcript]:
+    """One session as the engine runs it (prepare -> Sandbox -> run_process); its events and transcript. `signal`:
+    a file name in the CLI's home for its compaction hook (ItemContext.compaction_signal); `more_args`: switches
+    added to the CLI's own; `agent`: the adapter, when not the registry's."""
+    agent = agent or agent_class(name)()
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir()
     work.mkdir()
     auth = agent.find_auth(scripted_environ(name, server.url))
     tools = ToolSet(shell=True)
-    ctx = ItemContext("g", MODELS[name], None, None, PROMPT, work, home, tools, [], auth, auto_compact=auto_compact)
+    ctx = ItemContext(
+        "g", model or MODELS[name], None, None, PROMPT, work, home, tools, [], auth, auto_compact=auto_compact,
+        compaction_signal=home / signal if signal else None,
+    )  # fmt: skip
     invocation = agent.prepare(ctx)
+    at = len(invocation.argv) - 1 if name == "codex" else len(invocation.argv)  # Codex's last: "-", the prompt
+    invocation.argv[at:at] = list(more_args)
     spec = SandboxSpec(workdir=work, home=home, endpoints=auth.endpoints, env=invocation.env)
     with Sandbox(spec) as sandbox:
         argv, env = sandbox.wrap(invocation.argv)
@@ -68,7 +88,7 @@ def play(name: str, server: ScriptedServer, tmp_path: Path, auto_compact: bool) 
         )  # fmt: skip
     assert result.exit_code is not None, "timed out"
     events = saved_events(tmp_path / "transcript.jsonl")
-    return events, agent.parse(events, tmp_path, MODELS[name])
+    return events, agent.parse(events, tmp_path, model or MODELS[name])
 
 
 @pytest.mark.parametrize("name", AGENTS)
@@ -117,3 +137,55 @@ def test_claude_without_compaction_refuses_to_send_past_its_blocking_limit(tmp_p
     result = events[-1]
     assert result["terminal_reason"] == "blocking_limit" and transcript.error == "Prompt is too long"
     assert agent_class("claude-code")().ran_out_of_context(events)
+
+
+@pytest.mark.parametrize("more_args", [(), ("--setting-sources", "")], ids=["settings", "no-setting-sources"])
+def test_claudes_precompact_hook_blocks_its_compaction_and_tells_the_harness(more_args, tmp_path):
+    # compaction kept, the adapter's hook (ItemContext.compaction_signal) at the CLI's own point: it runs before the
+    # request that would be compacted, writes its input, and exit 2 blocks the compaction; with --setting-sources ""
+    # (settings files off, as a minimal system prompt's run has it) the --settings hook still loads
+    told: list[str] = []
+    with ScriptedServer(scenario("claude-code", NEAR_WINDOW["anthropic"])) as server:
+        events, transcript = play("claude-code", server, tmp_path, False, signal=SIGNAL, more_args=more_args)
+    assert [r.kind for r in server.requests if r.kind in ("main", "compaction")] == ["main"] * 4
+    assert transcript.compactions == [] and transcript.final_text == "<answer>MARK-3</answer>"
+    (fired,) = [json.loads(line) for line in (tmp_path / "home" / SIGNAL).read_text().splitlines() if line]
+    assert fired["hook_event_name"] == "PreCompact" and fired["trigger"] == "auto"
+    statuses = [e for e in events if e.get("type") == "system" and e.get("subtype") in ("status", "compact_boundary")]
+    assert [(e["subtype"], e.get("status")) for e in statuses] == [("status", "compacting"), ("status", None)]
+    assert "compact_result" not in statuses[1]  # a compaction that ran says "success" here
+    setup = ItemSetup(prompt="p", tools=ToolSet(), cli_compaction=False, on_compaction_point=told.append)
+    watch = ContextWatch(setup, agent_class("claude-code")(), MODELS["claude-code"], tmp_path / "home")
+    watch._read = 0  # read the line the session left, as the answer after it would have had it read
+    watch.usage({"input_tokens": 100})
+    assert told == ["claude-code's PreCompact hook blocked its compaction (trigger auto)"]
+
+
+@pytest.mark.parametrize("model", ["gpt-5.5", "check-model"])
+def test_codex_compacts_at_the_point_the_harness_reckons_for_the_model(model, tmp_path):
+    point = agent_class("codex")().compaction_point(model)
+    assert point == 244_800  # 90% of 272,000: gpt-5.5's catalog window, and an unknown name's
+    runs = {}
+    for reported in (point - 100, point + 100):
+        (tmp_path / str(reported)).mkdir()
+        with ScriptedServer(scenario("codex", reported)) as server:
+            play("codex", server, tmp_path / str(reported), auto_compact=True, model=model)
+        runs[reported] = [r.kind for r in server.requests if r.kind in ("main", "compaction")]
+    assert runs == {point - 100: ["main"] * 4, point + 100: ["main", "main", "compaction", "main", "main"]}
+
+
+def test_codexs_precompact_hook_runs_but_cannot_block_its_compaction(tmp_path):
+    # Codex 0.171 has a PreCompact hook (untrusted hooks run only with --dangerously-bypass-hook-trust): it runs
+    # before the compaction, yet exit 2 does not stop it (nor `decision: block`; `continue: false` ends the turn)
+    ran = tmp_path / "home" / "hook-ran"  # inside the sandbox: its home is writable
+    hook = f'[[hooks.PreCompact]]\n[[hooks.PreCompact.hooks]]\ntype = "command"\ncommand = "cat > {ran}; exit 2"\n'
+
+    class CodexWithHook(Codex):
+        def _config_toml(self, ctx):
+            return super()._config_toml(ctx) + hook
+
+    with ScriptedServer(scenario("codex", NEAR_WINDOW["responses"])) as server:
+        play("codex", server, tmp_path, True, more_args=("--dangerously-bypass-hook-trust",), agent=CodexWithHook())
+    assert json.loads(ran.read_text())["hook_event_name"] == "PreCompact"
+    kinds = [r.kind for r in server.requests if r.kind in ("main", "compaction")]
+    assert kinds == ["main", "main", "compaction", "main", "main"]

@@ -821,3 +821,24 @@ def test_command_line_entry(tmp_path):
 
 
 # ---- end to end against the real CLIs (mode python) -------------------------------------
+
+
+def test_a_rule_stops_when_a_tool_result_asks_and_reports_usage_by_the_request_bytes():
+    # a long game's driver: the script is cut short when play asks the agent to stop, and each answer reports a
+    # context that grows with the conversation (input_tokens = K x the request's bytes)
+    scenario = {
+        "turns": [{"call": "shell", "input": {"command": "echo go"}}] * 3 + ["<answer>DONE</answer>"],
+        "tokens_per_byte": 0.5,
+        "stop": {"when": "HANDOFF", "final": "Notes saved. <answer>HANDOFF</answer>"},
+    }
+    with ScriptedServer({"rules": [scenario]}) as srv:
+        first = post(srv.url, "/v1/messages", anthropic_body())
+        stopped = post(srv.url, "/v1/messages", anthropic_body(tool_round("ok; reply <answer>HANDOFF</answer>")))
+        requests = srv.main_requests()
+    assert anthropic_result(sse(first[2]))[1][0]["name"] == "Bash"
+    assert anthropic_result(sse(stopped[2]))[0] == "Notes saved. <answer>HANDOFF</answer>"
+    assert [r.outcome for r in requests] == ["call:Bash", "final"]
+    sizes = [len(json.dumps(body).encode()) for body in (anthropic_body(), anthropic_body(tool_round("x")))]
+    assert requests[0].usage["input_tokens"] == round(sizes[0] * 0.5) and requests[0].body_bytes == sizes[0]
+    with pytest.raises(ScenarioError, match="stop"):
+        load_scenario({"rules": [{**scenario, "stop": {"when": "x"}}]})

@@ -28,6 +28,7 @@ class FakeGame:
         self.drift = drift  # > 0: a game that is not deterministic (each instance paints this pixel differently)
         self.board = np.zeros((64, 64), dtype=np.uint8)
         self.steps: list = []
+        self.initial = StepResult("NOT_FINISHED", 0, 2, ("ACTION1", "ACTION2", "ACTION5", "ACTION6"), [self._frame()])
 
     def __enter__(self):
         return self

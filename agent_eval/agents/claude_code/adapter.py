@@ -24,7 +24,7 @@ from agent_eval.agents.base import (
     base_env,
     host_port,
 )
-from agent_eval.agents.claude_code import login, session_file
+from agent_eval.agents.claude_code import compaction_hook, login, session_file
 from agent_eval.agents.claude_code.events import (
     inline_images_from_session,
     parse_claude_sessions,
@@ -145,7 +145,9 @@ class ClaudeCode(Agent):
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             }
         )
-        if not ctx.auto_compact:
+        if ctx.compaction_signal is not None:  # its compaction point kept, and blocked by a hook that says so
+            argv += ["--settings", str(compaction_hook.write_settings(config_dir, ctx.compaction_signal))]
+        elif not ctx.auto_compact:
             env |= COMPACTION_OFF
         if ctx.auth.answer_wait_s:  # else it gives up on a request the gateway holds past 10 min (its default)
             env["API_TIMEOUT_MS"] = str(round(ctx.auth.answer_wait_s * 1000))
@@ -174,6 +176,8 @@ class ClaudeCode(Agent):
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
         return parse_claude_sessions(events, item_dir)
 
+    hook_blocks_compaction = True  # its PreCompact hook (compaction_hook.py)
+
     def new_session_id(self) -> str | None:
         return str(uuid.uuid4())  # --session-id wants a UUID
 
@@ -186,8 +190,8 @@ class ClaudeCode(Agent):
     def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
         return session_file.resumable(home, workdir, session_id)
 
-    def inline_images(self, item_dir: Path) -> list[str]:
-        return inline_images_from_session(item_dir, SeenImages(item_dir))
+    def inline_images(self, item_dir: Path, session_id: str | None = None) -> list[str]:
+        return inline_images_from_session(item_dir, SeenImages(item_dir), session_id)
 
     def watcher(self):
         """Fail fast: a 401/403 retry means bad credentials (Claude would retry ~3 minutes);

@@ -299,10 +299,12 @@ def _streamed_usage(events: list[dict]) -> tuple[Usage, dict[str, dict], int | N
     return usage, per_model, len(messages)
 
 
-def inline_images_from_session(item_dir: Path, seen: SeenImages) -> list[str]:
+def inline_images_from_session(item_dir: Path, seen: SeenImages, session_id: str | None = None) -> list[str]:
     """The first message's attachments as Claude Code sent them (after its own resizing), from its
-    session file in the private CLAUDE_CONFIG_DIR: the stream does not echo them."""
-    for session in sorted((item_dir / "home" / ".claude" / "projects").glob("*/*.jsonl")):
+    session file in the private CLAUDE_CONFIG_DIR (that of `session_id` when given: an item of several
+    sessions has a file each): the stream does not echo them."""
+    pattern = f"*/{session_id}.jsonl" if session_id else "*/*.jsonl"
+    for session in sorted((item_dir / "home" / ".claude" / "projects").glob(pattern)):
         for entry in log_entries(session):
             content = (entry.get("message") or {}).get("content") if entry.get("type") == "user" else None
             blocks = (

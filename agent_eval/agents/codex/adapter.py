@@ -68,6 +68,10 @@ CATALOG_OVERRIDES: dict[str, object] = {
 # and the window is capped at the catalog's max_context_window, so all three are raised past any real window.
 # The API's refusal then ends the turn: "Codex ran out of room ..." (docs/cli-notes.md, "Context compaction").
 NO_COMPACTION_WINDOW = 10**12
+# Where it compacts by itself: min(auto_compact_token_limit, 90% of context_window) of the model's catalog entry; a
+# model name the catalog does not know compacts as a 272,000-token window (measured: 240,000 reported no, 246,000 yes).
+COMPACTION_SHARE = 0.9
+UNKNOWN_MODEL_WINDOW = 272_000
 LOGIN_FILE = Path(".codex") / "auth.json"
 KEPT_IN_CODEX_HOME = ("config.toml", "sessions")  # what reading and `regrade --reparse` read back
 AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
@@ -264,14 +268,22 @@ class Codex(Agent):
     def session_id_of(self, events: list[dict]) -> str | None:
         return session_id_of(events)
 
+    def compaction_point(self, model: str) -> int | None:
+        """Its PreCompact hook cannot block (0.171: exit 2 and `decision: block` are ignored, `continue: false` ends
+        the turn), so the harness watches this point itself with the CLI's compaction off."""
+        entry: dict = next((m for m in json.loads(self._catalog)["models"] if m.get("slug") == model), {})
+        point = int((entry.get("context_window") or UNKNOWN_MODEL_WINDOW) * COMPACTION_SHARE)
+        limit = entry.get("auto_compact_token_limit")
+        return min(point, int(limit)) if limit else point
+
     def can_resume(self, home: Path, workdir: Path, session_id: str) -> bool:
         return resumable(home, session_id)
 
     def ran_out_of_context(self, events: list[dict]) -> bool:
         return ran_out_of_context(events)
 
-    def inline_images(self, item_dir: Path) -> list[str]:
-        rollout = rollout_path(item_dir)
+    def inline_images(self, item_dir: Path, session_id: str | None = None) -> list[str]:
+        rollout = rollout_path(item_dir, session_id)
         return inline_images_from_rollout(rollout, SeenImages(item_dir)) if rollout else []
 
     def prune(self, item_dir: Path) -> None:

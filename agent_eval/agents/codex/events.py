@@ -166,9 +166,11 @@ def inline_images_from_rollout(path: Path, seen: SeenImages) -> list[str]:
     return []
 
 
-def rollout_path(item_dir: Path) -> Path | None:
-    """Codex's own session log in the private CODEX_HOME (one per item: one exec, one session)."""
-    found = sorted((item_dir / "home" / ".codex" / "sessions").glob("**/rollout-*.jsonl"))
+def rollout_path(item_dir: Path, session_id: str | None = None) -> Path | None:
+    """Codex's own session log in the private CODEX_HOME: the last one, or that of thread `session_id` (its
+    file name ends with the thread's id; an item of several fresh sessions has one each)."""
+    pattern = f"**/rollout-*{session_id}.jsonl" if session_id else "**/rollout-*.jsonl"
+    found = sorted((item_dir / "home" / ".codex" / "sessions").glob(pattern))
     return found[-1] if found else None
 
 

@@ -7,12 +7,24 @@ game_server.py    the `game` MCP server: play; recall, inspect, read_pixels from
 frames.py         frames as palette PNGs and the lossless archive (.npy + .png)
 grading.py        the toolkit's scorecard as the record's metrics (metrics.py: GameMetrics), the run's rollup
 ladder.py         VISTA's ladder as switches of a games run (kind options, so in the run's identity)
+protocol.py       how the episode runs: the first frame up front, one action per observation, early stops continued
+recovery.py       never quitting early: what follows a session that ends with the game live (stops.jsonl)
+handoff.py        when a session hands its game on: context past N tokens, the CLI's compaction point, the image cap
+continuation.py   what the next session is told of a game that goes on (hand-off or restart): state, notes, last frame
 hooks.py          how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)
 
-game_process.py   GameProcess: one game under the toolkit's Python (>= 3.12, .venv-arc) in a bubblewrap jail of
-                  its own, spoken to in JSON lines; StepResult, GameError, toolkit_python, TOOLKIT_MISSING
-game_host.py      the script that process runs (never imported here): loads the game offline, steps it, reads
-                  the toolkit's scorecard
+toolkit_process.py  ToolkitProcess: a host script under the toolkit's Python (>= 3.12, .venv-arc) in a bubblewrap
+                  jail of its own, spoken to in JSON lines (online: its one way out the proxy to the ARC API);
+                  GameError, toolkit_python, TOOLKIT_MISSING
+game_process.py   GameProcess: one game in such a process (step, replay, scorecard; online: made on the run's card)
+game_host.py      the script a game's process runs (never imported here): loads the game, steps it, reads the
+                  toolkit's scorecard
+online_host.py    the ARC API side of the host scripts (never imported here): the key masked, the relay to the
+                  proxy, a game made at the API; run alone, it keeps a run's scorecard (open, read, close)
+online.py         --arc-mode online/competition: the run's one scorecard (RunCard, run.json's kind_run), a game made
+                  on it (OnlineGame: its entry beside the offline scorecard of a local replay), never replayed
+api_standin.py    a local stand-in of the ARC API (the toolkit's own server, the key check, the affinity cookie) for
+                  trying and testing online modes without a network (run by the toolkit's Python)
 games/            the project's own games (ae01-ae03), in the toolkit's environment_files layout, and a winning
                   action sequence for each
 """

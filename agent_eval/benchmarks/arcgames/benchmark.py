@@ -5,15 +5,20 @@ outside the sandbox for its item only; the game's own toolkit keeps the score
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
-from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
+from agent_eval.benchmarks.arcgames.continuation import continuation
+from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE, grid_text
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.arcgames.online import ARC_MODES
+from agent_eval.benchmarks.arcgames.protocol import Protocol
+from agent_eval.benchmarks.arcgames.recovery import FRESH, GIVE_UP, RESUME, STILL_ACTIVE, after_early_stop
 from agent_eval.benchmarks.arcgames.session import (
     GAME_DIR,
     GameSession,
@@ -24,6 +29,8 @@ from agent_eval.benchmarks.arcgames.session import (
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
 from agent_eval.benchmarks.notes import Notes, describe
 from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.run_services import RunServices
+from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 
@@ -52,6 +59,9 @@ class ArcGames(Benchmark):
         self.time_budget_s: float | None = None
         self.max_hours: float | None = None
         self.ladder = Ladder()
+        self.protocol = Protocol()
+        self.arc_mode = "offline"  # --arc-mode: online and competition play at the ARC API on one scorecard
+        self.online_play = None  # while a run's scope holds its scorecard (online.OnlinePlay)
 
     # -- the run's options and data
 
@@ -62,7 +72,11 @@ class ArcGames(Benchmark):
         self.max_actions = int(given.get("max_actions", DEFAULT_MAX_ACTIONS))
         self.frame_scale = int(given.get("frame_scale", DEFAULT_FRAME_SCALE))
         self.ladder = Ladder.from_options(given)
+        self.protocol = Protocol.from_options(given)
         self.max_hours = float(given["max_hours"]) if given.get("max_hours") else None
+        self.arc_mode = str(given.get("arc_mode") or "offline")
+        if self.arc_mode not in ARC_MODES:
+            raise ValueError(f"--arc-mode must be one of {', '.join(ARC_MODES)}, got {self.arc_mode!r}")
         if self.max_hours is not None and self.max_hours <= 0:
             raise ValueError(f"--max-hours must be more than 0, got {self.max_hours:g}")
         if self.max_actions < 1:
@@ -107,6 +121,23 @@ class ArcGames(Benchmark):
             for a in actions
         ]
         return calls + [{"final": "I won the game. <answer>DONE</answer>"}]
+
+    @contextlib.contextmanager
+    def run_scope(self, services: RunServices) -> Iterator[None]:
+        """Online and competition modes: the run's scorecard at the ARC API, open while the session runs."""
+        if self.arc_mode == "offline" or not services.items:  # (nothing to play: no card is opened)
+            yield
+            return
+        from agent_eval.benchmarks.arcgames.online import ApiAccess, RunCard
+
+        access = ApiAccess.from_environ(self.arc_mode, services.environ)
+        games = [f"{item.id}-{item.version}" for item in services.items]
+        with RunCard(access, services, games) as card:
+            self.online_play = card.play
+            try:
+                yield
+            finally:
+                self.online_play = None
 
     def warm_up(self, tools: str) -> None:
         load_in_background(GAME_SERVER_MODULE)  # the MCP SDK
@@ -153,40 +184,95 @@ class ArcGames(Benchmark):
                 else ToolSet(mcp=(game_tools,))
             )
             prompt = self._prompt(template_text)
+            first = self._first_observation(session) if not session.plays else ""
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
 
             def next_session(ran_out_of_context: bool) -> Continuation | None:
-                """A hand-off: the agent was asked to stop at the threshold, or its CLI ran out of context."""
-                if session.over or not (session.handoff_told or ran_out_of_context):
+                """The agent's session ended within the attempt: a hand-off (it was asked to stop at the threshold,
+                or its CLI ran out of context), or an early stop with the game live (continued, VISTA's way)."""
+                if session.over:
                     return None
-                reason = (
-                    f"hand-off: the context reached {session.handoff_at} tokens (--context handoff:"
-                    f"{self.ladder.handoff_tokens})"
-                    if session.handoff_told
-                    else "hand-off: the CLI ran out of context"
-                )
-                session.begin_session()
-                return continuation(session, prompt, notes, reason)
+                if session.handoff_told or ran_out_of_context:
+                    why = session.handoff.reason if session.handoff_told else None
+                    reason = f"hand-off: {why or 'the CLI ran out of context'}"
+                    session.begin_session()
+                    return continuation(session, prompt, notes, reason, self.ladder.observation)
+                return self._after_early_stop(session, item_root, prompt, notes)
 
+            shown_first = session.last_frame_png() if first and self.ladder.observation != "text" else None
             yield ItemSetup(
-                prompt=prompt,
+                prompt=prompt + first,
                 tools=toolset,
+                inline_images=[shown_first] if shown_first is not None else [],
                 endpoints=[mount.endpoint],
                 readonly_mounts=readonly,
-                continuation=continuation(session, prompt, notes) if session.plays else None,
+                continuation=continuation(session, prompt, notes, observation=self.ladder.observation)
+                if session.plays
+                else None,
                 next_session=next_session,
                 on_context=session.context_seen,
-                cli_compaction=self.ladder.handoff_tokens is None,
+                on_model_request=session.model_asked,
+                cli_compaction=not self.ladder.hands_off,
+                on_compaction_point=session.compaction_point if self.ladder.handoff_at_cli else None,
+                on_request_images=session.request_carried if self.ladder.session_images else None,
             )
+
+    def _first_observation(self, session: GameSession) -> str:
+        """The game's first observation, given with the task (VISTA's "Current observation"): its state as play
+        reports one, and its frame as text when the rung shows frames as text (as an image, it is attached)."""
+        shown = session.first_observation()
+        if shown is None:
+            return ""
+        text = f"\nCurrent observation (before any action):\n{json.dumps(shown)}\n"
+        if self.ladder.observation in ("text", "both"):
+            grid = grid_text(session.archive.load(shown["frames"][-1]))
+            session.observed(text_chars=len(grid))
+            text += f"\nFrame {shown['frames'][-1]}:\n{grid}\n"
+        if self.ladder.observation in ("image", "both"):
+            session.observed(images=1)
+        return text
+
+    def _after_early_stop(self, session: GameSession, item_root: Path, prompt: str, notes: Notes | None):
+        """The agent ended its session with the game live: continued in the same session once per session and
+        level, then in fresh sessions (at most --recoveries in a row with no action between), else graded."""
+        if self.protocol.early_stop != "continue":
+            return None  # graded as it stands (the record says it stopped early)
+        sessions = read_sessions(item_root)
+        last_id = sessions[-1].session_id if sessions else None
+        level = session.last.levels_completed if session.last is not None else 0
+        then = after_early_stop(
+            session.directory, last_id, level, session.actions_used, self.protocol.recoveries, last_id is not None
+        )
+        if then == GIVE_UP:
+            return None
+        why = f"early stop: the game is live ({session.progress_words()})"
+        fresh = continuation(session, prompt, notes, f"{why}; a fresh session goes on", self.ladder.observation)
+        if then == RESUME:
+            return Continuation(
+                note=f"{STILL_ACTIVE} {session.progress_words()}.",
+                prompt=fresh.prompt,
+                images=fresh.images,
+                reason=f"{why}; continued",
+                resume=True,
+            )
+        assert then == FRESH
+        return fresh
 
     def _prompt(self, template_text: str) -> str:
         """The mode's prompt with the run's budgets, and what the rung changes: how frames are shown, and the
         notes (what each is for; nothing of how to play). The templates are left as they are, so the image rung
         without notes asks exactly what earlier runs asked."""
+        start = "Start with RESET."
+        if self.protocol.initial_frame:
+            start = (
+                "The game's first frame, before any action, is given below with the game's state; the game is "
+                "ready for your first action."
+            )
         prompt = (
             template_text.replace("{max_actions}", str(self.max_actions))
             .replace("{scale}", str(self.frame_scale))
             .replace("{frames_dir}", FRAMES_DIR)
+            .replace("{start}", start)
             .strip()
         )
         drawn = f"each game pixel drawn as a {self.frame_scale}x{self.frame_scale} square"
@@ -225,8 +311,17 @@ class ArcGames(Benchmark):
             except GameError as error:
                 raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
 
-        game = start()
         directory = item_root / GAME_DIR
+        game: object
+        if self.online_play is not None:  # made at the ARC API on the run's card; never restored by a replay
+            from agent_eval.benchmarks.arcgames.online import start_online
+
+            try:
+                game = start_online(item, dataset.root, directory, scratch, self.online_play, stack)
+            except GameError as error:
+                raise ItemError(f"the game did not start: {error}") from None
+        else:
+            game = start()
         budgets = (
             self.max_actions,
             self.frame_scale,
@@ -235,12 +330,18 @@ class ArcGames(Benchmark):
             self.ladder.level_actions,
             self.ladder.handoff_tokens,
         )
+        episode: dict[str, Any] = {
+            "handoff_at_cli": self.ladder.handoff_at_cli,
+            "session_images": self.ladder.session_images,
+            "initial_frame": self.protocol.initial_frame,
+            "one_action_per_observation": not self.protocol.action_batches,
+        }
         try:
-            return GameSession(item, game, directory, *budgets)
+            return GameSession(item, game, directory, *budgets, **episode)
         except NotReplayable as why:
             game.close()
             aside = _move_aside(directory)
-            session = GameSession(item, start(), directory, *budgets)
+            session = GameSession(item, start(), directory, *budgets, **episode)
             append_restore(
                 directory,
                 {"at": now_iso(), "outcome": "started over", "why": str(why), "earlier_game": aside.name},
@@ -276,37 +377,3 @@ def _move_aside(directory: Path) -> Path:
         number += 1
     directory.rename(target)
     return target
-
-
-def continuation(
-    session: GameSession, prompt: str, notes: Notes | None = None, reason: str = "harness restarted"
-) -> Continuation:
-    """What the next session is told of a game that goes on: after a restart of the harness (the game restored;
-    the last play's result, as the call in flight when the harness stopped is answered from the record, not
-    played again), or after a hand-off (the context was full). Where the game stands, the notes, the last frame."""
-    last = session.last_play()
-    frame = session.last_frame_png()
-    played = ""
-    if last is not None:
-        played = (
-            f" Your last play call before the interruption was {last.action}"
-            + (f" at ({last.x}, {last.y})" if last.x is not None else "")
-            + f" (step {last.step}); it was taken: state {last.state}, frames {last.frames}."
-        )
-    shown = " Its frame is attached." if frame is not None else ""
-    where = f"The game stands at: {session.progress_words()}."
-    note = (
-        "The evaluation harness was restarted and your session interrupted; the game was restored exactly as it "
-        f"was. {where}{played}{shown} Go on playing."
-    )
-    if reason.startswith("hand-off"):
-        earlier = "an earlier session of yours played it and handed it on (its context was full)"
-    else:
-        earlier = (
-            "an earlier session played it and was interrupted (its conversation could not be continued), and the "
-            "game was restored exactly as it was"
-        )
-    fresh = f"{prompt.rstrip()}\n\nThis game is already in progress: {earlier}. {where}{played}{shown} Go on from here."
-    if notes is not None:
-        fresh += f"\n\nYour notes as the earlier session left them:\n\n{notes.as_prompt()}"
-    return Continuation(note=note, prompt=fresh + "\n", images=[frame] if frame is not None else [], reason=reason)

@@ -13,10 +13,18 @@ stdin, one answer per line on the protocol channel:
             "available_actions": [...], "hashes": ["<16 hex>", ...]}, ...]}
             (a recorded game played again in one request: each step's frames as their hashes only)
     {"op": "scorecard"}  -> {"ok": true, "scorecard": {...}}
+    {"op": "online_result"} -> {"ok": true, "online": {...}}   (online: this play's entry on the run's scorecard)
     {"op": "close"}      -> (exits)
     anything failing     -> {"ok": false, "error": "one line"}   (and the host exits)
 
-The first line it writes, unasked, is {"ok": true, "ready": GAME} once the game is loaded (or the failure).
+The first line it writes, unasked, is {"ok": true, "ready": GAME, "initial": {...}} once the game is loaded (or the
+failure): `initial` is the observation the toolkit's make() produced (it resets the game to its first level),
+in a step's form with its frames, before any action: what the agent sees first (VISTA shows it up front).
+
+With --mode online or competition (online_host.py) the game is made at the ARC API on the run's scorecard
+(--card-id) through the toolkit's own client, and the ready line also names the play's `guid`; `replay` is refused
+there (every replayed action would count again on the scorecard) and `scorecard` gives way to `online_result`.
+
 The toolkit logs, and games may print, to stdout: the protocol channel is a private copy of fd 1 taken at
 start, and fd 1 itself is pointed at stderr.
 """
@@ -40,6 +48,10 @@ os.dup2(2, 1)
 sys.stdout = sys.stderr
 GAME_FILE = "<string>"  # the toolkit exec()s the game's source: its frames carry this file name
 game_file_name = "the game file"  # its real name once metadata.json is read, for messages
+ONLINE_REFUSES = {
+    "replay": "an online game is never replayed: every replayed action would count again on the run's scorecard",
+    "scorecard": "an online game's score is the ARC API's (online_result); its offline scorecard is a local replay's",
+}
 
 
 class _Errors(logging.Handler):
@@ -182,8 +194,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--environments-dir", required=True)
     ap.add_argument("--game", required=True, help="GAME-VERSION, e.g. ae01-v1")
+    ap.add_argument("--mode", default="offline", choices=("offline", "online", "competition"))
+    ap.add_argument("--card-id", help="online: the run's scorecard at the ARC API")
+    ap.add_argument("--proxy-socket", help="online: the unix socket of the run's proxy to the ARC API")
     args = ap.parse_args()
     game_id = args.game
+    online: types.ModuleType | None = None
+    if args.mode != "offline":
+        global PROTOCOL
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        online = importlib.import_module("online_host")  # beside this script, bound in the jail with it
+        PROTOCOL = online.connect(args.proxy_socket, PROTOCOL)  # before anything logs: the key is masked
     errors = _Errors()
     log = logging.getLogger("agent_eval.game_host")
     log.handlers[:] = [errors, logging.StreamHandler(sys.stderr)]
@@ -198,17 +219,21 @@ def main() -> int:
         send({"ok": False, "error": f"the game toolkit does not import: {describe(e)}"})
         return 1
     try:
-        arcade = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=args.environments_dir, logger=log)
-        if arcade.operation_mode != OperationMode.OFFLINE:
-            send({"ok": False, "error": f"the toolkit is not offline ({arcade.operation_mode.value})"})
-            return 1
-        info = next((e for e in arcade.get_environments() if e.game_id == game_id), None)
-        if info is None:
-            send({"ok": False, "error": f"no metadata.json in {args.environments_dir} declares {game_id}"})
-            return 1
-        global game_file_name
-        game_file_name = f"{(info.class_name or '').lower()}.py"
-        env = arcade.make(game_id)
+        if online is not None:  # made at the ARC API, on the run's scorecard: no game file here
+            arcade = online.arcade(args.mode, log)
+            env, info = online.make_game(arcade, game_id, args.card_id), None
+        else:
+            arcade = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=args.environments_dir, logger=log)
+            if arcade.operation_mode != OperationMode.OFFLINE:
+                send({"ok": False, "error": f"the toolkit is not offline ({arcade.operation_mode.value})"})
+                return 1
+            info = next((e for e in arcade.get_environments() if e.game_id == game_id), None)
+            if info is None:
+                send({"ok": False, "error": f"no metadata.json in {args.environments_dir} declares {game_id}"})
+                return 1
+            global game_file_name
+            game_file_name = f"{(info.class_name or '').lower()}.py"
+            env = arcade.make(game_id)
         if env is None or errors.records or env.observation_space is None:
             send({"ok": False, "error": failure(errors.take(), "loading the game")})
             return 1
@@ -216,6 +241,22 @@ def main() -> int:
         send({"ok": False, "error": f"loading the game failed: {describe(e)}"})
         return 1
     state = {"win_levels": env.observation_space.win_levels, "last": env.observation_space}
+
+    def answer_of(frame, frames: list) -> dict:
+        shapes = [list(np.shape(f)) for f in frames]
+        return {
+            "ok": True,
+            "state": frame.state.name if hasattr(frame.state, "name") else str(frame.state),
+            "levels_completed": frame.levels_completed,
+            "win_levels": state["win_levels"],
+            "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
+            "n_frames": len(frames),
+            "shapes": shapes,
+        }
+
+    def with_frames(answer: dict, frames: list) -> dict:
+        blob = np.stack(frames).tobytes() if frames else b""
+        return {**answer, "frames": base64.b64encode(blob).decode("ascii"), "cpu_s": time.process_time()}
 
     def take(name: str, x, y):
         """One action: (the step's answer without its frames, the frames as uint8 arrays), or an error line."""
@@ -237,19 +278,16 @@ def main() -> int:
         if any(shape != [64, 64] for shape in shapes):
             return f"step {action.name} returned frames of shape {shapes}, not 64x64", None
         state["win_levels"] = frame.win_levels or state["win_levels"]
-        answer = {
-            "ok": True,
-            "state": frame.state.name if hasattr(frame.state, "name") else str(frame.state),
-            "levels_completed": frame.levels_completed,
-            "win_levels": state["win_levels"],
-            "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
-            "n_frames": len(frames),
-            "shapes": shapes,
-            "step_s": step_s,
-        }
+        answer = {**answer_of(frame, frames), "step_s": step_s}
         return answer, [np.ascontiguousarray(f, dtype=np.uint8) for f in frames]
 
-    send({"ok": True, "ready": game_id})
+    first = env.observation_space
+    initial = [np.ascontiguousarray(f, dtype=np.uint8) for f in first.frame]
+    if any(f.shape != (64, 64) for f in initial):
+        send({"ok": False, "error": f"the game's first frames have shapes {[list(f.shape) for f in initial]}"})
+        return 1
+    made = {"guid": first.guid} if online is not None else {}  # the play at the API (online)
+    send({"ok": True, "ready": game_id, "initial": with_frames(answer_of(first, initial), initial), **made})
 
     for line in sys.stdin:
         req = None
@@ -258,7 +296,14 @@ def main() -> int:
             op = req.get("op")
             if op == "close":
                 return 0
+            if online is not None and op in ("scorecard", "replay"):
+                send({"ok": False, "error": ONLINE_REFUSES[op]})
+                return 1
+            if op == "online_result" and online is not None:
+                send({"ok": True, "online": online.game_result(arcade, env, game_id, args.card_id, args.mode)})
+                continue
             if op == "scorecard":
+                assert info is not None  # offline
                 send({"ok": True, "scorecard": scorecard(arcade, game_id, state["win_levels"], info.baseline_actions)})
                 continue
             if op == "replay":
@@ -282,8 +327,7 @@ def main() -> int:
             if frames is None:
                 send({"ok": False, "error": answer})
                 return 1
-            blob = np.stack(frames).tobytes() if frames else b""
-            send({**answer, "frames": base64.b64encode(blob).decode("ascii"), "cpu_s": time.process_time()})
+            send(with_frames(answer, frames))
         except BaseException as e:  # noqa: BLE001 - a game's failure (even sys.exit) is one line for the item
             what = f"step {req.get('action')}" if isinstance(req, dict) and req.get("op") == "step" else "the host"
             send({"ok": False, "error": f"exception in {what}: {describe(e)}"})

@@ -78,6 +78,13 @@ def _frame(session: GameSession, frame: int):
 
 
 def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), notes: Notes | None = None):
+    images_each = 1 if ladder.observation in ("image", "both") else 0  # images a frame is shown as
+
+    def refused(images: int) -> list | None:
+        """--session-images: the answer instead of a tool's images past the session's cap (handoff.py)."""
+        stop = session.image_room(images)
+        return None if stop is None else [json.dumps({"stop": stop})]
+
     def observed(number: int, png: bytes | None = None) -> list:
         """A frame as this rung shows it: the image, its colour indices as text, or both."""
         out: list = []
@@ -95,6 +102,8 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
         x: Annotated[int | None, Field(description=f"Click column 0-{GRID - 1} (ACTION6 only).")] = None,
         y: Annotated[int | None, Field(description=f"Click row 0-{GRID - 1} (ACTION6 only).")] = None,
     ) -> list:
+        if (instead := refused(images_each)) is not None:
+            return instead
         shown, png = _guard(lambda: session.play(action, x, y))
         return [json.dumps(shown)] + (observed(shown["frames"][-1], png) if png is not None else [])
 
@@ -112,6 +121,8 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
                 wanted = list(frames)
             if len(wanted) > MAX_RECALL:
                 raise PlayRefused(f"{len(wanted)} frames asked; at most {MAX_RECALL} per call")
+            if (instead := refused(len(wanted) * images_each)) is not None:
+                return instead
             out: list = []
             for number in wanted:
                 _frame(session, number)
@@ -138,6 +149,9 @@ def tool_functions(session: GameSession, scale: int, ladder: Ladder = Ladder(), 
             view, meta = inspect_view(image, region, max(size, 16), grid)
             buffer = io.BytesIO()
             view.save(buffer, format="PNG")
+            if (instead := refused(1)) is not None:
+                return instead
+            session.observed(images=1)
             return [json.dumps({"frame": frame, **meta}), Image(data=buffer.getvalue(), format="png")]
 
         return _guard(look)

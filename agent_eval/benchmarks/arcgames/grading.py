@@ -100,7 +100,39 @@ def grade_game(final_text: str | None, item, item_root: Path) -> tuple[GameMetri
     metrics.started_over = [r.get("why", "") for r in end.restores if r.get("outcome") == "started over"]
     metrics.observations = dict(end.observations)
     metrics.notes_written = len(read_history(item_root))
+    # each continued stop is a line of stops.jsonl; with --early-stop grade the one stop is the game's end
+    metrics.early_stops = len(end.early_stops) or int(end.stopped_early)
+    metrics.stopped_early = end.stopped_early
+    metrics.refused_unseen = end.refused_unseen
+    metrics.online = online_entry(end.scorecard, metrics)
     return metrics, end.error, has_tag
+
+
+ONLINE_TOTALS = ("score", "levels_completed", "actions", "resets")
+
+
+def online_entry(scorecard: dict | None, offline: GameMetrics) -> dict:
+    """An online game's entry on the run's card, with where its totals differ from the offline scorecard of the
+    same actions (the local replay's): the two are the same toolkit's, so a difference is a finding (another game
+    version at the API, or a rule the API keeps differently: in competition mode a first RESET counts)."""
+    card = dict(scorecard or {})
+    online = dict(card.get("online") or {})
+    if not online:
+        return {}
+    online["local_replay"] = card.get("local_replay")
+    if "unavailable" not in online:
+        here = {"score": card.get("score"), "levels_completed": offline.levels_completed, "actions": offline.actions}
+        here["resets"] = offline.resets  # (a game without baselines has no score here: not compared)
+        online["differs_from_offline"] = [
+            name for name in ONLINE_TOTALS if here[name] is not None and not _same(online.get(name), here[name])
+        ]
+    return online
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(float(a) - float(b)) < 1e-9
+    return a == b
 
 
 def prediction_text(metrics: GameMetrics) -> str:
@@ -123,6 +155,7 @@ def rollup_games(metrics: list[GameMetrics]) -> dict:
         "scored_games": len(scored),
         "actions": sum(m.actions for m in metrics),
         "budget_spent": sum(m.budget_spent for m in metrics),
+        "stopped_early": sum(m.stopped_early for m in metrics),
     }
 
 

@@ -41,23 +41,24 @@ class GameReading(ReadingHooks):
 
     # -- show
     def show_totals(self, console: Console, run: RunOnDisk) -> str:
-        from agent_eval.benchmarks.arcgames.show import totals_phrase
+        from agent_eval.benchmarks.arcgames.show import print_scorecards, totals_phrase
 
+        print_scorecards(console, run.manifest)
         return totals_phrase(run.records)
 
     def show_item(
         self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
-        from agent_eval.benchmarks.arcgames.show import print_timeline
+        from agent_eval.benchmarks.arcgames.show import print_timeline, with_closed_card
 
-        return print_timeline(console, record, images.base, None, run.root)
+        return with_closed_card(print_timeline(console, record, images.base, None, run.root), run.manifest)
 
     def show_item_page(
         self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
     ) -> object | None:
-        from agent_eval.benchmarks.arcgames.show import print_timeline
+        from agent_eval.benchmarks.arcgames.show import print_timeline, with_closed_card
 
-        return print_timeline(console, record, images.base, page, run.root)
+        return with_closed_card(print_timeline(console, record, images.base, page, run.root), run.manifest)
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
         from agent_eval.benchmarks.arcgames.metrics import GameMetrics

@@ -35,6 +35,14 @@ class GameMetrics(KindMetrics):
     started_over: list[str] = field(default_factory=list)  # why a record that did not replay was abandoned
     observations: dict = field(default_factory=dict)  # frames shown as images, and as text (characters)
     notes_written: int = 0  # versions of GUIDE.md / WORKING.md written (the notes rung)
+    early_stops: int = 0  # sessions that ended with the game live and its budgets left (each continued or not)
+    stopped_early: bool = False  # the game ended that way: graded as it stood (VISTA's agent_stopped_early)
+    refused_unseen: int = 0  # plays refused because the previous play's result had not reached the model yet
+    # --arc-mode online/competition: this play's entry on the run's scorecard at the ARC API (card_id, url, guid;
+    # score, actions, levels_completed, resets, completed, per-level lists, runs), or `unavailable` and why; the
+    # fields above are then the offline scorecard of the same actions, replayed locally (`local_replay`), and
+    # `differs_from_offline` names the totals where the two disagree. Empty offline.
+    online: dict = field(default_factory=dict)
 
     def actions_per_level(self) -> float | None:
         """Actions spent per completed level (None: no level completed)."""

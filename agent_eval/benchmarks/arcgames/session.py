@@ -1,7 +1,8 @@
 """One item's game, as the `play` tool sees it: the game process, the action budget, the frame
 archive and the timeline, and at the end the toolkit's scorecard, all in the item's folder.
 
-    <item>/game/game.json        which game: id, version, seed, the files' hash (written when it starts)
+    <item>/game/game.json        which game: id, version, seed, the files' hash, and the first observation (its
+                                 frames' numbers and hashes, state, available actions) when the agent is shown it
     <item>/game/timeline.jsonl   one line per play call: step, action (x, y), state, level, frames and their
                                  hashes, the game clock; written and flushed to disk before the call is answered
     <item>/game/frames/NNNN.npy  every frame returned, as colour indices (and NNNN.png, as shown)
@@ -27,8 +28,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, FrameArchive, checked_frame, frame_hash
+from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, FrameArchive, checked_frame, frame_hash, frame_name
+from agent_eval.benchmarks.arcgames.handoff import HANDOFF, HandoffState
 from agent_eval.benchmarks.arcgames.loader import GameItem
+from agent_eval.benchmarks.arcgames.recovery import read_stops
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.jsonl import append_line, log_lines, open_log
 
@@ -42,9 +45,10 @@ ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTI
 CLICK = "ACTION6"
 GRID = 64
 STOP = "Stop now: reply with <answer>DONE</answer>."
-HANDOFF = (
-    "Bring your notes up to date now (write_note: GUIDE.md, WORKING.md), then stop and reply with "
-    "<answer>HANDOFF</answer>: a fresh session goes on with this game from your notes."
+BLIND = (
+    "No action taken: one action per observation. The result of your previous play has not reached you yet "
+    "(several play calls in one message run one after another without you seeing each result): look at it, then "
+    "choose the next action. Nothing was spent."
 )
 
 
@@ -98,6 +102,9 @@ class GameEnd:
     max_hours: float | None = None  # the game's time budget, when the run set one
     restores: list[dict] = field(default_factory=list)  # restores.jsonl: each restore after a restart
     observations: dict = field(default_factory=dict)  # frames shown as images and as text (this process's)
+    stopped_early: bool = False  # the agent's last session ended with the game live and its budgets left
+    early_stops: list[dict] = field(default_factory=list)  # stops.jsonl: each early stop and what followed it
+    refused_unseen: int = 0  # plays refused because the previous result had not reached the model (this process)
     extra: dict = field(default_factory=dict)
 
 
@@ -116,11 +123,25 @@ class GameSession:
         max_hours: float | None = None,
         level_actions: float | None = None,
         handoff_tokens: int | None = None,
+        *,
+        handoff_at_cli: bool = False,
+        session_images: int | None = None,
+        initial_frame: bool = False,
+        one_action_per_observation: bool = False,
     ):
         self.item = item
-        self.handoff_tokens = handoff_tokens  # --context handoff:N
-        self.handoff_at: int | None = None  # the context when the hand-off was asked (this session)
-        self.handoff_told = False  # play's answer has asked the agent to update its notes and stop
+        # The first observation (the game as make() left it, before any action) archived and shown up front, as
+        # VISTA does; off: the agent's first play (RESET) is what first shows it the game.
+        self.initial_frame = initial_frame
+        self.initial_frames: list[int] = []  # the first observation's frame numbers in the archive
+        # One action per observation: a play is refused while the previous play's result has not reached the
+        # model (no model request has begun since it was answered), so the model never acts blind.
+        self.one_action_per_observation = one_action_per_observation
+        self.unseen_result = False  # a play's result has not yet reached the model
+        self.refused_unseen = 0  # plays refused for that (a message of several plays: all but the first)
+        # When the agent is asked to hand the game on to a fresh session (handoff.py): its context past
+        # --context handoff:N, the CLI's own compaction point (handoff:cli), or --session-images N.
+        self.handoff = HandoffState(handoff_tokens, handoff_at_cli, session_images)
         self.level_actions = level_actions  # each level bounded at ceil(its baseline x this) actions
         self.game = game
         self.directory = Path(directory)
@@ -141,6 +162,7 @@ class GameSession:
         if earlier:
             self._restore(earlier)
         else:
+            self._observe_first()
             self._write_record()
         self._started = time.monotonic()
         # Play stops taking actions at the first of two bounds: this attempt's (the run's --timeout less a margin
@@ -159,6 +181,29 @@ class GameSession:
 
     # -- a game that survives the harness
 
+    def _observe_first(self) -> None:
+        """The first observation into the archive (frames 1..k), when the agent is shown it before acting."""
+        if not self.initial_frame:
+            return
+        first = getattr(self.game, "initial", None)
+        if first is None:
+            raise ValueError(f"{self.item.id}: the game process gave no first observation")
+        self.initial_frames = [self.archive.add(checked_frame(f))[0] for f in first.frames]
+        self.last = first
+
+    def _first_record(self) -> dict | None:
+        first = getattr(self.game, "initial", None) if self.initial_frame else None
+        if first is None:
+            return None
+        return {
+            "frames": self.initial_frames,
+            "hashes": [frame_hash(checked_frame(f)) for f in first.frames],
+            "state": first.state,
+            "levels_completed": first.levels_completed,
+            "win_levels": first.win_levels,
+            "available_actions": list(first.available_actions),
+        }
+
     def _write_record(self) -> None:
         record = {
             "game": self.item.id,
@@ -167,6 +212,7 @@ class GameSession:
             "files_sha256": self.item.files_sha256,
             "baseline_actions": list(self.item.baseline_actions or []) or None,
             "started_at": now_iso(),
+            "initial": self._first_record(),
         }
         (self.directory / GAME_RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
 
@@ -179,6 +225,16 @@ class GameSession:
             raise NotReplayable(
                 f"the game's files changed since it was started (sha256 {record['files_sha256'][:12]}…, now "
                 f"{str(self.item.files_sha256)[:12]}…)"
+            )
+        shown = (record or {}).get("initial")
+        if self.initial_frame and shown:
+            first = self._first_record()
+            if first is None or first["hashes"] != shown.get("hashes"):
+                raise NotReplayable("the game does not replay identically: its first observation differs")
+            self.initial_frames = list(shown.get("frames") or [])
+        elif self.initial_frame != bool(shown):
+            raise NotReplayable(
+                "the game was started " + ("without" if self.initial_frame else "with") + " its first observation shown"
             )
         failed = next((p for p in plays if p.state == "ERROR"), None)
         if failed is not None:
@@ -210,7 +266,7 @@ class GameSession:
             self._note_level(earlier, play)
         self.actions_used = plays[-1].actions_used
         self.last = replayed[-1]
-        self.archive.resume(max((n for p in plays for n in p.frames), default=0))
+        self.archive.resume(max((n for p in plays for n in p.frames), default=max(self.initial_frames, default=0)))
         self.clock_before = max((p.game_s or 0.0 for p in plays), default=0.0)
         self.restored = {
             "at": now_iso(),
@@ -249,29 +305,76 @@ class GameSession:
         play's next answer asks the agent to bring its notes up to date and stop."""
         with self._lock:
             # (told as an answer streams by: its input first, then its output, so the largest until play tells)
-            if self.handoff_tokens is not None and tokens >= self.handoff_tokens and not self.handoff_told:
-                self.handoff_at = max(self.handoff_at or 0, tokens)
+            self.handoff.context_seen(tokens)
+
+    def compaction_point(self, what: str) -> None:
+        """The agent's CLI reached its own compaction point and did not compact (the engine saw it): with
+        --context handoff:cli, play's next answer asks the agent to bring its notes up to date and stop."""
+        with self._lock:
+            self.handoff.compaction_point(what)
+
+    def request_carried(self, images: int, began: float) -> None:
+        """The images one model request carried (the gateway's count), for --session-images."""
+        with self._lock:
+            self.handoff.request_carried(images, began)
+
+    def image_room(self, images: int) -> str | None:
+        """None when a tool may give `images` more images in this session; else what it answers instead (the
+        agent is asked to hand off). Nothing to refuse once the game is over (play then shows no frame)."""
+        with self._lock:
+            return None if self.over else self.handoff.image_room(images)
+
+    @property
+    def handoff_told(self) -> bool:
+        return self.handoff.told
 
     def begin_session(self) -> None:
         """A fresh session goes on with the game (after a hand-off): its context starts empty."""
         with self._lock:
-            self.handoff_at, self.handoff_told = None, False
+            self.handoff.begin()
 
     def observed(self, images: int = 0, text_chars: int = 0) -> None:
-        """What the tools showed of frames, by form (VISTA's rung i: what each form costs, per item)."""
+        """What the model was shown of frames, by form (VISTA's rung i: what each form costs, per item): the
+        tools' answers and the frames attached to a session's first message."""
         with self._lock:
             self.observations["images"] += images
             self.observations["text_chars"] += text_chars
+            self.handoff.shown(images)
 
     def last_play(self) -> Play | None:
         return self.plays[-1] if self.plays else None
 
-    def last_frame_png(self) -> Path | None:
-        """The last frame shown (the image of the last play that returned one), as archived."""
+    def last_frame_number(self) -> int | None:
+        """The last frame shown: of the last play that returned one, else the first observation's."""
         for play in reversed(self.plays):
             if play.frames:
-                return self.archive.directory / f"{play.frames[-1]:04d}.png"
-        return None
+                return play.frames[-1]
+        return self.initial_frames[-1] if self.initial_frames else None
+
+    def last_frame_png(self) -> Path | None:
+        """The last frame shown, as archived (the image the model was given)."""
+        number = self.last_frame_number()
+        return None if number is None else self.archive.directory / f"{frame_name(number)}.png"
+
+    def first_observation(self) -> dict | None:
+        """What the agent is told of the game before its first action (the first prompt carries its frame):
+        None when the run does not show it up front."""
+        first = getattr(self.game, "initial", None)
+        if not self.initial_frames or first is None:
+            return None
+        return {
+            "state": first.state,
+            "levels_completed": f"{first.levels_completed} of {first.win_levels}",
+            "available_actions": list(first.available_actions),
+            "frames": list(self.initial_frames),
+            "actions_used": 0,
+            "actions_left": self.max_actions,
+        }
+
+    def model_asked(self) -> None:
+        """A model request of this item began: every play answered before it has reached the model."""
+        with self._lock:
+            self.unseen_result = False
 
     # -- the tools' side
 
@@ -307,8 +410,11 @@ class GameSession:
         with self._lock:
             if self.over:
                 return self._status(stopped=True), None
-            if self.handoff_told:  # the agent was asked to stop: the next session plays on
+            if self.handoff.told:  # the agent was asked to stop: the next session plays on
                 return {"stop": f"No action taken: {HANDOFF}"}, None
+            if self.one_action_per_observation and self.unseen_result:
+                self.refused_unseen += 1
+                raise PlayRefused(BLIND)
             started = time.perf_counter()
             try:
                 result = self.game.step(action, x, y)
@@ -336,6 +442,7 @@ class GameSession:
                 return self._status(stopped=True), None
             self.actions_used += 1
             self.last = result
+            self.unseen_result = bool(frames)  # its result is on its way to the model
             ids, png = [], None
             for frame in frames:
                 ident, png = self.archive.add(frame)
@@ -396,9 +503,8 @@ class GameSession:
             shown["seconds_left"] = max(0, int(self.deadline - time.monotonic()))
         if self.over:
             shown["stop"] = f"{self.over}. {STOP}" if not stopped else f"No action taken: {self.over}. {STOP}"
-        elif self.handoff_at is not None and play is not None:
-            shown["stop"] = f"Your context reached {self.handoff_at} tokens. {HANDOFF}"
-            self.handoff_told = True
+        elif play is not None and (stop := self.handoff.stop_now()):
+            shown["stop"] = stop
         elif play is not None and play.state == "GAME_OVER":
             shown["note"] = "game over: play RESET to start the level again"
             if not play.frames:
@@ -440,6 +546,9 @@ class GameSession:
                 max_hours=self.max_hours,
                 restores=read_restores(self.directory),
                 observations=dict(self.observations),
+                stopped_early=self.error is None and self.over is None,
+                early_stops=read_stops(self.directory),
+                refused_unseen=self.refused_unseen,
             )
             if self.last is not None:
                 end.state, end.levels_completed, end.win_levels = (

@@ -30,8 +30,78 @@ def totals_phrase(records) -> str:
     )
     return (
         f"{score}; won {r['wins']}/{len(records)}; levels {r['levels_completed']}/{r['levels_total']}; "
-        f"{r['actions']} actions"
+        f"{r['actions']} actions" + (f"; stopped early {r['stopped_early']}" if r["stopped_early"] else "")
     )
+
+
+def print_scorecards(console: Console, manifest) -> None:
+    """Online and competition runs: the run's scorecard(s) at the ARC API, from run.json (kind_run): id, state,
+    the toolkit's summary when closed, where to read it."""
+    kind_run = (manifest.kind_run if manifest is not None else None) or {}
+    cards = kind_run.get("scorecards") or []
+    if not cards:
+        return
+    mode = kind_run.get("arc_mode", "online")
+    if len(cards) > 1:
+        console.print(
+            Text(
+                f"{mode} run over {len(cards)} scorecards (its first closed before every game was played): no one "
+                f"card holds the whole run",
+                style="yellow",
+            )
+        )
+    for card in cards:
+        console.print(Text(f"{mode} scorecard {card['card_id']} ({card.get('state', '?')}): {card.get('url', '')}"))
+        summary = card.get("summary") or {}
+        if summary:
+            console.print(
+                f"  the ARC API's summary: score {summary.get('score', 0):.1f} over "
+                f"{summary.get('total_environments', 0)} game(s), "
+                f"{summary.get('total_environments_completed', 0)} won, levels "
+                f"{summary.get('total_levels_completed', 0)}/{summary.get('total_levels', 0)}, "
+                f"{summary.get('total_actions', 0)} actions",
+                highlight=False,
+            )
+        if card.get("error"):
+            console.print(Text(f"  {card['error']}", style="yellow"))
+
+
+def online_line(metrics: GameMetrics) -> str | None:
+    """One game's result on the run's card (online), beside the offline scorecard of the same actions."""
+    online = metrics.online
+    if not online:
+        return None
+    where = f"scorecard {online.get('card_id', '?')}"
+    if "unavailable" in online:
+        return f"online ({where}): {online['unavailable']}"
+    differs = online.get("differs_from_offline")
+    agreement = (
+        ""
+        if differs is None
+        else "; equal to the offline scorecard of the same actions"
+        if not differs
+        else f"; differs from the offline scorecard of the same actions in {', '.join(differs)}"
+    )
+    score = online.get("score")
+    said = f"game score {score:.1f}" if isinstance(score, (int, float)) else "no game score"
+    return (
+        f"online ({where}): {'WON' if online.get('completed') else 'not won'}, levels "
+        f"{online.get('levels_completed', 0)}, {online.get('actions', 0)} actions ({online.get('resets', 0)} resets), "
+        f"{said}{agreement}"
+    )
+
+
+def with_closed_card(metrics: GameMetrics | None, manifest) -> GameMetrics | None:
+    """A competition game's entry, known only once the run's card closed: taken from run.json's closed card."""
+    if metrics is None or "unavailable" not in metrics.online:
+        return metrics
+    game_id, card_id = f"{metrics.game}-{metrics.version}", metrics.online.get("card_id")
+    for card in ((manifest.kind_run if manifest is not None else None) or {}).get("scorecards") or []:
+        if card.get("card_id") == card_id and card.get("summary"):
+            entry = next((e for e in card["summary"].get("environments") or [] if e.get("id") == game_id), None)
+            if entry is not None:
+                metrics.online = {"card_id": card_id, **entry, "from": "the closed scorecard (run.json)"}
+    return metrics
 
 
 def _action(entry: dict) -> str:
@@ -145,3 +215,15 @@ def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
         )
     if metrics.budget_spent:
         console.print(Text(f"the action budget ({metrics.max_actions}) was spent", style="yellow"))
+    if metrics.early_stops or metrics.stopped_early:
+        ended = "; it ended that way: graded as it stood" if metrics.stopped_early else ", each continued"
+        console.print(
+            Text(f"the agent stopped with the game live {metrics.early_stops} time(s){ended}", style="yellow")
+        )
+    if metrics.refused_unseen:
+        console.print(
+            f"{metrics.refused_unseen} play(s) refused: sent before the previous play's result had reached the model"
+        )
+    line = online_line(metrics)
+    if line is not None:
+        console.print(line, highlight=False)

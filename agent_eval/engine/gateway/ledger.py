@@ -43,6 +43,7 @@ class RequestEntry:
     model: str | None = None
     tools_offered: int | None = None
     images: list[ImageSeen] = field(default_factory=list)  # in memory only; the file lists each image once
+    image_blocks: int = 0  # the image blocks its body carries, repeats included (what an API's image limit counts)
     body_note: str | None = None  # why the body could not be read, if it could not
     status: int | None = None
     first_byte_ms: float | None = None
@@ -144,6 +145,16 @@ class Ledger:
         # Told each answer's normalised usage as it streams by (e.g. a game that hands off when the context is
         # full).
         self.on_usage: Callable[[dict], None] | None = None
+        # Told as each model request begins (before it goes upstream): the results of every tool call the CLI
+        # made since its last request are in it, on their way to the model (a game's one action per observation).
+        self.on_model_request: Callable[[], None] | None = None
+        # Told the image blocks each request body carries and when the request began (time.monotonic), once the
+        # body is read (e.g. a game's cap on the images of one agent session).
+        self.on_request_images: Callable[[int, float], None] | None = None
+
+    def model_request_began(self) -> None:
+        if self.on_model_request is not None:
+            self.on_model_request()
 
     def begin(self, method: str, path: str, size: int) -> RequestEntry:
         with self._lock:
@@ -205,6 +216,7 @@ class Ledger:
                 entry.tools_offered = len(data["tools"])
         seen: dict[str, ImageSeen] = {}
         for media_type, b64 in images_in(data):
+            entry.image_blocks += 1
             key = hashlib.sha1(b64.encode()).hexdigest()[:16]
             if key in seen:
                 continue
@@ -214,6 +226,8 @@ class Ledger:
                 entry.new_images.append(known)
             seen[key] = known
         entry.images = list(seen.values())
+        if self.on_request_images is not None:
+            self.on_request_images(entry.image_blocks, self._t0 + entry.t)
 
     # -- the response
     def response_reader(self, entry: RequestEntry, status: int, content_type: str, encoding: str | None):

@@ -22,6 +22,12 @@ class Redactor:
         self.values = sorted({v for v in values if v}, key=len, reverse=True)  # longest first
         self._raw = [v.encode() for v in self.values]
 
+    def add(self, value: str) -> None:
+        """One more secret (a kind's own credential, e.g. the user's ARC API key), scrubbed from here on."""
+        if value and value not in self.values:
+            self.values = sorted({*self.values, value}, key=len, reverse=True)
+            self._raw = [v.encode() for v in self.values]
+
     def __bool__(self) -> bool:
         return bool(self.values)
 

@@ -210,6 +210,8 @@ class Gateway:
         health = lease.upstream if lease else ItemUpstream()
         entry = ledger.begin(request.method, request.path, request.content_length or 0)
         wire = wire_of(request.method, request.path)
+        if wire is not None:
+            ledger.model_request_began()
         if lease is not None and wire is not None:
             refusal = self.spend.refusal(lease.spend, entry, wire)
             if refusal is not None:  # past a spend cap: nothing goes upstream

@@ -1,0 +1,90 @@
+"""When a game's agent session hands its game on to a fresh session, and what the next session is told.
+
+Three things make a session hand off (VISTA's context policy, rung iii/iv): its context passing `--context
+handoff:N` tokens as the gateway sees them; the CLI reaching its own compaction point (`--context handoff:cli`,
+which the engine reports: Claude Code's PreCompact hook blocked the compaction, or Codex's own threshold was
+passed); and, with `--session-images N`, a tool about to give the N-th image of the session. The first two let the
+play in flight happen and ask the agent to bring its notes up to date and stop; the image cap takes no action
+(its image could not be shown) and asks the same. Every image the model is given counts: play's, recall's and
+inspect's, and the frame attached to a session's first message; the gateway's count of the images each request
+really carries (a frame the agent opened itself, in mode python) counts too.
+
+What the next session is told is continuation.py's."""
+
+from __future__ import annotations
+
+import time
+
+HANDOFF = (
+    "Bring your notes up to date now (write_note: GUIDE.md, WORKING.md), then stop and reply with "
+    "<answer>HANDOFF</answer>: a fresh session goes on with this game from your notes."
+)
+
+
+class HandoffState:
+    """One agent session's way to its hand-off (not thread-safe: GameSession calls it under its lock).
+
+    tokens: --context handoff:N; at_cli: --context handoff:cli; images_cap: --session-images N."""
+
+    def __init__(self, tokens: int | None = None, at_cli: bool = False, images_cap: int | None = None):
+        self.tokens, self.at_cli, self.images_cap = tokens, at_cli, images_cap
+        self.begin()
+
+    def begin(self) -> None:
+        """A session begins (the attempt's first, or a fresh one after a hand-off): nothing asked, nothing shown."""
+        self.why: str | None = None  # pending: play's next answer asks the agent to stop (the sentence says why)
+        self.reason: str | None = None  # the same for the record of sessions
+        self.told = False  # the agent has been asked to update its notes and stop
+        self.context_at: int | None = None  # the largest context seen past --context handoff:N
+        self.images = 0  # images given to the model in this session: tools' answers and attachments
+        self.carried = 0  # the most images one model request of this session carried (the gateway's count)
+        self.began = time.monotonic()
+
+    # -- the triggers
+
+    def context_seen(self, tokens: int) -> None:
+        """The model's context at one answer (the gateway's usage, as it streams by)."""
+        if self.tokens is not None and tokens >= self.tokens and not self.told:
+            self.context_at = max(self.context_at or 0, tokens)
+            self.why = f"Your context reached {self.context_at} tokens"
+            self.reason = f"the context reached {self.context_at} tokens (--context handoff:{self.tokens})"
+
+    def compaction_point(self, what: str) -> None:
+        """The CLI reached its own compaction point (and did not compact): `what` says how it was seen."""
+        if self.at_cli and not self.told and self.why is None:
+            self.why = "Your context is full: it reached the point where your CLI would compact it"
+            self.reason = f"the CLI reached its compaction point: {what} (--context handoff:cli)"
+
+    def request_carried(self, images: int, began: float) -> None:
+        """A model request that began at `began` (monotonic) carried this many image blocks; one from an
+        earlier session (its body read late) does not count for this one."""
+        if began >= self.began:
+            self.carried = max(self.carried, images)
+
+    def shown(self, images: int) -> None:
+        self.images += images
+
+    def image_room(self, images: int) -> str | None:
+        """None when `images` more may be given in this session; else the refusal the agent reads (it is asked to
+        hand off: the tool gives nothing)."""
+        if self.images_cap is None or images <= 0:
+            return None
+        given = max(self.images, self.carried)
+        if given + images < self.images_cap:
+            return None
+        if not self.told:
+            self.told = True
+            self.reason = f"the session's images reached {given} (--session-images {self.images_cap})"
+        return (
+            f"No action taken: this session has been given {given} images, and no more than "
+            f"{self.images_cap - 1} are given in one session (--session-images {self.images_cap}). {HANDOFF}"
+        )
+
+    # -- what play says
+
+    def stop_now(self) -> str | None:
+        """The stop play's answer carries, once a trigger is pending (then the agent counts as told)."""
+        if self.why is None or self.told:
+            return None
+        self.told = True
+        return f"{self.why}. {HANDOFF}"

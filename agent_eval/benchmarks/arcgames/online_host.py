@@ -1,0 +1,244 @@
+"""The ARC API side of the toolkit's hosts (online and competition modes), run by the toolkit's interpreter in the
+jail toolkit_process.py builds; never imported by agent-eval itself.
+
+As a module, game_host.py imports it to play a game made at the API (`connect`, `make_game`, `game_result`).
+Run as a script, it keeps a run's remote scorecard: one request per line on stdin, one answer per line on stdout:
+
+    {"op": "games"}                                   -> {"ok": true, "games": ["ls20-cb3b57cc", ...]}
+    {"op": "open_card", "tags": [...], "opaque": {}}  -> {"ok": true, "card_id": "..."}
+    {"op": "get_card", "card_id": "..."}              -> {"ok": true, "scorecard": {...}}   (online mode only)
+    {"op": "close_card", "card_id": "..."}            -> {"ok": true, "scorecard": {...}}
+    {"op": "close"}                                   -> (exits)
+    a request the API refuses                         -> {"ok": true, "failed": "one line"}   (the host goes on)
+
+Every call is the toolkit's own client (`arc_agi.Arcade` in the mode asked), with the user's key and base URL
+from the environment (ARC_API_KEY, ARC_BASE_URL, as the toolkit reads them). The jail has no network but a unix
+socket to the run's proxy, which lets exactly the API's host through: `connect` relays a loopback port to it and
+points HTTP(S)_PROXY there. The key is in this process's environment only, and is replaced by [ARC_API_KEY] in
+everything it writes (its answers, its stderr, the toolkit's logs): the API's error bodies can quote it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import socket
+import sys
+import threading
+
+MASK = "[ARC_API_KEY]"
+COMPETITION_HIDES = (
+    "competition mode: the ARC API shows no scorecard before it is closed (the toolkit's server refuses to), "
+    "so this game's entry is known when the run's scorecard closes"
+)
+
+
+class Scrubbed:
+    """A text stream that never writes the key."""
+
+    def __init__(self, stream, key: str):
+        self._stream, self._key = stream, key
+
+    def write(self, text: str) -> int:
+        return self._stream.write(text.replace(self._key, MASK) if self._key else text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def connect(proxy_socket: str, protocol):
+    """Before the toolkit is imported: the key masked in all output (stderr, stdout, and `protocol`, the answer
+    channel, returned wrapped), and the relay to the run's proxy. The key itself stays in the environment, where
+    the toolkit reads it."""
+    key = os.environ.get("ARC_API_KEY", "")
+    sys.stderr = Scrubbed(sys.stderr, key)
+    sys.stdout = sys.stderr
+    relay(proxy_socket)
+    return Scrubbed(protocol, key)
+
+
+def relay(proxy_socket: str) -> str:
+    """A loopback port inside the jail that carries each connection to the proxy's unix socket (the jail's only
+    way out), set as the HTTP(S) proxy for the toolkit's requests. Returns its URL."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+
+    def pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s, how in ((dst, socket.SHUT_WR), (src, socket.SHUT_RD)):
+                try:
+                    s.shutdown(how)
+                except OSError:
+                    pass
+
+    def serve() -> None:
+        while True:
+            inside, _ = listener.accept()
+            outside = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                outside.connect(proxy_socket)
+            except OSError:
+                inside.close()
+                continue
+            for a, b in ((inside, outside), (outside, inside)):
+                threading.Thread(target=pump, args=(a, b), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        os.environ[name] = url
+    for name in ("NO_PROXY", "no_proxy"):
+        os.environ.pop(name, None)
+    return url
+
+
+def arcade(mode: str, logger: logging.Logger):
+    """The toolkit's client in `mode` ("online" or "competition"), as the toolkit builds it: its constructor asks
+    the API for its games (GET /api/games)."""
+    from arc_agi import Arcade, OperationMode
+
+    client = Arcade(operation_mode=OperationMode(mode), environments_dir="/nonexistent", logger=logger)
+    if client.operation_mode.value != mode:
+        raise RuntimeError(f"the toolkit is in mode {client.operation_mode.value}, not {mode}")
+    return client
+
+
+def offered(client) -> list[str]:
+    return sorted(e.game_id for e in client.get_environments())
+
+
+def make_game(client, game_id: str, card_id: str):
+    """The game made at the API on the run's scorecard (the toolkit's RESET that starts a play). Refused before
+    anything reaches the scorecard when the API does not offer exactly this version: the toolkit would make the
+    API's own version instead, silently."""
+    games = offered(client)
+    if game_id not in games:
+        same = [g for g in games if g.split("-", 1)[0] == game_id.split("-", 1)[0]]
+        why = f"it serves {', '.join(same)}" if same else f"it offers {len(games)} game(s), not this one"
+        raise LookupError(f"the ARC API does not offer {game_id} ({why}); the run's --data must hold the API's version")
+    return client.make(game_id, scorecard_id=card_id)
+
+
+def game_result(client, env, game_id: str, card_id: str, mode: str) -> dict:
+    """This play's entry on the run's scorecard as the API computes it (GET /api/scorecard/<card>: the game's
+    runs, ours picked by its guid), or why it is not known yet."""
+    guid = getattr(env.observation_space, "guid", None)
+    out: dict = {"card_id": card_id, "guid": guid, "game_id": game_id}
+    if mode == "competition":
+        return {**out, "unavailable": COMPETITION_HIDES}
+    try:
+        card = client.get_scorecard(card_id)
+    except Exception as e:  # noqa: BLE001 - the API's refusal is this result's one line
+        return {**out, "unavailable": f"the ARC API did not give the scorecard: {one_line(e)}"}
+    if card is None:
+        return {**out, "unavailable": "the ARC API gave no scorecard"}
+    entry = next((e for e in card.model_dump(mode="json")["environments"] if e["id"] == game_id), None)
+    runs = [r for r in (entry or {}).get("runs") or [] if r.get("guid") == guid]
+    if not runs:
+        return {**out, "unavailable": f"the scorecard holds no play {guid} of {game_id}"}
+    return {**out, **play_totals(runs)}
+
+
+def play_totals(runs: list[dict]) -> dict:
+    """One play's entry from its runs on the card (a RESET that restarts the whole game opens another run of the
+    same play), totalled as the toolkit totals a game's runs (EnvironmentScoreList: the best score and levels,
+    every run's actions and resets, won if any run won), with the best run's per-level lists."""
+    best = max(runs, key=lambda r: (r.get("score") or 0.0, r.get("levels_completed") or 0))
+    return {
+        "score": best.get("score"),
+        "levels_completed": max(r.get("levels_completed") or 0 for r in runs),
+        "actions": sum(r.get("actions") or 0 for r in runs),
+        "resets": sum(r.get("resets") or 0 for r in runs),
+        "completed": any(r.get("completed") for r in runs),
+        "level_actions": best.get("level_actions"),
+        "level_scores": best.get("level_scores"),
+        "message": best.get("message"),
+        "runs": runs,
+    }
+
+
+def one_line(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}".strip()
+    return text.splitlines()[0][:400] if text else type(error).__name__
+
+
+class _LastError(logging.Handler):
+    """The toolkit logs a failed request (and returns None) rather than raising: the last error it logged."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.last: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.last = record.getMessage().splitlines()[0][:400]
+
+
+def card_answer(client, mode: str, req: dict, errors: _LastError) -> dict:
+    """One scorecard request: open, read or close the run's card, or list the API's games."""
+    op, card_id = req.get("op"), req.get("card_id")
+    errors.last = None
+    try:
+        if op == "games":
+            return {"ok": True, "games": offered(client)}
+        if op == "open_card":
+            return {"ok": True, "card_id": client.open_scorecard(tags=req.get("tags"), opaque=req.get("opaque"))}
+        if op == "get_card":
+            if mode == "competition":
+                return {"ok": True, "failed": COMPETITION_HIDES}
+            card = client.get_scorecard(card_id)
+        elif op == "close_card":
+            card = client.close_scorecard(card_id)
+        else:
+            return {"ok": False, "error": f"unknown request {op!r}"}
+    except Exception as e:  # noqa: BLE001 - the API's refusal, said in one line; the host goes on
+        return {"ok": True, "failed": one_line(e)}
+    if card is None:
+        return {"ok": True, "failed": errors.last or "the ARC API gave no scorecard"}
+    dump = card.model_dump(mode="json")
+    dump.pop("api_key", None)
+    return {"ok": True, "scorecard": dump}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="a run's scorecard at the ARC API")
+    ap.add_argument("--mode", required=True, choices=("online", "competition"))
+    ap.add_argument("--proxy-socket", required=True)
+    args = ap.parse_args()
+    protocol = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)
+    protocol = connect(args.proxy_socket, protocol)
+    errors = _LastError()
+    log = logging.getLogger("agent_eval.scorecard_host")
+    log.handlers[:] = [errors, logging.StreamHandler(sys.stderr)]
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+    def send(obj: dict) -> None:
+        protocol.write(json.dumps(obj, separators=(",", ":")) + "\n")
+
+    try:
+        client = arcade(args.mode, log)
+    except Exception as e:  # noqa: BLE001
+        send({"ok": False, "error": f"the toolkit's client did not start: {one_line(e)}"})
+        return 1
+    send({"ok": True, "ready": "scorecard", "games": offered(client), "listing_failed": errors.last})
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("op") == "close":
+            return 0
+        send(card_answer(client, args.mode, req, errors))
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stderr.flush()
+    os._exit(code)

@@ -1,0 +1,40 @@
+"""How a game's episode runs, beside the ladder's question of what the model sees and may call (ladder.py): the
+first observation shown up front or only after a play, one action per observation or batches of blind actions,
+and what happens when the agent stops with its game live. Each a kind option, so in the run's identity. The
+defaults are VISTA's (its harness: arc3/claude/harness.py, backends/claude/mcp_host.py, lifecycle.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EARLY_STOP = ("continue", "grade")
+SWITCH = ("on", "off")
+DEFAULT_RECOVERIES = 5  # VISTA's MAX_DECISION_LEASE_RECOVERIES_PER_STEP
+
+
+@dataclass(frozen=True)
+class Protocol:
+    initial_frame: bool = True  # the game's first frame in the first prompt (off: the first play shows it)
+    action_batches: bool = False  # on: several plays in one message all run (the model acts on unseen results)
+    early_stop: str = "continue"  # continue: a session that ends with the game live is continued; grade: it ends
+    recoveries: int = DEFAULT_RECOVERIES  # fresh sessions per step (no action between) after early stops
+
+    @classmethod
+    def from_options(cls, given: dict) -> "Protocol":
+        """From the kind's options (None: the default); ValueError naming the flag for a bad value."""
+        for flag, key in (("--initial-frame", "initial_frame"), ("--action-batches", "action_batches")):
+            if given.get(key) is not None and given[key] not in SWITCH:
+                raise ValueError(f"{flag} must be on or off, got {given[key]!r}")
+        early = given.get("early_stop") or "continue"
+        if early not in EARLY_STOP:
+            raise ValueError(f"--early-stop must be one of {', '.join(EARLY_STOP)}, got {early!r}")
+        recoveries = given.get("recoveries")
+        recoveries = DEFAULT_RECOVERIES if recoveries is None else int(recoveries)
+        if not 0 <= recoveries <= 50:
+            raise ValueError(f"--recoveries must be 0-50 (fresh sessions in a row after early stops), got {recoveries}")
+        return cls(
+            initial_frame=given.get("initial_frame") != "off",
+            action_batches=given.get("action_batches") == "on",
+            early_stop=early,
+            recoveries=recoveries,
+        )

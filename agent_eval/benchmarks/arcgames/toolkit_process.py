@@ -1,0 +1,349 @@
+"""A script of the official ARC-AGI-3 toolkit, run in a confined process of its own and spoken to in JSON lines.
+
+The toolkit (arc-agi, arcengine) needs Python >= 3.12, and offline it runs a game by exec()ing the game's Python
+file: third-party code. So agent-eval (3.11) never imports it; `ToolkitProcess` starts one of this package's host
+scripts (game_host.py: a game; online_host.py: a run's remote scorecard) under the toolkit's interpreter
+(`.venv-arc`, built by `make setup`) inside bubblewrap.
+
+The jail: its own user, pid, network, IPC and UTS namespaces; a read-only root holding only the system's /usr and
+libraries, the toolkit's venv and base interpreter, the host scripts and what the caller names (a game's version
+folder); a private empty /tmp as cwd and $HOME; a controlled environment (no .env is found, as importing the
+toolkit loads one from the cwd). The results folder and the user's home are not there. Its network is an empty
+loopback: offline, no network at all; online (`Online`), one door: the run's allowlisting proxy for the ARC API's
+host alone (a unix socket bound in, engine/egress.py), which the host relays to from inside; the user's ARC key is
+in its environment only (never in a file). A request that does not answer within its timeout ends the process
+group; a host that dies or fails says why in one line: a `GameError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, load_policy, system_binds
+
+HOSTS_DIR = Path(__file__).parent
+ONLINE_HOST = HOSTS_DIR / "online_host.py"  # imported by game_host.py online, and the scorecard's host itself
+TOOLKIT_VENV = PROJECT_ROOT / ".venv-arc"
+TOOLKIT_ENV_VAR = "AGENT_EVAL_ARC_PYTHON"  # another toolkit interpreter (a venv's bin/python), if wanted
+TOOLKIT_MISSING = (
+    "ARC-AGI-3 games need Python >= 3.12 with the pinned game toolkit (.venv-arc): "
+    "install a Python >= 3.12 (on PATH or under ~/.pyenv/versions), then run `make setup`"
+)
+MEMORY_LIMIT_BYTES = 4 << 30  # address space of the jail's processes; the host peaks near 0.3 GiB
+NET_INSIDE = "/run/arc-api"  # where the proxy's socket directory appears inside an online jail
+# The system the interpreter needs, read-only (fonts: matplotlib, which the toolkit imports, looks for them).
+_SYSTEM_RO = ["/usr", "/etc/alternatives", "/etc/fonts", "/etc/localtime"]
+_SYSTEM_RO += ["/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"]  # the dynamic loader's
+_STDERR_TAIL = 4000
+
+
+class GameError(Exception):
+    """A game (or the run's scorecard) that cannot be played: one line naming it and what failed."""
+
+
+@dataclass(frozen=True)
+class Online:
+    """How a host reaches the ARC API: the toolkit's mode ("online" or "competition"), the user's key and base
+    URL (ARC_API_KEY, ARC_BASE_URL), and `net_dir`, the folder holding the socket of the proxy that lets exactly
+    that host through (engine/egress.py)."""
+
+    mode: str
+    key: str = field(repr=False)  # never in a message
+    base_url: str
+    net_dir: Path
+    socket_name: str
+
+    def env(self) -> dict[str, str]:
+        return {"OPERATION_MODE": self.mode, "ARC_API_KEY": self.key, "ARC_BASE_URL": self.base_url}
+
+    def args(self) -> list[str]:
+        return ["--mode", self.mode, "--proxy-socket", f"{NET_INSIDE}/{self.socket_name}"]
+
+
+def toolkit_python() -> Path | None:
+    """The >= 3.12 interpreter with the pinned toolkit that `make setup` prepared, or None."""
+    override = os.environ.get(TOOLKIT_ENV_VAR)
+    python = Path(override) if override else TOOLKIT_VENV / "bin" / "python"
+    if not python.is_file():
+        return None
+    venv = python.parent.parent
+    if not any(venv.glob("lib/python3.*/site-packages/arc_agi/__init__.py")):
+        return None
+    return python
+
+
+def _venv_base(python: Path) -> list[Path]:
+    """The folders the interpreter needs: its venv and the base installation pyvenv.cfg points at."""
+    venv = python.parent.parent
+    dirs = [venv.resolve()]
+    cfg = venv / "pyvenv.cfg"
+    if cfg.exists():
+        for line in cfg.read_text().splitlines():
+            key, _, val = line.partition("=")
+            if key.strip() == "home":
+                dirs.append(Path(val.strip()).resolve().parent)
+    dirs.append(python.resolve().parent.parent)
+    return list(dict.fromkeys(dirs))
+
+
+class ToolkitProcess:
+    """One host script in its own confined toolkit process. A context manager. `name` starts every error line;
+    `readonly` are the folders (or files) it may read besides the toolkit; the first answer (`ready`) is the
+    host's own, checked by the subclass."""
+
+    def __init__(
+        self,
+        name: str,
+        script: Path,
+        script_args: list[str],
+        scratch: Path,
+        *,
+        readonly: tuple[Path, ...] = (),
+        online: Online | None = None,
+        start_timeout_s: float = 60.0,
+    ):
+        self.name = name
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._failed: GameError | None = None
+        self._buf = b""
+        python = toolkit_python()
+        if python is None:
+            raise GameError(f"{self.name}: {TOOLKIT_MISSING}")
+        bwrap, prlimit = shutil.which("bwrap"), shutil.which("prlimit")
+        if bwrap is None or prlimit is None:
+            raise GameError(f"{self.name}: bwrap or prlimit is missing (apt-get install bubblewrap util-linux)")
+        scratch = Path(scratch)
+        scratch.mkdir(parents=True, exist_ok=True)
+        online_mark = f"-{online.mode}" if online else ""  # beside the same game's local replay (online)
+        self.stderr_path = scratch / f"{script.stem.replace('_', '-')}-{self.name}{online_mark}.stderr"
+        scripts = [script.resolve()] + ([ONLINE_HOST.resolve()] if online else [])
+        argv = [
+            prlimit,  # a game that allocates without end meets MemoryError, not the machine's OOM killer
+            f"--as={MEMORY_LIMIT_BYTES}",
+            "--",
+            bwrap,
+            *self._jail(python, [*scripts, *map(Path, readonly)], online),
+            "--",
+            str(python),
+            "-I",
+            "-B",
+            str(script.resolve()),
+            *script_args,
+            *(online.args() if online else []),
+        ]
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": "/tmp",
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "OPERATION_MODE": "offline",
+            "MPLBACKEND": "Agg",
+            "MPLCONFIGDIR": "/tmp",
+            # One thread for NumPy's BLAS: games do no linear algebra, and a pool per game on a shared
+            # machine is only start-up cost.
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            **(online.env() if online else {}),
+        }
+        with open(self.stderr_path, "wb") as err:
+            # A session of its own: a timeout ends bwrap's whole process group; --die-with-parent and
+            # the pid namespace take everything inside down with it.
+            self._proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env=env,
+                cwd="/",
+                start_new_session=True,
+            )
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(_pipes(self._proc)[1], selectors.EVENT_READ)
+        try:
+            self.ready = self._answer(start_timeout_s, "start-up")
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def _jail(python: Path, readonly: list[Path], online: Online | None) -> list[str]:
+        o = [
+            "--unshare-all",
+            "--unshare-user",
+            "--uid",
+            "65534",
+            "--gid",
+            "65534",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--disable-userns",
+            "--hostname",
+            "game",
+        ]
+        o += system_binds(_SYSTEM_RO, load_policy()["usr_links"])
+        o += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        for d in [*_venv_base(python), *readonly]:
+            o += ["--ro-bind", str(d), str(d)]
+        if online is not None:
+            o += ["--ro-bind", str(online.net_dir), NET_INSIDE]
+        return o + ["--remount-ro", "/", "--chdir", "/tmp"]
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        stdin, stdout = _pipes(proc)
+        try:
+            if proc.poll() is None:
+                try:
+                    stdin.write(b'{"op":"close"}\n')
+                    stdin.close()
+                except OSError:
+                    pass
+                try:
+                    proc.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:
+            self._kill(proc)
+            self._sel.close()
+            stdout.close()
+            if not stdin.closed:
+                try:
+                    stdin.close()
+                except OSError:
+                    pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_proc", None) is not None:
+            self.close()
+
+    # -- the channel
+
+    def _request(self, req: dict, timeout: float, what: str) -> dict:
+        if self._failed is not None:
+            raise self._failed
+        if self._proc is None:
+            raise GameError(f"{self.name}: the game process is closed")
+        try:
+            stdin = _pipes(self._proc)[0]
+            stdin.write((json.dumps(req) + "\n").encode())
+            stdin.flush()
+        except OSError:
+            pass  # it died: reading says how
+        return self._answer(timeout, what)
+
+    def _answer(self, timeout: float, what: str) -> dict:
+        proc = self._proc
+        assert proc is not None  # _request checked
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._sel.select(left):
+                self._kill(proc)
+                raise self._fail(f"{what} did not return within {timeout:g} s (the game process was ended)")
+            chunk = os.read(_pipes(proc)[1].fileno(), 1 << 20)
+            if not chunk:
+                code = proc.wait()
+                raise self._fail(f"the game process ended during {what} (exit status {code}){self._stderr_tail()}")
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        try:
+            ans = json.loads(line)
+        except ValueError:
+            self._kill(self._proc)
+            raise self._fail(f"the game host wrote something that is not JSON during {what}: {line[:120]!r}") from None
+        if not ans.get("ok"):
+            self._kill(self._proc)
+            raise self._fail(ans.get("error") or f"{what} failed")
+        return ans
+
+    def _fail(self, text: str) -> GameError:
+        self._failed = GameError(f"{self.name}: {text}")
+        return self._failed
+
+    def _stderr_tail(self) -> str:
+        try:
+            text = self.stderr_path.read_bytes()[-_STDERR_TAIL:].decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+        last = text.splitlines()[-1] if text else ""
+        return f": {last}" if last else ""
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen | None) -> None:
+        """End bwrap and everything under it, and wait until they are gone: the pid namespace dies with bwrap's
+        init, but asynchronously, so the descendants are also killed by pid and waited for."""
+        if proc is None:
+            return
+        if proc.poll() is None:
+            tree = _descendants(proc.pid)
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            for pid in tree:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + 5
+            while tree and time.monotonic() < deadline:
+                tree = [p for p in tree if _alive(p)]
+                if tree:
+                    time.sleep(0.01)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _descendants(root: int) -> list[int]:
+    """Pids under `root` (from /proc/*/stat's parent pids)."""
+    children: dict[int, list[int]] = {}
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                stat = (p / "stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+            children.setdefault(ppid, []).append(int(p.name))
+    out, todo = [], [root]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
+    """The process's stdin and stdout (both PIPE, so never None)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    return proc.stdin, proc.stdout
