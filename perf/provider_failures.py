@@ -113,14 +113,18 @@ def main() -> None:
                     outcome = runner.run()
                     wall = time.monotonic() - started
                     sent = len(server.main_requests())
-                    probes = [r.status for r in server.requests if r.kind == "health_probe"]
+                    probes = [r.outcome for r in server.requests if r.kind == "health_probe"]
                 records = sorted(outcome.store.records(), key=lambda r: r.id)
                 ends = ", ".join(
                     f"{r.id} {r.status} ({r.attempts} att., held {getattr(r, 'provider_wait_s', 0) or 0:.0f} s)"
                     for r in records
                 )
                 tally = dict(Counter(r.status for r in records))
-                asked = f", {len(probes)} probe(s) of the gateway ({probes.count(200)} answered)" if probes else ""
+                asked = (
+                    f", {len(probes)} probe(s) of the gateway ({probes.count('health_probe')} answered)"
+                    if probes
+                    else ""
+                )
                 print(f"{agent}, {name}: {tally}, {sent} request(s) at the provider{asked}, {wall:.1f} s", flush=True)
                 print(f"    {ends}", flush=True)
 

@@ -274,8 +274,9 @@ class Gateway:
                     if hold.limited:
                         self.limiter.release("unused")
                     return late
-                if hold.tries:  # sent again: the whole body (what the first try left unread, read now)
-                    chunks.append(await request.content.read())
+                if hold.tries:  # sent again: the whole body (what the first try left unread, read once: aiohttp
+                    if not request.content.at_eof():  # warns of "an infinite loop" at a sixth read at its end)
+                        chunks.append(await request.content.read())
                     body = b"".join(chunks)
                 else:
                     body = relay_body()
