@@ -37,8 +37,8 @@ def _vm_hwm_kb() -> int:
 
 
 def scripted_environ(agent: str, url: str) -> dict[str, str]:
-    """agent_eval.commands.demo.scripted_environ, repeated here so that this process imports only what a run
-    needs (agent_eval.commands.demo pulls the sample generators and NumPy): its peak RSS is the runner's."""
+    """agent_eval.agents.registry.scripted_environ, repeated here so that this process imports only what a run
+    needs: its peak RSS is the runner's."""
     if agent == "claude-code":
         return {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "scripted-key", "HOME": "/nonexistent"}
     return {"OPENAI_BASE_URL": url + "/v1", "OPENAI_API_KEY": "scripted-key", "HOME": "/nonexistent"}

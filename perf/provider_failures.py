@@ -14,8 +14,10 @@ server, with the run's defaults (`--outage-hold-minutes 30`) and `--timeout 120`
   the 3 others ended upstream_error too, after waiting 30 s in the run-wide pause.
 
 `--single` measures issue 27's case instead: one item whose every request fails (500, then a cut stream);
-nothing is answered, so it is an outage: held for `--hold-minutes`, then `upstream_error`.
-docs/performance.md has the figures.
+nothing is answered, so it is an outage: held for `--hold-minutes`, then `upstream_error`. Beside it, issue 40's:
+one item alone that the provider always fails while it is up for everything else (a poisoned question, 500):
+the gateway's own probe of the same model is answered, so it ends `upstream_error` at once instead of being
+held (before the probe: held for `--hold-minutes`). docs/performance.md has the figures.
 """
 
 from __future__ import annotations
@@ -48,14 +50,21 @@ POISONED = ("MPT-0", "RC-0")
 
 def scenarios(data: Path, outage_s: float, single: bool) -> list[tuple[str, str, dict, int]]:
     """(name, item ids, faults, jobs)."""
-    if single:
-        return [
-            ("1 item, HTTP 500 on every request", "FDS-0", {"status": 500}, 1),
-            ("1 item, every stream cut", "FDS-0", {"truncate": True}, 1),
-        ]
     questions = {
         row["id"]: row["question"] for row in map(json.loads, (data / "metadata.jsonl").read_text().split("\n")[:-1])
     }
+    if single:
+        alone = re.escape(questions["FDS-0"][:60])
+        return [
+            ("1 item, HTTP 500 on every request", "FDS-0", {"status": 500}, 1),
+            ("1 item, every stream cut", "FDS-0", {"truncate": True}, 1),
+            (
+                "1 item alone that the provider always fails (500), the provider up",
+                "FDS-0",
+                {"status": 500, "match": alone},
+                1,
+            ),
+        ]
     poison = "|".join(re.escape(questions[i][:60]) for i in POISONED)
     return [
         (f"3 items, HTTP 500 on every request for {outage_s:g} s", THREE, {"status": 500, "for_s": outage_s}, 3),
@@ -104,13 +113,19 @@ def main() -> None:
                     outcome = runner.run()
                     wall = time.monotonic() - started
                     sent = len(server.main_requests())
+                    probes = [r.outcome for r in server.requests if r.kind == "health_probe"]
                 records = sorted(outcome.store.records(), key=lambda r: r.id)
                 ends = ", ".join(
                     f"{r.id} {r.status} ({r.attempts} att., held {getattr(r, 'provider_wait_s', 0) or 0:.0f} s)"
                     for r in records
                 )
                 tally = dict(Counter(r.status for r in records))
-                print(f"{agent}, {name}: {tally}, {sent} request(s) at the provider, {wall:.1f} s", flush=True)
+                asked = (
+                    f", {len(probes)} probe(s) of the gateway ({probes.count('health_probe')} answered)"
+                    if probes
+                    else ""
+                )
+                print(f"{agent}, {name}: {tally}, {sent} request(s) at the provider{asked}, {wall:.1f} s", flush=True)
                 print(f"    {ends}", flush=True)
 
 

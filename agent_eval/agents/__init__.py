@@ -4,6 +4,7 @@ base.py           Agent: what every adapter provides (auth, the command for one 
 claude_code/      Claude Code: adapter.py (command line, env, auth), events.py (stream-json), login.py,
                   session_file.py (its own record of a session, which --resume reads)
 codex/            Codex: adapter.py, events.py (exec --json events and the rollout), login.py
+deferred_removal.py  an item's CLI scaffolding renamed aside at once and deleted in the background
 failures.py       the failure table: an attempt's outcome status from its process, transcript and answer
 logfiles.py       the CLIs' own session logs, read line by line
 placeholders.py   text a CLI prints in place of the model's answer when the API call failed

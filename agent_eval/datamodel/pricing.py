@@ -16,6 +16,7 @@ import hashlib
 import os
 import threading
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -27,6 +28,8 @@ import yaml
 
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, Provider
+
+    from agent_eval.datamodel.records import ItemRecord
 
 OVERRIDES_ENV = "AGENT_EVAL_PRICING"
 # The wire API a request spoke -> how genai-prices reads its usage: (provider, API flavour).
@@ -49,7 +52,7 @@ class PricingError(Exception):
 @dataclass(frozen=True)
 class RequestPrice:
     usd: float | None  # None: unpriced (no price for the model, or no usage to price)
-    source: str | None  # "genai-prices 0.2.3", or the override file that priced it
+    source: str | None  # what priced it: "genai-prices 0.2.3", or override_label() of the user's file
     note: str | None = None  # why it is unpriced
 
 
@@ -60,6 +63,23 @@ def data_version() -> str:
 
 def overrides_path() -> str | None:
     return os.environ.get(OVERRIDES_ENV) or None
+
+
+@lru_cache(maxsize=None)
+def override_label(path: str) -> str:
+    """The user's price file as a record names what priced an answer: `$AGENT_EVAL_PRICING <path> (sha256 ...)`."""
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+    except OSError:
+        digest = "unreadable"
+    return f"${OVERRIDES_ENV} {Path(path).resolve()} (sha256 {digest})"
+
+
+def describe_sources(sources: Iterable[str | None]) -> str:
+    """What priced a set of answers (each RequestPrice.source), in one line: the map's version, the user's file,
+    or both joined by " + "; with nothing priced, the map's version (what would have priced them)."""
+    found = sorted({s for s in sources if s}, key=lambda s: (s.startswith("$"), s))
+    return " + ".join(found) if found else data_version()
 
 
 @lru_cache(maxsize=None)
@@ -99,6 +119,17 @@ def provenance() -> dict[str, Any]:
         _overrides(path)  # a bad file is one error before anything runs
         overrides = {"path": str(Path(path).resolve()), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
     return {"price_data": data_version(), "overrides": overrides}
+
+
+def price_data_of(records: Iterable[ItemRecord], manifest_pricing: dict[str, Any] | None) -> str | None:
+    """What priced a run, from its records (each item's `gateway.cost.price_sources`): the map, the user's file or
+    both; for records that name none (nothing priced, or an older version's), its run.json's price data."""
+    sources = {
+        source
+        for record in records
+        for source in (((record.gateway or {}).get("cost") or {}).get("price_sources") or [])
+    }
+    return describe_sources(sources) if sources else (manifest_pricing or {}).get("price_data")
 
 
 def where_prices_come_from() -> str:
@@ -152,7 +183,8 @@ def price_request(wire: str, model: str | None, api_usage: dict[str, Any] | None
     path = overrides_path()
     override = _overrides(path).get(model)
     if override is not None:
-        return RequestPrice(float(ModelPrice(**override).calc_price(usage)["total_price"]), path)
+        assert path is not None  # an override is found only in the user's file
+        return RequestPrice(float(ModelPrice(**override).calc_price(usage)["total_price"]), override_label(path))
     found = _in_map(model, wire)
     if found is None:
         where = data_version() + (f" or {path}" if path else "")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_eval.analysis.stats import ALPHA
+from agent_eval.datamodel.pricing import price_data_of
 from agent_eval.reading.comparison import item_scores
 from agent_eval.reading.paper_table import Cell, PaperTable
 
@@ -267,7 +268,7 @@ def render_csv(table: PaperTable) -> str:
                 item_scores(cell.run.records)[1],
                 m.project_version if m else None,
                 cell.run.config.cli_version,
-                (m.pricing or {}).get("price_data") if m else None,
+                price_data_of(cell.run.records, m.pricing if m else None),
                 m.started_at if m else None,
                 m.finished_at if m else None,
             ]

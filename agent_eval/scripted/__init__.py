@@ -86,6 +86,7 @@ Faults (scenario ``faults:`` or ``ScriptedServer(..., faults=...)``), on main re
       delay: 3             # seconds before every main answer (independent of the above)
       match: "maze"        # only main requests whose prompt text matches (re.search) get the
                            # faults, delay included; `times` counts those requests only
+      model: "gpt-5.5"     # only requests naming a model that matches (re.search) get the faults
       concurrency: 4       # a provider's concurrency limit, on every model request (main and side):
                            # one beyond 4 in flight gets 429 (with `retry-after` when given)
 
@@ -100,6 +101,12 @@ detailed summary of the conversation so far", Codex's "CONTEXT CHECKPOINT COMPAC
 ``SCRIPTED-SUMMARY: N tool results so far.``; it plays no turn and meets no fault. A request counts the tool
 results after the last such line plus N, so the script goes on where it was once the CLI has dropped its
 earlier turns.
+
+The run's gateway asks the provider whether it is up with a request of its own whose only user message is
+``GATEWAY_PROBE_TEXT`` (server.py; agent_eval/engine/gateway/health_probe.py): it is recorded with
+``kind="health_probe"``, answered ``OK`` or met by the faults as a main request with that prompt, to that model,
+would be at that moment (an outage fails it, a fault that `match`es only some items' prompts does not), and
+it neither plays a turn nor counts in `times`.
 
 Side requests: Claude Code's background requests (session title; no tools, no tool
 results, no agent environment block, a system prompt about a title) get a harmless text
@@ -141,7 +148,8 @@ prints the URL and serves until killed.
 Files: server.py (the loopback server: ScriptedServer, RecordedRequest), scenario.py (the scenario model and
 its faults), conversation.py (an API-neutral view of one request; scripted tool names resolved),
 anthropic_wire.py and responses_wire.py (each wire API's request view and SSE answer), game_play.py (a scenario
-that plays an action sequence through a game's `play`), inspect_requests.py (what a CLI sent, for tests),
+that plays an action sequence through a game's `play`), demo.py (the scenario `agent-eval demo` plays on the
+bundled sample tasks), inspect_requests.py (what a CLI sent, for tests),
 mcp_stub.py (a trivial MCP stdio server for probes and tests), __main__.py (the command line).
 """
 

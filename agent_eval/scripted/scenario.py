@@ -103,10 +103,14 @@ class Faults:
     after: int = (
         0  # the first N main requests (of those the faults apply to) pass untouched; `times` counts on from there
     )
+    model: re.Pattern[str] | None = None  # only requests naming a model that matches get the faults
 
-    def applies(self, prompt: str) -> bool:
-        """Whether a main request with this prompt text gets the faults (delay included)."""
-        return self.match is None or self.match.search(prompt) is not None
+    def applies(self, prompt: str, model: str = "") -> bool:
+        """Whether a main request with this prompt text, to this model, gets the faults (delay included)."""
+        return (self.match is None or self.match.search(prompt) is not None) and self.for_model(model)
+
+    def for_model(self, model: str) -> bool:
+        return self.model is None or self.model.search(model or "") is not None
 
     @property
     def kind(self) -> str | None:
@@ -128,9 +132,14 @@ class Faults:
             and (self.for_s is None or elapsed_s < self.for_s)
         )
 
-    def poisons(self, prompt: str) -> bool:
+    def poisons(self, prompt: str, model: str = "") -> bool:
         """Whether a main request with this prompt text gets the fault every time, whatever times/for_s say."""
-        return self.kind is not None and self.poison is not None and self.poison.search(prompt) is not None
+        return (
+            self.kind is not None
+            and self.poison is not None
+            and self.poison.search(prompt) is not None
+            and self.for_model(model)
+        )
 
 
 @dataclass(frozen=True)
@@ -259,6 +268,7 @@ def parse_faults(raw: Any) -> Faults:
         "for_s",
         "poison",
         "after",
+        "model",
     }
     unknown = set(raw) - known
     if unknown:
@@ -283,6 +293,11 @@ def parse_faults(raw: Any) -> Faults:
     after = raw.get("after", 0)
     if not (isinstance(after, int) and after >= 0):
         raise ScenarioError("faults.after: a non-negative integer")
+    model = raw.get("model")
+    try:
+        model_pattern = re.compile(model) if model is not None else None
+    except (re.error, TypeError) as exc:
+        raise ScenarioError(f"faults.model: bad regex {model!r}: {exc}") from exc
     concurrency = raw.get("concurrency")
     if concurrency is not None and not (isinstance(concurrency, int) and concurrency >= 1):
         raise ScenarioError("faults.concurrency: a positive integer")
@@ -302,6 +317,7 @@ def parse_faults(raw: Any) -> Faults:
         for_s=None if for_s is None else float(for_s),
         poison=poison_pattern,
         after=after,
+        model=model_pattern,
     )
     if sum([faults.status is not None, faults.hang, faults.truncate]) > 1:
         raise ScenarioError("faults: choose one of status, hang, truncate")

@@ -28,6 +28,9 @@ from agent_eval.scripted.conversation import (
 from agent_eval.scripted.scenario import Failure, Faults, Scenario, load_scenario, parse_faults
 
 SIDE_REPLY = "Scripted session"
+# The run's gateway asks this of the provider to tell an outage from an item's own failures
+# (agent_eval/engine/gateway/health_probe.py PROBE_TEXT; tests/scripted check that both say the same).
+GATEWAY_PROBE_TEXT = "agent-eval gateway health check: reply with the word OK."
 SECRET_HEADERS = {"authorization", "x-api-key", "cookie", "proxy-authorization", "chatgpt-account-id"}
 
 
@@ -43,7 +46,8 @@ class RecordedRequest:
     headers: dict[str, str]  # secrets removed
     body: Any  # parsed JSON (None if empty / not JSON)
     api: str | None = None  # "anthropic" | "responses" | None
-    kind: str = "other"  # main | side | compaction | judge | count_tokens | probe | models | over_limit | other
+    # main | side | compaction | judge | count_tokens | probe | models | over_limit | health_probe | other
+    kind: str = "other"
     rule: int | None = None  # index of the matched scenario rule
     turn: int | None = None  # index of the turn played
     outcome: str = ""  # e.g. "call:Bash", "final", "fault:429", "hang", "truncate", "scripted-error"
@@ -258,11 +262,13 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/messages"):
             rec.api = "anthropic"
             conv = anthropic_wire.parse(body)
-            if self._judge(rec, body, conv):
+            if self._judge(rec, body, conv) or self._health_probe(rec, body, conv):
                 return
             if anthropic_wire.is_side_request(body, conv):
                 rec.kind, rec.outcome = "side", "side"
-                if self._side_in_outage():  # an outage (`for_s`) fails every model request, side ones too
+                side_model = body.get("model") or anthropic_wire.MODEL
+                if self._side_in_outage() and self.state.faults.for_model(side_model):  # an outage (`for_s`) fails
+                    # every model request, side ones too
                     self._fault(rec, self.state.faults, anthropic_wire, body.get("model") or anthropic_wire.MODEL)
                     return
                 rec.usage = dict(anthropic_wire.USAGE)
@@ -279,7 +285,7 @@ class _Handler(BaseHTTPRequestHandler):
             rec.status, rec.outcome = 404, "not-found"
             self._send_json(404, {"error": {"message": f"no route {rec.path}"}})
             return
-        if self._judge(rec, body, conv):
+        if self._judge(rec, body, conv) or self._health_probe(rec, body, conv):
             return
         if conv.compaction:
             self._summary(rec, body, conv)
@@ -312,12 +318,41 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, wire.message_body(body.get("model") or "scripted", verdict))
         return True
 
-    def _main(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> None:
+    def _health_probe(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> bool:
+        """The run's gateway asking whether the provider is up: answered as the provider would answer a main
+        request with that prompt, to that model, now (its faults included: an outage fails it, a fault that
+        `match`es or `poison`s only some items' prompts does not), counted in no `times`, playing no turn."""
+        if conv.prompt.strip() != GATEWAY_PROBE_TEXT or conv.tools:
+            return False
+        rec.kind = "health_probe"
         state = self.state
+        model = body.get("model") or "scripted"
+        wire = anthropic_wire if rec.api == "anthropic" else responses_wire
         with state.lock:
             faults = state.faults
-            poisoned = faults.poisons(conv.prompt)
-            applies = faults.applies(conv.prompt) or poisoned
+            hit = faults.applies(conv.prompt, model) and faults.hits(
+                state.main_count,
+                0.0 if state.first_main_at is None else time.monotonic() - state.first_main_at,
+            )
+        if hit:  # (a hang: the gateway's own timeout ends its probe)
+            self._fault(rec, faults, wire, model)
+            return True
+        rec.outcome, rec.usage = "health_probe", json.loads(json.dumps(wire.USAGE))
+        if not body.get("stream"):
+            self._send_json(200, wire.message_body(model, "OK"))
+        elif rec.api == "anthropic":
+            self._sse(anthropic_wire.events(model, "OK", []))
+        else:
+            self._sse(responses_wire.events(model, "OK", []))
+        return True
+
+    def _main(self, rec: RecordedRequest, body: dict[str, Any], conv: Conversation) -> None:
+        state = self.state
+        model = body.get("model") or "scripted"
+        with state.lock:
+            faults = state.faults
+            poisoned = faults.poisons(conv.prompt, model)
+            applies = faults.applies(conv.prompt, model) or poisoned
             index = state.main_count
             state.main_count += applies and not poisoned  # `times` counts the requests the faults apply to
             elapsed = 0.0
@@ -331,7 +366,6 @@ class _Handler(BaseHTTPRequestHandler):
             self._abort()
             return
         wire = anthropic_wire if rec.api == "anthropic" else responses_wire
-        model = body.get("model") or "scripted"
         if poisoned or faults.hits(index, elapsed):
             self._fault(rec, faults, wire, model)
             return

@@ -47,7 +47,9 @@ def test_the_override_file_comes_first_and_is_recorded(tmp_path, monkeypatch):
     )
     monkeypatch.setenv(pricing.OVERRIDES_ENV, str(path))
     price = price_request("responses", "gpt-5.5", GPT)
-    assert price.usd == pytest.approx((2000 * 1 + 8000 * 0.1 + 500 * 2) / 1e6) and price.source == str(path)
+    assert price.usd == pytest.approx((2000 * 1 + 8000 * 0.1 + 500 * 2) / 1e6)
+    assert price.source.startswith(f"$AGENT_EVAL_PRICING {path.resolve()} (sha256 ")
+    assert price_request("responses", "gpt-5.4", GPT).source == pricing.data_version()  # the map's, as before
     assert has_price("my-gateway-model", "anthropic")
     assert provenance()["overrides"]["path"] == str(path.resolve()) and len(provenance()["overrides"]["sha256"]) == 64
 

@@ -3,7 +3,9 @@ wrote), not the CLI's own scaffolding (model catalog, bundled skills, SQLite sta
 item before); show and regrade --reparse still work on it."""
 
 import json
+import re
 
+import pytest
 from click.testing import CliRunner
 
 from agent_eval.cli import main
@@ -43,3 +45,34 @@ def test_a_codex_item_keeps_only_what_is_read_back_and_still_reparses_and_shows(
     shown = CliRunner().invoke(main, ["show", str(outcome.store.root), "LIS-0"], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, shown.output
     assert "echo measured > notes.txt" in shown.output and "<answer>1</answer>" in shown.output
+
+
+def test_a_codex_item_reaches_only_its_model_and_tools_and_the_model_receives_the_same(sample_data, tmp_path):
+    """With its plugin sync and usage metrics off (the adapter's COMMON_SWITCHES), a Codex item in a tool mode asks
+    the sandbox's proxy for nothing but its model and its tools; with them on (as before issue 40) the proxy refused
+    github.com, api.github.com, chatgpt.com and ab.chatgpt.com on every item, and Codex's MCP start waited for the
+    sync. The request the model receives is the same either way (ids, the session's client metadata and the item's
+    own paths aside)."""
+    from agent_eval.agents.codex import adapter
+
+    removed = ["features.plugins=false", "analytics.enabled=false"]
+    assert set(removed) <= set(adapter.COMMON_SWITCHES)
+    seen = {}
+    for name, switches in (
+        ("now", adapter.COMMON_SWITCHES),
+        ("before", [s for s in adapter.COMMON_SWITCHES if s not in removed]),
+    ):
+        with ScriptedServer({"turns": ["<answer>1</answer>"]}) as server:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(adapter, "COMMON_SWITCHES", switches)
+                outcome = run_agent("codex", "python", server, sample_data, tmp_path / name, ids="LIS-0", jobs=1)
+            (main,) = server.main_requests()
+        (record,) = outcome.store.records()
+        assert record.status == "ok", record.error
+        meta = json.loads((outcome.store.root / "sandboxes" / "LIS-0" / "meta.json").read_text())
+        received = {k: v for k, v in main.body.items() if k != "client_metadata"}  # the session's ids: not the model's
+        body = json.dumps(received, sort_keys=True).replace(str(tmp_path / name), "ITEM")
+        seen[name] = (meta["exit"]["proxy_refused"], re.sub(r'"(id|prompt_cache_key)": "[^"]*"', "ID", body))
+    assert seen["now"][0] == [], seen["now"][0]
+    assert {"github.com:443", "ab.chatgpt.com:443"} <= set(seen["before"][0]), seen["before"][0]
+    assert seen["now"][1] == seen["before"][1]

@@ -32,34 +32,53 @@ FAULTS = {"status": 500, "for_s": OUTAGE_S, "poison": "maze"}  # MPT-0 asks abou
 IDS = "CCC-0,LIS-0,FDS-0,MPT-0"
 
 
+def side_by_side(run, sample_data, tmp_path) -> dict:
+    """`run(agent, sample_data, out, results)` for both CLIs at once (CI time); each one's results, none an error."""
+    results: dict = {}
+    threads = [threading.Thread(target=run, args=(agent, sample_data, tmp_path / agent, results)) for agent in AGENTS]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for agent in AGENTS:
+        assert not isinstance(results[agent], BaseException), (agent, results[agent])
+    return results
+
+
+def run_items(agent: str, sample_data, out, server: ScriptedServer, ids: str) -> tuple:
+    """One `run` of the items (tools none, --outage-hold-minutes 5, --timeout 120: shorter than an outage and an
+    answer, as the held time is not the attempt's), the way the command builds it: (outcome, what it printed)."""
+    benchmark, dataset = load_benchmark(sample_data)
+    config = RunConfig(
+        agent=agent,
+        model=MODELS[agent],
+        tools="none",
+        jobs=4,
+        timeout_s=120,
+        unpriced=True,
+        outage_hold_minutes=5,
+    )
+    config.validate(efforts_by_agent())
+    said = io.StringIO()
+    runner = Runner(
+        config,
+        benchmark,
+        dataset,
+        select(dataset, ids=ids),
+        out,
+        console=Console(file=said, width=250),
+        environ=scripted_environ(agent, server.url),
+        scripted_model=True,
+    )
+    return runner.run(), said.getvalue()
+
+
 def run_through_an_outage(agent: str, sample_data, out, results: dict) -> None:
     try:
-        benchmark, dataset = load_benchmark(sample_data)
-        config = RunConfig(
-            agent=agent,
-            model=MODELS[agent],
-            tools="none",
-            jobs=4,
-            timeout_s=120,  # shorter than outage + answer: the held time is not the attempt's
-            unpriced=True,
-            outage_hold_minutes=5,
-        )
-        config.validate(efforts_by_agent())
-        said = io.StringIO()
         with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults=FAULTS) as server:
-            runner = Runner(
-                config,
-                benchmark,
-                dataset,
-                select(dataset, ids=IDS),
-                out,
-                console=Console(file=said, width=250),
-                environ=scripted_environ(agent, server.url),
-                scripted_model=True,
-            )
-            outcome = runner.run()
+            outcome, said = run_items(agent, sample_data, out, server, IDS)
             requests = server.main_requests()
-        results[agent] = (outcome, requests, said.getvalue())
+        results[agent] = (outcome, requests, said)
     except BaseException as error:  # noqa: BLE001 - reported by the test's thread
         results[agent] = error
 
@@ -67,17 +86,8 @@ def run_through_an_outage(agent: str, sample_data, out, results: dict) -> None:
 def test_a_90s_outage_ends_every_item_ok_and_only_the_item_the_provider_always_fails_ends_upstream_error(
     sample_data, tmp_path
 ):
-    results: dict = {}
-    threads = [
-        threading.Thread(target=run_through_an_outage, args=(agent, sample_data, tmp_path / agent, results))
-        for agent in AGENTS
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = side_by_side(run_through_an_outage, sample_data, tmp_path)
     for agent in AGENTS:
-        assert not isinstance(results[agent], BaseException), (agent, results[agent])
         outcome, requests, said = results[agent]
         records = {r.id: r for r in outcome.store.records()}
         assert Counter(r.status for r in records.values()) == {"ok": 3, "upstream_error": 1}, (agent, records)
@@ -105,3 +115,45 @@ def test_a_90s_outage_ends_every_item_ok_and_only_the_item_the_provider_always_f
         assert "the provider failed: HTTP 500 x" in poisoned.error
         assert "in a row while it answered the run's other requests" in poisoned.error, poisoned.error
         assert poisoned.gateway["upstream"]["gave_up"] and not poisoned.gateway["upstream"]["outage"]
+
+
+def run_then_resume_alone(agent: str, sample_data, out, results: dict) -> None:
+    """`run` over a good item and one the provider always fails, then `run` again: the resume runs the failed
+    item alone (were it held as an outage, for the 5 minutes of the bound)."""
+    try:
+        with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"status": 500, "match": "maze"}) as server:
+            runs = [run_items(agent, sample_data, out, server, "CCC-0,MPT-0") for _ in range(2)]
+            probes = [r for r in server.requests if r.kind == "health_probe"]
+        results[agent] = (runs, probes)
+    except BaseException as error:  # noqa: BLE001 - reported by the test's thread
+        results[agent] = error
+
+
+def test_an_item_the_provider_always_fails_resumed_alone_ends_its_own_failure_without_being_held(sample_data, tmp_path):
+    """Alone, nothing else is answered, so the item's failures look like an outage; the gateway asks the provider
+    itself (a small probe to the same model, answered) and ends the item as its own failure at once, instead of
+    holding it the outage bound (5 minutes here; before the probe it was held all of it). Both CLIs side by side."""
+    results = side_by_side(run_then_resume_alone, sample_data, tmp_path)
+    for agent in AGENTS:
+        (first, _), (resumed, said) = results[agent][0]
+        probes = results[agent][1]
+        records = {r.id: r for r in first.store.records()}
+        assert records["CCC-0"].status == "ok"
+        lines = [json.loads(line) for path in first.store.root.glob("*/items.jsonl") for line in path.open()]
+        poisoned = [line for line in lines if line["id"] == "MPT-0"]
+        assert [line["status"] for line in poisoned] == ["upstream_error", "upstream_error"], (agent, poisoned)
+        # The first run: the other item's answer, or the gateway's probe if the item failed first, made the
+        # failures the item's own.
+        assert "4 in a row while it answered the " in poisoned[0]["error"], poisoned[0]["error"]
+        assert not poisoned[0]["gateway"]["upstream"]["outage"]
+        # The resume ran it alone ("1 to run"): the gateway's own probe was answered, so it ended at once.
+        assert "1 to run" in said, said
+        alone = poisoned[1]
+        upstream = alone["gateway"]["upstream"]
+        assert upstream["own_evidence"] == "probe" and upstream["gave_up"] and not upstream["outage"], upstream
+        assert (
+            "the gateway's own probe of the same model: the provider is up, so these failures are this item's "
+            in (alone["error"])
+        ), alone["error"]
+        assert alone["provider_wait_s"] < 60, alone  # held seconds, not the 5-minute bound
+        assert probes and {(p.status, p.body["model"]) for p in probes} == {(200, MODELS[agent])}, probes

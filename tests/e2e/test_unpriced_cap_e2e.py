@@ -3,6 +3,8 @@ first item and says what would make it keepable; with the user's own price ($AGE
 stops the run after 2 of 8 items. An unknown cost reads as unknown on the progress line and in show, never $0.00.
 The real `agent-eval run` drives the real Codex CLI against the scripted model."""
 
+import csv
+import io
 import json
 import os
 
@@ -59,6 +61,14 @@ def test_with_the_users_price_the_same_cap_stops_after_two_of_eight(eight_items,
     records = [json.loads(line) for path in logs for line in path.read_text().splitlines()]
     assert len(records) == 2 and all(r["cost_usd"] == pytest.approx(0.03) for r in records)
     assert "6 item(s) not run: recorded cost reached --max-cost-usd 0.05" in " ".join(result.output.split())
+    # What priced them is named: the user's file (and its hash), not genai-prices, in the record and the CSV.
+    label = records[0]["gateway"]["cost"]["price_data"]
+    assert label.startswith(f"$AGENT_EVAL_PRICING {prices.resolve()} (sha256 ") and "genai-prices" not in label
+    assert all(r["gateway"]["cost"]["price_data"] == label for r in records)
+    table = invoke("table", tmp_path / "out" / "r", "--format", "csv", env={"AGENT_EVAL_PRICING": str(prices)})
+    assert table.exit_code == 0, table.output
+    rows = list(csv.DictReader(io.StringIO(table.output)))
+    assert rows and all(row["price_data"] == label for row in rows), rows
 
 
 def test_an_unknown_cost_reads_unknown_on_the_progress_line_and_in_show(eight_items, tmp_path):

@@ -60,3 +60,31 @@ def test_the_projection_is_the_mean_item_cost_for_each_item_left():
 def test_only_model_requests_are_priced_or_refused():
     assert wire_of("POST", "/v1/messages") == "anthropic" and wire_of("POST", "/v1/responses") == "responses"
     assert wire_of("POST", "/v1/messages/count_tokens") is None and wire_of("GET", "/v1/models") is None
+
+
+def test_price_data_names_the_users_price_file_when_it_priced_an_answer(tmp_path, monkeypatch):
+    """`gateway.cost.price_data` says what priced the item: genai-prices' map, `$AGENT_EVAL_PRICING` (the file, its
+    hash) when the user's file did, both when both did; and an item resumed after a crash keeps what its earlier
+    session's answers were priced by (from gateway.jsonl)."""
+    from agent_eval.datamodel import pricing
+    from agent_eval.engine.gateway.ledger import line_of
+
+    monkeypatch.delenv(pricing.OVERRIDES_ENV, raising=False)
+    by_map = ItemSpend()
+    RunSpend(model="gpt-5.5").charge(by_map, answered(1), "responses")
+    assert by_map.to_json()["price_data"] == pricing.data_version() and by_map.usd == 0.8
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("models:\n  my-model: {input: 1, output: 2}\n")
+    monkeypatch.setenv(pricing.OVERRIDES_ENV, str(prices))
+    mine = answered(2)
+    mine.answer_model = "my-model"
+    both, spend = ItemSpend(), RunSpend()
+    spend.charge(both, mine, "responses")
+    label = both.to_json()["price_data"]
+    assert label.startswith(f"$AGENT_EVAL_PRICING {prices.resolve()} (sha256 ") and "genai-prices" not in label
+    spend.charge(both, answered(3), "responses")  # gpt-5.5: the map's price, beside the user's
+    assert both.to_json()["price_data"] == f"{pricing.data_version()} + {label}"
+    assert both.to_json()["price_sources"] == sorted([pricing.data_version(), label])
+    carried = ItemSpend()
+    carried.carry(line_of(mine))
+    assert carried.to_json()["price_data"] == label and carried.usd == pytest.approx(0.12)

@@ -13,9 +13,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from agent_eval.engine.gateway.health_probe import PROBE_TEXT, probe_body
 from agent_eval.scripted import ScenarioError, ScriptedServer, has_image, load_scenario, offered_tool_names, prompt_text
 from agent_eval.scripted.conversation import clean_tool_output
 from agent_eval.scripted.scenario import parse_faults
+from agent_eval.scripted.server import GATEWAY_PROBE_TEXT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -684,8 +686,48 @@ def test_fault_for_s_ends_an_outage_and_poison_fails_its_prompts_always():
     assert during == [500, 500] and after == [200, 500, 200]
 
 
+def test_fault_model_limits_faults_to_the_models_it_names():
+    """`model`: only requests naming a matching model meet the faults (a model down while others answer)."""
+    with ScriptedServer(TWO_TURNS, faults={"status": 500, "model": "^gpt-test$"}) as srv:
+        down = post(srv.url, "/v1/responses", responses_body())[0]
+        other = post(srv.url, "/v1/responses", {**responses_body(), "model": "gpt-other"})[0]
+        claude = post(srv.url, "/v1/messages", anthropic_body())[0]
+    assert (down, other, claude) == (500, 200, 200)
+
+
+@pytest.mark.parametrize("wire", ["anthropic", "responses"])
+def test_the_gateways_health_probe_meets_the_providers_faults_not_an_items(wire):
+    """The run's gateway asks the provider whether it is up (engine/gateway/health_probe.py): the server answers
+    its probe as it would answer any request to that model at that moment, except the faults that `match` or
+    `poison` only some items' prompts; it plays no turn and counts in no `times`."""
+    path, original = ("/v1/messages", anthropic_body()) if wire == "anthropic" else ("/v1/responses", responses_body())
+    probe = probe_body(wire, original["model"], original)
+    cases = [
+        ({"status": 500, "match": "maze"}, 200),  # one item's failure: the provider is up
+        ({"status": 500, "times": 0, "poison": "maze"}, 200),  # (only the poisoned prompts fail)
+        ({"status": 500}, 500),  # an outage: the probe fails too
+        ({"truncate": True}, "cut"),
+        ({"status": 500, "model": original["model"]}, 500),  # the model is down: so is the probe to it
+        ({"status": 500, "model": "another-model"}, 200),
+    ]
+    for faults, expected in cases:
+        with ScriptedServer(TWO_TURNS, faults=faults) as srv:
+            try:
+                status = post(srv.url, path, probe)[0]
+            except (http.client.IncompleteRead, ConnectionError):
+                status = "cut"
+            (rec,) = srv.requests
+        assert (faults, status, rec.kind) == (faults, expected, "health_probe")
+        assert srv.main_requests() == []
+    with ScriptedServer(TWO_TURNS, faults={"status": 500, "times": 1}) as srv:
+        statuses = [post(srv.url, path, body)[0] for body in (probe, original, probe, original)]
+    assert statuses == [500, 500, 200, 200]  # the probe meets `times` as it stands, and never counts in it
+    assert PROBE_TEXT == GATEWAY_PROBE_TEXT  # what the gateway asks is what the server knows
+
+
 def test_fault_for_s_and_poison_are_checked():
-    for bad in ({"status": 500, "for_s": 0}, {"status": 500, "for_s": "soon"}, {"status": 500, "poison": "("}):
+    bad_ones = ({"status": 500, "for_s": 0}, {"status": 500, "for_s": "soon"}, {"status": 500, "poison": "("})
+    for bad in bad_ones + ({"status": 500, "model": "["},):
         with pytest.raises(ScenarioError):
             parse_faults(bad)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -38,6 +37,7 @@ from agent_eval.agents.codex.events import (
     rollout_path,
     session_id_of,
 )
+from agent_eval.agents.deferred_removal import remove_soon
 from agent_eval.agents.seen_images import SeenImages
 from agent_eval.agents.surface import ToolSurface, surface
 from agent_eval.datamodel.sandbox_policy import policy_endpoints
@@ -50,6 +50,13 @@ COMMON_SWITCHES = [
     "features.image_generation=false",  # a ChatGPT login's `image_gen` namespace (found by the tool-surface check)
     'web_search="disabled"',
     "tools.experimental_request_user_input.enabled=false",
+    # No network outside the model's: the plugin marketplace sync (git ls-remote github.com, then api.github.com
+    # and chatgpt.com, each refused by the sandbox's proxy) and the usage metrics sent to ab.chatgpt.com at exit.
+    # Codex held its MCP servers' start until the sync had failed: in the tool modes, each item waited for a git
+    # process and three refused connections before its first model request (docs/performance.md, part 6d). The
+    # request the model receives is byte for byte the same without them.
+    "features.plugins=false",
+    "analytics.enabled=false",
 ]
 # Catalog fields that add tools beyond the mode's (see the module docstring).
 CATALOG_OVERRIDES: dict[str, object] = {
@@ -341,17 +348,13 @@ class Codex(Agent):
 
     def prune(self, item_dir: Path) -> None:
         """Of CODEX_HOME only its config and session log stay: the rest (the model catalog written for it,
-        bundled skills, SQLite state and logs: 2 MB in 70 files an item) is Codex's, never read back."""
+        bundled skills, SQLite state and logs: 2.4 MB in about 100 files an item) is Codex's, never read back.
+        It leaves the item at once and is deleted in the background (deferred_removal.py: deleting it took
+        0.1-0.4 s of each item's wall)."""
         codex_home = item_dir / "home" / ".codex"
         if not codex_home.is_dir() or codex_home.is_symlink():
             return
-        for entry in codex_home.iterdir():
-            if entry.name in KEPT_IN_CODEX_HOME:
-                continue
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+        remove_soon([e for e in codex_home.iterdir() if e.name not in KEPT_IN_CODEX_HOME], item_dir.parent)
 
     def watcher(self):
         """Fail fast on bad credentials: Codex reconnects five times on a 401 before failing."""

@@ -55,12 +55,14 @@ def confirm_received(transcript: Transcript, item_root: Path, at_api: dict[str, 
     return notes
 
 
-def cost_disagreement(priced: float | None, cli: float | None) -> list[str]:
+def cost_disagreement(priced: float | None, cli: float | None, price_data: str | None = None) -> list[str]:
     """Where the CLI's own cost (Claude Code reports one) and the gateway's price of the API's usage
-    differ by more than a cent's hundredth and 1%."""
+    differ by more than a cent's hundredth and 1%; `price_data`: what priced it (default: the map)."""
     if priced is None or cli is None or abs(priced - cli) <= max(0.0001, 0.01 * max(priced, cli)):
         return []
-    return [f"cost: the API's usage prices at ${priced:.6f} ({data_version()}), the CLI reported ${cli:.6f}"]
+    return [
+        f"cost: the API's usage prices at ${priced:.6f} ({price_data or data_version()}), the CLI reported ${cli:.6f}"
+    ]
 
 
 def record_item(lease: Lease, item_root: Path, transcript: Transcript) -> dict:
@@ -71,7 +73,9 @@ def record_item(lease: Lease, item_root: Path, transcript: Transcript) -> dict:
     summary = lease.ledger.summary(cli)
     summary["discrepancies"] += confirm_received(transcript, item_root, lease.ledger.image_sizes())
     summary["cost"] = {**lease.spend.to_json(), "cli_usd": transcript.cost_usd}
-    summary["discrepancies"] += cost_disagreement(summary["cost"]["usd"], transcript.cost_usd)
+    summary["discrepancies"] += cost_disagreement(
+        summary["cost"]["usd"], transcript.cost_usd, summary["cost"]["price_data"]
+    )
     whole = {"format": FORMAT, "summary": summary, "cli_reported": cli, "requests_file": LINES}
     (item_root / LOG).write_text(json.dumps(whole, indent=1))
     summary["upstream"] = {**lease.upstream.to_json(), "held_s": round(lease.upstream.held_s(), 3)}

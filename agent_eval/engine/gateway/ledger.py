@@ -52,6 +52,7 @@ class RequestEntry:
     answer_model: str | None = None  # the model the answer names (what is billed)
     cost_usd: float | None = None  # priced from api_usage (engine/gateway/spend.py); None: unpriced
     cost_note: str | None = None  # why it is unpriced
+    cost_source: str | None = None  # what priced it: genai-prices' version or the user's $AGENT_EVAL_PRICING file
     usage: dict | None = None  # normalised: USAGE_FIELDS
     error: dict | None = None  # {"status", "type", "message"}
     held_ms: float | None = None  # held at the gateway before the answer passed on: rate limits, its retries

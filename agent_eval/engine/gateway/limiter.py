@@ -150,6 +150,7 @@ class RateLimiter:
         self.failure_codes: dict[str, int] = {}  # of the current run of failures: "500" / "cut" -> count
         self.down_since: float | None = None  # the first of those failures
         self.answered_sent = -math.inf  # when the latest request the provider answered whole was sent
+        self.request_answered_sent = -math.inf  # ... of the run's own requests (the gateway's probes left out)
         self.holding = 0  # requests held at the gateway (the gateway counts them in and out)
         self.overloaded = False  # the provider's last answers were 503/529 and none was answered since
         self.breaker_pause = 0.0  # > 0 while tripped: the current pause
@@ -182,8 +183,18 @@ class RateLimiter:
         )
 
     def answered_since(self, at: float) -> bool:
-        """Whether the provider answered a request (any item's) sent at or after `at`."""
+        """Whether the provider answered a request (any item's, or the gateway's probe) sent at or after `at`."""
         return self.answered_sent >= at
+
+    def requests_answered_since(self, at: float) -> bool:
+        """The same, counting only the run's own requests (not the gateway's probes)."""
+        return self.request_answered_sent >= at
+
+    def probe_answered(self, sent_at: float) -> None:
+        """The gateway's own probe was answered whole (probe.py): the provider is up, as any answer says."""
+        self.answered_sent = max(self.answered_sent, sent_at)
+        self._provider_up(self.clock())
+        self._grant()
 
     # -- a request's turn
     async def acquire(self, give_up: Callable[[], bool] | None = None) -> bool:
@@ -237,19 +248,25 @@ class RateLimiter:
             self._failed(now, status)
         else:
             self.answered_sent = max(self.answered_sent, now if sent_at is None else sent_at)
+            self.request_answered_sent = max(self.request_answered_sent, now if sent_at is None else sent_at)
             self._succeeded(now, wait_s)
         self.in_flight -= 1
         self._grant()
 
-    def _succeeded(self, now: float, wait_s: float | None) -> None:
+    def _provider_up(self, now: float) -> None:
+        """An answer came: the provider's failures in a row end, the breaker closes, held requests may go."""
         self.failures_in_a_row = 0
         self.failure_codes = {}
         if self.limit_before_trip is not None:
             self.limit, self.limit_before_trip, self.breaker_pause = self.limit_before_trip, None, 0.0
+            self.resume_at = min(self.resume_at, now)
             down = duration(now - self.down_since) if self.down_since is not None else "a while"
             self.notices.append(f"provider answering again after {down} down: held requests resumed")
         self.down_since = None
         self.overloaded = False
+
+    def _succeeded(self, now: float, wait_s: float | None) -> None:
+        self._provider_up(now)
         if wait_s:  # the provider's remaining budget reached 0: nothing new until it resets
             self.resume_at = max(self.resume_at, now + min(wait_s, MAX_WAIT_S))
         saturated = self.in_flight >= self.limit

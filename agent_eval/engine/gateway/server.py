@@ -15,6 +15,7 @@ import secrets
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from agent_eval.engine.gateway.credentials import (
     real_credential,
     scratch_dir,
 )
+from agent_eval.engine.gateway.health_probe import HealthProbes, ProbeResult, request_json, send_probe
 from agent_eval.engine.gateway.ledger import REFUSED, Ledger, RequestEntry
 from agent_eval.engine.gateway.limiter import LIMITED_STATUSES, RateLimiter, wait_asked
 from agent_eval.engine.gateway.spend import ItemSpend, RunSpend, wire_of
@@ -103,6 +105,8 @@ class Gateway:
         # the run's one limiter: every item's model requests pass it
         self.limiter = RateLimiter(concurrency, outage_hold_s=outage_hold_s)
         self.spend = spend or RunSpend()  # prices every answer; refuses requests past a spend cap
+        self.probes = HealthProbes()  # the gateway's own requests: is the provider up? (health_probe.py)
+        self._probes_spend = ItemSpend()  # what they cost: the run's, no item's
         self.credential: RealCredential = real_credential(agent, auth)
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
@@ -265,7 +269,22 @@ class Gateway:
             if lease is not None and wire is not None:
                 self.spend.charge(lease.spend, entry, wire)
 
-        hold = Hold(health, entry, time.monotonic(), self.limiter, request.method == "POST", self.outage_hold_s)
+        def ask_provider() -> None:  # the provider's failure, or this item's own? (health_probe.py)
+            if wire is None or self.spend.run_cap_reached:
+                return
+            body, encoding = b"".join(chunks), request.headers.get("Content-Encoding")
+
+            async def send() -> ProbeResult:
+                original = await asyncio.to_thread(request_json, body, encoding)  # off the loop: it may be MBs
+                return await send_probe(
+                    self._session, url, headers, wire, self.spend.model, original, seq=self.probes.sent
+                )
+
+            self.probes.start(send, lambda result: self._probed(result, wire))
+
+        hold = Hold(
+            health, entry, time.monotonic(), self.limiter, request.method == "POST", self.outage_hold_s, ask_provider
+        )
         try:
             while True:
                 if hold.tries and hold.waited_too_long():  # held its bound between tries
@@ -277,8 +296,9 @@ class Gateway:
                     if hold.limited:
                         self.limiter.release("unused")
                     return late
-                if hold.tries:  # sent again: the whole body (what the first try left unread, read now)
-                    chunks.append(await request.content.read())
+                if hold.tries:  # sent again: the whole body (what the first try left unread, read once: aiohttp
+                    if not request.content.at_eof():  # warns of "an infinite loop" at a sixth read at its end)
+                        chunks.append(await request.content.read())
                     body = b"".join(chunks)
                 else:  # read already when a gate was pending
                     body = b"".join(chunks) if chunks else relay_body()
@@ -423,10 +443,21 @@ class Gateway:
 
     def _failed(self, hold: Hold, code: int | str, tried_at: float) -> bool:
         """Records a failed try; True when it counts against the item: the provider answered a request of the
-        run sent since the item's failures began (else it answered no one: the provider's failure)."""
-        own = self.limiter.answered_since(hold.health.streak_start(tried_at))
-        hold.health.failed(code, own)
+        run, or the gateway's own probe, sent since the item's failures began. Else it answered no one: the
+        failure looks like the provider's, and the provider is asked with a probe (health_probe.py)."""
+        streak = hold.health.streak_start(tried_at)
+        own = self.limiter.answered_since(streak)
+        hold.health.failed(code, own, "requests" if self.limiter.requests_answered_since(streak) else "probe")
+        if not own and hold.ask_provider is not None:
+            hold.ask_provider()
         return own
+
+    def _probed(self, result: ProbeResult, wire: str) -> None:
+        """A probe's outcome: its price to the run's spend; an answer tells the limiter the provider is up."""
+        if result.entry is not None:
+            self.spend.charge(self._probes_spend, result.entry, wire)
+        if result.answered:
+            self.limiter.probe_answered(result.sent_at)
 
     @staticmethod
     def _may_retry(hold: Hold, own: bool) -> bool:
@@ -515,6 +546,7 @@ class Hold:
     limiter: RateLimiter
     limited: bool  # a model request: it passes the limiter
     outage_s: float = OUTAGE_HOLD_S  # the bound while the provider answers no one
+    ask_provider: Callable[[], None] | None = None  # sends the gateway's own probe, if one is due
     tries: int = 0
     own_retries: int = 0  # tries sent again after a failure counted against the item
     down: bool = False  # held because the provider answered no one: the outage bound applies

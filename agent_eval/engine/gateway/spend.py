@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from agent_eval.datamodel.pricing import data_version, price_request
+from agent_eval.datamodel.pricing import describe_sources, price_request
 from agent_eval.engine.gateway.ledger import REFUSED, RequestEntry
 
 # Each cap in the words the CLI shows (and the record keeps) when it stops an item.
@@ -58,6 +58,7 @@ class ItemSpend:
     unpriced: int = 0  # answers with usage but no price for their model
     without_usage: int = 0  # answered without usage (a cut stream): not priced here
     notes: set[str] = field(default_factory=set)
+    sources: set[str] = field(default_factory=set)  # what priced its answers: the map's version, the user's file
     refused: str | None = None  # why the gateway stopped sending the item's requests upstream
     stopped_by: dict | None = None  # which cap: {"cap": "item_usd" | "item_tokens" | "run_usd", "limit": ...}
     refusals: int = 0
@@ -81,6 +82,8 @@ class ItemSpend:
         else:
             self.priced += 1
             self.usd += line["cost_usd"]
+            if line.get("cost_source"):
+                self.sources.add(line["cost_source"])
 
     def to_json(self) -> dict:
         """For the record's gateway summary. `usd` is None unless every answer with usage was priced."""
@@ -92,7 +95,8 @@ class ItemSpend:
             "unpriced_requests": self.unpriced,
             "requests_without_usage": self.without_usage,
             "notes": sorted(self.notes),
-            "price_data": data_version(),
+            "price_data": describe_sources(self.sources),  # names $AGENT_EVAL_PRICING when the user's file priced
+            "price_sources": sorted(self.sources),
             "refused": self.refused,
             "stopped_by": self.stopped_by,
             "refusals": self.refusals,
@@ -177,6 +181,7 @@ class RunSpend:
         price = price_request(wire, entry.answer_model or entry.model or self.model, entry.api_usage)
         entry.cost_usd = price.usd
         entry.cost_note = price.note if price.usd is None else None
+        entry.cost_source = price.source
         usage = entry.usage or {}
         with self._lock:
             item.tokens += (usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0)
@@ -187,6 +192,8 @@ class RunSpend:
             else:
                 item.priced += 1
                 item.usd += price.usd
+                if price.source:
+                    item.sources.add(price.source)
                 self.session_usd += price.usd
 
 

@@ -4,12 +4,14 @@ against it, when to give up, the time its requests were held, and the verdict wh
 Whose failure is it? A failure (a 5xx, overloaded past the hold, a cut stream, an unreachable endpoint)
 counts against the item only when the provider answered a request of the run that was sent after the
 item's current run of failures began: the provider was answering others meanwhile, so the trouble is this
-item's. When nothing was answered since, the failure is the provider's (an outage for everyone): it is not
-counted, and the gateway holds the request (the CLI sees a slow answer) for the run's outage bound
-(`--outage-hold-minutes`). After `ITEM_FAILURES` counted failures in a row the gateway sends none of the
-item's requests upstream again: each is answered at once with an error the CLI does not retry, and the item
-ends `upstream_error` (`verdict()`), rerun by a resume. A request held its whole outage bound ends its item
-the same way.
+item's. When nothing was answered since, the failure looks like the provider's (an outage for everyone): it
+is not counted, the gateway holds the request (the CLI sees a slow answer) for the run's outage bound
+(`--outage-hold-minutes`), and it asks the provider itself with a small probe to the same model
+(health_probe.py). An answered probe counts as an answer: the item's next failures count against it, even
+with no other item running (an item the provider always fails, resumed alone, is not held as an outage).
+After `ITEM_FAILURES` counted failures in a row the gateway sends none of the item's requests upstream
+again: each is answered at once with an error the CLI does not retry, and the item ends `upstream_error`
+(`verdict()`), rerun by a resume. A request held its whole outage bound ends its item the same way.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class ItemUpstream:
     hold_spent: bool = False  # a request was held its whole bound for a rate limit: later ones are not held
     held_in_outage: float = 0.0  # > 0: a request was held this long (past the bound) while no one was answered
     outage_bound: float = 0.0
+    # What showed the provider was up when its last failure was counted: "requests" (the run's other requests
+    # were answered) or "probe" (only the gateway's own probe was).
+    own_evidence: str | None = None
     _holds: list[tuple[float, float]] = field(default_factory=list)
     _open: dict[int, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -83,14 +88,16 @@ class ItemUpstream:
                 self.failing_since = at
             return self.failing_since
 
-    def failed(self, code: int | str, own: bool) -> None:
-        """own: the provider answered other requests since the item's failures began (counted against it)."""
+    def failed(self, code: int | str, own: bool, evidence: str = "requests") -> None:
+        """own: the provider answered other requests, or the gateway's probe (`evidence`), since the item's
+        failures began (counted against it)."""
         with self._lock:
             self.failures[str(code)] += 1
             if not own:
                 self.outage_failures += 1
                 return
             self.failures_in_a_row += 1
+            self.own_evidence = evidence
             if self.failures_in_a_row >= ITEM_FAILURES:
                 self.gave_up = True
 
@@ -145,6 +152,11 @@ class ItemUpstream:
                     f"it answered no request of the run while this item's was held {duration(self.held_in_outage)} "
                     f"(the outage bound: {duration(self.outage_bound)}, --outage-hold-minutes)"
                 )
+            elif self.failures_in_a_row and self.own_evidence == "probe":
+                parts.append(
+                    f"{self.failures_in_a_row} in a row while it answered the gateway's own probe of the same model: "
+                    "the provider is up, so these failures are this item's own, not an outage"
+                )
             elif self.failures_in_a_row:
                 parts.append(f"{self.failures_in_a_row} in a row while it answered the run's other requests")
             if self.gave_up and self.failures_in_a_row >= ITEM_FAILURES:
@@ -164,4 +176,5 @@ class ItemUpstream:
                 "gave_up": self.gave_up,
                 "outage": bool(self.held_in_outage),
                 "outage_held_s": round(self.held_in_outage, 1),
+                "own_evidence": self.own_evidence,
             }

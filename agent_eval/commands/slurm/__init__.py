@@ -1,10 +1,13 @@
 """`agent-eval slurm`: submit a run or a sweep to Slurm as one array of shards plus a merge job,
 follow it with `status`; `merge` is what the dependent job runs. The work is in engine/slurm/;
-see docs/scale-out.md."""
+see docs/scale-out.md.
+
+__init__.py     the command group and its three commands: submit, status, merge
+run_options.py  the `run` options submit takes: the task's command line and the RunConfig from them
+"""
 
 from __future__ import annotations
 
-import copy
 import sys
 from pathlib import Path
 
@@ -13,8 +16,9 @@ from click.core import ParameterSource
 from rich.console import Console
 
 from agent_eval.agents.base import AuthMissing
-from agent_eval.commands.options import run_options, sweep_options
-from agent_eval.datamodel.config import ConfigError, RunConfig
+from agent_eval.commands.options import sweep_options
+from agent_eval.commands.slurm.run_options import SELECTION, given, run_args, run_config, run_params
+from agent_eval.datamodel.config import ConfigError
 from agent_eval.datamodel.jsonl import DataError
 from agent_eval.datamodel.results import ResultsError
 from agent_eval.engine.slurm.merge import merge_shards
@@ -24,74 +28,10 @@ from agent_eval.engine.slurm.submission import Queueing, submit_run, submit_swee
 from agent_eval.engine.sweep_plan import plan_sweep
 from agent_eval.engine.sweeps import SweepError, load_sweep
 
-# Run options a task does not take from the user: it gets its own shard, folder and name, and a
-# requeued task must resume its shard, never start it over.
-NOT_PASSED = ("shard", "redo", "out_dir", "run_name")
-SELECTION = ("tasks", "ids", "categories", "limit")
-
 
 @click.group("slurm")
 def command():
     """Run on a Slurm cluster: submit (array of shards + merge job), status, merge."""
-
-
-def _run_params() -> list[click.Parameter]:
-    """The `run` command's own options, so submit takes and checks exactly what `run` takes."""
-    params = []
-    for param in click.command()(run_options(lambda **_: None)).params:
-        if param.name in ("shard", "redo"):
-            continue
-        param = copy.copy(param)
-        param.required = False  # --agent/--model are not needed with --sweep; checked below
-        params.append(param)
-    return params
-
-
-def _given(ctx: click.Context, values: dict) -> list[click.Parameter]:
-    """The run options the user typed or set (not left at their defaults)."""
-    return [
-        param
-        for param in ctx.command.params
-        if param.name in values
-        and values[param.name] is not None
-        and ctx.get_parameter_source(param.name) not in (ParameterSource.DEFAULT, None)
-    ]
-
-
-def _run_args(ctx: click.Context, values: dict) -> list[str]:
-    """The run options the user gave, as the command line every task gets (the engine adds --data)."""
-    args = []
-    for param in _given(ctx, values):
-        if param.name in NOT_PASSED or param.name == "data":
-            continue
-        if getattr(param, "is_flag", False):
-            args += [param.opts[0]] if values[param.name] else []
-        else:
-            args += [param.opts[0], str(values[param.name])]
-    return args
-
-
-def _run_config(values: dict) -> RunConfig:
-    if not values["agent"] or not values["model"]:
-        raise ConfigError("--agent and --model are required (or --sweep FILE)")
-    return RunConfig(
-        agent=values["agent"],
-        model=values["model"],
-        effort=values["effort"],
-        tools=values["tools"],
-        sandbox=values["sandbox"],
-        max_turns=values["max_turns"],
-        max_item_cost_usd=values["max_item_cost_usd"],
-        max_item_tokens=values["max_item_tokens"],
-        timeout_s=values["timeout_s"],
-        jobs=values["jobs"],
-        repeats=values["repeats"],
-        max_cost_usd=values["max_cost_usd"],
-        unpriced=values["unpriced"],
-        outage_hold_minutes=values["outage_hold_minutes"],
-        system_prompt=values["system_prompt"],
-        silent_minutes=values["silent_minutes"],
-    )
 
 
 @command.command("submit")
@@ -127,10 +67,10 @@ def submit(ctx, shards, sweep_file, sbatch_text, no_submit, over_budget_ok, **va
     queueing = Queueing(shards, sbatch_text, no_submit)
     try:
         if sweep_file:
-            given = [p.opts[0] for p in _given(ctx, values) if p.name != "jobs"]
-            if given:
+            typed = [p.opts[0] for p in given(ctx, values) if p.name != "jobs"]
+            if typed:
                 raise ConfigError(
-                    f"with --sweep the sweep file says what to run; drop {', '.join(given)} "
+                    f"with --sweep the sweep file says what to run; drop {', '.join(typed)} "
                     f"(only --jobs, per task, may be given)"
                 )
             jobs = values["jobs"] if ctx.get_parameter_source("jobs") == ParameterSource.COMMANDLINE else None
@@ -143,16 +83,16 @@ def submit(ctx, shards, sweep_file, sbatch_text, no_submit, over_budget_ok, **va
                 raise ConfigError(refusal)
             submit_sweep(sweep, jobs, queueing, console)
         else:
-            config = _run_config(values)
+            config = run_config(values)
             target = Path(values["out_dir"]) / (values["run_name"] or config.run_name)
             selection = {key: values[key] for key in SELECTION}
-            submit_run(config, values["data"], selection, _run_args(ctx, values), target, queueing, console)
+            submit_run(config, values["data"], selection, run_args(ctx, values), target, queueing, console)
     except (ConfigError, DataError, ResultsError, AuthMissing) as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(2)
 
 
-submit.params.extend(_run_params())
+submit.params.extend(run_params())
 
 
 @command.command("status")
