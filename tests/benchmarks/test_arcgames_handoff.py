@@ -8,7 +8,7 @@ import time
 import pytest
 
 from agent_eval.benchmarks.arcgames.continuation import continuation
-from agent_eval.benchmarks.arcgames.handoff import HandoffState
+from agent_eval.benchmarks.arcgames.handoff import CHECKPOINT, HandoffState, handoff_request
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.ours_tools import tool_functions
@@ -109,3 +109,19 @@ def test_a_handoff_carries_the_last_frame_in_the_rungs_form_and_counts_it(tmp_pa
     assert ("Its frame is attached." in handed.prompt) == (observation != "text")
     assert s.observations == {"images": before["images"] + images, "text_chars": before["text_chars"] + text}
     assert s.handoff.images == images  # the new session's count starts with its attachment
+
+
+@pytest.mark.parametrize(
+    ("game_tools", "named", "absent"),
+    [("ours", "write_note", "write_working"), ("vista", "write_working", "write_note")],
+)
+def test_the_handoff_request_names_the_notes_tools_the_run_offers(tmp_path, game_tools, named, absent):
+    """With VISTA's tools the request is VISTA's checkpoint prompt; write_note does not exist there."""
+    s = session(tmp_path, session_images=2, handoff_ask=handoff_request(game_tools))
+    play = tool_functions(s, 4, Ladder(session_images=2))["play"][0]
+    play("RESET")
+    stop = json.loads(play("ACTION1")[0])["stop"]
+    assert named in stop and absent not in stop and "<answer>HANDOFF</answer>" in stop
+    if game_tools == "vista":
+        assert stop.startswith("No action taken") and CHECKPOINT in stop
+    assert json.loads(play("ACTION1")[0])["stop"].endswith(handoff_request(game_tools))  # and again, the same words

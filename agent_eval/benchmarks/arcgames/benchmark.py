@@ -11,6 +11,7 @@ from typing import Any, Iterator
 
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
+from agent_eval.benchmarks.arcgames.handoff import handoff_request
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
@@ -262,6 +263,7 @@ class ArcGames(Benchmark):
             "initial_frame": self.protocol.initial_frame,
             "one_action_per_observation": not self.protocol.action_batches,
             "frame_grid": self.ladder.frame_grid,
+            "handoff_ask": handoff_request(self.ladder.game_tools),
         }
         try:
             return GameSession(item, game, directory, *budgets, **episode)

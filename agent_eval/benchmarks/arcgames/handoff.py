@@ -19,15 +19,33 @@ HANDOFF = (
     "Bring your notes up to date now (write_note: GUIDE.md, WORKING.md), then stop and reply with "
     "<answer>HANDOFF</answer>: a fresh session goes on with this game from your notes."
 )
+# With VISTA's tools (--game-tools vista) the request is VISTA's own checkpoint prompt and names its tools (write_note
+# does not exist there). VISTA's backends/claude/mcp_host.py COMPACT_CHECKPOINT_PROMPT:
+CHECKPOINT = (
+    "Review and update WORKING.md so it preserves relevant existing information and contains the complete "
+    "continuation state needed after compaction."
+)
+HANDOFF_VISTA_TOOLS = (
+    f"{CHECKPOINT} Write it with write_working (GUIDE.md with write_guide), then stop and reply with "
+    "<answer>HANDOFF</answer>: a fresh player continues from the unchanged game state."
+)
+
+
+def handoff_request(game_tools: str) -> str:
+    """What the agent is asked before its session is handed on, in the words of the run's tool style."""
+    return HANDOFF_VISTA_TOOLS if game_tools == "vista" else HANDOFF
 
 
 class HandoffState:
     """One agent session's way to its hand-off (not thread-safe: GameSession calls it under its lock).
 
-    tokens: --context handoff:N; at_cli: --context handoff:cli; images_cap: --session-images N."""
+    tokens: --context handoff:N; at_cli: --context handoff:cli; images_cap: --session-images N; ask: what the agent is
+    asked to do (handoff_request())."""
 
-    def __init__(self, tokens: int | None = None, at_cli: bool = False, images_cap: int | None = None):
-        self.tokens, self.at_cli, self.images_cap = tokens, at_cli, images_cap
+    def __init__(
+        self, tokens: int | None = None, at_cli: bool = False, images_cap: int | None = None, ask: str = HANDOFF
+    ):
+        self.tokens, self.at_cli, self.images_cap, self.ask = tokens, at_cli, images_cap, ask
         self.begin()
 
     def begin(self) -> None:
@@ -77,7 +95,7 @@ class HandoffState:
             self.reason = f"the session's images reached {given} (--session-images {self.images_cap})"
         return (
             f"No action taken: this session has been given {given} images, and no more than "
-            f"{self.images_cap - 1} are given in one session (--session-images {self.images_cap}). {HANDOFF}"
+            f"{self.images_cap - 1} are given in one session (--session-images {self.images_cap}). {self.ask}"
         )
 
     # -- what play says
@@ -87,4 +105,4 @@ class HandoffState:
         if self.why is None or self.told:
             return None
         self.told = True
-        return f"{self.why}. {HANDOFF}"
+        return f"{self.why}. {self.ask}"

@@ -129,6 +129,7 @@ class GameSession:
         initial_frame: bool = False,
         one_action_per_observation: bool = False,
         frame_grid: bool = False,
+        handoff_ask: str = HANDOFF,
     ):
         self.item = item
         # The first observation (the game as make() left it, before any action) archived and shown up front, as
@@ -142,7 +143,7 @@ class GameSession:
         self.refused_unseen = 0  # plays refused for that (a message of several plays: all but the first)
         # When the agent is asked to hand the game on to a fresh session (handoff.py): its context past
         # --context handoff:N, the CLI's own compaction point (handoff:cli), or --session-images N.
-        self.handoff = HandoffState(handoff_tokens, handoff_at_cli, session_images)
+        self.handoff = HandoffState(handoff_tokens, handoff_at_cli, session_images, handoff_ask)
         self.level_actions = level_actions  # each level bounded at ceil(its baseline x this) actions
         self.game = game
         self.directory = Path(directory)
@@ -412,7 +413,7 @@ class GameSession:
             if self.over:
                 return self._status(stopped=True), None
             if self.handoff.told:  # the agent was asked to stop: the next session plays on
-                return {"stop": f"No action taken: {HANDOFF}"}, None
+                return {"stop": f"No action taken: {self.handoff.ask}"}, None
             if self.one_action_per_observation and self.unseen_result:
                 self.refused_unseen += 1
                 raise PlayRefused(BLIND)

@@ -26,11 +26,6 @@ STILL_ACTIVE = "The environment is still active. Context limits are handled auto
 RECOVERY_OBJECTIVE = "Continue the game with as few game actions as possible."
 RESTARTED = "The player runtime restarted without changing the game state."
 FRESH_PLAYER = "A fresh player is continuing from the unchanged game state."
-# backends/claude/mcp_host.py COMPACT_CHECKPOINT_PROMPT: what VISTA asks before a hand-off
-CHECKPOINT = (
-    "Review and update WORKING.md so it preserves relevant existing information and contains the complete "
-    "continuation state needed after compaction."
-)
 
 
 def compact(value: object) -> str:
