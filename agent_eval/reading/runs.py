@@ -110,11 +110,12 @@ def config_line(run: LoadedRun) -> str:
 
 
 def setting_lines(run: LoadedRun) -> list[str]:
-    """What the run's header says besides its configuration line: the system prompt, and the silent-session lease
-    when it was on (with the sessions it stopped)."""
+    """What the run's header says besides its configuration line: the profile its options came from, the system
+    prompt, and the silent-session lease when it was on (with the sessions it stopped)."""
     if run.manifest is None:
         return []
-    lines = [describe_system_prompt(run.manifest.system_prompt)]
+    lines = [f"profile: {run.config.profile} (`run --help` lists its values)"] if run.config.profile else []
+    lines.append(describe_system_prompt(run.manifest.system_prompt))
     minutes = run.manifest.run_options.silent_minutes
     restarts = [r.silent_restarts for r in run.records if r.silent_restarts]
     if minutes or restarts:
