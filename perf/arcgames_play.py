@@ -14,6 +14,12 @@ Reported: median and p90 of each; the harness's addition (play - toolkit step) a
 action of this process (MCP host and client: an upper bound of the harness's own) and of the game
 process (from /proc). Target: the added median at most 10 ms (docs/performance.md).
 
+--settings default,vista: the same calls under each setting side by side in one run, interleaved over --rounds
+(default: our tools at scale 4; vista: `--profile vista`'s rendering and tools, VISTA's 512x512 image with grid
+lines and its play answer). A play of VISTA's setting refuses RESET at turn 0 and the one-action-per-observation
+gate needs a model request between plays, which no model makes here: both settings play pf01's ACTION1 only, the
+gate off (it is one flag read per call).
+
 --through AGENT: the same never-winning sequence played by that CLI (sandboxed, the scripted model answering
 at once, in its own process) through a Runner in a child process (the harness: `--tree` picks whose code,
 e.g. another checkout to compare with). Every 0.5 s the harness's RSS (the agent-eval process alone: not
@@ -41,8 +47,11 @@ sys.path.insert(0, str(ROOT))
 from agent_eval.benchmarks.arcgames.benchmark import ArcGames  # noqa: E402
 from agent_eval.benchmarks.arcgames.game_process import GameProcess, toolkit_python  # noqa: E402
 from agent_eval.benchmarks.arcgames.games import WINNING  # noqa: E402
+from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder  # noqa: E402
 from agent_eval.benchmarks.arcgames.loader import load_games  # noqa: E402
+from agent_eval.benchmarks.arcgames.profile import PROFILES  # noqa: E402
 from agent_eval.benchmarks.arcgames.session import GameSession  # noqa: E402
+from agent_eval.benchmarks.notes import Notes  # noqa: E402
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module  # noqa: E402
 
 
@@ -115,6 +124,8 @@ def main() -> None:
     parser.add_argument("--tree", type=Path, default=ROOT, help="--through: the checkout whose harness runs")
     parser.add_argument("--out", type=Path, help="--through: where the run goes (default: a temporary dir)")
     parser.add_argument("--trace", type=Path, help="--through: tracemalloc's top growth written here (slower)")
+    parser.add_argument("--settings", help="side by side: default,vista (see above)")
+    parser.add_argument("--rounds", type=int, default=3, help="--settings: rounds, the settings interleaved")
     args = parser.parse_args()
     if toolkit_python() is None:
         sys.exit("no toolkit interpreter: run `make setup` first")
@@ -134,6 +145,9 @@ def main() -> None:
         actions = [cycle[i % len(cycle)] for i in range(args.actions)]
     if args.through:
         long_game(args, tmp, item, actions)
+        return
+    if args.settings:
+        side_by_side(args, tmp, args.settings.split(","))
         return
     server_module = load_sdk_module("agent_eval.benchmarks.arcgames.game_server")
     timings: dict[str, list[float]] = {"play": [], "toolkit": []}
@@ -170,6 +184,73 @@ def main() -> None:
         f"  CPU per action: the harness (MCP host, session, archive) {cpu / n * 1000:.2f} ms; "
         f"the game process {games_cpu / n * 1000:.2f} ms"
     )
+
+
+def setting(name: str) -> tuple[int, Ladder]:
+    """The frame scale and tool ladder of a setting: ours by default, or `--profile vista`'s."""
+    if name == "default":
+        return 4, Ladder()
+    options = next(p for p in PROFILES if p.name == name).options
+    return int(options["frame_scale"]), Ladder.from_options(options)
+
+
+def play_in_setting(tmp: Path, item, actions: list, name: str, mode: str) -> dict:
+    """One setting's calls: the play's wall (the agent's view), the session's own part, CPU per action."""
+    scale, ladder = setting(name)
+    server_module = load_sdk_module("agent_eval.benchmarks.arcgames.game_server")
+    folder = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=tmp))
+    notes = Notes(folder, NOTE_PURPOSES, ladder.note_limits()) if ladder.notes else None
+    with GameProcess(item.environments_dir, item.id, item.version, scratch=folder / "process") as game:
+        session = GameSession(
+            item,
+            game,
+            folder / "game",
+            max_actions=10**6,
+            frame_scale=scale,
+            frame_grid=ladder.frame_grid,
+            initial_frame=True,
+        )
+        build = lambda: server_module.build_server(session, mode, scale, ladder, notes)  # noqa: E731
+        with McpHost.shared().mount(build, name="game") as mount:
+            McpHost.shared().wait_ready()
+            cpu_before = time.process_time()
+            plays = play_from_a_client(mount.url, actions)
+            cpu = time.process_time() - cpu_before
+        session.finish()
+    timeline = [json.loads(line) for line in (folder / "game" / "timeline.jsonl").read_text().splitlines()]
+    frame = folder / "game" / "frames" / f"{len(timeline):04d}.png"
+    return {
+        "play": plays,
+        "added": [p - e["toolkit_ms"] for p, e in zip(plays, timeline)],
+        "session": [e["harness_ms"] for e in timeline],
+        "cpu_ms": cpu / len(actions) * 1000,
+        "png_bytes": frame.stat().st_size if frame.exists() else None,
+    }
+
+
+def side_by_side(args, tmp: Path, names: list[str]) -> None:
+    item = next(i for i in load_games(tmp / "games").items if i.id == DISTINCT)
+    actions = ["ACTION1"] * args.actions
+    keys = ("play", "added", "session", "cpu_ms")
+    found: dict[str, dict[str, list[float]]] = {n: {k: [] for k in keys} for n in names}
+    sizes = {}
+    for round_ in range(args.rounds):
+        for name in names if round_ % 2 == 0 else reversed(names):
+            one = play_in_setting(tmp, item, actions, name, args.mode)
+            for key in ("play", "added", "session"):
+                found[name][key] += one[key]
+            found[name]["cpu_ms"].append(one["cpu_ms"])
+            sizes[name] = one["png_bytes"]
+    print(f"{args.actions} actions of {DISTINCT} x {args.rounds} rounds per setting (mode {args.mode}), interleaved")
+    base = statistics.median(found[names[0]]["added"])
+    for name in names:
+        f = found[name]
+        added = statistics.median(f["added"])
+        print(
+            f"  {name:8s} play {quantiles(f['play'])} | added {quantiles(f['added'])} ({added / base:.2f}x "
+            f"{names[0]}) | session {statistics.median(f['session']):.2f} ms | CPU {statistics.median(f['cpu_ms']):.2f}"
+            f" ms/action | last PNG {sizes[name]} bytes"
+        )
 
 
 DISTINCT = "pf01"
