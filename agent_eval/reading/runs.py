@@ -40,10 +40,11 @@ class LoadedRun:
 
     @property
     def label(self) -> str:
-        """agent · model · effort · tools (and the kind's options not at their default, e.g. world_model=on), or
-        the directory name when the config is unknown."""
+        """agent · model · effort · tools, the profile its options came from, and the kind's options not at their
+        default (e.g. world_model=on), or the directory name when the config is unknown."""
         c = self.config
-        parts = [c.agent, c.model, c.effort, c.tools and f"tools={c.tools}", *self._options()]
+        profile = c.profile and f"profile={c.profile}"
+        parts = [c.agent, c.model, c.effort, c.tools and f"tools={c.tools}", profile, *self._options()]
         return " · ".join(str(p) for p in parts if p) or f"{self.name} (config unknown)"
 
     def _options(self) -> list[str]:
