@@ -39,7 +39,18 @@ def test_the_game_and_other_items_frames_stay_out_of_reach(agent, tmp_path):
     out = tmp_path / "out"
     scenario = play_scenario(["RESET", "ACTION4"], after=searches(games, out, token))
     with ScriptedServer(scenario) as server:
-        outcome = run_agent(agent, "python", server, games, out, run_name="r", jobs=2, timeout_s=240)
+        # graded where the script stops (continued, as by default, it would search the filesystem again each time)
+        outcome = run_agent(
+            agent,
+            "python",
+            server,
+            games,
+            out,
+            run_name="r",
+            jobs=2,
+            timeout_s=240,
+            kind_options={"early_stop": "grade"},
+        )
         seen_by_model = json.dumps([r.body for r in server.requests])
     records = outcome.store.records()
     assert {r.id: r.status for r in records} == {"tg01": "ok", "tg02": "ok"}
