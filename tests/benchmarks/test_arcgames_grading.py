@@ -2,8 +2,8 @@
 
 import pytest
 
+from agent_eval.benchmarks.arcgames.game_record import GameEnd
 from agent_eval.benchmarks.arcgames.grading import environment_score, game_metrics, rollup_games
-from agent_eval.benchmarks.arcgames.session import GameEnd
 
 ENTRY = {
     "score": 62.5,

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from agent_eval.benchmarks.arcgames.frames import FrameArchive
+from agent_eval.benchmarks.arcgames.game_record import GAME_DIR, TIMELINE, GameEnd, Play, write_end
 from agent_eval.benchmarks.arcgames.report import MAX_SHOTS
-from agent_eval.benchmarks.arcgames.session import GAME_DIR, TIMELINE, GameEnd, Play, write_end
 from agent_eval.benchmarks.arcgames.show import PAGE
 from agent_eval.commands.report import command as report_command
 from agent_eval.commands.show import command as show_command

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from agent_eval.benchmarks.arcgames.frames import PALETTE
+from agent_eval.benchmarks.arcgames.game_record import read_end, read_timeline
 from agent_eval.benchmarks.arcgames.loader import GameItem
-from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused, read_end, read_timeline
+from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from support.fakegame import FakeGame
 
 

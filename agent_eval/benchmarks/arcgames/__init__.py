@@ -2,7 +2,8 @@
 
 benchmark.py      ArcGames: items are games (loader.py), the `game` tools per item, graded from the scorecard
 loader.py         the toolkit's environment_files layout: games at their newest version, pins, recorded versions
-session.py        GameSession: one item's play (budget, frame archive, timeline, result.json)
+session.py        GameSession: one item's play (budget, frame archive, timeline, the end, a restore by replay)
+game_record.py    the game folder's files (game.json, timeline.jsonl, restores.jsonl, result.json) and their readers
 game_server.py    the `game` MCP server: our tools or VISTA's (--game-tools), as ladder.tools() offers them
 ours_tools.py     our tools: play; recall, inspect, read_pixels from mode image up; read_notes, write_note
 vista_tools.py    VISTA's tools: play, inspect, read_pixels, history, read_guide/write_guide/read_working/write_working,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, MAX_SCALE, MIN_SCALE
+from agent_eval.benchmarks.arcgames.game_record import GAME_DIR, append_restore, in_progress
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
 from agent_eval.benchmarks.arcgames.handoff import handoff_request
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
@@ -17,13 +18,7 @@ from agent_eval.benchmarks.arcgames.loader import GamesDataset, load_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.arcgames.online import ARC_MODES
 from agent_eval.benchmarks.arcgames.protocol import Protocol
-from agent_eval.benchmarks.arcgames.session import (
-    GAME_DIR,
-    GameSession,
-    NotReplayable,
-    append_restore,
-    in_progress,
-)
+from agent_eval.benchmarks.arcgames.session import GameSession, NotReplayable
 from agent_eval.benchmarks.arcgames.telling import Telling, after_the_stop, ours_task
 from agent_eval.benchmarks.arcgames.vista_prompts import TEMPLATE as VISTA_TEMPLATE
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup

@@ -25,7 +25,7 @@ from typing import Callable
 
 from agent_eval import __version__
 from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess, Online
-from agent_eval.benchmarks.arcgames.session import GameEnd, read_plays, write_end
+from agent_eval.benchmarks.arcgames.game_record import GameEnd, read_plays, write_end
 from agent_eval.benchmarks.arcgames.toolkit_process import ONLINE_HOST, ToolkitProcess
 from agent_eval.benchmarks.base import ItemError
 from agent_eval.datamodel.config import ConfigError, RunConfig

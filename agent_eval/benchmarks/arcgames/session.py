@@ -1,13 +1,6 @@
 """One item's game, as the `play` tool sees it: the game process, the action budget, the frame
-archive and the timeline, and at the end the toolkit's scorecard, all in the item's folder.
-
-    <item>/game/game.json        which game: id, version, seed, the files' hash, and the first observation (its
-                                 frames' numbers and hashes, state, available actions) when the agent is shown it
-    <item>/game/timeline.jsonl   one line per play call: step, action (x, y), state, level, frames and their
-                                 hashes, the game clock; written and flushed to disk before the call is answered
-    <item>/game/frames/NNNN.npy  every frame returned, as colour indices (and NNNN.png, as shown)
-    <item>/game/restores.jsonl   each time the game was restored after a restart of the harness
-    <item>/game/result.json      the end: the scorecard, the last state, or the game's error
+archive and the timeline, and at the end the toolkit's scorecard, all in the item's folder (game_record.py
+names its files and reads them).
 
 The game runs in its own process (game_process.py, outside the sandbox); this object lives in the
 harness and is what the MCP tools call (from worker threads: one lock).
@@ -25,21 +18,27 @@ import math
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from agent_eval.benchmarks.arcgames.frames import FRAMES_DIR, FrameArchive, checked_frame, frame_hash, frame_name
+from agent_eval.benchmarks.arcgames.game_record import (
+    GAME_RECORD,
+    TIMELINE,
+    GameEnd,
+    Play,
+    append_restore,
+    read_plays,
+    read_record,
+    read_restores,
+    write_end,
+)
 from agent_eval.benchmarks.arcgames.handoff import HANDOFF, HandoffState
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.recovery import read_stops
 from agent_eval.datamodel.itemdir import now_iso
-from agent_eval.datamodel.jsonl import append_line, log_lines, open_log
+from agent_eval.datamodel.jsonl import open_log
 
-GAME_DIR = "game"
-TIMELINE = "timeline.jsonl"
-RESULT = "result.json"
-GAME_RECORD = "game.json"
-RESTORES = "restores.jsonl"
 SEED = 0  # the toolkit's default seed (Arcade.make): recorded, so a replay makes the same game
 ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
 CLICK = "ACTION6"
@@ -59,53 +58,6 @@ class PlayRefused(ValueError):
 class NotReplayable(Exception):
     """A recorded game that cannot be restored as it was: another game file, a failed step, or a replayed
     action whose frames or state differ from the record (a game that is not deterministic). Says where."""
-
-
-@dataclass
-class Play:
-    """What one play call did (a timeline line)."""
-
-    step: int
-    action: str
-    x: int | None
-    y: int | None
-    state: str
-    levels_completed: int
-    win_levels: int
-    frames: list[int]  # the archived frames' numbers, in order (the last one is shown)
-    available_actions: list[str]
-    actions_used: int
-    game_ms: float  # the game process's step, round trip
-    harness_ms: float = 0.0  # the rest of the call here: checks, archive, PNG, timeline
-    toolkit_ms: float | None = None  # the toolkit's own env.step inside the game process (as it timed it)
-    error: str | None = None
-    frame_hashes: list[str] = field(default_factory=list)  # frames.frame_hash of each frame, checked on a replay
-    game_s: float | None = None  # the game's clock when the action was taken: seconds played, across restarts
-
-
-@dataclass
-class GameEnd:
-    """result.json: how the item's game ended."""
-
-    game: str
-    version: str
-    state: str | None = None
-    levels_completed: int = 0
-    win_levels: int | None = None
-    actions_used: int = 0
-    max_actions: int = 0
-    budget_spent: bool = False
-    frames: int = 0
-    scorecard: dict | None = None
-    error: str | None = None
-    play_s: float | None = None  # the game's clock at the end: seconds played, across restarts
-    max_hours: float | None = None  # the game's time budget, when the run set one
-    restores: list[dict] = field(default_factory=list)  # restores.jsonl: each restore after a restart
-    observations: dict = field(default_factory=dict)  # frames shown as images and as text (this process's)
-    stopped_early: bool = False  # the agent's last session ended with the game live and its budgets left
-    early_stops: list[dict] = field(default_factory=list)  # stops.jsonl: each early stop and what followed it
-    refused_unseen: int = 0  # plays refused because the previous result had not reached the model (this process)
-    extra: dict = field(default_factory=dict)
 
 
 class GameSession:
@@ -572,49 +524,3 @@ def _naming(item: GameItem, error) -> str:
     """The error as one line that names the game (the game process's errors already do: GAME-VERSION: ...)."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return text if text.startswith(f"{item.id}-{item.version}:") else f"{item.id}-{item.version}: {text}"
-
-
-def write_end(directory: Path, end: GameEnd) -> None:
-    path = Path(directory) / RESULT
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(end), indent=1, default=str), encoding="utf-8")
-    tmp.replace(path)
-
-
-def read_end(item_root: Path) -> GameEnd | None:
-    path = Path(item_root) / GAME_DIR / RESULT
-    if not path.is_file():
-        return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    known = {k: data.pop(k) for k in list(data) if k in GameEnd.__dataclass_fields__ and k != "extra"}
-    return GameEnd(**known, extra=data)
-
-
-def read_timeline(item_root: Path) -> list[dict] | None:
-    path = Path(item_root) / GAME_DIR / TIMELINE
-    return log_lines(path) if path.is_file() else None
-
-
-def read_plays(directory: Path) -> list[Play]:
-    """The plays a game folder's timeline holds (a line cut by a kill is a play never answered: left out)."""
-    fields = Play.__dataclass_fields__
-    return [Play(**{k: v for k, v in data.items() if k in fields}) for data in log_lines(Path(directory) / TIMELINE)]
-
-
-def read_record(directory: Path) -> dict | None:
-    path = Path(directory) / GAME_RECORD
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def append_restore(directory: Path, entry: dict) -> None:
-    append_line(Path(directory) / RESTORES, entry)
-
-
-def read_restores(directory: Path) -> list[dict]:
-    return log_lines(Path(directory) / RESTORES)
-
-
-def in_progress(item_root: Path) -> str | None:
-    """What an earlier process left of this item's game (a run killed mid-game), in words; None: nothing."""
-    plays = read_plays(Path(item_root) / GAME_DIR)
-    return f"a game in progress ({len(plays)} play(s) recorded)" if plays else None

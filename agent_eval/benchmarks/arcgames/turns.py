@@ -10,8 +10,9 @@ import json
 from dataclasses import dataclass, field
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
+from agent_eval.benchmarks.arcgames.game_record import Play
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, Play
+from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession
 
 NOT_STARTED = "NOT_STARTED"  # no observation yet (--initial-frame off, before the first play): ours, not VISTA's
 
