@@ -206,7 +206,8 @@ class ProfileOption(click.Option):
 
 def _shown(value: object) -> str:
     """A profile's value as help shows it: a file of the project by its path in the project."""
-    text = f"{value:g}" if isinstance(value, float) else str(value)
+    whole = isinstance(value, float) and value.is_integer()
+    text = str(int(value)) if whole else f"{value:g}" if isinstance(value, float) else str(value)
     root = f"{PROJECT_ROOT}/"
     return text.removeprefix(root)
 

@@ -54,6 +54,7 @@ def test_run_help_writes_each_profile_out_in_full():
         assert f"{profile.name} ({profile.about}" in text
     assert "--tools image" in text and "--game-tools vista" in text and "--frame-scale 8" in text
     assert "prompts/arcgames/vista-system.md" in text
+    assert "--timeout 2000000 " in text and "--silent-minutes 120." in text  # whole numbers written whole
 
 
 def test_a_profile_of_another_kind_is_refused(sample_data, tmp_path):
