@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import json
 import socket
+import sys
 import threading
 import time
 import zlib
@@ -465,6 +466,16 @@ class _Handler(BaseHTTPRequestHandler):
         return fill(turn.say, conv), calls, custom, None
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that drops its kept-alive connection (the gateway's connection pool closing an idle one) is no
+    error of the scenario: not printed as one. Anything else still is."""
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class ScriptedServer:
     """A scripted model server on 127.0.0.1 in a background thread.
 
@@ -485,7 +496,7 @@ class ScriptedServer:
         chosen = parse_faults(faults) if faults is not None else self.scenario.faults
         self._state = _State(self.scenario, chosen, Path(log_path) if log_path else None)
         handler = type("ScriptedHandler", (_Handler,), {"state": self._state})
-        self._httpd = ThreadingHTTPServer((host, port), handler)
+        self._httpd = _QuietServer((host, port), handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._thread: threading.Thread | None = None
