@@ -84,8 +84,10 @@ def check_rungs(runs: list[LoadedRun], letters: list[str], force: bool) -> list[
         ]
         if not differ:
             continue  # same rung: a comparison of models (or repeats), as any other kind's
-        model = [f"{k} ({getattr(runs[0].config, k)} vs {getattr(run.config, k)})" for k in MODEL_KEYS]
-        differ += [m for m, k in zip(model, MODEL_KEYS) if getattr(runs[0].config, k) != getattr(run.config, k)]
+        # the model, and the system prompt the agent was given (the CLI's own or a file's: an ablation of its own)
+        keys = (*MODEL_KEYS, "system_prompt_sha256")
+        model = [f"{k} ({getattr(runs[0].config, k, None)} vs {getattr(run.config, k, None)})" for k in keys]
+        differ += [m for m, k in zip(model, keys) if getattr(runs[0].config, k, None) != getattr(run.config, k, None)]
         if len(differ) > 1:
             what = f"A and {letter} differ in more than the rung under study: {'; '.join(differ)}"
             if not force:

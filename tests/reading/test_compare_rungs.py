@@ -53,3 +53,25 @@ def test_more_than_one_difference_is_refused_unless_forced(other, named):
 def test_kinds_without_a_ladder_are_not_checked():
     plain = [run(hooks=ReadingHooks()), run(hooks=ReadingHooks(), tools="none", model="m2")]
     assert check_rungs(plain, ["A", "B"], force=False) == []
+
+
+def test_the_episode_protocol_is_one_thing_a_run_can_differ_in():
+    """A rung stated relative to --profile vista: one switch of the episode is one difference; with a rung more,
+    refused (the protocol is no hidden confound)."""
+    from agent_eval.benchmarks.arcgames.profile import PROFILES
+
+    vista = {k: v for k, v in PROFILES[0].options.items() if k not in ("tools", "system_prompt", "silent_minutes")}
+    assert check_rungs([run(**vista), run(**{**vista, "action_batches": "on"})], ["A", "B"], force=False) == []
+    assert check_rungs([run(**vista), run(**{**vista, "early_stop": "grade"})], ["A", "B"], force=False) == []
+    with pytest.raises(RunError, match="episode .*batches"):
+        check_rungs([run(**vista), run(tools="python", **{**vista, "action_batches": "on"})], ["A", "B"], False)
+
+
+def test_a_rung_and_the_system_prompt_together_are_two_differences():
+    own, task = run(), run(pixel_readout="off")
+    task.config.system_prompt_sha256 = "ab" * 32
+    with pytest.raises(RunError, match="system_prompt_sha256"):
+        check_rungs([own, task], ["A", "B"], force=False)
+    alone = run()
+    alone.config.system_prompt_sha256 = "ab" * 32
+    assert check_rungs([own, alone], ["A", "B"], force=False) == []  # the system prompt alone: one difference

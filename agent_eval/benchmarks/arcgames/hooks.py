@@ -24,11 +24,22 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 class GameReading(ReadingHooks):
     def rungs(self, tools: str | None, kind_options: dict | None) -> dict[str, object] | None:
         from agent_eval.benchmarks.arcgames.ladder import Ladder
+        from agent_eval.benchmarks.arcgames.protocol import Protocol
 
+        options = kind_options or {}
         try:
-            return Ladder.from_options(kind_options or {}).rungs(tools or "none", kind_options or {})
+            rungs = Ladder.from_options(options).rungs(tools or "none", options)
+            protocol = Protocol.from_options(options)
         except ValueError:
             return None
+        # beside the rungs, how the episode runs (protocol.py): a run differing in it differs in one thing too
+        rungs["episode (first frame, actions per observation, early stops, task prompt)"] = (
+            "first frame shown" if protocol.initial_frame else "first frame after a play",
+            "batches" if protocol.action_batches else "one action per observation",
+            f"continued, {protocol.recoveries} fresh sessions" if protocol.early_stop == "continue" else "graded",
+            protocol.task_prompt,
+        )
+        return rungs
 
     group_column = "game"
     accuracy_name = "games won"
