@@ -24,7 +24,7 @@ from rich.progress import (
 from rich.table import Column
 
 from agent_eval import __version__
-from agent_eval.agents import get_agent
+from agent_eval.agents import deferred_removal, get_agent
 from agent_eval.agents.base import Agent
 from agent_eval.analysis.terminal_fit import FittingProgress
 from agent_eval.benchmarks import Benchmark, registry
@@ -292,6 +292,9 @@ class Runner:
         try:
             self._in_scope(todo, outcome)
         finally:
+            # The CLIs' scaffolding deleted in the background (deferred_removal.py) is gone when the run returns:
+            # whoever reads the run's folder next (in this process too) never meets it half deleted.
+            deferred_removal.wait()
             self.gateway, self.attempt_options = None, None
             if previous_handler is not None:
                 signal.signal(signal.SIGINT, previous_handler)

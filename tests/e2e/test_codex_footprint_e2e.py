@@ -27,6 +27,8 @@ def test_a_codex_item_keeps_only_what_is_read_back_and_still_reparses_and_shows(
     (record,) = outcome.store.records()
     assert record.status in ("ok", "no_answer") and record.tool_calls == 2, record.error
     item = outcome.store.root / "sandboxes" / "LIS-0"
+    # what was deleted in the background is gone when the run returns (none of it left half deleted to trip a reader)
+    assert [p.name for p in (outcome.store.root / "sandboxes").iterdir()] == ["LIS-0"]
     codex_home = item / "home" / ".codex"
     assert sorted(p.name for p in codex_home.iterdir()) == ["config.toml", "sessions"]
     assert len(list((codex_home / "sessions").rglob("rollout-*.jsonl"))) == 1
