@@ -65,9 +65,11 @@ def _table(rollup: dict[str, Any], title: str, columns: tuple[str, ...], names_w
     for task, summary in rollup["per_task"].items():
         _row(table, columns, task, summary)
     table.add_section()
-    for category, summary in rollup["per_category"].items():
-        _row(table, columns, category, summary, style="cyan")
-    table.add_section()
+    categories = rollup["per_category"]
+    if categories != rollup["per_task"]:  # a kind whose categories are its tasks (a game each) says it once
+        for category, summary in categories.items():
+            _row(table, columns, category, summary, style="cyan")
+        table.add_section()
     _row(table, columns, "overall", rollup["overall"], style="bold")
     if names_wrap:  # the last resort: only the names give way; the others keep their longest word
         for kept in table.columns[1:]:

@@ -107,3 +107,12 @@ def test_the_progress_line_in_a_wide_terminal_shows_everything(provider):
     assert RUN in line and "━" * 40 in line and "30/30" in line
     assert "acc 3.3%  errors 12  cost $0.01 → ~$0.30" in line and provider in line
     assert len(re.findall(r"\d:\d\d:\d\d", line)) == 2
+
+
+def test_categories_that_are_the_tasks_are_printed_once():
+    """A game kind's category is its game: the table says each once, then overall."""
+    one = {"beacon": _summary(1, 1, 0, 0, 0.01)}
+    lines = _render(accuracy_table({**ROLLUP, "per_task": one, "per_category": dict(one)}, RUN), 200)
+    assert [row[0] for row in _rows(lines) if row[0]] == ["beacon", "overall"]
+    both = [row[0] for row in _rows(_render(accuracy_table(ROLLUP, RUN), 200)) if row[0]]
+    assert "spatial_reasoning" in both and both[-1] == "overall"  # categories of their own still shown
