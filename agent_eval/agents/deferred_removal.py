@@ -6,8 +6,8 @@ this project's machine (ext4 mounted with `discard`) deleting them took 0.1-0.4 
 CPU: every unlink and rmdir waits on the disk, and it was on each item's path, before the next item could start
 (docs/performance.md, part 6d). Renamed into a hidden `.removing-<host>-<pid>` folder beside the item's folder,
 they leave the item at once; one daemon thread per process deletes them while the run goes on, and the run waits
-for it before it returns (the runner calls wait(); atexit too). What a killed process left there is deleted by the next process of the same host
-that removes something beside it.
+for it before it returns (the runner calls wait(); atexit too). What a killed process left there is deleted by the
+next process of the same host that removes something beside it.
 """
 
 from __future__ import annotations
