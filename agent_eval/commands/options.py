@@ -206,8 +206,10 @@ class ProfileOption(click.Option):
 
 def _shown(value: object) -> str:
     """A profile's value as help shows it: a file of the project by its path in the project."""
-    whole = isinstance(value, float) and value.is_integer()
-    text = str(int(value)) if whole else f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        text = str(int(value)) if value.is_integer() else f"{value:g}"  # 2000000, never 2e+06
+    else:
+        text = str(value)
     root = f"{PROJECT_ROOT}/"
     return text.removeprefix(root)
 
