@@ -14,23 +14,11 @@ from agent_eval.benchmarks.arcgames.games import WINNING
 from agent_eval.benchmarks.arcgames.profile import VISTA_SYSTEM_PROMPT
 from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.inspect_requests import conversation, has_image, offered_tool_names
-from support.agentrun import AGENTS, MODELS
+from support.agentrun import AGENTS, MODELS, system_texts
+from support.arcgames import VISTA_TOOLS
 from support.clirun import invoke
 
 pytestmark = pytest.mark.e2e
-
-# VISTA's tools (src/vista/benchmarks/arc3/claude/tools.py build_tools), written out here rather than read from our
-# code, so that the test fails if ours drift from them.
-VISTA_TOOLS = [
-    "play",
-    "inspect",
-    "read_pixels",
-    "history",
-    "read_guide",
-    "write_guide",
-    "read_working",
-    "write_working",
-]
 
 
 @pytest.fixture(scope="module")
@@ -45,18 +33,6 @@ def winning_clicks() -> list[dict]:
     return [
         {"call": "play", "input": {"action": "ACTION6", "x": x * 8 + 5, "y": y * 8 + 2}}
         for _, x, y in WINNING["ae02-v1"][1:]
-    ]
-
-
-def system_texts(agent: str, body: dict) -> list[str]:
-    """What stands in the system prompt's place: Claude Code's `system` blocks, Codex's developer messages."""
-    if agent == "claude-code":
-        return [block["text"] for block in body["system"]]
-    return [
-        part["text"]
-        for item in body["input"]
-        if item.get("type") == "message" and item.get("role") == "developer"
-        for part in item["content"]
     ]
 
 

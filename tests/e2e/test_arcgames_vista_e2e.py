@@ -16,20 +16,11 @@ from agent_eval.benchmarks.arcgames.working_scope import archived
 from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.inspect_requests import conversation, has_image, offered_tool_names
 from support.agentrun import AGENTS, run_agent
+from support.arcgames import VISTA_TOOLS
 from support.clirun import invoke
 
 pytestmark = pytest.mark.e2e
 
-VISTA_TOOLS = [
-    "play",
-    "inspect",
-    "read_pixels",
-    "history",
-    "read_guide",
-    "write_guide",
-    "read_working",
-    "write_working",
-]
 OPTIONS = {
     "game_tools": "vista",
     "notes": "on",

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from agent_eval.commands.show import command as show
 from agent_eval.datamodel.results import ResultsError
 from agent_eval.scripted import ScriptedServer
-from support.agentrun import AGENTS, run_agent
+from support.agentrun import AGENTS, run_agent, system_texts
 
 pytestmark = pytest.mark.e2e
 
@@ -27,17 +27,10 @@ IDENTITY_LINE = "You are a Claude agent, built on Anthropic's Claude Agent SDK."
 
 
 def instructions(agent: str, body: dict) -> list[str]:
-    """What stands in the system prompt's place: Claude Code's `system` blocks; Codex's developer messages (0.171
-    sends no `instructions` field for these models: its base instructions are the first developer message)."""
-    if agent == "claude-code":
-        return [block["text"] for block in body["system"]]
-    assert body.get("instructions") in (None, "")
-    return [
-        part["text"]
-        for item in body["input"]
-        if item.get("type") == "message" and item.get("role") == "developer"
-        for part in item["content"]
-    ]
+    """What stands in the system prompt's place (support.agentrun.system_texts); Codex sends no `instructions`."""
+    if agent == "codex":
+        assert body.get("instructions") in (None, "")
+    return system_texts(agent, body)
 
 
 def text_of(content) -> str:

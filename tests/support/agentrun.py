@@ -78,3 +78,16 @@ def wait_until_gone(marker: str, deadline_s: float = 20.0) -> list[str]:
         time.sleep(0.05)
         left = processes_mentioning(marker)
     return left
+
+
+def system_texts(agent: str, body: dict) -> list[str]:
+    """What stands in the system prompt's place in a request body: Claude Code's `system` blocks; Codex's developer
+    messages (0.171 sends no `instructions` field for these models: its base instructions are the first one)."""
+    if agent == "claude-code":
+        return [block["text"] for block in body["system"]]
+    return [
+        part["text"]
+        for item in body["input"]
+        if item.get("type") == "message" and item.get("role") == "developer"
+        for part in item["content"]
+    ]

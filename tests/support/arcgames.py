@@ -17,6 +17,18 @@ from agent_eval.benchmarks.arcgames.game_process import toolkit_python
 from agent_eval.benchmarks.arcgames.grading import environment_score
 
 WIN = ["RESET", "ACTION4", "ACTION4", "ACTION4", ("ACTION6", 10, 10)]
+# VISTA's game tools (src/vista/benchmarks/arc3/claude/tools.py build_tools), written out here rather than read from
+# our code, so that a test fails if ours drift from them.
+VISTA_TOOLS = [
+    "play",
+    "inspect",
+    "read_pixels",
+    "history",
+    "read_guide",
+    "write_guide",
+    "read_working",
+    "write_working",
+]
 ANIMATION_FRAMES = 4
 BASELINES = [3, 1]
 
