@@ -357,6 +357,42 @@ def test_while_the_provider_answers_no_one_a_request_is_held_up_to_the_outage_bo
     assert [a["status"] for a in entry.absorbed] == [500] * len(seen)
 
 
+def test_an_item_whose_first_request_comes_with_the_breaker_open_may_end_unsent_its_verdict_naming_the_provider(
+    upstream,
+):
+    """The breaker is open (one item's request failed 3 times, nothing answered) when a second item's first request
+    comes: it queues behind the held request that probes, whose next turn (the breaker's pause, doubled after that
+    probe fails) comes after the second item's bound, so none of the second item's requests goes upstream. Its
+    verdict has no failure to start from: it names the provider itself (a loaded full run met this with three Codex
+    items, one of them started late; its error began "it answered no request ...")."""
+    _, seen, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth, outage_hold_s=4.0) as gateway, gateway.lease() as first, gateway.lease() as late:
+        codes = []
+
+        def held_first() -> None:
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                post(f"{gateway.base_url}/v1/down", {"model": "m"}, {"x-api-key": first.auth.env["ANTHROPIC_API_KEY"]})
+            codes.append(refused.value.code)
+
+        holding = threading.Thread(target=held_first)
+        holding.start()
+        deadline = time.monotonic() + 10
+        while not gateway.limiter.breaker_open and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gateway.limiter.breaker_open
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            post(f"{gateway.base_url}/v1/down", {"model": "m"}, {"x-api-key": late.auth.env["ANTHROPIC_API_KEY"]})
+        holding.join()
+    assert refused.value.code == 400 and codes == [400]
+    health = late.upstream
+    assert health.gave_up and health.upstream_requests == 0 and not health.failures and health.held_in_outage >= 4.0
+    verdict = health.verdict()
+    assert verdict.startswith("the provider answered no request of the run while this item's was held 4s"), verdict
+    assert "none of its requests went upstream" in verdict
+    assert first.upstream.verdict().startswith("the provider failed: HTTP 500 x")
+
+
 @pytest.mark.parametrize("path", ["/v1/outage", "/v1/outage-cut"], ids=["500", "cut"])
 def test_held_requests_go_when_the_provider_answers_again_and_a_probes_cut_never_reaches_the_cli(upstream, path):
     """The provider fails everyone for 2 s. 500s: the request is held through them and answered whole. Cut

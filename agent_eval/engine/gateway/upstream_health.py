@@ -148,10 +148,18 @@ class ItemUpstream:
                 seen = ", ".join(f"{failure_name(c)} x{n}" for c, n in sorted(self.failures.items()))
                 parts.append(f"the provider failed: {seen} in {self.upstream_requests} upstream request(s)")
             if self.held_in_outage:
+                # An item whose first request came once the breaker held everyone may never get its turn to probe
+                # within the bound: nothing of it went upstream, so the verdict names the provider itself.
                 parts.append(
-                    f"it answered no request of the run while this item's was held {duration(self.held_in_outage)} "
-                    f"(the outage bound: {duration(self.outage_bound)}, --outage-hold-minutes)"
+                    f"{'it' if parts else 'the provider'} answered no request of the run while this item's was held "
+                    f"{duration(self.held_in_outage)} (the outage bound: {duration(self.outage_bound)}, "
+                    "--outage-hold-minutes)"
                 )
+                if not self.upstream_requests:
+                    parts.append(
+                        "none of its requests went upstream (the run's other held requests probed the provider, "
+                        "one at a time)"
+                    )
             elif self.failures_in_a_row and self.own_evidence == "probe":
                 parts.append(
                     f"{self.failures_in_a_row} in a row while it answered the gateway's own probe of the same model: "
