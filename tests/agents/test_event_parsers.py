@@ -232,6 +232,44 @@ def test_codex_placeholder_message_is_not_graded(tmp_path):
     assert t.final_text is None and outcome(t).status == "request_error"
 
 
+def command_item(item_id: str, command: str, **done) -> dict:
+    status = {"aggregated_output": "", "exit_code": None, "status": "in_progress", **done}
+    return {"id": item_id, "type": "command_execution", "command": f"/bin/bash -lc {command!r}", **status}
+
+
+def test_a_codex_command_still_running_when_the_turn_ends_is_a_tool_call_the_model_made(tmp_path):
+    """Codex 0.171 leaves a command running past its exec yield (10 s) in the background and answers the model
+    "Process running with session ID …"; the model answered, the turn ended and the command's item.completed never
+    came (a loaded full run, a 10 s command: tool_calls 0 where Claude Code counts its call). The stream's shape."""
+    events = codex_stream(
+        {"type": "item.started", "item": command_item("item_0", "echo looked")},
+        {
+            "type": "item.completed",
+            "item": command_item(
+                "item_0", "echo looked", aggregated_output="looked\n", exit_code=0, status="completed"
+            ),
+        },
+        {"type": "item.started", "item": command_item("item_1", "python3 -c 'import time; time.sleep(10)'")},
+        {"type": "item.completed", "item": {"id": "item_2", "type": "agent_message", "text": "<answer>7</answer>"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 200, "output_tokens": 40}},
+    )
+    t = parse_codex_events(events, tmp_path)
+    assert t.tool_calls == 2 and t.final_text == "<answer>7</answer>" and outcome(t).status == "ok"
+    assert [(s.kind, s.call_id) for s in t.steps] == [
+        ("tool_call", "item_0"),
+        ("tool_result", "item_0"),
+        ("tool_call", "item_1"),
+        ("tool_result", "item_1"),
+        ("text", None),
+    ]
+    assert t.steps[2].input == {"command": "/bin/bash -lc \"python3 -c 'import time; time.sleep(10)'\""}
+    assert (
+        t.steps[3].text.startswith("[no result in Codex's stream: the call was still running")
+        and not t.steps[3].is_error
+    )
+    assert t.steps[1].text == "looked\n"
+
+
 def test_parse_command_prints_one_json_record(tmp_path):
     stream = tmp_path / "stream.jsonl"
     stream.write_text(

@@ -13,6 +13,7 @@ from agent_eval.agents.base import Auth, ItemContext, SessionPlan
 from agent_eval.agents.claude_code.adapter import ClaudeCode
 from agent_eval.agents.claude_code.session_file import project_dir_name
 from agent_eval.agents.codex.adapter import Codex
+from agent_eval.agents.codex.events import UNFINISHED
 from agent_eval.agents.sessions import SESSION_MARKER
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.tools.toolset import ToolSet
@@ -340,15 +341,18 @@ def test_codex_two_sessions_the_first_cut_count_every_logged_response(tmp_path):
         ("text", None),
         ("tool_call", "item_1"),
         ("tool_result", "item_1"),
+        ("tool_call", "item_2"),  # the call the session was cut in: made, as Claude Code's is counted
+        ("tool_result", "item_2"),  # (a note: no result came)
         ("tool_call", "s2.item_0"),  # item ids restart in every exec
         ("tool_result", "s2.item_0"),
         ("text", None),
     ]
+    assert t.steps[4].text == UNFINISHED and t.tool_calls == 3
     assert t.usage.input_tokens == 400 and t.usage.output_tokens == 80 and t.usage.reasoning_tokens == 20
     assert t.num_turns == 4 and t.final_text == "<answer>4</answer>" and t.error is None
     assert [(s["n"], s["kind"], s["session_id"], s["first_step"]) for s in t.sessions] == [
         (1, "new", THREAD, 0),  # the id Codex reported, which the marker of a new session cannot know
-        (2, "resume", THREAD, 3),
+        (2, "resume", THREAD, 5),
     ]
     assert t.usage_by_model["gpt-5.5"]["input_tokens"] == 400
 

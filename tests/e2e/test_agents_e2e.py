@@ -141,6 +141,25 @@ def test_viewing_the_file_is_in_the_transcript_with_the_image_seen(agent, sample
 
 
 @pytest.mark.parametrize("agent", AGENTS)
+def test_a_command_running_past_codexs_exec_yield_is_one_tool_call(agent, sample_data, tmp_path):
+    """Codex answers the model "Process running with session ID …" for a command still running after its exec yield
+    (10 s) and leaves it in the background; the model answers, the turn ends and the command's item.completed never
+    reaches the stream. The call the model made is counted all the same, as Claude Code's is."""
+    long_call = {"call": "shell", "input": {"command": "python3 -c 'import time; time.sleep(12)'"}}
+    with ScriptedServer({"turns": [long_call, "<answer>7</answer>"]}) as server:
+        outcome = run_agent(agent, "python", server, sample_data, tmp_path, ids="RC-0")
+        second = server.main_requests()[1].body
+    record = outcome.store.records()[0]
+    assert record.status == "ok" and record.tool_calls == 1, record.error
+    steps = Transcript.load(outcome.store.root / "sandboxes" / "RC-0" / "steps.json").steps
+    assert [s.kind for s in steps] == ["tool_call", "tool_result", "text"]
+    if agent == "codex":  # what the model got: the command still running (the premise of this test)
+        outputs = [i.get("output") for i in second.get("input") or [] if i.get("type") == "function_call_output"]
+        assert len(outputs) == 1 and "Process running with session ID" in str(outputs[0]), outputs
+        assert steps[1].text.startswith("[no result in Codex's stream: the call was still running")
+
+
+@pytest.mark.parametrize("agent", AGENTS)
 def test_auth_error_stops_the_run(agent, sample_data, tmp_path):
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"status": 401}) as server:
         outcome = run_agent(agent, "none", server, sample_data, tmp_path, jobs=1, timeout_s=120)

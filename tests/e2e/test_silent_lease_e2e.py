@@ -26,8 +26,11 @@ STALL = {
     ],
     "faults": {"hang": True, "after": 1, "times": 1},  # the second answer never comes: the session goes silent
 }
-LONG_CALL = {  # one call that runs past the lease (not `sleep`: Claude Code refuses a standalone sleep)
-    "turns": [{"call": "shell", "input": {"command": "python3 -c 'import time; time.sleep(10)'"}}, "<answer>7</answer>"]
+# One call that runs past the lease (not `sleep`: Claude Code refuses a standalone sleep), and well within Codex's exec
+# yield (10 s: a command still running then is left in the background, the model told "Process running", so a 10 s
+# call took one path or the other by a few ms on a loaded machine).
+LONG_CALL = {
+    "turns": [{"call": "shell", "input": {"command": "python3 -c 'import time; time.sleep(8)'"}}, "<answer>7</answer>"]
 }
 
 

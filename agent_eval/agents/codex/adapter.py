@@ -28,6 +28,7 @@ from agent_eval.agents.base import (
 )
 from agent_eval.agents.codex import login
 from agent_eval.agents.codex.events import (
+    NOT_TOOL_ITEMS,
     inline_images_from_rollout,
     merge_rollout,
     parse_codex_events,
@@ -83,7 +84,6 @@ PROVIDER = "agent_eval"
 # What Codex offers besides the mode's tools, by the switches `prepare` sets (checked on this version's requests):
 SHELL_TOOLS = ("exec_command", "write_stdin")
 MCP_RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")  # with any server
-NOT_TOOL_ITEMS = ("agent_message", "reasoning", "error", "todo_list")  # the stream's items that are no tool call
 USER_AGENT_VERSION = re.compile(r"\bcodex_[a-z_]+/(\S+)")  # "codex_exec/0.171.0 (Debian ...)"
 
 

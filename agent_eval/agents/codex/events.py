@@ -2,14 +2,19 @@
 
 Events: thread.started, turn.started, item.started / item.updated / item.completed (item types
 agent_message, reasoning, command_execution, mcp_tool_call, web_search, file_change, todo_list,
-error), turn.completed (usage: running totals), turn.failed, error. Only completed items are
-steps. An API failure arrives as text: often the API's JSON error body, with no status code
-(a 400 is `{"error": {"type": "invalid_request_error", ...}}`, capacity trouble "We're currently
-experiencing high demand..."): agents/failures.py classifies that text. `--json` leaves out view_image calls and the
-number of model responses: `merge_rollout`
-takes both from Codex's session log (the rollout file in the private CODEX_HOME); without it,
-num_turns falls back to tool rounds + 1. `--json` says nothing of a compaction either: the rollout's
-`compacted` entries are recorded in `Transcript.compactions`. Unknown event types are counted, never fatal.
+error), turn.completed (usage: running totals), turn.failed, error. Completed items are steps; a tool
+item started and never completed in the stream is a step too, the call the model made, its result a note
+(Codex leaves a command running past its `yield_time_ms`, 10 s by default, in the background and answers
+the model "Process running with session ID …": when the turn ends before the command does, its
+item.completed never reaches the stream; a session stopped mid-call ends the same way).
+
+An API failure arrives as text: often the API's JSON error body, with no status code (a 400 is
+`{"error": {"type": "invalid_request_error", ...}}`, capacity trouble "We're currently experiencing high
+demand..."): agents/failures.py classifies that text. `--json` leaves out view_image calls and the
+number of model responses: `merge_rollout` takes both from Codex's session log (the rollout file in the
+private CODEX_HOME); without it, num_turns falls back to tool rounds + 1 (the answer; none when the stream
+ended in a call). `--json` says nothing of a compaction either: the rollout's `compacted` entries are
+recorded in `Transcript.compactions`. Unknown event types are counted, never fatal.
 
 Several sessions in one stream (agents/sessions.py): `parse_codex_sessions`. Item ids restart at
 item_0 in every `exec`, so a later session's call ids get its number in front. `turn.completed`'s usage
@@ -43,6 +48,8 @@ KNOWN_TYPES = {
     "item.updated",
     "item.completed",
 }
+NOT_TOOL_ITEMS = ("agent_message", "reasoning", "error", "todo_list")  # the stream's items that are no tool call
+UNFINISHED = "[no result in Codex's stream: the call was still running when the session's stream ended]"
 _STATUS_IN_TEXT = re.compile(r"\b(400|401|403|404|422|429|500|502|503|529)\b")
 # How a turn ends when the API refuses the request as longer than the model's window (its error code
 # context_length_exceeded); Codex does not compact then, whatever its settings.
@@ -112,23 +119,40 @@ def _add_item(transcript: Transcript, item: dict, seen: SeenImages) -> None:
         )
 
 
+def _unfinished(item: dict, seen: SeenImages) -> list[Step]:
+    """The steps of a tool item that started and never completed in the stream: the call, and a note for its result."""
+    made = Transcript(agent="codex")
+    _add_item(made, item, seen)
+    for step in made.steps:
+        if step.kind == "tool_result":
+            step.text, step.images, step.is_error = UNFINISHED, [], False
+    return made.steps
+
+
 def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
     transcript = Transcript(agent="codex")
     seen = SeenImages(item_dir)
     usage = None
     errors = []
+    running: dict[str, tuple[int, dict]] = {}  # a tool item started, not completed yet: where its steps go
     for event in events:
         kind = event.get("type")
+        item = event.get("item") if isinstance(event.get("item"), dict) else {}
         if kind not in KNOWN_TYPES:
             transcript.unknown_events[str(kind)] = transcript.unknown_events.get(str(kind), 0) + 1
+        elif kind == "item.started" and item.get("id") and item.get("type") not in NOT_TOOL_ITEMS:
+            running[item["id"]] = (len(transcript.steps), item)
         elif kind == "item.completed":
-            _add_item(transcript, event.get("item") or {}, seen)
+            running.pop(item.get("id"), None)
+            _add_item(transcript, item, seen)
         elif kind == "turn.completed":
             usage = event.get("usage") or usage
         elif kind == "turn.failed":
             errors.append(((event.get("error") or {}).get("message")) or "turn failed")
         elif kind == "error":
             errors.append(event.get("message") or "error")
+    for position, item in reversed(list(running.values())):  # the last first: earlier positions stay right
+        transcript.steps[position:position] = _unfinished(item, seen)
     if usage:
         transcript.usage = Usage(
             input_tokens=usage.get("input_tokens"),
@@ -137,7 +161,8 @@ def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
             reasoning_tokens=usage.get("reasoning_output_tokens"),
         )
     rounds = sum(step.kind == "tool_call" for step in transcript.steps)
-    transcript.num_turns = rounds + 1 if (transcript.final_text is not None or rounds) else 0
+    cut_in_a_call = bool(transcript.steps) and transcript.steps[-1].text == UNFINISHED  # no response after it
+    transcript.num_turns = rounds + (not cut_in_a_call) if (transcript.final_text is not None or rounds) else 0
     failed = any(e.get("type") == "turn.failed" for e in events)
     completed = usage is not None
     if errors and (failed or not completed):
