@@ -137,13 +137,13 @@ def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
     running: dict[str, tuple[int, dict]] = {}  # a tool item started, not completed yet: where its steps go
     for event in events:
         kind = event.get("type")
-        item = event.get("item") if isinstance(event.get("item"), dict) else {}
+        item: dict = event["item"] if isinstance(event.get("item"), dict) else {}
         if kind not in KNOWN_TYPES:
             transcript.unknown_events[str(kind)] = transcript.unknown_events.get(str(kind), 0) + 1
         elif kind == "item.started" and item.get("id") and item.get("type") not in NOT_TOOL_ITEMS:
             running[item["id"]] = (len(transcript.steps), item)
         elif kind == "item.completed":
-            running.pop(item.get("id"), None)
+            running.pop(str(item.get("id")), None)
             _add_item(transcript, item, seen)
         elif kind == "turn.completed":
             usage = event.get("usage") or usage
