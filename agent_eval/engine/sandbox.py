@@ -23,6 +23,7 @@ import shlex
 import shutil
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -125,6 +126,27 @@ def _real(p: Path | str) -> Path:
 
 def _within(p: Path, roots) -> bool:
     return any(p == r or r in p.parents for r in roots)
+
+
+@lru_cache(maxsize=64)
+def _readonly_paths(
+    project_readonly: tuple[str, ...], tool_python_prefix: str | None, node: str | None, extra_ro: tuple[str, ...]
+) -> tuple[Path, ...]:
+    """Sandbox.readonly_paths, once per process for the same inputs: its realpaths and containment checks cost
+    about 4 ms of CPU, on every item's way to its CLI (docs/performance.md, part 6d)."""
+    paths = [PROJECT_ROOT / p for p in project_readonly]
+    paths += _tool_python_dirs(tool_python_prefix)
+    if node:
+        paths.append(_real(node).parent.parent)
+    paths += [Path(p) for p in extra_ro]
+    out: list[Path] = []
+    for p in (_real(p) for p in paths):  # dedupe; skip what /usr or another entry covers
+        if p.exists() and not _within(p, [Path("/usr"), *out]):
+            out = [q for q in out if not _within(q, [p])] + [p]
+    for p in out:
+        if any(_within(q, [p]) for q in _precious()):
+            raise SandboxError(f"read-only bind {p} would expose {', '.join(map(str, _precious()))}")
+    return tuple(out)
 
 
 def _precious() -> list[Path]:
@@ -266,20 +288,14 @@ class Sandbox:
 
     def readonly_paths(self) -> list[Path]:
         """Runtime dirs bound read-only besides the system ones: CLIs, tools' Python, Node."""
-        paths = [PROJECT_ROOT / p for p in self.policy["project_readonly"]]
-        paths += _tool_python_dirs(self.policy)
-        node = shutil.which("node")
-        if node:
-            paths.append(_real(node).parent.parent)
-        paths += [Path(p) for p in self.spec.extra_ro]
-        out: list[Path] = []
-        for p in (_real(p) for p in paths):  # dedupe; skip what /usr or another entry covers
-            if p.exists() and not _within(p, [Path("/usr"), *out]):
-                out = [q for q in out if not _within(q, [p])] + [p]
-        for p in out:
-            if any(_within(q, [p]) for q in _precious()):
-                raise SandboxError(f"read-only bind {p} would expose {', '.join(map(str, _precious()))}")
-        return out
+        return list(
+            _readonly_paths(
+                tuple(self.policy["project_readonly"]),
+                self.policy["tool_python"]["prefix"],
+                shutil.which("node"),
+                tuple(str(p) for p in self.spec.extra_ro),
+            )
+        )
 
     def _start_script(self) -> str:
         """Inside: arm the lifeline, start the proxy address's relay (if any), exec the command.
@@ -324,7 +340,7 @@ exec "$@"
 """
 
     def path_inside(self) -> str:
-        first = [str(p / "bin") for p in _tool_python_dirs(self.policy)[:1]]
+        first = [str(p / "bin") for p in _tool_python_dirs(self.policy["tool_python"]["prefix"])[:1]]
         node = shutil.which("node")
         nodebin = [str(_real(node).parent)] if node else []
         return ":".join(dict.fromkeys(first + ["/usr/local/bin", "/usr/bin", "/bin"] + nodebin))
@@ -415,9 +431,9 @@ def find_tool(name: str) -> str:
     return str(_real(path))
 
 
-def _tool_python_dirs(policy: dict) -> list[Path]:
+@lru_cache(maxsize=8)
+def _tool_python_dirs(prefix: str | None) -> tuple[Path, ...]:
     """The tools' Python prefix (its bin/ goes first on PATH) and the base it links to."""
-    prefix = policy["tool_python"]["prefix"]
     if prefix in (None, "auto"):
         dirs = [Path(sys.prefix), Path(sys.base_prefix)]
     else:
@@ -429,4 +445,4 @@ def _tool_python_dirs(policy: dict) -> list[Path]:
                 key, _, val = line.partition("=")
                 if key.strip() == "home":
                     dirs.append(Path(val.strip()).parent)
-    return list(dict.fromkeys(_real(d) for d in dirs))
+    return tuple(dict.fromkeys(_real(d) for d in dirs))

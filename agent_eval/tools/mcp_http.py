@@ -15,13 +15,16 @@ cost about a third more of the harness's CPU than a mount does (21 against 15 ms
 lists the tools and calls one, side by side; docs/performance.md, part 6), and a port per item.
 The port is bound at once, and the SDK is imported in the host's thread: the agent CLI starts
 meanwhile, and its first connection waits in the listen backlog until the host answers.
-An item's server is built in the host's loop on its first request, and its session manager runs
-(the SDK's own multi-server pattern) until the item unmounts it.
+An item's server is built in the host's loop as soon as it is mounted (while the item's sandbox and CLI
+start: the CLI's first request would otherwise wait for it, about 20-35 ms; docs/performance.md, 6d), or
+on its first request if the host was not serving yet, and its session manager runs (the SDK's own
+multi-server pattern) until the item unmounts it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import secrets
@@ -80,6 +83,8 @@ class Mount:
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task | None = None  # held: the loop keeps only a weak reference
         self.gate: CallGate | None = None  # while set and not open, its `tools/call` requests wait (or are refused)
+        self.requests = 0  # that reached it (a leak test's evidence that no other sandbox did)
+        self._unmounted = False  # set in the host's loop: a build not begun by then is not begun at all
 
     @property
     def prefix(self) -> str:
@@ -96,6 +101,7 @@ class Mount:
 
     def __enter__(self) -> "Mount":
         self.host._add(self)
+        self.host._build_soon(self)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -106,6 +112,8 @@ class Mount:
     async def app(self) -> Starlette:
         """The item's ASGI app, built and its session manager running (once; concurrent first requests wait)."""
         if self._started is None:
+            if self._unmounted:  # only the build begun at mounting can come this late; nothing will ask for it
+                raise RuntimeError(f"the {self.name} MCP server was unmounted before it was built")
             self._started = asyncio.get_running_loop().create_future()
             self._closing = asyncio.Event()
             self._task = asyncio.ensure_future(self._serve())
@@ -127,7 +135,13 @@ class Mount:
             if not started.done():
                 started.set_exception(error)
 
+    async def build_now(self) -> None:
+        """The build begun at mounting; a failure stays in `error` (its requests get 500), as on a first request."""
+        with contextlib.suppress(Exception):
+            await self.app()
+
     def _close(self) -> None:
+        self._unmounted = True
         if self._closing is not None:
             self._closing.set()  # the session manager ends its sessions
 
@@ -212,6 +226,15 @@ class McpHost:
         with self._lock:
             self._mounts[mount.token] = mount
 
+    def _build_soon(self, mount: Mount) -> None:
+        """Begin the mount's build in the host's loop now, if it is serving (else its first request builds it)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed() and self._ready.is_set():
+            try:
+                asyncio.run_coroutine_threadsafe(mount.build_now(), loop)
+            except RuntimeError:  # the loop closed meanwhile: nothing will be served
+                pass
+
     def _remove(self, mount: Mount) -> None:
         with self._lock:
             self._mounts.pop(mount.token, None)
@@ -267,6 +290,7 @@ class McpHost:
             mount = self._mounts.get(segment)
         if mount is None:
             return await _plain(send, 404, b"no such MCP server\n")
+        mount.requests += 1
         try:
             app = await mount.app()
         except Exception:  # its build failed (kept in mount.error)

@@ -95,6 +95,41 @@ def test_a_client_connecting_before_the_app_is_built_waits_for_it(tmp_path):
     assert json.loads(info.content[0].text)["width"] == 5
 
 
+def test_a_server_is_built_when_mounted_not_on_the_first_request(tmp_path):
+    """The CLI's first request does not wait for the item's server: it is built while the sandbox and CLI start."""
+    Image.new("RGB", (5, 5)).save(tmp_path / "image.png")
+    built = threading.Event()
+
+    def build():
+        from agent_eval.tools.imagetools.mcp_server import build_server
+
+        built.set()
+        return build_server(str(tmp_path))
+
+    host = McpHost.shared()
+    assert host.wait_ready(30)
+    with host.mount(build) as mount:
+        assert built.wait(10)  # no request was made
+        _, info = list_and_call(mount.url, "info", {})
+    assert json.loads(info.content[0].text)["width"] == 5
+
+
+def test_a_server_unmounted_at_once_is_not_left_running(tmp_path):
+    host = McpHost.shared()
+    assert host.wait_ready(30)
+    builds = []
+    mounts = []
+    for _ in range(20):  # unmounted before, during or after its build begins
+        with host.mount(
+            lambda: builds.append(1) or __import__("mcp.server.mcpserver", fromlist=["x"]).MCPServer("x")
+        ) as m:
+            mounts.append(m)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(m._task is not None and not m._task.done() for m in mounts):
+        time.sleep(0.05)
+    assert all(m._task is None or m._task.done() for m in mounts)
+
+
 def test_a_failed_build_answers_500_and_leaves_the_other_mounts_working(tmp_path):
     Image.new("RGB", (7, 5)).save(tmp_path / "image.png")
 
