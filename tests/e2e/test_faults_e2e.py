@@ -30,7 +30,7 @@ from agent_eval.cli import main
 from agent_eval.commands.show import command as show_command
 from agent_eval.datamodel.results import RunStore
 from agent_eval.datamodel.transcript import Transcript
-from agent_eval.engine import attempt
+from agent_eval.engine import attempt, tool_surface
 from agent_eval.engine.gateway import server as gateway_server
 from agent_eval.engine.runner import Runner
 from agent_eval.engine.sandbox import SandboxSpec
@@ -149,41 +149,6 @@ def test_forbidden_403_stops_the_run_with_one_message(agent, sample_data, tmp_pa
     assert not records[0].correct and records[0].prediction == "" and "403" in records[0].error
 
 
-@pytest.mark.e2e
-@pytest.mark.parametrize("agent", AGENTS)
-def test_stream_cut_every_time_is_the_providers_failure_and_leaves_no_process(agent, sample_data, tmp_path):
-    """Both CLIs retry a cut stream; with every answer cut and nothing answered, the failures are an outage: the
-    gateway holds the CLI's next request (read whole before the CLI sees any of it, so no more cuts reach it) up to
-    the outage bound (12 s here), then refuses it: the provider's failure, `upstream_error`, and the whole process
-    group (the CLI, its MCP server, the shell) is gone."""
-    with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"truncate": True}) as server:
-        outcome = run_agent(
-            agent, "python", server, sample_data, tmp_path, ids="FDS-0", timeout_s=60, outage_hold_minutes=0.2
-        )
-        outcomes = {r.outcome for r in server.main_requests()}
-    record = outcome.store.records()[0]
-    assert outcomes == {"truncate"}
-    assert record.status == "upstream_error" and "the provider failed: stream cut x" in record.error
-    assert "answered no request of the run while this item's was held" in record.error, record.error
-    assert not record.correct and record.prediction == ""
-    assert processes_mentioning(str(outcome.store.root)) == []
-
-
-@pytest.mark.e2e
-def test_codex_gives_up_on_a_cut_stream_before_a_long_timeout(sample_data, tmp_path):
-    """Codex reconnects after a cut (5 times, then agent_error); the gateway holds its reconnect while the provider
-    answers no one, the cuts after the first stay at the gateway, and past the outage bound it refuses with a 4xx
-    Codex does not retry: the provider's failure, upstream_error, well before --timeout (was agent_error)."""
-    with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults={"truncate": True}) as server:
-        outcome = run_agent(
-            "codex", "none", server, sample_data, tmp_path, ids="FDS-0", timeout_s=120, outage_hold_minutes=0.1
-        )
-    record = outcome.store.records()[0]
-    assert record.status == "upstream_error" and "the provider failed: stream cut x" in record.error
-    assert record.gateway["upstream"]["outage"] and record.gateway["upstream"]["refused"] >= 1
-    assert processes_mentioning(str(outcome.store.root)) == []
-
-
 # ---- the agent CLI misbehaves (tests/support/faultwrap.py around the real CLI) -----------------------------
 
 
@@ -193,6 +158,10 @@ def wrap_cli(monkeypatch):
     and the sandbox binds faultwrap.py read-only (like the CLIs) so it runs under bwrap too."""
 
     def install(mode: str) -> None:
+        # cut-last holds each line back until the next one comes, Claude Code's init (its tool surface) too: its
+        # first model request waits at the gateway for that report as long as tool_surface lets it (30 s), then
+        # goes on and the check runs when the report comes. The wait is not what these tests look at: 1 s.
+        monkeypatch.setattr(tool_surface, "STREAM_REPORT_WAIT_S", 1.0)
         for cls in ADAPTERS.values():
             original = cls.prepare
 

@@ -4,9 +4,10 @@ sandboxed, against the scripted model server standing in for the provider:
 - a provider that allows 4 requests at once (429 + retry-after beyond that) while the run has --jobs 16:
   the gateway's limiter holds the requests, no CLI sees a 429 and no item fails for rate limits;
 - a provider answering 500 (or cutting every stream) on every request of every item: an outage; the gateway
-  holds the requests up to the outage bound (--outage-hold-minutes, 15 s here), probing one at a time, the run
-  says so, then the items end `upstream_error` after a handful of requests, and a resume once the provider
-  recovers finishes them.
+  holds the requests up to the outage bound (--outage-hold-minutes, 6 s here), probing one at a time, the run
+  says so, then the items end `upstream_error` after a handful of requests (a cut stream reaches a CLI once, a
+  held request is refused with a 4xx no CLI retries: Codex gives up before a long --timeout), no process of
+  theirs is left, and a resume once the provider recovers finishes them.
 tests/e2e/test_outage_e2e.py has an outage that ends, and one item the provider always fails.
 docs/reliability.md lists these rows; perf/rate_limits.py measures the wall time of the first case.
 """
@@ -27,7 +28,7 @@ from agent_eval.cli import main
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
-from support.agentrun import AGENTS, MODELS, run_agent
+from support.agentrun import AGENTS, MODELS, processes_mentioning, run_agent
 
 ANSWER = {"turns": ["<answer>1</answer>"]}
 
@@ -65,6 +66,7 @@ def test_jobs_16_against_a_provider_allowing_4_at_once_no_item_fails_for_rate_li
 
 
 def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int, hold_minutes: float = 30):
+    """`agent-eval run` (tools python: each item's CLI has an MCP server and a shell besides) over three items."""
     env = {**scripted_environ(agent, server.url), "COLUMNS": "250"}
     return CliRunner().invoke(
         main,
@@ -75,7 +77,7 @@ def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int
             "--model",
             MODELS[agent],
             "--tools",
-            "none",
+            "python",
             "--data",
             str(data),
             "--out-dir",
@@ -101,12 +103,22 @@ def run_cli(agent: str, server: ScriptedServer, data: Path, out: Path, jobs: int
 def test_a_provider_down_for_the_whole_bound_ends_items_upstream_error_in_few_requests_and_a_resume_finishes_them(
     agent, faults, sample_data, tmp_path
 ):
+    """Both CLIs retry a 500 or a cut stream; with nothing answered the failures are an outage: the gateway holds
+    the CLI's next request (read whole before the CLI sees any of it, so no further cut reaches it) up to the bound,
+    then refuses it with a 4xx no CLI retries: the provider's failure, `upstream_error` (Codex's 5 reconnects
+    after cuts were `agent_error` before), well before --timeout (120 s), and every item's whole process group (the
+    CLI, its MCP server, the shell) is gone. (Was also F::test_stream_cut_every_time_... and
+    F::test_codex_gives_up_on_a_cut_stream_before_a_long_timeout, one item each.)"""
     with ScriptedServer(ANSWER, faults=faults) as server:
-        failed = run_cli(agent, server, sample_data, tmp_path, jobs=3, hold_minutes=0.25)
+        failed = run_cli(agent, server, sample_data, tmp_path, jobs=3, hold_minutes=0.1)
         sent = len(server.main_requests())
+        outcomes = {r.outcome for r in server.main_requests()}
+        left = processes_mentioning(str(tmp_path / "r"))
         server.faults = None  # the provider recovers
         resumed = run_cli(agent, server, sample_data, tmp_path, jobs=3)
     assert failed.exit_code == 0, failed.output
+    assert left == []  # no CLI, MCP server or shell of the failed run outlived it
+    assert outcomes == {"fault:500" if "status" in faults else "truncate"}, outcomes  # the provider answered none
     first: dict[str, ItemRecord] = {}  # a resume appends: each item's first line is the first run's
     for path in sorted((tmp_path / "r").glob("*/items.jsonl")):
         for line in path.read_text().splitlines():
@@ -119,6 +131,7 @@ def test_a_provider_down_for_the_whole_bound_ends_items_upstream_error_in_few_re
         # Held, never failed for its own sake: nothing was answered; its request was held the whole bound.
         upstream = record.gateway["upstream"]
         assert upstream["outage"] and upstream["outage_failures"] == sum(upstream["failures"].values())
+        assert upstream["refused"] >= 1, upstream  # its held request refused at the bound, not passed on
         assert "answered no request of the run while this item's was held" in record.error, record.error
         assert not record.correct and record.prediction == ""
         if upstream["upstream_requests"]:
@@ -129,7 +142,7 @@ def test_a_provider_down_for_the_whole_bound_ends_items_upstream_error_in_few_re
     # A handful for the whole run: one probe at a time, at most every 15 s (Codex alone made 120 before).
     assert sent <= 15, sent
     assert re.search(
-        r"provider down: \d+ failed requests in a row \(.*\), none answered; holding the requests \(up to 15s "
+        r"provider down: \d+ failed requests in a row \(.*\), none answered; holding the requests \(up to 6s "
         r"each\)",
         failed.output,
     ), failed.output
