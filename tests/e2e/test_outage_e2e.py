@@ -1,12 +1,14 @@
 """An outage costs no running item its work (issue 31), with the real Claude Code and Codex CLIs, sandboxed,
 against the scripted model server standing in for the provider.
 
-The provider fails every request (HTTP 500, side requests included) for 90 s, then answers; beside that, it
+The provider fails every request (HTTP 500, side requests included) for 40 s, then answers; beside that, it
 fails every request of one item (the maze question) always. While it answers no one, the run's gateway holds
 the items' requests (the CLIs see a slow answer, not an error) and probes one at a time; once a probe is
 answered the held requests go and every other item ends `ok` in its first attempt, the wait recorded as the
 provider's (`provider_wait_s`), not the agent's. The poisoned item's failures count against it only once the
-provider answers the others: it alone ends `upstream_error`. Both CLIs run side by side (CI time).
+provider answers the others: it alone ends `upstream_error`. Both CLIs run side by side, and beside them the
+second scenario (an item the provider always fails, resumed alone), in one module fixture: most of it is the
+outage's wait, and each test asserts on its own scenario's results.
 docs/reliability.md lists the row; perf/provider_failures.py measures the same scenarios.
 """
 
@@ -17,6 +19,7 @@ import json
 import threading
 from collections import Counter
 
+import pytest
 from rich.console import Console
 
 from agent_eval.agents.registry import efforts_by_agent, scripted_environ
@@ -27,34 +30,41 @@ from agent_eval.engine.selection import select
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, MODELS
 
-OUTAGE_S = 90
+OUTAGE_S = 40  # long enough that every item's requests meet it and are held (half of it at least, asserted)
+TIMEOUT_S = 30  # --timeout, shorter than the outage: the held time is not the attempt's
 FAULTS = {"status": 500, "for_s": OUTAGE_S, "poison": "maze"}  # MPT-0 asks about a maze
 IDS = "CCC-0,LIS-0,FDS-0,MPT-0"
 
 
-def side_by_side(run, sample_data, tmp_path) -> dict:
-    """`run(agent, sample_data, out, results)` for both CLIs at once (CI time); each one's results, none an error."""
-    results: dict = {}
-    threads = [threading.Thread(target=run, args=(agent, sample_data, tmp_path / agent, results)) for agent in AGENTS]
+def side_by_side(runs: dict, sample_data, tmp_path) -> dict:
+    """Every `run(agent, sample_data, out, results)` of `runs` (name -> run) for both CLIs at once (CI time):
+    {name: {agent: its results}}, none an error."""
+    results: dict = {name: {} for name in runs}
+    threads = [
+        threading.Thread(target=run, args=(agent, sample_data, tmp_path / name / agent, results[name]))
+        for name, run in runs.items()
+        for agent in AGENTS
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    for agent in AGENTS:
-        assert not isinstance(results[agent], BaseException), (agent, results[agent])
+    for name in runs:
+        for agent in AGENTS:
+            assert not isinstance(results[name][agent], BaseException), (name, agent, results[name][agent])
     return results
 
 
 def run_items(agent: str, sample_data, out, server: ScriptedServer, ids: str) -> tuple:
-    """One `run` of the items (tools none, --outage-hold-minutes 5, --timeout 120: shorter than an outage and an
-    answer, as the held time is not the attempt's), the way the command builds it: (outcome, what it printed)."""
+    """One `run` of the items (tools none, --outage-hold-minutes 5, --timeout 30 s: shorter than the outage, as the
+    held time is not the attempt's), the way the command builds it: (outcome, what it printed)."""
     benchmark, dataset = load_benchmark(sample_data)
     config = RunConfig(
         agent=agent,
         model=MODELS[agent],
         tools="none",
         jobs=4,
-        timeout_s=120,
+        timeout_s=TIMEOUT_S,
         unpriced=True,
         outage_hold_minutes=5,
     )
@@ -83,12 +93,21 @@ def run_through_an_outage(agent: str, sample_data, out, results: dict) -> None:
         results[agent] = error
 
 
-def test_a_90s_outage_ends_every_item_ok_and_only_the_item_the_provider_always_fails_ends_upstream_error(
-    sample_data, tmp_path
+@pytest.fixture(scope="module")
+def scenarios(sample_data, tmp_path_factory) -> dict:
+    """Both scenarios for both CLIs, all four side by side: {"outage" | "resumed_alone": {agent: results}}."""
+    runs = {"outage": run_through_an_outage, "resumed_alone": run_then_resume_alone}
+    return side_by_side(runs, sample_data, tmp_path_factory.mktemp("outage"))
+
+
+def test_an_outage_longer_than_the_timeout_ends_every_item_ok_and_only_the_item_always_failed_ends_upstream_error(
+    scenarios,
 ):
-    results = side_by_side(run_through_an_outage, sample_data, tmp_path)
+    """Both CLIs: the 3 items the outage held end `ok` in their first attempt, the outage's time recorded as the
+    provider's (held, not failed: no CLI saw an error); the item the provider always fails alone `upstream_error`,
+    counted against it only once the provider answered the others."""
     for agent in AGENTS:
-        outcome, requests, said = results[agent]
+        outcome, requests, said = scenarios["outage"][agent]
         records = {r.id: r for r in outcome.store.records()}
         assert Counter(r.status for r in records.values()) == {"ok": 3, "upstream_error": 1}, (agent, records)
         # The provider really failed everyone, then answered: the held requests went once a probe was answered.
@@ -129,14 +148,13 @@ def run_then_resume_alone(agent: str, sample_data, out, results: dict) -> None:
         results[agent] = error
 
 
-def test_an_item_the_provider_always_fails_resumed_alone_ends_its_own_failure_without_being_held(sample_data, tmp_path):
+def test_an_item_the_provider_always_fails_resumed_alone_ends_its_own_failure_without_being_held(scenarios):
     """Alone, nothing else is answered, so the item's failures look like an outage; the gateway asks the provider
     itself (a small probe to the same model, answered) and ends the item as its own failure at once, instead of
     holding it the outage bound (5 minutes here; before the probe it was held all of it). Both CLIs side by side."""
-    results = side_by_side(run_then_resume_alone, sample_data, tmp_path)
     for agent in AGENTS:
-        (first, _), (resumed, said) = results[agent][0]
-        probes = results[agent][1]
+        (first, _), (resumed, said) = scenarios["resumed_alone"][agent][0]
+        probes = scenarios["resumed_alone"][agent][1]
         records = {r.id: r for r in first.store.records()}
         assert records["CCC-0"].status == "ok"
         lines = [json.loads(line) for path in first.store.root.glob("*/items.jsonl") for line in path.open()]
