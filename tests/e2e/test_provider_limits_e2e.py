@@ -34,21 +34,24 @@ ANSWER = {"turns": ["<answer>1</answer>"]}
 
 
 @pytest.fixture(scope="module")
-def twelve_items(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("twelve") / "data"
+def eight_items(tmp_path_factory) -> tuple[Path, str]:
+    """(data dir, ids): eight items, twice what the provider below allows at once."""
+    root = tmp_path_factory.mktemp("eight") / "data"
     write_sample_set(root, seed=0, per_task=2)
-    return root
+    ids = sorted(json.loads(line)["id"] for line in (root / "metadata.jsonl").read_text().splitlines())[:8]
+    return root, ",".join(ids)
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_jobs_16_against_a_provider_allowing_4_at_once_no_item_fails_for_rate_limits(agent, twelve_items, tmp_path):
+def test_jobs_16_against_a_provider_allowing_4_at_once_no_item_fails_for_rate_limits(agent, eight_items, tmp_path):
     faults = {"concurrency": 4, "retry_after": 1, "delay": 4}  # long enough for the CLIs' requests to overlap
+    data, ids = eight_items
     with ScriptedServer(ANSWER, faults=faults) as server:
-        outcome = run_agent(agent, "none", server, twelve_items, tmp_path, jobs=16, timeout_s=120)
+        outcome = run_agent(agent, "none", server, data, tmp_path, ids=ids, jobs=16, timeout_s=120)
         refused = [r for r in server.requests if r.kind == "over_limit"]
         peak = server.peak_in_flight
     records = outcome.store.records()
-    assert len(records) == 12 and Counter(r.status for r in records) == {"ok": 12}
+    assert len(records) == 8 and Counter(r.status for r in records) == {"ok": 8}
     assert refused and peak == 4  # the provider's limit was really met, and held
     # Every 429 stayed at the gateway: it saw each one, the CLIs none.
     upstream = [r.gateway["upstream"] for r in records]

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -102,6 +103,9 @@ def layout(run: Path) -> set[str]:
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_three_shards_merge_into_the_single_machine_run(slurm, agent, sample_data, tmp_path):
+    """`slurm submit --shards 3`: three array tasks each grade their own slice, the merge job merges them, and the
+    merged run is the single-machine `run` of the same options (records, files, manifest); `slurm status` says
+    so. The single-machine run goes on while the cluster works (it needs nothing of it)."""
     options = [
         "--agent",
         agent,
@@ -135,8 +139,16 @@ def test_three_shards_merge_into_the_single_machine_run(slurm, agent, sample_dat
         name = f"{agent}-{MODELS[agent]}-default-python"
         folder = tmp_path / "cluster" / f"{name}.slurm"
         assert "submitted array job" in submitted.stdout and "3 array task(s)" in submitted.stdout
+        single_run: dict = {}
+        alongside = threading.Thread(
+            target=lambda: single_run.update(
+                done=agent_eval(env, tmp_path, "run", *options, "--out-dir", tmp_path / "single", check=False)
+            )
+        )
+        alongside.start()
         assert wait_for_job(slurm, merge_job(folder), folder) == "COMPLETED"
-        agent_eval(env, tmp_path, "run", *options, "--out-dir", tmp_path / "single")
+        alongside.join()
+        assert single_run["done"].returncode == 0, single_run["done"].stdout + single_run["done"].stderr
     merged, single = tmp_path / "cluster" / name, tmp_path / "single" / name
     assert records_by_key(merged).keys() == records_by_key(single).keys() and len(records_by_key(merged)) == 6
     for key, record in records_by_key(single).items():
@@ -295,7 +307,10 @@ def test_failed_task_is_named_with_its_items_and_resubmit_command(slurm, sample_
 
 
 def test_sweep_is_one_array_of_cells_by_shards(slurm, sample_data, tmp_path):
-    ids = [i.id for i in load_dataset(sample_data).items][:4]
+    """A sweep of two cells over two shards is one array of four tasks; each cell merges from both of its shards
+    (one item in each) and the sweep's compare.md is written."""
+    items = load_dataset(sample_data).items
+    ids = [shard_of(items, k, 2)[0].id for k in (1, 2)]  # one item in each shard: both shards of a cell merge
     sweep = tmp_path / "grid.yaml"
     sweep.write_text(
         yaml.safe_dump(
