@@ -306,46 +306,13 @@ def test_failed_task_is_named_with_its_items_and_resubmit_command(slurm, sample_
     assert sorted(record_lines(tmp_path / "out" / name)) == sorted((i.id, 0) for i in items)
 
 
-def test_sweep_is_one_array_of_cells_by_shards(slurm, sample_data, tmp_path):
-    """A sweep of two cells over two shards is one array of four tasks; each cell merges from both of its shards
-    (one item in each) and the sweep's compare.md is written."""
-    items = load_dataset(sample_data).items
-    ids = [shard_of(items, k, 2)[0].id for k in (1, 2)]  # one item in each shard: both shards of a cell merge
-    sweep = tmp_path / "grid.yaml"
-    sweep.write_text(
-        yaml.safe_dump(
-            {
-                "name": "grid",
-                "data": str(sample_data),
-                "ids": ",".join(ids),
-                "tools": ["none", "python"],
-                "grid": [{"agent": "codex", "models": ["gpt-5.5"]}],
-                "unpriced": True,
-                "jobs": 1,
-                "timeout": 90,
-                "out_dir": str(tmp_path / "sweeps"),
-            }
-        )
-    )
-    with ScriptedServer(SCENARIO) as server:
-        env = job_env(slurm, "codex", server)
-        out = agent_eval(env, tmp_path, "slurm", "submit", "--sweep", sweep, "--shards", "2").stdout
-        assert "2 cell(s) x 2 shard(s) = 4 array task(s)" in out
-        folder = tmp_path / "sweeps" / "grid.slurm"
-        assert "#SBATCH --array=0-3" in (folder / "array.sbatch").read_text()
-        assert wait_for_job(slurm, merge_job(folder), folder) == "COMPLETED"
-    for cell in ("codex-gpt-5.5-default-none", "codex-gpt-5.5-default-python"):
-        run = tmp_path / "sweeps" / "grid" / cell
-        assert sorted(record_lines(run)) == sorted((i, 0) for i in ids)
-        assert json.loads((run / "run.json").read_text())["config"]["tools"] == cell.rsplit("-", 1)[1]
-    assert (tmp_path / "sweeps" / "grid" / "compare.md").is_file()
-
-
 @pytest.mark.timeout(900)  # 12 array tasks, 6 of them agents playing a game, two at a time on this node
 def test_a_sweep_files_run_and_kind_options_reach_every_shard(slurm, tmp_path):
     """sweeps/sample-grid.yaml (both CLIs, every tool mode) on the project's own games, from a copy that sets kinds'
-    options (max_actions, observation) and run's (retry_wait, timeout): every shard's command line carries them, and
-    every merged cell's game kept the bound."""
+    options (max_actions, observation) and run's (retry_wait, timeout): the sweep is one array of cells x shards,
+    every shard's command line carries the options, every cell merges its shards (shard 2 has no item) with its own
+    tool mode, every merged cell's game kept the bound, and the sweep's compare.md is written. (Was also
+    test_sweep_is_one_array_of_cells_by_shards, a smaller sweep of its own.)"""
     from agent_eval.agents.registry import scripted_environ as environ_of
     from agent_eval.benchmarks.registry import get_benchmark
 
@@ -362,6 +329,7 @@ def test_a_sweep_files_run_and_kind_options_reach_every_shard(slurm, tmp_path):
         out = agent_eval(env, tmp_path, "slurm", "submit", "--sweep", sweep, "--shards", "2").stdout
         assert "6 cell(s) x 2 shard(s) = 12 array task(s)" in out
         folder = tmp_path / "sweeps" / "sample-grid.slurm"
+        assert "#SBATCH --array=0-11" in (folder / "array.sbatch").read_text()
         for cell in plan_of(folder)["cells"]:
             args = " ".join(cell["args"])
             assert "--max-actions 2 --observation text" in args and "--retry-wait 1" in args, args
@@ -369,9 +337,12 @@ def test_a_sweep_files_run_and_kind_options_reach_every_shard(slurm, tmp_path):
     cells = sorted(p for p in (tmp_path / "sweeps" / "sample-grid").iterdir() if (p / "run.json").is_file())
     assert len(cells) == 6
     for cell in cells:
-        assert json.loads((cell / "run.json").read_text())["config"]["kind_options"]["max_actions"] == 2
+        config = json.loads((cell / "run.json").read_text())["config"]
+        assert config["kind_options"]["max_actions"] == 2 and config["tools"] == cell.name.rsplit("-", 1)[1]
+        assert sorted(record_lines(cell)) == [("ae02", 0)]  # graded once, merged from its shards
         records = RunStore(cell).records()
         assert [r.id for r in records] == ["ae02"], cell.name  # from shard 1; shard 2 had no item
         for record in records:
             assert record.status == "ok", (cell.name, record.status, record.error)
             assert record.metrics["plays"] == 2 and record.metrics["observations"]["images"] == 0
+    assert (tmp_path / "sweeps" / "sample-grid" / "compare.md").is_file()
