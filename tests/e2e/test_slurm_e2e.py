@@ -336,9 +336,11 @@ def test_a_sweep_files_run_and_kind_options_reach_every_shard(slurm, tmp_path):
         assert wait_for_job(slurm, merge_job(folder), folder, timeout_s=800) == "COMPLETED"
     cells = sorted(p for p in (tmp_path / "sweeps" / "sample-grid").iterdir() if (p / "run.json").is_file())
     assert len(cells) == 6
+    tools_of = {cell["name"]: cell["args"][cell["args"].index("--tools") + 1] for cell in plan_of(folder)["cells"]}
+    assert sorted(tools_of.values()) == ["image", "image", "none", "none", "python", "python"]
     for cell in cells:
         config = json.loads((cell / "run.json").read_text())["config"]
-        assert config["kind_options"]["max_actions"] == 2 and config["tools"] == cell.name.rsplit("-", 1)[1]
+        assert config["kind_options"]["max_actions"] == 2 and config["tools"] == tools_of[cell.name]
         assert sorted(record_lines(cell)) == [("ae02", 0)]  # graded once, merged from its shards
         records = RunStore(cell).records()
         assert [r.id for r in records] == ["ae02"], cell.name  # from shard 1; shard 2 had no item
