@@ -40,6 +40,22 @@ def vista_scenario() -> dict:
     return {"rules": [{"match": FRESH, "turns": plays[2:] + [done]}, {"turns": plays + [done]}]}
 
 
+@pytest.fixture(scope="module")
+def direct_play(tmp_path_factory):
+    """What the game gives for PLAYS played once with no agent (by VISTA's play tool or by official replies), each
+    way played at most once for the module, on its own copy of the games (each run has its own, so the processes
+    left after a kill are those under its tmp_path)."""
+    games = write_games(tmp_path_factory.mktemp("games"))
+    played: dict[str, tuple[list[str], float | None]] = {}
+
+    def play(via: str) -> tuple[list[str], float | None]:
+        if via not in played:
+            played[via] = direct(games, "game1", tmp_path_factory.mktemp(f"direct-{via}"), via=via)
+        return played[via]
+
+    return play
+
+
 def kill_after_moves(argv, env, timeline: Path, moves: int, tmp_path) -> None:
     runner = subprocess.Popen(
         argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -65,7 +81,7 @@ def kill_after_moves(argv, env, timeline: Path, moves: int, tmp_path) -> None:
         ("claude-code", "official", True),
     ],
 )
-def test_a_game_killed_mid_play_goes_on_from_where_it_stopped(agent, protocol, unreplayable, tmp_path):
+def test_a_game_killed_mid_play_goes_on_from_where_it_stopped(agent, protocol, unreplayable, direct_play, tmp_path):
     data = write_games(tmp_path / "games")
     if (
         unreplayable
@@ -97,7 +113,7 @@ def test_a_game_killed_mid_play_goes_on_from_where_it_stopped(agent, protocol, u
         assert (item / "game.abandoned-1" / "timeline.jsonl").exists()
         return
     assert metrics["restores"] == 1 and metrics["decisions"] == 3
-    hashes, raw = direct(data, "game1", tmp_path, via="tool" if protocol == "vista" else "reply")
+    hashes, raw = direct_play("tool" if protocol == "vista" else "reply")
     assert recorded_hashes(item) == hashes and metrics["raw_score"] == raw  # one game, each move once
     if protocol == "vista":
         assert sessions[-1]["kind"] == "resume"  # the CLI's own session goes on

@@ -25,6 +25,16 @@ def checkout(tmp_path_factory):
     return write_checkout(tmp_path_factory.mktemp("gameworld") / "checkout")
 
 
+@pytest.fixture(scope="module")
+def direct_hashes(checkout, tmp_path_factory) -> list[str]:
+    """The screens WIN's clicks give played directly on a fresh page, no agent: once for every VISTA run."""
+    with page_host(task(checkout), tmp_path_factory.mktemp("host")) as host:
+        direct = open_session(host, task(checkout), tmp_path_factory.mktemp("direct"))
+        for move in WIN:
+            direct.act(0, move, "computer_use")
+    return [step.frame_hash for step in direct.steps]
+
+
 def looks(mode: str, frame: int) -> list[dict]:
     """The memory tools' calls a mode allows, on a screen the decision was shown."""
     if mode == "none":
@@ -99,7 +109,7 @@ def test_the_official_protocol_wins_the_task_one_fresh_decision_per_step(agent, 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("agent", AGENTS)
-def test_vistas_protocol_wins_the_task_in_one_session(agent, mode, checkout, tmp_path):
+def test_vistas_protocol_wins_the_task_in_one_session(agent, mode, checkout, direct_hashes, tmp_path):
     turns = [WIN[0], *looks(mode, 2), WIN[1], WIN[2]]
     with ScriptedServer(vista(turns)) as server:
         outcome = run_agent(
@@ -117,11 +127,7 @@ def test_vistas_protocol_wins_the_task_in_one_session(agent, mode, checkout, tmp
     assert all(r.images for r in acts)  # each step's answer is the screen after it
     timeline = read_timeline(item)
     # the screens the agent saw are those the same clicks give when played directly on a fresh page
-    with page_host(task(checkout), tmp_path / "host") as host:
-        direct = open_session(host, task(checkout), tmp_path / "direct")
-        for move in WIN:
-            direct.act(0, move, "computer_use")
-    assert [e["frame_hash"] for e in timeline] == [s.frame_hash for s in direct.steps]
+    assert [e["frame_hash"] for e in timeline] == direct_hashes
 
 
 @pytest.mark.parametrize("protocol", ("official", "vista"))

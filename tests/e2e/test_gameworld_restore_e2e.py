@@ -41,6 +41,18 @@ def command(agent: str, root: Path, out: Path, protocol: str) -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def direct_hashes(tmp_path_factory) -> list[str]:
+    """The screens the three clicks give played at once on a fresh page of the same game, no agent: once for every
+    restored run (each run has its own checkout, so the processes left after a kill are those under its tmp_path)."""
+    checkout = write_checkout(tmp_path_factory.mktemp("gameworld") / "checkout")
+    with page_host(task(checkout), tmp_path_factory.mktemp("host")) as host:
+        direct = open_session(host, task(checkout), tmp_path_factory.mktemp("direct"))
+        for move in WIN:
+            direct.act(0, move, "computer_use")
+    return [step.frame_hash for step in direct.steps]
+
+
 def lines(path: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
@@ -64,7 +76,7 @@ def kill_after_steps(argv, env, timeline: Path, steps: int, tmp_path) -> int:
 
 @pytest.mark.parametrize("protocol", ("official", "vista"))
 @pytest.mark.parametrize("agent", AGENTS)
-def test_a_task_killed_mid_play_is_replayed_and_goes_on(agent, protocol, tmp_path):
+def test_a_task_killed_mid_play_is_replayed_and_goes_on(agent, protocol, direct_hashes, tmp_path):
     root = write_checkout(tmp_path / "checkout")
     out = tmp_path / "out"
     (tmp_path / "tmp").mkdir()
@@ -86,11 +98,7 @@ def test_a_task_killed_mid_play_is_replayed_and_goes_on(agent, protocol, tmp_pat
     timeline = [json.loads(line) for line in (item / "game" / "timeline.jsonl").read_text().splitlines()]
     assert [e["step"] for e in timeline] == [1, 2, 3] and timeline[-1]["evaluation"]["stop_reason"] == "target_reached"
     # one play-through: the same screens as the three clicks played at once on a fresh page
-    with page_host(task(root), tmp_path / "host") as host:
-        direct = open_session(host, task(root), tmp_path / "direct")
-        for move in WIN:
-            direct.act(0, move, "computer_use")
-    assert [e["frame_hash"] for e in timeline] == [s.frame_hash for s in direct.steps]
+    assert [e["frame_hash"] for e in timeline] == direct_hashes
     starts = read_sessions(item)
     after = starts[-1]
     if protocol == "official":  # a decision is never continued: the next one starts afresh

@@ -439,6 +439,27 @@ def test_a_custom_base_url_keeps_its_path(upstream):
     assert seen[0]["path"] == "/litellm/anthropic/v1/messages?beta=true"
 
 
+def test_the_provider_is_reached_through_the_proxy_the_environment_names_unless_no_proxy_exempts_it(
+    upstream, monkeypatch
+):
+    """As aiohttp's trust_env finds it (looked up once per run): HTTP_PROXY with its login, NO_PROXY."""
+    _, seen, url = upstream  # here the stand-in provider plays the proxy: it records the request line's target
+    monkeypatch.setenv("HTTP_PROXY", url.replace("http://", "http://user:pass%20word@"))
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")  # the test's own requests to the gateway go direct
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url="http://provider.invalid")
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        post(f"{gateway.base_url}/v1/messages", {}, {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}).read()
+    assert seen[0]["path"] == "http://provider.invalid/v1/messages"
+    assert seen[0]["headers"]["proxy-authorization"] == "Basic " + base64.b64encode(b"user:pass word").decode()
+    assert seen[0]["headers"]["x-api-key"] == REAL
+
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens: the provider must be reached direct
+    auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
+    with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
+        post(f"{gateway.base_url}/v1/messages", {}, {"x-api-key": lease.auth.env["ANTHROPIC_API_KEY"]}).read()
+    assert seen[1]["path"] == "/v1/messages"
+
+
 def test_a_cli_that_hangs_up_cancels_its_request_and_the_gateway_stops_at_once(upstream):
     _, _, url = upstream
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)

@@ -185,15 +185,16 @@ class Ledger:
             self.entries.remove(entry)
 
     # -- the request body
-    def read_later(self, entry: RequestEntry, body: bytes, encoding: str | None) -> None:
+    def read_later(self, entry: RequestEntry, chunks: list[bytes], encoding: str | None) -> None:
+        """The body as it came in chunks: they are joined here, on the reader's thread, not the gateway's loop."""
         with self._lock:
             self._unread.add(entry.seq)
-        _READER.submit(self._read, entry, body, encoding)
+        _READER.submit(self._read, entry, chunks, encoding)
 
-    def _read(self, entry: RequestEntry, body: bytes, encoding: str | None) -> None:
+    def _read(self, entry: RequestEntry, chunks: list[bytes], encoding: str | None) -> None:
         started = time.thread_time()
         try:
-            self.read_request(entry, body, encoding)
+            self.read_request(entry, b"".join(chunks), encoding)
         finally:
             entry.read_ms = round((time.thread_time() - started) * 1000, 2)
             with self._lock:

@@ -23,6 +23,7 @@ from typing import Protocol
 
 import aiohttp
 from aiohttp import web
+from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
 from agent_eval.agents.base import Auth
@@ -138,7 +139,7 @@ class Gateway:
         # No automatic decompression or headers: the bytes pass as they came, both ways.
         self._session = aiohttp.ClientSession(
             auto_decompress=False,
-            trust_env=True,
+            proxy=await asyncio.to_thread(env_proxy, self.credential.upstream),  # it reads ~/.netrc
             skip_auto_headers=("User-Agent", "Accept-Encoding"),
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=60),
             connector=aiohttp.TCPConnector(limit=0),
@@ -257,13 +258,12 @@ class Gateway:
         url = URL(self.credential.upstream + request.raw_path, encoded=True)
         handed_over = False
 
-        def hand_over_body() -> None:  # to the ledger's reader, off the loop: the answer never waits for it
+        def hand_over_body() -> None:  # to the ledger's reader, which joins the chunks: off the loop
             nonlocal handed_over
             if not handed_over:
                 handed_over = True
-                body = b"".join(chunks)
-                entry.request_bytes = len(body)
-                ledger.read_later(entry, body, request.headers.get("Content-Encoding"))
+                entry.request_bytes = sum(map(len, chunks))
+                ledger.read_later(entry, list(chunks), request.headers.get("Content-Encoding"))
 
         def charge() -> None:  # what the answer's usage cost, added to the item's and the run's spend
             if lease is not None and wire is not None:
@@ -396,8 +396,10 @@ class Gateway:
                 charge()  # priced before the CLI can send its next request
                 if outcome == "ok":
                     hold.health.succeeded()  # a whole answer: a stream cut before its end was a failure
-                hand_over_body()
                 await response.write_eof()
+                # After the end has gone: the ledger's reader holds the GIL for ms on a large body (its JSON
+                # parse). The request stays open in the ledger until _forward finishes, so a settle() waits for it.
+                hand_over_body()
         except UpstreamCut as cut:  # the provider cut the stream mid-answer: passed on as a cut
             if outcome == "ok":  # (a probe's cut is counted already)
                 outcome, code = "failed", None
@@ -491,6 +493,17 @@ class Gateway:
         return web.Response(
             status=429, text=json.dumps(body), content_type="application/json", headers={"x-should-retry": "false"}
         )
+
+
+def env_proxy(upstream: str) -> URL | None:
+    """The proxy the environment names for the provider (HTTP(S)_PROXY, NO_PROXY; its login in the URL or
+    ~/.netrc), found as aiohttp's trust_env finds it, once per run: trust_env looks it up, ~/.netrc read again,
+    in a worker thread on every request (about 1 ms of each), and adds ~/.netrc's login for the provider's host."""
+    try:
+        proxy, login = get_env_proxy_for_url(URL(upstream))
+    except LookupError:
+        return None
+    return proxy.with_user(login.login).with_password(login.password) if login else proxy  # aiohttp sends it on
 
 
 class UpstreamCut(Exception):
