@@ -151,6 +151,8 @@ def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
             errors.append(((event.get("error") or {}).get("message")) or "turn failed")
         elif kind == "error":
             errors.append(event.get("message") or "error")
+    # Cut in a call: an unfinished call's steps go last (no response came after it).
+    cut_in_a_call = any(position == len(transcript.steps) for position, _ in running.values())
     for position, item in reversed(list(running.values())):  # the last first: earlier positions stay right
         transcript.steps[position:position] = _unfinished(item, seen)
     if usage:
@@ -161,7 +163,6 @@ def parse_codex_events(events: list[dict], item_dir: Path) -> Transcript:
             reasoning_tokens=usage.get("reasoning_output_tokens"),
         )
     rounds = sum(step.kind == "tool_call" for step in transcript.steps)
-    cut_in_a_call = bool(transcript.steps) and transcript.steps[-1].text == UNFINISHED  # no response after it
     transcript.num_turns = rounds + (not cut_in_a_call) if (transcript.final_text is not None or rounds) else 0
     failed = any(e.get("type") == "turn.failed" for e in events)
     completed = usage is not None
