@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 
 from agent_eval.agents.surface import ToolSurface
 from agent_eval.datamodel.pricing import has_price
+from agent_eval.datamodel.sandbox_policy import MemoryDir
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.tools.toolset import ToolSet
 
@@ -95,6 +96,7 @@ class Invocation:
     argv: list[str]
     env: dict[str, str]
     stdin: bytes | None
+    memory_dirs: tuple[MemoryDir, ...] = ()  # the CLI's own state, in memory when sandboxed (sandbox_policy.py)
 
 
 def host_port(url: str) -> str:

@@ -4,6 +4,7 @@ the engine's sandbox builds command lines from it; the ARC-AGI-3 game jail share
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,17 @@ class SandboxError(RuntimeError):
 class SandboxStartFailed(SandboxError):
     """One item's sandbox did not start (its proxy did not come up, e.g. on a machine under heavy load): the
     item's failure (`sandbox_error`, run again on resume), not the run's."""
+
+
+@dataclass(frozen=True)
+class MemoryDir:
+    """A folder of the CLI's own state that nothing reads back (caches, state databases, bundled files): in the
+    sandbox it is a tmpfs, so the CLI's writes there never reach the disk and leave with the sandbox. Only what it
+    holds when the CLI starts (what the adapter wrote: config, ...) and the entries named in `kept` (folders the
+    CLI writes what the harness reads back into: its session log) are the folder's on disk, bound into it."""
+
+    path: Path
+    kept: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=None)

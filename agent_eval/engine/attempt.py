@@ -242,6 +242,7 @@ class Attempt:
             endpoints=auth.endpoints + setup.endpoints,
             env=invocation.env,
             readonly_mounts=list(setup.readonly_mounts),
+            memory_dirs=invocation.memory_dirs,
         )
         assert config.sandbox is not None  # None only in `score`'s config, which runs no agent
         held = lambda: self.lease.upstream.held_s(time.monotonic())  # noqa: E731  (no clock counts these waits)

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from agent_eval.datamodel.sandbox_policy import (
     POLICY_PATH,
     PROJECT_ROOT,
+    MemoryDir,
     SandboxError,
     SandboxStartFailed,
     load_policy,
@@ -61,6 +62,8 @@ class SandboxSpec:
     # (source outside, target inside the workdir): bound read-only over the target, after the workdir,
     # so the agent reads what the harness writes to the source as it goes and can change none of it
     readonly_mounts: list[tuple[Path, Path]] = field(default_factory=list)
+    # folders of the CLI's own state under its home that are a tmpfs inside (what they hold and keep is bound back)
+    memory_dirs: tuple[MemoryDir, ...] = ()
 
 
 # ---------------------------------------------------------------- endpoints -> proxy rules
@@ -274,9 +277,28 @@ class Sandbox:
             o += ["--ro-bind", str(self._proxy.net_dir), NET_DIR_INSIDE]
         for p in dict.fromkeys([self.workdir, self.home]):
             o += ["--bind", str(p), str(p)]
+        o += self._memory_dir_options()
         for source, target in self.spec.readonly_mounts:
             o += ["--ro-bind", str(_real(source)), str(self._inside_workdir(target))]
         o += ["--remount-ro", "/", "--chdir", str(self.workdir)]
+        return o
+
+    def _memory_dir_options(self) -> list[str]:
+        """Each memory dir a tmpfs over its folder in the home; what it holds now, and its kept folders (made
+        here), bound back from the disk. The CLI's own writes elsewhere in it (Codex: about 100 files, 2.4 MB
+        an item, SQLite databases synced on every write) then cost no disk and nothing to delete afterwards."""
+        o: list[str] = []
+        for memory in self.spec.memory_dirs:
+            folder = Path(memory.path)
+            if folder.is_symlink() or not _within(_real(folder), [self.home]):
+                raise SandboxError(f"memory dir {folder} must be a folder inside the home {self.home}")
+            folder.mkdir(exist_ok=True)
+            for name in memory.kept:
+                (folder / name).mkdir(exist_ok=True)
+            real = _real(folder)
+            o += ["--tmpfs", str(real)]
+            for entry in sorted(real.iterdir()):
+                o += ["--bind", str(entry), str(entry)]
         return o
 
     def _inside_workdir(self, target: Path) -> Path:

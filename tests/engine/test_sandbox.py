@@ -14,7 +14,7 @@ from urllib.request import urlopen
 
 import pytest
 
-from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, load_policy, policy_endpoints
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, MemoryDir, load_policy, policy_endpoints
 from agent_eval.engine.proxy_jail import tinyproxy_config
 from agent_eval.engine.sandbox import Endpoint, Sandbox, SandboxError, SandboxSpec
 from agent_eval.engine.sandbox_check import check_sandbox
@@ -493,3 +493,31 @@ def test_without_a_sandbox_a_readonly_mount_is_a_link(world, tmp_path):
     with Sandbox(spec_none, kind="none") as sb:
         sb.wrap(["true"])
     assert (world["work"] / "frames").is_symlink() and (world["work"] / "frames").resolve() == source.resolve()
+
+
+def test_a_memory_dir_keeps_on_disk_only_what_it_held_and_its_kept_folders(world):
+    """Invocation.memory_dirs (Codex's CODEX_HOME): inside, the folder is a tmpfs; the files the harness wrote
+    there before the start and the kept folders are the disk's (read back, written through); everything else the
+    CLI writes there is gone with the sandbox, and a folder outside the home is refused."""
+    state = world["home"] / ".cli"
+    state.mkdir()
+    (state / "config.toml").write_text("model = 'x'\n")
+    memory = SandboxSpec(
+        world["work"], world["home"], endpoints=[], memory_dirs=(MemoryDir(state, kept=("sessions",)),)
+    )
+    with Sandbox(memory) as sb:
+        r = run(
+            sb,
+            f"cat {state}/config.toml; echo more >> {state}/config.toml; echo log > {state}/sessions/rollout.jsonl;"
+            f" mkdir {state}/skills && echo s > {state}/skills/a && echo db > {state}/state.sqlite;"
+            f" ls {state} | tr '\\n' ' '; df --output=fstype {state} | tail -1",
+        )
+    assert r.returncode == 0, r.stderr
+    assert "model = 'x'" in r.stdout and "config.toml sessions skills state.sqlite" in r.stdout
+    assert r.stdout.split()[-1] == "tmpfs"  # the folder itself: in memory
+    assert (state / "config.toml").read_text() == "model = 'x'\nmore\n"
+    assert (state / "sessions" / "rollout.jsonl").read_text() == "log\n"
+    assert sorted(p.name for p in state.iterdir()) == ["config.toml", "sessions"]  # nothing else reached the disk
+    outside = SandboxSpec(world["work"], world["home"], endpoints=[], memory_dirs=(MemoryDir(world["sibling"]),))
+    with pytest.raises(SandboxError), Sandbox(outside) as sb:
+        sb.wrap(["true"])

@@ -41,7 +41,7 @@ from agent_eval.agents.codex.events import (
 from agent_eval.agents.deferred_removal import remove_soon
 from agent_eval.agents.seen_images import SeenImages
 from agent_eval.agents.surface import ToolSurface, surface
-from agent_eval.datamodel.sandbox_policy import policy_endpoints
+from agent_eval.datamodel.sandbox_policy import MemoryDir, policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.tools.toolset import ToolSet
 
@@ -276,7 +276,9 @@ class Codex(Agent):
             argv += ["resume", ctx.session.session_id]
         argv.append("-")
         env = base_env(ctx.home) | ctx.auth.env | {"CODEX_HOME": str(codex_home)}
-        return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode())
+        # Its state databases, logs and bundled skills are never read back: in memory when sandboxed.
+        memory = MemoryDir(codex_home, kept=("sessions",))
+        return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode(), memory_dirs=(memory,))
 
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
         transcript = parse_codex_sessions(events, item_dir)
