@@ -33,7 +33,7 @@ from agent_eval.agents.claude_code.events import (
 )
 from agent_eval.agents.seen_images import SeenImages
 from agent_eval.agents.surface import ToolSurface, surface
-from agent_eval.datamodel.sandbox_policy import policy_endpoints
+from agent_eval.datamodel.sandbox_policy import MemoryDir, policy_endpoints
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.tools.toolset import McpServer, ToolSet
 
@@ -164,7 +164,10 @@ class ClaudeCode(Agent):
             env |= COMPACTION_OFF
         if ctx.auth.answer_wait_s:  # else it gives up on a request the gateway holds past 10 min (its default)
             env["API_TIMEOUT_MS"] = str(round(ctx.auth.answer_wait_s * 1000))
-        return Invocation(argv=argv, env=env, stdin=self._first_message(ctx))
+        # Its global config, backups, plugin store and session pid files are never read back: in memory when
+        # sandboxed; its session record (projects/) is the disk's.
+        memory = MemoryDir(config_dir, kept=("projects",))
+        return Invocation(argv=argv, env=env, stdin=self._first_message(ctx), memory_dirs=(memory,))
 
     @staticmethod
     def _system_prompt_switches(ctx: ItemContext) -> list[str]:
