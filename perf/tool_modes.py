@@ -7,9 +7,9 @@ mode; the slope between the two sizes is the cost of one more item, the intercep
 start-up of a run (Runner construction and run: the interpreter and the harness's own imports are
 not in it, being the same in every mode and measured in part 4). The sizes and modes alternate
 their order over the rounds; the median slope and intercept are kept. The reference is the bare
-CLI answering the same one-call episode with no tools (mode none, image inline), run directly;
-its episodes are interleaved with the runs, in every round, so that both see the same load.
-Beside it, the bare CLI offered each mode's tools (the image tools served as the harness serves them,
+CLI answering the same one-call episode with no tools (mode none, image inline), run directly,
+on the very items the slope is made of (their images differ in size); its episodes are interleaved
+with the runs, in every round, so that both see the same load. Beside it, the bare CLI offered each mode's tools (the image tools served as the harness serves them,
 the CLI's own CPU): what the CLI itself spends on having tools, which no harness can remove; each
 mode's ratio against it is what the harness itself adds.
 
@@ -145,6 +145,7 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
     from agent_eval.benchmarks import load_benchmark
     from agent_eval.benchmarks.activevision.benchmark import IMAGE_TOOLS_MODULE
     from agent_eval.datamodel.prompts import load_template
+    from agent_eval.engine.selection import select
     from agent_eval.tools.mcp_http import load_sdk_module
 
     benchmark, dataset = load_benchmark(data_dir)
@@ -154,9 +155,13 @@ def measure_modes(agent: str, data_dir: Path, work: Path, rounds: int, bare_runs
         templates = {mode: load_template(mode, benchmark.prompts_dir()).text for mode in MODES}
         bare: dict[str, list[tuple[float, float]]] = {mode: [] for mode in MODES}
 
+        # The reference answers the items the slope is made of (the runs' 4th to 12th, in the runs' order), in turn
+        # over the rounds: the sample set's images differ in size (7-112 KB), and a mode-none episode sends its own.
+        measured = select(dataset)[SIZES[0] : SIZES[1]]
+
         def bare_batch(mode: str, r: int) -> None:
             for k in range(bare_runs):
-                item = dataset.items[k % len(dataset.items)]
+                item = measured[(r * bare_runs + k) % len(measured)]
                 wall, cpu, _ = bare_episode(
                     agent, benchmark, item, mode, templates[mode], auth, work / "bare" / f"{mode}-{r}-{k}"
                 )
