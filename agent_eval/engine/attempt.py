@@ -250,7 +250,7 @@ class Attempt:
             agent, item_dir, session, setup, config, self.lease, held
         )  # the surface check, the lease
         with Sandbox(spec, kind=config.sandbox) as sandbox, watch as watched:
-            argv, env = sandbox.wrap(invocation.argv)
+            argv, env = sandbox.wrap(invocation.argv, ready_later=True)  # its proxy awaited once the CLI starts
             launch = ItemMeta(
                 argv=argv,
                 env_names=sorted(env),
@@ -273,6 +273,7 @@ class Attempt:
                 pass_fds=sandbox.pass_fds,
                 held=held,
                 stop_when=watched.stop_when,
+                on_start=sandbox.ready,
             )
             watched.finish(result)
             result.proxy_refused = sandbox.refused_requests() if config.sandbox != "none" else []

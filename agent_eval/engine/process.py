@@ -56,12 +56,14 @@ def run_process(
     pass_fds: tuple[int, ...] = (),
     held: Callable[[], float] | None = None,
     stop_when: Callable[[], str | None] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> ProcessResult:
     """Each stdout line is written to `transcript_path` as {"t": seconds, "event": ...} (or "raw" when
     it is not JSON) the moment it arrives, so a crash loses nothing the CLI already said. `held()`: the
     seconds its requests have waited at the gateway for the provider so far; the timeout does not count them.
     `stop_when()`, asked a few times a second: a reason to stop it now (what no event says: a check decided
-    elsewhere, a session silent too long), like `watch`'s."""
+    elsewhere, a session silent too long), like `watch`'s. `on_start()`, called once it runs (what may be waited for
+    meanwhile: its sandbox's proxy): an exception from it stops the process and is raised."""
     started = time.monotonic()
     result = ProcessResult(exit_code=None)
     # Only the last events stay in memory (what ends a session: its result, its error); the whole stream is in
@@ -125,6 +127,13 @@ def run_process(
         for thread in threads:
             thread.start()
         reader = threads[1]
+        if on_start is not None:
+            try:
+                on_start()
+            except BaseException:
+                _kill_group(proc)
+                reader.join(timeout=10)
+                raise
         deadline = started + timeout_s
         while proc.poll() is None:
             if stop.is_set():

@@ -145,11 +145,14 @@ class ProxyJail:
         except OSError:
             return ""
 
-    def start_item(self, filter_patterns: list[str]) -> "ItemProxy":
-        """A proxy for one item, ready: its socket exists and its port answers as tinyproxy."""
+    def start_item(self, filter_patterns: list[str], wait: bool = True) -> "ItemProxy":
+        """A proxy for one item: ready (its socket exists and its port answers as tinyproxy), or with wait False
+        starting, for its `ready()` to wait for later."""
         item = ItemProxy(self, f"i{next(self._ids)}")
         try:
-            item.start(filter_patterns)
+            item.begin(filter_patterns)
+            if wait:
+                item.ready()
         except BaseException:
             item.close()
             raise
@@ -179,28 +182,43 @@ class ItemProxy:
         self.jail, self.id = jail, item_id
         self.conf_dir, self.log_dir, self.net_dir = (jail.root / d / item_id for d in ("conf", "log", "net"))
         self._started = False
+        self._ready = False
+        self._port = 0
+        self._tries = 0
 
-    def start(self, filter_patterns: list[str]) -> None:
+    def begin(self, filter_patterns: list[str]) -> None:
+        """Start it, without waiting: `ready()` waits. Its socket's path is fixed from here on, so a sandbox that
+        binds `net_dir` can start meanwhile (its command reaches out a few hundred ms later, at the earliest)."""
         for d in (self.conf_dir, self.log_dir, self.net_dir):
             d.mkdir()
         (self.conf_dir / "filter").write_text("\n".join(filter_patterns) + "\n")
-        for _ in range(_STARTS):
-            port = _free_port()
-            (self.conf_dir / "tinyproxy.conf").write_text(
-                tinyproxy_config(port, f"/run/proxy/{self.id}/filter", f"/run/proxy-log/{self.id}/proxy.log")
-            )
-            self.jail._send(f"start {self.id} {port}")
-            self._started = True
-            if self._wait_ready(port):
+        self._launch()
+
+    def _launch(self) -> None:
+        self._port, self._tries = _free_port(), self._tries + 1
+        (self.conf_dir / "tinyproxy.conf").write_text(
+            tinyproxy_config(self._port, f"/run/proxy/{self.id}/filter", f"/run/proxy-log/{self.id}/proxy.log")
+        )
+        self.jail._send(f"start {self.id} {self._port}")
+        self._started = True
+
+    def ready(self) -> None:
+        """Until it answers; started again on another port if it does not (a port picked free can be taken before
+        tinyproxy binds it), at most _STARTS times in all; then ProxyError."""
+        while not self._ready:
+            if self._wait_ready(self._port):
+                self._ready = True
                 return
             self.jail._send(f"stop {self.id}")
             (self.net_dir / PROXY_SOCKET).unlink(missing_ok=True)
-        logs = self.jail.jail_log()[-300:] + "".join(
-            (self.log_dir / f).read_text(errors="replace")[-300:]
-            for f in ("proxy.log", "relay.log")
-            if (self.log_dir / f).exists()
-        )
-        raise ProxyError(f"the sandbox's proxy did not start: {logs.strip()}")
+            if self._tries >= _STARTS:
+                logs = self.jail.jail_log()[-300:] + "".join(
+                    (self.log_dir / f).read_text(errors="replace")[-300:]
+                    for f in ("proxy.log", "relay.log")
+                    if (self.log_dir / f).exists()
+                )
+                raise ProxyError(f"the sandbox's proxy did not start: {logs.strip()}")
+            self._launch()
 
     def _wait_ready(self, port: int) -> bool:
         """Ready when the unix socket exists and the port answers as tinyproxy refusing a probe

@@ -227,14 +227,17 @@ class Sandbox:
 
     # -- the command
 
-    def wrap(self, argv: list[str]) -> tuple[list[str], dict[str, str]]:
-        """The command and environment to Popen for `argv` run inside the sandbox."""
+    def wrap(self, argv: list[str], ready_later: bool = False) -> tuple[list[str], dict[str, str]]:
+        """The command and environment to Popen for `argv` run inside the sandbox; with ready_later, the caller
+        calls `ready()` once it has started it (else this waits for the item's proxy first)."""
         if self.kind == "none":
             self._link_readonly_mounts()
             return list(argv), dict(self.spec.env)
         if self._tmp is None:
             raise SandboxError("enter the Sandbox (a context manager) before wrap()")
         args = [self._bwrap, *self._bwrap_options(), "--", "/bin/sh", "-c", self._start_script(), "agent-eval-sandbox"]
+        if not ready_later:
+            self.ready()
         return args + list(argv), self._env()
 
     @property
@@ -413,18 +416,30 @@ exec "$@"
     # -- the proxy and its jail
 
     def _start_proxy(self) -> None:
+        """Started, not waited for: `ready()` waits (wrap's caller, or wrap itself)."""
         try:
-            self._proxy = open_proxy(self.endpoints, self.policy)
+            self._proxy = open_proxy(self.endpoints, self.policy, wait=False)
         except ProxyError as e:
             raise SandboxStartFailed(str(e)) from None
 
+    def ready(self) -> None:
+        """Until the item's way out answers (SandboxStartFailed if it never does). `wrap(argv, ready_later=True)`
+        leaves this to its caller, to call once the command has started: the proxy's start (about 6 ms) then
+        overlaps the sandbox's own and the CLI's, which reaches out a few hundred ms later at the earliest."""
+        if self._proxy is not None:
+            try:
+                self._proxy.ready()
+            except ProxyError as e:
+                raise SandboxStartFailed(str(e)) from None
 
-def open_proxy(endpoints: list[Endpoint], policy: dict) -> ItemProxy:
+
+def open_proxy(endpoints: list[Endpoint], policy: dict, wait: bool = True) -> ItemProxy:
     """A proxy in this process's proxy jail that lets exactly `endpoints` through; its `net_dir` holds the unix
-    socket a jail binds to reach it (an agent's sandbox; a game process online: engine/egress.py)."""
+    socket a jail binds to reach it (an agent's sandbox; a game process online: engine/egress.py). With wait
+    False it is starting: its `ready()` waits."""
     tools = {"bwrap": find_tool("bwrap"), "socat": find_tool("socat"), "tinyproxy": find_tool("tinyproxy")}
     jail = ProxyJail.shared(proxy_jail_options(policy), tools)
-    return jail.start_item([p for e in endpoints for p in e.filter_patterns()])
+    return jail.start_item([p for e in endpoints for p in e.filter_patterns()], wait=wait)
 
 
 def proxy_jail_options(policy: dict) -> list[str]:

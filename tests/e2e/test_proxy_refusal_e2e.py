@@ -7,12 +7,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
 from agent_eval.datamodel.results import read_records
 from agent_eval.engine.gateway import server as gateway_server
-from agent_eval.engine.proxy_jail import ProxyError, ProxyJail
+from agent_eval.engine.proxy_jail import ItemProxy, ProxyError
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, run_agent
 
@@ -41,17 +42,18 @@ def test_a_refused_endpoint_is_a_sandbox_error_not_an_auth_error(agent, sample_d
 
 def test_a_sandbox_that_does_not_start_fails_its_item_not_the_run(sample_data, tmp_path, monkeypatch):
     """A proxy that does not come up for one item (seen on a loaded machine: "the sandbox's proxy did not
-    start") is that item's sandbox_error, run again on resume; the run's other items run, and nothing crashes."""
-    real = ProxyJail.start_item
+    start") is that item's sandbox_error, run again on resume; the run's other items run, and nothing crashes.
+    The proxy is awaited once the CLI has started (Sandbox.ready): the CLI is stopped, and nothing of it is left."""
+    real = ItemProxy.ready
     failed: list[str] = []
 
-    def first_fails(jail, filter_patterns):
+    def first_fails(proxy):
         if not failed:
             failed.append("once")
             raise ProxyError("the sandbox's proxy did not start: (injected)")
-        return real(jail, filter_patterns)
+        return real(proxy)
 
-    monkeypatch.setattr(ProxyJail, "start_item", first_fails)
+    monkeypatch.setattr(ItemProxy, "ready", first_fails)
     with ScriptedServer({"turns": [{"final": "<answer>A</answer>"}]}) as server:
         outcome = run_agent("codex", "none", server, sample_data, tmp_path / "out", ids="RC-0,MPT-0", jobs=1)
     records = {r.id: r for r in outcome.store.records()}
@@ -61,8 +63,9 @@ def test_a_sandbox_that_does_not_start_fails_its_item_not_the_run(sample_data, t
     assert "the item's sandbox did not start" in broken.error and "(injected)" in broken.error
     assert outcome.stopped_for_auth is None
 
+    assert not _pids_of_sandboxed_clis(tmp_path)  # the CLI it had started is gone
     # Resumed, the failed item runs again (and now starts).
-    monkeypatch.setattr(ProxyJail, "start_item", real)
+    monkeypatch.setattr(ItemProxy, "ready", real)
     with ScriptedServer({"turns": [{"final": "<answer>A</answer>"}]}) as server:
         run_agent("codex", "none", server, sample_data, tmp_path / "out", ids="RC-0,MPT-0", jobs=1)
         assert len(server.requests) >= 1
@@ -73,14 +76,14 @@ def test_a_sandbox_that_a_sigterm_stops_is_left_for_the_resume(sample_data, tmp_
     """Slurm's preemption or requeue sends SIGTERM to every process of the job at once: an item whose proxy jail
     dies of it while starting is not recorded as a sandbox_error (seen in CI: that record, then the resume's, made
     the item count twice). The run stops; the resume runs the item, and it is recorded once."""
-    real = ProxyJail.start_item
+    real = ItemProxy.ready
 
-    def terminated_while_starting(jail, filter_patterns):
-        monkeypatch.setattr(ProxyJail, "start_item", real)
+    def terminated_while_starting(proxy):
+        monkeypatch.setattr(ItemProxy, "ready", real)
         os.kill(os.getpid(), signal.SIGTERM)  # to the runner (its handler stops the run) ...
         raise ProxyError("the proxy jail has exited: ")  # ... and to the jail, which dies of it
 
-    monkeypatch.setattr(ProxyJail, "start_item", terminated_while_starting)
+    monkeypatch.setattr(ItemProxy, "ready", terminated_while_starting)
     scenario = {"turns": [{"final": "<answer>A</answer>"}]}
     with ScriptedServer(scenario) as server:
         outcome = run_agent("codex", "none", server, sample_data, tmp_path / "out", ids="RC-0,MPT-0", jobs=1)
@@ -91,3 +94,15 @@ def test_a_sandbox_that_a_sigterm_stops_is_left_for_the_resume(sample_data, tmp_
     assert not resumed.interrupted
     appended = [r for task in outcome.store.task_dirs() for r in read_records(task / "items.jsonl")[0]]
     assert sorted((r.id, r.status) for r in appended) == [("MPT-0", "ok"), ("RC-0", "ok")]  # every line, once each
+
+
+def _pids_of_sandboxed_clis(root: Path) -> list[int]:
+    """Processes whose command line names a path under `root` (a sandbox's bwrap, the CLI in it: its config's)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(root).encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
