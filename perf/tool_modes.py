@@ -9,9 +9,10 @@ not in it, being the same in every mode and measured in part 4). The sizes and m
 their order over the rounds; the median slope and intercept are kept. The reference is the bare
 CLI answering the same one-call episode with no tools (mode none, image inline), run directly,
 on the very items the slope is made of (their images differ in size); its episodes are interleaved
-with the runs, in every round, so that both see the same load. Beside it, the bare CLI offered each mode's tools (the image tools served as the harness serves them,
-the CLI's own CPU): what the CLI itself spends on having tools, which no harness can remove; each
-mode's ratio against it is what the harness itself adds.
+with the runs, in every round, so that both see the same load. Beside it, the bare CLI offered
+each mode's tools (the image tools served as the harness serves them, the CLI's own CPU): what the
+CLI itself spends on having tools, which no harness can remove; each mode's ratio against it is
+what the harness itself adds.
 
 Run alone (part 5 only, both CLIs side by side in one run, several repeats of each measure):
 
