@@ -126,7 +126,11 @@ class Mount:
         assert started is not None and closing is not None  # app() sets both before it starts this task
         try:
             server = self._build()
-            self._app = server.streamable_http_app(streamable_http_path=f"{self.prefix}mcp", host=self.host.host)
+            # Plain JSON answers, not an SSE stream per request: no tool here sends progress or log notifications,
+            # and a stream costs the host about 3 ms of CPU an item more (10 against 7 ms: perf, part 6d).
+            self._app = server.streamable_http_app(
+                streamable_http_path=f"{self.prefix}mcp", host=self.host.host, json_response=True
+            )
             async with server.session_manager.run():
                 started.set_result(None)
                 await closing.wait()
