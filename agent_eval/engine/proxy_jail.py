@@ -29,6 +29,7 @@ import time
 from agent_eval.engine.scratch_dirs import owned_dir
 
 PROXY_SOCKET = "proxy.sock"
+PROXY_READY = "ready"  # beside the socket once the proxy is known to answer: a sandbox waits for it
 PROBE_URL = "http://agent-eval-sandbox-probe.invalid/"
 _STARTS = 3  # a port picked free can be taken before tinyproxy binds it: try again
 _READY_TIMEOUT_S = 3.0
@@ -203,11 +204,13 @@ class ItemProxy:
         self._started = True
 
     def ready(self) -> None:
-        """Until it answers; started again on another port if it does not (a port picked free can be taken before
-        tinyproxy binds it), at most _STARTS times in all; then ProxyError."""
+        """Until it answers (then PROXY_READY appears beside its socket); started again on another port if it does
+        not (a port picked free can be taken before tinyproxy binds it), at most _STARTS times in all; then
+        ProxyError."""
         while not self._ready:
             if self._wait_ready(self._port):
                 self._ready = True
+                (self.net_dir / PROXY_READY).touch()
                 return
             self.jail._send(f"stop {self.id}")
             (self.net_dir / PROXY_SOCKET).unlink(missing_ok=True)

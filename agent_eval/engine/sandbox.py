@@ -36,7 +36,7 @@ from agent_eval.datamodel.sandbox_policy import (
     load_policy,
     system_binds,
 )
-from agent_eval.engine.proxy_jail import PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
+from agent_eval.engine.proxy_jail import PROXY_READY, PROXY_SOCKET, ItemProxy, ProxyError, ProxyJail
 from agent_eval.engine.scratch_dirs import owned_dir
 
 NET_DIR_INSIDE = "/run/agent-eval-net"  # the proxy's unix socket appears here inside
@@ -356,11 +356,12 @@ class Sandbox:
         # connection table, and dash reads a byte at a time (about 10 ms of CPU per item).
         # It spins at first (socat listens within a few ms, and a `sleep` is a fork and an exec:
         # 2 ms more per item), then sleeps a millisecond at a time, about 5 s in all.
+        # The relay starts while the harness checks the item's proxy outside; the command waits for both.
         return f"""({relay} </dev/null >/dev/null 2>&1 &)
 listening() {{ while read -r proto _ n _; do [ "$proto" = TCP: ] && {{ [ "$n" != 0 ]; return; }}; done </proc/net/sockstat; return 1; }}
 i=0
-until listening; do
-  i=$((i+1)); if [ $i -gt 7000 ]; then echo "agent-eval sandbox: proxy relay did not start" >&2; exit {SETUP_FAILED}; fi
+until [ -e {NET_DIR_INSIDE}/{PROXY_READY} ] && listening; do
+  i=$((i+1)); if [ $i -gt 7000 ]; then echo "agent-eval sandbox: its proxy or relay did not start" >&2; exit {SETUP_FAILED}; fi
   [ $i -le 2000 ] || sleep 0.001
 done
 exec "$@"
@@ -423,9 +424,10 @@ exec "$@"
             raise SandboxStartFailed(str(e)) from None
 
     def ready(self) -> None:
-        """Until the item's way out answers (SandboxStartFailed if it never does). `wrap(argv, ready_later=True)`
-        leaves this to its caller, to call once the command has started: the proxy's start (about 6 ms) then
-        overlaps the sandbox's own and the CLI's, which reaches out a few hundred ms later at the earliest."""
+        """Until the item's way out answers (SandboxStartFailed if it never does). Inside, the sandbox runs its
+        command only once it does (the proxy marks its socket's folder: ItemProxy.ready), so nothing the command
+        sends can reach a port not yet known to be the item's proxy. `wrap(argv, ready_later=True)` leaves this to
+        its caller, to call once the sandbox has started: the proxy's start (about 5 ms) then overlaps its own."""
         if self._proxy is not None:
             try:
                 self._proxy.ready()

@@ -521,3 +521,20 @@ def test_a_memory_dir_keeps_on_disk_only_what_it_held_and_its_kept_folders(world
     outside = SandboxSpec(world["work"], world["home"], endpoints=[], memory_dirs=(MemoryDir(world["sibling"]),))
     with pytest.raises(SandboxError), Sandbox(outside) as sb:
         sb.wrap(["true"])
+
+
+def test_the_command_starts_only_once_the_items_proxy_is_known_to_answer(world, http_server):
+    """wrap(ready_later=True): the sandbox starts at once, its proxy beside it; the command inside runs only after
+    ready() has checked the proxy (nothing it sends can reach a port not yet known to be the item's proxy)."""
+    allowed = http_server("hello-from-allowed")
+    with Sandbox(spec(world, endpoints=[f"http://127.0.0.1:{allowed}"])) as sb:
+        command = f"touch ran; curl -s -m 5 http://127.0.0.1:{allowed}/"
+        argv, env = sb.wrap(["/bin/sh", "-c", command], ready_later=True)
+        proc = subprocess.Popen(
+            argv, env=env, stdout=subprocess.PIPE, text=True, pass_fds=sb.pass_fds, cwd=world["work"]
+        )
+        time.sleep(0.5)
+        assert proc.poll() is None and not (world["work"] / "ran").exists()  # waiting for the proxy's check
+        sb.ready()
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and out == "hello-from-allowed" and (world["work"] / "ran").exists()
