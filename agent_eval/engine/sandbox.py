@@ -301,7 +301,8 @@ class Sandbox:
             real = _real(folder)
             o += ["--tmpfs", str(real)]
             for entry in sorted(real.iterdir()):
-                o += ["--bind", str(entry), str(entry)]
+                if not entry.is_symlink():  # bwrap would bind what a link names, wherever it is: left out
+                    o += ["--bind", str(entry), str(entry)]
         return o
 
     def _inside_workdir(self, target: Path) -> Path:

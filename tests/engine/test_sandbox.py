@@ -502,6 +502,7 @@ def test_a_memory_dir_keeps_on_disk_only_what_it_held_and_its_kept_folders(world
     state = world["home"] / ".cli"
     state.mkdir()
     (state / "config.toml").write_text("model = 'x'\n")
+    (state / "elsewhere").symlink_to(world["sibling"])  # e.g. left by an older run: never followed
     memory = SandboxSpec(
         world["work"], world["home"], endpoints=[], memory_dirs=(MemoryDir(state, kept=("sessions",)),)
     )
@@ -513,11 +514,11 @@ def test_a_memory_dir_keeps_on_disk_only_what_it_held_and_its_kept_folders(world
             f" ls {state} | tr '\\n' ' '; df --output=fstype {state} | tail -1",
         )
     assert r.returncode == 0, r.stderr
-    assert "model = 'x'" in r.stdout and "config.toml sessions skills state.sqlite" in r.stdout
+    assert "model = 'x'" in r.stdout and "config.toml sessions skills state.sqlite" in r.stdout  # no elsewhere
     assert r.stdout.split()[-1] == "tmpfs"  # the folder itself: in memory
     assert (state / "config.toml").read_text() == "model = 'x'\nmore\n"
     assert (state / "sessions" / "rollout.jsonl").read_text() == "log\n"
-    assert sorted(p.name for p in state.iterdir()) == ["config.toml", "sessions"]  # nothing else reached the disk
+    assert sorted(p.name for p in state.iterdir()) == ["config.toml", "elsewhere", "sessions"]  # nothing new
     outside = SandboxSpec(world["work"], world["home"], endpoints=[], memory_dirs=(MemoryDir(world["sibling"]),))
     with pytest.raises(SandboxError), Sandbox(outside) as sb:
         sb.wrap(["true"])
