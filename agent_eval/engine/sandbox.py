@@ -356,13 +356,14 @@ class Sandbox:
         # shell builtins: no forks. Not /proc/net/tcp: each read of it walks the host-wide
         # connection table, and dash reads a byte at a time (about 10 ms of CPU per item).
         # It spins at first (socat listens within a few ms, and a `sleep` is a fork and an exec:
-        # 2 ms more per item), then sleeps a millisecond at a time, about 5 s in all.
-        # The relay starts while the harness checks the item's proxy outside; the command waits for both.
+        # 2 ms more per item), then sleeps a millisecond at a time, 30 s at least in all: longer than
+        # the harness's own check of the proxy may take (its tries, 3 s each), which ends the sandbox
+        # itself if it fails. The relay starts while that check runs; the command waits for both.
         return f"""({relay} </dev/null >/dev/null 2>&1 &)
 listening() {{ while read -r proto _ n _; do [ "$proto" = TCP: ] && {{ [ "$n" != 0 ]; return; }}; done </proc/net/sockstat; return 1; }}
 i=0
 until [ -e {NET_DIR_INSIDE}/{PROXY_READY} ] && listening; do
-  i=$((i+1)); if [ $i -gt 7000 ]; then echo "agent-eval sandbox: its proxy or relay did not start" >&2; exit {SETUP_FAILED}; fi
+  i=$((i+1)); if [ $i -gt 32000 ]; then echo "agent-eval sandbox: its proxy or relay did not start" >&2; exit {SETUP_FAILED}; fi
   [ $i -le 2000 ] || sleep 0.001
 done
 exec "$@"
