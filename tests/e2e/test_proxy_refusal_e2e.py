@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,7 @@ from agent_eval.datamodel.results import read_records
 from agent_eval.engine.gateway import server as gateway_server
 from agent_eval.engine.proxy_jail import ItemProxy, ProxyError
 from agent_eval.scripted import ScriptedServer
-from support.agentrun import AGENTS, run_agent
+from support.agentrun import AGENTS, processes_mentioning, run_agent
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -63,7 +62,7 @@ def test_a_sandbox_that_does_not_start_fails_its_item_not_the_run(sample_data, t
     assert "the item's sandbox did not start" in broken.error and "(injected)" in broken.error
     assert outcome.stopped_for_auth is None
 
-    assert not _pids_of_sandboxed_clis(tmp_path)  # the CLI it had started is gone
+    assert not processes_mentioning(str(tmp_path))  # the CLI it had started (its sandbox, its config) is gone
     # Resumed, the failed item runs again (and now starts).
     monkeypatch.setattr(ItemProxy, "ready", real)
     with ScriptedServer({"turns": [{"final": "<answer>A</answer>"}]}) as server:
@@ -94,15 +93,3 @@ def test_a_sandbox_that_a_sigterm_stops_is_left_for_the_resume(sample_data, tmp_
     assert not resumed.interrupted
     appended = [r for task in outcome.store.task_dirs() for r in read_records(task / "items.jsonl")[0]]
     assert sorted((r.id, r.status) for r in appended) == [("MPT-0", "ok"), ("RC-0", "ok")]  # every line, once each
-
-
-def _pids_of_sandboxed_clis(root: Path) -> list[int]:
-    """Processes whose command line names a path under `root` (a sandbox's bwrap, the CLI in it: its config's)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and str(root).encode() in (proc / "cmdline").read_bytes():
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
