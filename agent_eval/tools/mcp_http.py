@@ -127,7 +127,7 @@ class Mount:
         try:
             server = self._build()
             # Plain JSON answers, not an SSE stream per request: no tool here sends progress or log notifications,
-            # and a stream costs the host about 3 ms of CPU an item more (10 against 7 ms: perf, part 6d).
+            # and a stream costs the host about 3 ms of CPU an item more (10 against 7: docs/performance.md, 6e).
             self._app = server.streamable_http_app(
                 streamable_http_path=f"{self.prefix}mcp", host=self.host.host, json_response=True
             )
