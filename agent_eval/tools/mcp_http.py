@@ -126,6 +126,7 @@ class Mount:
         assert started is not None and closing is not None  # app() sets both before it starts this task
         try:
             server = self._build()
+            await _advertise_only_what_it_serves(server)
             # Plain JSON answers, not an SSE stream per request: no tool here sends progress or log notifications,
             # and a stream costs the host about 3 ms of CPU an item more (10 against 7: docs/performance.md, 6e).
             self._app = server.streamable_http_app(
@@ -311,6 +312,28 @@ class McpHost:
                     return await _json(send, {"jsonrpc": "2.0", "id": call_id, "error": error})
             receive = _replay(body, receive)
         await app(scope, receive, send)
+
+
+_UNSERVED_IF_EMPTY = ("prompts", "resources")
+_HANDSHAKES = ("server/discover", "initialize")  # the 2026-07-28 protocol's discovery, and the earlier versions'
+
+
+async def _advertise_only_what_it_serves(server: MCPServer) -> None:
+    """The SDK's MCPServer advertises prompts and resources whether it holds any or not, and Claude Code then
+    lists both at every start: two more connections an item through the sandbox's proxy, each about 3 ms of CPU
+    there and 1 in this host (docs/performance.md, 6f). A server that holds neither says so in its handshake
+    (through the SDK's middleware: its results are plain JSON there), and the CLI asks only for its tools."""
+    if await server.list_prompts() or await server.list_resources() or await server.list_resource_templates():
+        return
+
+    async def tools_only(ctx, call_next):
+        result = await call_next(ctx)
+        if ctx.method in _HANDSHAKES and isinstance(result, dict) and isinstance(result.get("capabilities"), dict):
+            capabilities = {k: v for k, v in result["capabilities"].items() if k not in _UNSERVED_IF_EMPTY}
+            result = {**result, "capabilities": capabilities}
+        return result
+
+    server.middleware.append(tools_only)
 
 
 async def _whole_body(receive) -> bytes:

@@ -70,3 +70,5 @@ def test_every_call_reaches_the_host_once(agent, proxy, sample_data, tmp_path):
     assert proxy.dropped == []  # no request was sent on a connection the proxy had answered on
     assert proxy.requests == proxy.connections  # one request per connection
     assert proxy.tool_calls == 2 * PAIRS  # each call reached the host exactly once
+    # The image tools hold no prompts or resources and say so (tools/mcp_http.py): neither CLI asks for them.
+    assert not {"prompts/list", "resources/list", "resources/templates/list"} & set(proxy.methods), proxy.methods

@@ -16,6 +16,7 @@ import threading
 
 REQUEST_LINE = re.compile(rb"^(GET|POST|DELETE|PUT) \S+ HTTP/1\.[01]\r\n", re.MULTILINE)
 CONNECTION = re.compile(rb"\r\nconnection:[^\r]*", re.IGNORECASE)
+METHOD = re.compile(rb'"method":\s*"([^"]+)"')
 
 
 def one_request(data: bytes) -> bytes:
@@ -30,6 +31,7 @@ class OneShotProxy:
         self.connections = 0
         self.requests = 0  # forwarded to the host
         self.tool_calls = 0  # of those, MCP `tools/call` requests
+        self.methods: list[str] = []  # the JSON-RPC methods forwarded, in order
         self.dropped: list[str] = []  # the request lines a client sent on a connection after its first
         self._loop = asyncio.new_event_loop()
         server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
@@ -66,6 +68,7 @@ class OneShotProxy:
                     self.requests += 1
                     data = one_request(data)
                 self.tool_calls += data.count(b'"method":"tools/call"')
+                self.methods += [m.decode() for m in METHOD.findall(data)]
                 host_w.write(data)
                 await host_w.drain()
 

@@ -214,6 +214,50 @@ def test_the_tool_servers_advertise_a_fixed_tool_list_and_serve_no_listen_stream
     assert caps.tools is not None and not caps.tools.list_changed
 
 
+def _legacy_initialize(url: str) -> dict:
+    """The capabilities an `initialize` (protocol 2025-06-18, as Codex speaks it) answers with."""
+    from urllib.request import Request
+
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    with urlopen(Request(url, data=json.dumps(body).encode(), headers=headers), timeout=10) as answer:
+        return json.loads(answer.read())["result"]["capabilities"]
+
+
+def test_a_server_with_no_prompts_or_resources_advertises_neither_in_either_handshake(tmp_path):
+    """Else Claude Code lists both at every start: two more connections an item through the sandbox's proxy
+    (docs/performance.md, 6f). A server that holds a prompt still advertises prompts."""
+    from mcp import Client
+    from mcp.server.mcpserver import MCPServer
+
+    Image.new("RGB", (5, 5)).save(tmp_path / "image.png")
+
+    async def capabilities(url):
+        async with Client(url) as client:  # the SDK's own client: the 2026-07-28 protocol's server/discover
+            return client.server_capabilities
+
+    def with_a_prompt():
+        server = MCPServer("prompted")
+
+        @server.prompt()
+        def greeting() -> str:
+            return "hello"
+
+        return server
+
+    with image_tools(tmp_path) as (server, _), McpHost.shared().mount(with_a_prompt, "prompted") as prompted:
+        modern, legacy = anyio.run(capabilities, server.url), _legacy_initialize(server.url)
+        kept, kept_legacy = anyio.run(capabilities, prompted.url), _legacy_initialize(prompted.url)
+    assert modern.tools is not None and modern.prompts is None and modern.resources is None
+    assert "tools" in legacy and "prompts" not in legacy and "resources" not in legacy
+    assert kept.prompts is not None and "prompts" in kept_legacy
+
+
 class CallGate:
     """A session's gate as the MCP host sees it (engine/tool_surface.py): closed until `decide`."""
 
