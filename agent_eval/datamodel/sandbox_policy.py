@@ -55,16 +55,30 @@ def policy_endpoints(agent: str, auth: str) -> list[str]:
 
 def system_binds(readonly: list[str], usr_links: list[str]) -> list[str]:
     """bwrap options for the system's read-only folders and the /usr-merged links (/bin -> usr/bin, ...):
-    links are recreated as links, folders bound read-only."""
+    links are recreated as links, folders bound read-only. A read-only path that is a link into another of them
+    stays that link: /etc/localtime -> /usr/share/zoneinfo/Etc/UTC names the time zone by its target, and bound as
+    a plain file it names none (Claude Code then reads about 1,300 files of /usr/share/zoneinfo to find which zone
+    it is, every start: docs/performance.md, 6f)."""
     o: list[str] = []
     for p in readonly:
-        o += ["--ro-bind-try", p, p]
+        if _links_within(p, readonly):
+            o += ["--symlink", os.readlink(p), p]
+        else:
+            o += ["--ro-bind-try", p, p]
     for p in usr_links:
         if os.path.islink(p):
             o += ["--symlink", os.readlink(p), p]
         elif os.path.isdir(p):
             o += ["--ro-bind", p, p]
     return o
+
+
+def _links_within(path: str, readonly: list[str]) -> bool:
+    """Whether `path` is a link to something inside another of the read-only folders."""
+    if not os.path.islink(path):
+        return False
+    target = os.path.realpath(path)
+    return any(target.startswith(root.rstrip("/") + "/") for root in readonly if root != path)
 
 
 def confined_process(hostname: str, uid: int = 65534) -> list[str]:

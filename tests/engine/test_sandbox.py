@@ -14,7 +14,7 @@ from urllib.request import urlopen
 
 import pytest
 
-from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, MemoryDir, load_policy, policy_endpoints
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, MemoryDir, load_policy, policy_endpoints, system_binds
 from agent_eval.engine.proxy_jail import tinyproxy_config
 from agent_eval.engine.sandbox import Endpoint, Sandbox, SandboxError, SandboxSpec
 from agent_eval.engine.sandbox_check import check_sandbox
@@ -262,6 +262,25 @@ def test_non_root_user_and_login_shell_python(world):
         r2 = run(sb, "command -v python3", login=False)  # the environment's PATH agrees
     assert Path(python).parent == Path(r2.stdout.strip()).parent
     assert "pyenv/shims" not in python
+
+
+def test_a_system_link_into_a_bound_folder_stays_a_link_and_the_time_zone_keeps_its_name(world, tmp_path):
+    """/etc/localtime bound as a plain file names no zone: Claude Code then reads ~1,300 files of
+    /usr/share/zoneinfo at every start to find its zone (docs/performance.md, 6f)."""
+    (tmp_path / "usr").mkdir()
+    (tmp_path / "usr" / "zone").write_text("z")
+    (tmp_path / "inside").symlink_to(tmp_path / "usr" / "zone")
+    (tmp_path / "outside").symlink_to("/somewhere/else")
+    o = system_binds([str(tmp_path / "usr"), str(tmp_path / "inside"), str(tmp_path / "outside")], [])
+    assert ["--symlink", str(tmp_path / "usr" / "zone"), str(tmp_path / "inside")] == o[3:6]
+    assert ["--ro-bind-try", str(tmp_path / "outside"), str(tmp_path / "outside")] == o[6:9]
+
+    host_link = os.readlink("/etc/localtime") if os.path.islink("/etc/localtime") else None
+    with Sandbox(spec(world)) as sb:
+        r = run(sb, "readlink /etc/localtime; date +%Z", login=False)
+    assert r.returncode in (0, 1), r.stderr  # readlink fails (1) on a plain file
+    host_zone = subprocess.run(["date", "+%Z"], capture_output=True, text=True).stdout.strip()
+    assert r.stdout.split() == [host_link, host_zone] if host_link else r.stdout.split() == [host_zone]
 
 
 # ---------------------------------------------------------------- network
