@@ -269,6 +269,9 @@ class Sandbox:
         if not pol.get("nested_user_namespaces", False):
             o += ["--disable-userns"]
         o += system_binds(pol["system_readonly"], pol["usr_links"])
+        for p in pol.get("masked", []):
+            if os.path.lexists(p):
+                o += ["--ro-bind", str(self._scratch / "etc" / "empty"), p]
         for p in pol["generated"]:
             o += ["--ro-bind", str(self._scratch / "etc" / Path(p).name), p]
         o += ["--proc", "/proc", "--dev", "/dev"]
@@ -395,6 +398,7 @@ exec "$@"
 
     def _write_etc(self) -> None:
         etc = self._scratch / "etc"
+        (etc / "empty").touch(mode=0o444)  # what a masked file is inside: it reads empty and does not run
         u = self.policy["user"]
         (etc / "passwd").write_text(
             "root:x:0:0:root:/root:/usr/sbin/nologin\n"
