@@ -76,5 +76,43 @@ def test_a_codex_item_reaches_only_its_model_and_tools_and_the_model_receives_th
         body = json.dumps(received, sort_keys=True).replace(str(tmp_path / name), "ITEM")
         seen[name] = (meta["exit"]["proxy_refused"], re.sub(r'"(id|prompt_cache_key)": "[^"]*"', "ID", body))
     assert seen["now"][0] == [], seen["now"][0]
+    argv = json.loads((outcome.store.root / "sandboxes" / "LIS-0" / "meta.json").read_text())["argv"]
+    assert "features.shell_snapshot=false" not in argv  # the shell tool's snapshot stays where there is a shell
     assert {"github.com:443", "ab.chatgpt.com:443"} <= set(seen["before"][0]), seen["before"][0]
     assert seen["now"][1] == seen["before"][1]
+
+
+@pytest.mark.parametrize("mode", ["none", "image"])
+def test_without_a_shell_tool_codex_takes_no_shell_snapshot_and_the_model_receives_the_same(
+    mode, sample_data, tmp_path
+):
+    """Its snapshot of a login shell's environment (two bash processes and their children at every start, 28 ms of
+    CPU an item: docs/performance.md, 6f) serves only the shell tool: off where there is none, and the request the
+    model receives is the same with it on (ids, the session's client metadata and the item's own paths aside)."""
+    from agent_eval.agents.codex import adapter
+
+    prepare = adapter.Codex.prepare
+
+    def with_the_snapshot(self, ctx):
+        invocation = prepare(self, ctx)
+        at = invocation.argv.index("features.shell_snapshot=false")
+        del invocation.argv[at - 1 : at + 1]
+        return invocation
+
+    seen = {}
+    for name in ("now", "with the snapshot"):
+        with ScriptedServer({"turns": ["<answer>1</answer>"]}) as server:
+            with pytest.MonkeyPatch.context() as patch:
+                if name != "now":
+                    patch.setattr(adapter.Codex, "prepare", with_the_snapshot)
+                outcome = run_agent("codex", mode, server, sample_data, tmp_path / name, ids="LIS-0", jobs=1)
+            (main,) = server.main_requests()
+        (record,) = outcome.store.records()
+        assert record.status == "ok", record.error
+        meta = json.loads((outcome.store.root / "sandboxes" / "LIS-0" / "meta.json").read_text())
+        received = {k: v for k, v in main.body.items() if k != "client_metadata"}
+        body = json.dumps(received, sort_keys=True).replace(str(tmp_path / name), "ITEM")
+        seen[name] = (meta["argv"], re.sub(r'"(id|prompt_cache_key)": "[^"]*"', "ID", body))
+    assert "features.shell_snapshot=false" in seen["now"][0]
+    assert "features.shell_snapshot=false" not in seen["with the snapshot"][0]
+    assert seen["now"][1] == seen["with the snapshot"][1]

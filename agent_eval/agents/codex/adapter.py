@@ -262,6 +262,11 @@ class Codex(Agent):
             f"features.shell_tool={str(ctx.tools.shell).lower()}",
             f"features.view_image={str(ctx.tools.view_file).lower()}",
         ]
+        if not ctx.tools.shell:
+            # Its snapshot of a login shell's environment, taken at every start (two bash processes and their
+            # children), serves only the shell tool: 20 ms of wall time and 28 of CPU an item without it
+            # (docs/performance.md, 6f). The model's request is the same either way.
+            switches.append("features.shell_snapshot=false")
         if not ctx.auto_compact:
             switches += [
                 f"model_context_window={NO_COMPACTION_WINDOW}",
