@@ -78,7 +78,9 @@ COMPACTION_SHARE = 0.9
 UNKNOWN_MODEL_WINDOW = 272_000
 LOGIN_FILE = Path(".codex") / "auth.json"
 SYSTEM_PROMPT_FILE = "system-prompt.txt"  # in CODEX_HOME (kept by prune: what the model was told)
-KEPT_IN_CODEX_HOME = ("config.toml", "sessions", SYSTEM_PROMPT_FILE)  # what reading and `regrade --reparse` read back
+SESSIONS_FOLDER = "sessions"  # the session logs Codex writes as it goes: on the disk even when its home is in memory
+# What reading and `regrade --reparse` read back.
+KEPT_IN_CODEX_HOME = ("config.toml", SESSIONS_FOLDER, SYSTEM_PROMPT_FILE)
 AUTH_STATUS_IN_TEXT = re.compile(r"\bstatus (401|403)\b|\b(401|403) (Unauthorized|Forbidden)\b")
 PROVIDER = "agent_eval"
 # What Codex offers besides the mode's tools, by the switches `prepare` sets (checked on this version's requests):
@@ -282,7 +284,7 @@ class Codex(Agent):
         argv.append("-")
         env = base_env(ctx.home) | ctx.auth.env | {"CODEX_HOME": str(codex_home)}
         # Its state databases, logs and bundled skills are never read back: in memory when sandboxed.
-        memory = MemoryDir(codex_home, kept=("sessions",))
+        memory = MemoryDir(codex_home, kept=(SESSIONS_FOLDER,))
         return Invocation(argv=argv, env=env, stdin=ctx.prompt.encode(), memory_dirs=(memory,))
 
     def parse(self, events: list[dict], item_dir: Path, model: str) -> Transcript:
