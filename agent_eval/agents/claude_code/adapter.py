@@ -166,7 +166,7 @@ class ClaudeCode(Agent):
             env["API_TIMEOUT_MS"] = str(round(ctx.auth.answer_wait_s * 1000))
         # Its global config, backups, plugin store and session pid files are never read back: in memory when
         # sandboxed; its session record (projects/) is the disk's.
-        memory = MemoryDir(config_dir, kept=("projects",))
+        memory = MemoryDir(config_dir, kept=(session_file.PROJECTS,))
         return Invocation(argv=argv, env=env, stdin=self._first_message(ctx), memory_dirs=(memory,))
 
     @staticmethod

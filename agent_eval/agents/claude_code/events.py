@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_eval.agents.claude_code.session_file import find_session_file, restored_totals
+from agent_eval.agents.claude_code.session_file import PROJECTS, find_session_file, restored_totals
 from agent_eval.agents.logfiles import log_entries
 from agent_eval.agents.placeholders import is_placeholder, placeholder_status
 from agent_eval.agents.seen_images import SeenImages
@@ -304,7 +304,7 @@ def inline_images_from_session(item_dir: Path, seen: SeenImages, session_id: str
     session file in the private CLAUDE_CONFIG_DIR (that of `session_id` when given: an item of several
     sessions has a file each): the stream does not echo them."""
     pattern = f"*/{session_id}.jsonl" if session_id else "*/*.jsonl"
-    for session in sorted((item_dir / "home" / ".claude" / "projects").glob(pattern)):
+    for session in sorted((item_dir / "home" / ".claude" / PROJECTS).glob(pattern)):
         for entry in log_entries(session):
             content = (entry.get("message") or {}).get("content") if entry.get("type") == "user" else None
             blocks = (

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agent_eval.agents.logfiles import log_entries
 
+PROJECTS = "projects"  # in its config dir: the session records (on the disk even when that dir is in memory)
 PROJECT_NAME_MAX = 200  # longer cwd names are cut there and end in a hash of the path (Claude's own rule)
 
 
@@ -18,7 +19,7 @@ def project_dir_name(workdir: Path) -> str:
 
 
 def session_file(home: Path, workdir: Path, session_id: str) -> Path | None:
-    projects = home / ".claude" / "projects"
+    projects = home / ".claude" / PROJECTS
     name = project_dir_name(workdir)
     if len(name) <= PROJECT_NAME_MAX:
         found = [projects / name / f"{session_id}.jsonl"]
@@ -43,7 +44,7 @@ def resumable(home: Path, workdir: Path, session_id: str) -> bool:
 
 def find_session_file(item_dir: Path, session_id: str) -> Path | None:
     """The record of a session in an item's folder, whatever its cwd (for parsing after the fact)."""
-    found = sorted((item_dir / "home" / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))
+    found = sorted((item_dir / "home" / ".claude" / PROJECTS).glob(f"*/{session_id}.jsonl"))
     return found[0] if found else None
 
 
