@@ -4,8 +4,12 @@ the key masked in everything a host writes, and offline runs' identities unchang
 
 import json
 import shutil
+import socket
 import subprocess
 import textwrap
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -121,6 +125,70 @@ def test_the_key_is_masked_in_everything_a_host_writes(tmp_path):
     assert json.loads(done.stdout) == {"error": "[ARC_API_KEY]"}
     assert "does not match API key [ARC_API_KEY]" in done.stderr and "a print quoting [ARC_API_KEY]" in done.stderr
     assert "http://127.0.0.1:" in done.stderr  # the toolkit's requests go to the relay to the run's proxy
+
+
+class OneRequestProxy:
+    """A proxy that does what tinyproxy does: one request on each client connection, answered without saying the
+    connection ends, then closed a moment later (through the relays, its close reaches the client late). On a
+    unix socket (as the run's proxy jail serves it) or, `tcp`, on a loopback port."""
+
+    def __init__(self, where: Path | None = None):
+        if where is None:
+            self.listener = socket.create_server(("127.0.0.1", 0))
+            self.address = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        else:
+            self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.listener.bind(str(where))
+            self.listener.listen(8)
+            self.address = str(where)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            conn, _ = self.listener.accept()
+            with conn:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += conn.recv(4096)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")
+                time.sleep(0.3)
+
+
+@pytest.mark.parametrize("through", ["relay", "nothing"])
+def test_the_toolkits_requests_never_go_into_a_connection_the_proxy_is_closing(through, tmp_path):
+    """A game's actions are requests of one HTTP session: the second went into the connection the run's proxy was
+    closing, never reached the API, and the toolkit failed with RemoteDisconnected (a RESET lost under load).
+    online_host's relay tells the toolkit that each answer ends its connection; the control, straight to such a
+    proxy, shows what happens otherwise."""
+    script = textwrap.dedent("""
+        import os, sys
+        sys.path.insert(0, os.path.dirname(sys.argv[1]))
+        import online_host, requests
+        if sys.argv[2].startswith("/"):
+            online_host.relay(sys.argv[2])
+        else:
+            os.environ["HTTP_PROXY"] = sys.argv[2]
+        session = requests.Session()
+        for action in ("RESET", "ACTION1", "ACTION2"):
+            try:
+                print(action, session.get("http://api.invalid/api/cmd/" + action, timeout=5).text)
+            except requests.exceptions.ConnectionError as error:
+                print(action, "lost:", error)
+    """)
+    proxy = OneRequestProxy(tmp_path / "proxy.sock" if through == "relay" else None)
+    done = subprocess.run(
+        [str(toolkit_python()), "-I", "-c", script, str(ONLINE_HOST), proxy.address],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = done.stdout.splitlines()
+    if through == "relay":
+        assert answers == ["RESET ok", "ACTION1 ok", "ACTION2 ok"], done.stdout
+    else:
+        assert answers[0] == "RESET ok" and answers[1].startswith("ACTION1 lost:"), done.stdout
 
 
 def test_offline_runs_keep_their_identity():

@@ -66,10 +66,17 @@ def relay(proxy_socket: str) -> str:
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
 
-    def pump(src: socket.socket, dst: socket.socket) -> None:
+    def pump(src: socket.socket, dst: socket.socket, answers: bool = False) -> None:
+        head = b""  # an answer's bytes until its status line has passed
         try:
             while data := src.recv(65536):
+                if answers:
+                    head += data
+                    if b"\r\n" not in head:
+                        continue
+                    data, head, answers = _closing(head), b"", False
                 dst.sendall(data)
+            dst.sendall(head)
         except OSError:
             pass
         finally:
@@ -88,8 +95,8 @@ def relay(proxy_socket: str) -> str:
             except OSError:
                 inside.close()
                 continue
-            for a, b in ((inside, outside), (outside, inside)):
-                threading.Thread(target=pump, args=(a, b), daemon=True).start()
+            threading.Thread(target=pump, args=(inside, outside), daemon=True).start()
+            threading.Thread(target=pump, args=(outside, inside, True), daemon=True).start()
 
     threading.Thread(target=serve, daemon=True).start()
     url = f"http://127.0.0.1:{listener.getsockname()[1]}"
@@ -98,6 +105,17 @@ def relay(proxy_socket: str) -> str:
     for name in ("NO_PROXY", "no_proxy"):
         os.environ.pop(name, None)
     return url
+
+
+def _closing(answer: bytes) -> bytes:
+    """The proxy's answer saying that its connection ends with it (`Connection: close` after the status line).
+    The run's proxy (tinyproxy) serves one request on each connection and then closes it without saying so; the
+    toolkit's HTTP library keeps the connection and sends the next request (a game's next action) into it while
+    it closes, where it never reaches the API: RemoteDisconnected, an action lost (seen under load). Told, it
+    opens a new connection for each request, as the agents' MCP clients do (agent_eval/tools/toolset.py). The
+    header is read first, before any the answer has; a CONNECT's answer (https: the tunnel) ignores it."""
+    end = answer.index(b"\r\n") + 2
+    return answer[:end] + b"Connection: close\r\n" + answer[end:]
 
 
 def arcade(mode: str, logger: logging.Logger):
