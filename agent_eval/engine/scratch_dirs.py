@@ -1,6 +1,11 @@
-"""The run's temporary folders in the system temp dir, named after the process that owns them, so that a
-run killed outright (SIGKILL, a node lost) leaves nothing for long: the next run removes the folders
-whose owner is gone, never those of a live run.
+"""The run's temporary folders, named after the process that owns them, so that a run killed outright (SIGKILL,
+a node lost) leaves nothing for long: the next run removes the folders whose owner is gone, never those of a
+live run.
+
+Where: the temp dir the user named (TMPDIR, TEMP, TMP); else /dev/shm where it is a writable folder in memory
+(tmpfs), since every item writes and deletes its sandbox's and its proxy's few small files there, which on a
+disk cost 3-5 ms of each item's time (this machine's ext4, mounted with `discard`: docs/performance.md, 6g);
+else the system temp dir.
 
 A folder is `<prefix><host>.<pid>.<start>-<random>`: a digest of the host's name (a temp dir shared
 between nodes holds other hosts' live runs: only this host's are judged), the pid and the process's
@@ -10,6 +15,7 @@ not keep a dead run's folder.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -25,22 +31,50 @@ _OWNED = re.compile(
 HOST = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:8]
 
 
+IN_MEMORY = Path("/dev/shm")
+
+
+def scratch_root() -> Path:
+    """Where this process's scratch folders go (see the module's docstring)."""
+    if tempfile.tempdir or any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
+        return Path(tempfile.gettempdir())
+    return IN_MEMORY if _writable_tmpfs(IN_MEMORY) else Path(tempfile.gettempdir())
+
+
+@functools.cache
+def _writable_tmpfs(path: Path) -> bool:
+    try:
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return False
+    types = [fields[2] for fields in map(str.split, mounts) if len(fields) > 2 and fields[1] == str(path)]
+    return types[-1:] == ["tmpfs"] and os.access(path, os.W_OK | os.X_OK)  # the last: on top, where stacked
+
+
 def owner_tag(pid: int) -> str:
     """What names a folder's owner: this host, the pid, the process's start time."""
     return f"{HOST}.{pid}.{_start_time(pid)}"
 
 
 def owned_dir(prefix: str) -> Path:
-    """A fresh folder in the temp dir, named after this process (`prefix` is one of PREFIXES)."""
+    """A fresh folder in the scratch root, named after this process (`prefix` is one of PREFIXES)."""
     if prefix not in PREFIXES:
         raise ValueError(f"unknown scratch prefix {prefix!r}")
-    return Path(tempfile.mkdtemp(prefix=f"{prefix}{owner_tag(os.getpid())}-"))
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{owner_tag(os.getpid())}-", dir=scratch_root()))
 
 
 def remove_stale(temp_dir: str | Path | None = None) -> list[Path]:
     """Remove the folders whose owning process is gone; returns them. Folders of a live process, of
-    another host or user, or of an older version (no owner in the name) are left alone."""
-    root = Path(temp_dir or tempfile.gettempdir())
+    another host or user, or of an older version (no owner in the name) are left alone. Without `temp_dir`: in
+    the scratch root and the system temp dir (where a run with another TMPDIR, or an earlier version, left them)."""
+    roots = [Path(temp_dir)] if temp_dir else list(dict.fromkeys([scratch_root(), Path(tempfile.gettempdir())]))
+    removed: list[Path] = []
+    for root in roots:
+        removed += _remove_stale_in(root)
+    return removed
+
+
+def _remove_stale_in(root: Path) -> list[Path]:
     removed: list[Path] = []
     try:
         entries = list(os.scandir(root))

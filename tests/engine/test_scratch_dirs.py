@@ -3,10 +3,11 @@
 import os
 import subprocess
 import tempfile
+from pathlib import Path
 
 import pytest
 
-from agent_eval.engine.scratch_dirs import HOST, _start_time, owned_dir, remove_stale
+from agent_eval.engine.scratch_dirs import HOST, _start_time, _writable_tmpfs, owned_dir, remove_stale, scratch_root
 
 
 @pytest.fixture
@@ -36,3 +37,22 @@ def test_only_folders_whose_owner_is_gone_are_removed(tmp):
 def test_an_unknown_prefix_is_refused(tmp):
     with pytest.raises(ValueError):
         owned_dir("agent-eval-other-")
+
+
+def test_scratch_goes_to_memory_unless_a_temp_dir_is_named(tmp_path, monkeypatch):
+    """The sandbox's and proxies' files, written and deleted for every item, go to /dev/shm where it is a tmpfs
+    (findmnt says), never to a folder on a disk; a TMPDIR the user set wins."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    shm = subprocess.run(
+        ["findmnt", "-n", "-o", "FSTYPE", "--mountpoint", "/dev/shm"], capture_output=True, text=True
+    ).stdout.split()[-1:]  # the mount on top, where mounts are stacked
+    assert scratch_root() == (Path("/dev/shm") if shm == ["tmpfs"] else Path(tempfile.gettempdir()))
+    assert not _writable_tmpfs(tmp_path)  # a folder on the disk
+    mine = owned_dir("agent-eval-sbx-")
+    assert mine.parent == scratch_root()
+    mine.rmdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert scratch_root() == tmp_path and owned_dir("agent-eval-sbx-").parent == tmp_path
