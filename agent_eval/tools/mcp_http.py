@@ -56,10 +56,10 @@ class CallGate(Protocol):
 
 
 def load_sdk_module(name: str):
-    """Import a module that imports the MCP SDK, one thread at a time: the SDK's modules import each
-    other in a cycle, and a thread entering through `mcp` while another enters through `mcp.server`
-    can see a half-initialised module ("cannot import name 'Server' from partially initialized
-    module 'mcp.server'", seen in tests/tools/test_mcp_http.py)."""
+    """Import a module that imports the MCP SDK (or one the SDK imports: uvicorn), one thread at a time: their
+    modules import each other in cycles, and a thread entering through `mcp` while another enters through
+    `mcp.server` can see a half-initialised module ("cannot import name 'Server' from partially initialized
+    module 'mcp.server'", seen in tests/tools/test_mcp_http.py; the same of 'uvicorn.main' in a run)."""
     with _IMPORT_LOCK:
         return importlib.import_module(name)
 
@@ -254,8 +254,10 @@ class McpHost:
 
     def _run(self) -> None:
         try:
-            import uvicorn
-
+            # Under the SDK's lock, uvicorn too: the SDK imports it, and a thread importing it while the run's warm-up
+            # imports the SDK met its modules' cycle half done ("cannot import name 'Server' from partially
+            # initialized module 'uvicorn.main'"): the host died and the run's first item found no tools.
+            uvicorn = load_sdk_module("uvicorn")
             load_sdk_module("mcp.server")  # the SDK, once per process, before the first request
             config = uvicorn.Config(
                 self._dispatch,

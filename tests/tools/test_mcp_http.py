@@ -198,6 +198,31 @@ def test_the_first_items_of_a_run_start_their_servers_at_once(tmp_path):
     assert done.stdout.split("\n")[-2] == "[0, 1, 2, 3, 4, 5]", done.stdout + done.stderr[-2000:]
 
 
+HOST_WAITS_FOR_THE_LOCK = """
+import sys, time
+from agent_eval.tools.mcp_http import _IMPORT_LOCK, McpHost
+with _IMPORT_LOCK:                     # a warm-up thread importing the SDK, which imports uvicorn
+    host = McpHost().start()
+    time.sleep(0.5)
+    print("uvicorn while the SDK loads:", "uvicorn" in sys.modules)
+print("ready:", host.wait_ready(30), host.error)
+host.stop()
+"""
+
+
+def test_the_host_imports_uvicorn_only_while_no_other_thread_imports_the_sdk():
+    """The host's thread imported uvicorn beside a run's warm-up importing the SDK (which imports uvicorn): it met
+    uvicorn's own import cycle half done ("cannot import name 'Server' from partially initialized module
+    'uvicorn.main'"), the host died, and the run's first item found no tools (seen twice in perf/tool_modes.py,
+    a tool_surface_error each time). Fresh interpreter: while another thread holds the SDK's import lock, the
+    host's thread has not imported uvicorn; once it is free, the host serves."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", HOST_WAITS_FOR_THE_LOCK], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["uvicorn while the SDK loads: False", "ready: True None"], done.stdout
+
+
 def test_the_tool_servers_advertise_a_fixed_tool_list_and_serve_no_listen_stream(tmp_path):
     """Their tools never change, so they leave subscriptions/listen unserved: Claude Code then opens no
     listen stream, which cost it about 45 ms before its first model call (docs/performance.md, part 6)."""
