@@ -35,8 +35,9 @@ IN_MEMORY = Path("/dev/shm")
 
 
 def scratch_root() -> Path:
-    """Where this process's scratch folders go (see the module's docstring)."""
-    if tempfile.tempdir or any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
+    """Where this process's scratch folders go (see the module's docstring). Not `tempfile.tempdir`: the first
+    use of `tempfile` anywhere in the process sets it to the system temp dir."""
+    if any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
         return Path(tempfile.gettempdir())
     return IN_MEMORY if _writable_tmpfs(IN_MEMORY) else Path(tempfile.gettempdir())
 

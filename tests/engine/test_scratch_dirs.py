@@ -12,6 +12,7 @@ from agent_eval.engine.scratch_dirs import HOST, _start_time, _writable_tmpfs, o
 
 @pytest.fixture
 def tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     return tmp_path
 
@@ -44,7 +45,7 @@ def test_scratch_goes_to_memory_unless_a_temp_dir_is_named(tmp_path, monkeypatch
     (findmnt says), never to a folder on a disk; a TMPDIR the user set wins."""
     for name in ("TMPDIR", "TEMP", "TMP"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(tempfile, "tempdir", None)
+    tempfile.gettempdir()  # the process's first use of tempfile sets tempfile.tempdir: no temp dir named for all that
     shm = subprocess.run(
         ["findmnt", "-n", "-o", "FSTYPE", "--mountpoint", "/dev/shm"], capture_output=True, text=True
     ).stdout.split()[-1:]  # the mount on top, where mounts are stacked
