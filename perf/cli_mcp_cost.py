@@ -34,6 +34,7 @@ from rich.table import Table
 AGENT = "claude-code"
 WAYS = ("no-mcp", "http", "http-nb", "sdk")
 ONE_CALL = {"turns": [{"final": "<answer>A</answer>"}]}
+EPISODE_TIMEOUT_S = 120
 
 
 class HostClock:
@@ -87,6 +88,8 @@ def episode(way: str, argv: list[str], env: dict, stdin: bytes, cwd: Path, tools
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     errors: list[bytes] = []
     threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True).start()
+    watchdog = threading.Timer(EPISODE_TIMEOUT_S, proc.kill)  # a CLI that never answers (its channel changed) ends
+    watchdog.start()
     if way == "sdk":  # the channel's servers are named before the first message; stdin stays open for replies
         init = {
             "type": "control_request",
@@ -112,6 +115,7 @@ def episode(way: str, argv: list[str], env: dict, stdin: bytes, cwd: Path, tools
             if way == "sdk":
                 proc.stdin.close()
     proc.wait()
+    watchdog.cancel()
     wall, cpu = time.perf_counter() - t0, own_cpu() - c0
     if proc.returncode != 0 or not answered:
         raise RuntimeError(f"{way}: exit {proc.returncode}, answered {answered}: {b''.join(errors)[-600:]!r}")
@@ -203,7 +207,7 @@ def measure(rounds: int, work: Path) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=12, help="episodes of each way (medians; one warm-up round more)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
 
