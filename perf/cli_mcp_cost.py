@@ -101,11 +101,13 @@ def episode(way: str, argv: list[str], env: dict, stdin: bytes, cwd: Path, tools
     proc.stdin.flush()
     if way != "sdk":
         proc.stdin.close()
-    answered = False
+    answered, servers = False, None
     for line in proc.stdout:
         event = json.loads(line)
         request = event.get("request") or {}
-        if event.get("type") == "control_request" and request.get("subtype") == "mcp_message":
+        if event.get("type") == "system" and event.get("subtype") == "init":
+            servers = [(s.get("name"), s.get("status")) for s in event.get("mcp_servers") or []]
+        elif event.get("type") == "control_request" and request.get("subtype") == "mcp_message":
             reply = {"mcp_response": sdk_answer(request["message"], tools)}
             response = {"subtype": "success", "request_id": event["request_id"], "response": reply}
             proc.stdin.write(json.dumps({"type": "control_response", "response": response}).encode() + b"\n")
@@ -119,6 +121,9 @@ def episode(way: str, argv: list[str], env: dict, stdin: bytes, cwd: Path, tools
     wall, cpu = time.perf_counter() - t0, own_cpu() - c0
     if proc.returncode != 0 or not answered:
         raise RuntimeError(f"{way}: exit {proc.returncode}, answered {answered}: {b''.join(errors)[-600:]!r}")
+    expected = [] if way == "no-mcp" else [("imagetools", "connected")]
+    if servers != expected:  # else it timed a CLI without the tools (or with them where there should be none)
+        raise RuntimeError(f"{way}: the CLI's MCP servers at start were {servers}, expected {expected}")
     return wall, cpu
 
 
