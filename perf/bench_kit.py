@@ -3,6 +3,7 @@ and load, the scripted model server as its own process, the process-tree memory 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -335,16 +336,14 @@ def overhead_scenario() -> dict:
     }
 
 
-def bare_episode(
-    agent: str, benchmark, item, tools: str, template_text: str, auth, root: Path
-) -> tuple[float, float, bytes]:
-    """The bare CLI on one item: what the harness gives the agent (files in the workdir, prompt,
-    tools) and the very command, environment and stdin its adapter builds, run with subprocess in a
-    fresh private home; no runner, no sandbox. (wall s, CPU s of the CLI and its children, stdout)."""
+@contextlib.contextmanager
+def bare_invocation(agent: str, benchmark, item, tools: str, template_text: str, auth, root: Path):
+    """What the harness gives the agent on one item (files in root/work, a fresh private home root/home, prompt,
+    tools) and the very command, environment and stdin its adapter builds: yields (the benchmark's setup, the
+    adapter's Invocation), the item's tools served until the block ends."""
     from agent_eval.agents import get_agent
     from agent_eval.agents.base import ItemContext
 
-    adapter = get_agent(agent)
     (root / "work").mkdir(parents=True)
     (root / "home").mkdir()
     with benchmark.setup(item, tools, root / "work", root / "home", root, template_text) as setup:
@@ -360,7 +359,15 @@ def bare_episode(
         }
         # Every other field (effort, turn and cost caps, ...) is None: the run's defaults.
         ctx = ItemContext(**{f.name: given.get(f.name) for f in dataclasses.fields(ItemContext)})
-        inv = adapter.prepare(ctx)
+        yield setup, get_agent(agent).prepare(ctx)
+
+
+def bare_episode(
+    agent: str, benchmark, item, tools: str, template_text: str, auth, root: Path
+) -> tuple[float, float, bytes]:
+    """The bare CLI on one item (bare_invocation), run with subprocess; no runner, no sandbox. (wall s, CPU s of
+    the CLI and its children, stdout)."""
+    with bare_invocation(agent, benchmark, item, tools, template_text, auth, root) as (_, inv):
         c0, t0 = own_cpu(), time.perf_counter()
         out = subprocess.run(
             inv.argv, input=inv.stdin, capture_output=True, cwd=root / "work", env=inv.env, timeout=120

@@ -19,7 +19,6 @@ faster than `http`, it is the CLI's own work, which neither the transport nor th
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import statistics
 import subprocess
@@ -28,7 +27,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench_kit import MODELS, ServerProcess, console, loadavg, log, own_cpu, scripted_env
+from bench_kit import ServerProcess, bare_invocation, console, loadavg, log, own_cpu, scripted_env
 from rich.table import Table
 
 AGENT = "claude-code"
@@ -148,7 +147,6 @@ def served_tools(url: str) -> dict:
 
 def measure(rounds: int, work: Path) -> dict:
     from agent_eval.agents import get_agent
-    from agent_eval.agents.base import ItemContext
     from agent_eval.benchmarks import load_benchmark
     from agent_eval.benchmarks.activevision.benchmark import IMAGE_TOOLS_MODULE
     from agent_eval.benchmarks.activevision.samples import write_sample_set
@@ -169,24 +167,10 @@ def measure(rounds: int, work: Path) -> dict:
             order = WAYS[r % len(WAYS) :] + WAYS[: r % len(WAYS)]
             for way in order:
                 root = work / f"{way}-{r}"
-                (root / "work").mkdir(parents=True)
-                (root / "home").mkdir()
                 item = dataset.items[r % len(dataset.items)]
-                with benchmark.setup(item, "image", root / "work", root / "home", root, template) as setup:
+                with bare_invocation(AGENT, benchmark, item, "image", template, auth, root) as (setup, inv):
                     if tools is None:
                         tools = served_tools(setup.tools.mcp[0].url)
-                    given = {
-                        "item_id": item.id,
-                        "model": MODELS[AGENT],
-                        "prompt": setup.prompt,
-                        "workdir": root / "work",
-                        "home": root / "home",
-                        "tools": setup.tools,
-                        "inline_images": setup.inline_images,
-                        "auth": auth,
-                    }
-                    ctx = ItemContext(**{f.name: given.get(f.name) for f in dataclasses.fields(ItemContext)})
-                    inv = adapter.prepare(ctx)
                     clock.ms.clear()
                     result = episode(way, inv.argv, inv.env, inv.stdin, root / "work", tools)
                     host_ms = list(clock.ms)
