@@ -30,8 +30,8 @@ from agent_eval.engine.scratch_dirs import owned_dir
 
 PROXY_SOCKET = "proxy.sock"
 PROXY_READY = "ready"  # beside the socket once the proxy is known to answer: a sandbox waits for it
-PROBE_URL = "http://agent-eval-sandbox-probe.invalid/"
-_STARTS = 3  # a port picked free can be taken before tinyproxy binds it: try again
+PROBE_URL = "http://agent-eval-sandbox-probe.invalid/"  # each probe adds its item and try: <id>-<n>
+_STARTS = 3  # a port picked free can be taken before tinyproxy binds it (by another item's, too): try again
 _READY_TIMEOUT_S = 3.0
 
 
@@ -224,17 +224,26 @@ class ItemProxy:
             self._launch()
 
     def _wait_ready(self, port: int) -> bool:
-        """Ready when the unix socket exists and the port answers as tinyproxy refusing a probe
-        (so a stranger that grabbed the port is never mistaken for our proxy)."""
+        """Ready when the unix socket exists and the port answers as tinyproxy refusing a probe that this item's
+        own log then shows. A stranger that grabbed the port is never mistaken for our proxy, nor is another item's
+        tinyproxy that bound it first (this one then failed to bind): it would refuse the probe as ours does, but
+        in its own log, and this item's requests would meet its filter (seen: a CLI's request to its own gateway
+        refused "403 Filtered" by a proxy of another run in the same process, nothing in the item's log). tinyproxy
+        logs a refusal before it answers (500 probes in a row: the line was always there)."""
         deadline = time.monotonic() + _READY_TIMEOUT_S
         sock_path = self.net_dir / PROXY_SOCKET
+        probe = f"{PROBE_URL}{self.id}-{self._tries}"
         while time.monotonic() < deadline and self.jail.alive():
             if sock_path.exists():
                 try:
                     with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                        s.sendall(f"GET {PROBE_URL} HTTP/1.0\r\n\r\n".encode())
+                        s.sendall(f"GET {probe} HTTP/1.0\r\n\r\n".encode())
                         head = s.recv(200)
-                    return head.startswith(b"HTTP/1.0 403") and b"tinyproxy" in head
+                    return (
+                        head.startswith(b"HTTP/1.0 403")
+                        and b"tinyproxy" in head
+                        and probe in self.refused_requests(probes=True)
+                    )
                 except OSError:
                     pass
             time.sleep(0.001)
@@ -247,10 +256,11 @@ class ItemProxy:
         except OSError:
             return ""
 
-    def refused_requests(self) -> list[str]:
-        """The URLs (or CONNECT host:port) the proxy refused, for failure reports."""
+    def refused_requests(self, probes: bool = False) -> list[str]:
+        """The URLs (or CONNECT host:port) the proxy refused, for failure reports (with probes: its readiness
+        probes too, whoever sent them)."""
         urls = re.findall(r'Proxying refused on filtered url "([^"]*)"', self.log())
-        return [u for u in urls if u != PROBE_URL]
+        return urls if probes else [u for u in urls if not u.startswith(PROBE_URL)]
 
     def close(self) -> None:
         if self._started:

@@ -15,6 +15,7 @@ from urllib.request import urlopen
 import pytest
 
 from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, MemoryDir, load_policy, policy_endpoints, system_binds
+from agent_eval.engine import proxy_jail
 from agent_eval.engine.proxy_jail import tinyproxy_config
 from agent_eval.engine.sandbox import Endpoint, Sandbox, SandboxError, SandboxSpec
 from agent_eval.engine.sandbox_check import check_sandbox
@@ -392,6 +393,29 @@ def test_items_sharing_the_proxy_jail_reach_only_their_own_endpoints(world, http
             a.__exit__(None, None, None)
         assert run(b, get.format(port_b), login=False).stdout.split() == ["200"]
         assert b.refused_requests() == [f"http://127.0.0.1:{port_a}/"]
+
+
+def test_an_item_whose_port_another_items_proxy_holds_gets_its_own_proxy(world, http_server, tmp_path, monkeypatch):
+    """The port picked for item B's proxy is taken by item A's tinyproxy before B's binds it (forced here; seen in a
+    run beside others in one process: a CLI's request to its own gateway refused "403 Filtered" by a proxy not its
+    own). A's tinyproxy answers B's readiness probe as B's would, but the probe is not in B's log: B starts again on
+    another port, and its requests meet its own filter, not A's."""
+    port_a, port_b = http_server("hello-from-a"), http_server("hello-from-b")
+    other = {"work": tmp_path / "b" / "work", "home": tmp_path / "b" / "home"}
+    for d in other.values():
+        d.mkdir(parents=True)
+    get = "curl -s -m 5 -o /dev/null -w '%{{http_code}} ' http://127.0.0.1:{}/"
+    both = get.format(port_a) + "; " + get.format(port_b)
+    with Sandbox(spec(world, endpoints=[f"127.0.0.1:{port_a}"])) as a:
+        a.ready()
+        taken = iter([a._proxy._port])
+        free_port = proxy_jail._free_port
+        monkeypatch.setattr(proxy_jail, "_free_port", lambda: next(taken, None) or free_port())
+        with Sandbox(spec(other, endpoints=[f"127.0.0.1:{port_b}"])) as b:
+            assert run(b, both, login=False).stdout.split() == ["403", "200"]
+            assert b._proxy._port != a._proxy._port and b._proxy._tries == 2
+            assert b.refused_requests() == [f"http://127.0.0.1:{port_a}/"]
+        assert a.refused_requests() == []  # B's probe of A's tinyproxy is a probe: no refusal of A's item
 
 
 def test_named_endpoint_is_allowed_and_others_refused(world):
