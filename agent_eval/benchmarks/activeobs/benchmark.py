@@ -168,7 +168,7 @@ class ActiveObservation(Benchmark):
 
         module = load_sdk_module(WORLD_MODEL_MODULE)
         graph = WorldGraph(item_root / FOLDER, sightings, passive=passive)
-        server = stack.enter_context(module.WorldModelServer(graph))
+        server = stack.enter_context(module.world_model_server(graph))
         return McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=server.url), server.endpoint
 
     @staticmethod
