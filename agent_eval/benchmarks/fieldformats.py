@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_eval.benchmarks.base import Benchmark, HashedDataset, ItemSetup, KindMetrics
-from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image
+from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_toolset, place_image
 from agent_eval.datamodel.judge_contract import Judge
 from agent_eval.tools.mcp_http import load_in_background
 from agent_eval.tools.toolset import ToolSet
@@ -126,14 +126,9 @@ class FieldFormat(Benchmark):
             )
             return
         placed = [image.place(work, conversions) for image in item.images]
-        with image_tools(work) as (server, endpoint):
-            toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(server,))
-            yield ItemSetup(
-                prompt=render_verbatim(template_text, item.prompt_text, images_phrase(placed)),
-                tools=toolset,
-                endpoints=[endpoint],
-                conversions=conversions,
-            )
+        with image_toolset(work, tools) as (toolset, endpoints):
+            prompt = render_verbatim(template_text, item.prompt_text, images_phrase(placed))
+            yield ItemSetup(prompt, toolset, endpoints=endpoints, conversions=conversions)
 
     def truth_text(self, item) -> str:
         return str(item.answer)
