@@ -67,6 +67,7 @@ class BabyVision(FieldFormat):
 
     @contextlib.contextmanager
     def setup(self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
+        endpoints: list[str]
         if self.task_prompt != "vista":
             with super().setup(item, tools, work, home, item_root, template_text) as setup:
                 yield setup
@@ -79,14 +80,13 @@ class BabyVision(FieldFormat):
         single = len(inline) == 1
         supplied = [looks.Supplied.of_file(p.read_bytes(), "question_image" if single else p.stem) for p in inline]
         prompt = render_verbatim(template_text, item.prompt_text, "\n".join(s.label() for s in supplied))
+        toolset, endpoints = ToolSet(), []  # mode none: no tools
         with contextlib.ExitStack() as stack:
-            if tools == "none":
-                toolset, endpoints = ToolSet(), []
-            elif self.image_tools == "ours":
+            if tools != "none" and self.image_tools == "ours":
                 for image in item.images:
                     image.place(work, conversions)
                 toolset, endpoints = stack.enter_context(image_toolset(work, tools))
-            else:  # VISTA's looks served from the harness process (the image never enters the sandbox)
+            elif tools != "none":  # VISTA's looks served from the harness process (the image never enters the sandbox)
                 mount = McpHost.shared().mount(lambda: looks.build_server(VISTA_SERVER, supplied), name=VISTA_SERVER)
                 stack.enter_context(mount)
                 server = McpServer(VISTA_SERVER, looks.TOOL_NAMES, url=mount.url)
