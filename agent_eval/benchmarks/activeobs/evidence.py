@@ -40,7 +40,6 @@ class Observation:
     frame: int | None = None
     angle: float | None = None
     time_s: float | None = None
-    called_s: float | None = None  # seconds since the server started
     image: str | None = None  # relative to the item dir: observations/NNN-fFFFF-aAAA.A.png
     error: str | None = None
     wraps: bool = False
@@ -71,7 +70,6 @@ def load_observations(base: Path) -> tuple[list[Observation] | None, str | None]
                     frame=e.get("frame_index"),
                     angle=e.get("angle_deg"),
                     time_s=e.get("time_s"),
-                    called_s=e.get("elapsed_s"),
                     error=e.get("error"),
                     wraps=bool(e.get("wraps_seam")),
                     image=f"observations/{e['image']}" if e.get("image") else None,
