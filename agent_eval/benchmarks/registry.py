@@ -453,6 +453,17 @@ KINDS["gameworld"] = Kind(
         ),
         REALTIME_OPTION,
         *BROWSER_GAME_OPTIONS,
+        KindOption(
+            "--act-schema",
+            "act_schema",
+            str,
+            None,
+            "GameWorld (VISTA's protocol, computer use): act's input, ours (every field of the role's actions, its "
+            "keys an enum) or vista (VISTA's: one closed object per action of the role, durations up to 2 s, text up "
+            "to 5 characters; arguments outside it answered 'Invalid tool arguments.' and no step taken) "
+            "(default: ours).",
+            unset="ours",
+        ),
     ),
     always_tools=("act", "control", *NOTE_TOOLS),
     profiles="agent_eval.benchmarks.gameworld.profile:PROFILES",

@@ -12,7 +12,6 @@ import threading
 
 from mcp.server.mcpserver import MCPServer
 
-from agent_eval.benchmarks.arcgames import history as h
 from agent_eval.benchmarks.arcgames import ours_tools, vista_tools
 from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.ladder import Ladder
@@ -30,7 +29,8 @@ class _LevelScope:
     def __init__(self, session: GameSession, notes: Notes | None, ladder: Ladder):
         self.session, self.notes, self.on = session, notes, notes is not None and ladder.working_scope == "level"
         self.turns = t.Turns(session, {})
-        self.start = h.level_start_turn(h.replayed_events(self.turns.all(), 0, t.termination_reason(session)))
+        played = t.replayed(self.turns.all(), 0, t.termination_reason(session))
+        self.start = max((turn.number for turn, shown in played if shown.get("level_boundary")), default=0)
         self._lock = threading.Lock()
         self._seen = len(session.plays)  # plays already checked (a restored game's were, before the restart)
 

@@ -16,7 +16,7 @@ same ones).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from mcp.server.mcpserver.tools import Tool
@@ -57,9 +57,9 @@ HISTORY = (
 @dataclass(frozen=True)
 class Event:
     action: dict | None  # {"name": tool, "arguments": ...}; None: the initial input, or a final reply's step
-    result: str  # the result's words (VISTA's event text)
+    result: str | dict  # the result's words (VISTA's event text), or its metadata (a game's turn: games/vista/turns.py)
     success: bool
-    frames: tuple[bytes, ...]  # the PNGs of its moments, in order
+    frames: Sequence[bytes]  # the PNGs of its moments, in order
 
 
 class Recorded:
