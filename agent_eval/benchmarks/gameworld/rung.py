@@ -12,8 +12,9 @@
   context size (`handoff:N`), as for ARC-AGI-3 games.
 - with the vista protocol, VISTA's words or ours (task_prompt: "Game screen:" first, VISTA's recovery words), what
   a final reply with steps left does (final_answer: ends the task, or VISTA's redirect: a step with nothing sent,
-  answered in VISTA's words), whether act's answer says the step and the steps left (tell_steps), and whose tools
-  (game_tools: ours, or VISTA's inspect, read_pixels, history and note tools over the task's events).
+  answered in VISTA's words), whether act's answer says the step and the steps left (tell_steps), whose tools
+  (game_tools: ours, or VISTA's inspect, read_pixels, history and note tools over the task's events), and whose
+  act schema (act_schema: ours, or VISTA's, vista_act.py).
 
 Tool modes add, as for ARC-AGI-3 games: `image` recall / inspect / read_pixels / history over the screens (in the
 official protocol, the screens and steps that decision was shown), `python` a shell over them too."""
@@ -28,6 +29,8 @@ PROTOCOLS = ("official", "vista")
 TASK_PROMPTS = ("ours", "vista")
 FINAL_ANSWERS = ("ends", "redirect")
 GAME_TOOLS = ("ours", "vista")
+ACT_SCHEMAS = ("ours", "vista")  # act's input schema: ours (every role's fields) or VISTA's (vista_act.py)
+ROLES = ("shared", "isolated")  # a game of several roles: one session plays them all, or one session a role
 VISTA_LOOKS = ("inspect", "read_pixels", "history")  # VISTA's task tools (benchmarks/games/vista/events.py)
 VISTA_NOTES = ("read_guide", "write_guide", "read_working", "write_working")
 INTERFACES = ("computer-use", "semantic")
@@ -65,6 +68,8 @@ class Rung:
     game_tools: str = "ours"
     session_images: int | None = None  # --session-images N: a hand-off before the N-th image of a session
     handoff_at_cli: bool = False  # --context handoff:cli: the hand-off where the CLI itself would compact (VISTA's)
+    act_schema: str = "ours"
+    roles: str = "shared"
 
     @property
     def hands_off(self) -> bool:
@@ -95,16 +100,28 @@ class Rung:
         task_prompt = _one_of(given, "task_prompt", TASK_PROMPTS, "ours")
         final_answer = _one_of(given, "final_answer", FINAL_ANSWERS, "ends")
         game_tools = _one_of(given, "game_tools", GAME_TOOLS, "ours")
-        if protocol != "vista" and (task_prompt, final_answer, game_tools) != ("ours", "ends", "ours"):
+        act_schema = _one_of(given, "act_schema", ACT_SCHEMAS, "ours")
+        roles = _one_of(given, "roles", ROLES, "shared")
+        if protocol != "vista" and (task_prompt, final_answer, game_tools, act_schema, roles) != (
+            "ours",
+            "ends",
+            "ours",
+            "ours",
+            "shared",
+        ):
             raise ValueError(
-                "--task-prompt vista, --final-answer redirect and --game-tools vista are VISTA's protocol's (give "
-                "--protocol vista)"
+                "--task-prompt vista, --final-answer redirect, --game-tools vista, --act-schema vista and --roles "
+                "isolated are VISTA's protocol's (give --protocol vista)"
             )
+        if act_schema == "vista" and interface != "computer-use":
+            raise ValueError("--act-schema vista is the computer-use act tool's (give --interface computer-use)")
         return cls(
             task_prompt=task_prompt,
             final_answer=final_answer,
             tell_steps=given.get("tell_steps") != "off",
             game_tools=game_tools,
+            act_schema=act_schema,
+            roles=roles,
             protocol=protocol,
             interface=interface,
             max_steps=int(steps) if steps is not None else None,
@@ -153,4 +170,6 @@ class Rung:
             "final answer": self.final_answer,
             "steps told": "on" if self.tell_steps else "off",
             "game tools": self.game_tools,
+            "act schema": self.act_schema,
+            "roles": self.roles,
         }
