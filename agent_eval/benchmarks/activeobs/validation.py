@@ -29,18 +29,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from agent_eval.benchmarks.activeobs.geometry import (
-    at_least,
-    at_most,
-    circular_iou,
-    pano_box_to_view,
-    wrap_angle,
-)
-from agent_eval.benchmarks.activeobs.questions import (
-    POINT_WINDOW_S,
-    START_WINDOW_S,
-    left_neighbours,
-)
+from agent_eval.benchmarks.activeobs.geometry import at_least, at_most, circular_iou, pano_box_to_view, wrap_angle
+from agent_eval.benchmarks.activeobs.questions import POINT_WINDOW_S, START_WINDOW_S, left_neighbours
 from agent_eval.benchmarks.activeobs.render import person_box
 from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene, Segment
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
