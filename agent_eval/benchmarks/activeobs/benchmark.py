@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterator
 
-from agent_eval.benchmarks.activeobs.grading import grade_active, rollup_active, rules_hash
+from agent_eval.benchmarks.activeobs.grading import grade_active, rules_hash
 from agent_eval.benchmarks.activeobs.loader import ActiveDataset, load_active_dataset
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.passive import passive_preamble, write_passive_sample
@@ -177,11 +177,9 @@ class ActiveObservation(Benchmark):
         return rules_hash()
 
     def extra_rollup(self, records: list) -> dict | None:
-        rows = [
-            {**ActiveObsMetrics.of(record).to_json(), "status": record.status, "family": record.category}
-            for record in records
-        ]
-        return {"active_observation": rollup_active(rows)}
+        from agent_eval.benchmarks.activeobs.evidence import active_rollup
+
+        return {"active_observation": active_rollup(records)}
 
 
 def record_passive(item_root: Path, frames) -> None:
