@@ -89,9 +89,6 @@ class FieldItem:
     def image_digests(self) -> list[bytes]:
         return [image.digest() for image in self.images]
 
-    def public(self) -> dict:
-        return {"id": self.id, "task": self.task, "category": self.category, "question": self.prompt_text}
-
 
 def image_stem(n: int, total: int) -> str:
     """The neutral name an item's n-th image (of `total`) is placed under."""
