@@ -44,8 +44,11 @@ def start_session(
     earlier = read_sessions(item_dir.root)
     goes_on = setup.continuation
     asked = handoff or goes_on
-    # the context this session plays (a game's role): the last session of that context is the one to continue
+    # the context this session plays (a game's role): the last session of that context is the one to continue; a
+    # session that goes on without naming one (after a silence) goes on in the last session's
     context = asked.context if asked is not None and asked.context is not None else setup.context
+    if handoff is not None and handoff.context is None and earlier:
+        context = earlier[-1].context
     mine = [s for s in earlier if s.context == context] if context is not None else earlier
     last = mine[-1] if mine else None
     session_id: str | None
