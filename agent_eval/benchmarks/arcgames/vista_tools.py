@@ -15,7 +15,6 @@ import json
 import threading
 from collections.abc import Callable
 
-from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 
 from agent_eval.benchmarks.arcgames import turns as t
@@ -26,14 +25,7 @@ from agent_eval.benchmarks.games.frames import ArchivedPngs
 from agent_eval.benchmarks.games.observation import BLIND
 from agent_eval.benchmarks.games.vista import turns as vt
 from agent_eval.benchmarks.games.vista.events import Event
-from agent_eval.benchmarks.games.vista.mcp import (
-    ACTS,
-    note_definitions,
-    read_note,
-    schema_object,
-    vista_tool,
-    write_note,
-)
+from agent_eval.benchmarks.games.vista.mcp import ACTS, note_definitions, note_functions, schema_object
 from agent_eval.benchmarks.games.vista.mcp import answer as _answer
 from agent_eval.benchmarks.games.working_scope import archive_level
 from agent_eval.benchmarks.notes import Notes
@@ -201,30 +193,17 @@ class VistaGame:
             ok, shown = vt.history_view(arguments, vt.records(self.events), self._current())
         return _answer(ok, shown)
 
-    # -- notes (VISTA's dispatcher: plain sentences, not JSON)
-
-    def _read(self, name: str, arguments: dict) -> CallToolResult:
-        assert self.notes is not None
-        return read_note(self.notes, name, arguments)
-
-    def _write(self, name: str, arguments: dict) -> CallToolResult:
-        assert self.notes is not None
-        with self._lock:
-            return write_note(
-                self.notes, name, arguments, lambda: self.session.where(vt.level_start_turn(vt.records(self.events)))
-            )
-
     def functions(self) -> dict[str, Callable[[dict], CallToolResult]]:
         return {
             "play": self.play,
             "inspect": self.inspect,
             "read_pixels": self.read_pixels,
             "history": self.history,
-            "read_guide": lambda arguments: self._read("GUIDE.md", arguments),
-            "write_guide": lambda arguments: self._write("GUIDE.md", arguments),
-            "read_working": lambda arguments: self._read("WORKING.md", arguments),
-            "write_working": lambda arguments: self._write("WORKING.md", arguments),
+            **note_functions(self.notes, self._where, self._lock),
         }
+
+    def _where(self) -> dict:
+        return self.session.where(vt.level_start_turn(vt.records(self.events)))
 
     def definitions(self) -> dict[str, tuple[str, dict, dict]]:
         found = {"play": play_definition(self.coordinates.size), **self.looks.definitions()}
@@ -250,9 +229,3 @@ def play_definition(size: int) -> tuple[str, dict, dict]:
         {"action": {"type": "string", "enum": list(ACTIONS)}, "x": point, "y": dict(point)}, ["action"]
     )
     return description, schema, ACTS
-
-
-def tools(game: VistaGame, names: tuple[str, ...]) -> list[Tool]:
-    """The named tools of this game, in the order given."""
-    functions, definitions = game.functions(), game.definitions()
-    return [vista_tool(name, *definitions[name], functions[name]) for name in names]

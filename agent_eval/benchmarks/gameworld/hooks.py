@@ -15,13 +15,12 @@ from agent_eval.analysis.item_images import ItemImages
 from agent_eval.analysis.measures import KindMeasure
 from agent_eval.benchmarks.games.reading import GameReading
 from agent_eval.benchmarks.presentation import (
-    Embed,
     ItemView,
+    ReportedItem,
     RunOnDisk,
     TemplateView,
 )
 from agent_eval.datamodel.records import ItemRecord
-from agent_eval.datamodel.transcript import Transcript
 
 
 class GameWorldReading(GameReading):
@@ -72,9 +71,8 @@ class GameWorldReading(GameReading):
         return _part("compare").compared(runs, letters, list(groups[0].ids), n_resamples, seed)
 
     # -- report
-    def report_item(self, run: RunOnDisk, record: ItemRecord, images: ItemImages, embed: Embed,
-                    transcript: Transcript | None, truth: object) -> ItemView:  # fmt: skip
-        return _part("report").task_view(record, images, embed)
+    def report_item(self, item: ReportedItem) -> ItemView:
+        return _part("report").task_view(item.record, item.images, item.embed)
 
     def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView:
         return TemplateView("gw_summary.html.j2", _part("report").task_summary(records))

@@ -35,7 +35,7 @@ from agent_eval.benchmarks.games.vista.mcp import (
     schema_object,
     schema_question,
     schema_region,
-    vista_tool,
+    tools_of,
 )
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server
 
@@ -224,8 +224,7 @@ class StillLooks(Looks):
         }
 
     def tools(self) -> list[Tool]:
-        functions = {"inspect": self.inspect, "read_pixels": self.read_pixels}
-        return [vista_tool(name, *definition, functions[name]) for name, definition in self.definitions().items()]
+        return tools_of(self.definitions(), {"inspect": self.inspect, "read_pixels": self.read_pixels}, TOOL_NAMES)
 
     # -- the looks
 
