@@ -27,7 +27,7 @@ from agent_eval.benchmarks.gameworld import vista_act
 from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
 from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
-from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, RoleTurns
+from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, RoleEvents, RoleTurns
 from agent_eval.benchmarks.gameworld.rung import Rung
 from agent_eval.benchmarks.gameworld.session import StepRefused, TaskSession
 from agent_eval.benchmarks.notes import Notes
@@ -158,7 +158,8 @@ class GameTools:
         pending = lambda: handoff is not None and handoff.told  # noqa: E731  (VISTA's checkpoint: the hand-off asked)
         self.vista = VistaEvents(events, notes, pending) if rung.game_tools == "vista" else None
         if turns is not None:  # each role's own tools over its own events and notes, its turn's served
-            self.by_role = [VistaEvents(turns.events(k), turns.notes[k]) for k in range(turns.roles)]
+            own = [RoleEvents(session, k, turns, vista_words) for k in range(turns.roles)]
+            self.by_role = [VistaEvents(own[k], turns.notes[k]) for k in range(turns.roles)]
             self.vista = self.by_role[turns.playing]
 
     # -- what this decision may look at

@@ -52,10 +52,6 @@ class RoleTurns:
         self.acted = False
         self.notes = [Notes(item_root / context(k), purposes) if purposes else None for k in range(self.roles)]
         self.listeners: list[Callable[[int], None]] = []  # told each new turn's role (the tools it serves)
-        self._events = [RoleEvents(session, k, self) for k in range(self.roles)]
-
-    def events(self, role: int) -> RoleEvents:
-        return self._events[role]
 
     def turn_over(self) -> bool:
         """Asked as each model request begins: the turn's action is in it (the task going on)."""
@@ -72,8 +68,9 @@ class RoleTurns:
 class RoleEvents:
     """One role's events as VISTA's TaskContext records them (an event never changes once made)."""
 
-    def __init__(self, session: TaskSession, role: int, turns: RoleTurns):
+    def __init__(self, session: TaskSession, role: int, turns: RoleTurns, words: Callable[..., str]):
         self.session, self.role, self.turns = session, role, turns
+        self.words = words  # a step's result in VISTA's words (game_server.vista_words)
         self._png: dict[int, bytes] = {}
         self._lock = threading.Lock()
 
@@ -83,8 +80,6 @@ class RoleEvents:
         return self._png[frame]
 
     def __call__(self) -> list[Event]:
-        from agent_eval.benchmarks.gameworld.game_server import vista_words
-
         with self._lock:
             session, steps = self.session, list(self.session.steps)
             events = [Event(None, session.item.task_def.prompt, True, (self.png(session.start_frame),))]
@@ -97,7 +92,7 @@ class RoleEvents:
                 finished = number == len(steps) and session.over is not None
                 action = {"name": "act", "arguments": step.given} if step.interface != "none" else None
                 frames = tuple(self.png(f) for f in (step.reset_frame, step.frame) if f is not None)
-                events.append(Event(action, vista_words(step, finished), step.action is not None, frames))
+                events.append(Event(action, self.words(step, finished), step.action is not None, frames))
                 seen = step.frame
             if self.turns.playing == self.role and not self.turns.acted and session.last_frame() != seen:
                 events.append(Event(None, "", True, (self.png(session.last_frame()),)))
