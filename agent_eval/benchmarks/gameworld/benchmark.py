@@ -29,6 +29,7 @@ from agent_eval.benchmarks.gameworld.protocol import (
     vista_objective,
 )
 from agent_eval.benchmarks.gameworld.records import in_progress
+from agent_eval.benchmarks.gameworld.roles import isolated_setup, turns_for
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
 from agent_eval.benchmarks.gameworld.session import SEED, NotReplayable, TaskSession
 from agent_eval.benchmarks.notes import Notes
@@ -172,7 +173,10 @@ class GameWorld(Benchmark):
                     else None
                 )
             codex = self.backend == "codex"
-            game_tools = server_module.GameTools(session, rung, decisions, handoff, notes, codex)
+            turns = turns_for(session, rung, item_root) if decisions is None else None  # --roles isolated
+            if turns is not None:  # each role its own notes; no hand-off yet (roles.py)
+                handoff = notes = None
+            game_tools = server_module.GameTools(session, rung, decisions, handoff, notes, codex, turns)
             served = serve_game(
                 stack,
                 server_module.SERVER_NAME,
@@ -182,6 +186,9 @@ class GameWorld(Benchmark):
             )
             source = (decisions.window if decisions is not None else session.archive.directory) if mirror else None
             readonly = [(source, mirror)] if source is not None and mirror is not None else []
+            if turns is not None:
+                yield isolated_setup(turns, rung, template_text.strip() + "\n", served, readonly)
+                return
             yield self._item_setup(session, template_text, decisions, handoff, notes, served, readonly)
 
     def _item_setup(self, session, template_text, decisions, handoff, notes, served, readonly) -> ItemSetup:

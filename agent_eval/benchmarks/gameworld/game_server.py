@@ -27,6 +27,7 @@ from agent_eval.benchmarks.gameworld import vista_act
 from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
 from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
+from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, RoleEvents, RoleTurns
 from agent_eval.benchmarks.gameworld.rung import Rung
 from agent_eval.benchmarks.gameworld.session import StepRefused, TaskSession
 from agent_eval.benchmarks.notes import Notes
@@ -142,8 +143,10 @@ class GameTools:
         handoff: HandoffState | None = None,
         notes: Notes | None = None,
         codex: bool = False,
+        turns: RoleTurns | None = None,
     ):
         self.session = session
+        self.turns = turns  # --roles isolated: the role playing this turn, its notes and events (roles.py)
         self.rung = rung
         self.decisions = decisions
         self.handoff = handoff
@@ -154,6 +157,10 @@ class GameTools:
         events = Recorded(lambda n: vista_event(session, n), lambda: len(session.steps) + 1)
         pending = lambda: handoff is not None and handoff.told  # noqa: E731  (VISTA's checkpoint: the hand-off asked)
         self.vista = VistaEvents(events, notes, pending) if rung.game_tools == "vista" else None
+        if turns is not None:  # each role's own tools over its own events and notes, its turn's served
+            own = [RoleEvents(session, k, turns, vista_words) for k in range(turns.roles)]
+            self.by_role = [VistaEvents(own[k], turns.notes[k]) for k in range(turns.roles)]
+            self.vista = self.by_role[turns.playing]
 
     # -- what this decision may look at
 
@@ -175,6 +182,8 @@ class GameTools:
     def role_playing(self) -> int:
         """The role whose session this is: a game of one role its only one. VISTA's act schema is one role's, so a
         game of several needs --roles isolated."""
+        if self.turns is not None:
+            return self.turns.playing
         if len(self.session.roles) > 1:
             raise StepRefused("VISTA's act schema is one role's: a game of several roles needs --roles isolated")
         return 0
@@ -192,9 +201,14 @@ class GameTools:
             return [json.dumps(status)]
         if role is None and len(session.roles) > 1:
             raise StepRefused(f"this game has {len(session.roles)} roles: give `role` (0-{len(session.roles) - 1})")
+        turns = self.turns
+        if turns is not None and turns.acted:  # one action per turn
+            return answer(False, DECISION_ENDED)
 
         def acted() -> Any:
             status, png = session.act(role or 0, given, interface, reasoning)
+            if turns is not None and png is not None:
+                turns.acted = True
             ask = self.handoff.stop_now() if self.handoff is not None and "stop" not in status else None
             if ask:
                 status["stop"] = ask
@@ -299,10 +313,29 @@ def _control_function(tools: GameTools):
     return control
 
 
-def _vista_act(tools: GameTools) -> Tool:
-    """`act` in VISTA's schema and words for the role playing (vista_act.py): arguments outside the schema refused,
-    nothing taken; the rest a step."""
-    game, role = tools.session.item.game, tools.role_playing()
+def _by_role(tools: GameTools, names: tuple[str, ...], playing: dict[str, Tool]) -> MCPServer:
+    """--roles isolated: the server offers the playing role's tools (its act, its events' looks, its notes); as a
+    turn begins, each tool takes on that role's (the next CLI process lists them afresh)."""
+    assert tools.turns is not None
+    served = [playing[name] for name in names]
+    each = [
+        [(t.description, t.parameters, t.fn) for t in ([_vista_act(tools, k), *tools.by_role[k].tools(names[1:])])]
+        for k in range(tools.turns.roles)
+    ]
+
+    def turn(role: int) -> None:
+        tools.vista = tools.by_role[role]
+        for tool, (description, parameters, fn) in zip(served, each[role]):
+            tool.description, tool.parameters, tool.fn = description, parameters, fn
+
+    tools.turns.listeners.append(turn)
+    return fixed_tools_server(SERVER_NAME, served)
+
+
+def _vista_act(tools: GameTools, role: int) -> Tool:
+    """`act` in VISTA's schema and words for one role (vista_act.py): arguments outside the schema refused, nothing
+    taken; the rest a step."""
+    game = tools.session.item.game
 
     def act(arguments: dict) -> Any:
         action = vista_act.admitted(arguments, game, role)
@@ -450,7 +483,9 @@ def build_server(tools: GameTools, mode: str) -> MCPServer:
     names = rung.tools(mode, tools.codex)
     vista = {t.name: t for t in tools.vista.tools(names[1:])} if tools.vista is not None else {}
     if rung.act_schema == "vista":
-        vista["act"] = _vista_act(tools)
+        vista["act"] = _vista_act(tools, tools.role_playing())
+    if tools.turns is not None:
+        return _by_role(tools, names, vista)
     for name in names:
         if name in vista:
             served.append(vista[name])

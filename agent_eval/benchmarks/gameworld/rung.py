@@ -115,6 +115,11 @@ class Rung:
             )
         if act_schema == "vista" and interface != "computer-use":
             raise ValueError("--act-schema vista is the computer-use act tool's (give --interface computer-use)")
+        if roles == "isolated" and (game_tools, act_schema, task_prompt) != ("vista", "vista", "vista"):
+            raise ValueError(
+                "--roles isolated is VISTA's setting of each role (its tools, act and words): give it with "
+                "--game-tools vista --act-schema vista --task-prompt vista (as --profile vista does)"
+            )
         return cls(
             task_prompt=task_prompt,
             final_answer=final_answer,
