@@ -173,8 +173,8 @@ class GameWorld(Benchmark):
                     else None
                 )
             codex = self.backend == "codex"
-            turns = turns_for(session, rung, item_root) if decisions is None else None  # --roles isolated
-            if turns is not None:  # each role its own notes; no hand-off yet (roles.py)
+            turns = turns_for(session, rung, item_root, codex) if decisions is None else None  # --roles isolated
+            if turns is not None:  # each role its own notes and hand-off (roles.py)
                 handoff = notes = None
             game_tools = server_module.GameTools(session, rung, decisions, handoff, notes, codex, turns)
             served = serve_game(
