@@ -441,7 +441,6 @@ KINDS["gameworld"] = Kind(
         ),
         KindOption(
             "--roles",
-            "roles",
             str,
             None,
             "GameWorld, a game of several roles (VISTA's protocol): shared (one session plays every role, `role` "
