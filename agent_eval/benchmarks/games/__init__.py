@@ -47,4 +47,5 @@ served.py         the game's MCP server mounted and offered in the mode's tool s
 reading.py        GameReading: the kinds' shared reading hooks (the game column, no dataset, the live game, the report)
 paged.py          a long timeline paged for `show` (PAGE entries a page; the first and the last by default)
 vista/            VISTA's tools, one implementation for every kind: MCP pieces, looks, history, notes
+browser/          the browser kinds' base (aigamestore, gameworld): options, Benchmark, game server pieces, VISTA play
 """
