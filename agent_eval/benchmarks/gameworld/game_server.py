@@ -40,26 +40,6 @@ from agent_eval.benchmarks.notes import Notes
 from agent_eval.tools.imagetools.mcp_server import plain_schema
 
 HISTORY_LIMIT = 64
-ACT_FIELDS = (
-    "action",
-    "key",
-    "keys",
-    "x",
-    "y",
-    "button",
-    "duration",
-    "from_x",
-    "from_y",
-    "x1",
-    "y1",
-    "x2",
-    "y2",
-    "steps",
-    "delta_x",
-    "delta_y",
-    "text",
-    "press_enter",
-)  # the act tool's arguments that make the action (role and reasoning are the call's own)
 COMPUTER_USE = ("press_key", "press_keys", "click", "click_hold", "mouse_move", "drag", "scroll", "type", "wait")
 
 ACT = """Take exactly one action in the game (one step), limited to your role's controls. {roles}
@@ -251,8 +231,8 @@ def _act_function(tools: GameTools):
         role: Annotated[int | None, Field(description="The role acting (a game of several roles).")] = None,
         reasoning: Annotated[str | None, Field(description="Why this action, in a sentence or two.")] = None,
     ) -> Any:
-        fields = (action, key, keys, x, y, button, duration, from_x, from_y, x1, y1, x2, y2, steps, delta_x, delta_y)
-        given = {k: v for k, v in zip(ACT_FIELDS, (*fields, text, press_enter)) if v is not None}
+        # the arguments given that make the action (role and reasoning are the call's own; `tools` is the closure's)
+        given = {k: v for k, v in locals().items() if v is not None and k not in ("role", "reasoning", "tools")}
         return refusing(REFUSED, lambda: tools.act(role, given, reasoning))
 
     return act
