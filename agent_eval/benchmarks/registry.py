@@ -141,7 +141,6 @@ GAME_TOOLS_OPTION = KindOption(
     "read_guide, write_guide, read_working, write_working (default: ours).",
     unset="ours",
 )
-VISTA_NOTE_TOOLS = ("read_guide", "write_guide", "read_working", "write_working")  # --game-tools vista's notes
 # The browser games' episode, VISTA's way beside ours: same flags, values and defaults for each.
 FINAL_ANSWER_OPTION = KindOption(
     "--final-answer",
@@ -161,6 +160,20 @@ TELL_STEPS_OPTION = KindOption(
     "Browser games: on says in every play's result the decision number and how many are left; off says neither "
     "(VISTA's host_action_count and host_action_horizon false) (default: on).",
     unset="on",
+)
+
+
+# The notes' tools, ours (--notes on) and VISTA's (--game-tools vista): offered even in a game's mode none.
+NOTE_TOOLS = ("read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working")
+# The browser games' options after their own, the same for AI GameStore and GameWorld.
+BROWSER_GAME_OPTIONS = (
+    NOTES_OPTION,
+    CONTEXT_OPTION,
+    SESSION_IMAGES_OPTION,
+    TASK_PROMPT_OPTION,
+    FINAL_ANSWER_OPTION,
+    TELL_STEPS_OPTION,
+    GAME_TOOLS_OPTION,
 )
 
 
@@ -245,17 +258,7 @@ KINDS["arcgames"] = Kind(
     "agent_eval.benchmarks.arcgames.benchmark:ArcGames",
     ("none", "image", "python"),
     "agent_eval.benchmarks.arcgames.loader:is_games_dataset",
-    tool_names=(
-        "play",
-        "recall",
-        "read_notes",
-        "write_note",
-        "history",
-        "read_guide",
-        "write_guide",
-        "read_working",
-        "write_working",
-    ),
+    tool_names=("play", "recall", "history", *NOTE_TOOLS),
     data_help="ARC-AGI-3 games (the toolkit's environment_files/<game>/<version>/ layout)",
     modes_help="ARC-AGI-3 games: none (play only), image (play, recall, inspect, read_pixels), python (plus a shell "
     "over the frames)",
@@ -394,7 +397,7 @@ KINDS["arcgames"] = Kind(
         ),
     ),
     # notes (--notes on) are offered in mode none too, ours or VISTA's
-    always_tools=("play", "read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working"),
+    always_tools=("play", *NOTE_TOOLS),
     profiles="agent_eval.benchmarks.arcgames.profile:PROFILES",
 )
 KINDS["aigamestore"] = Kind(
@@ -421,24 +424,9 @@ KINDS["aigamestore"] = Kind(
             "Browser games: the seed of the page's Math.random and crypto (default: 0; recorded, replayed).",
             unset=0,
         ),
-        NOTES_OPTION,
-        CONTEXT_OPTION,
-        SESSION_IMAGES_OPTION,
-        TASK_PROMPT_OPTION,
-        FINAL_ANSWER_OPTION,
-        TELL_STEPS_OPTION,
-        GAME_TOOLS_OPTION,
+        *BROWSER_GAME_OPTIONS,
     ),
-    always_tools=(
-        "play",
-        "restart",
-        "read_notes",
-        "write_note",
-        "read_guide",
-        "write_guide",
-        "read_working",
-        "write_working",
-    ),
+    always_tools=("play", "restart", *NOTE_TOOLS),
     profiles="agent_eval.benchmarks.aigamestore.profile:PROFILES",
 )
 KINDS["gameworld"] = Kind(
@@ -464,24 +452,20 @@ KINDS["gameworld"] = Kind(
             "--max-steps", "max_steps", int, None, "GameWorld: steps per task and role (default: the task's, 100)."
         ),
         REALTIME_OPTION,
-        NOTES_OPTION,
-        CONTEXT_OPTION,
-        SESSION_IMAGES_OPTION,
-        TASK_PROMPT_OPTION,
-        FINAL_ANSWER_OPTION,
-        TELL_STEPS_OPTION,
-        GAME_TOOLS_OPTION,
+        *BROWSER_GAME_OPTIONS,
+        KindOption(
+            "--act-schema",
+            "act_schema",
+            str,
+            None,
+            "GameWorld (VISTA's protocol, computer use): act's input, ours (every field of the role's actions, its "
+            "keys an enum) or vista (VISTA's: one closed object per action of the role, durations up to 2 s, text up "
+            "to 5 characters; arguments outside it answered 'Invalid tool arguments.' and no step taken) "
+            "(default: ours).",
+            unset="ours",
+        ),
     ),
-    always_tools=(
-        "act",
-        "control",
-        "read_notes",
-        "write_note",
-        "read_guide",
-        "write_guide",
-        "read_working",
-        "write_working",
-    ),
+    always_tools=("act", "control", *NOTE_TOOLS),
     profiles="agent_eval.benchmarks.gameworld.profile:PROFILES",
 )
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind

@@ -143,3 +143,48 @@ def test_vistas_act_counts_its_screens_toward_the_session_images_cap(checkout, h
     assert call("act", {"action": "wait"})[1][-1] == "image" and handoff.images == 2
     failed, refused = call("act", {"action": "wait"})
     assert failed and "no more than 2 are given in one session" in refused[0] and len(session.steps) == 2
+
+
+def test_vistas_act_schema_and_its_answers_to_bad_input(checkout, host, tmp_path):
+    """--act-schema vista: act is VISTA's (computer_use.py action_schema: one closed object per action of the role,
+    durations up to 2 s); arguments outside it are refused in VISTA's runtime's words with no step taken; an opposing
+    key pair, which its description forbids, is a step with nothing sent."""
+    session = open_session(host, task(checkout), tmp_path / "t", max_steps=5)
+    rung = Rung.from_options({"game_tools": "vista", "act_schema": "vista"})
+    server = game_server.build_server(game_server.GameTools(session, rung), "none")
+    act = next(t for t in asyncio.run(server.list_tools()) if t.name == "act")
+    variants = act.input_schema["oneOf"]
+    assert act.input_schema["type"] == "object" and set(act.input_schema) == {"type", "oneOf"}
+    assert [v["properties"]["action"]["const"] for v in variants] == [
+        "wait",
+        "press_key",
+        "press_keys",
+        "click",
+        "click_hold",
+        "mouse_move",
+        "drag",
+        "scroll",
+    ]  # no single-character key: no `type`
+    assert all(v["additionalProperties"] is False for v in variants)
+    keys = variants[1]["properties"]["key"]["enum"]
+    assert keys == ["ArrowDown", "ArrowLeft", "ArrowRight", "ArrowUp"]  # the catalog's names, sorted, as VISTA's
+    assert variants[3]["properties"]["x"]["maximum"] == 479 and variants[0]["properties"]["duration"]["maximum"] == 2
+    assert act.description.splitlines()[:2] == [
+        "Execute exactly one GameWorld input for the current role, not an action list.",
+        "Role 0 (player): keys [ArrowDown, ArrowLeft, ArrowRight, ArrowUp], mouse enabled.",
+    ]
+    assert "Forbidden opposing key pairs: ArrowLeft+ArrowRight, ArrowUp+ArrowDown." in act.description
+    call = caller(server)
+    for bad in (
+        {"action": "press_key", "key": "ArrowUp", "duration": 3},  # past VISTA's 2 s
+        {"action": "click", "x": 450, "y": 30, "duration": 0.1},  # click has no duration
+        {"action": "press_keys", "keys": ["ArrowUp"]},  # exactly two
+        {"action": "jump"},
+        {"action": "click", "x": 480, "y": 30},  # off the screen
+    ):
+        assert call("act", bad) == (True, ["Invalid tool arguments."]), bad
+    assert session.steps == []
+    opposing = call("act", {"action": "press_keys", "keys": ["ArrowLeft", "ArrowRight"]})
+    assert opposing[1][0] == "No valid action was executed. Final game screen."
+    assert session.steps[0].action is None and "opposing" in (session.steps[0].invalid or "")
+    assert call("act", WIN[0])[1][0] == "Final game screen." and session.steps[1].action["x"] == 450

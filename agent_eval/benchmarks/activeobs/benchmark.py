@@ -42,7 +42,6 @@ NOTE_PURPOSES = {  # what each of the agent's notes is for, on a scene (nothing 
     "GUIDE.md": "what you have found out about the scene: who and what is where, and when",
     "WORKING.md": "what you are looking for now, where you have looked and what is left",
 }
-WORLD_MODEL_VALUES = ("on", "off")
 
 
 class ActiveObservation(Benchmark):
@@ -55,14 +54,11 @@ class ActiveObservation(Benchmark):
         self.notes = False
 
     def configure(self, options: dict, timeout_s: float | None = None) -> None:
-        value = options.get("world_model") or "off"
-        if value not in WORLD_MODEL_VALUES:
-            raise ValueError(f"--world-model takes on or off, got {value!r}")
-        self.world_model = value == "on"
-        notes = options.get("notes") or "off"
-        if notes not in ("on", "off"):
-            raise ValueError(f"--notes must be on or off, got {notes!r}")
-        self.notes = notes == "on"
+        for name in ("world_model", "notes"):
+            value = options.get(name) or "off"
+            if value not in ("on", "off"):
+                raise ValueError(f"--{name.replace('_', '-')} must be on or off, got {value!r}")
+            setattr(self, name, value == "on")
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
         from agent_eval.benchmarks.activeobs.generate import (
@@ -168,7 +164,7 @@ class ActiveObservation(Benchmark):
 
         module = load_sdk_module(WORLD_MODEL_MODULE)
         graph = WorldGraph(item_root / FOLDER, sightings, passive=passive)
-        server = stack.enter_context(module.WorldModelServer(graph))
+        server = stack.enter_context(module.world_model_server(graph))
         return McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=server.url), server.endpoint
 
     @staticmethod

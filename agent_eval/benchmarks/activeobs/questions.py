@@ -101,8 +101,9 @@ def _boxes(scene: Scene, person: Person, frames) -> dict[int, tuple]:
     return {f: person_box(scene, person, f) for f in frames if 0 <= f < scene.n_frames}
 
 
-def _first(person: Person, action: str) -> Segment | None:
-    return next((s for s in person.segments if s.action == action), None)
+def _first_starts(scene: Scene) -> list[tuple[Person, Segment]]:
+    """Each person's first segment of each action they do."""
+    return [(p, s) for p in scene.people for a in ACTIONS if (s := p.first_segment(a))]
 
 
 def build_item(
@@ -165,7 +166,7 @@ def unique_anchor(scene: Scene, rng: random.Random, index: int) -> ActiveItem | 
 
 
 def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) -> ActiveItem | None:
-    candidates = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
+    candidates = _first_starts(scene)
     person, segment = rng.choice(candidates)
     keys = unique_keys(scene, person)
     who, meta = describe(person, keys), {"who": look_of(person, keys), "action": segment.action}
@@ -235,7 +236,7 @@ def chain(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
 
 
 def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
-    candidates = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
+    candidates = _first_starts(scene)
     person, segment = rng.choice(candidates)
     keys = unique_keys(scene, person)
     angle = round(person.angle_at(segment.start), 1)
@@ -258,7 +259,7 @@ def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem 
 
 
 def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
-    events = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
+    events = _first_starts(scene)
     if len(events) < 2:
         return None
     (p1, s1), (p2, s2) = rng.sample(events, 2)

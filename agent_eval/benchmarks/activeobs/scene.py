@@ -93,6 +93,10 @@ class Person:
                 return segment
         raise SceneError(f"person {self.id}: no segment covers frame {frame}")
 
+    def first_segment(self, action: str) -> Segment | None:
+        """Where the person first does `action` (None: never)."""
+        return next((s for s in self.segments if s.action == action), None)
+
     def action_at(self, frame: int) -> str:
         return self.segment_at(frame).action
 

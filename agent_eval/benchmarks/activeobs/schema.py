@@ -6,7 +6,8 @@
      "question": "At 2.0 s ... ?",
      "choices": ["walking", "standing", "sitting", "waving"],   # answer_mode "choice" only
      "answer_mode": "choice",           # choice | frame | span | frame_angle | numeric
-     "answer": 2,                       # see ANSWER_FORMS
+     "answer": 2,                       # by mode: choice index (1-based), frame, [first, last],
+                                        #   [frame, angle_deg], a positive number
      "evidence": {"track": "p3",        # the target's per-frame panorama boxes [x1, y1, x2, y2]
                   "boxes": [[120, 1510.5, 190.0, 1585.0, 420.0], ...]},   # [frame, x1, y1, x2, y2]
      "fps": 15, "n_frames": 300,        # must match the scene
@@ -28,13 +29,6 @@ from typing import Any
 from agent_eval.benchmarks.activeobs.geometry import PANO_HEIGHT, PANO_WIDTH
 
 ANSWER_MODES = ("choice", "frame", "span", "frame_angle", "numeric")
-ANSWER_FORMS = {
-    "choice": "an integer, the 1-based index of the right choice",
-    "frame": "an integer frame index",
-    "span": "[first_frame, last_frame] (integers, inclusive)",
-    "frame_angle": "[frame_index, angle_deg]",
-    "numeric": "a positive number",
-}
 TASK = "activeobs"
 
 

@@ -42,7 +42,7 @@ from agent_eval.benchmarks.activeobs.questions import (
     left_neighbours,
 )
 from agent_eval.benchmarks.activeobs.render import person_box
-from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene
+from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene, Segment
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 
 RULES = ("anchor", "answer", "evidence", "temporal", "view", "hop", "unique")
@@ -78,10 +78,6 @@ def _one(scene: Scene, look: dict) -> Person | None:
 
 def _choice(action: str) -> int:
     return ACTIONS.index(action) + 1
-
-
-def _first_segment(person: Person, action: str):
-    return next((s for s in person.segments if s.action == action), None)
 
 
 def _is_change(person: Person, frame: int, n_frames: int) -> bool:
@@ -164,11 +160,11 @@ def _shift_changes(scene: Scene, frame: int, answer_at: Callable, found: tuple) 
     return any(other is None or other[0] != found[0] for other in moved)  # no answer there, or another one
 
 
-def _start_window_holds(scene: Scene, person: Person, action: str) -> Callable[[int], bool]:
-    segment = _first_segment(person, action)
+def _start_window_holds(scene: Scene, person: Person, segment: Segment) -> Callable[[int], bool]:
+    """The fact holds at f: within the start window of the person's first segment of that action."""
     return lambda f: (
         segment.start <= f <= segment.end
-        and person.action_at(f) == action
+        and person.action_at(f) == segment.action
         and at_most(f - segment.start, START_WINDOW_S * scene.fps)
     )
 
@@ -196,7 +192,7 @@ def _boundary(scene: Scene, item: ActiveItem) -> Derived | str:
     return Derived(
         first.start,
         person,
-        holds=_start_window_holds(scene, person, first.action),
+        holds=_start_window_holds(scene, person, first),
         needed=[(person, f) for f in (first.start - 1, first.start) if f >= 0],
         temporal=_is_change(person, first.start, scene.n_frames),
     )
@@ -206,13 +202,13 @@ def _viewpoint(scene: Scene, item: ActiveItem) -> Derived | str:
     person = _one(scene, item.meta["who"])
     if person is None:
         return "anchor"
-    segment = _first_segment(person, item.meta["action"])
+    segment = person.first_segment(item.meta["action"])
     if segment is None:
         return "answer"
     return Derived(
         [segment.start, round(person.angle_at(segment.start), 1)],
         person,
-        holds=_start_window_holds(scene, person, item.meta["action"]),
+        holds=_start_window_holds(scene, person, segment),
         needed=[(person, f) for f in (segment.start - 1, segment.start) if f >= 0],
         temporal=_is_change(person, segment.start, scene.n_frames),
     )
@@ -224,7 +220,7 @@ def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
         person = _one(scene, item.meta[key]["who"])
         if person is None:
             return "anchor"
-        segment = _first_segment(person, item.meta[key]["action"])
+        segment = person.first_segment(item.meta[key]["action"])
         if segment is None:
             return "answer"
         events.append((person, segment))
@@ -232,7 +228,7 @@ def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
     return Derived(
         round((s2.start - s1.start) / scene.fps, 2),
         later,
-        holds=_start_window_holds(scene, later, s2.action),
+        holds=_start_window_holds(scene, later, s2),
         needed=[(p, f) for p, s in events for f in (s.start - 1, s.start) if f >= 0],
         temporal=all(_is_change(p, s.start, scene.n_frames) for p, s in events),
     )

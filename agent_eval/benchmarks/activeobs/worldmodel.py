@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from agent_eval.benchmarks.activeobs.geometry import NORM, canonical_box, view_box_to_pano
+from agent_eval.datamodel.jsonl import append_line, log_lines
 
 ENTITY_KINDS = ("person", "object")
 ATTRIBUTE_TYPES = ("appearance", "action", "state")
@@ -225,10 +226,10 @@ class WorldGraph:
             try:
                 new_id, written = apply()
             except GraphRefusal as refusal:
-                self._log({**entry, "ok": False, "error": str(refusal)})
+                append_line(self.directory / HISTORY_FILE, {**entry, "ok": False, "error": str(refusal)})
                 raise
             self.version += 1
-            self._log({**entry, "ok": True, "id": new_id, "version": self.version})
+            append_line(self.directory / HISTORY_FILE, {**entry, "ok": True, "id": new_id, "version": self.version})
             self._save()
             return {"id": new_id, "version": self.version, **{k: v for k, v in written.items() if k != "id"}}
 
@@ -244,10 +245,6 @@ class WorldGraph:
     def get_graph(self) -> dict:
         with self._lock:
             return self.to_json()
-
-    def _log(self, entry: dict) -> None:
-        with (self.directory / HISTORY_FILE).open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
 
     def _save(self) -> None:
         text = json.dumps(self.to_json(), indent=1)
@@ -321,17 +318,9 @@ def load_graph(item_root: Path) -> StoredGraph | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         data = {}
-    history = []
-    history_path = folder / HISTORY_FILE
-    if history_path.is_file():
-        for line in history_path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                history.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
     return StoredGraph(
         [e for e in data.get("entities", []) if isinstance(e, dict)],
         [a for a in data.get("attributes", []) if isinstance(a, dict)],
         [r for r in data.get("relations", []) if isinstance(r, dict)],
-        history,
+        log_lines(folder / HISTORY_FILE),
     )

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
+from agent_eval.analysis.tables import cells_table
 from agent_eval.analysis.verdicts import verdict
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 
@@ -184,12 +184,7 @@ def render_games(data: Comparison, console: Console) -> None:
         ("ARC-AGI-3 games on the shared games", overall_cells(data)),
         ("per game", game_cells(data)),
     ):
-        table = Table(title=title, header_style="bold", title_style="bold")
-        for i, name in enumerate(header):
-            table.add_column(name, justify="left" if i < 2 else "right", no_wrap=True)
-        for cells in body:
-            table.add_row(*cells)
-        console.print(table)
+        console.print(cells_table(title, header, body))
 
 
 def markdown_parts(data: Comparison, md) -> list[str]:

@@ -186,3 +186,24 @@ def crossed_level(before: Turn | None, turn: Turn, terminal: bool) -> bool:
     if terminal or before is None or before.levels_completed is None or turn.levels_completed is None:
         return False
     return turn.levels_completed > before.levels_completed
+
+
+def public_action(turn: Turn) -> dict:
+    """The action as VISTA's public record gives it (_public_event): its name, and ACTION6's x and y as given."""
+    action: dict = {"action": turn.action}
+    if turn.action == CLICK and turn.given is not None:
+        action["x"], action["y"] = turn.given
+    return action
+
+
+def replayed(all_turns: list[Turn], display: int, last_reason: str | None) -> list[tuple[Turn, dict]]:
+    """The turns already played (a restored game), each with its metadata as it was when played, the game ending
+    only at its last turn (won, budget spent or failed: `last_reason`)."""
+    out = []
+    for before, turn in zip([None, *all_turns], all_turns):
+        if turn.action is None:
+            continue
+        reason = last_reason if turn is all_turns[-1] else None
+        boundary = crossed_level(before, turn, reason is not None)
+        out.append((turn, metadata(turn, display, reason=reason, action_applied=True, level_boundary=boundary)))
+    return out

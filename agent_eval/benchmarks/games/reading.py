@@ -7,18 +7,16 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import (
-    Embed,
     GameProgress,
     ItemView,
     ReadingHooks,
     ReplayFrame,
+    ReportedItem,
     RunOnDisk,
     TemplateView,
 )
 from agent_eval.datamodel.records import ItemRecord
-from agent_eval.datamodel.transcript import Transcript
 
 
 class GameReading(ReadingHooks):
@@ -42,16 +40,9 @@ class GameReading(ReadingHooks):
     def report_truth(self, run: RunOnDisk, data: Path | None, loaded: dict) -> object | None:
         return {}  # the item's folder holds the game as played: the report asks for the item view only when not None
 
-    def report_item(
-        self,
-        run: RunOnDisk,
-        record: ItemRecord,
-        images: ItemImages,
-        embed: Embed,
-        transcript: Transcript | None,
-        truth: object,
-    ) -> ItemView:
-        values = importlib.import_module(self.report_module).game_item(run, record, images, embed)
+    def report_item(self, item: ReportedItem) -> ItemView:
+        record = item.record
+        values = importlib.import_module(self.report_module).game_item(item.run, record, item.images, item.embed)
         return ItemView(
             template=self.item_template,
             values=values,

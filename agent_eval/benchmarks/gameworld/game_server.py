@@ -31,6 +31,8 @@ from agent_eval.benchmarks.games.browser.tools import (
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
 from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
 from agent_eval.benchmarks.games.vista.events import Event
+from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, vista_tool
+from agent_eval.benchmarks.gameworld import vista_act
 from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
 from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
@@ -147,8 +149,16 @@ class GameTools:
 
     # -- acting
 
-    def act(self, role: int | None, given: dict, reasoning: str | None) -> Any:  # a list, or VISTA's answer
-        session, interface = self.session, self.rung.interface.replace("-", "_")
+    def role_playing(self) -> int:
+        """The role whose session this is: a game of one role its only one. VISTA's act schema is one role's, so a
+        game of several needs --roles isolated."""
+        if len(self.session.roles) > 1:
+            raise StepRefused("VISTA's act schema is one role's: a game of several roles needs --roles isolated")
+        return 0
+
+    def act(self, role: int | None, given: dict, reasoning: str | None, interface: str | None = None) -> Any:
+        """One step (a list, or VISTA's answer); interface: the session's (ours), or vista (VISTA's act)."""
+        session, interface = self.session, interface or self.rung.interface.replace("-", "_")
         if self.decisions is not None:
             if self.decisions.acted:
                 return [json.dumps({"stop": f"No step taken: you already acted. {DECISION_OVER}"})]
@@ -250,6 +260,20 @@ def _control_function(tools: GameTools):
         return refusing(REFUSED, lambda: tools.act(role, given, reasoning))
 
     return control
+
+
+def _vista_act(tools: GameTools) -> Tool:
+    """`act` in VISTA's schema and words for the role playing (vista_act.py): arguments outside the schema refused,
+    nothing taken; the rest a step."""
+    game, role = tools.session.item.game, tools.role_playing()
+
+    def act(arguments: dict) -> Any:
+        action = vista_act.admitted(arguments, game, role)
+        if action is None:
+            return answer(False, vista_act.INVALID_ARGUMENTS)
+        return refusing(REFUSED, lambda: tools.act(role, action, None, "vista"))
+
+    return vista_tool("act", vista_act.description(game, role), vista_act.schema(game, role), ACTS, act)
 
 
 def _memory_functions(tools: GameTools) -> list[Callable[..., Any]]:
@@ -361,6 +385,8 @@ def build_server(tools: GameTools, mode: str) -> MCPServer:
     }
     names = rung.tools(mode, tools.codex)
     made = vista_play.task_tools(tools.vista, names, tools.handoff) if tools.vista is not None else {}
+    if rung.act_schema == "vista":
+        made["act"] = _vista_act(tools)
 
     def schema(name: str, tool: Tool) -> dict:
         return _schema(tool, enums, drop) if name == rung.act_tool else plain_schema(tool.parameters)

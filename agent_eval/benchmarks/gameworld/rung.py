@@ -12,8 +12,9 @@
   context size (`handoff:N`), as for ARC-AGI-3 games.
 - with the vista protocol, VISTA's words or ours (task_prompt: "Game screen:" first, VISTA's recovery words), what
   a final reply with steps left does (final_answer: ends the task, or VISTA's redirect: a step with nothing sent,
-  answered in VISTA's words), whether act's answer says the step and the steps left (tell_steps), and whose tools
-  (game_tools: ours, or VISTA's inspect, read_pixels, history and note tools over the task's events).
+  answered in VISTA's words), whether act's answer says the step and the steps left (tell_steps), whose tools
+  (game_tools: ours, or VISTA's inspect, read_pixels, history and note tools over the task's events), and whose
+  act schema (act_schema: ours, or VISTA's, vista_act.py).
 
 Tool modes add, as for ARC-AGI-3 games: `image` recall / inspect / read_pixels / history over the screens (in the
 official protocol, the screens and steps that decision was shown), `python` a shell over them too."""
@@ -41,8 +42,15 @@ NOTE_PURPOSES = {  # what each of the agent's notes is for (nothing of how to pl
 class Rung(BrowserOptions):
     interface: str = "computer-use"
     max_steps: int | None = None  # None: the task's own
+    act_schema: str = "ours"  # act's input schema: ours (every role's fields) or VISTA's (vista_act.py)
+    roles: str = "shared"  # a game of several roles: one session plays them all, or one session a role
 
     protocols = ("official", "vista")
+    vista_switches = {
+        **BrowserOptions.vista_switches,
+        "act_schema": ("ours", "vista"),
+        "roles": ("shared", "isolated"),
+    }
 
     @classmethod
     def from_options(cls, given: dict) -> Rung:
@@ -52,6 +60,8 @@ class Rung(BrowserOptions):
         steps = given.get("max_steps")
         if steps is not None and (isinstance(steps, bool) or int(steps) < 1):
             raise ValueError(f"--max-steps must be at least 1, got {steps}")
+        if shared["act_schema"] == "vista" and interface != "computer-use":
+            raise ValueError("--act-schema vista is the computer-use act tool's (give --interface computer-use)")
         return cls(interface=interface, max_steps=int(steps) if steps is not None else None, **shared)
 
     @property
@@ -92,4 +102,6 @@ class Rung(BrowserOptions):
             "final answer": self.final_answer,
             "steps told": "on" if self.tell_steps else "off",
             "game tools": self.game_tools,
+            "act schema": self.act_schema,
+            "roles": self.roles,
         }

@@ -12,9 +12,6 @@ from typing import ClassVar
 from agent_eval.benchmarks.games.handoff import parse_context, parse_session_images
 
 SWITCH = ("on", "off")
-TASK_PROMPTS = ("ours", "vista")
-FINAL_ANSWERS = ("ends", "redirect")
-GAME_TOOLS = ("ours", "vista")
 NEEDS_VISTA = "needs VISTA's protocol and --notes on (a fresh session goes on from them)"
 
 
@@ -40,6 +37,12 @@ class BrowserOptions:
     game_tools: str = field(default="ours", kw_only=True)  # vista: VISTA's actions, looks, history and notes
 
     protocols: ClassVar[tuple[str, ...]] = ("vista", "official")  # in the order the kind's --help names them
+    # the switches only VISTA's protocol turns: each one's values, ours (the default) first, then VISTA's
+    vista_switches: ClassVar[dict[str, tuple[str, str]]] = {
+        "task_prompt": ("ours", "vista"),
+        "final_answer": ("ends", "redirect"),
+        "game_tools": ("ours", "vista"),
+    }
 
     @property
     def hands_off(self) -> bool:
@@ -63,16 +66,11 @@ class BrowserOptions:
         images = parse_session_images(given.get("session_images"))
         if images is not None and (protocol != "vista" or not notes):
             raise ValueError(f"--session-images {NEEDS_VISTA}")
-        switched = {
-            "task_prompt": one_of(given, "task_prompt", TASK_PROMPTS, "ours"),
-            "final_answer": one_of(given, "final_answer", FINAL_ANSWERS, "ends"),
-            "game_tools": one_of(given, "game_tools", GAME_TOOLS, "ours"),
-        }
-        if protocol != "vista" and tuple(switched.values()) != ("ours", "ends", "ours"):
-            raise ValueError(
-                "--task-prompt vista, --final-answer redirect and --game-tools vista are VISTA's protocol's (give "
-                "--protocol vista)"
-            )
+        switched = {key: one_of(given, key, values, values[0]) for key, values in cls.vista_switches.items()}
+        if protocol != "vista" and any(switched[key] != values[0] for key, values in cls.vista_switches.items()):
+            flags = [f"--{key.replace('_', '-')} {values[1]}" for key, values in cls.vista_switches.items()]
+            listed = ", ".join(flags[:-1]) + " and " + flags[-1]
+            raise ValueError(f"{listed} are VISTA's protocol's (give --protocol vista)")
         return switched | {
             "protocol": protocol,
             "realtime": given.get("realtime") == "on",
