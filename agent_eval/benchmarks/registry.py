@@ -20,13 +20,21 @@ class KindOption:
     handed to that kind's Benchmark.configure() under `name`, recorded in the run's identity."""
 
     flag: str  # "--max-actions"
-    name: str  # "max_actions": its key in configure()'s dict and in run.json's kind_options
     type: type  # int, float or str
     default: object
     help: str
     # A value that means the same as leaving the option out (e.g. --world-model off): left out of the identity,
     # so the runs made before the option existed keep theirs.
     unset: object = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.type, type):  # the name comes from the flag: KindOption(flag, type, default, help)
+            raise TypeError(f"KindOption({self.flag!r}, ...): the second argument is the value's type, not a name")
+
+    @property
+    def name(self) -> str:
+        """ "max_actions" for --max-actions: its key in configure()'s dict and in run.json's kind_options."""
+        return self.flag.removeprefix("--").replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,6 @@ class Kind:
 # The notes switch (VISTA's rung iv), one option of two kinds: same flag, values and meaning for each.
 NOTES_OPTION = KindOption(
     "--notes",
-    "notes",
     str,
     None,
     "ARC-AGI-3 games (rung iv), the browser games (AI GameStore, GameWorld) and active observation: on gives the "
@@ -70,7 +77,6 @@ NOTES_OPTION = KindOption(
 # The context policy (VISTA's rungs iii/iv), shared by the game kinds: same flag, values and meaning for each.
 CONTEXT_OPTION = KindOption(
     "--context",
-    "context",
     str,
     None,
     "ARC-AGI-3 games (rung iii/iv), AI GameStore and GameWorld (VISTA's protocol): native (the CLI compacts its "
@@ -83,7 +89,6 @@ CONTEXT_OPTION = KindOption(
 # The session image cap, one option of every game kind (the game core's hand-off, games/handoff.py)
 SESSION_IMAGES_OPTION = KindOption(
     "--session-images",
-    "session_images",
     int,
     None,
     "Games (ARC-AGI-3; AI GameStore and GameWorld under VISTA's protocol with --notes on): before a tool would give "
@@ -94,7 +99,6 @@ SESSION_IMAGES_OPTION = KindOption(
 # The browser games' protocol, shared by AI GameStore and GameWorld: same flag, values and default for each.
 PROTOCOL_OPTION = KindOption(
     "--protocol",
-    "protocol",
     str,
     None,
     "Browser games: vista (one continuous session acting through the game's tool, every frame kept) or official "
@@ -106,7 +110,6 @@ PROTOCOL_OPTION = KindOption(
 # A browser game's clock, shared: paused while the model thinks (both benchmarks' rule), or running (real time).
 REALTIME_OPTION = KindOption(
     "--realtime",
-    "realtime",
     str,
     None,
     "Browser games: on lets the game run on while the model thinks (each decision first plays the wall time since "
@@ -117,7 +120,6 @@ REALTIME_OPTION = KindOption(
 # What the agent is told, ours or VISTA's, shared by the kinds VISTA reports: same flag, values and meaning for each.
 TASK_PROMPT_OPTION = KindOption(
     "--task-prompt",
-    "task_prompt",
     str,
     None,
     "Games and BabyVision: what each session is told: ours (the mode's template: the game, its tools and budget; "
@@ -130,7 +132,6 @@ TASK_PROMPT_OPTION = KindOption(
 # What the model sees and may call in a game, VISTA's way beside ours: same flag and values for each game kind.
 GAME_TOOLS_OPTION = KindOption(
     "--game-tools",
-    "game_tools",
     str,
     None,
     "Games: ours or vista (VISTA's tools, answering as VISTA does). ARC-AGI-3 games: ours (play, recall, inspect, "
@@ -144,7 +145,6 @@ GAME_TOOLS_OPTION = KindOption(
 # The browser games' episode, VISTA's way beside ours: same flags, values and defaults for each.
 FINAL_ANSWER_OPTION = KindOption(
     "--final-answer",
-    "final_answer",
     str,
     None,
     "Browser games: what a final reply with decisions left does: ends (the game is graded as it stands) or "
@@ -154,7 +154,6 @@ FINAL_ANSWER_OPTION = KindOption(
 )
 TELL_STEPS_OPTION = KindOption(
     "--tell-steps",
-    "tell_steps",
     str,
     None,
     "Browser games: on says in every play's result the decision number and how many are left; off says neither "
@@ -190,7 +189,6 @@ KINDS: dict[str, Kind] = {
         options=(
             KindOption(
                 "--world-model",
-                "world_model",
                 str,
                 None,
                 "Active observation: on or off; on adds the world-model tools (get_graph, add_entity, add_attribute, "
@@ -223,7 +221,6 @@ KINDS: dict[str, Kind] = {
             TASK_PROMPT_OPTION,
             KindOption(
                 "--image-tools",
-                "image_tools",
                 str,
                 None,
                 "BabyVision, tool modes image and python: ours (inspect, read_pixels and info on the image file in "
@@ -234,7 +231,6 @@ KINDS: dict[str, Kind] = {
             ),
             KindOption(
                 "--grade",
-                "grade",
                 str,
                 None,
                 "BabyVision: which grade is an item's `correct`: judge (VLMEvalKit's: the judge model decides from "
@@ -264,11 +260,10 @@ KINDS["arcgames"] = Kind(
     "over the frames)",
     samples_help="arcgames: the project's own ARC-AGI-3-style games on ARCEngine",
     options=(
-        KindOption("--max-actions", "max_actions", int, 200, "ARC-AGI-3 games: actions per game, RESETs included."),
-        KindOption("--frame-scale", "frame_scale", int, 4, "ARC-AGI-3 games: each game pixel drawn as an NxN square."),
+        KindOption("--max-actions", int, 200, "ARC-AGI-3 games: actions per game, RESETs included."),
+        KindOption("--frame-scale", int, 4, "ARC-AGI-3 games: each game pixel drawn as an NxN square."),
         KindOption(
             "--max-hours",
-            "max_hours",
             float,
             None,
             "ARC-AGI-3 games: hours of play per game, counted across restarts and sessions (default: no bound "
@@ -276,7 +271,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--observation",
-            "observation",
             str,
             None,
             "ARC-AGI-3 games (VISTA's rung i): how play and recall show a frame: image, text (its 64x64 colour "
@@ -285,7 +279,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--level-actions",
-            "level_actions",
             float,
             None,
             "ARC-AGI-3 games (rung ii): each level bounded at ceil(its human baseline x this) actions, besides "
@@ -296,7 +289,6 @@ KINDS["arcgames"] = Kind(
         SESSION_IMAGES_OPTION,
         KindOption(
             "--pixel-readout",
-            "pixel_readout",
             str,
             None,
             "ARC-AGI-3 games (rung vi): off leaves read_pixels out of modes image and python, keeping recall and "
@@ -307,7 +299,6 @@ KINDS["arcgames"] = Kind(
         GAME_TOOLS_OPTION,
         KindOption(
             "--frame-grid",
-            "frame_grid",
             str,
             None,
             "ARC-AGI-3 games: on draws frames with VISTA's grid lines (the first row and column of every game "
@@ -316,7 +307,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--coordinates",
-            "coordinates",
             str,
             None,
             "ARC-AGI-3 games: grid (ACTION6 and every region in game pixels, 0-63) or display (in pixels of the "
@@ -326,7 +316,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--working-scope",
-            "working_scope",
             str,
             None,
             "ARC-AGI-3 games (with --notes on): game (WORKING.md lasts the game) or level (archived with its "
@@ -335,7 +324,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--guide-chars",
-            "guide_chars",
             int,
             None,
             "ARC-AGI-3 games (with --notes on): GUIDE.md's size limit in characters (default: 20000 with "
@@ -343,7 +331,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--working-chars",
-            "working_chars",
             int,
             None,
             "ARC-AGI-3 games (with --notes on): WORKING.md's size limit in characters (default: 20000 with "
@@ -352,7 +339,6 @@ KINDS["arcgames"] = Kind(
         # How the episode runs (games/protocol.py): VISTA's by default, each recorded in the run's identity
         KindOption(
             "--initial-frame",
-            "initial_frame",
             str,
             "on",
             "ARC-AGI-3 games: on shows the game's first frame and state with the task, before any action (VISTA); "
@@ -360,7 +346,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--action-batches",
-            "action_batches",
             str,
             "off",
             "ARC-AGI-3 games: off refuses a play until the previous play's result has reached the model (one action "
@@ -368,7 +353,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--early-stop",
-            "early_stop",
             str,
             "continue",
             "ARC-AGI-3 games: what follows a session that ends with the game live and budget left: continue (the "
@@ -378,7 +362,6 @@ KINDS["arcgames"] = Kind(
         TASK_PROMPT_OPTION,
         KindOption(
             "--recoveries",
-            "recoveries",
             int,
             5,
             "ARC-AGI-3 games: with --early-stop continue, fresh sessions in a row with no action between before the "
@@ -386,7 +369,6 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--arc-mode",
-            "arc_mode",
             str,
             None,
             "ARC-AGI-3 games: offline (the toolkit scores each game locally), online or competition (the games are "
@@ -412,13 +394,10 @@ KINDS["aigamestore"] = Kind(
     samples_help="aigamestore: the project's own AI GameStore-style test games (p5.js, matter-js, three.js)",
     options=(
         PROTOCOL_OPTION,
-        KindOption(
-            "--decisions", "decisions", int, None, "AI GameStore: game seconds (decisions) per game (default: 120)."
-        ),
+        KindOption("--decisions", int, None, "AI GameStore: game seconds (decisions) per game (default: 120)."),
         REALTIME_OPTION,
         KindOption(
             "--game-seed",
-            "game_seed",
             int,
             None,
             "Browser games: the seed of the page's Math.random and crypto (default: 0; recorded, replayed).",
@@ -442,20 +421,16 @@ KINDS["gameworld"] = Kind(
         PROTOCOL_OPTION,
         KindOption(
             "--interface",
-            "interface",
             str,
             "computer-use",
             "GameWorld: computer-use (act: keys, clicks, drags, scrolls, typing within the role's controls) or "
             "semantic (control: the role's named controls).",
         ),
-        KindOption(
-            "--max-steps", "max_steps", int, None, "GameWorld: steps per task and role (default: the task's, 100)."
-        ),
+        KindOption("--max-steps", int, None, "GameWorld: steps per task and role (default: the task's, 100)."),
         REALTIME_OPTION,
         *BROWSER_GAME_OPTIONS,
         KindOption(
             "--act-schema",
-            "act_schema",
             str,
             None,
             "GameWorld (VISTA's protocol, computer use): act's input, ours (every field of the role's actions, its "

@@ -20,6 +20,7 @@ from agent_eval.analysis.efficiency import EFFICIENCY
 from agent_eval.analysis.group_tests import holm_sentence
 from agent_eval.analysis.stats import ALPHA, min_possible_p, paired
 from agent_eval.analysis.verdicts import pct, pholm, pts, pval, verdict
+from agent_eval.benchmarks.activeobs.grading import seen_summary
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 
 METRICS = ("answer", "evidence", "combined")
@@ -45,20 +46,18 @@ SEEN = (
     ("in_graph", "evidence box written into the graph"),
     ("graph_size", "graph size (mean)"),
 )
+SEEN_SUMMARY = {
+    "unseen_view": "unseen_evidence_rate",
+    "in_graph": "evidence_in_graph_rate",
+    "graph_size": "graph_size_mean",
+}
 
 
 def seen_values(records, ids) -> dict[str, float | None]:
     """unseen_view, in_graph (shares) and graph_size (mean) over the records of `ids`; None where none says."""
     wanted = set(ids)
-    rows = [ActiveObsMetrics.of(r) for r in records if r.id in wanted]
-    observed = [m.evidence_view_observed for m in rows if m.evidence_view_observed is not None]
-    written = [m.evidence_in_graph for m in rows if m.evidence_in_graph is not None]
-    sizes = [m.graph_size for m in rows if m.graph_size is not None]
-    return {
-        "unseen_view": sum(not v for v in observed) / len(observed) if observed else None,
-        "in_graph": sum(written) / len(written) if written else None,
-        "graph_size": sum(sizes) / len(sizes) if sizes else None,
-    }
+    seen = seen_summary([ActiveObsMetrics.of(r) for r in records if r.id in wanted])
+    return {key: seen[name] for key, name in SEEN_SUMMARY.items()}
 
 
 def hallucination(answer: float, combined: float) -> float | None:

@@ -150,18 +150,15 @@ class WorldGraph:
 
     # -- writes
     def add_entity(self, observation, kind, label, bbox) -> dict:
-        args = {"observation": observation, "kind": kind, "label": label, "bbox": bbox}
-        return self._write("add_entity", args, lambda: self._new_entity(observation, kind, label, bbox))
+        return self._write("add_entity", self._new_entity, observation=observation, kind=kind, label=label, bbox=bbox)
 
     def add_attribute(self, entity, observation, type, value) -> dict:  # noqa: A002 - the tool's own word
         args = {"entity": entity, "observation": observation, "type": type, "value": value}
-        return self._write("add_attribute", args, lambda: self._new_attribute(entity, observation, type, value))
+        return self._write("add_attribute", self._new_attribute, **args)
 
     def add_relation(self, subject, object, observation, type, predicate) -> dict:  # noqa: A002
         args = {"subject": subject, "object": object, "observation": observation, "type": type, "predicate": predicate}
-        return self._write(
-            "add_relation", args, lambda: self._new_relation(subject, object, observation, type, predicate)
-        )
+        return self._write("add_relation", self._new_relation, **args)
 
     def _new_entity(self, observation, kind, label, bbox) -> tuple[str, dict]:
         kind, label, box = _choice(kind, "kind", ENTITY_KINDS), _text(label, "label"), _bbox(bbox)
@@ -179,8 +176,8 @@ class WorldGraph:
         self.entities.append(entity)
         return entity["id"], entity
 
-    def _new_attribute(self, entity, observation, type_, value) -> tuple[str, dict]:
-        type_, value = _choice(type_, "type", ATTRIBUTE_TYPES), _text(value, "value")
+    def _new_attribute(self, entity, observation, type, value) -> tuple[str, dict]:  # noqa: A002
+        type_, value = _choice(type, "type", ATTRIBUTE_TYPES), _text(value, "value")
         owner = self._entity(entity)
         seen = self._cite(observation)
         attribute = {
@@ -194,9 +191,9 @@ class WorldGraph:
         self.attributes.append(attribute)
         return attribute["id"], attribute
 
-    def _new_relation(self, subject, object_, observation, type_, predicate) -> tuple[str, dict]:
-        type_, predicate = _choice(type_, "type", RELATION_TYPES), _text(predicate, "predicate")
-        first, second = self._entity(subject), self._entity(object_)
+    def _new_relation(self, subject, object, observation, type, predicate) -> tuple[str, dict]:  # noqa: A002
+        type_, predicate = _choice(type, "type", RELATION_TYPES), _text(predicate, "predicate")
+        first, second = self._entity(subject), self._entity(object)
         if first is second:
             raise GraphRefusal("a relation joins two different entities (subject and object are the same)")
         if type_ == "social" and not first["kind"] == second["kind"] == "person":
@@ -214,7 +211,7 @@ class WorldGraph:
         self.relations.append(relation)
         return relation["id"], relation
 
-    def _write(self, tool: str, args: dict, apply) -> dict:
+    def _write(self, tool: str, apply: Callable[..., tuple[str, dict]], **args) -> dict:
         with self._lock:
             entry = {
                 "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
@@ -224,7 +221,7 @@ class WorldGraph:
                 "observation": args.get("observation") if _loggable_int(args.get("observation")) else None,
             }
             try:
-                new_id, written = apply()
+                new_id, written = apply(**args)
             except GraphRefusal as refusal:
                 append_line(self.directory / HISTORY_FILE, {**entry, "ok": False, "error": str(refusal)})
                 raise

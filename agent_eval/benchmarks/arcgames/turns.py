@@ -60,11 +60,6 @@ def turn_of(play: Play, given: dict[int, tuple[int, int]]) -> Turn:
     )
 
 
-def turns(session: GameSession, given: dict[int, tuple[int, int]]) -> list[Turn]:
-    """Every turn so far, turn 0 first when there is one."""
-    return [t for t in [first_turn(session)] if t is not None] + [turn_of(p, given) for p in session.plays]
-
-
 class Turns:
     """A session's turns, kept as they are played (each play's turn made once, not on every look)."""
 
@@ -101,18 +96,8 @@ def available(turn: Turn | None) -> list[str]:
 def termination_reason(session: GameSession) -> str | None:
     """Why the game takes no more actions, in VISTA's words where VISTA has them (WIN, action_budget_exhausted,
     controller_error), ours for our own bounds (the level's and the time budget)."""
-    if session.over is None:
-        return None
-    if session.error:
-        return "controller_error"
-    if session.last is not None and session.last.state == "WIN":
-        return "WIN"
-    if session.actions_used >= session.max_actions:
-        return "action_budget_exhausted"
-    limit = session.level_limit()
-    if limit is not None and session.actions_used - session.level_began_at >= limit:
-        return "level_action_budget_exhausted"
-    return "time_budget_exhausted"
+    ended = session.ended()
+    return ended[0] if ended else None
 
 
 def metadata(

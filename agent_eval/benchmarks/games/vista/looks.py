@@ -23,6 +23,7 @@ from PIL import Image
 
 from agent_eval.benchmarks.games.frames import png_of
 from agent_eval.benchmarks.games.vista.mcp import (
+    LABEL,
     MAX_INSPECTION_LABEL_CHARS,
     MAX_INSPECTION_QUESTION_CHARS,
     MAX_INSPECTION_VIEWS,
@@ -195,15 +196,14 @@ class StillLooks(Looks):
                 "description": "View name; required only when the observation has multiple views.",
             },
         }
-        label = {"type": "string", "minLength": 1, "maxLength": MAX_INSPECTION_LABEL_CHARS}
         region = schema_region(self.display)
         counts = {
             "rows": {"type": "integer", "minimum": 1, "maximum": self.display},
             "columns": {"type": "integer", "minimum": 1, "maximum": self.display},
         }
-        inspect_view = schema_object({"label": label, "region": region, **address}, ["label", "event"])
+        inspect_view = schema_object({"label": LABEL, "region": region, **address}, ["label", "event"])
         pixels_view = schema_object(
-            {"label": label, "region": region, **counts, **address}, ["label", "event", "region", "rows", "columns"]
+            {"label": LABEL, "region": region, **counts, **address}, ["label", "event", "region", "rows", "columns"]
         )
         inspect = (
             "Inspect one or more supplied visuals without changing the task. Select an event, optionally an earlier "

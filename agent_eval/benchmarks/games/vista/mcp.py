@@ -45,6 +45,9 @@ def schema_object(properties: dict, required: list[str] | None = None) -> dict:
     return schema
 
 
+LABEL = {"type": "string", "minLength": 1, "maxLength": MAX_INSPECTION_LABEL_CHARS}  # a view's short label
+
+
 def schema_region(size: int) -> dict:
     return schema_object(
         {

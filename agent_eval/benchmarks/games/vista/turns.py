@@ -17,21 +17,11 @@ from collections.abc import Callable
 
 from mcp_types import CallToolResult
 
+from agent_eval.benchmarks.games.vista import mcp
 from agent_eval.benchmarks.games.vista.events import Event
 from agent_eval.benchmarks.games.vista.looks import Colour, Looks, Picked, Refused, checked_question, checked_region
 from agent_eval.benchmarks.games.vista.looks import checked_view as _checked_keys
-from agent_eval.benchmarks.games.vista.mcp import (
-    MAX_INSPECTION_LABEL_CHARS,
-    MAX_INSPECTION_VIEWS,
-    MAX_PIXEL_READOUT_SAMPLES,
-    MAX_PIXEL_READOUT_VIEWS,
-    READ_ONLY,
-    Definition,
-    answer,
-    schema_object,
-    schema_question,
-    schema_region,
-)
+from agent_eval.benchmarks.games.vista.mcp import LABEL, READ_ONLY, Definition, answer, schema_object, schema_question
 
 MAX_TURN = 999_999
 ENDED = ("GAME_OVER", "WIN", "TERMINAL")  # an attempt's end, as VISTA's _attempt_history reads a state
@@ -80,7 +70,7 @@ class TurnLooks(Looks):
 
     def inspect(self, arguments: object) -> CallToolResult:
         try:
-            metadata, images = self._inspected(checked_question(arguments, MAX_INSPECTION_VIEWS))
+            metadata, images = self._inspected(checked_question(arguments, mcp.MAX_INSPECTION_VIEWS))
         except Refused as why:
             return answer(False, {"error": str(why)})
         labels = [inspection_label(view, metadata["view_count"]) for view in metadata["views"]]
@@ -89,7 +79,9 @@ class TurnLooks(Looks):
     def read_pixels(self, arguments: object) -> CallToolResult:
         with self._lock:  # the symbol map is the game's
             try:
-                return answer(True, self._sampled(checked_question(arguments, MAX_PIXEL_READOUT_VIEWS), self.symbols))
+                return answer(
+                    True, self._sampled(checked_question(arguments, mcp.MAX_PIXEL_READOUT_VIEWS), self.symbols)
+                )
             except Refused as why:
                 return answer(False, {"error": str(why)})
 
@@ -110,9 +102,9 @@ class TurnLooks(Looks):
             "Each view divides its selected rectangular region into equal rows and columns and samples the center "
             "pixel of every part from the archived supplied PNG. The result contains one RGB symbol palette and one "
             "compact row string per sampled row for each view in request order. At most "
-            f"{MAX_PIXEL_READOUT_VIEWS} views may be selected, with at most {MAX_PIXEL_READOUT_SAMPLES} samples "
-            "total per call. This tool only measures pixels; it does not align, transform, compare, or interpret "
-            "them. State the visual question and give each view a short label; those remain in this call."
+            f"{mcp.MAX_PIXEL_READOUT_VIEWS} views may be selected, with at most {mcp.MAX_PIXEL_READOUT_SAMPLES} "
+            "samples total per call. This tool only measures pixels; it does not align, transform, compare, or "
+            "interpret them. State the visual question and give each view a short label; those remain in this call."
         )
         counts = {
             "rows": {"type": "integer", "minimum": 1, "maximum": display},
@@ -122,10 +114,10 @@ class TurnLooks(Looks):
         return {
             "inspect": (
                 inspect,
-                schema_question(self._view_schema({}, ["label", "turn"]), MAX_INSPECTION_VIEWS),
+                schema_question(self._view_schema({}, ["label", "turn"]), mcp.MAX_INSPECTION_VIEWS),
                 READ_ONLY,
             ),
-            "read_pixels": (read_pixels, schema_question(pixels_view, MAX_PIXEL_READOUT_VIEWS), READ_ONLY),
+            "read_pixels": (read_pixels, schema_question(pixels_view, mcp.MAX_PIXEL_READOUT_VIEWS), READ_ONLY),
             "history": HISTORY,
         }
 
@@ -138,10 +130,10 @@ class TurnLooks(Looks):
         }
         return schema_object(
             {
-                "label": {"type": "string", "minLength": 1, "maxLength": MAX_INSPECTION_LABEL_CHARS},
+                "label": LABEL,
                 "turn": {"type": "integer", "minimum": 0, "maximum": MAX_TURN},
                 "frame": frame,
-                "region": schema_region(self.size),
+                "region": mcp.schema_region(self.size),
                 **extra,
             },
             required,
