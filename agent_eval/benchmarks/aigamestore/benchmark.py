@@ -53,12 +53,8 @@ class AiGameStore(BrowserKind):
     server_module = "agent_eval.benchmarks.aigamestore.game_server"
     samples = SAMPLES
     options: Options = Options()
-
-    def parse_options(self, given: dict) -> Options:
-        return Options.from_given(given)
-
-    def load_dataset(self, root: Path):
-        return load_games(root)
+    parse_options = staticmethod(Options.from_given)
+    load_dataset = staticmethod(load_games)
 
     def samples_written(self, out: Path) -> list[str]:
         games = sorted(p.parent.name for p in (out / "games").glob("*/index.html"))

@@ -63,12 +63,8 @@ class GameWorld(BrowserKind):
     server_module = "agent_eval.benchmarks.gameworld.game_server"
     samples = Path(__file__).resolve().parent / "samples"
     options: Rung = Rung()
-
-    def parse_options(self, given: dict) -> Rung:
-        return Rung.from_options(given)
-
-    def load_dataset(self, root: Path):
-        return load_gameworld(root)
+    parse_options = staticmethod(Rung.from_options)
+    load_dataset = staticmethod(load_gameworld)
 
     def samples_written(self, out: Path) -> list[str]:
         """The project's own GameWorld-style test game and its tasks, laid out as a GameWorld checkout."""
