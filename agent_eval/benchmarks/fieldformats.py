@@ -89,9 +89,6 @@ class FieldItem:
     def image_digests(self) -> list[bytes]:
         return [image.digest() for image in self.images]
 
-    def public(self) -> dict:
-        return {"id": self.id, "task": self.task, "category": self.category, "question": self.prompt_text}
-
 
 def image_stem(n: int, total: int) -> str:
     """The neutral name an item's n-th image (of `total`) is placed under."""
@@ -134,7 +131,6 @@ class FieldFormat(Benchmark):
 
     tool_modes = ("none", "image", "python")
     judge: Judge | None = None
-    judge_use = ""  # when the reference asks its judge, for --judge-model's help
 
     def set_judge(self, judge: Judge | None) -> None:
         self.judge = judge
@@ -160,9 +156,6 @@ class FieldFormat(Benchmark):
         with image_toolset(work, tools) as (toolset, endpoints):
             prompt = render_verbatim(template_text, item.prompt_text, images_phrase(placed))
             yield ItemSetup(prompt, toolset, endpoints=endpoints, conversions=conversions)
-
-    def truth_text(self, item) -> str:
-        return str(item.answer)
 
     def extra_rollup(self, records: list) -> dict | None:
         """What the judge did across the run, for rollup.json: calls, answered from the cache, cost."""

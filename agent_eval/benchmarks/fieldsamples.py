@@ -126,6 +126,24 @@ def write_vlmeval_tsv(out: Path, seed: int, per_task: int) -> Path:
     return path
 
 
+def _babyvision_row(task_id: int, image: str, question: str, options: list[str], answer: str, family: str) -> dict:
+    """One line of meta_data.jsonl: a choice question (answer: the right option's letter) or, without options, a
+    blank one; `family` is "type/subtype"."""
+    kind, subtype = family.split("/")
+    choice, blank = (ord(answer) - 65, None) if options else (None, answer)
+    return {
+        "taskId": task_id,
+        "image": image,
+        "question": question,
+        "ansType": "choice" if options else "blank",
+        "options": options,
+        "choiceAns": choice,
+        "blankAns": blank,
+        "type": kind,
+        "subtype": subtype,
+    }
+
+
 def write_babyvision_folder(out: Path, seed: int, per_task: int) -> Path:
     """OUT/meta_data.jsonl and OUT/images/; returns the meta file's path."""
     rng = random.Random(seed)
@@ -136,35 +154,13 @@ def write_babyvision_folder(out: Path, seed: int, per_task: int) -> Path:
         texts, answer = _options(colour, list(COLOURS), 4, rng)
         name = f"images/colour_{n}.png"
         _square(colour, 256, rng).save(out / name)
-        rows.append(
-            {
-                "taskId": 100 + n,
-                "image": name,
-                "question": "Which colour is the square?",
-                "ansType": "choice",
-                "options": texts,
-                "choiceAns": ord(answer) - 65,
-                "blankAns": None,
-                "type": "Fine-grained Discrimination",
-                "subtype": "Colour",
-            }
-        )
+        family = "Fine-grained Discrimination/Colour"
+        rows.append(_babyvision_row(100 + n, name, "Which colour is the square?", texts, answer, family))
         count = rng.randint(2, 7)
         name = f"images/dots_{n}.png"
         _dots(count, 320, rng).save(out / name)
-        rows.append(
-            {
-                "taskId": 200 + n,
-                "image": name,
-                "question": "How many black dots are there?",
-                "ansType": "blank",
-                "options": [],
-                "choiceAns": None,
-                "blankAns": str(count),
-                "type": "Visual Pattern Recognition",
-                "subtype": "Counting",
-            }
-        )
+        family = "Visual Pattern Recognition/Counting"
+        rows.append(_babyvision_row(200 + n, name, "How many black dots are there?", [], str(count), family))
     path = out / "meta_data.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path

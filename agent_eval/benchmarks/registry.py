@@ -439,6 +439,16 @@ KINDS["gameworld"] = Kind(
             "(default: ours).",
             unset="ours",
         ),
+        KindOption(
+            "--roles",
+            str,
+            None,
+            "GameWorld, a game of several roles (VISTA's protocol): shared (one session plays every role, `role` "
+            "given with each act) or isolated (VISTA's: each role its own session, system prompt, act, notes and "
+            "events; the roles take turns, one action a turn, the session stopped as its action's result reaches "
+            "the model; needs --game-tools, --act-schema and --task-prompt vista) (default: shared).",
+            unset="shared",
+        ),
     ),
     always_tools=("act", "control", *NOTE_TOOLS),
     profiles="agent_eval.benchmarks.gameworld.profile:PROFILES",

@@ -188,3 +188,36 @@ def test_vistas_act_schema_and_its_answers_to_bad_input(checkout, host, tmp_path
     assert opposing[1][0] == "No valid action was executed. Final game screen."
     assert session.steps[0].action is None and "opposing" in (session.steps[0].invalid or "")
     assert call("act", WIN[0])[1][0] == "Final game screen." and session.steps[1].action["x"] == 450
+
+
+def test_isolated_roles_each_see_their_own_act_and_events(host, tmp_path):
+    """--roles isolated (roles.py): the server offers the playing role's act (its keys); one act a turn, a second
+    refused in VISTA's words; as the next turn begins the tools become the next role's, whose events are its own:
+    the start screen, the screen its turn began on (the other role's move), its steps; never the other's actions."""
+    from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, turns_for
+    from support.gameworld import RELAY_WIN, write_relay_checkout
+
+    item = task(write_relay_checkout(tmp_path / "relay"), "91_01")
+    session = open_session(host, item, tmp_path / "t")
+    options = {"game_tools": "vista", "act_schema": "vista", "task_prompt": "vista", "notes": "on"}
+    turns = turns_for(session, Rung.from_options(options | {"roles": "isolated"}), tmp_path / "item")
+    assert turns is not None
+    server = game_server.build_server(game_server.GameTools(session, Rung.from_options(options), turns=turns), "image")
+    call = caller(server)
+
+    def offered() -> str:
+        return next(t for t in asyncio.run(server.list_tools()) if t.name == "act").description.splitlines()[1]
+
+    assert offered() == "Role 0 (amber): keys [a, d], mouse disabled."
+    assert call("act", RELAY_WIN[0][0])[1][0] == "Final game screen." and turns.turn_over()
+    assert call("act", RELAY_WIN[0][1]) == (True, [DECISION_ENDED]) and len(session.steps) == 1
+    assert turns.begin() == 1 and offered() == "Role 1 (teal): keys [ArrowLeft, ArrowRight], mouse disabled."
+    assert call("act", RELAY_WIN[0][1]) == (True, ["Invalid tool arguments."])  # amber's key is not teal's
+    call("act", RELAY_WIN[1][0])
+    events = json.loads(call("history", {})[1][0])["events"]
+    assert [e["action"] for e in events] == [None, None, {"name": "act", "arguments": RELAY_WIN[1][0]}]
+    call("write_working", {"content": "teal's plan"})
+    turns.begin()
+    assert call("read_working", {})[1][0] != "teal's plan"  # each role its own notes
+    events = json.loads(call("history", {})[1][0])["events"]
+    assert [e["action"] for e in events] == [None, {"name": "act", "arguments": RELAY_WIN[0][0]}, None]

@@ -9,22 +9,11 @@ import json
 from pathlib import Path
 from typing import Callable, Iterator
 
-from agent_eval.benchmarks.activeobs.grading import (
-    grade_active,
-    rollup_active,
-    rules_hash,
-)
+from agent_eval.benchmarks.activeobs.grading import grade_active, rules_hash
 from agent_eval.benchmarks.activeobs.loader import ActiveDataset, load_active_dataset
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.passive import (
-    passive_preamble,
-    write_passive_sample,
-)
-from agent_eval.benchmarks.activeobs.prompting import (
-    answer_instructions,
-    question_block,
-    world_model_text,
-)
+from agent_eval.benchmarks.activeobs.passive import passive_preamble, write_passive_sample
+from agent_eval.benchmarks.activeobs.prompting import answer_instructions, question_block, world_model_text
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE, seen_metrics
 from agent_eval.benchmarks.activeobs.worldmodel import FOLDER, WorldGraph, passive_sightings, sightings_from_log
@@ -188,11 +177,9 @@ class ActiveObservation(Benchmark):
         return rules_hash()
 
     def extra_rollup(self, records: list) -> dict | None:
-        rows = [
-            {**ActiveObsMetrics.of(record).to_json(), "status": record.status, "family": record.category}
-            for record in records
-        ]
-        return {"active_observation": rollup_active(rows)}
+        from agent_eval.benchmarks.activeobs.evidence import active_rollup
+
+        return {"active_observation": active_rollup(records)}
 
 
 def record_passive(item_root: Path, frames) -> None:

@@ -14,12 +14,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from agent_eval.benchmarks.activeobs.geometry import (
-    pano_box_to_view,
-    view_px_to_norm,
-    view_span,
-    x_to_angle,
-)
+from agent_eval.benchmarks.activeobs.geometry import pano_box_to_view, view_px_to_norm, view_span, x_to_angle
 from agent_eval.benchmarks.activeobs.grading import rollup_active
 from agent_eval.benchmarks.activeobs.loader import load_active_dataset
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics

@@ -74,9 +74,6 @@ class ActiveGrade:
     evidence: dict | None = None  # the evidence object as given
     detail: dict = field(default_factory=dict)  # why: parse error, best IoU, matched frame, ...
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 # This function's source is part of rules_hash(): reformatting it would change the hash.
 # fmt: off

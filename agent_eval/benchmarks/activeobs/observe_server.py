@@ -203,7 +203,6 @@ class ObservationServer:
         self,
         scenes: Path | str | list[Path | str],
         log_dir: Path | str,
-        host: str = "127.0.0.1",
         port: int = 0,
         views_dir: Path | str | None = None,
     ):
@@ -211,7 +210,6 @@ class ObservationServer:
         loaded = [load_scene(p) for p in paths]
         self.scenes = {scene.sequence: scene for scene in loaded}
         self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
-        self.host = host
         self._requested_port = port
         self._own_host: McpHost | None = None  # only for a fixed port (a manual server)
         self._mount: Mount | None = None
@@ -233,8 +231,8 @@ class ObservationServer:
 
     def start(self) -> "ObservationServer":
         if self._requested_port:
-            self._own_host = McpHost(self.host, self._requested_port).start()
-        host = self._own_host or McpHost.shared(self.host)
+            self._own_host = McpHost("127.0.0.1", self._requested_port).start()
+        host = self._own_host or McpHost.shared()
         self._mount = host.mount(lambda: build_server(self.scenes, self.log), name="observe").__enter__()
         return self
 

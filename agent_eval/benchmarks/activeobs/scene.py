@@ -26,12 +26,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from agent_eval.benchmarks.activeobs.geometry import (
-    FPS,
-    PANO_HEIGHT,
-    PANO_WIDTH,
-    wrap_angle,
-)
+from agent_eval.benchmarks.activeobs.geometry import FPS, PANO_HEIGHT, PANO_WIDTH, wrap_angle
 
 FORMAT = "agent-eval/activeobs-scene"
 VERSION = 1

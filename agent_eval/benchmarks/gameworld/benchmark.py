@@ -29,6 +29,7 @@ from agent_eval.benchmarks.gameworld.protocol import (
     vista_objective,
 )
 from agent_eval.benchmarks.gameworld.records import in_progress
+from agent_eval.benchmarks.gameworld.roles import isolated_setup, turns_for
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
 from agent_eval.benchmarks.gameworld.session import SEED, NotReplayable, TaskSession
 from agent_eval.benchmarks.notes import Notes
@@ -117,7 +118,10 @@ class GameWorld(BrowserKind):
             else:  # VISTA's words with its tools
                 handoff = self.handoff_state(handoff_request("vista") if rung.game_tools == "vista" else HANDOFF)
             codex = self.backend == "codex"
-            game_tools = server_module.GameTools(session, rung, decisions, handoff, notes, codex)
+            turns = turns_for(session, rung, item_root) if decisions is None else None  # --roles isolated
+            if turns is not None:  # each role its own notes; no hand-off yet (roles.py)
+                handoff = notes = None
+            game_tools = server_module.GameTools(session, rung, decisions, handoff, notes, codex, turns)
             served = serve_game(
                 stack,
                 SERVER_NAME,
@@ -127,6 +131,9 @@ class GameWorld(BrowserKind):
             )
             source = (decisions.window if decisions is not None else session.archive.directory) if mirror else None
             readonly = [(source, mirror)] if source is not None and mirror is not None else []
+            if turns is not None:
+                yield isolated_setup(turns, rung, template_text.strip() + "\n", served, readonly)
+                return
             if decisions is not None:
                 prompt, images = decisions.prompt()
                 yield ItemSetup(

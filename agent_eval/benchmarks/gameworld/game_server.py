@@ -30,12 +30,13 @@ from agent_eval.benchmarks.games.browser.tools import (
 )
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
 from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
-from agent_eval.benchmarks.games.vista.events import Event
+from agent_eval.benchmarks.games.vista.events import Event, VistaEvents
 from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, vista_tool
 from agent_eval.benchmarks.gameworld import vista_act
 from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
 from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
+from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, RoleEvents, RoleTurns
 from agent_eval.benchmarks.gameworld.rung import Rung
 from agent_eval.benchmarks.gameworld.session import StepRefused, TaskSession
 from agent_eval.benchmarks.notes import Notes
@@ -114,8 +115,10 @@ class GameTools:
         handoff: HandoffState | None = None,
         notes: Notes | None = None,
         codex: bool = False,
+        turns: RoleTurns | None = None,
     ):
         self.session = session
+        self.turns = turns  # --roles isolated: the role playing this turn, its notes and events (roles.py)
         self.rung = rung
         self.decisions = decisions
         self.handoff = handoff
@@ -131,6 +134,10 @@ class GameTools:
             if rung.game_tools == "vista"
             else None
         )
+        if turns is not None:  # each role's own tools over its own events and notes, its turn's served
+            own = [RoleEvents(session, k, turns, vista_words) for k in range(turns.roles)]
+            self.by_role = [VistaEvents(own[k], turns.notes[k]) for k in range(turns.roles)]
+            self.vista = self.by_role[turns.playing]
 
     # -- what this decision may look at
 
@@ -152,6 +159,8 @@ class GameTools:
     def role_playing(self) -> int:
         """The role whose session this is: a game of one role its only one. VISTA's act schema is one role's, so a
         game of several needs --roles isolated."""
+        if self.turns is not None:
+            return self.turns.playing
         if len(self.session.roles) > 1:
             raise StepRefused("VISTA's act schema is one role's: a game of several roles needs --roles isolated")
         return 0
@@ -169,12 +178,17 @@ class GameTools:
             return [json.dumps(status)]
         if role is None and len(session.roles) > 1:
             raise StepRefused(f"this game has {len(session.roles)} roles: give `role` (0-{len(session.roles) - 1})")
-        if self.vista is not None:  # VISTA's answer in its words; its screens count toward --session-images too
+        turns = self.turns
+        if turns is not None and turns.acted:  # one action per turn
+            return answer(False, DECISION_ENDED)
+        if self.vista is not None:  # VISTA's answer in its words (--roles isolated needs it); its screens counted
 
             def vista_step() -> tuple[str, bool]:
                 _, png = session.act(role or 0, given, interface, reasoning)
                 if png is None:  # nothing was taken: the budget spent, the game failed (runtime.py's words)
                     raise StepRefused("The task session has ended.")
+                if turns is not None:
+                    turns.acted = True
                 step = session.steps[-1]
                 return vista_words(step, session.over is not None), step.action is not None
 
@@ -262,10 +276,29 @@ def _control_function(tools: GameTools):
     return control
 
 
-def _vista_act(tools: GameTools) -> Tool:
-    """`act` in VISTA's schema and words for the role playing (vista_act.py): arguments outside the schema refused,
-    nothing taken; the rest a step."""
-    game, role = tools.session.item.game, tools.role_playing()
+def _by_role(tools: GameTools, names: tuple[str, ...], playing: dict[str, Tool]) -> MCPServer:
+    """--roles isolated: the server offers the playing role's tools (its act, its events' looks, its notes); as a
+    turn begins, each tool takes on that role's (the next CLI process lists them afresh)."""
+    assert tools.turns is not None
+    offered = [playing[name] for name in names]
+    each = [
+        [(t.description, t.parameters, t.fn) for t in ([_vista_act(tools, k), *tools.by_role[k].tools(names[1:])])]
+        for k in range(tools.turns.roles)
+    ]
+
+    def turn(role: int) -> None:
+        tools.vista = tools.by_role[role]
+        for tool, (description, parameters, fn) in zip(offered, each[role]):
+            tool.description, tool.parameters, tool.fn = description, parameters, fn
+
+    tools.turns.listeners.append(turn)
+    return served({}, names, dict(zip(names, offered)))
+
+
+def _vista_act(tools: GameTools, role: int) -> Tool:
+    """`act` in VISTA's schema and words for one role (vista_act.py): arguments outside the schema refused, nothing
+    taken; the rest a step."""
+    game = tools.session.item.game
 
     def act(arguments: dict) -> Any:
         action = vista_act.admitted(arguments, game, role)
@@ -386,7 +419,9 @@ def build_server(tools: GameTools, mode: str) -> MCPServer:
     names = rung.tools(mode, tools.codex)
     made = vista_play.task_tools(tools.vista, names, tools.handoff) if tools.vista is not None else {}
     if rung.act_schema == "vista":
-        made["act"] = _vista_act(tools)
+        made["act"] = _vista_act(tools, tools.role_playing())
+    if tools.turns is not None:
+        return _by_role(tools, names, made)
 
     def schema(name: str, tool: Tool) -> dict:
         return _schema(tool, enums, drop) if name == rung.act_tool else plain_schema(tool.parameters)

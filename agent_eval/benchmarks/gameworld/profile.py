@@ -15,6 +15,8 @@ option a user could give (docs/kinds/gameworld.md has the table, row by row). Fr
   `game_decisions`);
 - a final reply is a step with no action, answered "No valid action was executed. Final game screen." with the
   screen, and the task goes on (session.py RoleSession.submit; `final_answers`: 100);
+- in a game of several roles, each role its own context and one action a turn (profiles.py SessionPolicy
+  `one_action_per_turn`, make_experiment `role_context: isolated`; run.py play_loop): --roles isolated, roles.py;
 - neither the step count nor the horizon told (`host_action_count`, `host_action_horizon`: False);
 - VISTA_TOOLS (profiles.py): inspect, read_pixels and history over the task's events (core/support.py
   TaskContext: mode image) and the notes through read_guide, write_guide, read_working, write_working (--notes on);
@@ -49,6 +51,7 @@ PROFILES = (
             "notes": "on",
             "game_tools": "vista",
             "act_schema": "vista",
+            "roles": "isolated",
             "context": "handoff:cli",
         },
     ),

@@ -62,6 +62,15 @@ class Rung(BrowserOptions):
             raise ValueError(f"--max-steps must be at least 1, got {steps}")
         if shared["act_schema"] == "vista" and interface != "computer-use":
             raise ValueError("--act-schema vista is the computer-use act tool's (give --interface computer-use)")
+        if shared["roles"] == "isolated" and (shared["game_tools"], shared["act_schema"], shared["task_prompt"]) != (
+            "vista",
+            "vista",
+            "vista",
+        ):
+            raise ValueError(
+                "--roles isolated is VISTA's setting of each role (its tools, act and words): give it with "
+                "--game-tools vista --act-schema vista --task-prompt vista (as --profile vista does)"
+            )
         return cls(interface=interface, max_steps=int(steps) if steps is not None else None, **shared)
 
     @property
