@@ -145,12 +145,8 @@ class FieldFormat(Benchmark):
         if tools == "none":
             # Attached to the first message from the private home, which no tool can reach in this mode.
             inline = [image.place(home, conversions) for image in item.images]
-            yield ItemSetup(
-                prompt=render_verbatim(template_text, item.prompt_text, attached_phrase(len(inline))),
-                tools=ToolSet(),
-                inline_images=inline,
-                conversions=conversions,
-            )
+            prompt = render_verbatim(template_text, item.prompt_text, attached_phrase(len(inline)))
+            yield ItemSetup(prompt, ToolSet(), inline, conversions=conversions)
             return
         placed = [image.place(work, conversions) for image in item.images]
         with image_toolset(work, tools) as (toolset, endpoints):

@@ -42,20 +42,14 @@ def _passive_label(path: str) -> str:
 def active_item(reported: ReportedItem) -> dict:
     """Call before the steps are embedded: a view the agent saw is then shown once, here, and the
     transcript points back to it ("same image as observation #1 above")."""
-    record, images, embed, transcript, truth = (
-        reported.record,
-        reported.images,
-        reported.embed,
-        reported.transcript,
-        reported.truth,
-    )
+    record, images, embed, truth = reported.record, reported.images, reported.embed, reported.truth
     assert isinstance(truth, RunTruth), truth  # what this kind's report_truth returned
     observations, note = load_observations(images.base)
     item, scene = truth.item_and_scene(record.id)
     evidence = evidence_of(record, observations, item, scene)
     passive = [
         dict(embed(p, _passive_label(p)).__dict__, label=_passive_label(p))
-        for p in (transcript.prompt_images if transcript else [])
+        for p in (reported.transcript.prompt_images if reported.transcript else [])
     ]
     views = [
         {
