@@ -142,12 +142,21 @@ def _at_point(scene: Scene, point: int, answer_at: Callable, found: tuple, neede
     )
 
 
-def _start_window_holds(scene: Scene, person: Person, segment: Segment) -> Callable[[int], bool]:
-    """The fact holds at f: within the start window of the person's first segment of that action."""
-    return lambda f: (
-        segment.start <= f <= segment.end
-        and person.action_at(f) == segment.action
-        and at_most(f - segment.start, START_WINDOW_S * scene.fps)
+def _at_start(scene: Scene, answer, person: Person, segment: Segment, starts: list | None = None) -> Derived:
+    """A question about when someone starts an action: its fact holds in the first START_WINDOW_S of that segment;
+    an answerer must see each start it asks about (`starts`, else this one: the frame before and the frame itself),
+    and each must be a visible change."""
+    starts = starts or [(person, segment)]
+    return Derived(
+        answer,
+        person,
+        holds=lambda f: (
+            segment.start <= f <= segment.end
+            and person.action_at(f) == segment.action
+            and at_most(f - segment.start, START_WINDOW_S * scene.fps)
+        ),
+        needed=[(p, f) for p, s in starts for f in (s.start - 1, s.start) if f >= 0],
+        temporal=all(_is_change(p, s.start, scene.n_frames) for p, s in starts),
     )
 
 
@@ -171,13 +180,7 @@ def _boundary(scene: Scene, item: ActiveItem) -> Derived | str:
             temporal=_is_change(person, first.start, scene.n_frames)
             and _is_change(person, first.end + 1, scene.n_frames),
         )
-    return Derived(
-        first.start,
-        person,
-        holds=_start_window_holds(scene, person, first),
-        needed=[(person, f) for f in (first.start - 1, first.start) if f >= 0],
-        temporal=_is_change(person, first.start, scene.n_frames),
-    )
+    return _at_start(scene, first.start, person, first)
 
 
 def _viewpoint(scene: Scene, item: ActiveItem) -> Derived | str:
@@ -187,13 +190,7 @@ def _viewpoint(scene: Scene, item: ActiveItem) -> Derived | str:
     segment = person.first_segment(item.meta["action"])
     if segment is None:
         return "answer"
-    return Derived(
-        [segment.start, round(person.angle_at(segment.start), 1)],
-        person,
-        holds=_start_window_holds(scene, person, segment),
-        needed=[(person, f) for f in (segment.start - 1, segment.start) if f >= 0],
-        temporal=_is_change(person, segment.start, scene.n_frames),
-    )
+    return _at_start(scene, [segment.start, round(person.angle_at(segment.start), 1)], person, segment)
 
 
 def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
@@ -207,13 +204,7 @@ def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
             return "answer"
         events.append((person, segment))
     (_, s1), (later, s2) = sorted(events, key=lambda e: e[1].start)
-    return Derived(
-        round((s2.start - s1.start) / scene.fps, 2),
-        later,
-        holds=_start_window_holds(scene, later, s2),
-        needed=[(p, f) for p, s in events for f in (s.start - 1, s.start) if f >= 0],
-        temporal=all(_is_change(p, s.start, scene.n_frames) for p, s in events),
-    )
+    return _at_start(scene, round((s2.start - s1.start) / scene.fps, 2), later, s2, events)
 
 
 DERIVE = {
