@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent_eval.datamodel.process_result import SILENT, ProcessResult
+from agent_eval.datamodel.process_result import SILENT, TURN_OVER, ProcessResult
 from agent_eval.datamodel.transcript import Transcript
 
 HTTP_STATUS = {
@@ -97,7 +97,7 @@ def _classify(result: ProcessResult, transcript: Transcript, has_answer_tag: boo
         return refused
     if result.stopped_because == SILENT:  # the last session the lease stopped (no time or session left to go on)
         return Outcome("timeout", result.stop_detail)
-    if result.stopped_because:
+    if result.stopped_because and result.stopped_because != TURN_OVER:  # a turn ended by its kind is no failure
         return Outcome(
             result.stopped_because, result.stop_detail or transcript.error or result.stderr_tail.strip()[-500:] or None
         )

@@ -87,6 +87,11 @@ class Continuation:
     # After a restart of the harness (`ItemSetup.continuation`): True never continues the CLI's earlier session, a
     # fresh one is told `prompt` (a protocol of one request per decision, whose context holds that request alone)
     fresh: bool = False
+    # An item of several contexts (a game whose roles each have a session of their own, VISTA's context_key): the
+    # one this session plays; `resume` continues that context's last session. None: the item's one context.
+    context: str | None = None
+    system_fields: dict[str, str] | None = None  # this session's words for --system-prompt (None: the item's)
+    note_images: list[Path] = field(default_factory=list)  # attached to `note` when the session is continued
 
 
 @dataclass
@@ -123,6 +128,11 @@ class ItemSetup:
     # The item's words a run's system prompt (--system-prompt FILE) may name as {field}: filled in for this item
     # (VISTA's AI GameStore system prompt holds its game's description and controls)
     system_fields: dict[str, str] = field(default_factory=dict)
+    context: str | None = None  # the first session's context (a game's role: Continuation.context)
+    # Asked as each model request begins: True when the session's turn is over (a game's one action per turn: this
+    # request carries the action's result). The request is then held, never sent on, and the session's process
+    # stopped (VISTA interrupts its CLI there); next_session goes on.
+    turn_over: Callable[[], bool] | None = None
 
 
 class ItemError(Exception):

@@ -10,9 +10,11 @@ import hashlib
 import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterable
 
 from agent_eval.benchmarks.base import Benchmark, HashedDataset, ItemSetup, KindMetrics
-from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image
+from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_toolset, place_image
+from agent_eval.datamodel.jsonl import DataError
 from agent_eval.datamodel.judge_contract import Judge
 from agent_eval.tools.mcp_http import load_in_background
 from agent_eval.tools.toolset import ToolSet
@@ -48,6 +50,27 @@ class FieldDataset(HashedDataset):
 
     problems: list[str] = field(default_factory=list)
 
+    def read(self, source: Path, rows: Iterable[tuple[str, dict]], make: Callable, id_name: str, unit: str):
+        """Each (where, row) made an item by `make` (a ValueError: why it cannot be asked) and kept unless its id
+        repeats an earlier one's, one problem line per row left out; a DataError when no row can be asked."""
+        seen: set[str] = set()
+        for where, row in rows:
+            try:
+                item = make(row)
+            except ValueError as error:
+                self.problems.append(f"{where}: {error}; the {unit} is left out")
+                continue
+            if item.id in seen:
+                self.problems.append(
+                    f"{where}: {id_name} {item.id} repeats an earlier {unit}'s; the {unit} is left out"
+                )
+                continue
+            seen.add(item.id)
+            self.items.append(item)
+        if not self.items:
+            raise DataError(f"{source}: no {unit} can be asked" + (f" ({self.problems[0]})" if self.problems else ""))
+        return self
+
 
 class FieldItem:
     """What the field formats' items (TsvItem, BabyVisionItem) are hashed by: the prompt text as the reference
@@ -65,6 +88,11 @@ class FieldItem:
 
     def image_digests(self) -> list[bytes]:
         return [image.digest() for image in self.images]
+
+
+def image_stem(n: int, total: int) -> str:
+    """The neutral name an item's n-th image (of `total`) is placed under."""
+    return "image" if total == 1 else f"image_{n + 1}"
 
 
 def images_phrase(paths: list[Path]) -> str:
@@ -103,7 +131,6 @@ class FieldFormat(Benchmark):
 
     tool_modes = ("none", "image", "python")
     judge: Judge | None = None
-    judge_use = ""  # when the reference asks its judge, for --judge-model's help
 
     def set_judge(self, judge: Judge | None) -> None:
         self.judge = judge
@@ -118,25 +145,13 @@ class FieldFormat(Benchmark):
         if tools == "none":
             # Attached to the first message from the private home, which no tool can reach in this mode.
             inline = [image.place(home, conversions) for image in item.images]
-            yield ItemSetup(
-                prompt=render_verbatim(template_text, item.prompt_text, attached_phrase(len(inline))),
-                tools=ToolSet(),
-                inline_images=inline,
-                conversions=conversions,
-            )
+            prompt = render_verbatim(template_text, item.prompt_text, attached_phrase(len(inline)))
+            yield ItemSetup(prompt, ToolSet(), inline, conversions=conversions)
             return
         placed = [image.place(work, conversions) for image in item.images]
-        with image_tools(work) as (server, endpoint):
-            toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(server,))
-            yield ItemSetup(
-                prompt=render_verbatim(template_text, item.prompt_text, images_phrase(placed)),
-                tools=toolset,
-                endpoints=[endpoint],
-                conversions=conversions,
-            )
-
-    def truth_text(self, item) -> str:
-        return str(item.answer)
+        with image_toolset(work, tools) as (toolset, endpoints):
+            prompt = render_verbatim(template_text, item.prompt_text, images_phrase(placed))
+            yield ItemSetup(prompt, toolset, endpoints=endpoints, conversions=conversions)
 
     def extra_rollup(self, records: list) -> dict | None:
         """What the judge did across the run, for rollup.json: calls, answered from the cache, cost."""

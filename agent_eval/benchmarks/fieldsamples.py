@@ -68,102 +68,52 @@ def _options(right: str, pool: list[str], n: int, rng: random.Random) -> tuple[l
     return texts, chr(65 + texts.index(right))
 
 
+def _mcq(image: str | None, question: str, texts: list[str], answer: str, category: str, l2: str) -> dict[str, Any]:
+    """One TSV row (its index set when written)."""
+    options = dict(zip("ABCDEF", texts))
+    return {
+        "image": image,
+        "question": question,
+        "hint": None,
+        **options,
+        "answer": answer,
+        "category": category,
+        "l2-category": l2,
+        "split": "dev",
+    }
+
+
 def write_vlmeval_tsv(out: Path, seed: int, per_task: int) -> Path:
     """OUT/vlmeval_sample.tsv; returns its path."""
     rng = random.Random(seed)
-    columns = [
-        "index",
-        "image",
-        "question",
-        "hint",
-        "A",
-        "B",
-        "C",
-        "D",
-        "E",
-        "F",
-        "answer",
-        "category",
-        "l2-category",
-        "split",
-    ]
+    columns = ["index", "image", "question", "hint", *"ABCDEF", "answer", "category", "l2-category", "split"]
     rows: list[dict[str, Any]] = []
     colours = []
     for n in range(per_task):
         colour = rng.choice(list(COLOURS))
         colours.append(colour)
         texts, answer = _options(colour, list(COLOURS), 2 + n % 5, rng)  # 2 to 6 options
-        rows.append(
-            {
-                "image": _b64(_square(colour, 256, rng)),
-                "question": "What colour is the square?",
-                "hint": "The background is off-white." if n % 2 else None,
-                **dict(zip("ABCDEF", texts)),
-                "answer": answer,
-                "category": "colour",
-                "l2-category": "perception",
-                "split": "dev",
-            }
-        )
+        square = _b64(_square(colour, 256, rng))
+        rows.append(_mcq(square, "What colour is the square?", texts, answer, "colour", "perception"))
+        if n % 2:
+            rows[-1]["hint"] = "The background is off-white."
         count = rng.randint(2, 7)
         texts, answer = _options(str(count), [str(c) for c in range(1, 9)], 4, rng)
-        rows.append(
-            {
-                "image": _b64(_dots(count, 320, rng)),
-                "question": "How many black dots are there?",
-                "hint": None,
-                **dict(zip("ABCD", texts)),
-                "answer": answer,
-                "category": "counting",
-                "l2-category": "perception",
-                "split": "dev",
-            }
-        )
+        dots = _b64(_dots(count, 320, rng))
+        rows.append(_mcq(dots, "How many black dots are there?", texts, answer, "counting", "perception"))
         where = rng.choice(SIDES)
         texts, answer = _options(where, list(SIDES), 4, rng)
         # a large image with a small mark: where looking again pays
-        rows.append(
-            {
-                "image": _b64(_square("blue", 2048, rng, where, small=True)),
-                "question": "On which side of the image is the small blue square?",
-                "hint": None,
-                **dict(zip("ABCD", texts)),
-                "answer": answer,
-                "category": "position",
-                "l2-category": "reasoning",
-                "split": "dev",
-            }
-        )
+        mark = _b64(_square("blue", 2048, rng, where, small=True))
+        question = "On which side of the image is the small blue square?"
+        rows.append(_mcq(mark, question, texts, answer, "position", "reasoning"))
     first, second = rng.sample(list(COLOURS), 2)
     texts, answer = _options(second, list(COLOURS), 4, rng)
-    rows.append(
-        {
-            "image": repr([_b64(_square(first, 200, rng)), _b64(_square(second, 200, rng))]),
-            "question": "What colour is the square in the second image?",
-            "hint": None,
-            **dict(zip("ABCD", texts)),
-            "answer": answer,
-            "category": "colour",
-            "l2-category": "perception",
-            "split": "dev",
-        }
-    )
+    pair = repr([_b64(_square(first, 200, rng)), _b64(_square(second, 200, rng))])
+    rows.append(_mcq(pair, "What colour is the square in the second image?", texts, answer, "colour", "perception"))
     warm = colours[0] in ("red", "orange", "yellow")
-    rows.append(
-        {
-            **rows[0],
-            "image": None,
-            "question": "Is the square's colour warm or cool?",
-            "hint": None,
-            "A": "warm",
-            "B": "cool",
-            "C": None,
-            "D": None,
-            "E": None,
-            "F": None,
-            "answer": "A" if warm else "B",
-        }
-    )
+    question = "Is the square's colour warm or cool?"
+    rows.append({**rows[0], **_mcq(None, question, ["warm", "cool"], "A" if warm else "B", "colour", "perception")})
     out.mkdir(parents=True, exist_ok=True)
     path = out / "vlmeval_sample.tsv"
     lines = ["\t".join(columns)]
@@ -176,6 +126,24 @@ def write_vlmeval_tsv(out: Path, seed: int, per_task: int) -> Path:
     return path
 
 
+def _babyvision_row(task_id: int, image: str, question: str, options: list[str], answer: str, family: str) -> dict:
+    """One line of meta_data.jsonl: a choice question (answer: the right option's letter) or, without options, a
+    blank one; `family` is "type/subtype"."""
+    kind, subtype = family.split("/")
+    choice, blank = (ord(answer) - 65, None) if options else (None, answer)
+    return {
+        "taskId": task_id,
+        "image": image,
+        "question": question,
+        "ansType": "choice" if options else "blank",
+        "options": options,
+        "choiceAns": choice,
+        "blankAns": blank,
+        "type": kind,
+        "subtype": subtype,
+    }
+
+
 def write_babyvision_folder(out: Path, seed: int, per_task: int) -> Path:
     """OUT/meta_data.jsonl and OUT/images/; returns the meta file's path."""
     rng = random.Random(seed)
@@ -186,35 +154,13 @@ def write_babyvision_folder(out: Path, seed: int, per_task: int) -> Path:
         texts, answer = _options(colour, list(COLOURS), 4, rng)
         name = f"images/colour_{n}.png"
         _square(colour, 256, rng).save(out / name)
-        rows.append(
-            {
-                "taskId": 100 + n,
-                "image": name,
-                "question": "Which colour is the square?",
-                "ansType": "choice",
-                "options": texts,
-                "choiceAns": ord(answer) - 65,
-                "blankAns": None,
-                "type": "Fine-grained Discrimination",
-                "subtype": "Colour",
-            }
-        )
+        family = "Fine-grained Discrimination/Colour"
+        rows.append(_babyvision_row(100 + n, name, "Which colour is the square?", texts, answer, family))
         count = rng.randint(2, 7)
         name = f"images/dots_{n}.png"
         _dots(count, 320, rng).save(out / name)
-        rows.append(
-            {
-                "taskId": 200 + n,
-                "image": name,
-                "question": "How many black dots are there?",
-                "ansType": "blank",
-                "options": [],
-                "choiceAns": None,
-                "blankAns": str(count),
-                "type": "Visual Pattern Recognition",
-                "subtype": "Counting",
-            }
-        )
+        family = "Visual Pattern Recognition/Counting"
+        rows.append(_babyvision_row(200 + n, name, "How many black dots are there?", [], str(count), family))
     path = out / "meta_data.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path

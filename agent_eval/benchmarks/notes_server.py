@@ -6,11 +6,10 @@ its `game` server, beside play). Outside the sandbox: the notes' files are never
 from typing import Annotated
 
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from agent_eval.benchmarks.notes import NOTE_NAMES, NoteRefused, Notes
-from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
+from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
 
 SERVER_NAME = "notes"
 TOOL_NAMES = ("read_notes", "write_note")
@@ -44,11 +43,5 @@ def build_server(notes: Notes, where=lambda: {}):
         "read_notes": f"Read your two notes ({notes.describe()}). They are kept outside this conversation.",
         "write_note": WRITE_NOTE,
     }
-    tools = []
-    for function in note_functions(notes, where):
-        tool = Tool.from_function(
-            function, name=function.__name__, description=descriptions[function.__name__], structured_output=False
-        )
-        tool.parameters = plain_schema(tool.parameters)
-        tools.append(tool)
+    tools = [plain_tool(f, f.__name__, descriptions[f.__name__]) for f in note_functions(notes, where)]
     return fixed_tools_server(SERVER_NAME, tools)

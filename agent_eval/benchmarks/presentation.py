@@ -41,6 +41,19 @@ class RunOnDisk(Protocol):
 Embed = Callable[[str, str], Img]  # (path in the item dir, caption) -> an image the report embeds
 
 
+@dataclass(frozen=True)
+class ReportedItem:
+    """One item as the report reads it for its kind view: the run, the record, the item folder's images, how to embed
+    one, the transcript (None: not readable) and the run's report_truth."""
+
+    run: RunOnDisk
+    record: ItemRecord
+    images: ItemImages
+    embed: Embed
+    transcript: Transcript | None
+    truth: object
+
+
 @dataclass
 class ItemView:
     """One item's kind view in the report, read by its templates as `item.kind`."""
@@ -189,15 +202,7 @@ class ReadingHooks:
         shared across the report's runs, so a dataset is loaded once."""
         return None
 
-    def report_item(
-        self,
-        run: RunOnDisk,
-        record: ItemRecord,
-        images: ItemImages,
-        embed: Embed,
-        transcript: Transcript | None,
-        truth: object,
-    ) -> ItemView | None:
+    def report_item(self, item: ReportedItem) -> ItemView | None:
         """An item's kind view (needs report_truth's object)."""
         return None
 

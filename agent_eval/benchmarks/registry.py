@@ -7,7 +7,7 @@ imports a kind's modules: the run and read paths look the kind up here by name.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.base import Benchmark
@@ -20,13 +20,18 @@ class KindOption:
     handed to that kind's Benchmark.configure() under `name`, recorded in the run's identity."""
 
     flag: str  # "--max-actions"
-    name: str  # "max_actions": its key in configure()'s dict and in run.json's kind_options
-    type: type  # int, float or str
-    default: object
     help: str
+    _: KW_ONLY  # the rest by name: KindOption("--max-actions", "...", type=int, default=200)
+    type: type = str  # int, float or str
+    default: object = None
     # A value that means the same as leaving the option out (e.g. --world-model off): left out of the identity,
     # so the runs made before the option existed keep theirs.
     unset: object = None
+
+    @property
+    def name(self) -> str:
+        """ "max_actions" for --max-actions: its key in configure()'s dict and in run.json's kind_options."""
+        return self.flag.removeprefix("--").replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -58,9 +63,6 @@ class Kind:
 # The notes switch (VISTA's rung iv), one option of two kinds: same flag, values and meaning for each.
 NOTES_OPTION = KindOption(
     "--notes",
-    "notes",
-    str,
-    None,
     "ARC-AGI-3 games (rung iv), the browser games (AI GameStore, GameWorld) and active observation: on gives the "
     "agent two notes, GUIDE.md and WORKING.md, through read_notes and write_note in every tool mode, every version "
     "kept (default: off).",
@@ -70,9 +72,6 @@ NOTES_OPTION = KindOption(
 # The context policy (VISTA's rungs iii/iv), shared by the game kinds: same flag, values and meaning for each.
 CONTEXT_OPTION = KindOption(
     "--context",
-    "context",
-    str,
-    None,
     "ARC-AGI-3 games (rung iii/iv), AI GameStore and GameWorld (VISTA's protocol): native (the CLI compacts its "
     "own context) or handoff:TOKENS (its compaction off; at TOKENS of context the agent updates its notes and "
     "stops, and a fresh session goes on from them; give --notes on) or handoff:cli (the same hand-off where the CLI "
@@ -83,20 +82,15 @@ CONTEXT_OPTION = KindOption(
 # The session image cap, one option of every game kind (the game core's hand-off, games/handoff.py)
 SESSION_IMAGES_OPTION = KindOption(
     "--session-images",
-    "session_images",
-    int,
-    None,
     "Games (ARC-AGI-3; AI GameStore and GameWorld under VISTA's protocol with --notes on): before a tool would give "
     "the N-th image of one agent session, the agent updates its notes and stops and a fresh session goes on (VISTA: "
     "600). Kept at most the CLI's own per-request image cap for the model, past which it drops images (Claude "
     "Code: 600 for a natively-1M model, else 100); the run's first lines say the cap used (default: no cap).",
+    type=int,
 )
 # The browser games' protocol, shared by AI GameStore and GameWorld: same flag, values and default for each.
 PROTOCOL_OPTION = KindOption(
     "--protocol",
-    "protocol",
-    str,
-    None,
     "Browser games: vista (one continuous session acting through the game's tool, every frame kept) or official "
     "(the benchmark's own baseline, a fresh single-turn request per decision: AI GameStore's with the last "
     "decision's frames and the scratchpad, its inputs read from the reply's <keys>; GameWorld's shown its two "
@@ -106,9 +100,6 @@ PROTOCOL_OPTION = KindOption(
 # A browser game's clock, shared: paused while the model thinks (both benchmarks' rule), or running (real time).
 REALTIME_OPTION = KindOption(
     "--realtime",
-    "realtime",
-    str,
-    None,
     "Browser games: on lets the game run on while the model thinks (each decision first plays the wall time since "
     "the last one, recorded, so a replay plays it again); off keeps it paused (default: off).",
     unset="off",
@@ -117,9 +108,6 @@ REALTIME_OPTION = KindOption(
 # What the agent is told, ours or VISTA's, shared by the kinds VISTA reports: same flag, values and meaning for each.
 TASK_PROMPT_OPTION = KindOption(
     "--task-prompt",
-    "task_prompt",
-    str,
-    None,
     "Games and BabyVision: what each session is told: ours (the mode's template: the game, its tools and budget; "
     "BabyVision's question with its image) or vista (VISTA's own words: ARC-AGI-3 games the current observation's "
     "metadata and 'Complete the game with as few game actions as possible.'; AI GameStore 'Game screen (paused):' "
@@ -130,9 +118,6 @@ TASK_PROMPT_OPTION = KindOption(
 # What the model sees and may call in a game, VISTA's way beside ours: same flag and values for each game kind.
 GAME_TOOLS_OPTION = KindOption(
     "--game-tools",
-    "game_tools",
-    str,
-    None,
     "Games: ours or vista (VISTA's tools, answering as VISTA does). ARC-AGI-3 games: ours (play, recall, inspect, "
     "read_pixels, read_notes, write_note) or vista (play, inspect over turns with labelled views and a question, "
     "read_pixels sampling the image as shown, history, read_guide, write_guide, read_working, write_working). AI "
@@ -141,13 +126,9 @@ GAME_TOOLS_OPTION = KindOption(
     "read_guide, write_guide, read_working, write_working (default: ours).",
     unset="ours",
 )
-VISTA_NOTE_TOOLS = ("read_guide", "write_guide", "read_working", "write_working")  # --game-tools vista's notes
 # The browser games' episode, VISTA's way beside ours: same flags, values and defaults for each.
 FINAL_ANSWER_OPTION = KindOption(
     "--final-answer",
-    "final_answer",
-    str,
-    None,
     "Browser games: what a final reply with decisions left does: ends (the game is graded as it stands) or "
     "redirect (VISTA: it is not a game action; the model is told so in VISTA's words and the game goes on, at most "
     "as many times as there are decisions) (default: ends).",
@@ -155,12 +136,23 @@ FINAL_ANSWER_OPTION = KindOption(
 )
 TELL_STEPS_OPTION = KindOption(
     "--tell-steps",
-    "tell_steps",
-    str,
-    None,
     "Browser games: on says in every play's result the decision number and how many are left; off says neither "
     "(VISTA's host_action_count and host_action_horizon false) (default: on).",
     unset="on",
+)
+
+
+# The notes' tools, ours (--notes on) and VISTA's (--game-tools vista): offered even in a game's mode none.
+NOTE_TOOLS = ("read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working")
+# The browser games' options after their own, the same for AI GameStore and GameWorld.
+BROWSER_GAME_OPTIONS = (
+    NOTES_OPTION,
+    CONTEXT_OPTION,
+    SESSION_IMAGES_OPTION,
+    TASK_PROMPT_OPTION,
+    FINAL_ANSWER_OPTION,
+    TELL_STEPS_OPTION,
+    GAME_TOOLS_OPTION,
 )
 
 
@@ -177,9 +169,6 @@ KINDS: dict[str, Kind] = {
         options=(
             KindOption(
                 "--world-model",
-                "world_model",
-                str,
-                None,
                 "Active observation: on or off; on adds the world-model tools (get_graph, add_entity, add_attribute, "
                 "add_relation: a graph of what the agent saw, each fact citing its observation) to any tool mode "
                 "(default: off).",
@@ -210,9 +199,6 @@ KINDS: dict[str, Kind] = {
             TASK_PROMPT_OPTION,
             KindOption(
                 "--image-tools",
-                "image_tools",
-                str,
-                None,
                 "BabyVision, tool modes image and python: ours (inspect, read_pixels and info on the image file in "
                 "the working directory, and the CLI's file viewer) or vista (VISTA's inspect and read_pixels only, "
                 "over the image as supplied: views chosen by event and labelled, with a visual question; the image "
@@ -221,9 +207,6 @@ KINDS: dict[str, Kind] = {
             ),
             KindOption(
                 "--grade",
-                "grade",
-                str,
-                None,
                 "BabyVision: which grade is an item's `correct`: judge (VLMEvalKit's: the judge model decides from "
                 "the last \\boxed{} answer; ungraded without --judge-model) or vista (VISTA's: the last \\boxed{} "
                 "answer, normalized exact match). Both are recorded in every case, the judge's when a --judge-model "
@@ -245,57 +228,37 @@ KINDS["arcgames"] = Kind(
     "agent_eval.benchmarks.arcgames.benchmark:ArcGames",
     ("none", "image", "python"),
     "agent_eval.benchmarks.arcgames.loader:is_games_dataset",
-    tool_names=(
-        "play",
-        "recall",
-        "read_notes",
-        "write_note",
-        "history",
-        "read_guide",
-        "write_guide",
-        "read_working",
-        "write_working",
-    ),
+    tool_names=("play", "recall", "history", *NOTE_TOOLS),
     data_help="ARC-AGI-3 games (the toolkit's environment_files/<game>/<version>/ layout)",
     modes_help="ARC-AGI-3 games: none (play only), image (play, recall, inspect, read_pixels), python (plus a shell "
     "over the frames)",
     samples_help="arcgames: the project's own ARC-AGI-3-style games on ARCEngine",
     options=(
-        KindOption("--max-actions", "max_actions", int, 200, "ARC-AGI-3 games: actions per game, RESETs included."),
-        KindOption("--frame-scale", "frame_scale", int, 4, "ARC-AGI-3 games: each game pixel drawn as an NxN square."),
+        KindOption("--max-actions", "ARC-AGI-3 games: actions per game, RESETs included.", type=int, default=200),
+        KindOption("--frame-scale", "ARC-AGI-3 games: each game pixel drawn as an NxN square.", type=int, default=4),
         KindOption(
             "--max-hours",
-            "max_hours",
-            float,
-            None,
             "ARC-AGI-3 games: hours of play per game, counted across restarts and sessions (default: no bound "
             "but --timeout's per attempt).",
+            type=float,
         ),
         KindOption(
             "--observation",
-            "observation",
-            str,
-            None,
             "ARC-AGI-3 games (VISTA's rung i): how play and recall show a frame: image, text (its 64x64 colour "
             "indices as hex digits) or both (default: image).",
             unset="image",
         ),
         KindOption(
             "--level-actions",
-            "level_actions",
-            float,
-            None,
             "ARC-AGI-3 games (rung ii): each level bounded at ceil(its human baseline x this) actions, besides "
             "--max-actions (ARC Prize's harness uses 2 or 5; default: no per-level bound).",
+            type=float,
         ),
         NOTES_OPTION,
         CONTEXT_OPTION,
         SESSION_IMAGES_OPTION,
         KindOption(
             "--pixel-readout",
-            "pixel_readout",
-            str,
-            None,
             "ARC-AGI-3 games (rung vi): off leaves read_pixels out of modes image and python, keeping recall and "
             "inspect (rung v) (default: on).",
             unset="on",
@@ -304,18 +267,12 @@ KINDS["arcgames"] = Kind(
         GAME_TOOLS_OPTION,
         KindOption(
             "--frame-grid",
-            "frame_grid",
-            str,
-            None,
             "ARC-AGI-3 games: on draws frames with VISTA's grid lines (the first row and column of every game "
             "pixel's square darkened to 3/4), in the image shown and archived (default: off).",
             unset="off",
         ),
         KindOption(
             "--coordinates",
-            "coordinates",
-            str,
-            None,
             "ARC-AGI-3 games: grid (ACTION6 and every region in game pixels, 0-63) or display (in pixels of the "
             "image as shown, 0 to 64 x --frame-scale - 1, a click mapped to the game pixel under it as VISTA maps "
             "it) (default: grid).",
@@ -323,69 +280,52 @@ KINDS["arcgames"] = Kind(
         ),
         KindOption(
             "--working-scope",
-            "working_scope",
-            str,
-            None,
             "ARC-AGI-3 games (with --notes on): game (WORKING.md lasts the game) or level (archived with its "
             "provenance and emptied at each completed level, VISTA's way) (default: game).",
             unset="game",
         ),
         KindOption(
             "--guide-chars",
-            "guide_chars",
-            int,
-            None,
             "ARC-AGI-3 games (with --notes on): GUIDE.md's size limit in characters (default: 20000 with "
             "--game-tools ours, VISTA's 65536 with vista).",
+            type=int,
         ),
         KindOption(
             "--working-chars",
-            "working_chars",
-            int,
-            None,
             "ARC-AGI-3 games (with --notes on): WORKING.md's size limit in characters (default: 20000 with "
             "--game-tools ours, VISTA's 16384 with vista).",
+            type=int,
         ),
         # How the episode runs (games/protocol.py): VISTA's by default, each recorded in the run's identity
         KindOption(
             "--initial-frame",
-            "initial_frame",
-            str,
-            "on",
             "ARC-AGI-3 games: on shows the game's first frame and state with the task, before any action (VISTA); "
             "off: the agent's first play (RESET, an action of the budget) shows it (default: on).",
+            default="on",
         ),
         KindOption(
             "--action-batches",
-            "action_batches",
-            str,
-            "off",
             "ARC-AGI-3 games: off refuses a play until the previous play's result has reached the model (one action "
             "per observation, VISTA); on lets several plays of one message all run, unseen (default: off).",
+            default="off",
         ),
         KindOption(
             "--early-stop",
-            "early_stop",
-            str,
-            "continue",
             "ARC-AGI-3 games: what follows a session that ends with the game live and budget left: continue (the "
             "session is told to go on, then fresh sessions with the game's state and the notes, VISTA) or grade "
             "(the game is graded as it stands) (default: continue).",
+            default="continue",
         ),
         TASK_PROMPT_OPTION,
         KindOption(
             "--recoveries",
-            "recoveries",
-            int,
-            5,
             "ARC-AGI-3 games: with --early-stop continue, fresh sessions in a row with no action between before the "
             "game is graded as it stands (VISTA: 5).",
+            type=int,
+            default=5,
         ),
         KindOption(
             "--arc-mode",
-            "arc_mode",
-            str,
-            None,
             "ARC-AGI-3 games: offline (the toolkit scores each game locally), online or competition (the games are "
             "played at the ARC API with your key, ARC_API_KEY, on one scorecard per run, opened before the first "
             "game and closed at the end; ARC_BASE_URL names another server; docs/kinds/arcgames.md) "
@@ -394,7 +334,7 @@ KINDS["arcgames"] = Kind(
         ),
     ),
     # notes (--notes on) are offered in mode none too, ours or VISTA's
-    always_tools=("play", "read_notes", "write_note", "read_guide", "write_guide", "read_working", "write_working"),
+    always_tools=("play", *NOTE_TOOLS),
     profiles="agent_eval.benchmarks.arcgames.profile:PROFILES",
 )
 KINDS["aigamestore"] = Kind(
@@ -409,36 +349,17 @@ KINDS["aigamestore"] = Kind(
     samples_help="aigamestore: the project's own AI GameStore-style test games (p5.js, matter-js, three.js)",
     options=(
         PROTOCOL_OPTION,
-        KindOption(
-            "--decisions", "decisions", int, None, "AI GameStore: game seconds (decisions) per game (default: 120)."
-        ),
+        KindOption("--decisions", "AI GameStore: game seconds (decisions) per game (default: 120).", type=int),
         REALTIME_OPTION,
         KindOption(
             "--game-seed",
-            "game_seed",
-            int,
-            None,
             "Browser games: the seed of the page's Math.random and crypto (default: 0; recorded, replayed).",
+            type=int,
             unset=0,
         ),
-        NOTES_OPTION,
-        CONTEXT_OPTION,
-        SESSION_IMAGES_OPTION,
-        TASK_PROMPT_OPTION,
-        FINAL_ANSWER_OPTION,
-        TELL_STEPS_OPTION,
-        GAME_TOOLS_OPTION,
+        *BROWSER_GAME_OPTIONS,
     ),
-    always_tools=(
-        "play",
-        "restart",
-        "read_notes",
-        "write_note",
-        "read_guide",
-        "write_guide",
-        "read_working",
-        "write_working",
-    ),
+    always_tools=("play", "restart", *NOTE_TOOLS),
     profiles="agent_eval.benchmarks.aigamestore.profile:PROFILES",
 )
 KINDS["gameworld"] = Kind(
@@ -454,34 +375,31 @@ KINDS["gameworld"] = Kind(
         PROTOCOL_OPTION,
         KindOption(
             "--interface",
-            "interface",
-            str,
-            "computer-use",
             "GameWorld: computer-use (act: keys, clicks, drags, scrolls, typing within the role's controls) or "
             "semantic (control: the role's named controls).",
+            default="computer-use",
+        ),
+        KindOption("--max-steps", "GameWorld: steps per task and role (default: the task's, 100).", type=int),
+        REALTIME_OPTION,
+        *BROWSER_GAME_OPTIONS,
+        KindOption(
+            "--act-schema",
+            "GameWorld (VISTA's protocol, computer use): act's input, ours (every field of the role's actions, its "
+            "keys an enum) or vista (VISTA's: one closed object per action of the role, durations up to 2 s, text up "
+            "to 5 characters; arguments outside it answered 'Invalid tool arguments.' and no step taken) "
+            "(default: ours).",
+            unset="ours",
         ),
         KindOption(
-            "--max-steps", "max_steps", int, None, "GameWorld: steps per task and role (default: the task's, 100)."
+            "--roles",
+            "GameWorld, a game of several roles (VISTA's protocol): shared (one session plays every role, `role` "
+            "given with each act) or isolated (VISTA's: each role its own session, system prompt, act, notes and "
+            "events; the roles take turns, one action a turn, the session stopped as its action's result reaches "
+            "the model; needs --game-tools, --act-schema and --task-prompt vista) (default: shared).",
+            unset="shared",
         ),
-        REALTIME_OPTION,
-        NOTES_OPTION,
-        CONTEXT_OPTION,
-        SESSION_IMAGES_OPTION,
-        TASK_PROMPT_OPTION,
-        FINAL_ANSWER_OPTION,
-        TELL_STEPS_OPTION,
-        GAME_TOOLS_OPTION,
     ),
-    always_tools=(
-        "act",
-        "control",
-        "read_notes",
-        "write_note",
-        "read_guide",
-        "write_guide",
-        "read_working",
-        "write_working",
-    ),
+    always_tools=("act", "control", *NOTE_TOOLS),
     profiles="agent_eval.benchmarks.gameworld.profile:PROFILES",
 )
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind

@@ -11,7 +11,7 @@ from typing import Iterator
 from agent_eval.datamodel.imageformats import API_FORMATS, convert_to_png, image_format
 from agent_eval.tools.imagetools import SERVER_NAME, TOOL_NAMES
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module
-from agent_eval.tools.toolset import McpServer
+from agent_eval.tools.toolset import McpServer, ToolSet
 
 IMAGE_TOOLS_MODULE = "agent_eval.tools.imagetools.mcp_server"
 
@@ -28,6 +28,14 @@ def image_tools(workdir: Path) -> Iterator[tuple[McpServer, str]]:
 
     with McpHost.shared().mount(build, name=SERVER_NAME) as mount:
         yield McpServer(SERVER_NAME, TOOL_NAMES, url=mount.url), mount.endpoint
+
+
+@contextlib.contextmanager
+def image_toolset(workdir: Path, tools: str) -> Iterator[tuple[ToolSet, list[str]]]:
+    """Tool modes image and python on an item's images in its workdir: the inspection tools and the CLI's file
+    viewer (python: and a shell), and the endpoints the sandbox must reach."""
+    with image_tools(workdir) as (server, endpoint):
+        yield ToolSet(shell=tools == "python", view_file=True, mcp=(server,)), [endpoint]
 
 
 def render(template_text: str, question: str, image_name: str) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SILENT = "silent"  # `stopped_because` of a session the silent-session lease stopped (the attempt goes on)
+TURN_OVER = "turn over"  # `stopped_because` of a session whose turn the kind ended (ItemSetup.turn_over): no failure
 
 
 @dataclass

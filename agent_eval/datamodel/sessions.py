@@ -23,6 +23,7 @@ class SessionRecord:
     ended_at: str | None = None
     ended: str | None = None  # how its process ended ("exit 0", "timeout", "interrupted", ...)
     tool_surface: str | None = None  # the check of what the CLI offered at start: "checked: ..." or what differed
+    context: str | None = None  # which of the item's contexts it plays (a game's role: "role-1"); None: the item's
 
 
 def read_sessions(root: Path) -> list[SessionRecord]:

@@ -236,7 +236,7 @@ class Attempt:
             auth=auth,
             session=session.plan,
             auto_compact=setup.cli_compaction,
-            system_prompt=filled(self.options.system_prompt, setup.system_fields),
+            system_prompt=filled(self.options.system_prompt, session.system_fields or setup.system_fields),
             compaction_signal=compaction_signal,
         )
         invocation = agent.prepare(ctx)

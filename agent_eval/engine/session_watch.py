@@ -13,7 +13,7 @@ from agent_eval.agents.base import Agent
 from agent_eval.benchmarks.base import ItemSetup
 from agent_eval.datamodel.config import RunConfig
 from agent_eval.datamodel.itemdir import ItemDir
-from agent_eval.datamodel.process_result import SILENT, ProcessResult
+from agent_eval.datamodel.process_result import SILENT, TURN_OVER, ProcessResult
 from agent_eval.datamodel.sessions import append_session
 from agent_eval.engine.gateway import Lease
 from agent_eval.engine.sessions import SessionStart, watching
@@ -62,9 +62,16 @@ class SessionWatch:
     """The session's `watch` (each event) and `stop_when` (a few times a second) for run_process."""
 
     def __init__(
-        self, agent: Agent, item_dir: ItemDir, start: SessionStart, gate: SurfaceGate, lease: SilentLease | None
+        self,
+        agent: Agent,
+        item_dir: ItemDir,
+        start: SessionStart,
+        gate: SurfaceGate,
+        lease: SilentLease | None,
+        turn_held: Callable[[], bool] = lambda: False,
     ):
         self.item_dir, self.start, self.gate, self.lease = item_dir, start, gate, lease
+        self.turn_held = turn_held  # the gateway holds a request of a session whose turn is over
         self._inner = watching(agent, item_dir, start)
 
     def watch(self, event: dict) -> str | None:
@@ -75,6 +82,8 @@ class SessionWatch:
     def stop_when(self) -> str | None:
         if self.gate.stop_reason():  # decided at the gateway (a report in the first request)
             return self.gate.stop_reason()
+        if self.turn_held():
+            return TURN_OVER
         if self.lease is not None and self.gate.open:
             self.lease.start()
             if self.lease.expired():
@@ -103,4 +112,5 @@ def watched_session(
     """In force while the session's process runs: its gate at the item's gateway lease and MCP mounts."""
     with surface_gate(agent, setup.tools, config.cli_version, lease) as gate:
         silent = SilentLease(agent, config.silent_minutes, held) if config.silent_minutes else None
-        yield SessionWatch(agent, item_dir, start, gate, silent)
+        lease.ledger.turn_over, lease.ledger.turn_held = setup.turn_over, False  # a new session's turn begins
+        yield SessionWatch(agent, item_dir, start, gate, silent, lambda: lease.ledger.turn_held)

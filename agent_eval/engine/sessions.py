@@ -32,6 +32,7 @@ class SessionStart:
     plan: SessionPlan
     prompt: str
     images: list[Path] = field(default_factory=list)
+    system_fields: dict[str, str] | None = None  # this session's words for --system-prompt (None: the item's)
 
 
 def start_session(
@@ -42,12 +43,19 @@ def start_session(
     CLI can resume it, after an early stop: then the note alone, the model has seen the rest)."""
     earlier = read_sessions(item_dir.root)
     goes_on = setup.continuation
-    last = earlier[-1] if earlier else None
+    asked = handoff or goes_on
+    # the context this session plays (a game's role): the last session of that context is the one to continue; a
+    # session that goes on without naming one (after a silence) goes on in the last session's
+    context = asked.context if asked is not None and asked.context is not None else setup.context
+    if handoff is not None and handoff.context is None and earlier:
+        context = earlier[-1].context
+    mine = [s for s in earlier if s.context == context] if context is not None else earlier
+    last = mine[-1] if mine else None
     session_id: str | None
     if handoff is not None and handoff.resume and _resumable(agent, item_dir, last):
         assert last is not None and last.session_id is not None  # _resumable checked
         kind, session_id, reason = "resume", last.session_id, handoff.reason
-        prompt, images = handoff.note, []
+        prompt, images = handoff.note, list(handoff.note_images)
     elif handoff is not None:
         kind, session_id, reason = "new", agent.new_session_id(), handoff.reason
         prompt, images = handoff.prompt, list(handoff.images)
@@ -70,14 +78,16 @@ def start_session(
         )
         kind, session_id, reason = "new", agent.new_session_id(), f"harness restarted; {why}"
         prompt, images = goes_on.prompt, list(goes_on.images)
-    record = SessionRecord(len(earlier) + 1, kind, reason, session_id, now_iso())
+    record = SessionRecord(len(earlier) + 1, kind, reason, session_id, now_iso(), context=context)
     attached = [_inside(path, item_dir, record.n) for path in images]
-    append_session(item_dir.root, asdict(record))
+    append_session(item_dir.root, {k: v for k, v in asdict(record).items() if k != "context" or v is not None})
     marker = {"type": SESSION_MARKER, "n": record.n, "kind": kind, "reason": reason, "session_id": session_id}
+    marker |= {"context": context} if context is not None else {}
     marker["images"] = [_relative(path, item_dir.root) for path in images]
     with item_dir.transcript.open("a", encoding="utf-8") as transcript:
         transcript.write(json.dumps({"t": 0.0, "event": {**marker, "at": record.started_at}}) + "\n")
-    return SessionStart(record, SessionPlan(kind, session_id), prompt, attached)
+    fields = asked.system_fields if asked is not None else None
+    return SessionStart(record, SessionPlan(kind, session_id), prompt, attached, fields)
 
 
 def go_on_after_silence(agent: Agent, item_dir: ItemDir, setup: ItemSetup, minutes: float) -> SessionStart:

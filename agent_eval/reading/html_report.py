@@ -24,6 +24,7 @@ from agent_eval.analysis.formatting import (
 )
 from agent_eval.analysis.item_images import ImageEmbedder, Img, ItemImages
 from agent_eval.analysis.measures import headline
+from agent_eval.benchmarks.presentation import ReportedItem
 from agent_eval.datamodel.prompt_cache import cache_figures, cache_of
 from agent_eval.datamodel.records import FAILURE_STATUSES, ItemRecord
 from agent_eval.datamodel.results import rollup_of
@@ -106,7 +107,7 @@ def _item(run: LoadedRun, record: ItemRecord, max_px: int, dataset: dict, truth=
     data_item = dataset.get(record.id)
     kind, original_path = None, None
     if truth is not None:
-        view = run.hooks.report_item(run, record, images, embed, transcript, truth)
+        view = run.hooks.report_item(ReportedItem(run, record, images, embed, transcript, truth))
         kind = view.for_template() if view else None
     if kind is None or not kind.get("figures_template"):  # a kind view without figures of its own keeps the original
         original_path = images.original(transcript.prompt_images if transcript else [])

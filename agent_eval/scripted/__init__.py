@@ -24,6 +24,8 @@ Scenario format (YAML file, YAML text or dict)::
           - final: "The answer is <answer>{last_tool_output}</answer>"
       - seen: '"ACTION6"'                          # `seen`: a regex searched in the text of the tool
         turns: [...]                               # results so far (a game's answer), besides `match`
+      - system: "Role 1: "                         # `system`: a regex searched in the system prompt
+        turns: [...]
       - turns: ["<answer>unknown</answer>"]        # a bare string is a final turn
     faults: {}                  # optional, see below
 

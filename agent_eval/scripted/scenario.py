@@ -51,9 +51,11 @@ class Rule:
     match: re.Pattern[str] | None = None
     seen: re.Pattern[str] | None = None  # also searched in the tool results so far: a rule for what a tool showed
 
-    def applies(self, prompt: str, results_text: str) -> bool:
-        return (self.match is None or self.match.search(prompt) is not None) and (
-            self.seen is None or self.seen.search(results_text) is not None
+    def applies(self, prompt: str, results_text: str, system: str = "") -> bool:
+        return (
+            (self.match is None or self.match.search(prompt) is not None)
+            and (self.seen is None or self.seen.search(results_text) is not None)
+            and (self.system is None or self.system.search(system) is not None)
         )
 
     # wire ("anthropic" / "responses") -> the usage each turn's answer reports, in that API's own words
@@ -68,6 +70,9 @@ class Rule:
     # `prompt_cache: true` (with tokens_per_byte): the answers report what a provider's prompt cache would have read
     # and written for the request (prompt_cache.py), in each API's words
     prompt_cache: bool = field(default=False, hash=False, compare=False)
+    # `system: REGEX`: also searched in the system prompt (Codex: its instructions and developer messages), e.g.
+    # one session's of an item whose sessions differ only there (a game's roles)
+    system: re.Pattern[str] | None = None
 
     def usage_for(self, wire: str, turn: int) -> dict | None:
         answers = (self.usage or {}).get(wire)
@@ -213,13 +218,13 @@ def _rule(raw: Any, where: str) -> Rule:
     if not isinstance(raw, dict) or not isinstance(raw.get("turns"), list) or not raw["turns"]:
         raise ScenarioError(f"{where}: a rule needs a non-empty `turns` list")
     patterns = []
-    for key in ("match", "seen"):
+    for key in ("match", "seen", "system"):
         try:
             patterns.append(re.compile(raw[key]) if raw.get(key) is not None else None)
         except re.error as exc:
             raise ScenarioError(f"{where}: bad regex {raw[key]!r}: {exc}") from exc
     turns = tuple(_turn(t, f"{where}.turns[{i}]") for i, t in enumerate(raw["turns"]))
-    unknown = set(raw) - {"turns", "match", "seen", "usage", "stop", "tokens_per_byte", "prompt_cache"}
+    unknown = set(raw) - {"turns", "match", "seen", "system", "usage", "stop", "tokens_per_byte", "prompt_cache"}
     if unknown:
         raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}")
     stop_raw, stop = raw.get("stop"), None
@@ -241,7 +246,7 @@ def _rule(raw: Any, where: str) -> Rule:
     if not isinstance(cache, bool) or (cache and per_byte is None):
         raise ScenarioError(f"{where}.prompt_cache: true or false, and true only with tokens_per_byte")
     usage = _usage(raw.get("usage"), f"{where}.usage")
-    return Rule(turns, patterns[0], patterns[1], usage, stop, per_byte, cache)
+    return Rule(turns, patterns[0], patterns[1], usage, stop, per_byte, cache, patterns[2])
 
 
 def _usage(raw: Any, where: str) -> dict[str, tuple[dict, ...]] | None:

@@ -451,9 +451,9 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> tuple[str, list[ResolvedCall], set[str], Failure | None]:
         """Pick the rule and turn for this request; return (text, calls, custom tool names, the API error
         to answer instead)."""
+        rules = enumerate(self.state.scenario.rules)
         rule_index, rule = next(
-            ((i, r) for i, r in enumerate(self.state.scenario.rules) if r.applies(conv.prompt, conv.results_text)),
-            (None, None),
+            ((i, r) for i, r in rules if r.applies(conv.prompt, conv.results_text, conv.system)), (None, None)
         )
         rec.rule = rule_index
         if rule is None:

@@ -89,3 +89,15 @@ def test_the_hand_off_at_the_clis_compaction_point_is_a_context_policy_of_vistas
     assert rung.rungs("image", {})["context and notes"] == "handoff:cli with notes"
     with pytest.raises(ValueError, match="needs VISTA's protocol and --notes on"):
         Rung.from_options({"context": "handoff:cli"})
+
+
+def test_isolated_roles_come_with_vistas_tools_act_and_words():
+    vista = {"game_tools": "vista", "act_schema": "vista", "task_prompt": "vista"}
+    assert Rung.from_options(vista | {"roles": "isolated"}).roles == "isolated"
+    assert Rung.from_options({}).roles == "shared" and Rung.from_options({}).act_schema == "ours"
+    with pytest.raises(ValueError, match="--roles isolated is VISTA's setting"):
+        Rung.from_options({"roles": "isolated", "game_tools": "vista"})
+    with pytest.raises(ValueError, match="--act-schema vista is the computer-use"):
+        Rung.from_options({"act_schema": "vista", "interface": "semantic"})
+    with pytest.raises(ValueError, match="--roles must be one of shared, isolated"):
+        Rung.from_options(vista | {"roles": "apart"})

@@ -125,3 +125,99 @@ def test_vistas_tools_over_the_tasks_events(checkout, host, tmp_path):
     failed, inspected = call("inspect", {"question": "Lit?", "views": [{"label": "first", "event": 1}]})
     assert not failed and inspected[-1] == "image"
     assert call("act", WIN[1])[1][0] == "Final game screen. The task has ended."  # the budget of 3 spent
+
+
+def test_vistas_act_counts_its_screens_toward_the_session_images_cap(checkout, host, tmp_path):
+    """--session-images under --game-tools vista: act's screen counts as ours does; the step that would reach the cap
+    is not taken, answered as VISTA answers an error with the hand-off's request."""
+    from agent_eval.benchmarks.games.handoff import HANDOFF_VISTA_TOOLS, HandoffState
+    from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES
+    from agent_eval.benchmarks.notes import Notes
+
+    session = open_session(host, task(checkout), tmp_path / "t", max_steps=5)
+    rung = Rung.from_options({"game_tools": "vista", "notes": "on", "session_images": 3})
+    handoff = HandoffState(images_cap=3, ask=HANDOFF_VISTA_TOOLS)
+    tools = game_server.GameTools(session, rung, handoff=handoff, notes=Notes(tmp_path, NOTE_PURPOSES))
+    call = caller(game_server.build_server(tools, "image"))
+    assert call("act", {"action": "wait"})[1][-1] == "image" and handoff.images == 1
+    assert call("act", {"action": "wait"})[1][-1] == "image" and handoff.images == 2
+    failed, refused = call("act", {"action": "wait"})
+    assert failed and "no more than 2 are given in one session" in refused[0] and len(session.steps) == 2
+
+
+def test_vistas_act_schema_and_its_answers_to_bad_input(checkout, host, tmp_path):
+    """--act-schema vista: act is VISTA's (computer_use.py action_schema: one closed object per action of the role,
+    durations up to 2 s); arguments outside it are refused in VISTA's runtime's words with no step taken; an opposing
+    key pair, which its description forbids, is a step with nothing sent."""
+    session = open_session(host, task(checkout), tmp_path / "t", max_steps=5)
+    rung = Rung.from_options({"game_tools": "vista", "act_schema": "vista"})
+    server = game_server.build_server(game_server.GameTools(session, rung), "none")
+    act = next(t for t in asyncio.run(server.list_tools()) if t.name == "act")
+    variants = act.input_schema["oneOf"]
+    assert act.input_schema["type"] == "object" and set(act.input_schema) == {"type", "oneOf"}
+    assert [v["properties"]["action"]["const"] for v in variants] == [
+        "wait",
+        "press_key",
+        "press_keys",
+        "click",
+        "click_hold",
+        "mouse_move",
+        "drag",
+        "scroll",
+    ]  # no single-character key: no `type`
+    assert all(v["additionalProperties"] is False for v in variants)
+    keys = variants[1]["properties"]["key"]["enum"]
+    assert keys == ["ArrowDown", "ArrowLeft", "ArrowRight", "ArrowUp"]  # the catalog's names, sorted, as VISTA's
+    assert variants[3]["properties"]["x"]["maximum"] == 479 and variants[0]["properties"]["duration"]["maximum"] == 2
+    assert act.description.splitlines()[:2] == [
+        "Execute exactly one GameWorld input for the current role, not an action list.",
+        "Role 0 (player): keys [ArrowDown, ArrowLeft, ArrowRight, ArrowUp], mouse enabled.",
+    ]
+    assert "Forbidden opposing key pairs: ArrowLeft+ArrowRight, ArrowUp+ArrowDown." in act.description
+    call = caller(server)
+    for bad in (
+        {"action": "press_key", "key": "ArrowUp", "duration": 3},  # past VISTA's 2 s
+        {"action": "click", "x": 450, "y": 30, "duration": 0.1},  # click has no duration
+        {"action": "press_keys", "keys": ["ArrowUp"]},  # exactly two
+        {"action": "jump"},
+        {"action": "click", "x": 480, "y": 30},  # off the screen
+    ):
+        assert call("act", bad) == (True, ["Invalid tool arguments."]), bad
+    assert session.steps == []
+    opposing = call("act", {"action": "press_keys", "keys": ["ArrowLeft", "ArrowRight"]})
+    assert opposing[1][0] == "No valid action was executed. Final game screen."
+    assert session.steps[0].action is None and "opposing" in (session.steps[0].invalid or "")
+    assert call("act", WIN[0])[1][0] == "Final game screen." and session.steps[1].action["x"] == 450
+
+
+def test_isolated_roles_each_see_their_own_act_and_events(host, tmp_path):
+    """--roles isolated (roles.py): the server offers the playing role's act (its keys); one act a turn, a second
+    refused in VISTA's words; as the next turn begins the tools become the next role's, whose events are its own:
+    the start screen, the screen its turn began on (the other role's move), its steps; never the other's actions."""
+    from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, turns_for
+    from support.gameworld import RELAY_WIN, write_relay_checkout
+
+    item = task(write_relay_checkout(tmp_path / "relay"), "91_01")
+    session = open_session(host, item, tmp_path / "t")
+    options = {"game_tools": "vista", "act_schema": "vista", "task_prompt": "vista", "notes": "on"}
+    turns = turns_for(session, Rung.from_options(options | {"roles": "isolated"}), tmp_path / "item")
+    assert turns is not None
+    server = game_server.build_server(game_server.GameTools(session, Rung.from_options(options), turns=turns), "image")
+    call = caller(server)
+
+    def offered() -> str:
+        return next(t for t in asyncio.run(server.list_tools()) if t.name == "act").description.splitlines()[1]
+
+    assert offered() == "Role 0 (amber): keys [a, d], mouse disabled."
+    assert call("act", RELAY_WIN[0][0])[1][0] == "Final game screen." and turns.turn_over()
+    assert call("act", RELAY_WIN[0][1]) == (True, [DECISION_ENDED]) and len(session.steps) == 1
+    assert turns.begin() == 1 and offered() == "Role 1 (teal): keys [ArrowLeft, ArrowRight], mouse disabled."
+    assert call("act", RELAY_WIN[0][1]) == (True, ["Invalid tool arguments."])  # amber's key is not teal's
+    call("act", RELAY_WIN[1][0])
+    events = json.loads(call("history", {})[1][0])["events"]
+    assert [e["action"] for e in events] == [None, None, {"name": "act", "arguments": RELAY_WIN[1][0]}]
+    call("write_working", {"content": "teal's plan"})
+    turns.begin()
+    assert call("read_working", {})[1][0] != "teal's plan"  # each role its own notes
+    events = json.loads(call("history", {})[1][0])["events"]
+    assert [e["action"] for e in events] == [None, {"name": "act", "arguments": RELAY_WIN[0][0]}, None]

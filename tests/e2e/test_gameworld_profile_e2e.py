@@ -54,6 +54,11 @@ def test_profile_vista_prompts_redirects_and_never_tells_the_steps(agent, checko
     assert own_words(first).strip() == SCREEN_WORDS.strip() and has_image(mains[0])
 
     bodies = json.dumps([r.body for r in mains])
+    # act in VISTA's schema (computer_use.py), as each CLI passes it on (as for VISTA: Claude Code folds the oneOf
+    # into one object and says the choice in the description, Codex keeps it and drops the numeric bounds)
+    assert "Execute exactly one GameWorld input for the current role, not an action list." in bodies
+    assert "Horizontal pixels from the left edge. Inclusive range: 0 to 479." in bodies
+    assert ('"const": "click_hold"' if agent == "claude-code" else '"enum": ["click_hold"]') in bodies
     assert "steps_left" not in bodies and '\\"step\\"' not in bodies and "(100)" not in bodies
     assert "steps left" not in bodies and "allows 100" not in bodies
 

@@ -107,3 +107,34 @@ def test_a_stream_report_that_comes_late_lets_requests_go_but_holds_tool_calls(m
     late.on_event({**init, "tools": ["Bash"], "claude_code_version": "2.1.332", "mcp_servers": []})
     assert late.pending  # failed: every later request is refused again, let go or not
     assert "extra: Bash" in asyncio.run(late.admit(b"{}", None, ""))
+
+
+def test_a_session_of_a_context_continues_that_contexts_last_session_with_its_own_words(tmp_path, monkeypatch):
+    """An item of several contexts (a game's roles): a continuation naming a context resumes that context's last
+    session (not the item's last), its note with the images given for it and its own system prompt's words; one
+    without a context (after a silence) goes on in the last session's; a context never played starts fresh."""
+    from agent_eval.benchmarks.base import Continuation
+
+    item_dir = ItemDir(tmp_path / "item")
+    item_dir.fresh()
+    monkeypatch.setattr(ClaudeCode, "can_resume", lambda self, home, work, session_id: True)
+    setup = ItemSetup(prompt="FIRST\n", tools=ToolSet(), context="role-0", system_fields={"objective": "zero"})
+    first = start_session(ClaudeCode(), item_dir, setup)
+    screen = tmp_path / "screen.png"
+    screen.write_bytes(b"png")
+
+    def turn(role: int) -> Continuation:
+        going_on = Continuation("Game screen:\n", "Game screen:\n", [screen], f"turn of role {role}", resume=True)
+        going_on.context, going_on.note_images = f"role-{role}", [screen]
+        going_on.system_fields = {"objective": str(role)}
+        return going_on
+
+    second = start_session(ClaudeCode(), item_dir, setup, turn(1))
+    third = start_session(ClaudeCode(), item_dir, setup, turn(0))
+    silent = go_on_after_silence(ClaudeCode(), item_dir, setup, 5)
+    assert second.plan.kind == "new" and second.system_fields == {"objective": "1"} and second.images
+    assert third.plan.kind == "resume" and third.plan.session_id == first.plan.session_id and third.images
+    assert third.prompt == "Game screen:\n" and third.system_fields == {"objective": "0"}
+    assert silent.plan.session_id == first.plan.session_id  # the last session's context: role 0's
+    contexts = [s.context for s in read_sessions(item_dir.root)]
+    assert contexts == ["role-0", "role-1", "role-0", "role-0"]

@@ -8,6 +8,7 @@ Two steps down from the start walk into the guard: a failed terminal (the game i
 from __future__ import annotations
 
 import contextlib
+import shutil
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,22 @@ CAUGHT = [{"action": "press_key", "key": "ArrowDown"}, {"action": "press_key", "
 DONE = {"final": "<answer>DONE</answer>"}
 
 
+RELAY = Path(__file__).resolve().parent / "gameworld_relay"  # a test game of two roles (91_relay, 91_01)
+# 91_01 won: amber (role 0, a/d) walks right twice to its gem, teal (role 1, arrows) left twice to its own; the
+# evaluator, which reads role 0's steps, sees both gems at role 0's third step
+RELAY_WIN = {
+    0: [{"action": "press_key", "key": "d"}, {"action": "press_key", "key": "d"}, {"action": "wait"}],
+    1: [{"action": "press_key", "key": "ArrowLeft"}, {"action": "press_key", "key": "ArrowLeft"}],
+}
+
+
 def write_checkout(root: Path) -> Path:
     GameWorld().write_samples(root, 0, 1, "normal")
+    return root
+
+
+def write_relay_checkout(root: Path) -> Path:
+    shutil.copytree(RELAY, root)
     return root
 
 

@@ -7,27 +7,16 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
-from agent_eval.benchmarks.activeobs.grading import (
-    grade_active,
-    rollup_active,
-    rules_hash,
-)
+from agent_eval.benchmarks.activeobs.grading import grade_active, rules_hash
 from agent_eval.benchmarks.activeobs.loader import ActiveDataset, load_active_dataset
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
-from agent_eval.benchmarks.activeobs.passive import (
-    passive_preamble,
-    write_passive_sample,
-)
-from agent_eval.benchmarks.activeobs.prompting import (
-    answer_instructions,
-    question_block,
-    world_model_text,
-)
+from agent_eval.benchmarks.activeobs.passive import passive_preamble, write_passive_sample
+from agent_eval.benchmarks.activeobs.prompting import answer_instructions, question_block, world_model_text
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE, seen_metrics
-from agent_eval.benchmarks.activeobs.worldmodel import passive_sightings, sightings_from_log
+from agent_eval.benchmarks.activeobs.worldmodel import FOLDER, WorldGraph, passive_sightings, sightings_from_log
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Item, ItemSetup
 from agent_eval.benchmarks.notes import Notes, describe
 from agent_eval.benchmarks.shared import image_tools, render
@@ -42,7 +31,6 @@ NOTE_PURPOSES = {  # what each of the agent's notes is for, on a scene (nothing 
     "GUIDE.md": "what you have found out about the scene: who and what is where, and when",
     "WORKING.md": "what you are looking for now, where you have looked and what is left",
 }
-WORLD_MODEL_VALUES = ("on", "off")
 
 
 class ActiveObservation(Benchmark):
@@ -55,14 +43,11 @@ class ActiveObservation(Benchmark):
         self.notes = False
 
     def configure(self, options: dict, timeout_s: float | None = None) -> None:
-        value = options.get("world_model") or "off"
-        if value not in WORLD_MODEL_VALUES:
-            raise ValueError(f"--world-model takes on or off, got {value!r}")
-        self.world_model = value == "on"
-        notes = options.get("notes") or "off"
-        if notes not in ("on", "off"):
-            raise ValueError(f"--notes must be on or off, got {notes!r}")
-        self.notes = notes == "on"
+        for name in ("world_model", "notes"):
+            value = options.get(name) or "off"
+            if value not in ("on", "off"):
+                raise ValueError(f"--{name.replace('_', '-')} must be on or off, got {value!r}")
+            setattr(self, name, value == "on")
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
         from agent_eval.benchmarks.activeobs.generate import (
@@ -105,81 +90,68 @@ class ActiveObservation(Benchmark):
     ) -> Iterator[ItemSetup]:
         dataset = self.dataset
         assert dataset is not None, "setup() comes after load()"
-        scene_path = dataset.scene_path(item.sequence)
         question = question_block(item) + "\n\n" + answer_instructions(item, passive=tools == "none")
         if self.world_model:
             question = world_model_text(passive=tools == "none") + "\n\n" + question
         if self.notes:
             question = notes_text() + "\n\n" + question
+        servers: list[McpServer] = []
+        endpoints: list[str] = []
+        inline: list[Path] = []
         with contextlib.ExitStack() as stack:
+
+            def serve(module_name: str, build: Callable) -> None:
+                """One of the item's MCP servers, mounted on the shared host for as long as the item runs."""
+                module = load_sdk_module(module_name)
+                mount = stack.enter_context(McpHost.shared().mount(lambda: build(module), name=module.SERVER_NAME))
+                servers.append(McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=mount.url))
+                endpoints.append(mount.endpoint)
+
             if tools == "none":
                 # The passive baseline: a fixed sample of whole panorama frames, inline; no tools but the world
-                # model's, if asked for (its entities then cite those frames).
+                # model's and the notes', if asked for (the world model's entities then cite those frames).
                 frames = write_passive_sample(dataset.scene(item.sequence), home / "passive")
                 record_passive(item_root, frames)
                 question = passive_preamble(frames, dataset.scene(item.sequence)) + "\n\n" + question
-                servers, endpoints = [], []
-                if self.world_model:
-                    sightings = passive_sightings([(frame.frame, frame.time_s) for frame in frames])
-                    world, endpoint = self._world_model(stack, item_root, lambda: sightings, passive=True)
-                    servers, endpoints = [world], [endpoint]
-                if self.notes:
-                    notes, endpoint = self._notes(stack, item_root, lambda: {})
-                    servers.append(notes)
-                    endpoints.append(endpoint)
-                toolset = ToolSet(mcp=tuple(servers))
-                yield ItemSetup(
-                    prompt=render(template_text, question, ""),
-                    tools=toolset,
-                    inline_images=[frame.path for frame in frames],
-                    endpoints=endpoints,
+                inline = [frame.path for frame in frames]
+                shown = passive_sightings([(frame.frame, frame.time_s) for frame in frames])
+
+                def sightings() -> dict:
+                    return shown
+
+                def where() -> dict:
+                    return {}
+
+            else:
+                module = load_sdk_module(OBSERVE_MODULE)
+                views = work / "views" if tools == "python" else None  # python mode may process what it saw
+                scene_path = dataset.scene_path(item.sequence)
+                observe = stack.enter_context(
+                    module.ObservationServer(scene_path, item_root / "observations", views_dir=views)
                 )
-                return
-            observe_server = load_sdk_module(OBSERVE_MODULE)
-            ObservationServer, OBSERVE_SERVER, TOOL_NAME = (
-                observe_server.ObservationServer,
-                observe_server.SERVER_NAME,
-                observe_server.TOOL_NAME,
-            )
-            views = work / "views" if tools == "python" else None  # python mode may process what it saw
-            server = stack.enter_context(ObservationServer(scene_path, item_root / "observations", views_dir=views))
-            observe = McpServer(OBSERVE_SERVER, (TOOL_NAME,), url=server.url)
-            servers, endpoints = [observe], [server.endpoint]
-            log = server.log
-            if self.world_model:
-                world, endpoint = self._world_model(stack, item_root, lambda: sightings_from_log(list(log.entries)))
-                servers.append(world)
-                endpoints.append(endpoint)
-            if self.notes:
-                notes, endpoint = self._notes(stack, item_root, lambda: {"observations": len(log.entries)})
-                servers.append(notes)
-                endpoints.append(endpoint)
+                servers.append(McpServer(module.SERVER_NAME, (module.TOOL_NAME,), url=observe.url))
+                endpoints.append(observe.endpoint)
+                log = observe.log
+
+                def sightings() -> dict:
+                    return sightings_from_log(list(log.entries))
+
+                def where() -> dict:
+                    return {"observations": len(log.entries)}
+
+            if self.world_model:  # kept in <item>/worldmodel/
+                graph = WorldGraph(item_root / FOLDER, sightings, passive=tools == "none")
+                serve(WORLD_MODEL_MODULE, lambda module: module.build_server(graph))
+            if self.notes:  # GUIDE.md, WORKING.md in <item>/notes/
+                notes = Notes(item_root, NOTE_PURPOSES)
+                serve(NOTES_MODULE, lambda module: module.build_server(notes, where))
             toolset = ToolSet(mcp=tuple(servers))
             if tools == "python":
                 inspection, endpoint = stack.enter_context(image_tools(work))
                 toolset = ToolSet(shell=True, view_file=True, mcp=(*servers, inspection))
                 endpoints.append(endpoint)
-            yield ItemSetup(prompt=render(template_text, question, ""), tools=toolset, endpoints=endpoints)
-
-    @staticmethod
-    def _world_model(stack: contextlib.ExitStack, item_root: Path, sightings, passive: bool = False):
-        """The item's world-model server, kept in <item>/worldmodel/: (its McpServer, its endpoint)."""
-        from agent_eval.benchmarks.activeobs.worldmodel import FOLDER, WorldGraph
-
-        module = load_sdk_module(WORLD_MODEL_MODULE)
-        graph = WorldGraph(item_root / FOLDER, sightings, passive=passive)
-        server = stack.enter_context(module.WorldModelServer(graph))
-        return McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=server.url), server.endpoint
-
-    @staticmethod
-    def _notes(stack: contextlib.ExitStack, item_root: Path, where):
-        """The item's notes server (GUIDE.md, WORKING.md in <item>/notes/): (its McpServer, its endpoint)."""
-        module = load_sdk_module(NOTES_MODULE)
-        notes = Notes(item_root, NOTE_PURPOSES)
-        mount = stack.enter_context(
-            McpHost.shared().mount(lambda: module.build_server(notes, where), name=module.SERVER_NAME)
-        )
-        return McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=mount.url), mount.endpoint
+            prompt = render(template_text, question, "")
+            yield ItemSetup(prompt=prompt, tools=toolset, inline_images=inline, endpoints=endpoints)
 
     def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
         assert isinstance(item, ActiveItem), item  # this kind's own dataset gives its items
@@ -205,11 +177,9 @@ class ActiveObservation(Benchmark):
         return rules_hash()
 
     def extra_rollup(self, records: list) -> dict | None:
-        rows = [
-            {**ActiveObsMetrics.of(record).to_json(), "status": record.status, "family": record.category}
-            for record in records
-        ]
-        return {"active_observation": rollup_active(rows)}
+        from agent_eval.benchmarks.activeobs.evidence import active_rollup
+
+        return {"active_observation": active_rollup(records)}
 
 
 def record_passive(item_root: Path, frames) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -21,6 +20,7 @@ from agent_eval.analysis.efficiency import EFFICIENCY
 from agent_eval.analysis.group_tests import holm_sentence
 from agent_eval.analysis.stats import ALPHA, min_possible_p, paired
 from agent_eval.analysis.verdicts import pct, pholm, pts, pval, verdict
+from agent_eval.benchmarks.activeobs.grading import seen_summary
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 
 METRICS = ("answer", "evidence", "combined")
@@ -46,20 +46,18 @@ SEEN = (
     ("in_graph", "evidence box written into the graph"),
     ("graph_size", "graph size (mean)"),
 )
+SEEN_SUMMARY = {
+    "unseen_view": "unseen_evidence_rate",
+    "in_graph": "evidence_in_graph_rate",
+    "graph_size": "graph_size_mean",
+}
 
 
 def seen_values(records, ids) -> dict[str, float | None]:
     """unseen_view, in_graph (shares) and graph_size (mean) over the records of `ids`; None where none says."""
     wanted = set(ids)
-    rows = [ActiveObsMetrics.of(r) for r in records if r.id in wanted]
-    observed = [m.evidence_view_observed for m in rows if m.evidence_view_observed is not None]
-    written = [m.evidence_in_graph for m in rows if m.evidence_in_graph is not None]
-    sizes = [m.graph_size for m in rows if m.graph_size is not None]
-    return {
-        "unseen_view": sum(not v for v in observed) / len(observed) if observed else None,
-        "in_graph": sum(written) / len(written) if written else None,
-        "graph_size": sum(sizes) / len(sizes) if sizes else None,
-    }
+    seen = seen_summary([ActiveObsMetrics.of(r) for r in records if r.id in wanted])
+    return {key: seen[name] for key, name in SEEN_SUMMARY.items()}
 
 
 def hallucination(answer: float, combined: float) -> float | None:
@@ -115,66 +113,15 @@ def active_verdicts(letters: list[str], active: dict) -> list[str]:
     return out + ([sentence] if sentence else [])
 
 
-def _active(data: Comparison) -> dict[str, Any]:
-    """The tables build_active() made, which this kind's compare() returned as data.kind (an ActiveComparison)."""
-    assert isinstance(data.kind, ActiveComparison)
-    return data.kind.active
-
-
-def metric_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
-    header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
-    body = [
-        [
-            row["scope"],
-            row["group"],
-            str(row["n"]),
-            run["letter"],
-            *(pct(row[m][k]) for m in METRICS),
-            "—" if row["hallucination"][k] is None else pct(row["hallucination"][k]),
-        ]
-        for row in _active(data)["rows"]
-        for k, run in enumerate(data.runs)
-    ]
-    return header, body
+def _lead(row: dict, letter: str) -> list[str]:
+    """The cells every table's row starts with: its group and the run."""
+    return [row["scope"], row["group"], str(row["n"]), letter]
 
 
 def _seen_cell(key: str, value) -> str:
     if value is None:
         return "—"
     return f"{value:.1f}" if key == "graph_size" else pct(value)
-
-
-def seen_cells(data: Comparison) -> tuple[list[str], list[list[str]]] | None:
-    """What the evidence rests on, per group and run; None for runs made before it was measured."""
-    rows = _active(data)["rows"]
-    if not any(v is not None for row in rows for key, _ in SEEN for v in row.get(key, [])):
-        return None
-    header = ["scope", "group", "n", "run", *(label for _, label in SEEN)]
-    body = [
-        [row["scope"], row["group"], str(row["n"]), run["letter"], *(_seen_cell(k, row[k][j]) for k, _ in SEEN)]
-        for row in rows
-        for j, run in enumerate(data.runs)
-    ]
-    return header, body
-
-
-def paired_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
-    header = ["scope", "group", "n", "run"]
-    for metric, _ in TESTED:
-        header += [f"{metric} −A pts [95% CI]", f"p {metric} (disc.)", f"p Holm {metric}"]
-    body = []
-    for row in _active(data)["rows"]:
-        for k, run in enumerate(data.runs[1:], start=1):
-            cells = [row["scope"], row["group"], str(row["n"]), f"{run['letter']}:A"]
-            for metric, _ in TESTED:
-                s = row[f"{metric}_vs_first"][k]
-                cells += [
-                    f"{pts(s['diff'], '')} [{pts(s['ci_low'], '')}, {pts(s['ci_high'], '')}]",
-                    pval(s),
-                    pholm(s.get("p_holm")),
-                ]
-            body.append(cells)
-    return header, body
 
 
 def _screen_table(title: str, header: list[str], body: list[list[str]]) -> Table:
@@ -197,95 +144,10 @@ def _screen_table(title: str, header: list[str], body: list[list[str]]) -> Table
     return table
 
 
-def render_active_table(data: Comparison, console: Console) -> None:
-    shared = data.shared
-    console.print(
-        _screen_table(f"answer, evidence, combined and hallucination on {shared} shared items", *metric_cells(data))
-    )
-    seen = seen_cells(data)
-    if seen:
-        console.print(_screen_table("what the evidence rests on (descriptive)", *seen))
-    if len(data.runs) < 2:
-        return
-    header, body = paired_cells(data)
-    widths = [max(len(c) for c in column) for column in zip(*[header[1:], *(cells[1:] for cells in body)])]
-    if sum(widths) + 3 * len(widths) + 1 <= console.width:
-        console.print(_screen_table("paired tests against A: answer, and combined", header, body))
-    else:  # too wide: one table per tested metric
-        for j, (_metric, label) in enumerate(TESTED):
-            cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
-            console.print(
-                _screen_table(
-                    f"paired tests against A: {label}",
-                    [header[c] for c in cols],
-                    [[cells[c] for c in cols] for cells in body],
-                )
-            )
-
-
-def markdown_parts(data: Comparison, md) -> list[str]:
-    parts = [f"Answer, evidence, combined and hallucination on {data.shared} shared items:", md(*metric_cells(data))]
-    seen = seen_cells(data)
-    if seen:
-        parts += ["What the evidence rests on (descriptive):", md(*seen)]
-    if len(data.runs) > 1:
-        parts += [
-            "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
-            md(*paired_cells(data)),
-        ]
-    return parts
-
-
-def csv_rows(data: Comparison):
-    """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on overall
-    rows."""
-    stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
-    names = {"a_only": "A_only", "b_only": "run_only", "diff": "diff_vs_A"}
-    eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
-    yield [
-        "scope",
-        "group",
-        "n",
-        "run",
-        "name",
-        "label",
-        "answer_acc",
-        "evidence_acc",
-        "combined_acc",
-        "hallucination_rate",
-        *(f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys),
-        *eff,
-        "unseen_view_rate",
-        "in_graph_rate",
-        "graph_size_mean",
-    ]
-    for row in _active(data)["rows"]:
-        for k, run in enumerate(data.runs):
-            cells = [
-                row["scope"],
-                row["group"],
-                row["n"],
-                run["letter"],
-                run["name"],
-                run["label"],
-                *(f"{row[m][k]:.6g}" for m in METRICS),
-                row["hallucination"][k],
-            ]
-            for metric, _ in TESTED:
-                s = row[f"{metric}_vs_first"][k] or {}
-                cells += [s.get(key, "") for key in stat_keys]
-            cells += (
-                [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
-                if row["scope"] == "overall"
-                else [""] * len(eff)
-            )
-            cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _ in SEEN]
-            yield ["" if c is None else c for c in cells]
-
-
 @dataclass
 class ActiveComparison(KindComparison):
-    """Answer, evidence, combined and hallucination per family, with paired tests on answer and combined."""
+    """Answer, evidence, combined and hallucination per family (build_active's tables), with paired tests on answer
+    and combined."""
 
     active: dict = field(default_factory=dict)
 
@@ -306,15 +168,109 @@ class ActiveComparison(KindComparison):
             Measure("hallucination (right answers without evidence)", row["hallucination"], percent=True),
         ]
 
+    def metric_cells(self, data: Comparison) -> tuple[list[str], list[list[str]]]:
+        header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
+        body = [
+            [
+                *_lead(row, run["letter"]),
+                *(pct(row[m][k]) for m in METRICS),
+                "—" if row["hallucination"][k] is None else pct(row["hallucination"][k]),
+            ]
+            for row in self.active["rows"]
+            for k, run in enumerate(data.runs)
+        ]
+        return header, body
+
+    def seen_cells(self, data: Comparison) -> tuple[list[str], list[list[str]]] | None:
+        """What the evidence rests on, per group and run; None for runs made before it was measured."""
+        rows = self.active["rows"]
+        if not any(v is not None for row in rows for key, _ in SEEN for v in row.get(key, [])):
+            return None
+        header = ["scope", "group", "n", "run", *(label for _, label in SEEN)]
+        body = [
+            [*_lead(row, run["letter"]), *(_seen_cell(k, row[k][j]) for k, _ in SEEN)]
+            for row in rows
+            for j, run in enumerate(data.runs)
+        ]
+        return header, body
+
+    def paired_cells(self, data: Comparison) -> tuple[list[str], list[list[str]]]:
+        header = ["scope", "group", "n", "run"]
+        for metric, _ in TESTED:
+            header += [f"{metric} −A pts [95% CI]", f"p {metric} (disc.)", f"p Holm {metric}"]
+        body = []
+        for row in self.active["rows"]:
+            for k, run in enumerate(data.runs[1:], start=1):
+                cells = _lead(row, f"{run['letter']}:A")
+                for metric, _ in TESTED:
+                    s = row[f"{metric}_vs_first"][k]
+                    cells += [
+                        f"{pts(s['diff'], '')} [{pts(s['ci_low'], '')}, {pts(s['ci_high'], '')}]",
+                        pval(s),
+                        pholm(s.get("p_holm")),
+                    ]
+                body.append(cells)
+        return header, body
+
     def print_table(self, data: Comparison, console: Console) -> bool:
-        render_active_table(data, console)
+        title = f"answer, evidence, combined and hallucination on {data.shared} shared items"
+        console.print(_screen_table(title, *self.metric_cells(data)))
+        seen = self.seen_cells(data)
+        if seen:
+            console.print(_screen_table("what the evidence rests on (descriptive)", *seen))
+        if len(data.runs) < 2:
+            return True
+        header, body = self.paired_cells(data)
+        widths = [max(len(c) for c in column) for column in zip(*[header[1:], *(cells[1:] for cells in body)])]
+        if sum(widths) + 3 * len(widths) + 1 <= console.width:
+            console.print(_screen_table("paired tests against A: answer, and combined", header, body))
+            return True
+        for j, (_metric, label) in enumerate(TESTED):  # too wide: one table per tested metric
+            cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
+            shown = [[cells[c] for c in cols] for cells in body]
+            console.print(_screen_table(f"paired tests against A: {label}", [header[c] for c in cols], shown))
         return True
 
     def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
-        return markdown_parts(data, md)
+        parts = [
+            f"Answer, evidence, combined and hallucination on {data.shared} shared items:",
+            md(*self.metric_cells(data)),
+        ]
+        seen = self.seen_cells(data)
+        if seen:
+            parts += ["What the evidence rests on (descriptive):", md(*seen)]
+        if len(data.runs) > 1:
+            parts += [
+                "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
+                md(*self.paired_cells(data)),
+            ]
+        return parts
 
     def csv_rows(self, data: Comparison) -> list[list] | None:
-        return list(csv_rows(data))
+        """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on
+        overall rows."""
+        stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
+        names = {"a_only": "A_only", "b_only": "run_only", "diff": "diff_vs_A"}
+        eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+        rates = ["answer_acc", "evidence_acc", "combined_acc", "hallucination_rate"]
+        tested = [f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys]
+        seen = ["unseen_view_rate", "in_graph_rate", "graph_size_mean"]
+        out = [["scope", "group", "n", "run", "name", "label", *rates, *tested, *eff, *seen]]
+        for row in self.active["rows"]:
+            for k, run in enumerate(data.runs):
+                cells = [row["scope"], row["group"], row["n"], run["letter"], run["name"], run["label"]]
+                cells += [*(f"{row[m][k]:.6g}" for m in METRICS), row["hallucination"][k]]
+                for metric, _ in TESTED:
+                    s = row[f"{metric}_vs_first"][k] or {}
+                    cells += [s.get(key, "") for key in stat_keys]
+                cells += (
+                    [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+                    if row["scope"] == "overall"
+                    else [""] * len(eff)
+                )
+                cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _ in SEEN]
+                out.append(["" if c is None else c for c in cells])
+        return out
 
     def plot_points(self, data: Comparison) -> PlotPoints:
         return PlotPoints(self.active["rows"][0]["combined"], "filled: answer; hollow: combined (answer and evidence)")

@@ -14,12 +14,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from agent_eval.benchmarks.activeobs.geometry import (
-    pano_box_to_view,
-    view_px_to_norm,
-    view_span,
-    x_to_angle,
-)
+from agent_eval.benchmarks.activeobs.geometry import pano_box_to_view, view_px_to_norm, view_span, x_to_angle
 from agent_eval.benchmarks.activeobs.grading import rollup_active
 from agent_eval.benchmarks.activeobs.loader import load_active_dataset
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
@@ -40,7 +35,6 @@ class Observation:
     frame: int | None = None
     angle: float | None = None
     time_s: float | None = None
-    called_s: float | None = None  # seconds since the server started
     image: str | None = None  # relative to the item dir: observations/NNN-fFFFF-aAAA.A.png
     error: str | None = None
     wraps: bool = False
@@ -71,7 +65,6 @@ def load_observations(base: Path) -> tuple[list[Observation] | None, str | None]
                     frame=e.get("frame_index"),
                     angle=e.get("angle_deg"),
                     time_s=e.get("time_s"),
-                    called_s=e.get("elapsed_s"),
                     error=e.get("error"),
                     wraps=bool(e.get("wraps_seam")),
                     image=f"observations/{e['image']}" if e.get("image") else None,
@@ -211,14 +204,16 @@ def evidence_of(record, observations, item=None, scene=None) -> Evidence:
     return out
 
 
-def _box(draw: ImageDraw.ImageDraw, norm: tuple, size: int, colour, label: str) -> None:
-    x1, y1, x2, y2 = (v * size / 1000 for v in norm)
+def draw_box(image: Image.Image, norm, colour, label: str, text_colour=(0, 0, 0)) -> None:
+    """A 0-1000 box drawn on the image, labelled in a tag of its colour."""
+    x1, y1, x2, y2 = (v * size / 1000 for v, size in zip(norm, (image.width, image.height) * 2))
     x1, x2, y1, y2 = min(x1, x2), max(x1, x2), min(y1, y2), max(y1, y2)
+    draw = ImageDraw.Draw(image)
     draw.rectangle((x1, y1, x2, y2), outline=colour, width=3)
     below = label == "truth"  # the truth's label under its box, the agent's above: both readable when they coincide
-    ty = (y2 + 2 if y2 + 14 <= size else y1 - 14) if below else (y1 - 14 if y1 >= 14 else y2 + 2)
+    ty = (y2 + 2 if y2 + 14 <= image.height else y1 - 14) if below else (y1 - 14 if y1 >= 14 else y2 + 2)
     draw.rectangle((x1, ty, x1 + 6 * len(label) + 4, ty + 12), fill=colour)
-    draw.text((x1 + 2, ty), label, fill=(0, 0, 0))
+    draw.text((x1 + 2, ty), label, fill=text_colour)
 
 
 def evidence_view(
@@ -250,10 +245,9 @@ def evidence_view(
                 else "its logged image is unreadable"
             )
             return None, f"the view at frame {evidence.frame}, {evidence.angle:g}° is not drawn: {why}"
-    draw = ImageDraw.Draw(image)
     if evidence.truth_bbox:
-        _box(draw, evidence.truth_bbox, image.height, TRUTH_COLOUR, "truth")
-    _box(draw, bbox, image.height, AGENT_COLOUR, "agent")
+        draw_box(image, evidence.truth_bbox, TRUTH_COLOUR, "truth")
+    draw_box(image, bbox, AGENT_COLOUR, "agent")
     truth = (
         "; green: the target's true box"
         if evidence.truth_bbox
@@ -275,13 +269,7 @@ def truth_view(item, scene, near: int | None) -> tuple[Image.Image, str]:
     image = render_view(scene, frame, angle)
     view = pano_box_to_view(box, angle, scene.width, scene.height)
     if view:
-        _box(
-            ImageDraw.Draw(image),
-            view_px_to_norm(view, scene.height, scene.height),
-            image.height,
-            TRUTH_COLOUR,
-            "truth",
-        )
+        draw_box(image, view_px_to_norm(view, scene.height, scene.height), TRUTH_COLOUR, "truth")
     return (
         image,
         f"where the evidence is: target {item.track} at frame {frame}, "

@@ -74,9 +74,6 @@ class ActiveGrade:
     evidence: dict | None = None  # the evidence object as given
     detail: dict = field(default_factory=dict)  # why: parse error, best IoU, matched frame, ...
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 # This function's source is part of rules_hash(): reformatting it would change the hash.
 # fmt: off
@@ -245,7 +242,7 @@ def _summary(rows: list) -> dict:
         # Right answers not backed by the evidence, as a share of right answers.
         "hallucination_rate": (answer - combined) / answer if answer else None,
         "no_answer": sum(_field(r, "status") == "no_answer" for r in rows),
-        **_seen_summary(rows),
+        **seen_summary(rows),
     }
 
 
@@ -254,7 +251,7 @@ def _share(rows: list, name: str, wanted: bool) -> tuple[float | None, int]:
     return (sum(v is wanted for v in known) / len(known) if known else None), len(known)
 
 
-def _seen_summary(rows: list) -> dict:
+def seen_summary(rows: list) -> dict:
     """What the evidence rests on (seen.py): the share of evidence in a view never obtained (every run), the share
     written into the graph and the graph's mean size (world model on); None where no record says."""
     unseen, placed = _share(rows, "evidence_view_observed", False)

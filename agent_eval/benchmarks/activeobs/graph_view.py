@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+from PIL import Image
 from rich.console import Console
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from agent_eval.benchmarks.activeobs.evidence import draw_box, load_observations
 from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE
 from agent_eval.benchmarks.activeobs.worldmodel import FOLDER, GRAPH_FILE, HISTORY_FILE, StoredGraph, load_graph
 
@@ -85,18 +86,9 @@ def print_graph(console: Console, base: Path) -> None:
 
 def _observation_images(base: Path) -> dict[int, Path]:
     """Observation number -> its image in the item's folder: the logged views, or the panorama frames shown."""
-    folder = base / "observations"
-    out: dict[int, Path] = {}
-    log = folder / "observations.jsonl"
-    if log.is_file():
-        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                entry = json.loads(line)
-                if entry.get("image"):
-                    out[int(entry["n"])] = folder / entry["image"]
-            except (ValueError, KeyError, TypeError):
-                continue
-    passive = folder / PASSIVE_FILE
+    observations, _ = load_observations(base)
+    out = {o.n: base / o.image for o in observations or [] if o.image}
+    passive = base / "observations" / PASSIVE_FILE
     if passive.is_file():
         try:
             for row in json.loads(passive.read_text(encoding="utf-8")):
@@ -123,18 +115,18 @@ def graph_figures(base: Path, scene=None) -> list[tuple[Image.Image, str]]:
         image = _open(images.get(number) if number is not None else None) or _render(scene, entities[0])
         if image is None:
             continue
-        draw = ImageDraw.Draw(image)
         for entity in entities:
             try:
                 x1, y1, x2, y2 = (float(v) for v in entity["bbox"])
             except (KeyError, TypeError, ValueError):
                 continue
-            box = (x1 * image.width / 1000, y1 * image.height / 1000, x2 * image.width / 1000, y2 * image.height / 1000)
-            draw.rectangle(box, outline=ENTITY_COLOUR, width=3)
-            label = f"{entity.get('id')} {entity.get('label', '')}"[:40]
-            top = box[1] - 14 if box[1] >= 14 else box[3] + 2
-            draw.rectangle((box[0], top, box[0] + 6 * len(label) + 4, top + 12), fill=ENTITY_COLOUR)
-            draw.text((box[0] + 2, top), label, fill=(255, 255, 255))
+            draw_box(
+                image,
+                (x1, y1, x2, y2),
+                ENTITY_COLOUR,
+                f"{entity.get('id')} {entity.get('label', '')}"[:40],
+                (255, 255, 255),
+            )
         names = ", ".join(str(e.get("id")) for e in entities)
         frame, angle = entities[0].get("frame"), entities[0].get("angle")
         where = "the whole panorama" if angle is None else f"{angle:g}°"

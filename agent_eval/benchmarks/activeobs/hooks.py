@@ -12,16 +12,15 @@ from rich.console import Console
 from agent_eval.analysis.comparison_result import Group
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import (
-    Embed,
     GlanceView,
     ItemView,
     PartialFilter,
     ReadingHooks,
+    ReportedItem,
     RunOnDisk,
     TemplateView,
 )
 from agent_eval.datamodel.records import ItemRecord
-from agent_eval.datamodel.transcript import Transcript
 
 if TYPE_CHECKING:
     from agent_eval.benchmarks.activeobs.compare import ActiveComparison
@@ -83,22 +82,13 @@ class ActiveReading(ReadingHooks):
 
         return RunTruth(run, data if data and is_active_dataset(data) else None, loaded)
 
-    def report_item(
-        self,
-        run: RunOnDisk,
-        record: ItemRecord,
-        images: ItemImages,
-        embed: Embed,
-        transcript: Transcript | None,
-        truth: object,
-    ) -> ItemView:
-        from agent_eval.benchmarks.activeobs.evidence import RunTruth
+    def report_item(self, item: ReportedItem) -> ItemView:
         from agent_eval.benchmarks.activeobs.report import active_item
         from agent_eval.benchmarks.notes import versions, where_words
 
-        assert isinstance(truth, RunTruth), truth  # what this kind's report_truth returned
-        view = active_item(run, record, images, embed, transcript, truth)
-        view["agent_notes"] = [{**v, "where": where_words(v)} for v in versions(images.base)]
+        view = active_item(item)
+        view["agent_notes"] = [{**v, "where": where_words(v)} for v in versions(item.images.base)]
+        record = item.record
         return ItemView(
             template="active_item.html.j2",
             values=view,

@@ -17,12 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_eval.benchmarks.activeobs.scene import Scene, SceneError, load_scene
-from agent_eval.benchmarks.activeobs.schema import (
-    TASK,
-    ActiveItem,
-    SchemaError,
-    item_from_row,
-)
+from agent_eval.benchmarks.activeobs.schema import ActiveItem, SchemaError, item_from_row
+from agent_eval.benchmarks.base import GroupedItems
 from agent_eval.datamodel.jsonl import DataError, jsonl_rows
 
 ITEMS_FILE = "items.jsonl"
@@ -31,18 +27,10 @@ LAYOUT = "activeobs"
 
 
 @dataclass
-class ActiveDataset:
+class ActiveDataset(GroupedItems):
     root: Path
     items: list[ActiveItem] = field(default_factory=list)
     layout: str = LAYOUT
-
-    @property
-    def tasks(self) -> list[str]:
-        return [TASK]
-
-    @property
-    def categories(self) -> list[str]:
-        return sorted({item.family for item in self.items})
 
     def scene_path(self, sequence: str) -> Path:
         return self.root / SCENES_DIR / f"{sequence}.json"

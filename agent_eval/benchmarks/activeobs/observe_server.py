@@ -27,14 +27,13 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
 from agent_eval.tools.imagetools.errors import ToolInputError
-from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
+from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
 from agent_eval.tools.imagetools.workspace import Workspace
 from agent_eval.tools.mcp_http import McpHost, Mount
 
@@ -188,9 +187,7 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
             f" Each view is also saved as a PNG in your working directory, at the path given as "
             f"`saved_as` (e.g. {log.views_dir.name}/001-f0010-a090.0.png)."
         )
-    registered = Tool.from_function(tool, name=TOOL_NAME, description=description, structured_output=False)
-    registered.parameters = plain_schema(registered.parameters)
-    return fixed_tools_server(SERVER_NAME, [registered])
+    return fixed_tools_server(SERVER_NAME, [plain_tool(tool, TOOL_NAME, description)])
 
 
 class ObservationServer:
@@ -206,7 +203,6 @@ class ObservationServer:
         self,
         scenes: Path | str | list[Path | str],
         log_dir: Path | str,
-        host: str = "127.0.0.1",
         port: int = 0,
         views_dir: Path | str | None = None,
     ):
@@ -214,7 +210,6 @@ class ObservationServer:
         loaded = [load_scene(p) for p in paths]
         self.scenes = {scene.sequence: scene for scene in loaded}
         self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
-        self.host = host
         self._requested_port = port
         self._own_host: McpHost | None = None  # only for a fixed port (a manual server)
         self._mount: Mount | None = None
@@ -236,8 +231,8 @@ class ObservationServer:
 
     def start(self) -> "ObservationServer":
         if self._requested_port:
-            self._own_host = McpHost(self.host, self._requested_port).start()
-        host = self._own_host or McpHost.shared(self.host)
+            self._own_host = McpHost("127.0.0.1", self._requested_port).start()
+        host = self._own_host or McpHost.shared()
         self._mount = host.mount(lambda: build_server(self.scenes, self.log), name="observe").__enter__()
         return self
 

@@ -37,6 +37,7 @@ STARTS_PHRASE = {
     "waving": "starts waving",
 }
 DOING_PHRASE = {"walking": "walking", "standing": "standing still", "sitting": "sitting", "waving": "waving"}
+CHOICES = [DOING_PHRASE[a] for a in ACTIONS]  # a question about what someone does: its choices, in ACTIONS' order
 LOOK_KEYS = ("shirt", "hat", "bag", "pants")
 POINT_WINDOW_S = 0.5  # a question about one moment: evidence within this of it, in the same action
 START_WINDOW_S = 1.0  # a question about a start: evidence in the first second of the action
@@ -101,8 +102,9 @@ def _boxes(scene: Scene, person: Person, frames) -> dict[int, tuple]:
     return {f: person_box(scene, person, f) for f in frames if 0 <= f < scene.n_frames}
 
 
-def _first(person: Person, action: str) -> Segment | None:
-    return next((s for s in person.segments if s.action == action), None)
+def _first_starts(scene: Scene) -> list[tuple[Person, Segment]]:
+    """Each person's first segment of each action they do."""
+    return [(p, s) for p in scene.people for a in ACTIONS if (s := p.first_segment(a))]
 
 
 def build_item(
@@ -150,22 +152,13 @@ def unique_anchor(scene: Scene, rng: random.Random, index: int) -> ActiveItem | 
         f"At {_stamp(scene, t1)}, exactly one person {look_phrase(person, key)} "
         f"is {DOING_PHRASE[action]}. What is that person doing at {_stamp(scene, t2)}?"
     )
-    return build_item(
-        scene,
-        "unique_anchor",
-        index,
-        question,
-        "choice",
-        ACTIONS.index(segment.action) + 1,
-        person,
-        point_window(scene, segment, t2),
-        choices=[DOING_PHRASE[a] for a in ACTIONS],
-        meta={"anchor_frame": t1, "query_frame": t2, "look": look_of(person, (key,)), "anchor_action": action},
-    )
+    meta = {"anchor_frame": t1, "query_frame": t2, "look": look_of(person, (key,)), "anchor_action": action}
+    answer, frames = ACTIONS.index(segment.action) + 1, point_window(scene, segment, t2)
+    return build_item(scene, "unique_anchor", index, question, "choice", answer, person, frames, CHOICES, meta)
 
 
 def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) -> ActiveItem | None:
-    candidates = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
+    candidates = _first_starts(scene)
     person, segment = rng.choice(candidates)
     keys = unique_keys(scene, person)
     who, meta = describe(person, keys), {"who": look_of(person, keys), "action": segment.action}
@@ -174,29 +167,11 @@ def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) ->
             f"During which frames is {who} {DOING_PHRASE[segment.action]}? "
             f"Give [first_frame, last_frame] of that one continuous period."
         )
-        return build_item(
-            scene,
-            "action_boundary",
-            index,
-            question,
-            "span",
-            [segment.start, segment.end],
-            person,
-            range(segment.start, segment.end + 1),
-            meta=meta,
-        )
+        answer, frames = [segment.start, segment.end], range(segment.start, segment.end + 1)
+        return build_item(scene, "action_boundary", index, question, "span", answer, person, frames, meta=meta)
     question = f"At which frame does {who} {START_PHRASE[segment.action]} for the first time? Give the frame index."
-    return build_item(
-        scene,
-        "action_boundary",
-        index,
-        question,
-        "frame",
-        segment.start,
-        person,
-        start_window(scene, segment),
-        meta=meta,
-    )
+    frames = start_window(scene, segment)
+    return build_item(scene, "action_boundary", index, question, "frame", segment.start, person, frames, meta=meta)
 
 
 def left_neighbours(scene: Scene, anchor: Person, frame: int) -> list[tuple[float, Person]]:
@@ -220,22 +195,13 @@ def chain(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
         f"person to their left in the panorama (at a smaller angle; angles wrap from 0° to 360°). "
         f"What is that person doing at that moment?"
     )
-    return build_item(
-        scene,
-        "chain",
-        index,
-        question,
-        "choice",
-        ACTIONS.index(segment.action) + 1,
-        target,
-        point_window(scene, segment, frame),
-        choices=[DOING_PHRASE[a] for a in ACTIONS],
-        meta={"anchor": anchor.id, "anchor_hat": anchor.hat, "frame": frame, "gap_deg": round(gap, 1)},
-    )
+    meta = {"anchor": anchor.id, "anchor_hat": anchor.hat, "frame": frame, "gap_deg": round(gap, 1)}
+    answer, frames = ACTIONS.index(segment.action) + 1, point_window(scene, segment, frame)
+    return build_item(scene, "chain", index, question, "choice", answer, target, frames, CHOICES, meta)
 
 
 def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
-    candidates = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
+    candidates = _first_starts(scene)
     person, segment = rng.choice(candidates)
     keys = unique_keys(scene, person)
     angle = round(person.angle_at(segment.start), 1)
@@ -244,21 +210,13 @@ def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem 
         f"first time, and at what viewing angle (degrees, 0-360) are they at that frame? "
         f"Give [frame_index, angle_deg]."
     )
-    return build_item(
-        scene,
-        "frame_viewpoint",
-        index,
-        question,
-        "frame_angle",
-        [segment.start, angle],
-        person,
-        start_window(scene, segment),
-        meta={"who": look_of(person, keys), "action": segment.action},
-    )
+    meta = {"who": look_of(person, keys), "action": segment.action}
+    answer, frames = [segment.start, angle], start_window(scene, segment)
+    return build_item(scene, "frame_viewpoint", index, question, "frame_angle", answer, person, frames, meta=meta)
 
 
 def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
-    events = [(p, s) for p in scene.people for a in ACTIONS if (s := _first(p, a))]
+    events = _first_starts(scene)
     if len(events) < 2:
         return None
     (p1, s1), (p2, s2) = rng.sample(events, 2)
@@ -272,26 +230,18 @@ def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
         f"{STARTS_PHRASE[s_first.action]} and the moment {describe(target, keys_second)} first "
         f"{STARTS_PHRASE[segment.action]}? Give a number of seconds."
     )
-    return build_item(
-        scene,
-        "numeric",
-        index,
-        question,
-        "numeric",
-        seconds,
-        target,
-        start_window(scene, segment),
-        meta={
-            "first": {"who": look_of(first, keys_first), "action": s_first.action, "id": first.id},
-            "second": {"who": look_of(target, keys_second), "action": segment.action, "id": target.id},
-        },
-    )
+    meta = {
+        "first": {"who": look_of(first, keys_first), "action": s_first.action, "id": first.id},
+        "second": {"who": look_of(target, keys_second), "action": segment.action, "id": target.id},
+    }
+    frames = start_window(scene, segment)
+    return build_item(scene, "numeric", index, question, "numeric", seconds, target, frames, meta=meta)
 
 
-FAMILIES = {
-    "unique_anchor": lambda scene, rng, i: unique_anchor(scene, rng, i),
+FAMILIES = {  # each proposes one candidate: (scene, rng, index) -> item or None
+    "unique_anchor": unique_anchor,
     "action_boundary": lambda scene, rng, i: action_boundary(scene, rng, i, span=bool(i % 2 == 0)),
-    "chain": lambda scene, rng, i: chain(scene, rng, i),
-    "frame_viewpoint": lambda scene, rng, i: frame_viewpoint(scene, rng, i),
-    "numeric": lambda scene, rng, i: numeric(scene, rng, i),
+    "chain": chain,
+    "frame_viewpoint": frame_viewpoint,
+    "numeric": numeric,
 }

@@ -15,19 +15,8 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
-from agent_eval.benchmarks.activeobs.geometry import (
-    Box,
-    angle_to_x,
-    canonical_box,
-    view_span,
-)
-from agent_eval.benchmarks.activeobs.scene import (
-    HAT_COLOURS,
-    PANTS_COLOURS,
-    SHIRT_COLOURS,
-    Person,
-    Scene,
-)
+from agent_eval.benchmarks.activeobs.geometry import Box, angle_to_x, canonical_box, view_span
+from agent_eval.benchmarks.activeobs.scene import HAT_COLOURS, PANTS_COLOURS, SHIRT_COLOURS, Person, Scene
 
 SKIN = (222, 182, 142)
 BAG = (160, 110, 55)

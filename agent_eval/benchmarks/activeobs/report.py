@@ -21,6 +21,7 @@ from agent_eval.benchmarks.activeobs.evidence import (
 from agent_eval.benchmarks.activeobs.graph_view import graph_figures, graph_summary, graph_tables
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.activeobs.worldmodel import load_graph
+from agent_eval.benchmarks.presentation import ReportedItem
 
 PASSIVE_NAME = re.compile(r"panorama-(\d+)-f(\d+)\.png$")
 
@@ -38,15 +39,17 @@ def _passive_label(path: str) -> str:
     return f"image {int(match.group(1))} · frame {int(match.group(2))}" if match else path
 
 
-def active_item(run, record, images, embed, transcript, truth: RunTruth) -> dict:
+def active_item(reported: ReportedItem) -> dict:
     """Call before the steps are embedded: a view the agent saw is then shown once, here, and the
     transcript points back to it ("same image as observation #1 above")."""
+    record, images, embed, truth = reported.record, reported.images, reported.embed, reported.truth
+    assert isinstance(truth, RunTruth), truth  # what this kind's report_truth returned
     observations, note = load_observations(images.base)
     item, scene = truth.item_and_scene(record.id)
     evidence = evidence_of(record, observations, item, scene)
     passive = [
         dict(embed(p, _passive_label(p)).__dict__, label=_passive_label(p))
-        for p in (transcript.prompt_images if transcript else [])
+        for p in (reported.transcript.prompt_images if reported.transcript else [])
     ]
     views = [
         {
@@ -77,7 +80,7 @@ def active_item(run, record, images, embed, transcript, truth: RunTruth) -> dict
         }
     return {
         "question": item.question if item is not None else None,
-        "mode": run.config.tools or "?",
+        "mode": reported.run.config.tools or "?",
         "logged": observations is not None,
         "views": views,
         "passive": passive,

@@ -26,12 +26,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from agent_eval.benchmarks.activeobs.geometry import (
-    FPS,
-    PANO_HEIGHT,
-    PANO_WIDTH,
-    wrap_angle,
-)
+from agent_eval.benchmarks.activeobs.geometry import FPS, PANO_HEIGHT, PANO_WIDTH, wrap_angle
 
 FORMAT = "agent-eval/activeobs-scene"
 VERSION = 1
@@ -92,6 +87,10 @@ class Person:
             if segment.start <= frame <= segment.end:
                 return segment
         raise SceneError(f"person {self.id}: no segment covers frame {frame}")
+
+    def first_segment(self, action: str) -> Segment | None:
+        """Where the person first does `action` (None: never)."""
+        return next((s for s in self.segments if s.action == action), None)
 
     def action_at(self, frame: int) -> str:
         return self.segment_at(frame).action

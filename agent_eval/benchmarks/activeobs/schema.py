@@ -6,7 +6,8 @@
      "question": "At 2.0 s ... ?",
      "choices": ["walking", "standing", "sitting", "waving"],   # answer_mode "choice" only
      "answer_mode": "choice",           # choice | frame | span | frame_angle | numeric
-     "answer": 2,                       # see ANSWER_FORMS
+     "answer": 2,                       # by mode: choice index (1-based), frame, [first, last],
+                                        #   [frame, angle_deg], a positive number
      "evidence": {"track": "p3",        # the target's per-frame panorama boxes [x1, y1, x2, y2]
                   "boxes": [[120, 1510.5, 190.0, 1585.0, 420.0], ...]},   # [frame, x1, y1, x2, y2]
      "fps": 15, "n_frames": 300,        # must match the scene
@@ -28,13 +29,6 @@ from typing import Any
 from agent_eval.benchmarks.activeobs.geometry import PANO_HEIGHT, PANO_WIDTH
 
 ANSWER_MODES = ("choice", "frame", "span", "frame_angle", "numeric")
-ANSWER_FORMS = {
-    "choice": "an integer, the 1-based index of the right choice",
-    "frame": "an integer frame index",
-    "span": "[first_frame, last_frame] (integers, inclusive)",
-    "frame_angle": "[frame_index, angle_deg]",
-    "numeric": "a positive number",
-}
 TASK = "activeobs"
 
 
@@ -101,6 +95,13 @@ def _integer(value, name: str) -> int:
     return value
 
 
+def _frame(value, name: str, n_frames: int) -> int:
+    frame = _integer(value, name)
+    if not 0 <= frame < n_frames:
+        raise SchemaError(f"{name} {frame} is outside 0..{n_frames - 1}")
+    return frame
+
+
 def _check_answer(mode: str, answer, n_frames: int, choices) -> object:
     if mode == "choice":
         index = _integer(answer, "answer")
@@ -108,24 +109,18 @@ def _check_answer(mode: str, answer, n_frames: int, choices) -> object:
             raise SchemaError(f"answer {index} is not a 1-based index into the {len(choices)} choices")
         return index
     if mode == "frame":
-        frame = _integer(answer, "answer")
-        if not 0 <= frame < n_frames:
-            raise SchemaError(f"answer frame {frame} is outside 0..{n_frames - 1}")
-        return frame
+        return _frame(_integer(answer, "answer"), "answer frame", n_frames)
+    if mode in ("span", "frame_angle") and (not isinstance(answer, list) or len(answer) != 2):
+        form = "[first_frame, last_frame]" if mode == "span" else "[frame_index, angle_deg]"
+        raise SchemaError(f"answer must be {form}, got {answer!r}")
     if mode == "span":
-        if not isinstance(answer, list) or len(answer) != 2:
-            raise SchemaError(f"answer must be [first_frame, last_frame], got {answer!r}")
         start, end = (_integer(v, "answer frame") for v in answer)
         if not 0 <= start <= end < n_frames:
             raise SchemaError(f"answer span {answer} must satisfy 0 <= first <= last <= {n_frames - 1}")
         return [start, end]
     if mode == "frame_angle":
-        if not isinstance(answer, list) or len(answer) != 2:
-            raise SchemaError(f"answer must be [frame_index, angle_deg], got {answer!r}")
         frame, angle = _integer(answer[0], "answer frame"), _number(answer[1], "answer angle")
-        if not 0 <= frame < n_frames:
-            raise SchemaError(f"answer frame {frame} is outside 0..{n_frames - 1}")
-        return [frame, angle]
+        return [_frame(frame, "answer frame", n_frames), angle]
     value = _number(answer, "answer")
     if value <= 0:
         raise SchemaError(f"a numeric answer must be positive (graded by ratio), got {value}")
@@ -176,8 +171,7 @@ def item_from_row(row: dict) -> ActiveItem:
             raise SchemaError(f"evidence box {entry!r} must be [frame, x1, y1, x2, y2]")
         frame = _integer(entry[0], "evidence frame")
         x1, y1, x2, y2 = (_number(v, "evidence box coordinate") for v in entry[1:])
-        if not 0 <= frame < n_frames:
-            raise SchemaError(f"evidence frame {frame} is outside 0..{n_frames - 1}")
+        _frame(frame, "evidence frame", n_frames)
         if not (0 <= x1 < width and x1 < x2 <= x1 + width / 2 and 0 <= y1 < y2 <= height):
             raise SchemaError(
                 f"evidence box {entry[1:]} at frame {frame} is not a canonical panorama box "

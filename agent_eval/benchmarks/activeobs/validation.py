@@ -29,20 +29,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from agent_eval.benchmarks.activeobs.geometry import (
-    at_least,
-    at_most,
-    circular_iou,
-    pano_box_to_view,
-    wrap_angle,
-)
-from agent_eval.benchmarks.activeobs.questions import (
-    POINT_WINDOW_S,
-    START_WINDOW_S,
-    left_neighbours,
-)
+from agent_eval.benchmarks.activeobs.geometry import at_least, at_most, circular_iou, pano_box_to_view, wrap_angle
+from agent_eval.benchmarks.activeobs.questions import POINT_WINDOW_S, START_WINDOW_S, left_neighbours
 from agent_eval.benchmarks.activeobs.render import person_box
-from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene
+from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene, Segment
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 
 RULES = ("anchor", "answer", "evidence", "temporal", "view", "hop", "unique")
@@ -80,10 +70,6 @@ def _choice(action: str) -> int:
     return ACTIONS.index(action) + 1
 
 
-def _first_segment(person: Person, action: str):
-    return next((s for s in person.segments if s.action == action), None)
-
-
 def _is_change(person: Person, frame: int, n_frames: int) -> bool:
     """A visible boundary: inside the video, with another action on the frame before."""
     return 0 < frame < n_frames and person.action_at(frame - 1) != person.action_at(frame)
@@ -102,17 +88,10 @@ def _unique_anchor(scene: Scene, item: ActiveItem) -> Derived | str:
     found = _unique_anchor_answer(scene, meta, meta["query_frame"])
     if found is None:
         return "anchor"
-    answer, target = found
     t1, t2 = meta["anchor_frame"], meta["query_frame"]
-    return Derived(
-        answer,
-        target,
-        holds=_near(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found),
-        needed=[(p, t1) for p in _matching(scene, meta["look"])] + [(target, t2)],
-        temporal=_shift_changes(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found),
-        shortcuts=[_choice(meta["anchor_action"])],
-        point=t2,
-    )
+    needed = [(p, t1) for p in _matching(scene, meta["look"])] + [(found[1], t2)]
+    shortcuts = [_choice(meta["anchor_action"])]
+    return _at_point(scene, t2, lambda f: _unique_anchor_answer(scene, meta, f), found, needed, shortcuts)
 
 
 def _chain_answer(scene: Scene, meta: dict, frame: int) -> tuple[int, Person] | None:
@@ -130,7 +109,6 @@ def _chain(scene: Scene, item: ActiveItem) -> Derived | str:
     found = _chain_answer(scene, meta, frame)
     if found is None:
         return "anchor"
-    answer, target = found
     anchor = _one(scene, {"hat": meta["anchor_hat"]})
     if anchor is None:
         return "anchor"
@@ -138,38 +116,47 @@ def _chain(scene: Scene, item: ActiveItem) -> Derived | str:
         (p for p in scene.people if p is not anchor),
         key=lambda p: wrap_angle(p.angle_at(frame) - anchor.angle_at(frame)),
     )
-    return Derived(
-        answer,
-        target,
-        holds=_near(scene, frame, lambda f: _chain_answer(scene, meta, f), found),
-        needed=[(anchor, frame), (target, frame)],
-        temporal=_shift_changes(scene, frame, lambda f: _chain_answer(scene, meta, f), found),
-        shortcuts=[_choice(anchor.action_at(frame)), _choice(right.action_at(frame))],
-        point=frame,
-    )
+    needed = [(anchor, frame), (found[1], frame)]
+    shortcuts = [_choice(anchor.action_at(frame)), _choice(right.action_at(frame))]
+    return _at_point(scene, frame, lambda f: _chain_answer(scene, meta, f), found, needed, shortcuts)
 
 
 def _same(a: tuple | None, b: tuple) -> bool:
     return a is not None and a[0] == b[0] and a[1] is b[1]
 
 
-def _near(scene: Scene, point: int, answer_at: Callable, found: tuple) -> Callable[[int], bool]:
-    """The fact of a question about one moment holds at f: near that moment, same target, same answer."""
-    return lambda f: at_most(abs(f - point), POINT_WINDOW_S * scene.fps) and _same(answer_at(f), found)
-
-
-def _shift_changes(scene: Scene, frame: int, answer_at: Callable, found: tuple) -> bool:
+def _at_point(scene: Scene, point: int, answer_at: Callable, found: tuple, needed: list, shortcuts: list) -> Derived:
+    """A question about one moment: its fact holds near that moment for the same target and answer, and the answer
+    must change when the moment moves by TEMPORAL_SHIFT_S (no answer there, or another one)."""
+    answer, target = found
     shift = int(round(TEMPORAL_SHIFT_S * scene.fps))
-    moved = [answer_at(f) for f in (frame - shift, frame + shift) if 0 <= f < scene.n_frames]
-    return any(other is None or other[0] != found[0] for other in moved)  # no answer there, or another one
+    moved = [answer_at(f) for f in (point - shift, point + shift) if 0 <= f < scene.n_frames]
+    return Derived(
+        answer,
+        target,
+        holds=lambda f: at_most(abs(f - point), POINT_WINDOW_S * scene.fps) and _same(answer_at(f), found),
+        needed=needed,
+        temporal=any(other is None or other[0] != answer for other in moved),
+        shortcuts=shortcuts,
+        point=point,
+    )
 
 
-def _start_window_holds(scene: Scene, person: Person, action: str) -> Callable[[int], bool]:
-    segment = _first_segment(person, action)
-    return lambda f: (
-        segment.start <= f <= segment.end
-        and person.action_at(f) == action
-        and at_most(f - segment.start, START_WINDOW_S * scene.fps)
+def _at_start(scene: Scene, answer, person: Person, segment: Segment, starts: list | None = None) -> Derived:
+    """A question about when someone starts an action: its fact holds in the first START_WINDOW_S of that segment;
+    an answerer must see each start it asks about (`starts`, else this one: the frame before and the frame itself),
+    and each must be a visible change."""
+    starts = starts or [(person, segment)]
+    return Derived(
+        answer,
+        person,
+        holds=lambda f: (
+            segment.start <= f <= segment.end
+            and person.action_at(f) == segment.action
+            and at_most(f - segment.start, START_WINDOW_S * scene.fps)
+        ),
+        needed=[(p, f) for p, s in starts for f in (s.start - 1, s.start) if f >= 0],
+        temporal=all(_is_change(p, s.start, scene.n_frames) for p, s in starts),
     )
 
 
@@ -193,29 +180,17 @@ def _boundary(scene: Scene, item: ActiveItem) -> Derived | str:
             temporal=_is_change(person, first.start, scene.n_frames)
             and _is_change(person, first.end + 1, scene.n_frames),
         )
-    return Derived(
-        first.start,
-        person,
-        holds=_start_window_holds(scene, person, first.action),
-        needed=[(person, f) for f in (first.start - 1, first.start) if f >= 0],
-        temporal=_is_change(person, first.start, scene.n_frames),
-    )
+    return _at_start(scene, first.start, person, first)
 
 
 def _viewpoint(scene: Scene, item: ActiveItem) -> Derived | str:
     person = _one(scene, item.meta["who"])
     if person is None:
         return "anchor"
-    segment = _first_segment(person, item.meta["action"])
+    segment = person.first_segment(item.meta["action"])
     if segment is None:
         return "answer"
-    return Derived(
-        [segment.start, round(person.angle_at(segment.start), 1)],
-        person,
-        holds=_start_window_holds(scene, person, item.meta["action"]),
-        needed=[(person, f) for f in (segment.start - 1, segment.start) if f >= 0],
-        temporal=_is_change(person, segment.start, scene.n_frames),
-    )
+    return _at_start(scene, [segment.start, round(person.angle_at(segment.start), 1)], person, segment)
 
 
 def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
@@ -224,18 +199,12 @@ def _numeric(scene: Scene, item: ActiveItem) -> Derived | str:
         person = _one(scene, item.meta[key]["who"])
         if person is None:
             return "anchor"
-        segment = _first_segment(person, item.meta[key]["action"])
+        segment = person.first_segment(item.meta[key]["action"])
         if segment is None:
             return "answer"
         events.append((person, segment))
     (_, s1), (later, s2) = sorted(events, key=lambda e: e[1].start)
-    return Derived(
-        round((s2.start - s1.start) / scene.fps, 2),
-        later,
-        holds=_start_window_holds(scene, later, s2.action),
-        needed=[(p, f) for p, s in events for f in (s.start - 1, s.start) if f >= 0],
-        temporal=all(_is_change(p, s.start, scene.n_frames) for p, s in events),
-    )
+    return _at_start(scene, round((s2.start - s1.start) / scene.fps, 2), later, s2, events)
 
 
 DERIVE = {

@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from agent_eval.benchmarks.activeobs.geometry import NORM, canonical_box, view_box_to_pano
+from agent_eval.datamodel.jsonl import append_line, log_lines
 
 ENTITY_KINDS = ("person", "object")
 ATTRIBUTE_TYPES = ("appearance", "action", "state")
@@ -149,18 +150,15 @@ class WorldGraph:
 
     # -- writes
     def add_entity(self, observation, kind, label, bbox) -> dict:
-        args = {"observation": observation, "kind": kind, "label": label, "bbox": bbox}
-        return self._write("add_entity", args, lambda: self._new_entity(observation, kind, label, bbox))
+        return self._write("add_entity", self._new_entity, observation=observation, kind=kind, label=label, bbox=bbox)
 
     def add_attribute(self, entity, observation, type, value) -> dict:  # noqa: A002 - the tool's own word
         args = {"entity": entity, "observation": observation, "type": type, "value": value}
-        return self._write("add_attribute", args, lambda: self._new_attribute(entity, observation, type, value))
+        return self._write("add_attribute", self._new_attribute, **args)
 
     def add_relation(self, subject, object, observation, type, predicate) -> dict:  # noqa: A002
         args = {"subject": subject, "object": object, "observation": observation, "type": type, "predicate": predicate}
-        return self._write(
-            "add_relation", args, lambda: self._new_relation(subject, object, observation, type, predicate)
-        )
+        return self._write("add_relation", self._new_relation, **args)
 
     def _new_entity(self, observation, kind, label, bbox) -> tuple[str, dict]:
         kind, label, box = _choice(kind, "kind", ENTITY_KINDS), _text(label, "label"), _bbox(bbox)
@@ -178,8 +176,8 @@ class WorldGraph:
         self.entities.append(entity)
         return entity["id"], entity
 
-    def _new_attribute(self, entity, observation, type_, value) -> tuple[str, dict]:
-        type_, value = _choice(type_, "type", ATTRIBUTE_TYPES), _text(value, "value")
+    def _new_attribute(self, entity, observation, type, value) -> tuple[str, dict]:  # noqa: A002
+        type_, value = _choice(type, "type", ATTRIBUTE_TYPES), _text(value, "value")
         owner = self._entity(entity)
         seen = self._cite(observation)
         attribute = {
@@ -193,9 +191,9 @@ class WorldGraph:
         self.attributes.append(attribute)
         return attribute["id"], attribute
 
-    def _new_relation(self, subject, object_, observation, type_, predicate) -> tuple[str, dict]:
-        type_, predicate = _choice(type_, "type", RELATION_TYPES), _text(predicate, "predicate")
-        first, second = self._entity(subject), self._entity(object_)
+    def _new_relation(self, subject, object, observation, type, predicate) -> tuple[str, dict]:  # noqa: A002
+        type_, predicate = _choice(type, "type", RELATION_TYPES), _text(predicate, "predicate")
+        first, second = self._entity(subject), self._entity(object)
         if first is second:
             raise GraphRefusal("a relation joins two different entities (subject and object are the same)")
         if type_ == "social" and not first["kind"] == second["kind"] == "person":
@@ -213,7 +211,7 @@ class WorldGraph:
         self.relations.append(relation)
         return relation["id"], relation
 
-    def _write(self, tool: str, args: dict, apply) -> dict:
+    def _write(self, tool: str, apply: Callable[..., tuple[str, dict]], **args) -> dict:
         with self._lock:
             entry = {
                 "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
@@ -223,12 +221,12 @@ class WorldGraph:
                 "observation": args.get("observation") if _loggable_int(args.get("observation")) else None,
             }
             try:
-                new_id, written = apply()
+                new_id, written = apply(**args)
             except GraphRefusal as refusal:
-                self._log({**entry, "ok": False, "error": str(refusal)})
+                append_line(self.directory / HISTORY_FILE, {**entry, "ok": False, "error": str(refusal)})
                 raise
             self.version += 1
-            self._log({**entry, "ok": True, "id": new_id, "version": self.version})
+            append_line(self.directory / HISTORY_FILE, {**entry, "ok": True, "id": new_id, "version": self.version})
             self._save()
             return {"id": new_id, "version": self.version, **{k: v for k, v in written.items() if k != "id"}}
 
@@ -244,10 +242,6 @@ class WorldGraph:
     def get_graph(self) -> dict:
         with self._lock:
             return self.to_json()
-
-    def _log(self, entry: dict) -> None:
-        with (self.directory / HISTORY_FILE).open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
 
     def _save(self) -> None:
         text = json.dumps(self.to_json(), indent=1)
@@ -321,17 +315,9 @@ def load_graph(item_root: Path) -> StoredGraph | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         data = {}
-    history = []
-    history_path = folder / HISTORY_FILE
-    if history_path.is_file():
-        for line in history_path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                history.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
     return StoredGraph(
         [e for e in data.get("entities", []) if isinstance(e, dict)],
         [a for a in data.get("attributes", []) if isinstance(a, dict)],
         [r for r in data.get("relations", []) if isinstance(r, dict)],
-        history,
+        log_lines(folder / HISTORY_FILE),
     )

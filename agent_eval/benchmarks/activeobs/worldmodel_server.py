@@ -11,11 +11,10 @@ import json
 from typing import Annotated
 
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from agent_eval.benchmarks.activeobs.worldmodel import GraphRefusal, WorldGraph
-from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
+from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
 from agent_eval.tools.mcp_http import McpHost, Mount
 
 SERVER_NAME = "worldmodel"
@@ -89,38 +88,10 @@ def build_server(graph: WorldGraph):
     ) -> str:
         return guarded(lambda: graph.add_relation(subject, object, observation, type, predicate))
 
-    tools = []
-    for function in (get_graph, add_entity, add_attribute, add_relation):
-        tool = Tool.from_function(
-            function, name=function.__name__, description=DESCRIPTIONS[function.__name__], structured_output=False
-        )
-        tool.parameters = plain_schema(tool.parameters)
-        tools.append(tool)
-    return fixed_tools_server(SERVER_NAME, tools)
+    functions = (get_graph, add_entity, add_attribute, add_relation)
+    return fixed_tools_server(SERVER_NAME, [plain_tool(f, f.__name__, DESCRIPTIONS[f.__name__]) for f in functions])
 
 
-class WorldModelServer:
-    """Start/stop the world-model MCP server of one item on the shared MCP host (context manager)."""
-
-    def __init__(self, graph: WorldGraph, host: str = "127.0.0.1"):
-        self.graph = graph
-        self.host = host
-        self._mount: Mount | None = None
-
-    @property
-    def url(self) -> str:
-        assert self._mount is not None, "not started"
-        return self._mount.url
-
-    @property
-    def endpoint(self) -> str:
-        assert self._mount is not None, "not started"
-        return self._mount.endpoint
-
-    def __enter__(self):
-        self._mount = McpHost.shared(self.host).mount(lambda: build_server(self.graph), name=SERVER_NAME).__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._mount is not None:
-            self._mount.__exit__(None, None, None)
+def world_model_server(graph: WorldGraph) -> Mount:
+    """The world-model MCP server of one item on the shared MCP host (a context manager: leaving unmounts it)."""
+    return McpHost.shared().mount(lambda: build_server(graph), name=SERVER_NAME)

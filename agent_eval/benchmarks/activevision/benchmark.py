@@ -8,7 +8,7 @@ from pathlib import Path
 from agent_eval.benchmarks.activevision.loader import ActiveVisionItem, load_dataset
 from agent_eval.benchmarks.activevision.scoring import grade, scorer_hash
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Item, ItemSetup
-from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_tools, place_image, render
+from agent_eval.benchmarks.shared import IMAGE_TOOLS_MODULE, image_toolset, place_image, render
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.tools.mcp_http import load_in_background
@@ -50,27 +50,17 @@ class ActiveVision(Benchmark):
         if tools == "none":
             # Attached to the first message; kept in the private home, which no tool can reach in this mode.
             inline = place_image(item.image, home / "attachment", conversions)
-            yield ItemSetup(
-                prompt=render(template_text, item.question, "the attached image"),
-                tools=ToolSet(),
-                inline_images=[inline],
-                conversions=conversions,
-            )
+            prompt = render(template_text, item.question, "the attached image")
+            yield ItemSetup(prompt, ToolSet(), [inline], conversions=conversions)
             return
         image = place_image(item.image, work / "image", conversions)  # a neutral name: nothing about the item
-        with image_tools(work) as (server, endpoint):
-            toolset = ToolSet(shell=tools == "python", view_file=True, mcp=(server,))
-            yield ItemSetup(
-                prompt=render(template_text, item.question, image.name),
-                tools=toolset,
-                endpoints=[endpoint],
-                conversions=conversions,
-            )
+        with image_toolset(work, tools) as (toolset, endpoints):
+            prompt = render(template_text, item.question, image.name)
+            yield ItemSetup(prompt, toolset, endpoints=endpoints, conversions=conversions)
 
     def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
         assert isinstance(item, ActiveVisionItem), item  # this kind's own dataset gives its items
-        graded = grade(final_text or "", item.answer)
-        return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
+        return _graded(final_text, item.answer)
 
     def scorer_hash(self) -> str:
         return scorer_hash()
@@ -80,5 +70,9 @@ class ActiveVision(Benchmark):
     def regrade(
         self, answer_text: str | None, record: ItemRecord, item: Item | None, item_dir: ItemDir
     ) -> BenchmarkGrade:
-        graded = grade(answer_text or "", record.ground_truth)
-        return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)
+        return _graded(answer_text, record.ground_truth)
+
+
+def _graded(text: str | None, truth: str) -> BenchmarkGrade:
+    graded = grade(text or "", truth)
+    return BenchmarkGrade(graded.prediction, graded.correct, graded.has_answer_tag)

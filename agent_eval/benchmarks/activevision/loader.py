@@ -32,10 +32,6 @@ class ActiveVisionItem:
     answer: str
     image: Path
 
-    def public(self) -> dict:
-        """What may be shown to the agent: never the answer."""
-        return {"id": self.id, "task": self.task, "category": self.category, "question": self.question}
-
     def hashed_text(self) -> list[str]:
         return [self.id, self.task, self.category, self.question, self.answer]
 

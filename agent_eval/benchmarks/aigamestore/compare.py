@@ -10,13 +10,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.console import Console
-
-from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
+from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.stats import ALPHA, sign_flip_test
-from agent_eval.analysis.tables import cells_table
 from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
 from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, per_game
+from agent_eval.benchmarks.games.comparison import Cells, GameTables
 
 GRADED = ("ok", "no_answer")
 
@@ -55,6 +53,11 @@ def build(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
         for i in ids
     ]
     return {"overall": overall, "games": games}
+
+
+def compared(runs, letters: list[str], shared: list[str], n_resamples: int, seed: int) -> GameStoreComparison:
+    games = build(runs, shared, n_resamples, seed)
+    return GameStoreComparison(verdicts=verdicts(letters, games), games=games)
 
 
 def verdicts(letters: list[str], data: dict) -> list[str]:
@@ -103,7 +106,7 @@ def game_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]
 
 
 @dataclass
-class GameStoreComparison(KindComparison):
+class GameStoreComparison(GameTables):
     """Geometric and arithmetic means of the normalised scores per run, the paired test, per-game scores."""
 
     games: dict = field(default_factory=dict)
@@ -124,22 +127,7 @@ class GameStoreComparison(KindComparison):
             Measure("normalised score, arithmetic mean", row["arithmetic_mean"]),
         ]
 
-    def print_table(self, data: Comparison, console: Console) -> bool:
-        for title, (header, body) in (
-            ("AI GameStore on the shared games", overall_cells(data, self.games)),
-            ("per game", game_cells(data, self.games)),
-        ):
-            console.print(cells_table(title, header, body))
-        return True
-
-    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
-        return [
-            "AI GameStore (normalised against the human median; test: paired permutation on log scores):",
-            md(*overall_cells(data, self.games)),
-            "Per game:",
-            md(*game_cells(data, self.games)),
-        ]
-
-    def csv_rows(self, data: Comparison) -> list[list] | None:
-        header, body = game_cells(data, self.games)
-        return [header, *body]
+    def tables(self, data: Comparison) -> tuple[Cells, Cells]:
+        heading = "AI GameStore (normalised against the human median; test: paired permutation on log scores):"
+        overall = Cells("AI GameStore on the shared games", heading, *overall_cells(data, self.games))
+        return overall, Cells("per game", "Per game:", *game_cells(data, self.games))

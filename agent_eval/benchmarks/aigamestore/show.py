@@ -8,7 +8,6 @@ import json
 
 from rich.console import Console
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
@@ -16,7 +15,7 @@ from agent_eval.benchmarks.aigamestore.record import REQUESTS, read_end, read_re
 from agent_eval.benchmarks.aigamestore.scoring import per_game, summary
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.paged import paged
+from agent_eval.benchmarks.games.paged import print_paged, show_command
 from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.notes import print_notes
 
@@ -60,37 +59,30 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
     if timeline is None:
         console.print(Rule("game: no timeline (the game never started)"))
         return None
-    parts, last = paged(console, timeline, page, f"game moves ({len(timeline)})")
-    table = Table(header_style="bold")
-    columns = ("move", "dec", "inputs (5 × 0.2 s; h: held)", "ep", "phase", "score (best)", "frames", "game s")
-    for name in columns:
-        wraps = name.startswith("inputs")
-        table.add_column(name, justify="left" if wraps or name == "phase" else "right", no_wrap=not wraps)
-    for index, part in enumerate(parts):
-        if index:
-            table.add_row("…", f"({part[0]['n'] - parts[index - 1][-1]['n'] - 1} not shown)", *[""] * 6, style="dim")
-        for entry in part:
-            state = entry.get("state") or {}
-            score = _raw(state.get("score")) + (
-                f" ({_raw(state['highScore'])})" if state.get("highScore") not in (None, state.get("score")) else ""
-            )
-            table.add_row(
-                str(entry["n"]),
-                str(entry["decisions"]),
-                inputs_words(entry),
-                str(entry["episode"]),
-                str(state.get("gamePhase") or "?"),
-                score,
-                _frames(entry["frames"]),
-                f"{entry['clock_ms'] / 1000:.1f}",
-                style="yellow" if entry.get("problem") else None,
-            )
-    console.print(table)
-    if last > 1:
-        repeat = f" --repeat {record.repeat}" if record.repeat else ""
-        console.print(
-            Text(f"pages 1-{last}: agent-eval show {run_dir or 'RUN'} {record.id}{repeat} --page N", style="dim")
+    names = ("move", "dec", "inputs (5 × 0.2 s; h: held)", "ep", "phase", "score (best)", "frames", "game s")
+    columns = [
+        (n, "left" if n.startswith("inputs") or n == "phase" else "right", not n.startswith("inputs")) for n in names
+    ]
+
+    def row(entry: dict) -> tuple[list[str], str | None]:
+        state = entry.get("state") or {}
+        score = _raw(state.get("score")) + (
+            f" ({_raw(state['highScore'])})" if state.get("highScore") not in (None, state.get("score")) else ""
         )
+        cells = [
+            str(entry["n"]),
+            str(entry["decisions"]),
+            inputs_words(entry),
+            str(entry["episode"]),
+            str(state.get("gamePhase") or "?"),
+            score,
+            _frames(entry["frames"]),
+            f"{entry['clock_ms'] / 1000:.1f}",
+        ]
+        return cells, "yellow" if entry.get("problem") else None
+
+    hint = ("moves", show_command(record, run_dir))
+    print_paged(console, timeline, page, f"game moves ({len(timeline)})", columns, row, "n", hint)
     problems = [e for e in timeline if e.get("problem")]
     if problems:
         console.print(
@@ -108,7 +100,7 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
     return GameStoreMetrics.of(record)
 
 
-def print_score(console: Console, record, metrics: GameStoreMetrics) -> None:
+def print_outcome(console: Console, record, metrics: GameStoreMetrics) -> None:
     if not metrics.game:
         return
     raw = "no score read" if metrics.raw_score is None else f"raw score {metrics.raw_score:g}"

@@ -9,11 +9,9 @@ session.py        GameSession: one item's play (budget, frame archive, timeline,
 game_record.py    the game folder's files (game.json, timeline.jsonl, restores.jsonl, result.json) and their readers
 game_server.py    the `game` MCP server: our tools or VISTA's (--game-tools), as ladder.tools() offers them
 ours_tools.py     our tools: play; recall, inspect, read_pixels from mode image up; read_notes, write_note
-vista_tools.py    VISTA's tools: play, inspect, read_pixels, history, read_guide/write_guide/read_working/write_working,
-                  answering as VISTA's harness does (vista_schemas.py: their descriptions and schemas; vista_views.py:
-                  inspect and read_pixels on the image as shown)
+vista_tools.py    VISTA's tools: play, then the core's turn-addressed inspect, read_pixels, history and the notes
+                  (games/vista/turns.py) over the game's turns as events, answering as VISTA's harness does
 turns.py          turns as VISTA numbers them (turn 0: the first observation), the actions it accepts, its metadata
-history.py        VISTA's `history`: each action's public record, the events and attempts views
 coordinates.py    ACTION6's and the regions' coordinates: game pixels or pixels of the image as shown
 prompt_text.py    what the prompt says of the tools, drawing and coordinates: never a tool the rung leaves out
 frames.py         frames as palette PNGs (VISTA's grid lines on request) and the lossless archive (.npy + .png)

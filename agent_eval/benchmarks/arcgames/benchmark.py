@@ -174,10 +174,9 @@ class ArcGames(Benchmark):
                 or its CLI ran out of context), or an early stop with the game live (continued, VISTA's way)."""
                 if session.over:
                     return None
-                if session.handoff.told or ran_out_of_context:
-                    why = session.handoff.reason if session.handoff.told else None
+                if (reason := session.handoff.next_reason(ran_out_of_context)) is not None:
                     session.begin_session()
-                    return telling.going_on(f"hand-off: {why or 'the CLI ran out of context'}")
+                    return telling.going_on(reason)
                 if self.protocol.early_stop != "continue":
                     return None  # graded as it stands (the record says it stopped early)
                 return after_the_stop(session, item_root, self.protocol.recoveries, telling.going_on)

@@ -13,13 +13,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
+from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.games.comparison import Cells, GameTables
 
 GRADED = ("ok", "no_answer")
 
@@ -179,36 +177,8 @@ def game_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def render_games(data: Comparison, console: Console) -> None:
-    for title, (header, body) in (
-        ("ARC-AGI-3 games on the shared games", overall_cells(data)),
-        ("per game", game_cells(data)),
-    ):
-        table = Table(title=title, header_style="bold", title_style="bold")
-        for i, name in enumerate(header):
-            table.add_column(name, justify="left" if i < 2 else "right", no_wrap=True)
-        for cells in body:
-            table.add_row(*cells)
-        console.print(table)
-
-
-def markdown_parts(data: Comparison, md) -> list[str]:
-    return [
-        "ARC-AGI-3 games (wins: exact McNemar; score and levels: paired permutation):",
-        md(*overall_cells(data)),
-        "Per game:",
-        md(*game_cells(data)),
-    ]
-
-
-def csv_rows(data: Comparison):
-    header, body = game_cells(data)
-    yield header
-    yield from body
-
-
 @dataclass
-class GamesComparison(KindComparison):
+class GamesComparison(GameTables):
     """Wins, mean game score, levels and actions per completed level per run, with their paired tests
     (compare.py's build_games: "overall" and "games")."""
 
@@ -232,12 +202,7 @@ class GamesComparison(KindComparison):
             Measure("actions per completed level", row["actions_per_level"]),
         ]
 
-    def print_table(self, data: Comparison, console: Console) -> bool:
-        render_games(data, console)
-        return True
-
-    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
-        return markdown_parts(data, md)
-
-    def csv_rows(self, data: Comparison) -> list[list] | None:
-        return list(csv_rows(data))
+    def tables(self, data: Comparison) -> tuple[Cells, Cells]:
+        heading = "ARC-AGI-3 games (wins: exact McNemar; score and levels: paired permutation):"
+        overall = Cells("ARC-AGI-3 games on the shared games", heading, *overall_cells(data))
+        return overall, Cells("per game", "Per game:", *game_cells(data))

@@ -12,11 +12,11 @@ import threading
 
 from mcp.server.mcpserver import MCPServer
 
-from agent_eval.benchmarks.arcgames import history as h
 from agent_eval.benchmarks.arcgames import ours_tools, vista_tools
 from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession
+from agent_eval.benchmarks.games.vista.mcp import tools_of
 from agent_eval.benchmarks.games.working_scope import archive_level
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server
@@ -30,7 +30,8 @@ class _LevelScope:
     def __init__(self, session: GameSession, notes: Notes | None, ladder: Ladder):
         self.session, self.notes, self.on = session, notes, notes is not None and ladder.working_scope == "level"
         self.turns = t.Turns(session, {})
-        self.start = h.level_start_turn(h.replayed_events(self.turns.all(), 0, t.termination_reason(session)))
+        played = t.replayed(self.turns.all(), 0, t.termination_reason(session))
+        self.start = max((turn.number for turn, shown in played if shown.get("level_boundary")), default=0)
         self._lock = threading.Lock()
         self._seen = len(session.plays)  # plays already checked (a restored game's were, before the restart)
 
@@ -60,9 +61,8 @@ def build_server(
     """The game tools of this mode and rung on one item's session."""
     names = ladder.tools(mode)
     if ladder.vista:
-        return fixed_tools_server(
-            SERVER_NAME, vista_tools.tools(vista_tools.VistaGame(session, ladder, scale, notes), names)
-        )
+        game = vista_tools.VistaGame(session, ladder, scale, notes)
+        return fixed_tools_server(SERVER_NAME, tools_of(game.definitions(), game.functions(), names))
     scope = _LevelScope(session, notes, ladder)
     functions = ours_tools.tool_functions(session, scale, ladder, notes, scope.where, scope.after_play)
     return fixed_tools_server(SERVER_NAME, ours_tools.tools(functions, names))

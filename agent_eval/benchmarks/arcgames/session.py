@@ -326,19 +326,25 @@ class GameSession:
     @property
     def over(self) -> str | None:
         """Why no more actions are taken (won, budget spent, game broken), or None."""
+        ended = self.ended()
+        return ended[1] if ended else None
+
+    def ended(self) -> tuple[str, str] | None:
+        """Why no more actions are taken: (VISTA's termination reason, or ours for our own bounds; our words)."""
         if self.error:
-            return "the game failed"
+            return "controller_error", "the game failed"
         if self.last is not None and self.last.state == "WIN":
-            return "the game is won"
+            return "WIN", "the game is won"
         if self.actions_used >= self.max_actions:
-            return f"the action budget ({self.max_actions}) is spent"
+            return "action_budget_exhausted", f"the action budget ({self.max_actions}) is spent"
         limit = self.level_limit()
         if limit is not None and self.actions_used - self.level_began_at >= limit:
-            return f"this level's action budget ({limit}: its baseline x {self.level_actions:g}) is spent"
+            words = f"this level's action budget ({limit}: its baseline x {self.level_actions:g}) is spent"
+            return "level_action_budget_exhausted", words
         if self.deadline is not None and self.now() >= self.deadline:
             if self.max_hours is not None and self.game_clock() >= self.max_hours * 3600:
-                return f"the game's time budget ({self.max_hours:g} h) is spent"
-            return "the time budget is spent"
+                return "time_budget_exhausted", f"the game's time budget ({self.max_hours:g} h) is spent"
+            return "time_budget_exhausted", "the time budget is spent"
         return None
 
     def play(self, action: str, x: int | None, y: int | None) -> tuple[dict, bytes | None]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from agent_eval.benchmarks.arcgames.game_record import read_end
@@ -16,7 +15,7 @@ from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.paged import PAGE, paged
+from agent_eval.benchmarks.games.paged import print_paged, show_command
 from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.notes import print_notes
 
@@ -121,37 +120,21 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
     if timeline is None:
         console.print(Rule("game: no timeline (the game never started)"))
         return None
-    shown, last = paged(console, timeline, page, f"game timeline ({len(timeline)} play call(s))")
-    table = Table(header_style="bold")
-    for name in ("step", "action", "state", "levels", "frames", "game ms"):
-        table.add_column(name, justify="right" if name in ("step", "frames", "game ms") else "left", no_wrap=True)
-    for index, part in enumerate(shown):
-        if index:
-            hidden = part[0]["step"] - shown[index - 1][-1]["step"] - 1
-            table.add_row("…", f"({hidden} not shown)", "", "", "", "", style="dim")
-        for entry in part:
-            table.add_row(
-                str(entry["step"]),
-                _action(entry),
-                entry["state"],
-                f"{entry['levels_completed']}/{entry['win_levels']}",
-                _frames(entry["frames"]),
-                f"{entry['game_ms']:.1f}",
-                style="red" if entry.get("error") else None,
-            )
-    console.print(table)
-    if len(shown) > 1 or page is not None:
-        levels = _level_steps(timeline)
-        if levels:
-            console.print("levels completed at step(s): " + ", ".join(f"{s} (level {k})" for k, s in levels))
-        console.print(
-            Text(
-                f"pages 1-{last} of {PAGE} play calls: agent-eval show {run_dir or 'RUN'} {record.id}"
-                + (f" --repeat {record.repeat}" if record.repeat else "")
-                + " --page N",
-                style="dim",
-            )
-        )
+    right = ("step", "frames", "game ms")
+    columns = [(n, "right" if n in right else "left", True) for n in ("step", "action", "state", "levels", *right[1:])]
+
+    def row(entry: dict) -> tuple[list[str], str | None]:
+        levels = f"{entry['levels_completed']}/{entry['win_levels']}"
+        cells = [str(entry["step"]), _action(entry), entry["state"], levels, _frames(entry["frames"])]
+        return [*cells, f"{entry['game_ms']:.1f}"], "red" if entry.get("error") else None
+
+    title = f"game timeline ({len(timeline)} play call(s))"
+    last = print_paged(
+        console, timeline, page, title, columns, row, "step", ("play calls", show_command(record, run_dir))
+    )
+    levels = _level_steps(timeline)
+    if levels and (last > 1 or page is not None):
+        console.print("levels completed at step(s): " + ", ".join(f"{s} (level {k})" for k, s in levels))
     print_notes(console, base)
     end = read_end(base)
     if end is not None and end.error:

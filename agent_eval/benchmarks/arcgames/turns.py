@@ -60,11 +60,6 @@ def turn_of(play: Play, given: dict[int, tuple[int, int]]) -> Turn:
     )
 
 
-def turns(session: GameSession, given: dict[int, tuple[int, int]]) -> list[Turn]:
-    """Every turn so far, turn 0 first when there is one."""
-    return [t for t in [first_turn(session)] if t is not None] + [turn_of(p, given) for p in session.plays]
-
-
 class Turns:
     """A session's turns, kept as they are played (each play's turn made once, not on every look)."""
 
@@ -101,18 +96,8 @@ def available(turn: Turn | None) -> list[str]:
 def termination_reason(session: GameSession) -> str | None:
     """Why the game takes no more actions, in VISTA's words where VISTA has them (WIN, action_budget_exhausted,
     controller_error), ours for our own bounds (the level's and the time budget)."""
-    if session.over is None:
-        return None
-    if session.error:
-        return "controller_error"
-    if session.last is not None and session.last.state == "WIN":
-        return "WIN"
-    if session.actions_used >= session.max_actions:
-        return "action_budget_exhausted"
-    limit = session.level_limit()
-    if limit is not None and session.actions_used - session.level_began_at >= limit:
-        return "level_action_budget_exhausted"
-    return "time_budget_exhausted"
+    ended = session.ended()
+    return ended[0] if ended else None
 
 
 def metadata(
@@ -186,3 +171,24 @@ def crossed_level(before: Turn | None, turn: Turn, terminal: bool) -> bool:
     if terminal or before is None or before.levels_completed is None or turn.levels_completed is None:
         return False
     return turn.levels_completed > before.levels_completed
+
+
+def public_action(turn: Turn) -> dict:
+    """The action as VISTA's public record gives it (_public_event): its name, and ACTION6's x and y as given."""
+    action: dict = {"action": turn.action}
+    if turn.action == CLICK and turn.given is not None:
+        action["x"], action["y"] = turn.given
+    return action
+
+
+def replayed(all_turns: list[Turn], display: int, last_reason: str | None) -> list[tuple[Turn, dict]]:
+    """The turns already played (a restored game), each with its metadata as it was when played, the game ending
+    only at its last turn (won, budget spent or failed: `last_reason`)."""
+    out = []
+    for before, turn in zip([None, *all_turns], all_turns):
+        if turn.action is None:
+            continue
+        reason = last_reason if turn is all_turns[-1] else None
+        boundary = crossed_level(before, turn, reason is not None)
+        out.append((turn, metadata(turn, display, reason=reason, action_applied=True, level_boundary=boundary)))
+    return out

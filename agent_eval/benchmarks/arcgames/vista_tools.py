@@ -15,19 +15,18 @@ import json
 import threading
 from collections.abc import Callable
 
-from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 
-from agent_eval.benchmarks.arcgames import history as h
 from agent_eval.benchmarks.arcgames import turns as t
-from agent_eval.benchmarks.arcgames import vista_schemas as schemas
-from agent_eval.benchmarks.arcgames import vista_views as views
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, PlayRefused
+from agent_eval.benchmarks.games.frames import ArchivedPngs
 from agent_eval.benchmarks.games.observation import BLIND
+from agent_eval.benchmarks.games.vista import turns as vt
+from agent_eval.benchmarks.games.vista.events import Event
+from agent_eval.benchmarks.games.vista.mcp import ACTS, note_definitions, note_functions, schema_object
 from agent_eval.benchmarks.games.vista.mcp import answer as _answer
-from agent_eval.benchmarks.games.vista.mcp import note_definitions, read_note, vista_tool, write_note
 from agent_eval.benchmarks.games.working_scope import archive_level
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.datamodel.jsonl import append_line, log_lines
@@ -72,10 +71,19 @@ class VistaGame:
         self.display = self.coordinates.display_side
         self.given = {e["step"]: (e["x"], e["y"]) for e in log_lines(session.directory / CLICKS)}
         self.turns = t.Turns(session, self.given)
-        self.events = h.replayed_events(self.turns.all(), self.display, t.termination_reason(session))
+        # the game's turns as the core's events, turn N event N (turn 0: the first observation, when shown)
+        self.events = [self._event(self.turns.first, {})]
+        played = t.replayed(self.turns.all(), self.display, t.termination_reason(session))
+        self.events += [self._event(turn, shown) for turn, shown in played]
+        self.looks = vt.TurnLooks(lambda: self.events, self.coordinates.size, self.display)
         self.invalid = 0  # refused plays in a row (VISTA's attempt_index)
-        self.symbols: dict[views.Colour, str] = {}  # read_pixels' colour -> symbol, kept for the game
         self._lock = threading.Lock()
+
+    def _event(self, turn: t.Turn | None, result: dict) -> Event:
+        """A turn as an event: the action as given, its result's metadata without the grid, its frames as shown."""
+        action = t.public_action(turn) if turn is not None and turn.action is not None else None
+        frames = ArchivedPngs(self.session.archive, turn.frames if turn is not None else ())
+        return Event(action, {k: v for k, v in result.items() if k != "grid"}, True, frames)
 
     def _current(self, error=None, invalid=False, applied=False, boundary=False) -> dict:
         return t.current_metadata(
@@ -96,13 +104,9 @@ class VistaGame:
             current = self._current()
             return {
                 "current_observation": current,
-                "last_action_result": self.events[-1]["result"] if self.events else None,
-                "current_level_history": h.attempts(list(self.events), current),
+                "last_action_result": self.events[-1].result if len(self.events) > 1 else None,
+                "current_level_history": vt.attempts(vt.records(self.events), current),
             }
-
-    def _frames_of(self, turn: int) -> list[bytes]:
-        found = self.turns.number(turn)
-        return [self.session.archive.png(n) for n in found.frames] if found is not None else []
 
     # -- play
 
@@ -144,7 +148,7 @@ class VistaGame:
         boundary = t.crossed_level(before, turn, reason is not None)
         error = turn.error if turn.state == "ERROR" else None
         shown = self._current(error=error, applied=True, boundary=boundary)
-        self.events.append(h.event(turn, shown))
+        self.events.append(self._event(turn, shown))
         if boundary and self.notes is not None and self.ladder.working_scope == "level":
             progress = {"completed": before.levels_completed if before else None, "total": turn.win_levels}
             archive_level(self.notes, turn.number, progress, shown["progress"], self.session.actions_used)
@@ -168,44 +172,26 @@ class VistaGame:
     def _visual(self, look: Callable[[], CallToolResult]) -> CallToolResult:
         if self.ladder.observation not in ("image", "both"):
             return _answer(False, {"error": "Visual observations are unavailable."})
-        try:
-            return look()
-        except views.ViewError as why:
-            return _answer(False, {"error": str(why)})
+        return look()
 
     def inspect(self, arguments: dict) -> CallToolResult:
         def look():
             wanted = arguments.get("views") if isinstance(arguments, dict) else None
             if (stop := self.session.image_room(len(wanted) if isinstance(wanted, list) else 0)) is not None:
                 return _answer(False, stop)  # --session-images: nothing shown, the agent asked to hand off
-            shown, pngs = views.inspect(arguments, self._frames_of, self.coordinates)
-            self.session.observed(images=len(pngs))
-            count = shown["view_count"]
-            return _answer(True, shown, [(views.inspection_label(v, count), p) for v, p in zip(shown["views"], pngs)])
+            shown = self.looks.inspect(arguments)
+            self.session.observed(images=(len(shown.content) - 1) // 2)  # the metadata, then a label and image a view
+            return shown
 
         return self._visual(look)
 
     def read_pixels(self, arguments: dict) -> CallToolResult:
-        with self._lock:  # the symbol map is the game's
-            return self._visual(
-                lambda: _answer(True, views.read_pixels(arguments, self._frames_of, self.coordinates, self.symbols))
-            )
+        return self._visual(lambda: self.looks.read_pixels(arguments))
 
     def history(self, arguments: dict) -> CallToolResult:
         with self._lock:
-            ok, shown = h.history_view(arguments, list(self.events), self._current())
+            ok, shown = vt.history_view(arguments, vt.records(self.events), self._current())
         return _answer(ok, shown)
-
-    # -- notes (VISTA's dispatcher: plain sentences, not JSON)
-
-    def _read(self, name: str, arguments: dict) -> CallToolResult:
-        assert self.notes is not None
-        return read_note(self.notes, name, arguments)
-
-    def _write(self, name: str, arguments: dict) -> CallToolResult:
-        assert self.notes is not None
-        with self._lock:
-            return write_note(self.notes, name, arguments, lambda: self.session.where(h.level_start_turn(self.events)))
 
     def functions(self) -> dict[str, Callable[[dict], CallToolResult]]:
         return {
@@ -213,24 +199,33 @@ class VistaGame:
             "inspect": self.inspect,
             "read_pixels": self.read_pixels,
             "history": self.history,
-            "read_guide": lambda arguments: self._read("GUIDE.md", arguments),
-            "write_guide": lambda arguments: self._write("GUIDE.md", arguments),
-            "read_working": lambda arguments: self._read("WORKING.md", arguments),
-            "write_working": lambda arguments: self._write("WORKING.md", arguments),
+            **note_functions(self.notes, self._where, self._lock),
         }
 
+    def _where(self) -> dict:
+        return self.session.where(vt.level_start_turn(vt.records(self.events)))
+
     def definitions(self) -> dict[str, tuple[str, dict, dict]]:
-        size, display = self.coordinates.size, self.display
-        found = {
-            "play": schemas.play(size),
-            "inspect": schemas.inspect(size, display),
-            "read_pixels": schemas.read_pixels(size, display),
-            "history": schemas.history(),
-        }
+        found = {"play": play_definition(self.coordinates.size), **self.looks.definitions()}
         return found | note_definitions(self.ladder.note_limits(), self.ladder.working_scope == "level")
 
 
-def tools(game: VistaGame, names: tuple[str, ...]) -> list[Tool]:
-    """The named tools of this game, in the order given."""
-    functions, definitions = game.functions(), game.definitions()
-    return [vista_tool(name, *definitions[name], functions[name]) for name in names]
+def play_definition(size: int) -> tuple[str, dict, dict]:
+    """VISTA's play (benchmarks/arc3/claude/tools.py), ACTION6's x and y in the run's coordinates (`size` a side)."""
+    description = (
+        "Execute exactly one game action. Each executed play call counts as one game action. The result contains "
+        "the resulting final visual, the number of archived frames for the action, and the actions available "
+        "afterward. The player observes this result before another action can execute. Use only currently "
+        "available actions. RESET initializes or restarts the game or level. ACTION1 through ACTION4 are "
+        "game-dependent simple actions usually associated with up, down, left, and right. ACTION5 is a "
+        "game-dependent simple action, usually an interaction such as select, rotate, attach, detach, execute, "
+        "etc. ACTION6 is a coordinate action. ACTION7 is Undo. UI bindings: ACTION1=W/Up Arrow, ACTION2=S/Down "
+        "Arrow, ACTION3=A/Left Arrow, ACTION4=D/Right Arrow, ACTION5=Space/F, ACTION6=mouse click, and "
+        f"ACTION7=Ctrl/Cmd+Z. For ACTION6, always provide x and y in the standard {size}x{size} coordinate "
+        "system; x increases right and y increases down."
+    )
+    point = {"type": ["integer", "null"], "minimum": 0, "maximum": size - 1}
+    schema = schema_object(
+        {"action": {"type": "string", "enum": list(ACTIONS)}, "x": point, "y": dict(point)}, ["action"]
+    )
+    return description, schema, ACTS

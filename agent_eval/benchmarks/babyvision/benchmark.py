@@ -13,6 +13,7 @@ from agent_eval.benchmarks.babyvision import boxed, grading, prompting, vista_ma
 from agent_eval.benchmarks.babyvision.loader import BabyVisionItem, read_dataset
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Item, ItemSetup
 from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, paid_cost, render_verbatim
+from agent_eval.benchmarks.shared import image_toolset
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
@@ -66,6 +67,7 @@ class BabyVision(FieldFormat):
 
     @contextlib.contextmanager
     def setup(self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str):
+        endpoints: list[str]
         if self.task_prompt != "vista":
             with super().setup(item, tools, work, home, item_root, template_text) as setup:
                 yield setup
@@ -78,22 +80,18 @@ class BabyVision(FieldFormat):
         single = len(inline) == 1
         supplied = [looks.Supplied.of_file(p.read_bytes(), "question_image" if single else p.stem) for p in inline]
         prompt = render_verbatim(template_text, item.prompt_text, "\n".join(s.label() for s in supplied))
-        if tools == "none" or self.image_tools == "ours":
-            placed = [image.place(work, conversions) for image in item.images] if tools != "none" else []
-            with contextlib.ExitStack() as stack:
-                toolset, endpoints = ToolSet(), []
-                if placed:
-                    from agent_eval.benchmarks.shared import image_tools
-
-                    server, endpoint = stack.enter_context(image_tools(work))
-                    toolset, endpoints = ToolSet(shell=tools == "python", view_file=True, mcp=(server,)), [endpoint]
-                yield ItemSetup(prompt, toolset, inline, endpoints=endpoints, conversions=conversions)
-            return
-        with McpHost.shared().mount(lambda: looks.build_server(VISTA_SERVER, supplied), name=VISTA_SERVER) as mount:
-            # VISTA's looks served from the harness process (the image never enters the sandbox)
-            server = McpServer(VISTA_SERVER, looks.TOOL_NAMES, url=mount.url)
-            toolset = ToolSet(shell=tools == "python", mcp=(server,))
-            yield ItemSetup(prompt, toolset, inline, endpoints=[mount.endpoint], conversions=conversions)
+        toolset, endpoints = ToolSet(), []  # mode none: no tools
+        with contextlib.ExitStack() as stack:
+            if tools != "none" and self.image_tools == "ours":
+                for image in item.images:
+                    image.place(work, conversions)
+                toolset, endpoints = stack.enter_context(image_toolset(work, tools))
+            elif tools != "none":  # VISTA's looks served from the harness process (the image never enters the sandbox)
+                mount = McpHost.shared().mount(lambda: looks.build_server(VISTA_SERVER, supplied), name=VISTA_SERVER)
+                stack.enter_context(mount)
+                server = McpServer(VISTA_SERVER, looks.TOOL_NAMES, url=mount.url)
+                toolset, endpoints = ToolSet(shell=tools == "python", mcp=(server,)), [mount.endpoint]
+            yield ItemSetup(prompt, toolset, inline, endpoints=endpoints, conversions=conversions)
 
     def warm_up(self, tools: str) -> None:
         if self.image_tools == "vista" and tools != "none":

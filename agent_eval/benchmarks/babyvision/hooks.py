@@ -10,11 +10,9 @@ from pathlib import Path
 from rich.console import Console
 
 from agent_eval.analysis.comparison_result import Group, KindComparison
-from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.judgedshow import JudgedHooks
-from agent_eval.benchmarks.presentation import Embed, ItemView, RunOnDisk, TemplateView
+from agent_eval.benchmarks.presentation import ItemView, ReportedItem, RunOnDisk, TemplateView
 from agent_eval.datamodel.records import ItemRecord
-from agent_eval.datamodel.transcript import Transcript
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 GRADES = (("exact_match", "VISTA exact match"), ("judge_verdict", "judge (VLMEvalKit)"))
@@ -70,16 +68,8 @@ class BabyVisionHooks(JudgedHooks):
     def report_truth(self, run: RunOnDisk, data: Path | None, loaded: dict) -> object | None:
         return {}  # the record holds both grades; nothing of the dataset is needed
 
-    def report_item(
-        self,
-        run: RunOnDisk,
-        record: ItemRecord,
-        images: ItemImages,
-        embed: Embed,
-        transcript: Transcript | None,
-        truth: object,
-    ) -> ItemView | None:
-        metrics = record.metrics or {}
+    def report_item(self, item: ReportedItem) -> ItemView | None:
+        metrics = item.record.metrics or {}
         if "exact_match" not in metrics:
             return None  # graded before both grades were kept: the plain view
         exact, judge = metrics.get("exact_match"), metrics.get("judge_verdict")

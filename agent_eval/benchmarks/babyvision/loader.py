@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.babyvision.prompting import build_question
-from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource
-from agent_eval.datamodel.jsonl import DataError, jsonl_rows
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource, image_stem
+from agent_eval.datamodel.jsonl import jsonl_rows
 
 META = "meta_data.jsonl"
 
@@ -34,9 +34,6 @@ class BabyVisionItem(FieldItem):
     answer: str  # a letter for a choice question, the text for a blank one
     ans_type: str
     images: tuple[ImageSource, ...]
-
-    def public(self) -> dict:
-        return {"id": self.id, "task": self.task, "category": self.category, "question": self.prompt_text}
 
 
 def is_babyvision(root: Path) -> bool:
@@ -55,21 +52,8 @@ def optional(value):
 def read_dataset(root: Path) -> FieldDataset:
     path = root / META
     dataset = FieldDataset(root=root, layout="babyvision")
-    seen: set[str] = set()
-    for where, row in jsonl_rows(path, skipped=dataset.problems):
-        try:
-            item = _item(row, root)
-        except ValueError as error:
-            dataset.problems.append(f"{where}: {error}; the line is left out")
-            continue
-        if item.id in seen:
-            dataset.problems.append(f"{where}: taskId {item.id} repeats an earlier line's; the line is left out")
-            continue
-        seen.add(item.id)
-        dataset.items.append(item)
-    if not dataset.items:
-        raise DataError(f"{path}: no line can be asked" + (f" ({dataset.problems[0]})" if dataset.problems else ""))
-    return dataset
+    rows = jsonl_rows(path, skipped=dataset.problems)
+    return dataset.read(path, rows, lambda row: _item(row, root), "taskId", "line")
 
 
 def _item(row: dict, root: Path) -> BabyVisionItem:
@@ -102,7 +86,5 @@ def _item(row: dict, root: Path) -> BabyVisionItem:
         prompt_text=build_question(row),
         answer=str(answer),
         ans_type=str(ans_type),
-        images=tuple(
-            ImageSource(name="image" if len(paths) == 1 else f"image_{n + 1}", path=p) for n, p in enumerate(paths)
-        ),
+        images=tuple(ImageSource(name=image_stem(n, len(paths)), path=p) for n, p in enumerate(paths)),
     )

@@ -10,7 +10,9 @@ from __future__ import annotations
 import io
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
+from typing import overload
 
 from PIL import Image
 
@@ -83,6 +85,26 @@ class NumberedArchive:
                 f"no frame {number!r}: frames so far are 1-{self._count}" if self._count else "no frame yet: play first"
             )
         return number
+
+
+class ArchivedPngs(Sequence[bytes]):
+    """Some of an archive's frames as PNGs, each read when it is looked at (a game's turn as an event: its moments
+    as the archive holds them, not copies)."""
+
+    def __init__(self, archive: NumberedArchive, numbers: Sequence[int]):
+        self.archive, self.numbers = archive, tuple(numbers)
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[bytes]: ...
+    def __getitem__(self, index: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(index, slice):
+            return ArchivedPngs(self.archive, self.numbers[index])
+        return self.archive.png(self.numbers[index])
 
 
 class FrameArchive(NumberedArchive):

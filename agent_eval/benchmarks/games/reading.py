@@ -7,18 +7,16 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from agent_eval.analysis.item_images import ItemImages
 from agent_eval.benchmarks.presentation import (
-    Embed,
     GameProgress,
     ItemView,
     ReadingHooks,
     ReplayFrame,
+    ReportedItem,
     RunOnDisk,
     TemplateView,
 )
 from agent_eval.datamodel.records import ItemRecord
-from agent_eval.datamodel.transcript import Transcript
 
 
 class GameReading(ReadingHooks):
@@ -31,6 +29,7 @@ class GameReading(ReadingHooks):
     figures_template: str  # in place of the original image: a game has none
     chips_template: str | None = None  # the item's summary line, if the kind has its own
     summary_template: str
+    answer_label = "game: "  # before the item's answer
 
     def game_progress(self, item_root: Path) -> GameProgress | None:
         return importlib.import_module(self.live_module).progress(item_root)
@@ -41,23 +40,16 @@ class GameReading(ReadingHooks):
     def report_truth(self, run: RunOnDisk, data: Path | None, loaded: dict) -> object | None:
         return {}  # the item's folder holds the game as played: the report asks for the item view only when not None
 
-    def report_item(
-        self,
-        run: RunOnDisk,
-        record: ItemRecord,
-        images: ItemImages,
-        embed: Embed,
-        transcript: Transcript | None,
-        truth: object,
-    ) -> ItemView:
-        values = importlib.import_module(self.report_module).game_item(run, record, images, embed)
+    def report_item(self, item: ReportedItem) -> ItemView:
+        record = item.record
+        values = importlib.import_module(self.report_module).game_item(item.run, record, item.images, item.embed)
         return ItemView(
             template=self.item_template,
             values=values,
             chips_template=self.chips_template,
             figures_template=self.figures_template,
-            group=record.id,
-            answer_label="game: ",
+            group=self.group_of(record),
+            answer_label=self.answer_label,
         )
 
     def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView:

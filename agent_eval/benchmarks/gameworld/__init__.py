@@ -21,6 +21,8 @@ protocol.py       how turns go: the official protocol's decisions (two preceding
                   session with its hand-off; what each session is told
 profile.py        --profile vista: VISTA's GameWorld setting as run options, each with its file in VISTA's code
 game_server.py    the `game` MCP server: act or control; recall, inspect, read_pixels, history; notes
+vista_act.py      --act-schema vista: VISTA's act for one role (its schema, description, refusal of bad input)
+roles.py          --roles isolated: each role its own session, notes and events, taking turns one action each
 grading.py        the evaluator's last verdict as the record's metrics (TaskMetrics), the suite's rollup
 measures.py       its own measures where a run is read (the suite's success rate and mean progress)
 hooks.py          how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)

@@ -10,12 +10,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.console import Console
-from rich.table import Column, Table
-
-from agent_eval.analysis.comparison_result import Comparison, KindComparison, Markdown, Measure
+from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
+from agent_eval.benchmarks.games.comparison import Cells, GameTables
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics
 
 
@@ -128,7 +126,7 @@ def _tasks(data: Comparison) -> dict[str, Any]:
 
 
 @dataclass
-class TasksComparison(KindComparison):
+class TasksComparison(GameTables):
     """Success rate and mean progress per run, with their paired tests (build_tasks: "overall" and "tasks")."""
 
     tasks: dict = field(default_factory=dict)
@@ -149,28 +147,7 @@ class TasksComparison(KindComparison):
     def to_json(self) -> dict:
         return {"tasks": self.tasks}  # compare.json's "tasks": "overall" and per task
 
-    def print_table(self, data: Comparison, console: Console) -> bool:
+    def tables(self, data: Comparison) -> tuple[Cells, Cells]:
         title = "GameWorld tasks: success rate and mean progress on the shared tasks"
-        console.print(_table(title, *overall_cells(data)), _table("per task", *task_cells(data)))
-        return True
-
-    def csv_rows(self, data: Comparison) -> list[list] | None:
-        header, body = task_cells(data)
-        return [header, *body]
-
-    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
-        return [
-            "GameWorld (success: exact McNemar; progress: paired permutation):",
-            md(*overall_cells(data)),
-            "Per task:",
-            md(*task_cells(data)),
-        ]
-
-
-def _table(title: str, header: list[str], body: list[list[str]]) -> Table:
-    """Text cells as a table: the run's (and task's) names to the left, the figures to the right."""
-    columns = [Column(name, justify="left" if i < 2 else "right", no_wrap=True) for i, name in enumerate(header)]
-    table = Table(*columns, title=title, header_style="bold", title_style="bold")
-    for cells in body:
-        table.add_row(*cells)
-    return table
+        heading = "GameWorld (success: exact McNemar; progress: paired permutation):"
+        return Cells(title, heading, *overall_cells(data)), Cells("per task", "Per task:", *task_cells(data))

@@ -10,9 +10,13 @@ option a user could give (docs/kinds/gameworld.md has the table, row by row). Fr
   session goes on from them with VISTA's recovery words (profiles.py SessionPolicy CHECKPOINT; backends/claude
   lifecycle): --context handoff:cli;
 - its first message "Game screen:" with the first screen, its recovery words (profiles.py PromptBundle);
-- the computer-use `act` tool, 100 decisions (profiles.py make_experiment `game_decisions`);
+- the computer-use `act` tool in VISTA's schema, its bad input refused in VISTA's words (computer_use.py
+  action_schema, action_description; core/runtime.py: vista_act.py), 100 decisions (profiles.py make_experiment
+  `game_decisions`);
 - a final reply is a step with no action, answered "No valid action was executed. Final game screen." with the
   screen, and the task goes on (session.py RoleSession.submit; `final_answers`: 100);
+- in a game of several roles, each role its own context and one action a turn (profiles.py SessionPolicy
+  `one_action_per_turn`, make_experiment `role_context: isolated`; run.py play_loop): --roles isolated, roles.py;
 - neither the step count nor the horizon told (`host_action_count`, `host_action_horizon`: False);
 - VISTA_TOOLS (profiles.py): inspect, read_pixels and history over the task's events (core/support.py
   TaskContext: mode image) and the notes through read_guide, write_guide, read_working, write_working (--notes on);
@@ -46,6 +50,8 @@ PROFILES = (
             "tell_steps": "off",
             "notes": "on",
             "game_tools": "vista",
+            "act_schema": "vista",
+            "roles": "isolated",
             "context": "handoff:cli",
         },
     ),

@@ -87,13 +87,14 @@ def protocol_text(rung: Rung, game: GameDef, max_steps: int) -> str:
     )
 
 
-def vista_objective(game: GameDef, task_prompt: str) -> str:
-    """VISTA's objective for the task (computer_use.py objective): the game's rules, the task's prompt, then each
+def vista_objective(game: GameDef, task_prompt: str, role: int | None = None) -> str:
+    """VISTA's objective for the task (computer_use.py objective): the game's rules, the task's prompt, then the
     role as "Role N: name" with its role and controls sections. VISTA gives each role a session of its own with its
-    own role's text; one session here plays every role, so a game of several roles names them all."""
+    own role's text (`role`, --roles isolated); one session playing every role is told them all."""
     roles = [
         "\n".join(p for p in (f"Role {n}: {r.name}", r.role_section.strip(), r.controls_section.strip()) if p)
         for n, r in enumerate(game.roles)
+        if role is None or n == role
     ]
     return "\n\n".join(p for p in (game.rules.strip(), task_prompt.strip(), *roles) if p)
 

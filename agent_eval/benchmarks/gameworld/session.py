@@ -36,6 +36,7 @@ from agent_eval.benchmarks.gameworld.evaluator import Evaluation, TaskEvaluator
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError, GamePage
 from agent_eval.benchmarks.gameworld.loader import TaskItem
 from agent_eval.benchmarks.gameworld.records import Step, TaskEnd, read_record, read_steps, write_end, write_record
+from agent_eval.benchmarks.gameworld.vista_act import refuse_opposing
 from agent_eval.datamodel.itemdir import now_iso
 
 SEED = 42  # GameWorld's BrowserConfig default seed
@@ -240,7 +241,8 @@ class TaskSession:
         reasoning: str | None = None,
         decision: int | None = None,
     ) -> tuple[dict, bytes | None]:
-        """One step: (what the model reads, the screen after as PNG). interface: computer_use, semantic, or none (a
+        """One step: (what the model reads, the screen after as PNG). interface: computer_use, vista (VISTA's act:
+        computer use without opposing key pairs), semantic, or none (a
         decision that made no call: GameWorld's "No function call parsed", a step with nothing sent)."""
         if not 0 <= role < len(self.roles):
             names = ", ".join(f"{n} ({r.name})" for n, r in enumerate(self.roles))
@@ -260,6 +262,8 @@ class TaskSession:
                 if interface == "semantic":
                     control = given_action.pop("control", None)
                     given_action = semantic_action(control, given_action, self.roles[role])
+                if interface == "vista":
+                    refuse_opposing(given_action)
                 action = check_action(given_action, self.roles[role], self.screen)
             except InvalidAction as why:
                 invalid, kind = str(why), why.kind

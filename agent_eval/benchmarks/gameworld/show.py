@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.paged import PAGE, paged
+from agent_eval.benchmarks.games.paged import print_paged, show_command
 from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.gameworld.actions import describe_action
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_tasks
@@ -47,36 +46,27 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
     if timeline is None:
         console.print(Rule("task: no timeline (the game never started)"))
         return None
-    parts, last = paged(console, timeline, page or None, f"task timeline ({len(timeline)} step(s))")
     roles = len({entry.get("role", 0) for entry in timeline}) > 1
-    table = Table(header_style="bold")
-    columns = ["step", *(["role"] if roles else []), "action", "status", "progress", "stop", "screen", "game s"]
-    for name in columns:
-        table.add_column(name, justify="right" if name in ("step", "progress", "screen", "game s") else "left")
-    for index, part in enumerate(parts):
-        if index:
-            hidden = part[0]["step"] - parts[index - 1][-1]["step"] - 1
-            table.add_row("…", *([""] if roles else []), f"({hidden} not shown)", "", "", "", "", "", style="dim")
-        for entry in part:
-            verdict = entry.get("evaluation") or {}
-            progress = verdict.get("progress")
-            table.add_row(
-                str(entry["step"]),
-                *([str(entry.get("role", 0))] if roles else []),
-                action_words(entry),
-                verdict.get("status", "—"),
-                "—" if progress is None else f"{progress:.2f}",
-                verdict.get("stop_reason") or "",
-                _screens(entry),
-                f"{entry['game_ms'] / 1000:.2f}",
-                style="yellow" if entry.get("invalid") else None,
-            )
-    console.print(table)
-    if len(parts) > 1 or page:
-        where = f"agent-eval show {run_dir or 'RUN'} {record.id}" + (
-            f" --repeat {record.repeat}" if record.repeat else ""
-        )
-        console.print(Text(f"pages 1-{last} of {PAGE} steps: {where} --page N", style="dim"))
+    names = ["step", *(["role"] if roles else []), "action", "status", "progress", "stop", "screen", "game s"]
+    columns = [(n, "right" if n in ("step", "progress", "screen", "game s") else "left", False) for n in names]
+
+    def row(entry: dict) -> tuple[list[str], str | None]:
+        verdict = entry.get("evaluation") or {}
+        progress = verdict.get("progress")
+        cells = [
+            str(entry["step"]),
+            *([str(entry.get("role", 0))] if roles else []),
+            action_words(entry),
+            verdict.get("status", "—"),
+            "—" if progress is None else f"{progress:.2f}",
+            verdict.get("stop_reason") or "",
+            _screens(entry),
+            f"{entry['game_ms'] / 1000:.2f}",
+        ]
+        return cells, "yellow" if entry.get("invalid") else None
+
+    title, hint = f"task timeline ({len(timeline)} step(s))", ("steps", show_command(record, run_dir))
+    print_paged(console, timeline, page or None, title, columns, row, "step", hint, gap_at=2 if roles else 1)
     print_notes(console, base)
     end = read_end(base)
     if end is not None and end.error:

@@ -26,7 +26,7 @@ from typing import Any
 
 from rich.progress import track
 
-from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource, image_stem
 from agent_eval.benchmarks.vlmeval.prompting import mcq_prompt
 from agent_eval.datamodel.jsonl import DataError
 
@@ -49,9 +49,6 @@ class TsvItem(FieldItem):
     images: tuple[ImageSource, ...]
     hint: str | None = None
     split: str | None = None
-
-    def public(self) -> dict:
-        return {"id": self.id, "task": self.task, "category": self.category, "question": self.prompt_text}
 
 
 def is_tsv(root: Path) -> bool:
@@ -107,30 +104,15 @@ def read_tsv(path: Path) -> FieldDataset:
         raise DataError(f"{path}: missing column(s) {', '.join(missing)} (VLMEvalKit's TSV layout)")
     rows = frame.to_dict("records")
     by_index = {str(row["index"]): row for row in rows}
-    dataset = FieldDataset(root=path, layout="vlmeval-tsv")
-    seen: set[str] = set()
     numbered: Iterable[tuple[int, Any]] = enumerate(rows, start=1)
     if path.stat().st_size > BIG_FILE:  # decoding every image to check it takes a while on HR-Bench 8K's files
         numbered = track(numbered, total=len(rows), description=f"checking {path.name}", transient=True)
-    for number, row in numbered:
-        index = str(row["index"])
-        where = f"{path} row {number} (index {index})"
-        try:
-            item = _item(row, index, path.parent, by_index)
-        except ValueError as error:
-            dataset.problems.append(f"{where}: {error}; the row is left out")
-            continue
-        if index in seen:
-            dataset.problems.append(f"{where}: index {index} repeats an earlier row's; the row is left out")
-            continue
-        seen.add(index)
-        dataset.items.append(item)
-    if not dataset.items:
-        raise DataError(f"{path}: no row can be asked" + (f" ({dataset.problems[0]})" if dataset.problems else ""))
-    return dataset
+    placed = ((f"{path} row {number} (index {row['index']})", row) for number, row in numbered)
+    dataset = FieldDataset(root=path, layout="vlmeval-tsv")
+    return dataset.read(path, placed, lambda row: _item(row, path.parent, by_index), "index", "row")
 
 
-def _images(row: dict, index: str, folder: Path, by_index: dict) -> tuple[ImageSource, ...]:
+def _images(row: dict, folder: Path, by_index: dict) -> tuple[ImageSource, ...]:
     if "image" in row and not _missing(row["image"]):
         value = str(row["image"])
         if len(value) <= IMAGE_REFERENCE_MAX:
@@ -144,26 +126,22 @@ def _images(row: dict, index: str, folder: Path, by_index: dict) -> tuple[ImageS
             problem = _decodes(data)
             if problem:
                 raise ValueError(problem if len(datas) == 1 else f"image {n + 1}: {problem}")
-            sources.append(ImageSource(name=_stem(n, len(datas)), data=data))
+            sources.append(ImageSource(name=image_stem(n, len(datas)), data=data))
         return tuple(sources)
     if "image_path" in row and not _missing(row["image_path"]):
         paths = [Path(p) if Path(p).is_absolute() else folder / p for p in _as_list(row["image_path"])]
         for p in paths:
             if not p.is_file():
                 raise ValueError(f"its image file {p} does not exist")
-        return tuple(ImageSource(name=_stem(n, len(paths)), path=p) for n, p in enumerate(paths))
+        return tuple(ImageSource(name=image_stem(n, len(paths)), path=p) for n, p in enumerate(paths))
     raise ValueError("it has no image (an empty `image` and `image_path`)")
-
-
-def _stem(n: int, total: int) -> str:
-    return "image" if total == 1 else f"image_{n + 1}"
 
 
 def _text(row: dict, name: str) -> str | None:
     return None if name not in row or _missing(row[name]) else row[name]
 
 
-def _item(row: dict, index: str, folder: Path, by_index: dict) -> TsvItem:
+def _item(row: dict, folder: Path, by_index: dict) -> TsvItem:
     # Option values keep pandas' types: the prompt shows them as the reference's f-string does.
     options = {letter: row[letter] for letter in string.ascii_uppercase if letter in row and not _missing(row[letter])}
     if not options:
@@ -173,12 +151,12 @@ def _item(row: dict, index: str, folder: Path, by_index: dict) -> TsvItem:
         raise ValueError("it has no answer")
     question = row["question"]
     hint = _text(row, "hint")
-    images = _images(row, index, folder, by_index)
+    images = _images(row, folder, by_index)
     category = _text(row, "category")
     l2 = _text(row, "l2-category")
     split = _text(row, "split")
     return TsvItem(
-        id=index,
+        id=str(row["index"]),
         task=str(category) if category is not None else "vlmeval",
         # the coarser grouping the file has: MMBench's l2-category, HR-Bench's cycle_category, else the split
         category=str(next((v for v in (l2, _text(row, "cycle_category"), split) if v is not None), "")),

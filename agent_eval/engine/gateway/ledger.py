@@ -170,13 +170,21 @@ class Ledger:
         # Told as each model request begins (before it goes upstream): the results of every tool call the CLI
         # made since its last request are in it, on their way to the model (a game's one action per observation).
         self.on_model_request: Callable[[], None] | None = None
+        # Asked as each model request begins (ItemSetup.turn_over): True holds it, and `turn_held` tells the
+        # session's watch to stop the session (its turn is over); cleared as each session starts.
+        self.turn_over: Callable[[], bool] | None = None
+        self.turn_held = False
         # Told the image blocks each request body carries and when the request began (time.monotonic), once the
         # body is read (e.g. a game's cap on the images of one agent session).
         self.on_request_images: Callable[[int, float], None] | None = None
 
-    def model_request_began(self) -> None:
+    def model_request_began(self) -> bool:
+        """True: hold this request (the session's turn is over)."""
         if self.on_model_request is not None:
             self.on_model_request()
+        if self.turn_over is not None and self.turn_over():
+            self.turn_held = True
+        return self.turn_held
 
     def begin(self, method: str, path: str, size: int) -> RequestEntry:
         with self._lock:

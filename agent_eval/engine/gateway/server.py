@@ -236,7 +236,8 @@ class Gateway:
         entry = ledger.begin(request.method, request.path, request.content_length or 0)
         wire = wire_of(request.method, request.path)
         if wire is not None:
-            ledger.model_request_began()
+            if ledger.model_request_began():  # the session's turn is over: held until its process is stopped
+                return await _held_for_turn(request, entry, ledger)
             if lease is not None:
                 lease.model_requests += 1
         if lease is not None and wire is not None:
@@ -705,6 +706,17 @@ def _refused_for_failures(entry, health: ItemUpstream) -> web.Response:
         content_type="application/json",
         headers={"x-should-retry": "false"},
     )
+
+
+async def _held_for_turn(request: web.Request, entry, ledger) -> web.Response:
+    """A request the session's turn does not reach (ItemSetup.turn_over): never sent upstream, answered once its CLI
+    has gone (the session's watch stops it within a second; a minute at most)."""
+    for _ in range(600):
+        if request.transport is None or request.transport.is_closing():
+            break
+        await asyncio.sleep(0.1)
+    ledger.finish(entry)
+    return _refused_by_gate(entry, "the session's turn is over")
 
 
 def _refused_by_gate(entry, why: str) -> web.Response:

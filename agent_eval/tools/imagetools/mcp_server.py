@@ -9,7 +9,7 @@ import argparse
 import functools
 import json
 import os
-from typing import Annotated, Any
+from typing import Annotated, Any, Callable
 
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -37,6 +37,13 @@ def fixed_tools_server(name: str, tools: list[Tool]) -> MCPServer:
     it about 45 ms of wall time (and 25 ms of CPU) before its first model call, per item
     (docs/performance.md, part 6). The tools, their schemas and their results are the same."""
     return MCPServer(name=name, tools=tools, log_level="WARNING", subscriptions=False)
+
+
+def plain_tool(fn: Callable, name: str, description: str) -> Tool:
+    """A tool of `fn` whose result is its content as returned, its schema plain (plain_schema)."""
+    tool = Tool.from_function(fn, name=name, description=description, structured_output=False)
+    tool.parameters = plain_schema(tool.parameters)
+    return tool
 
 
 def plain_schema(schema: dict) -> dict:
@@ -109,12 +116,7 @@ def tool_definitions() -> tuple[Tool, ...]:
     """The tools' names, descriptions, schemas and argument models, built once per process: building
     them (pydantic models from the signatures) costs about 7 ms of CPU, and only the function
     behind each differs between items."""
-    definitions = []
-    for fn, text in tool_functions(None):
-        tool = Tool.from_function(fn, name=fn.__name__, description=text, structured_output=False)
-        tool.parameters = plain_schema(tool.parameters)
-        definitions.append(tool)
-    return tuple(definitions)
+    return tuple(plain_tool(fn, fn.__name__, text) for fn, text in tool_functions(None))
 
 
 def build_server(workdir: str) -> MCPServer:

@@ -29,11 +29,7 @@ from typing import Iterable
 
 import numpy as np
 
-from agent_eval.benchmarks.activevision.samples.common import (
-    DIFFICULTIES,
-    GenerationFailed,
-    TaskSpec,
-)
+from agent_eval.benchmarks.activevision.samples.common import DIFFICULTIES, GenerationFailed, TaskSpec
 from agent_eval.benchmarks.activevision.samples.registry import GENERATORS, TASKS
 
 __all__ = [

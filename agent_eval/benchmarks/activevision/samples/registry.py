@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-from agent_eval.benchmarks.activevision.samples import (
-    arrows,
-    components,
-    differences,
-    intersections,
-    maze,
-    regions,
-)
+from agent_eval.benchmarks.activevision.samples import arrows, components, differences, intersections, maze, regions
 from agent_eval.benchmarks.activevision.samples.common import TaskSpec
 
 TASKS: dict[str, TaskSpec] = {

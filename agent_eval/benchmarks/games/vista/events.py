@@ -16,7 +16,7 @@ same ones).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from mcp.server.mcpserver.tools import Tool
@@ -24,22 +24,19 @@ from mcp_types import CallToolResult
 
 from agent_eval.benchmarks.games.vista.looks import StillLooks, Supplied, canonical
 from agent_eval.benchmarks.games.vista.mcp import (
-    NOTE_TOOLS,
     READ_ONLY,
     WRITES,
     Definition,
     answer,
     note_definitions,
-    read_note,
+    note_functions,
     schema_object,
-    vista_tool,
-    write_note,
+    tools_of,
 )
 from agent_eval.benchmarks.notes import NoteRefused, Notes
 
 VIEW = "screen"
 CHECKPOINT = "save_compact_checkpoint"
-TOOLS = ("inspect", "read_pixels", "history", *NOTE_TOOLS)  # VISTA_TOOLS without Codex's checkpoint tool
 CHECKPOINT_TEXT = (  # core/tools.py, "turn/frame" made "event/moment/view" as support.py TaskContext makes it
     "Atomically save the pre-compaction game checkpoint. Set guide to a complete replacement GUIDE.md only when the "
     "durable game model materially changed; otherwise set it to null. Store in working_memory only the current "
@@ -57,9 +54,9 @@ HISTORY = (
 @dataclass(frozen=True)
 class Event:
     action: dict | None  # {"name": tool, "arguments": ...}; None: the initial input, or a final reply's step
-    result: str  # the result's words (VISTA's event text)
+    result: str | dict  # the result's words (VISTA's event text), or its metadata (a game's turn: games/vista/turns.py)
     success: bool
-    frames: tuple[bytes, ...]  # the PNGs of its moments, in order
+    frames: Sequence[bytes]  # the PNGs of its moments, in order
 
 
 class Recorded:
@@ -210,28 +207,14 @@ class VistaEvents:
         def look(name: str) -> Callable[[dict], CallToolResult]:
             return lambda arguments: getattr(StillLooks(self.visuals()), name)(arguments)
 
-        def note(name: str, write: bool) -> Callable[[dict], CallToolResult]:
-            def call(arguments: dict) -> CallToolResult:
-                assert self.notes is not None
-                if not write:
-                    return read_note(self.notes, name, arguments)
-                with self._lock:
-                    return write_note(self.notes, name, arguments, lambda: {"event": len(self.events()) - 1})
-
-            return call
-
         return {
             "inspect": look("inspect"),
             "read_pixels": look("read_pixels"),
             "history": self.history,
-            "read_guide": note("GUIDE.md", False),
-            "write_guide": note("GUIDE.md", True),
-            "read_working": note("WORKING.md", False),
-            "write_working": note("WORKING.md", True),
+            **note_functions(self.notes, lambda: {"event": len(self.events()) - 1}, self._lock),
             CHECKPOINT: self.checkpoint,
         }
 
     def tools(self, names: tuple[str, ...]) -> list[Tool]:
         """The named tools, in the order given (a look's display size is the game's, read at the start)."""
-        definitions, functions = self.definitions(), self.functions()
-        return [vista_tool(name, *definitions[name], functions[name]) for name in names]
+        return tools_of(self.definitions(), self.functions(), names)

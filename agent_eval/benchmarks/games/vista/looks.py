@@ -21,7 +21,9 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult
 from PIL import Image
 
+from agent_eval.benchmarks.games.frames import png_of
 from agent_eval.benchmarks.games.vista.mcp import (
+    LABEL,
     MAX_INSPECTION_LABEL_CHARS,
     MAX_INSPECTION_QUESTION_CHARS,
     MAX_INSPECTION_VIEWS,
@@ -34,7 +36,7 @@ from agent_eval.benchmarks.games.vista.mcp import (
     schema_object,
     schema_question,
     schema_region,
-    vista_tool,
+    tools_of,
 )
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server
 
@@ -91,8 +93,81 @@ class Refused(ValueError):
     """A look VISTA answers with {"error": ...}: nothing was looked at."""
 
 
-class StillLooks:
-    """inspect and read_pixels over one task's supplied visuals."""
+@dataclass(frozen=True)
+class Picked:
+    """A view's visual as a look reads it: where it is (the answer's fields), the region as asked and the same
+    region in the visual's pixels, its PNG and the size that PNG must have."""
+
+    address: dict
+    region: tuple[int, int, int, int]
+    box: tuple[int, int, int, int]
+    data: bytes
+    size: tuple[int, int]
+
+
+class Looks:
+    """VISTA's inspect and read_pixels in one loop over the views (core/session.py _inspection_view,
+    _pixel_readout_view; support.py TaskContext runs the same loop over a task's events by mapping them onto turns):
+    a subclass checks a view's address and picks its visual (`_check`, `_pick`), in VISTA's order of checks."""
+
+    display = 1024  # the side an inspected crop is enlarged to fit, and read_pixels' most rows and columns
+    colour_bits = 8  # read_pixels' precision a channel (8: the exact colour)
+
+    def _check(self, selection: object, index: int, allowed: set[str], needed: set[str]) -> None:
+        raise NotImplementedError
+
+    def _pick(self, selection: dict, index: int) -> Picked:
+        raise NotImplementedError
+
+    def _rgb(self, picked: Picked, index: int, verb: str) -> Image.Image:
+        try:
+            with Image.open(io.BytesIO(picked.data)) as opened:
+                if opened.size != picked.size:
+                    raise OSError("not the size of the visual as supplied")
+                return opened.convert("RGB")
+        except OSError:
+            raise Refused(f"View {index}: archived visual could not be {verb}.") from None
+
+    def _inspected(self, views: list) -> tuple[dict, list[bytes]]:
+        """Each view's region cropped and enlarged without smoothing: (the metadata, a PNG a view in order)."""
+        shown, images = [], []
+        for index, selection in enumerate(views, start=1):
+            self._check(selection, index, {"label", "region"}, set())
+            picked = self._pick(selection, index)
+            x, y, width, height = picked.box
+            image = enlarged(self._rgb(picked, index, "rendered").crop((x, y, x + width, y + height)), self.display)
+            size = {"width": image.width, "height": image.height}
+            shown.append({"index": index, **picked.address, "region": _described(picked.region), "image_size": size})
+            images.append(png_of(image))
+        metadata = {"visual_kind": "inspection", "current_state_unchanged": True, "view_count": len(shown)}
+        return {**metadata, "views": shown}, images
+
+    def _sampled(self, views: list, symbols: dict[Colour, str], fields: dict | None = None) -> dict:
+        """Each view's region sampled at the centres of rows x columns equal bins; `symbols` and `fields` as
+        pixel_readout takes them."""
+        sampled: list[tuple[dict, list[list[Colour]]]] = []
+        total = 0
+        for index, selection in enumerate(views, start=1):
+            self._check(selection, index, {"label", "region", "rows", "columns"}, {"region"})
+            rows, columns = checked_counts(selection, index, self.display)
+            picked = self._pick(selection, index)
+            xs, ys = bin_centres(picked.box, rows, columns)
+            pixels = self._rgb(picked, index, "sampled").load()
+            assert pixels is not None
+            samples = [[quantized(pixels[sx, sy], self.colour_bits) for sx in xs] for sy in ys]  # type: ignore[arg-type]
+            total += rows * columns
+            if total > MAX_PIXEL_READOUT_SAMPLES:
+                raise Refused(f"At most {MAX_PIXEL_READOUT_SAMPLES} samples may be requested.")
+            meta = {"index": index, **picked.address, "region": _described(picked.region)}
+            sampled.append(({**meta, "rows": rows, "columns": columns}, samples))
+        return pixel_readout(sampled, total, symbols, fields)
+
+
+class StillLooks(Looks):
+    """inspect and read_pixels over one task's supplied visuals (each addressed by event, moment and view; a region
+    in the visual's own pixels; colours rounded to COLOR_BITS, named by a palette of the call's own)."""
+
+    colour_bits = COLOR_BITS
 
     def __init__(self, visuals: list[Supplied]):
         self.visuals = visuals
@@ -121,15 +196,14 @@ class StillLooks:
                 "description": "View name; required only when the observation has multiple views.",
             },
         }
-        label = {"type": "string", "minLength": 1, "maxLength": MAX_INSPECTION_LABEL_CHARS}
         region = schema_region(self.display)
         counts = {
             "rows": {"type": "integer", "minimum": 1, "maximum": self.display},
             "columns": {"type": "integer", "minimum": 1, "maximum": self.display},
         }
-        inspect_view = schema_object({"label": label, "region": region, **address}, ["label", "event"])
+        inspect_view = schema_object({"label": LABEL, "region": region, **address}, ["label", "event"])
         pixels_view = schema_object(
-            {"label": label, "region": region, **counts, **address}, ["label", "event", "region", "rows", "columns"]
+            {"label": LABEL, "region": region, **counts, **address}, ["label", "event", "region", "rows", "columns"]
         )
         inspect = (
             "Inspect one or more supplied visuals without changing the task. Select an event, optionally an earlier "
@@ -150,8 +224,7 @@ class StillLooks:
         }
 
     def tools(self) -> list[Tool]:
-        functions = {"inspect": self.inspect, "read_pixels": self.read_pixels}
-        return [vista_tool(name, *definition, functions[name]) for name, definition in self.definitions().items()]
+        return tools_of(self.definitions(), {"inspect": self.inspect, "read_pixels": self.read_pixels}, TOOL_NAMES)
 
     # -- the looks
 
@@ -167,22 +240,35 @@ class StillLooks:
             return answer(False, INVALID)
         assert isinstance(arguments, dict)
         try:
-            chosen = [self._select(view) for view in arguments["views"]]
+            for view in arguments["views"]:
+                self._select(view)
         except ValueError as why:
             return answer(False, str(why))
         try:
             checked_question(arguments, MAX_INSPECTION_VIEWS if name == "inspect" else MAX_PIXEL_READOUT_VIEWS)
             if name == "inspect":
-                metadata, images = self._inspected(arguments["views"], chosen)
+                metadata, images = self._inspected(arguments["views"])
             else:
-                metadata, images = self._sampled(arguments["views"], chosen), []
+                fields = {"color_bits": COLOR_BITS, "palette_scope": "call"}
+                metadata, images = self._sampled(arguments["views"], {}, fields), []  # this call's own palette
         except Refused as why:
             return answer(False, canonical({"error": str(why)}))
-        for view, selection, visual in zip(metadata["views"], arguments["views"], chosen):
-            view.update({"event": visual.event, "moment": visual.moment, "view": visual.view})
+        for view, selection in zip(metadata["views"], arguments["views"]):
             view["label"] = selection["label"]
         labels = [self._derived_label(view) for view in metadata["views"][: len(images)]]
         return answer(True, canonical(metadata), list(zip(labels, images)))
+
+    def _check(self, selection: object, index: int, allowed: set[str], needed: set[str]) -> None:
+        assert isinstance(selection, dict)  # the schema's check came first
+        checked_view(selection, index, allowed | {"event", "moment", "view"}, needed)
+        if "region" in selection and selection["region"] is None:
+            raise Refused(f"View {index}: invalid region.")
+
+    def _pick(self, selection: dict, index: int) -> Picked:
+        visual = self._select(selection)
+        region = checked_region(selection, index, visual.width, visual.height)
+        address = {"event": visual.event, "moment": visual.moment, "view": visual.view}
+        return Picked(address, region, region, visual.data, (visual.width, visual.height))
 
     def _select(self, selection: dict) -> Supplied:
         """support.py _select: the event's last moment unless one is named; the view when there are several."""
@@ -202,51 +288,6 @@ class StillLooks:
         if found is None:
             raise ValueError("The observation has no such view.")
         return found
-
-    def _inspected(self, selections: list[dict], chosen: list[Supplied]) -> tuple[dict, list[bytes]]:
-        shown, images = [], []
-        for index, (selection, visual) in enumerate(zip(selections, chosen), start=1):
-            _checked_view(selection, index, {"label", "region"})
-            x, y, width, height = _region(selection, index, visual)
-            try:
-                with Image.open(io.BytesIO(visual.data)) as opened:
-                    crop = opened.convert("RGB").crop((x, y, x + width, y + height))
-            except OSError:
-                raise Refused(f"View {index}: archived visual could not be rendered.") from None
-            image = enlarged(crop, self.display)
-            images.append(png_of(image))
-            shown.append(
-                {
-                    "index": index,
-                    "region": {"x": x, "y": y, "width": width, "height": height},
-                    "image_size": {"width": image.width, "height": image.height},
-                }
-            )
-        metadata = {"visual_kind": "inspection", "current_state_unchanged": True, "view_count": len(shown)}
-        return {**metadata, "views": shown}, images
-
-    def _sampled(self, selections: list[dict], chosen: list[Supplied]) -> dict:
-        sampled: list[tuple[dict, list[list[Colour]]]] = []
-        total = 0
-        for index, (selection, visual) in enumerate(zip(selections, chosen), start=1):
-            _checked_view(selection, index, {"label", "region", "rows", "columns"}, needed={"region"})
-            rows, columns = checked_counts(selection, index, self.display)
-            x, y, width, height = _region(selection, index, visual)
-            xs, ys = bin_centres((x, y, width, height), rows, columns)
-            try:
-                with Image.open(io.BytesIO(visual.data)) as opened:
-                    pixels = opened.convert("RGB").load()
-                    assert pixels is not None
-                    samples = [[quantized(pixels[sx, sy]) for sx in xs] for sy in ys]  # type: ignore[arg-type]
-            except OSError:
-                raise Refused(f"View {index}: archived visual could not be sampled.") from None
-            total += rows * columns
-            if total > MAX_PIXEL_READOUT_SAMPLES:
-                raise Refused(f"At most {MAX_PIXEL_READOUT_SAMPLES} samples may be requested.")
-            region = {"x": x, "y": y, "width": width, "height": height}
-            sampled.append(({"index": index, "region": region, "rows": rows, "columns": columns}, samples))
-        fields = {"color_bits": COLOR_BITS, "palette_scope": "call"}
-        return pixel_readout(sampled, total, {}, fields)  # this call's own palette
 
     def _derived_label(self, view: dict) -> str:
         size = view["image_size"]
@@ -303,12 +344,6 @@ def enlarged(crop: Image.Image, side: int) -> Image.Image:
     return crop if size == crop.size else crop.resize(size, Image.Resampling.NEAREST)
 
 
-def png_of(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 def bin_centres(region: tuple[int, int, int, int], rows: int, columns: int) -> tuple[list[int], list[int]]:
     """The centres of rows x columns equal bins of a region (session.py _pixel_readout_view): (xs, ys)."""
     x, y, width, height = region
@@ -343,20 +378,28 @@ def pixel_readout(
     }
 
 
-def _checked_view(selection: dict, index: int, allowed: set[str], needed: frozenset | set = frozenset()) -> None:
-    kept = set(selection) - {"event", "moment", "view"}  # the address, used up by the selection
-    if not valid_label(selection.get("label")) or not needed <= kept or kept - allowed:
+def checked_view(selection: object, index: int, allowed: set[str], needed: set[str]) -> None:
+    """A view's keys as VISTA checks them: a short label, the `needed` keys, no key outside `allowed`."""
+    if (
+        not isinstance(selection, dict)
+        or not valid_label(selection.get("label"))
+        or not needed <= set(selection)
+        or set(selection) - allowed
+    ):
         raise Refused(f"View {index}: invalid selection.")
-    if "region" in selection and selection["region"] is None:
-        raise Refused(f"View {index}: invalid region.")
 
 
-def _region(selection: dict, index: int, visual: Supplied) -> tuple[int, int, int, int]:
-    """The region in the selected visual's own pixels: none given is the whole visual."""
+def checked_region(selection: dict, index: int, width: int, height: int) -> tuple[int, int, int, int]:
+    """The view's region inside width x height (none given: all of it), or Refused."""
     try:
-        return region_within(selection.get("region"), visual.width, visual.height)
+        return region_within(selection.get("region"), width, height)
     except ValueError:
         raise Refused(f"View {index}: invalid region.") from None
+
+
+def _described(region: tuple[int, int, int, int]) -> dict:
+    x, y, width, height = region
+    return {"x": x, "y": y, "width": width, "height": height}
 
 
 def build_server(name: str, visuals: list[Supplied]) -> MCPServer:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
@@ -42,6 +43,9 @@ def schema_object(properties: dict, required: list[str] | None = None) -> dict:
         schema["required"] = required
     schema["properties"] = properties
     return schema
+
+
+LABEL = {"type": "string", "minLength": 1, "maxLength": MAX_INSPECTION_LABEL_CHARS}  # a view's short label
 
 
 def schema_region(size: int) -> dict:
@@ -148,6 +152,37 @@ def read_note(notes: Notes, name: str, arguments: dict) -> CallToolResult:
     if name == "GUIDE.md":
         return answer(True, text or EMPTY_GUIDE)
     return answer(True, text or "WORKING.md does not exist.")
+
+
+def note_functions(
+    notes: Notes | None, where: Callable[[], dict | None], lock: threading.Lock
+) -> dict[str, Callable[[dict], CallToolResult]]:
+    """read_guide, write_guide, read_working, write_working over these notes (offered only when kept), a write
+    under the item's `lock`, `where` kept with it."""
+
+    def read(name: str) -> Callable[[dict], CallToolResult]:
+        return lambda arguments: read_note(_kept(notes), name, arguments)
+
+    def write(name: str) -> Callable[[dict], CallToolResult]:
+        def call(arguments: dict) -> CallToolResult:
+            with lock:
+                return write_note(_kept(notes), name, arguments, where)
+
+        return call
+
+    return dict(zip(NOTE_TOOLS, (read("GUIDE.md"), write("GUIDE.md"), read("WORKING.md"), write("WORKING.md"))))
+
+
+def _kept(notes: Notes | None) -> Notes:
+    assert notes is not None, "the note tools are offered only when the notes are kept"
+    return notes
+
+
+def tools_of(
+    definitions: Mapping[str, Definition], functions: Mapping[str, Callable[[dict], object]], names: Sequence[str]
+) -> list[Tool]:
+    """The named tools, in the order given."""
+    return [vista_tool(name, *definitions[name], functions[name]) for name in names]
 
 
 def write_note(notes: Notes, name: str, arguments: dict, where: Callable[[], dict | None]) -> CallToolResult:

@@ -1,0 +1,169 @@
+"""`--roles isolated`: a game of several roles played as VISTA plays it (joshhhhhan/VISTA, MIT; stored copy
+agent-memory-atlas-archive/joshhhhhan--VISTA at c97c354: src/vista/benchmarks/gameworld/run.py play_loop,
+engine.py PaperDriver, session.py RoleSession, profiles.py SessionPolicy; core/runtime.py, core/support.py).
+
+- Each role has a context of its own: an agent session of its own (its CLI session continued at each of its
+  turns, `Continuation.context` "role-N"), its own system prompt (the task's objective for that role: the rules,
+  the task's prompt, "Role N: name" with its sections; computer_use.py objective), its own `act` (its keys,
+  vista_act.py), its own notes (role-N/notes) and its own events for the looks and history: event 0 the start
+  screen with the task's prompt, then the screen it is shown as each turn begins (when another role changed it)
+  and each of its steps.
+- The roles take turns, role 0 first, one step each (PaperDriver: the role cursor moves after every step, an invalid
+  one too): a turn is one action. The session is stopped as its action's result reaches the model (VISTA's
+  `decision_complete` boundary interrupts its CLI: ItemSetup.turn_over), and a call after the action in the same
+  turn is refused in VISTA's words. A turn that ends in a final reply is a step with nothing sent (RoleSession.submit,
+  `final_answers`), or, with --final-answer ends, the task's end.
+- Each turn begins with "Game screen:" and the current screen (play_loop: the initial and step phases' words);
+  the role's session is continued there, or started at its first turn.
+- What is scored is GameWorld's: its evaluator reads the first role's steps (session.py), the budget per role.
+
+Not here yet: the hand-offs (--context handoff:*, --session-images) under isolated roles; the CLI compacts its
+own context in each role's session."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from agent_eval.benchmarks.base import Continuation, ItemError, ItemSetup
+from agent_eval.benchmarks.games.served import Served
+from agent_eval.benchmarks.games.vista.events import Event
+from agent_eval.benchmarks.gameworld.catalog import GameDef
+from agent_eval.benchmarks.gameworld.protocol import RECOVERY_WORDS, SCREEN_WORDS, vista_objective
+from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
+from agent_eval.benchmarks.gameworld.session import TaskSession
+from agent_eval.benchmarks.notes import Notes
+
+DECISION_ENDED = "This decision has ended; no further tool was executed."  # core/runtime.py TaskRuntime.execute
+
+
+def context(role: int) -> str:
+    return f"role-{role}"
+
+
+class RoleTurns:
+    """Whose turn it is and whether its action is taken; each role's notes and events."""
+
+    def __init__(self, session: TaskSession, item_root: Path, purposes: dict[str, str] | None):
+        self.session = session
+        self.roles = len(session.roles)
+        self.playing = len(session.steps) % self.roles  # every turn is one step (a restored task: the next role)
+        self.acted = False
+        self.notes = [Notes(item_root / context(k), purposes) if purposes else None for k in range(self.roles)]
+        self.listeners: list[Callable[[int], None]] = []  # told each new turn's role (the tools it serves)
+
+    def turn_over(self) -> bool:
+        """Asked as each model request begins: the turn's action is in it (the task going on)."""
+        return self.acted and self.session.over is None
+
+    def begin(self) -> int:
+        """The next turn: the role after the last step's."""
+        self.playing, self.acted = len(self.session.steps) % self.roles, False
+        for listener in self.listeners:
+            listener(self.playing)
+        return self.playing
+
+
+class RoleEvents:
+    """One role's events as VISTA's TaskContext records them (an event never changes once made)."""
+
+    def __init__(self, session: TaskSession, role: int, turns: RoleTurns, words: Callable[..., str]):
+        self.session, self.role, self.turns = session, role, turns
+        self.words = words  # a step's result in VISTA's words (game_server.vista_words)
+        self._png: dict[int, bytes] = {}
+        self._lock = threading.Lock()
+
+    def png(self, frame: int) -> bytes:
+        if frame not in self._png:
+            self._png[frame] = self.session.archive.png(frame)
+        return self._png[frame]
+
+    def __call__(self) -> list[Event]:
+        with self._lock:
+            session, steps = self.session, list(self.session.steps)
+            events = [Event(None, session.item.task_def.prompt, True, (self.png(session.start_frame),))]
+            seen = session.start_frame
+            for number, step in enumerate(steps, 1):
+                if step.role != self.role:
+                    continue
+                if step.seen is not None and step.seen != seen:  # its turn began on another role's screen
+                    events.append(Event(None, "", True, (self.png(step.seen),)))
+                finished = number == len(steps) and session.over is not None
+                action = {"name": "act", "arguments": step.given} if step.interface != "none" else None
+                frames = tuple(self.png(f) for f in (step.reset_frame, step.frame) if f is not None)
+                events.append(Event(action, self.words(step, finished), step.action is not None, frames))
+                seen = step.frame
+            if self.turns.playing == self.role and not self.turns.acted and session.last_frame() != seen:
+                events.append(Event(None, "", True, (self.png(session.last_frame()),)))
+            return events
+
+
+def next_turn(turns: RoleTurns, redirects: bool, words: str, game: GameDef, task_prompt: str):
+    """ItemSetup.next_session under isolated roles: the session that just ended was the playing role's turn."""
+
+    def go_on(ran_out_of_context: bool) -> Continuation | None:
+        session = turns.session
+        if session.over:
+            return None
+        role = turns.playing
+        if ran_out_of_context:  # the same role goes on in a fresh session, told VISTA's recovery words
+            return turn_of(turns, role, f"{RECOVERY_WORDS}\n\n{SCREEN_WORDS}", game, task_prompt, fresh=True)
+        if not turns.acted:  # a final reply: a step with nothing sent (VISTA), or the task's end (ours)
+            if not redirects:
+                return None
+            session.act(role, None, "none")
+            if session.over:
+                return None
+        return turn_of(turns, turns.begin(), words, game, task_prompt)
+
+    return go_on
+
+
+def turn_of(
+    turns: RoleTurns, role: int, words: str, game: GameDef, task_prompt: str, fresh: bool = False
+) -> Continuation:
+    """A role's turn: its session continued with the words and the current screen, or begun with them."""
+    screen = [turns.session.archive.path(turns.session.last_frame())]
+    going_on = Continuation(note=words, prompt=words, images=screen, reason=f"turn of role {role}", resume=not fresh)
+    going_on.context, going_on.note_images = context(role), screen
+    going_on.system_fields = {"objective": vista_objective(game, task_prompt, role)}
+    return going_on
+
+
+def turns_for(session: TaskSession, rung: Rung, item_root: Path) -> RoleTurns | None:
+    """The turns of a game of several roles under --roles isolated; None otherwise (ItemError where VISTA's act, one
+    role's, would have to serve several)."""
+    if len(session.roles) == 1:
+        return None
+    if rung.roles != "isolated":
+        if rung.act_schema == "vista":
+            raise ItemError(
+                f"{session.item.id}: this game has {len(session.roles)} roles and VISTA's act is one role's: give "
+                "--roles isolated (each role its own session, as VISTA plays it) or --act-schema ours"
+            )
+        return None
+    return RoleTurns(session, item_root, NOTE_PURPOSES if rung.notes else None)
+
+
+def isolated_setup(turns: RoleTurns, rung: Rung, first_words: str, served: Served, readonly: list) -> ItemSetup:
+    """The item's sessions under isolated roles: the playing role's first, then one a turn (next_turn)."""
+    session, playing = turns.session, turns.playing
+    game, task_prompt = session.item.game, session.item.task_def.prompt
+    restored = None
+    if session.steps:  # the harness restarted: the role on turn goes on, told VISTA's recovery words
+        restored = turn_of(turns, playing, f"{RECOVERY_WORDS}\n\n{SCREEN_WORDS}", game, task_prompt)
+        restored.images = restored.note_images
+    return ItemSetup(
+        prompt=first_words,
+        tools=served.tools,
+        inline_images=[session.archive.path(session.last_frame())] if not session.steps else [],
+        endpoints=served.endpoints,
+        readonly_mounts=readonly,
+        continuation=restored,
+        next_session=next_turn(turns, rung.final_answer == "redirect", SCREEN_WORDS, game, task_prompt),
+        max_sessions=2 * session.max_steps * turns.roles + 2,  # a turn a step, each redirect a turn of its own
+        system_fields={"objective": vista_objective(game, task_prompt, playing)},
+        context=context(playing),
+        turn_over=turns.turn_over,
+    )

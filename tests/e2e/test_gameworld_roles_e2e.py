@@ -1,0 +1,79 @@
+"""A game of two roles under `run --profile vista` (its --roles isolated), through both real CLIs, sandboxed,
+against the scripted model, on the project's own two-role test game (tests/support/gameworld_relay, 91_01): each
+role has its own CLI session, continued at each of its turns, with its own system prompt (the task's objective for
+that role), its own act (its keys) and only its own results; the roles take turns, one action a turn (the session
+stopped as the action's result reaches the model, VISTA's interrupt), each turn begun with "Game screen:" and the
+screen; the timeline and the sessions say which role did what; the task is won and scored by GameWorld's evaluator."""
+
+import json
+
+import pytest
+
+from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.gameworld.protocol import SCREEN_WORDS, vista_objective
+from agent_eval.datamodel.sessions import read_sessions
+from agent_eval.scripted.inspect_requests import conversation, has_image
+from support.agentrun import AGENTS, system_texts
+from support.gameworld import RELAY_WIN, task, write_relay_checkout
+from support.vista_browser import own_words, run_profile
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory):
+    return write_relay_checkout(tmp_path_factory.mktemp("gameworld-roles") / "checkout")
+
+
+def plays(moves: list[dict]) -> list[dict]:
+    """A role's turns: its moves in order (one a turn, each turn's request holding one more result), then DONE."""
+    return [{"call": "act", "input": move} for move in moves] + [{"final": "<answer>DONE</answer>"}]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_each_role_its_own_session_one_action_a_turn(agent, checkout, tmp_path):
+    scenario = {
+        "rules": [
+            {"system": "Role 0: amber", "turns": plays(RELAY_WIN[0])},
+            {"system": "Role 1: teal", "turns": plays(RELAY_WIN[1])},
+        ]
+    }
+    result, mains, record = run_profile(agent, checkout, "91_01", tmp_path, "r", scenario)
+    assert result.exit_code == 0, result.output
+    assert record["status"] == "ok" and record["correct"], (record["status"], record.get("error"))
+
+    item_dir = tmp_path / "r" / "sandboxes" / "91_01"
+    steps = read_timeline(item_dir) or []
+    assert [s["role"] for s in steps] == [0, 1, 0, 1, 0]  # the roles in turn, one step each
+    order = [RELAY_WIN[0][0], RELAY_WIN[1][0], RELAY_WIN[0][1], RELAY_WIN[1][1], RELAY_WIN[0][2]]
+    assert [s["given"] for s in steps] == order
+    assert all(s["action"] is not None for s in steps)
+    assert record["metrics"]["status"] == "success"
+
+    # one session a role, continued at each of its turns: a turn is one session's run
+    sessions = read_sessions(item_dir)
+    assert [s.context for s in sessions] == ["role-0", "role-1", "role-0", "role-1", "role-0"]
+    assert [s.kind for s in sessions] == ["new", "new", "resume", "resume", "resume"]
+    for role in ("role-0", "role-1"):
+        assert len({s.session_id for s in sessions if s.context == role}) == 1
+    assert sessions[0].session_id != sessions[1].session_id
+    assert [s.ended for s in sessions[:4]] == ["stopped: turn over"] * 4  # stopped as its action's result went
+
+    # each role's requests: its own objective as the system prompt, its own act, its own results only
+    item = task(checkout, "91_01")
+    for rule, role, other in ((0, 0, 1), (1, 1, 0)):
+        own = [r for r in mains if r.rule == rule]
+        assert own, f"no request of role {role}"
+        system = vista_objective(item.game, item.task_def.prompt, role)
+        for request in own:
+            texts = [t.strip() for t in system_texts(agent, request.body)]
+            assert any(system.strip() in t for t in texts) and not any(f"Role {other}: " in t for t in texts)
+            body = json.dumps(request.body)
+            assert f"Role {role} ({item.game.roles[role].name})" in body and f"Role {other} (" not in body
+        firsts = [r for r in own if conversation(r).n_results == 0]
+        assert own_words(conversation(firsts[0]).prompt).strip() == SCREEN_WORDS.strip() and has_image(firsts[0])
+    # one action a turn: the request carrying a turn's action result is held, never reaching the model; the next
+    # one the role's session makes is at its next turn (one more result). Role 0's last act ended the task: its
+    # answer reached the model, which replied.
+    assert sorted(conversation(r).n_results for r in mains if r.rule == 0) == [0, 1, 2, 3]
+    assert sorted(conversation(r).n_results for r in mains if r.rule == 1) == [0, 1]
