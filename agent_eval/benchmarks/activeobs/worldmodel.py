@@ -217,7 +217,7 @@ class WorldGraph:
                 "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                 "elapsed_s": round(time.monotonic() - self.started, 3),
                 "tool": tool,
-                "args": _loggable(args),
+                "args": loggable(args),
                 "observation": args.get("observation") if _loggable_int(args.get("observation")) else None,
             }
             try:
@@ -268,13 +268,14 @@ def _loggable_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _loggable(value):
+def loggable(value):
+    """NaN and infinities are not JSON: logged as text."""
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
     if isinstance(value, (list, tuple)):
-        return [_loggable(v) for v in value]
+        return [loggable(v) for v in value]
     if isinstance(value, dict):
-        return {k: _loggable(v) for k, v in value.items()}
+        return {k: loggable(v) for k, v in value.items()}
     return value
 
 
