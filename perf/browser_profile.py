@@ -98,19 +98,19 @@ class GameStoreKind:
         item = next(i for i in load_games(work / "games").items if i.id == "game1")
         self.page = PageHost(item.site, scratch=work / "browser")
         self.session = GameStoreSession(item, self.page, work / "game", Budget(budget))
-        self.ours = load_sdk_module("agent_eval.benchmarks.aigamestore.game_server")
-        self.vista = load_sdk_module("agent_eval.benchmarks.aigamestore.vista_play")
+        self.server_module = load_sdk_module("agent_eval.benchmarks.aigamestore.game_server")
         self.notes = Notes(work, STORE_NOTES)
 
     def server(self, setting: str):
         given = {} if setting == "default" else profile_options(STORE_PROFILES)
         options = Options.from_given({k: v for k, v in given.items() if k not in ("tools", "system_prompt")})
         notes = self.notes if options.notes else None
-        if options.game_tools == "vista":  # VISTA's play and its task tools (aigamestore/vista_play.py)
-            names = self.vista.offered("image", options.notes)
-            return lambda: self.vista.build_server(self.session, names, notes)
-        names = self.ours.offered(options.protocol, "image", options.notes)
-        return lambda: self.ours.build_server(self.session, names, notes, None, options.tell_steps)
+        module = self.server_module
+        if options.game_tools == "vista":  # VISTA's play and its task tools (games/browser/vista_play.py)
+            names = module.vista_offered("image", options.notes)
+            return lambda: module.vista_server(self.session, names, notes)
+        names = module.offered(options.protocol, "image", options.notes)
+        return lambda: module.build_server(self.session, names, notes, None, options.tell_steps)
 
     def calls(self, n: int) -> list[dict]:
         return [{"segments": PLAY}] * n

@@ -141,13 +141,13 @@ def test_vistas_tools_answer_in_vistas_words_over_the_games_events(tmp_path):
     game's events (event 0 the start, one a decision), each frame after VISTA's label; never the score or a count."""
     import asyncio
 
-    from agent_eval.benchmarks.aigamestore import vista_play
+    from agent_eval.benchmarks.aigamestore import game_server
 
     game = ender_game(tmp_path / "site")
     with PageHost(game.site, scratch=tmp_path / "browser") as page:
         session = GameStoreSession(game, page, tmp_path / "game", Budget(2))
         notes = Notes(tmp_path, NOTE_PURPOSES, {"GUIDE.md": 65536, "WORKING.md": 16384})
-        server = vista_play.build_server(session, vista_play.offered("image", True), notes)
+        server = game_server.vista_server(session, game_server.vista_offered("image", True), notes)
         assert [t.name for t in asyncio.run(server.list_tools())] == AIGAMESTORE_TOOLS
         call = caller(server)
 
@@ -159,7 +159,7 @@ def test_vistas_tools_answer_in_vistas_words_over_the_games_events(tmp_path):
         assert call("play", {"segments": NOOP[:4]}) == (True, ["Invalid tool arguments."])
         events = json.loads(call("history", {})[1][0])["events"]
         assert [e["action"] for e in events] == [None, {"name": "play", "arguments": {"segments": NOOP}}]
-        assert events[0]["result"] == vista_play.OBJECTIVE and 'score"' not in json.dumps(events)
+        assert events[0]["result"] == game_server.OBJECTIVE and 'score"' not in json.dumps(events)
         view = {"label": "start", "event": 0, "region": {"x": 0, "y": 0, "width": 8, "height": 8}}
         failed, inspected = call("inspect", {"question": "What is there?", "views": [view]})
         assert not failed and inspected[-1] == "image" and '"visual_kind":"inspection"' in inspected[0]
@@ -185,18 +185,18 @@ def test_codexs_checkpoint_tool_saves_the_notes_only_while_a_hand_off_is_asked(t
     """VISTA's save_compact_checkpoint (its Codex player's): refused in VISTA's words until a checkpoint is pending
     (here: the hand-off asked), then GUIDE.md (unless null) and WORKING.md saved at once, once."""
 
-    from agent_eval.benchmarks.aigamestore import vista_play
+    from agent_eval.benchmarks.aigamestore import game_server
 
     game = ender_game(tmp_path / "site")
     handoff = HandoffState(5000, ask=HANDOFF)
     with PageHost(game.site, scratch=tmp_path / "browser") as page:
         session = GameStoreSession(game, page, tmp_path / "game", Budget(4))
         notes = Notes(tmp_path, NOTE_PURPOSES, {"GUIDE.md": 65536, "WORKING.md": 16384})
-        names = vista_play.offered("image", True, codex=True)
-        assert names[-1] == "save_compact_checkpoint" and "save_compact_checkpoint" not in vista_play.offered(
+        names = game_server.vista_offered("image", True, codex=True)
+        assert names[-1] == "save_compact_checkpoint" and "save_compact_checkpoint" not in game_server.vista_offered(
             "image", True
         )
-        call = caller(vista_play.build_server(session, names, notes, handoff))
+        call = caller(game_server.vista_server(session, names, notes, handoff))
         saved = {"guide": None, "working_memory": "left of the blocks"}
         assert call("save_compact_checkpoint", saved) == (True, ['{"error":"No compact checkpoint is pending."}'])
         handoff.context_seen(6000)
@@ -207,3 +207,29 @@ def test_codexs_checkpoint_tool_saves_the_notes_only_while_a_hand_off_is_asked(t
         )
         assert notes.read()["WORKING.md"] == "left of the blocks\n" and notes.read()["GUIDE.md"] == ""
         assert call("save_compact_checkpoint", saved)[1] == ['{"already_saved":true,"checkpoint_saved":true}']
+
+
+def test_vistas_tools_count_their_images_toward_the_session_images_cap(tmp_path):
+    """--session-images under --game-tools vista: VISTA's play (five frames) and inspect (a view an image) count as
+    ours do; the call that would reach the cap does nothing and answers, as VISTA answers an error, the hand-off's
+    request in VISTA's words; a fresh session counts again."""
+    from agent_eval.benchmarks.aigamestore import game_server
+    from agent_eval.benchmarks.games.handoff import HANDOFF_VISTA_TOOLS
+
+    game = ender_game(tmp_path / "site")
+    handoff = HandoffState(images_cap=8, ask=HANDOFF_VISTA_TOOLS)
+    with PageHost(game.site, scratch=tmp_path / "browser") as page:
+        session = GameStoreSession(game, page, tmp_path / "game", Budget(4))
+        notes = Notes(tmp_path, NOTE_PURPOSES, {"GUIDE.md": 65536, "WORKING.md": 16384})
+        call = caller(game_server.vista_server(session, game_server.vista_offered("image", True), notes, handoff))
+        assert call("play", {"segments": NOOP})[1].count("image") == 5 and handoff.images == 5
+        view = {"label": "start", "event": 0, "region": {"x": 0, "y": 0, "width": 8, "height": 8}}
+        failed, inspected = call("inspect", {"question": "What is there?", "views": [view, view]})
+        assert not failed and inspected.count("image") == 2 and handoff.images == 7
+        failed, refused = call("play", {"segments": NOOP})
+        assert failed and refused == [refused[0]] and "no more than 7 are given in one session" in refused[0]
+        assert HANDOFF_VISTA_TOOLS in refused[0] and session.decisions == 1
+        assert call("inspect", {"question": "Again?", "views": [view]})[0]  # a look at the cap is refused too
+        assert handoff.next_reason(False).startswith("hand-off: the session's images")
+        handoff.begin()
+        assert call("play", {"segments": NOOP})[1].count("image") == 5 and session.decisions == 2

@@ -127,6 +127,24 @@ def test_vistas_tools_over_the_tasks_events(checkout, host, tmp_path):
     assert call("act", WIN[1])[1][0] == "Final game screen. The task has ended."  # the budget of 3 spent
 
 
+def test_vistas_act_counts_its_screens_toward_the_session_images_cap(checkout, host, tmp_path):
+    """--session-images under --game-tools vista: act's screen counts as ours does; the step that would reach the cap
+    is not taken, answered as VISTA answers an error with the hand-off's request."""
+    from agent_eval.benchmarks.games.handoff import HANDOFF_VISTA_TOOLS, HandoffState
+    from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES
+    from agent_eval.benchmarks.notes import Notes
+
+    session = open_session(host, task(checkout), tmp_path / "t", max_steps=5)
+    rung = Rung.from_options({"game_tools": "vista", "notes": "on", "session_images": 3})
+    handoff = HandoffState(images_cap=3, ask=HANDOFF_VISTA_TOOLS)
+    tools = game_server.GameTools(session, rung, handoff=handoff, notes=Notes(tmp_path, NOTE_PURPOSES))
+    call = caller(game_server.build_server(tools, "image"))
+    assert call("act", {"action": "wait"})[1][-1] == "image" and handoff.images == 1
+    assert call("act", {"action": "wait"})[1][-1] == "image" and handoff.images == 2
+    failed, refused = call("act", {"action": "wait"})
+    assert failed and "no more than 2 are given in one session" in refused[0] and len(session.steps) == 2
+
+
 def test_vistas_act_schema_and_its_answers_to_bad_input(checkout, host, tmp_path):
     """--act-schema vista: act is VISTA's (computer_use.py action_schema: one closed object per action of the role,
     durations up to 2 s); arguments outside it are refused in VISTA's runtime's words with no step taken; an opposing

@@ -7,9 +7,8 @@ loader.py         a checkout's games/<name>/index.html, descriptions from the pa
 protocol.py       the decision: five 0.2 s segments (VISTA's inputs), the official reply's <keys> and <scratchpad>
 session.py        GameStoreSession: one item's page, moves, frame archive, timeline, replay after a restart
 record.py         what a game leaves in the item's folder (timeline, result.json, requests, restores)
-game_server.py    the `game` MCP server: play, restart; recall, inspect, read_pixels, history; notes
+game_server.py    the `game` MCP server: play, restart; recall, inspect, read_pixels, history; notes; or VISTA's
 profile.py        --profile vista: VISTA's AI GameStore setting as run options, each with its file in VISTA's code
-vista_play.py     --game-tools vista: VISTA's play and restart, then its task tools over the game's events
 official.py       the official baseline: a fresh single-turn request per decision, its reply played
 scoring.py        normalisation against the human median, geometric and arithmetic means
 grading.py        the record's metrics (metrics.py: GameStoreMetrics) from the game's result

@@ -5,29 +5,27 @@ against the published human median (docs/kinds/aigamestore.md)."""
 from __future__ import annotations
 
 import contextlib
-import shutil
 from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.aigamestore.grading import grade_game, prediction_text
-from agent_eval.benchmarks.aigamestore.loader import GameStoreDataset, load_games
+from agent_eval.benchmarks.aigamestore.loader import load_games
 from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
 from agent_eval.benchmarks.aigamestore.options import Options
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, in_progress
 from agent_eval.benchmarks.aigamestore.scoring import per_game, rules_hash, summary
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.games.final_answers import Redirect, redirect
+from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup
+from agent_eval.benchmarks.games.browser.kind import BrowserKind, vista_recovery
+from agent_eval.benchmarks.games.final_answers import Redirect
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.handoff import HandoffState, handoff_request
-from agent_eval.benchmarks.games.restores import restored_or_started_over, time_budget
-from agent_eval.benchmarks.games.served import frames_mirror, serve_game
+from agent_eval.benchmarks.games.handoff import handoff_request
+from agent_eval.benchmarks.games.restores import restored_or_started_over
+from agent_eval.benchmarks.games.served import SERVER_NAME, frames_mirror, serve_game
 from agent_eval.benchmarks.notes import Notes, describe
-from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
+from agent_eval.tools.mcp_http import load_sdk_module
 
-GAME_SERVER_MODULE = "agent_eval.benchmarks.aigamestore.game_server"
-VISTA_SERVER_MODULE = "agent_eval.benchmarks.aigamestore.vista_play"  # --game-tools vista
 VISTA_NOTE_LIMITS = {"GUIDE.md": 64 * 1024, "WORKING.md": 16 * 1024}  # VISTA's core/tools.py MAX_GUIDE/WORKING_CHARS
 SAMPLES = Path(__file__).with_name("samples")
 BROWSER_DIR = "browser"  # the page host's scratch (its stderr) in the item's folder
@@ -50,37 +48,15 @@ DEMO_SEGMENTS = [  # the demo's sequence (a scripted model cannot see the game: 
 ]
 
 
-class AiGameStore(Benchmark):
+class AiGameStore(BrowserKind):
     name = "aigamestore"
-    tool_modes = ("none", "image", "python")
-    grades_failed_attempts = True  # the game keeps the score whatever the agent's process did
+    server_module = "agent_eval.benchmarks.aigamestore.game_server"
+    samples = SAMPLES
+    options: Options = Options()
+    parse_options = staticmethod(Options.from_given)
+    load_dataset = staticmethod(load_games)
 
-    def __init__(self):
-        self.dataset: GameStoreDataset | None = None
-        self.options = Options()
-        self.time_budget_s: float | None = None
-        self.backend: str | None = None  # the run's agent CLI (VISTA offers Codex a checkpoint tool of its own)
-
-    def configure(self, options: dict, timeout_s: float | None = None) -> None:
-        self.options = Options.from_given({k: v for k, v in options.items() if v is not None})
-        self.time_budget_s = time_budget(timeout_s)
-
-    def load(self, root: Path):
-        from agent_eval.browser.host import chromium_missing
-        from agent_eval.datamodel.jsonl import DataError
-
-        missing = chromium_missing()
-        if missing:
-            raise DataError(missing)
-        self.dataset = load_games(root)
-        return self.dataset
-
-    def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
-        from agent_eval.datamodel.jsonl import DataError
-
-        if out.exists() and any(out.iterdir()):
-            raise DataError(f"{out} exists and is not empty; choose a new directory")
-        shutil.copytree(SAMPLES, out, dirs_exist_ok=True)
+    def samples_written(self, out: Path) -> list[str]:
         games = sorted(p.parent.name for p in (out / "games").glob("*/index.html"))
         return [f"wrote {len(games)} AI GameStore-style test games ({', '.join(games)}) to {out}/games/<game>/"]
 
@@ -89,18 +65,6 @@ class AiGameStore(Benchmark):
             return None
         calls = [{"call": "play", "input": {"segments": segments}} for segments in DEMO_SEGMENTS]
         return calls + [{"final": "I played my seconds. <answer>DONE</answer>"}]
-
-    @contextlib.contextmanager
-    def run_scope(self, services) -> Iterator[None]:
-        self.backend = services.config.agent
-        yield
-
-    def template_name(self, mode: str) -> str:
-        """VISTA's first message for every mode (--task-prompt vista), else the mode's own template."""
-        return "vista" if self.options.vista_words else mode
-
-    def warm_up(self, tools: str) -> None:
-        load_in_background(VISTA_SERVER_MODULE if self.options.game_tools == "vista" else GAME_SERVER_MODULE)
 
     def truth_text(self, item) -> str:
         return "score"
@@ -121,39 +85,23 @@ class AiGameStore(Benchmark):
     ) -> Iterator[ItemSetup]:
         from agent_eval.benchmarks.aigamestore.official import OfficialTurns, decision_images
 
-        server_module = load_sdk_module(GAME_SERVER_MODULE)
+        server = load_sdk_module(self.server_module)
         options = self.options
         with contextlib.ExitStack() as stack:
             session = self._session(item, item_root, stack)
             stack.callback(session.finish)  # before the page closes
             vista_tools = options.game_tools == "vista"
-            limits = VISTA_NOTE_LIMITS if vista_tools else None
-            notes = Notes(item_root, NOTE_PURPOSES, limits) if options.notes else None
-            ask = handoff_request(options.game_tools)
-            handoff = (
-                HandoffState(
-                    options.handoff_tokens, at_cli=options.handoff_at_cli, images_cap=options.session_images, ask=ask
-                )
-                if options.hands_off
-                else None
+            notes = (
+                Notes(item_root, NOTE_PURPOSES, VISTA_NOTE_LIMITS if vista_tools else None) if options.notes else None
             )
-            if vista_tools:  # VISTA's play, restart and task tools (vista_play.py) in our tools' place
-                server_module = load_sdk_module(VISTA_SERVER_MODULE)
-                names = server_module.offered(tools, options.notes, codex=self.backend == "codex")
+            handoff = self.handoff_state(handoff_request(options.game_tools))
+            if vista_tools:  # VISTA's play, restart and task tools in our tools' place
+                names = server.vista_offered(tools, options.notes, codex=self.backend == "codex")
+                build = lambda: server.vista_server(session, names, notes, handoff)  # noqa: E731
             else:
-                names = server_module.offered(options.protocol, tools, options.notes)
-            served = serve_game(
-                stack,
-                server_module.SERVER_NAME,
-                names,
-                lambda: (
-                    server_module.build_server(session, names, notes, handoff)
-                    if vista_tools
-                    else server_module.build_server(session, names, notes, handoff, options.tell_steps)
-                ),
-                tools,
-            )
-            toolset, endpoints = served.tools, served.endpoints
+                names = server.offered(options.protocol, tools, options.notes)
+                build = lambda: server.build_server(session, names, notes, handoff, options.tell_steps)  # noqa: E731
+            served = serve_game(stack, SERVER_NAME, names, build, tools)
             mirror = frames_mirror(work, tools)  # the frames, read-only in the workdir as they are archived
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
             notes_text = (lambda: _notes_text(notes)) if notes is not None else (lambda: "")
@@ -161,9 +109,9 @@ class AiGameStore(Benchmark):
                 turns = OfficialTurns(item, session, tools, notes_text)
                 yield ItemSetup(
                     prompt=turns.prompt(),
-                    tools=toolset,
+                    tools=served.tools,
                     inline_images=decision_images(session),
-                    endpoints=endpoints,
+                    endpoints=served.endpoints,
                     readonly_mounts=readonly,
                     continuation=turns.continuation() if session.decisions else None,
                     next_session=turns.next_session,
@@ -173,47 +121,16 @@ class AiGameStore(Benchmark):
                 return
             prompt = self._prompt(item, template_text, tools)
             words = options.vista_words
-            final_answers = Redirect(_redirect_words(words), options.decisions)
-
-            def next_session(ran_out_of_context: bool) -> Continuation | None:
-                """A hand-off (the agent was asked to stop at the threshold, or its CLI ran out of context), or a
-                final reply with decisions left redirected (--final-answer redirect): the game goes on."""
-                if session.over:
-                    return None
-                reason = handoff.next_reason(ran_out_of_context) if handoff is not None else None
-                if reason is not None and handoff is not None:
-                    handoff.begin()
-                    going_on = _continuation(session, prompt, notes, reason, words)
-                    handoff.shown(len(going_on.images))  # the new session's count starts with its attachment
-                    return going_on
-                if options.final_answer != "redirect" or ran_out_of_context:
-                    return None
-                said = redirect(session.directory, final_answers, session.decisions)
-                if said is None:
-                    return None
-                going_on = _continuation(session, prompt, notes, "final answer redirected", words)
-                going_on.note, going_on.resume = said, True
-                return going_on
-
-            inline = decision_images(session)[-1:]
-            if handoff is not None:
-                handoff.shown(len(inline))
-            yield ItemSetup(
-                prompt=prompt,
-                tools=toolset,
-                inline_images=inline,
-                endpoints=endpoints,
-                readonly_mounts=readonly,
-                continuation=_continuation(session, prompt, notes, words=words) if session.decisions else None,
-                next_session=next_session if handoff is not None or options.final_answer == "redirect" else None,
-                on_context=handoff.context_seen if handoff is not None else None,
-                cli_compaction=options.handoff_tokens is None and not options.handoff_at_cli,
-                on_compaction_point=handoff.compaction_point
-                if handoff is not None and options.handoff_at_cli
-                else None,
-                on_request_images=handoff.request_carried if handoff is not None and options.session_images else None,
-                # every redirect is a session of its own (resumed), besides the hand-offs
-                max_sessions=2 * options.decisions + 2 if options.final_answer == "redirect" else None,
+            yield self.continuous(
+                session,
+                prompt,
+                served,
+                readonly,
+                handoff,
+                goes_on=lambda reason: _continuation(session, prompt, notes, reason, words),
+                redirected=(Redirect(_redirect_words(words), options.decisions), lambda: session.decisions, None),
+                inline=decision_images(session)[-1:],
+                restored=bool(session.decisions),
                 system_fields=_system_fields(item, options.decisions),
             )
 
@@ -324,11 +241,8 @@ def _continuation(
     never the decisions."""
     last = session.moves[-1]
     if words:
-        fresh = f"{RECOVERY_WORDS}\n\n{SCREEN_WORDS}"
-        if notes is not None:
-            fresh += f"\n{_notes_text(notes)}\n"
-        images = session.frame_paths(last.frames[-1:])
-        return Continuation(note=RECOVERY_WORDS, prompt=fresh, images=images, reason=reason)
+        notes_text = _notes_text(notes) if notes is not None else ""
+        return vista_recovery(RECOVERY_WORDS, SCREEN_WORDS, notes_text, session.archive.path(last.frames[-1]), reason)
     where = (
         f"The game stands at decision {session.decisions} of {session.budget.decisions} (episode {session.episode}); "
         f"its last frames are attached (frames {last.frames[0]}-{last.frames[-1]})."

@@ -55,6 +55,11 @@ def build(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
     return {"overall": overall, "games": games}
 
 
+def compared(runs, letters: list[str], shared: list[str], n_resamples: int, seed: int) -> GameStoreComparison:
+    games = build(runs, shared, n_resamples, seed)
+    return GameStoreComparison(verdicts=verdicts(letters, games), games=games)
+
+
 def verdicts(letters: list[str], data: dict) -> list[str]:
     row, out = data["overall"], []
     for j, letter in enumerate(letters[1:], start=1):

@@ -1,35 +1,48 @@
-"""The `game` MCP server of an AI GameStore item: VISTA's `play` (one game second as five 0.2 s segments, five
-frames back) and `restart` (costs a decision); from mode image up `recall`, `inspect`, `read_pixels` on the
-archived frames and `history` of the decisions; `read_notes` / `write_note` in every mode when the run gives
-notes. The official protocol's moves come from the agent's reply, not from tools: it gets only the looks and
-the notes. Served from the harness process for one item (tools/mcp_http.py): the page, its files and the
-frames stay outside the sandbox. The score is never said."""
+"""The `game` MCP server of an AI GameStore item, in either flavour. Ours: `play` (one game second as five 0.2 s
+segments, five frames back) and `restart` (costs a decision); from mode image up `recall`, `inspect`,
+`read_pixels` on the archived frames and `history` of the decisions; `read_notes` / `write_note` in every mode when
+the run gives notes. The official protocol's moves come from the agent's reply, not from tools: it gets only the
+looks and the notes. VISTA's (`--game-tools vista`): its `play` and `restart` with its descriptions, schemas and
+answers (src/vista/benchmarks/aigamestore/profiles.py action_specs, session.py _play, _restart, _reply; VISTA is
+MIT licensed), then its task tools over the game's events (games/browser/vista_play.py): event 0 the start screen,
+one event a decision (its five frames, or a restart's first frame); no decision count is said, only that the run's
+game seconds are spent. Served from the harness process for one item (tools/mcp_http.py): the page, its files and
+the frames stay outside the sandbox. The score is never said."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Annotated
 
+from jsonschema import Draft202012Validator
 from mcp.server.mcpserver import Image, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from agent_eval.benchmarks.aigamestore.protocol import INPUTS, SEGMENTS, BadSegments, checked_segments
-from agent_eval.benchmarks.aigamestore.session import GameStoreSession, PlayRefused
+from agent_eval.benchmarks.aigamestore.session import ENDED, GameStoreSession, PlayRefused
+from agent_eval.benchmarks.games.browser import vista_play
+from agent_eval.benchmarks.games.browser.tools import (
+    Functions,
+    inspect_text,
+    look_functions,
+    note_tools,
+    read_pixels_text,
+    recalled,
+    refusing,
+    served,
+)
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import DEFAULT_INSPECT_SCALE, MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.games.vista.events import Event
+from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, schema_object, vista_tool
 from agent_eval.benchmarks.notes import Notes
-from agent_eval.benchmarks.notes_server import WRITE_NOTE, note_functions
-from agent_eval.tools.imagetools.errors import ToolInputError
-from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
 
-SERVER_NAME = "game"
 PLAY_TOOLS = ("play", "restart")
 LOOK_TOOLS = ("recall", "inspect", "read_pixels", "history")
 NOTE_TOOLS = ("read_notes", "write_note")
 STOP = "Stop now: reply with <answer>DONE</answer>."
+REFUSED = (PlayRefused, BadSegments)
 
 PLAY = f"""Play exactly one second of the game. `segments`: exactly {SEGMENTS} lists, in time order, each the \
 inputs of one 0.2-second segment. A tap (UP, DOWN, LEFT, RIGHT, SPACE, Z, SHIFT, W, A, S, D) presses the key at \
@@ -41,22 +54,51 @@ RESTART = """Restart the game from its start screen; returns its first frame. Co
 game over or to abandon an attempt."""
 RECALL = f"""Look again at archived frames: give `frames` (their numbers, at most {MAX_RECALL}) or `decision` (all \
 the frames of the n-th decision)."""
-INSPECT = """Look closely at part of an archived frame: the region (x, y, width, height in frame pixels; default \
-the whole frame) enlarged `scale` times by nearest neighbour, with grid lines every `grid` pixels labelled in \
-frame coordinates (0: none)."""
-READ_PIXELS = """Read the colours of a region of an archived frame (default the whole frame), sampled on a grid of \
-`rows` x `columns` (default: every pixel, up to 64 a side): one symbol per sample, with the palette of symbols \
-to colours (kept for the whole game)."""
 HISTORY = """The decisions so far, most recent last: each one's inputs, its episode (restarts start a new one) \
 and the numbers of its frames."""
-READ_NOTES = "Read your two notes ({what}). They are kept across sessions; a fresh session is given them."
 
-
-def _guard(call):
-    try:
-        return call()
-    except (PlayRefused, BadSegments, ToolInputError) as error:
-        raise ToolError(str(error)) from None
+# VISTA's words: profiles.py PAPER_ROLE and objective(), event 0's result, as VISTA records the task's initial input
+OBJECTIVE = (
+    "You are a professional video game player tasked to win a 2D video game. You will read the description of the "
+    "game and controls and provide an output for the next 5 actions, each covering 0.2 seconds of play. You are "
+    "scored on the highest score reached at any point in the run, and you may restart as many times as you want, so "
+    "keep playing until the run's game seconds are spent."
+)
+TAPS = ", ".join(sorted(a for a in INPUTS if a != "NOOP" and not a.startswith("HOLD_")))
+HOLDS = ", ".join(sorted(a for a in INPUTS if a.startswith("HOLD_")))
+VISTA_PLAY = (
+    f"Play exactly one game second of this real-time game. Provide `segments`: exactly {SEGMENTS} chronological "
+    "0.2-second segments, each a non-empty array of simultaneous inputs. Tap inputs press and release the named key "
+    f"once at the start of the segment ({TAPS}); HOLD_ inputs keep the key pressed for the whole segment ({HOLDS}); "
+    '["NOOP"] is a segment with no input. NOOP beside other inputs is ignored, and a key both tapped and held in one '
+    "segment is held. The game is frozen between decisions: it runs for exactly the one second you specify, then "
+    "pauses and returns the resulting frames. Input on an ended game does nothing; use restart instead."
+)
+VISTA_RESTART = (
+    "Restart the game from its start screen and pause it at its first frame. Costs one game second. Use it after a "
+    "game over or to abandon the current attempt; the run continues until its game seconds are spent."
+)
+PLAY_SCHEMA = schema_object(
+    {
+        "segments": {
+            "type": "array",
+            "minItems": SEGMENTS,
+            "maxItems": SEGMENTS,
+            "description": f"Exactly {SEGMENTS} segments in time order, each covering 0.2 seconds.",
+            "items": {
+                "type": "array",
+                "minItems": 1,
+                "description": "Simultaneous inputs for one segment; at least one entry. A repeated input counts once.",
+                "items": {"type": "string", "enum": sorted(INPUTS)},
+            },
+        }
+    },
+    ["segments"],
+)
+PLAYED = "The game ran for one game second and is paused."
+RESTARTED = "The game restarted and is paused at its first frame."
+ENDED_WORDS, SPENT = " The game has ended.", " The run's game seconds are spent."
+AFTER_THE_END = "Call restart to begin a new attempt."
 
 
 def move_json(session: GameStoreSession, move, handoff: HandoffState | None = None, tell_steps: bool = True) -> dict:
@@ -88,7 +130,7 @@ def history_lines(session: GameStoreSession, last: int) -> str:
 
 def tool_functions(
     session: GameStoreSession, notes: Notes | None = None, handoff: HandoffState | None = None, tell_steps: bool = True
-):
+) -> Functions:
     looks = FrameLooks(session.archive)
 
     def moving(make_move):
@@ -109,14 +151,14 @@ def tool_functions(
         ],
     ) -> list:
         def act() -> list:
-            move = _guard(lambda: moving(lambda: session.play(checked_segments(segments))))
+            move = refusing(REFUSED, lambda: moving(lambda: session.play(checked_segments(segments))))
             return [json.dumps(move_json(session, move, handoff, tell_steps)), *images(move.frames)]
 
         return within_image_cap(handoff, SEGMENTS, act)  # --session-images: a frame a segment
 
     def restart() -> list:
         def act() -> list:
-            move = _guard(lambda: moving(session.restart))
+            move = refusing(REFUSED, lambda: moving(session.restart))
             return [json.dumps(move_json(session, move, handoff, tell_steps)), *images(move.frames[-1:])]
 
         return within_image_cap(handoff, 1, act)
@@ -128,56 +170,23 @@ def tool_functions(
         def look():
             if (frames is None) == (decision is None):
                 raise PlayRefused("give either `frames` or `decision`")
-            wanted = list(frames) if frames is not None else frames_of(session, decision)
-            out: list = []
-            for meta, png in looks.recall(wanted):
-                out += [json.dumps(meta), Image(data=png, format="png")]
-            return out
+            return recalled(looks, list(frames) if frames is not None else frames_of(session, decision))
 
-        return within_image_cap(handoff, len(frames or []) or 1, lambda: _guard(look))
-
-    def inspect(
-        frame: Annotated[int, Field(description="An archived frame's number.")],
-        x: Annotated[int | None, Field(description="Left edge, pixels. Default 0.")] = None,
-        y: Annotated[int | None, Field(description="Top edge, pixels. Default 0.")] = None,
-        width: Annotated[int | None, Field(description="Width. Default: to the edge.")] = None,
-        height: Annotated[int | None, Field(description="Height. Default: to the edge.")] = None,
-        scale: Annotated[int, Field(description="Enlargement, 1-16.")] = DEFAULT_INSPECT_SCALE,
-        grid: Annotated[int, Field(description="Grid spacing in frame pixels; 0: none.")] = 0,
-    ) -> list:
-        def look() -> list:
-            meta, png = _guard(lambda: looks.inspect(frame, x, y, width, height, scale, grid))
-            return [json.dumps(meta), Image(data=png, format="png")]
-
-        return within_image_cap(handoff, 1, look)
-
-    def read_pixels(
-        frame: Annotated[int, Field(description="An archived frame's number.")],
-        x: Annotated[int | None, Field(description="Left edge. Default 0.")] = None,
-        y: Annotated[int | None, Field(description="Top edge. Default 0.")] = None,
-        width: Annotated[int | None, Field(description="Width. Default: to the edge.")] = None,
-        height: Annotated[int | None, Field(description="Height. Default: to the edge.")] = None,
-        rows: Annotated[int | None, Field(description="Sample rows. Default: every row, up to 64.")] = None,
-        columns: Annotated[int | None, Field(description="Sample columns. Default: every column, up to 64.")] = None,
-    ) -> str:
-        return _guard(lambda: looks.read_pixels(frame, x, y, width, height, rows, columns))
+        return within_image_cap(handoff, len(frames or []) or 1, lambda: refusing(REFUSED, look))
 
     def history(last: Annotated[int, Field(description="How many of the latest moves, 1-200.")] = 20) -> str:
         return history_lines(session, max(1, min(200, int(last))))
 
-    texts = {
-        "play": PLAY,
-        "restart": RESTART,
-        "recall": RECALL,
-        "inspect": INSPECT,
-        "read_pixels": READ_PIXELS,
-        "history": HISTORY,
+    inspect, read_pixels = look_functions(looks, handoff, REFUSED, "frame")
+    return {
+        "play": (play, PLAY),
+        "restart": (restart, RESTART),
+        "recall": (recall, RECALL),
+        "inspect": (inspect, inspect_text("frame")),
+        "read_pixels": (read_pixels, read_pixels_text("frame", "game")),
+        "history": (history, HISTORY),
+        **note_tools(notes, lambda: {"actions_used": session.decisions}),
     }
-    functions: list[Callable[..., object]] = [play, restart, recall, inspect, read_pixels, history]
-    if notes is not None:
-        functions += note_functions(notes, lambda: {"actions_used": session.decisions})
-        texts |= {"read_notes": READ_NOTES.format(what=notes.describe()), "write_note": WRITE_NOTE}
-    return {fn.__name__: (fn, texts[fn.__name__]) for fn in functions}
 
 
 def frames_of(session: GameStoreSession, decision: int | None) -> list[int]:
@@ -204,11 +213,66 @@ def build_server(
     handoff: HandoffState | None = None,
     tell_steps: bool = True,
 ) -> MCPServer:
-    functions = tool_functions(session, notes, handoff, tell_steps)
-    tools = []
-    for name in names:
-        fn, text = functions[name]
-        tool = Tool.from_function(fn, name=name, description=text, structured_output=False)
-        tool.parameters = plain_schema(tool.parameters)
-        tools.append(tool)
-    return fixed_tools_server(SERVER_NAME, tools)
+    return served(tool_functions(session, notes, handoff, tell_steps), names)
+
+
+# -- VISTA's tools (--game-tools vista)
+
+
+def vista_event(session: GameStoreSession, number: int) -> Event:
+    """The game's n-th event as VISTA records it, from the session's moves (so a restored game has the same)."""
+    move = session.moves[number]
+    frames = tuple(session.archive.png(n) for n in move.frames)
+    if move.kind == "start":
+        return Event(None, OBJECTIVE, True, frames)
+    arguments = {"segments": move.segments} if move.kind == "play" else {}
+    return Event({"name": move.kind, "arguments": arguments}, vista_words(session, move)[0], True, frames)
+
+
+def vista_words(session: GameStoreSession, move) -> tuple[str, str]:
+    """(the event's words, the guidance after them) of a decision (session.py _play, _restart, _reply)."""
+    event, guidance = (PLAYED if move.kind == "play" else RESTARTED), ""
+    if move.kind == "play" and move.state.get("gamePhase") in ENDED:
+        event, guidance = event + ENDED_WORDS, AFTER_THE_END
+    if move.decisions >= session.budget.decisions:
+        event, guidance = event + SPENT, ""
+    return event, guidance
+
+
+def vista_offered(mode: str, notes: bool, codex: bool = False) -> tuple[str, ...]:
+    return vista_play.offered(PLAY_TOOLS, mode, notes, codex)
+
+
+def vista_server(
+    session: GameStoreSession, names: tuple[str, ...], notes: Notes | None = None, handoff: HandoffState | None = None
+) -> MCPServer:
+    events = vista_play.vista_events(lambda n: vista_event(session, n), lambda: len(session.moves), notes, handoff)
+    valid = Draft202012Validator(PLAY_SCHEMA)
+
+    def decided(images: int, make_move) -> CallToolResult:
+        def act() -> tuple[str, bool] | CallToolResult:
+            if session.over:
+                return answer(False, "The run has ended.")
+            if handoff is not None and handoff.told:
+                return answer(False, f"No game action was executed: {handoff.ask}")
+            try:
+                event, guidance = vista_words(session, make_move())
+            except REFUSED as why:
+                return answer(False, str(why))
+            return event + (" " + guidance if guidance else ""), True
+
+        return vista_play.acted(events, handoff, images, act)
+
+    def play(arguments: dict) -> CallToolResult:
+        if not valid.is_valid(arguments):
+            return answer(False, "Invalid tool arguments.")
+        return decided(SEGMENTS, lambda: session.play(checked_segments(arguments["segments"])))
+
+    def restart(arguments: dict) -> CallToolResult:
+        return answer(False, "Invalid tool arguments.") if arguments else decided(1, session.restart)
+
+    own = {
+        "play": vista_tool("play", VISTA_PLAY, PLAY_SCHEMA, ACTS, play),
+        "restart": vista_tool("restart", VISTA_RESTART, schema_object({}), ACTS, restart),
+    }
+    return served({}, names, own | vista_play.task_tools(events, names, handoff))

@@ -100,7 +100,7 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
     return GameStoreMetrics.of(record)
 
 
-def print_score(console: Console, record, metrics: GameStoreMetrics) -> None:
+def print_outcome(console: Console, record, metrics: GameStoreMetrics) -> None:
     if not metrics.game:
         return
     raw = "no score read" if metrics.raw_score is None else f"raw score {metrics.raw_score:g}"

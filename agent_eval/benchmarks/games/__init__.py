@@ -48,4 +48,5 @@ reading.py        GameReading: the kinds' shared reading hooks (the game column,
 comparison.py     a game kind's part of `compare` as two tables of cells: the runs, then each game by run
 paged.py          a long timeline paged for `show` (PAGE entries a page; the first and the last by default)
 vista/            VISTA's tools, one implementation for every kind: MCP pieces, looks, history, notes
+browser/          the browser kinds' base (aigamestore, gameworld): options, Benchmark, game server pieces, VISTA play
 """

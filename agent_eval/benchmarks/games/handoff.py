@@ -6,8 +6,8 @@ which the engine reports: Claude Code's PreCompact hook blocked the compaction, 
 passed); and, with `--session-images N`, a tool about to give the N-th image of the session. The first two let the
 play in flight happen and ask the agent to bring its notes up to date and stop; the image cap takes no action
 (its image could not be shown) and asks the same. Every image the model is given counts: play's, recall's and
-inspect's, and the frame attached to a session's first message; the gateway's count of the images each request
-really carries (a frame the agent opened itself, in mode python) counts too.
+inspect's (ours or VISTA's), and the frame attached to a session's first message; the gateway's count of the
+images each request really carries (a frame the agent opened itself, in mode python) counts too.
 
 What the next session is told is the kind's (its words: arcgames' continuation.py, the browser kinds' protocol).
 Thread-safe: the gateway reports from its thread, the tools answer from theirs."""
@@ -18,6 +18,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 MIN_TOKENS = 1000
 CLI_POINT = "handoff:cli"  # --context: the hand-off where the CLI itself would compact
@@ -67,16 +68,30 @@ def parse_session_images(value) -> int | None:
     return int(value)
 
 
-def within_image_cap(handoff: "HandoffState | None", images: int, answer: Callable[[], list]) -> list:
-    """A tool's answer that gives about `images` images (MCP content: its items that are not text), unless the
-    session's --session-images cap would be reached: then the hand-off's stop instead, the tool doing nothing.
-    What it gave is counted for the session."""
+def within_image_cap(
+    handoff: "HandoffState | None",
+    images: int,
+    answer: Callable[[], Any],
+    refused: Callable[[str], Any] | None = None,
+) -> Any:
+    """A tool's answer that gives about `images` images, unless the session's --session-images cap would be reached:
+    then the hand-off's stop instead (`refused(stop)`: the tool's own form; ours a JSON stop), the tool doing
+    nothing. What it gave is counted for the session (images_in)."""
     if handoff is not None and (stop := handoff.image_room(images)) is not None:
-        return [json.dumps({"stop": stop})]
+        return refused(stop) if refused is not None else [json.dumps({"stop": stop})]
     out = answer()
     if handoff is not None:
-        handoff.shown(sum(not isinstance(part, str) for part in out))
+        handoff.shown(images_in(out))
     return out
+
+
+def images_in(answer: Any) -> int:
+    """The images a tool's answer gives: our tools' list of parts (those that are not text), or an MCP result's
+    image blocks (VISTA's tools)."""
+    parts = getattr(answer, "content", answer)
+    if isinstance(parts, str):
+        return 0
+    return sum(not isinstance(part, str) and getattr(part, "type", "image") == "image" for part in parts)
 
 
 class HandoffState:

@@ -29,6 +29,7 @@ class GameReading(ReadingHooks):
     figures_template: str  # in place of the original image: a game has none
     chips_template: str | None = None  # the item's summary line, if the kind has its own
     summary_template: str
+    answer_label = "game: "  # before the item's answer
 
     def game_progress(self, item_root: Path) -> GameProgress | None:
         return importlib.import_module(self.live_module).progress(item_root)
@@ -47,8 +48,8 @@ class GameReading(ReadingHooks):
             values=values,
             chips_template=self.chips_template,
             figures_template=self.figures_template,
-            group=record.id,
-            answer_label="game: ",
+            group=self.group_of(record),
+            answer_label=self.answer_label,
         )
 
     def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView:

@@ -17,6 +17,8 @@ from agent_eval.tools.toolset import McpServer, ToolSet
 if TYPE_CHECKING:  # the SDK is slow to import: the host loads it
     from mcp.server.mcpserver import MCPServer
 
+SERVER_NAME = "game"  # every game kind's MCP server: its tools are mcp__game__*
+
 
 @dataclass(frozen=True)
 class Served:

@@ -15,48 +15,34 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Image, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
+from agent_eval.benchmarks.games.browser import vista_play
+from agent_eval.benchmarks.games.browser.tools import (
+    inspect_text,
+    look_functions,
+    note_tools,
+    read_pixels_text,
+    recalled,
+    refusing,
+    served,
+)
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import DEFAULT_INSPECT_SCALE, MAX_RECALL, FrameLooks
-from agent_eval.benchmarks.games.vista.events import Event, Recorded, VistaEvents
+from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.games.vista.events import Event, VistaEvents
 from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, vista_tool
 from agent_eval.benchmarks.gameworld import vista_act
 from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
 from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
-from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, RoleEvents, RoleTurns
+from agent_eval.benchmarks.gameworld.roles import CHECKPOINTING, DECISION_ENDED, RoleEvents, RoleTurns
 from agent_eval.benchmarks.gameworld.rung import Rung
 from agent_eval.benchmarks.gameworld.session import StepRefused, TaskSession
 from agent_eval.benchmarks.notes import Notes
-from agent_eval.benchmarks.notes_server import WRITE_NOTE, note_functions
-from agent_eval.tools.imagetools.errors import ToolInputError
-from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
+from agent_eval.tools.imagetools.mcp_server import plain_schema
 
-SERVER_NAME = "game"
 HISTORY_LIMIT = 64
-ACT_FIELDS = (
-    "action",
-    "key",
-    "keys",
-    "x",
-    "y",
-    "button",
-    "duration",
-    "from_x",
-    "from_y",
-    "x1",
-    "y1",
-    "x2",
-    "y2",
-    "steps",
-    "delta_x",
-    "delta_y",
-    "text",
-    "press_enter",
-)  # the act tool's arguments that make the action (role and reasoning are the call's own)
 COMPUTER_USE = ("press_key", "press_keys", "click", "click_hold", "mouse_move", "drag", "scroll", "type", "wait")
 
 ACT = """Take exactly one action in the game (one step), limited to your role's controls. {roles}
@@ -77,24 +63,10 @@ ANSWERS = {
 UNTOLD = ("step", "steps_left")  # what --tell-steps off keeps from act's answer (VISTA: host_action_count false)
 RECALL = f"""Look again at screens already shown: `frames` (their numbers, at most {MAX_RECALL}) or `step` (a step's \
 number: the screen after it, and the last screen before a reset if the game was reset there)."""
-INSPECT = """Look closely at part of a screen: the region (x, y, width, height in screen pixels; default the whole
-screen) enlarged `scale` times by nearest neighbour, with grid lines every `grid` screen pixels labelled in screen
-coordinates (0: no grid)."""
-READ_PIXELS = """Read the colours of a region of a screen (default the whole screen), sampled on a grid of `rows` x
-`columns` (default: every pixel, up to 64 a side): one symbol per sample, with the palette of symbols to colours
-(kept for the whole task)."""
 HISTORY = f"""The steps taken so far, oldest first (`start`, `end`: step numbers, end excluded; at most `limit`, \
 default and maximum {HISTORY_LIMIT}; without bounds, the latest): each step's action as executed (or why nothing \
 was sent), your reason where you gave one, the screen it was decided on and the screen after it."""
-SCREEN_HELP = "A screen's number (from act, recall or history)."  # module level: the tools' annotations are read here
-READ_NOTES = "Read your two notes ({what}). They are kept across sessions; a fresh session is given them."
-
-
-def _refusing(call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except (StepRefused, ToolInputError) as error:
-        raise ToolError(str(error)) from None
+REFUSED = (StepRefused,)
 
 
 # VISTA's act answers (src/vista/benchmarks/gameworld/session.py RoleSession._act), with --game-tools vista
@@ -152,14 +124,20 @@ class GameTools:
         self.handoff = handoff
         self.notes = notes
         self.looks = FrameLooks(session.archive)
+        self.inspect, self.read_pixels = look_functions(
+            self.looks, handoff, REFUSED, "screen", lambda frame: self.within([frame])[0]
+        )
         # --game-tools vista: VISTA's task tools over the task's events, and act answered in VISTA's words
         self.codex = codex  # the run's CLI is Codex (VISTA's checkpoint tool is offered)
-        events = Recorded(lambda n: vista_event(session, n), lambda: len(session.steps) + 1)
-        pending = lambda: handoff is not None and handoff.told  # noqa: E731  (VISTA's checkpoint: the hand-off asked)
-        self.vista = VistaEvents(events, notes, pending) if rung.game_tools == "vista" else None
+        self.vista = (
+            vista_play.vista_events(lambda n: vista_event(session, n), lambda: len(session.steps) + 1, notes, handoff)
+            if rung.game_tools == "vista"
+            else None
+        )
         if turns is not None:  # each role's own tools over its own events and notes, its turn's served
             own = [RoleEvents(session, k, turns, vista_words) for k in range(turns.roles)]
-            self.by_role = [VistaEvents(own[k], turns.notes[k]) for k in range(turns.roles)]
+            saving = lambda: turns.checkpointing  # noqa: E731  (save_compact_checkpoint: the role's checkpoint turn)
+            self.by_role = [VistaEvents(own[k], turns.notes[k], saving) for k in range(turns.roles)]
             self.vista = self.by_role[turns.playing]
 
     # -- what this decision may look at
@@ -202,28 +180,31 @@ class GameTools:
         if role is None and len(session.roles) > 1:
             raise StepRefused(f"this game has {len(session.roles)} roles: give `role` (0-{len(session.roles) - 1})")
         turns = self.turns
-        if turns is not None and turns.acted:  # one action per turn
-            return answer(False, DECISION_ENDED)
+        if turns is not None and (turns.acted or turns.checkpointing):  # one action per turn; notes only then
+            return answer(False, DECISION_ENDED if turns.acted else CHECKPOINTING)
+        if self.vista is not None:  # VISTA's answer in its words (--roles isolated needs it); its screens counted
+
+            def vista_step() -> tuple[str, bool]:
+                _, png = session.act(role or 0, given, interface, reasoning)
+                if png is None:  # nothing was taken: the budget spent, the game failed (runtime.py's words)
+                    raise StepRefused("The task session has ended.")
+                if turns is not None:
+                    turns.acted = True
+                step = session.steps[-1]
+                return vista_words(step, session.over is not None), step.action is not None
+
+            return vista_play.acted(self.vista, self.handoff, 1, vista_step)
 
         def acted() -> Any:
             status, png = session.act(role or 0, given, interface, reasoning)
-            if turns is not None and png is not None:
-                turns.acted = True
             ask = self.handoff.stop_now() if self.handoff is not None and "stop" not in status else None
             if ask:
                 status["stop"] = ask
-            if self.vista is not None:
-                step = session.steps[-1] if png is not None else None
-                if step is None:  # nothing was taken: the budget spent, the game failed (runtime.py's words)
-                    raise StepRefused("The task session has ended.")
-                words = vista_words(step, session.over is not None)
-                return self.vista.shown(words + (f" {ask}" if ask else ""), ok=step.action is not None)
             if not self.rung.tell_steps:
                 status = _untold(status, session.max_steps)
             return [json.dumps(status)] + ([Image(data=png, format="png")] if png is not None else [])
 
-        # --session-images: its screen (our tools; VISTA's answer in its own form, not capped yet)
-        return within_image_cap(self.handoff, 1, acted) if self.vista is None else acted()
+        return within_image_cap(self.handoff, 1, acted)  # --session-images: its screen
 
     # -- memory
 
@@ -231,24 +212,7 @@ class GameTools:
         if (frames is None) == (step is None):
             raise StepRefused("give either `frames` or `step`")
         wanted = self.within(self.session.frames_of_step(step) if step is not None else list(frames or []))
-
-        def looked() -> list:
-            out: list = []
-            for meta, png in self.looks.recall(wanted):
-                out += [json.dumps(meta), Image(data=png, format="png")]
-            return out
-
-        return within_image_cap(self.handoff, len(wanted), looked)
-
-    def inspect(self, frame: int, x, y, width, height, scale: int, grid: int) -> list:
-        def looked() -> list:
-            meta, png = self.looks.inspect(self.within([frame])[0], x, y, width, height, scale, grid)
-            return [json.dumps(meta), Image(data=png, format="png")]
-
-        return within_image_cap(self.handoff, 1, looked)
-
-    def read_pixels(self, frame: int, x, y, width, height, rows, columns) -> str:
-        return self.looks.read_pixels(self.within([frame])[0], x, y, width, height, rows, columns)
+        return within_image_cap(self.handoff, len(wanted), lambda: recalled(self.looks, wanted))
 
     def history(self, start: int | None, end: int | None, limit: int | None) -> str:
         steps = self.decisions.memory() if self.decisions is not None else self.session.steps
@@ -292,9 +256,9 @@ def _act_function(tools: GameTools):
         role: Annotated[int | None, Field(description="The role acting (a game of several roles).")] = None,
         reasoning: Annotated[str | None, Field(description="Why this action, in a sentence or two.")] = None,
     ) -> Any:
-        fields = (action, key, keys, x, y, button, duration, from_x, from_y, x1, y1, x2, y2, steps, delta_x, delta_y)
-        given = {k: v for k, v in zip(ACT_FIELDS, (*fields, text, press_enter)) if v is not None}
-        return _refusing(lambda: tools.act(role, given, reasoning))
+        # the arguments given that make the action (role and reasoning are the call's own; `tools` is the closure's)
+        given = {k: v for k, v in locals().items() if v is not None and k not in ("role", "reasoning", "tools")}
+        return refusing(REFUSED, lambda: tools.act(role, given, reasoning))
 
     return act
 
@@ -308,7 +272,7 @@ def _control_function(tools: GameTools):
         reasoning: Annotated[str | None, Field(description="Why this control, in a sentence or two.")] = None,
     ) -> list:
         given = {"control": name} | {k: v for k, v in (("cell", cell), ("text", text)) if v is not None}
-        return _refusing(lambda: tools.act(role, given, reasoning))
+        return refusing(REFUSED, lambda: tools.act(role, given, reasoning))
 
     return control
 
@@ -317,7 +281,7 @@ def _by_role(tools: GameTools, names: tuple[str, ...], playing: dict[str, Tool])
     """--roles isolated: the server offers the playing role's tools (its act, its events' looks, its notes); as a
     turn begins, each tool takes on that role's (the next CLI process lists them afresh)."""
     assert tools.turns is not None
-    served = [playing[name] for name in names]
+    offered = [playing[name] for name in names]
     each = [
         [(t.description, t.parameters, t.fn) for t in ([_vista_act(tools, k), *tools.by_role[k].tools(names[1:])])]
         for k in range(tools.turns.roles)
@@ -325,11 +289,11 @@ def _by_role(tools: GameTools, names: tuple[str, ...], playing: dict[str, Tool])
 
     def turn(role: int) -> None:
         tools.vista = tools.by_role[role]
-        for tool, (description, parameters, fn) in zip(served, each[role]):
+        for tool, (description, parameters, fn) in zip(offered, each[role]):
             tool.description, tool.parameters, tool.fn = description, parameters, fn
 
     tools.turns.listeners.append(turn)
-    return fixed_tools_server(SERVER_NAME, served)
+    return served({}, names, dict(zip(names, offered)))
 
 
 def _vista_act(tools: GameTools, role: int) -> Tool:
@@ -341,7 +305,7 @@ def _vista_act(tools: GameTools, role: int) -> Tool:
         action = vista_act.admitted(arguments, game, role)
         if action is None:
             return answer(False, vista_act.INVALID_ARGUMENTS)
-        return _refusing(lambda: tools.act(role, action, None, "vista"))
+        return refusing(REFUSED, lambda: tools.act(role, action, None, "vista"))
 
     return vista_tool("act", vista_act.description(game, role), vista_act.schema(game, role), ACTS, act)
 
@@ -351,38 +315,16 @@ def _memory_functions(tools: GameTools) -> list[Callable[..., Any]]:
         frames: Annotated[list[int] | None, Field(description="Screen numbers.")] = None,
         step: Annotated[int | None, Field(description="A step's number.")] = None,
     ) -> list:
-        return _refusing(lambda: tools.recall(frames, step))
-
-    def inspect(
-        frame: Annotated[int, Field(description=SCREEN_HELP)],
-        x: Annotated[int | None, Field(description="Left edge, pixels. Default 0.")] = None,
-        y: Annotated[int | None, Field(description="Top edge, pixels. Default 0.")] = None,
-        width: Annotated[int | None, Field(description="Width, pixels. Default: to the edge.")] = None,
-        height: Annotated[int | None, Field(description="Height, pixels. Default: to the edge.")] = None,
-        scale: Annotated[int, Field(description="Enlargement, 1-16.")] = DEFAULT_INSPECT_SCALE,
-        grid: Annotated[int, Field(description="Grid spacing in screen pixels; 0: none.")] = 0,
-    ) -> list:
-        return _refusing(lambda: tools.inspect(frame, x, y, width, height, scale, grid))
-
-    def read_pixels(
-        frame: Annotated[int, Field(description=SCREEN_HELP)],
-        x: Annotated[int | None, Field(description="Left edge. Default 0.")] = None,
-        y: Annotated[int | None, Field(description="Top edge. Default 0.")] = None,
-        width: Annotated[int | None, Field(description="Width. Default: to the edge.")] = None,
-        height: Annotated[int | None, Field(description="Height. Default: to the edge.")] = None,
-        rows: Annotated[int | None, Field(description="Sample rows (default: up to 64).")] = None,
-        columns: Annotated[int | None, Field(description="Sample columns (default: up to 64).")] = None,
-    ) -> str:
-        return _refusing(lambda: tools.read_pixels(frame, x, y, width, height, rows, columns))
+        return refusing(REFUSED, lambda: tools.recall(frames, step))
 
     def history(
         start: Annotated[int | None, Field(description="First step number.")] = None,
         end: Annotated[int | None, Field(description="Step number to stop before.")] = None,
         limit: Annotated[int | None, Field(description=f"At most this many (1-{HISTORY_LIMIT}).")] = None,
     ) -> str:
-        return _refusing(lambda: tools.history(start, end, limit))
+        return refusing(REFUSED, lambda: tools.history(start, end, limit))
 
-    return [recall, inspect, read_pixels, history]
+    return [recall, tools.inspect, tools.read_pixels, history]
 
 
 def _act_description(tools: GameTools) -> tuple[str, dict]:
@@ -468,32 +410,21 @@ def build_server(tools: GameTools, mode: str) -> MCPServer:
             drop.add("cell")
         if not any(b.get("action") == "type" for b in bindings):
             drop.add("text")
-    functions: dict[str, tuple[Callable[..., Any], str]] = {
+    texts = (RECALL, inspect_text("screen"), read_pixels_text("screen", "task"), HISTORY)
+    functions = {
         "act": (_act_function(tools), act_text),
         "control": (_control_function(tools), act_text),
+        **{fn.__name__: (fn, text) for fn, text in zip(_memory_functions(tools), texts)},
+        **note_tools(tools.notes, lambda: {"actions_used": len(session.steps)}),
     }
-    for fn, text in zip(_memory_functions(tools), (RECALL, INSPECT, READ_PIXELS, HISTORY)):
-        functions[fn.__name__] = (fn, text)
-    if tools.notes is not None:
-        where = lambda: {"actions_used": len(session.steps)}  # noqa: E731
-        read_notes, write_note = note_functions(tools.notes, where)
-        functions["read_notes"] = (read_notes, READ_NOTES.format(what=tools.notes.describe()))
-        functions["write_note"] = (write_note, WRITE_NOTE)
-    served = []
     names = rung.tools(mode, tools.codex)
-    vista = {t.name: t for t in tools.vista.tools(names[1:])} if tools.vista is not None else {}
+    made = vista_play.task_tools(tools.vista, names, tools.handoff) if tools.vista is not None else {}
     if rung.act_schema == "vista":
-        vista["act"] = _vista_act(tools, tools.role_playing())
+        made["act"] = _vista_act(tools, tools.role_playing())
     if tools.turns is not None:
-        return _by_role(tools, names, vista)
-    for name in names:
-        if name in vista:
-            served.append(vista[name])
-            continue
-        fn, text = functions[name]
-        tool = Tool.from_function(fn, name=name, description=text, structured_output=False)
-        tool.parameters = _schema(
-            tool, enums if name == rung.act_tool else {}, drop if name == rung.act_tool else set()
-        )
-        served.append(tool)
-    return fixed_tools_server(SERVER_NAME, served)
+        return _by_role(tools, names, made)
+
+    def schema(name: str, tool: Tool) -> dict:
+        return _schema(tool, enums, drop) if name == rung.act_tool else plain_schema(tool.parameters)
+
+    return served(functions, names, made, schema)

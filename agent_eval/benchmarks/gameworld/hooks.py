@@ -3,29 +3,20 @@ measures, success rate and mean progress; each task's timeline and filmstrip).""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
-from rich.console import Console
-
-from agent_eval.analysis.comparison_result import Group, KindComparison
-from agent_eval.analysis.item_images import ItemImages
-from agent_eval.analysis.measures import KindMeasure
-from agent_eval.benchmarks.games.reading import GameReading
-from agent_eval.benchmarks.presentation import (
-    ItemView,
-    ReportedItem,
-    RunOnDisk,
-    TemplateView,
-)
+from agent_eval.benchmarks.games.browser.reading import BrowserReading
 from agent_eval.datamodel.records import ItemRecord
 
 
-class GameWorldReading(GameReading):
+class GameWorldReading(BrowserReading):
     """A task reads as GameWorld's suite reports it: success, and progress beside it; grouped by game."""
 
+    package = "agent_eval.benchmarks.gameworld"
+    report_module = "agent_eval.benchmarks.gameworld.report"
+    item_template, figures_template = "gw_item.html.j2", "gw_figures.html.j2"
+    summary_template = "gw_summary.html.j2"
+    answer_label = "task: "
     accuracy_name = "success rate"
     right_words = "solved"
     live_module = "agent_eval.benchmarks.gameworld.live"
@@ -42,42 +33,3 @@ class GameWorldReading(GameReading):
             return Rung.from_options(kind_options or {}).rungs(tools or "none", kind_options or {})
         except ValueError:
             return None
-
-    def measures(self) -> list[KindMeasure]:
-        return _part("measures").MEASURES
-
-    # -- show (each hook one call into its module, imported when first used)
-    def show_totals(self, console: Console, run: RunOnDisk) -> str:
-        return _part("show").totals_phrase(run.records)
-
-    def show_item(
-        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
-    ) -> object | None:
-        return self.show_item_page(console, run, record, images, data, 0)  # 0: the first and last pages
-
-    def show_item_page(
-        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
-    ) -> object | None:
-        return _part("show").print_timeline(console, record, images.base, page or None, run.root)
-
-    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
-        assert isinstance(state, _part("grading").TaskMetrics), state  # what show_item returned
-        _part("show").print_outcome(console, record, state)
-
-    # -- compare
-    def compare(
-        self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
-    ) -> KindComparison:  # compare.py's TasksComparison
-        return _part("compare").compared(runs, letters, list(groups[0].ids), n_resamples, seed)
-
-    # -- report
-    def report_item(self, item: ReportedItem) -> ItemView:
-        return _part("report").task_view(item.record, item.images, item.embed)
-
-    def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView:
-        return TemplateView("gw_summary.html.j2", _part("report").task_summary(records))
-
-
-def _part(name: str) -> ModuleType:
-    """One of this kind's reading modules (measures, show, report, compare, grading), imported when first needed."""
-    return importlib.import_module(f"agent_eval.benchmarks.gameworld.{name}")

@@ -12,7 +12,6 @@ from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_tasks
 from agent_eval.benchmarks.gameworld.records import read_end
 from agent_eval.benchmarks.gameworld.show import action_words
 from agent_eval.benchmarks.notes import versions, where_words
-from agent_eval.benchmarks.presentation import ItemView
 
 MAX_SHOTS = 60
 GRADED = ("ok", "no_answer")
@@ -65,7 +64,7 @@ def filmstrip(timeline: list[dict], start_frame: int | None, embed) -> tuple[lis
     return shots, len(timeline) - len(drawn)
 
 
-def task_item(record, images, embed) -> dict:
+def game_item(run, record, images, embed) -> dict:
     """What gw_item.html.j2 reads of one task: its shots, the evaluator's outcome, the notes, a game error."""
     metrics = TaskMetrics.of(record)
     timeline = read_timeline(images.base) or []
@@ -78,18 +77,7 @@ def task_item(record, images, embed) -> dict:
     return view
 
 
-def task_view(record, images, embed) -> ItemView:
-    """The report's view of one task: its filmstrip and the evaluator's outcome (templates/gw_*.j2)."""
-    return ItemView(
-        template="gw_item.html.j2",
-        values=task_item(record, images, embed),
-        figures_template="gw_figures.html.j2",  # a task has no original image: its screens are the filmstrip
-        group=record.task,
-        answer_label="task: ",
-    )
-
-
-def task_summary(records) -> dict:
+def game_summary(records) -> dict:
     rollup = rollup_tasks([TaskMetrics.of(r) for r in records if r.status in GRADED])
     rollup["errors_harness"] = sum(r.status not in GRADED for r in records)
     rollup["runs"] = len(records)

@@ -23,18 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_eval.benchmarks.games.handoff import parse_context, parse_session_images
+from agent_eval.benchmarks.games.browser.options import BrowserOptions, one_of
 
-PROTOCOLS = ("official", "vista")
-TASK_PROMPTS = ("ours", "vista")
-FINAL_ANSWERS = ("ends", "redirect")
-GAME_TOOLS = ("ours", "vista")
-ACT_SCHEMAS = ("ours", "vista")  # act's input schema: ours (every role's fields) or VISTA's (vista_act.py)
-ROLES = ("shared", "isolated")  # a game of several roles: one session plays them all, or one session a role
 VISTA_LOOKS = ("inspect", "read_pixels", "history")  # VISTA's task tools (benchmarks/games/vista/events.py)
 VISTA_NOTES = ("read_guide", "write_guide", "read_working", "write_working")
 INTERFACES = ("computer-use", "semantic")
-SWITCH = ("on", "off")
 MEMORY_TOOLS = ("recall", "inspect", "read_pixels", "history")
 NOTE_TOOLS = ("read_notes", "write_note")
 ACT = {"computer-use": "act", "semantic": "control"}
@@ -45,97 +38,40 @@ NOTE_PURPOSES = {  # what each of the agent's notes is for (nothing of how to pl
 }
 
 
-def _one_of(given: dict, key: str, allowed: tuple[str, ...], default: str) -> str:
-    """The option's value, `default` when not given; ValueError naming the flag otherwise."""
-    value = given.get(key) or default
-    if value not in allowed:
-        flag = "--" + key.replace("_", "-")
-        raise ValueError(f"{flag} must be one of {', '.join(allowed)}, got {value!r}")
-    return value
-
-
 @dataclass(frozen=True)
-class Rung:
-    protocol: str = "vista"
+class Rung(BrowserOptions):
     interface: str = "computer-use"
     max_steps: int | None = None  # None: the task's own
-    realtime: bool = False
-    notes: bool = False
-    handoff_tokens: int | None = None
-    task_prompt: str = "ours"
-    final_answer: str = "ends"
-    tell_steps: bool = True
-    game_tools: str = "ours"
-    session_images: int | None = None  # --session-images N: a hand-off before the N-th image of a session
-    handoff_at_cli: bool = False  # --context handoff:cli: the hand-off where the CLI itself would compact (VISTA's)
-    act_schema: str = "ours"
-    roles: str = "shared"
+    act_schema: str = "ours"  # act's input schema: ours (every role's fields) or VISTA's (vista_act.py)
+    roles: str = "shared"  # a game of several roles: one session plays them all, or one session a role
 
-    @property
-    def hands_off(self) -> bool:
-        return self.handoff_tokens is not None or self.session_images is not None or self.handoff_at_cli
+    protocols = ("official", "vista")
+    vista_switches = {
+        **BrowserOptions.vista_switches,
+        "act_schema": ("ours", "vista"),
+        "roles": ("shared", "isolated"),
+    }
 
     @classmethod
     def from_options(cls, given: dict) -> Rung:
         """From the kind's options (None: the default); ValueError naming the flag for a bad value."""
-        protocol = _one_of(given, "protocol", PROTOCOLS, "vista")
-        interface = _one_of(given, "interface", INTERFACES, "computer-use")
-        for flag, key in (("--realtime", "realtime"), ("--notes", "notes"), ("--tell-steps", "tell_steps")):
-            if given.get(key) is not None and given[key] not in SWITCH:
-                raise ValueError(f"{flag} must be on or off, got {given[key]!r}")
+        shared = cls.shared(given)
+        interface = one_of(given, "interface", INTERFACES, "computer-use")
         steps = given.get("max_steps")
         if steps is not None and (isinstance(steps, bool) or int(steps) < 1):
             raise ValueError(f"--max-steps must be at least 1, got {steps}")
-        handoff, at_cli = parse_context(given.get("context"), at_cli=True)
-        if (handoff is not None or at_cli) and (protocol != "vista" or given.get("notes") != "on"):
-            raise ValueError(
-                "--context handoff:N (or handoff:cli) needs VISTA's protocol and --notes on (a fresh session goes on "
-                "from them; the official protocol starts every decision afresh)"
-            )
-        images = parse_session_images(given.get("session_images"))
-        if images is not None and (protocol != "vista" or given.get("notes") != "on"):
-            raise ValueError(
-                "--session-images needs VISTA's protocol and --notes on (a fresh session goes on from them)"
-            )
-        task_prompt = _one_of(given, "task_prompt", TASK_PROMPTS, "ours")
-        final_answer = _one_of(given, "final_answer", FINAL_ANSWERS, "ends")
-        game_tools = _one_of(given, "game_tools", GAME_TOOLS, "ours")
-        act_schema = _one_of(given, "act_schema", ACT_SCHEMAS, "ours")
-        roles = _one_of(given, "roles", ROLES, "shared")
-        if protocol != "vista" and (task_prompt, final_answer, game_tools, act_schema, roles) != (
-            "ours",
-            "ends",
-            "ours",
-            "ours",
-            "shared",
-        ):
-            raise ValueError(
-                "--task-prompt vista, --final-answer redirect, --game-tools vista, --act-schema vista and --roles "
-                "isolated are VISTA's protocol's (give --protocol vista)"
-            )
-        if act_schema == "vista" and interface != "computer-use":
+        if shared["act_schema"] == "vista" and interface != "computer-use":
             raise ValueError("--act-schema vista is the computer-use act tool's (give --interface computer-use)")
-        if roles == "isolated" and (game_tools, act_schema, task_prompt) != ("vista", "vista", "vista"):
+        if shared["roles"] == "isolated" and (shared["game_tools"], shared["act_schema"], shared["task_prompt"]) != (
+            "vista",
+            "vista",
+            "vista",
+        ):
             raise ValueError(
                 "--roles isolated is VISTA's setting of each role (its tools, act and words): give it with "
                 "--game-tools vista --act-schema vista --task-prompt vista (as --profile vista does)"
             )
-        return cls(
-            task_prompt=task_prompt,
-            final_answer=final_answer,
-            tell_steps=given.get("tell_steps") != "off",
-            game_tools=game_tools,
-            act_schema=act_schema,
-            roles=roles,
-            protocol=protocol,
-            interface=interface,
-            max_steps=int(steps) if steps is not None else None,
-            realtime=given.get("realtime") == "on",
-            notes=given.get("notes") == "on",
-            handoff_tokens=handoff,
-            session_images=images,
-            handoff_at_cli=at_cli,
-        )
+        return cls(interface=interface, max_steps=int(steps) if steps is not None else None, **shared)
 
     @property
     def act_tool(self) -> str:

@@ -1,0 +1,170 @@
+"""What a browser game kind does alike as a Benchmark (BrowserKind): the browser checked before the data is
+loaded, the project's own test games written, the run's CLI and time budget kept, VISTA's first message, the
+session's hand-off state, and VISTA's continuous session as the engine runs it: a hand-off (at a context size,
+the CLI's compaction point, the image cap, or the CLI out of context) or a final reply with budget left
+(--final-answer redirect, bounded by the budget) goes on with the same game. A kind adds its page, its session,
+its official protocol and its words."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Iterator, Protocol
+
+from agent_eval.benchmarks.base import Benchmark, Continuation, ItemSetup
+from agent_eval.benchmarks.games.browser.options import BrowserOptions
+from agent_eval.benchmarks.games.final_answers import Redirect, redirect
+from agent_eval.benchmarks.games.handoff import HandoffState
+from agent_eval.benchmarks.games.restores import time_budget
+from agent_eval.benchmarks.games.served import Served
+from agent_eval.tools.mcp_http import load_in_background
+
+
+class LiveGame(Protocol):
+    """What the continuous session reads of a kind's game session."""
+
+    directory: Path
+
+    @property
+    def over(self) -> str | None: ...  # why no more actions are taken, or None
+
+
+def vista_recovery(recovery: str, screen: str, notes_text: str, image: Path, reason: str) -> Continuation:
+    """VISTA's words to a session that goes on with a game (--task-prompt vista): its recovery text, the screen's
+    words, the notes, the current screen; never the steps."""
+    fresh = f"{recovery}\n\n{screen}" + (f"\n{notes_text}\n" if notes_text else "")
+    return Continuation(note=recovery, prompt=fresh, images=[image], reason=reason)
+
+
+class BrowserKind(Benchmark):
+    tool_modes = ("none", "image", "python")
+    grades_failed_attempts = True  # the game keeps the score whatever the agent's process did
+    server_module: str  # the kind's `game` server, loaded in the background (the MCP SDK is slow to import)
+    samples: Path  # the project's own test games (sample-data)
+    options: BrowserOptions
+
+    def __init__(self):
+        self.dataset = None
+        self.time_budget_s: float | None = None
+        self.backend: str | None = None  # the run's agent CLI (VISTA offers Codex a checkpoint tool of its own)
+
+    def parse_options(self, given: dict) -> BrowserOptions:
+        raise NotImplementedError
+
+    def load_dataset(self, root: Path):
+        raise NotImplementedError
+
+    def samples_written(self, out: Path) -> list[str]:
+        """What sample-data says it wrote."""
+        raise NotImplementedError
+
+    def configure(self, options: dict, timeout_s: float | None = None) -> None:
+        self.time_budget_s = time_budget(timeout_s)
+        self.options = self.parse_options({k: v for k, v in options.items() if v is not None})
+
+    def load(self, root: Path):
+        from agent_eval.browser.host import chromium_missing
+        from agent_eval.datamodel.jsonl import DataError
+
+        missing = chromium_missing()
+        if missing:
+            raise DataError(missing)
+        self.dataset = self.load_dataset(root)
+        return self.dataset
+
+    def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
+        from agent_eval.datamodel.jsonl import DataError
+
+        if out.exists() and any(out.iterdir()):
+            raise DataError(f"{out} exists and is not empty; choose a new directory")
+        shutil.copytree(self.samples, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        return self.samples_written(out)
+
+    @contextlib.contextmanager
+    def run_scope(self, services) -> Iterator[None]:
+        self.backend = services.config.agent
+        yield
+
+    def template_name(self, mode: str) -> str:
+        """VISTA's first message for every mode (--task-prompt vista), else the mode's own template."""
+        return "vista" if self.options.vista_words else mode
+
+    def warm_up(self, tools: str) -> None:
+        load_in_background(self.server_module)
+
+    def handoff_state(self, ask: str) -> HandoffState | None:
+        """The session's way to its hand-off, when the run hands off (`ask`: what the agent is asked to do)."""
+        o = self.options
+        if not o.hands_off:
+            return None
+        return HandoffState(o.handoff_tokens, at_cli=o.handoff_at_cli, images_cap=o.session_images, ask=ask)
+
+    def continuous(
+        self,
+        session: LiveGame,
+        prompt: str,
+        served: Served,
+        readonly: list,
+        handoff: HandoffState | None,
+        goes_on: Callable[[str], Continuation],
+        redirected: tuple[Redirect, Callable[[], int], Callable[[], None] | None],
+        inline: list[Path],
+        restored: bool,
+        system_fields: dict[str, str],
+    ) -> ItemSetup:
+        """VISTA's protocol as one item's ItemSetup. `goes_on(reason)`: what a session that goes on with the game is
+        told; `redirected`: the redirect's words and bound, the actions used so far, and the step a redirected
+        reply takes (GameWorld's: a step with nothing sent), if any; `inline`: the images of the first message."""
+        o = self.options
+        policy, used, step = redirected
+        redirects = o.final_answer == "redirect"
+
+        def redirect_reply() -> Continuation | None:
+            said = redirect(session.directory, policy, used())
+            if said is None:
+                return None
+            if step is not None:
+                step()
+                if session.over:
+                    return None
+            going_on = goes_on("final answer redirected")
+            going_on.note, going_on.resume = said, True
+            return going_on
+
+        def next_session(ran_out_of_context: bool) -> Continuation | None:
+            """A hand-off (the agent was asked to stop, or its CLI ran out of context), or a final reply with budget
+            left redirected (--final-answer redirect): the game goes on; None once it is over."""
+            if handoff is not None:
+                reason = handoff.next_reason(ran_out_of_context)
+            else:
+                reason = "hand-off: the CLI ran out of context" if ran_out_of_context else None
+            if session.over:
+                return None
+            if reason is None:
+                return redirect_reply() if redirects else None
+            going_on = goes_on(reason)
+            if handoff is not None:
+                handoff.begin()
+                handoff.shown(len(going_on.images))  # the new session's count starts with its attachment
+            return going_on
+
+        if handoff is not None:
+            handoff.shown(len(inline))
+        return ItemSetup(
+            prompt=prompt,
+            tools=served.tools,
+            inline_images=inline,
+            endpoints=served.endpoints,
+            readonly_mounts=readonly,
+            continuation=goes_on("harness restarted") if restored else None,
+            next_session=next_session,
+            on_context=handoff.context_seen if handoff is not None else None,
+            cli_compaction=o.handoff_tokens is None and not o.handoff_at_cli,
+            on_compaction_point=handoff.compaction_point if handoff is not None and o.handoff_at_cli else None,
+            on_request_images=handoff.request_carried if handoff is not None and o.session_images else None,
+            # every redirect is a session of its own (resumed), besides the hand-offs
+            max_sessions=2 * policy.limit + 2 if redirects else None,
+            system_fields=system_fields,
+        )
