@@ -118,8 +118,8 @@ class GameWorld(BrowserKind):
             else:  # VISTA's words with its tools
                 handoff = self.handoff_state(handoff_request("vista") if rung.game_tools == "vista" else HANDOFF)
             codex = self.backend == "codex"
-            turns = turns_for(session, rung, item_root) if decisions is None else None  # --roles isolated
-            if turns is not None:  # each role its own notes; no hand-off yet (roles.py)
+            turns = turns_for(session, rung, item_root, codex) if decisions is None else None  # --roles isolated
+            if turns is not None:  # each role its own notes and hand-off (roles.py)
                 handoff = notes = None
             game_tools = server_module.GameTools(session, rung, decisions, handoff, notes, codex, turns)
             served = serve_game(

@@ -36,7 +36,7 @@ from agent_eval.benchmarks.gameworld import vista_act
 from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
 from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
-from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, RoleEvents, RoleTurns
+from agent_eval.benchmarks.gameworld.roles import CHECKPOINTING, DECISION_ENDED, RoleEvents, RoleTurns
 from agent_eval.benchmarks.gameworld.rung import Rung
 from agent_eval.benchmarks.gameworld.session import StepRefused, TaskSession
 from agent_eval.benchmarks.notes import Notes
@@ -136,7 +136,8 @@ class GameTools:
         )
         if turns is not None:  # each role's own tools over its own events and notes, its turn's served
             own = [RoleEvents(session, k, turns, vista_words) for k in range(turns.roles)]
-            self.by_role = [VistaEvents(own[k], turns.notes[k]) for k in range(turns.roles)]
+            saving = lambda: turns.checkpointing  # noqa: E731  (save_compact_checkpoint: the role's checkpoint turn)
+            self.by_role = [VistaEvents(own[k], turns.notes[k], saving) for k in range(turns.roles)]
             self.vista = self.by_role[turns.playing]
 
     # -- what this decision may look at
@@ -179,8 +180,8 @@ class GameTools:
         if role is None and len(session.roles) > 1:
             raise StepRefused(f"this game has {len(session.roles)} roles: give `role` (0-{len(session.roles) - 1})")
         turns = self.turns
-        if turns is not None and turns.acted:  # one action per turn
-            return answer(False, DECISION_ENDED)
+        if turns is not None and (turns.acted or turns.checkpointing):  # one action per turn; notes only then
+            return answer(False, DECISION_ENDED if turns.acted else CHECKPOINTING)
         if self.vista is not None:  # VISTA's answer in its words (--roles isolated needs it); its screens counted
 
             def vista_step() -> tuple[str, bool]:
