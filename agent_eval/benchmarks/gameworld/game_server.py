@@ -89,9 +89,14 @@ def vista_event(session: TaskSession, number: int) -> Event:
     png = session.archive.png
     if number == 0:
         return Event(None, session.item.task_def.prompt, True, (png(session.start_frame),))
-    step = session.steps[number - 1]
-    finished = number == len(session.steps) and session.over is not None
-    action = {"name": "act", "arguments": step.action} if step.action is not None else None
+    return step_event(session.steps[number - 1], number == len(session.steps) and session.over is not None, png)
+
+
+def step_event(step, finished: bool, png: Callable[[int], bytes]) -> Event:
+    """A step as VISTA's event: the call as it was given (an invalid one too: VISTA records every environment call;
+    a final reply's step none), its words, whether it was valid, its screens."""
+    tool = "control" if step.interface == "semantic" else "act"
+    action = {"name": tool, "arguments": step.given} if step.interface != "none" else None
     frames = tuple(png(f) for f in (step.reset_frame, step.frame) if f is not None)
     return Event(action, vista_words(step, finished), step.action is not None, frames)
 
@@ -135,7 +140,7 @@ class GameTools:
             else None
         )
         if turns is not None:  # each role's own tools over its own events and notes, its turn's served
-            own = [RoleEvents(session, k, turns, vista_words) for k in range(turns.roles)]
+            own = [RoleEvents(session, k, turns, step_event) for k in range(turns.roles)]
             saving = lambda: turns.checkpointing  # noqa: E731  (save_compact_checkpoint: the role's checkpoint turn)
             self.by_role = [VistaEvents(own[k], turns.notes[k], saving) for k in range(turns.roles)]
             self.vista = self.by_role[turns.playing]
