@@ -22,6 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from agent_eval.benchmarks.arcgames.frames import FrameArchive, checked_frame, frame_hash
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK, GRID
 from agent_eval.benchmarks.arcgames.game_record import GAME_RECORD, GameEnd, Play, read_plays, read_record, write_end
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
@@ -33,9 +34,6 @@ from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.datamodel.itemdir import now_iso
 
 SEED = 0  # the toolkit's default seed (Arcade.make): recorded, so a replay makes the same game
-ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
-CLICK = "ACTION6"
-GRID = 64
 STOP = "Stop now: reply with <answer>DONE</answer>."
 
 
@@ -372,23 +370,12 @@ class GameSession:
                 frames = [checked_frame(f) for f in result.frames]
             except Exception as error:  # the game's own failure (GameError) or a broken frame: the item's error
                 self.error = _naming(self.item, error)
-                self._log(
-                    Play(
-                        len(self.plays) + 1,
-                        action,
-                        x,
-                        y,
-                        "ERROR",
-                        self._levels(),
-                        self._total(),
-                        [],
-                        [],
-                        self.actions_used,
-                        (time.perf_counter() - started) * 1000,
-                        error=self.error,
-                        game_s=round(self.game_clock(), 3),
-                    )
+                step, spent_ms = len(self.plays) + 1, (time.perf_counter() - started) * 1000
+                failed = Play(
+                    step, action, x, y, "ERROR", self._levels(), self._total(), [], [], self.actions_used, spent_ms
                 )
+                failed.error = self.error
+                self._log(failed)
                 return self._status(stopped=True), None
             self.actions_used += 1
             self.last = result
@@ -397,7 +384,6 @@ class GameSession:
             for frame in frames:
                 ident, png = self.archive.add(frame)
                 ids.append(ident)
-            hashes = [frame_hash(frame) for frame in frames]
             play = Play(
                 len(self.plays) + 1,
                 action,
@@ -410,8 +396,7 @@ class GameSession:
                 list(result.available_actions),
                 self.actions_used,
                 round(game_ms, 3),
-                frame_hashes=hashes,
-                game_s=round(self.game_clock(), 3),
+                frame_hashes=[frame_hash(frame) for frame in frames],
             )
             play.harness_ms = round((time.perf_counter() - started) * 1000 - game_ms, 3)
             if isinstance(getattr(self.game, "last_step_s", None), float):
@@ -469,6 +454,7 @@ class GameSession:
     def _log(self, play: Play) -> None:
         """Durable before the play is answered: a harness killed after this line restores the game with this
         action in it (and the agent is told its result), never plays it twice."""
+        play.game_s = round(self.game_clock(), 3)
         self._note_level(self.plays[-1] if self.plays else None, play)
         self.plays.append(play)
         self._timeline.append(asdict(play))
