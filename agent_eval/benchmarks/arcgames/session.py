@@ -194,8 +194,7 @@ class GameSession:
         try:
             replayed = self.game.replay([(p.action, p.x, p.y) for p in plays])
         except Exception as error:  # the game process's failure while replaying: it does not replay
-            text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise NotReplayable(f"the replay failed: {text}") from None
+            raise NotReplayable(f"the replay failed: {_one_line(error)}") from None
         if len(replayed) != len(plays):
             raise NotReplayable(f"the replay returned {len(replayed)} steps for {len(plays)} recorded actions")
         for play, again in zip(plays, replayed):
@@ -236,10 +235,9 @@ class GameSession:
     def level_limit(self) -> int | None:
         """The current level's action bound (ceil(baseline x --level-actions)), or None."""
         baselines = self.item.baseline_actions or ()
-        level = self._levels()
-        if self.level_actions is None or level >= len(baselines):
+        if self.level_actions is None or self.level >= len(baselines):
             return None
-        return math.ceil(baselines[level] * self.level_actions)
+        return math.ceil(baselines[self.level] * self.level_actions)
 
     def where(self, level_start_turn: int) -> dict:
         """Where the game stood when a note was written (VISTA's working provenance, plus our actions used)."""
@@ -258,7 +256,7 @@ class GameSession:
     def progress_words(self) -> str:
         """Where the game stands, for an agent that goes on with it in a new session (one line)."""
         parts = [
-            f"{self._levels()} of {self._total()} levels completed" if self.last is not None else "no action yet",
+            f"{self.level} of {self._total()} levels completed" if self.last is not None else "no action yet",
             f"state {self.last.state}" if self.last is not None else "",
             f"{self.actions_used} actions used, {max(0, self.max_actions - self.actions_used)} left",
         ]
@@ -372,7 +370,7 @@ class GameSession:
                 self.error = _naming(self.item, error)
                 step, spent_ms = len(self.plays) + 1, (time.perf_counter() - started) * 1000
                 failed = Play(
-                    step, action, x, y, "ERROR", self._levels(), self._total(), [], [], self.actions_used, spent_ms
+                    step, action, x, y, "ERROR", self.level, self._total(), [], [], self.actions_used, spent_ms
                 )
                 failed.error = self.error
                 self._log(failed)
@@ -404,13 +402,10 @@ class GameSession:
             self._log(play)
             return self._status(play=play), png
 
-    def _levels(self) -> int:
-        return self.last.levels_completed if self.last is not None else 0
-
     @property
     def level(self) -> int:
         """The levels completed: the level the game is on (games/recovery.py's LiveGame)."""
-        return self._levels()
+        return self.last.levels_completed if self.last is not None else 0
 
     def _total(self) -> int:
         return self.last.win_levels if self.last is not None else 0
@@ -507,5 +502,9 @@ class GameSession:
 
 def _naming(item: GameItem, error) -> str:
     """The error as one line that names the game (the game process's errors already do: GAME-VERSION: ...)."""
-    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    text = _one_line(error)
     return text if text.startswith(f"{item.id}-{item.version}:") else f"{item.id}-{item.version}: {text}"
+
+
+def _one_line(error) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
