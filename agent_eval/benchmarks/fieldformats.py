@@ -125,6 +125,12 @@ class JudgedMetrics(KindMetrics):
     judge_calls: list = field(default_factory=list)  # JudgeCall.to_json() each: prompt, reply, model, usage, cost
     judge_cost_usd: float | None = None  # paid_cost(judge_calls)
 
+    @classmethod
+    def judged(cls, calls: list, **grades):
+        """The kind's metrics with every judge call on the item (JudgeCall each) and what they cost."""
+        made = [call.to_json() for call in calls]
+        return cls(judge_calls=made, judge_cost_usd=paid_cost(made), **grades)
+
 
 class FieldFormat(Benchmark):
     """A kind holding the benchmark's prompt text per item (`item.prompt_text`) and its images (`item.images`)."""

@@ -56,8 +56,8 @@ class Notes:
             raise NoteRefused(f"{name} would be {len(text)} characters; at most {self.limits[name]}: shorten it")
         with self._lock:
             version = len(read_history(self.directory.parent)) + 1
-            _write(self.directory / "history" / f"{version:04d}-{name}", text)
-            _write(self.directory / name, text)
+            write_atomic(self.directory / "history" / f"{version:04d}-{name}", text)
+            write_atomic(self.directory / name, text)
             entry = {"version": version, "note": name, "at": now_iso(), "chars": len(text), **(where or {})}
             append_line(self.directory / "history.jsonl", entry)
             return version
@@ -73,7 +73,8 @@ def describe(purposes: dict[str, str]) -> str:
     return "; ".join(f"{name}: {purposes[name]}" for name in NOTE_NAMES)
 
 
-def _write(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """The file's text replaced whole: a reader never sees it half written."""
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)

@@ -121,7 +121,8 @@ def test_vistas_tools_over_the_tasks_events(checkout, host, tmp_path):
     invalid = call("act", {"action": "click", "x": 9999, "y": 5})
     assert invalid == (True, ["No valid action was executed. Final game screen.", label.format(2), "image"])
     events = json.loads(call("history", {"start": 1})[1][0])["events"]
-    assert [e["event"] for e in events] == [1, 2] and events[1]["action"] is None and not events[1]["success"]
+    assert [e["event"] for e in events] == [1, 2] and not events[1]["success"]
+    assert events[1]["action"] == {"name": "act", "arguments": {"action": "click", "x": 9999, "y": 5}}  # as given
     failed, inspected = call("inspect", {"question": "Lit?", "views": [{"label": "first", "event": 1}]})
     assert not failed and inspected[-1] == "image"
     assert call("act", WIN[1])[1][0] == "Final game screen. The task has ended."  # the budget of 3 spent

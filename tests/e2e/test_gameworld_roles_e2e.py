@@ -10,7 +10,7 @@ import json
 import pytest
 
 from agent_eval.benchmarks.games.timeline import read_timeline
-from agent_eval.benchmarks.gameworld.protocol import SCREEN_WORDS, vista_objective
+from agent_eval.benchmarks.gameworld.protocol import RECOVERY_WORDS, SCREEN_WORDS, vista_objective
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.scripted.inspect_requests import conversation, has_image
 from support.agentrun import AGENTS, system_texts
@@ -77,3 +77,50 @@ def test_each_role_its_own_session_one_action_a_turn(agent, checkout, tmp_path):
     # answer reached the model, which replied.
     assert sorted(conversation(r).n_results for r in mains if r.rule == 0) == [0, 1, 2, 3]
     assert sorted(conversation(r).n_results for r in mains if r.rule == 1) == [0, 1]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_roles_hand_off_is_its_own(agent, checkout, tmp_path):
+    """--context handoff:N under isolated roles: amber's context passes N in its first turn; its session is continued
+    once more for VISTA's checkpoint (its notes saved, no action), teal plays, and amber's next turn is a fresh
+    session of amber told VISTA's recovery words, amber's notes and the screen; teal's session goes on untouched."""
+    checkpoint = "Review and update WORKING.md|Save the compact checkpoint"
+    saved = {"call": "write_working", "input": {"content": "amber: one cell right done, one to go"}}
+    first = {"call": "act", "input": RELAY_WIN[0][0]}
+    scenario = {
+        "rules": [
+            {"system": "Role 0: amber", "match": "Continue this same role and task", "turns": plays(RELAY_WIN[0][1:])},
+            {
+                "system": "Role 0: amber",
+                "match": checkpoint,
+                "turns": [first, saved, {"final": "<answer>HANDOFF</answer>"}],
+            },
+            {
+                "system": "Role 0: amber",
+                "turns": [first],
+                "usage": {w: [{"input_tokens": 60_000, "output_tokens": 10}] for w in ("anthropic", "responses")},
+            },
+            {"system": "Role 1: teal", "turns": plays(RELAY_WIN[1])},
+        ]
+    }
+    result, mains, record = run_profile(agent, checkout, "91_01", tmp_path, "h", scenario, "--context", "handoff:50000")
+    assert result.exit_code == 0, result.output
+    assert record["status"] == "ok" and record["correct"] and record["handoffs"] == 1, record.get("error")
+    item_dir = tmp_path / "h" / "sandboxes" / "91_01"
+    assert [s["role"] for s in read_timeline(item_dir) or []] == [0, 1, 0, 1, 0]  # no step in the checkpoint
+    sessions = read_sessions(item_dir)
+    assert [(s.context, s.kind) for s in sessions] == [
+        ("role-0", "new"),
+        ("role-0", "resume"),  # amber's checkpoint
+        ("role-1", "new"),
+        ("role-0", "new"),  # amber afresh
+        ("role-1", "resume"),
+        ("role-0", "resume"),
+    ]
+    assert sessions[1].reason.startswith("checkpoint of role 0") and sessions[3].reason.startswith("hand-off")
+    assert sessions[4].session_id == sessions[2].session_id and sessions[5].session_id == sessions[3].session_id
+    fresh = [r for r in mains if r.rule == 0]
+    prompt = conversation(fresh[0]).prompt
+    assert RECOVERY_WORDS in prompt and "amber: one cell right done, one to go" in prompt and has_image(fresh[0])
+    teal = [r for r in mains if r.rule == 3]
+    assert all("one cell right done" not in json.dumps(r.body) for r in teal)  # amber's notes are amber's

@@ -2,8 +2,9 @@
 each CLI's own usage-limit shape (Claude Code: 429 with `anthropic-ratelimit-unified-status: rejected` and its
 `-reset`; Codex: 429 `usage_limit_reached` with `resets_at`), on an ARC-AGI-3 game played offline:
 
-- a reset RESET_S ahead (the issue asks 90 s; RESET_S keeps the suite's budget) is waited out at the gateway: the
-  run says until when, the game ends won and `ok` with each action played once, the wait is recorded on the item
+- a reset RESET_S ahead (the issue asks 90 s; RESET_S keeps the suite's budget) is waited out at the gateway (both
+  CLIs' runs side by side: one wait of the suite's time, not two): the run says until when, the game ends won and
+  `ok` with each action played once, the wait is recorded on the item
   (`provider_wait_s`, `gateway.upstream.usage_wait_s`) and the run (run.json's `usage_limit_waits`, rollup.json),
   and every clock of the item stood still meanwhile: the wait is longer than --timeout, than the game's time
   budget (which follows --timeout) and than the silent-session lease, and none of them ran out;
@@ -13,7 +14,12 @@ each CLI's own usage-limit shape (Claude Code: 429 with `anthropic-ratelimit-uni
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -31,8 +37,15 @@ from support.arcgames import WIN, write_game
 
 pytestmark = pytest.mark.e2e
 
-RESET_S = 45  # the window resets this long after the first request it refused; the run waits that plus MARGIN_S
-TIMEOUT_S = 50  # shorter than the wait: an item whose clock ran during it would time out (its game's budget too)
+RESET_S = 25  # the window resets this long after the first request it refused; the run waits that plus MARGIN_S
+# Shorter than the wait: an item whose clock ran during it would time out (its game's budget too). The game itself
+# takes ~7 s of it at load 20.
+TIMEOUT_S = 30
+SILENT_MINUTES = 0.5  # the silent-session lease (30 s), shorter than the wait too
+# Past the bound the CLI retries the refused request itself (15 times, ~17 s at load 6) before its item ends
+# rate_limited: 50 s was seen to run out at load 20 (the item ended `timeout`). Nothing here needs a short one.
+BOUND_TIMEOUT_S = 180
+AGENT_EVAL = str(Path(sys.executable).parent / "agent-eval")
 SHAPES = {"claude-code": "anthropic", "codex": "codex"}
 FRESH = "already in progress"  # words only the prompt of a fresh session on a restored game has
 
@@ -47,21 +60,43 @@ def games(tmp_path_factory):
 def run(agent: str, server: ScriptedServer, games, out, *extra: str):
     env = {**scripted_environ(agent, server.url), "COLUMNS": "250"}
     args = ["run", "--agent", agent, "--model", MODELS[agent], "--tools", "none", "--data", str(games)]
-    args += ["--out-dir", str(out), "--run-name", "r", "--unpriced", "--timeout", str(TIMEOUT_S), *extra]
+    args += ["--out-dir", str(out), "--run-name", "r", "--unpriced", "--timeout", str(BOUND_TIMEOUT_S), *extra]
     return CliRunner().invoke(main, args, env=env)
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-def test_a_usage_limit_mid_game_is_waited_out_with_every_clock_stopped(agent, games, tmp_path):
-    assert RESET_S + MARGIN_S > TIMEOUT_S
+@pytest.fixture(scope="module")
+def waited_out(games, tmp_path_factory) -> dict:
+    """Each CLI's run meeting a usage limit after two actions, both at once (each its own process, server and
+    out dir): {agent: (exit code, what it printed, each model request's outcome, out dir)}."""
     scenario = {**play_scenario(WIN), "faults": {"usage_limit": RESET_S, "after": 2}}  # after two actions
-    with ScriptedServer(scenario) as server:
-        result = run(agent, server, games, tmp_path, "--silent-minutes", "0.5")
-        outcomes = [r.outcome for r in server.main_requests()]
-    assert result.exit_code == 0, result.output
-    assert f"usage limit ({SHAPES[agent]}) reached: every request held until" in result.output, result.output
-    assert "the items' clocks are stopped meanwhile" in result.output
-    store = RunStore(tmp_path / "r")
+    with contextlib.ExitStack() as stack:
+        started = {}
+        for agent in AGENTS:
+            server, out = stack.enter_context(ScriptedServer(scenario)), tmp_path_factory.mktemp(agent)
+            args = ["run", "--agent", agent, "--model", MODELS[agent], "--tools", "none", "--data", str(games)]
+            args += ["--out-dir", str(out), "--run-name", "r", "--unpriced", "--timeout", str(TIMEOUT_S)]
+            args += ["--silent-minutes", str(SILENT_MINUTES)]
+            env = {**os.environ, **scripted_environ(agent, server.url), "COLUMNS": "250"}
+            said = stack.enter_context((out / "said.txt").open("w"))
+            process = subprocess.Popen([AGENT_EVAL, *args], env=env, stdout=said, stderr=subprocess.STDOUT)
+            stack.callback(process.kill)  # a no-op once it has ended
+            started[agent] = process, server, out
+        done = {}
+        for agent, (process, server, out) in started.items():
+            process.wait(timeout=600)
+            output = (out / "said.txt").read_text()
+            done[agent] = process.returncode, output, [r.outcome for r in server.main_requests()], out
+    return done
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_usage_limit_mid_game_is_waited_out_with_every_clock_stopped(agent, waited_out):
+    assert RESET_S + MARGIN_S > TIMEOUT_S and RESET_S + MARGIN_S > SILENT_MINUTES * 60
+    exit_code, output, outcomes, out = waited_out[agent]
+    assert exit_code == 0, output
+    assert f"usage limit ({SHAPES[agent]}) reached: every request held until" in output, output
+    assert "the items' clocks are stopped meanwhile" in output
+    store = RunStore(out / "r")
     [record] = store.records()
     assert record.status == "ok" and record.correct, (record.status, record.error)
     # The CLI never saw the limit: the gateway held its request, so each action was played once, in one session.

@@ -283,15 +283,7 @@ def active_rollup(records) -> dict:
     for r in records:
         metrics = ActiveObsMetrics.of(r)
         rows.append(
-            {
-                "family": r.category,
-                "status": r.status,
-                "evidence_correct": metrics.evidence_correct,
-                "answer_correct": metrics.answer_right(r),
-                "evidence_view_observed": metrics.evidence_view_observed,
-                "evidence_in_graph": metrics.evidence_in_graph,
-                "graph_size": metrics.graph_size,
-            }
+            {**metrics.to_json(), "family": r.category, "status": r.status, "answer_correct": metrics.answer_right(r)}
         )
     return rollup_active(rows)
 

@@ -32,6 +32,7 @@ from pydantic import Field
 from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
+from agent_eval.benchmarks.activeobs.worldmodel import loggable
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
 from agent_eval.tools.imagetools.workspace import Workspace
@@ -120,17 +121,12 @@ def observe(scene: Scene, frame_index: int, angle_deg: float) -> tuple[dict, byt
     return meta, png_bytes(render_view(scene, frame_index, angle))
 
 
-def _loggable(value):
-    """NaN/inf are not JSON: log them as text."""
-    return repr(value) if isinstance(value, float) and not math.isfinite(value) else value
-
-
 def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
     names = sorted(scenes)
     first = scenes[names[0]]
 
     def serve(sequence: str | None, frame_index: int, angle_deg: float) -> list:
-        request = {"frame_index": frame_index, "angle_deg": _loggable(angle_deg)}
+        request = {"frame_index": frame_index, "angle_deg": loggable(angle_deg)}
         if len(names) > 1:
             request["sequence"] = sequence
         try:

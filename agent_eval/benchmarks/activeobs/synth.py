@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from agent_eval.benchmarks.activeobs.geometry import FPS, PANO_HEIGHT, PANO_WIDTH
+from agent_eval.benchmarks.activeobs.geometry import FPS
 from agent_eval.benchmarks.activeobs.scene import (
     ACTIONS,
     HAT_COLOURS,
@@ -103,7 +103,5 @@ def make_scene(sequence: str, seed: int, n_frames: int = 300, n_people: int = 6,
         people=tuple(people),
         landmarks=_landmarks(rng),
         fps=fps,
-        width=PANO_WIDTH,
-        height=PANO_HEIGHT,
         seed=rng.randint(0, 2**31 - 1),
     )

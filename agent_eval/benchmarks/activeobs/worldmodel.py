@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from agent_eval.benchmarks.activeobs.geometry import NORM, canonical_box, view_box_to_pano
+from agent_eval.benchmarks.notes import write_atomic
 from agent_eval.datamodel.jsonl import append_line, log_lines
 
 ENTITY_KINDS = ("person", "object")
@@ -217,7 +217,7 @@ class WorldGraph:
                 "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                 "elapsed_s": round(time.monotonic() - self.started, 3),
                 "tool": tool,
-                "args": _loggable(args),
+                "args": loggable(args),
                 "observation": args.get("observation") if _loggable_int(args.get("observation")) else None,
             }
             try:
@@ -245,8 +245,8 @@ class WorldGraph:
 
     def _save(self) -> None:
         text = json.dumps(self.to_json(), indent=1)
-        _atomic(self.directory / VERSIONS_DIR / f"{self.version:04d}.json", text)
-        _atomic(self.directory / GRAPH_FILE, text)
+        write_atomic(self.directory / VERSIONS_DIR / f"{self.version:04d}.json", text)
+        write_atomic(self.directory / GRAPH_FILE, text)
 
 
 def _numbers(seen: dict) -> str:
@@ -268,20 +268,15 @@ def _loggable_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _loggable(value):
+def loggable(value):
+    """NaN and infinities are not JSON: logged as text."""
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
     if isinstance(value, (list, tuple)):
-        return [_loggable(v) for v in value]
+        return [loggable(v) for v in value]
     if isinstance(value, dict):
-        return {k: _loggable(v) for k, v in value.items()}
+        return {k: loggable(v) for k, v in value.items()}
     return value
-
-
-def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @dataclass(frozen=True)

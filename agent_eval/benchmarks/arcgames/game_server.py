@@ -16,12 +16,12 @@ from agent_eval.benchmarks.arcgames import ours_tools, vista_tools
 from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession
+from agent_eval.benchmarks.games.browser.tools import served
+from agent_eval.benchmarks.games.served import SERVER_NAME
 from agent_eval.benchmarks.games.vista.mcp import tools_of
 from agent_eval.benchmarks.games.working_scope import archive_level
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server
-
-SERVER_NAME = "game"
 
 
 class _LevelScope:
@@ -64,5 +64,4 @@ def build_server(
         game = vista_tools.VistaGame(session, ladder, scale, notes)
         return fixed_tools_server(SERVER_NAME, tools_of(game.definitions(), game.functions(), names))
     scope = _LevelScope(session, notes, ladder)
-    functions = ours_tools.tool_functions(session, scale, ladder, notes, scope.where, scope.after_play)
-    return fixed_tools_server(SERVER_NAME, ours_tools.tools(functions, names))
+    return served(ours_tools.tool_functions(session, scale, ladder, notes, scope.where, scope.after_play), names)

@@ -5,7 +5,8 @@ Coordinates (`--coordinates`): on the game grid (0-63, the default) `inspect` en
 palette and `read_pixels` reads the game pixels of a region; in display pixels (coordinates.py) a click is mapped to
 the game pixel under it, `inspect` crops the image as shown (grid lines included) and labels it in its pixels,
 and `read_pixels` reads the game pixels a display region touches. The crops and the grid are the image tools' own
-(tools/imagetools: regions, nearest-neighbour views, the labelled grid)."""
+(tools/imagetools: regions, nearest-neighbour views, the labelled grid); the note tools, a refusal's answer and the
+server are the game kinds' shared pieces (games/browser/tools.py: not browser-bound)."""
 
 # No `from __future__ import annotations`: the tools' parameter descriptions are evaluated where each is defined.
 import io
@@ -14,8 +15,6 @@ from collections.abc import Callable
 from typing import Annotated
 
 from mcp.server.mcpserver import Image
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool
 from PIL import Image as PILImage
 from pydantic import Field
 
@@ -23,11 +22,9 @@ from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, grid_text, to_rgb
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, PlayRefused
+from agent_eval.benchmarks.games.browser.tools import note_tools, refusing
 from agent_eval.benchmarks.games.looks import inspected
 from agent_eval.benchmarks.notes import Notes
-from agent_eval.benchmarks.notes_server import WRITE_NOTE, note_functions
-from agent_eval.tools.imagetools.errors import ToolInputError
-from agent_eval.tools.imagetools.mcp_server import plain_schema
 from agent_eval.tools.imagetools.regions import resolve_region
 
 MAX_RECALL = 8
@@ -68,14 +65,7 @@ occur.""",
 game pixels, hexadecimal digits 0-f, with the colour names of the indices that occur.""",
 }
 FRAME_HELP = "An archived frame's number, as returned by play."
-READ_NOTES = "Read your two notes ({what}). They are kept across sessions; a fresh session is given them."
-
-
-def guard(call):
-    try:
-        return call()
-    except (PlayRefused, ToolInputError) as error:
-        raise ToolError(str(error)) from None
+REFUSED = (PlayRefused,)  # a refusal the model can fix, answered as the tool's error (and the looks')
 
 
 def tool_functions(
@@ -133,7 +123,7 @@ def tool_functions(
                 after_play()
             return [json.dumps(shown)] + (observed(shown["frames"][-1], png) if png is not None else [])
 
-        return guard(act)
+        return refusing(REFUSED, act)
 
     def recall(
         frames: Annotated[list[int] | None, Field(description="Frame numbers.")] = None,
@@ -153,7 +143,7 @@ def tool_functions(
                 out += [json.dumps({"frame": number}), *observed(number)]
             return out
 
-        return guard(look)
+        return refusing(REFUSED, look)
 
     def inspect(
         frame: Annotated[int, Field(description=FRAME_HELP)],
@@ -173,7 +163,7 @@ def tool_functions(
             session.observed(images=1)
             return [json.dumps(meta), Image(data=png, format="png")]
 
-        return guard(look)
+        return refusing(REFUSED, look)
 
     def read_pixels(
         frame: Annotated[int, Field(description=FRAME_HELP)],
@@ -195,7 +185,7 @@ def tool_functions(
                 where_ += f" (display pixels: game pixels x={gx} y={gy} width={gw} height={gh})"
             return "\n".join([f"frame {frame}, {where_}; one hex digit per pixel, rows top to bottom; {legend}", *rows])
 
-        return guard(read)
+        return refusing(REFUSED, read)
 
     on = "" if coords.display else f", on the {64}x{64} game grid"
     texts = {
@@ -210,18 +200,6 @@ def tool_functions(
         "read_pixels": READ_PIXELS[coords.system].format(side=side),
     }
     functions: list[Callable[..., object]] = [play, recall, inspect, read_pixels]
-    if notes is not None:  # the notes rung (the ladder offers their tools only then)
-        # the notes tools are the notes server's own, each version recorded with where the game stood
-        functions += note_functions(notes, where or (lambda: {"actions_used": session.actions_used}))
-        texts |= {"read_notes": READ_NOTES.format(what=notes.describe()), "write_note": WRITE_NOTE}
-    return {fn.__name__: (fn, texts[fn.__name__]) for fn in functions}
-
-
-def tools(functions: dict, names: tuple[str, ...]) -> list[Tool]:
-    out = []
-    for name in names:
-        fn, text = functions[name]
-        tool = Tool.from_function(fn, name=name, description=text, structured_output=False)
-        tool.parameters = plain_schema(tool.parameters)
-        out.append(tool)
-    return out
+    # the notes rung's tools (the ladder offers them only then), each version recorded with where the game stood
+    notes_tools = note_tools(notes, where or (lambda: {"actions_used": session.actions_used}))
+    return {fn.__name__: (fn, texts[fn.__name__]) for fn in functions} | notes_tools

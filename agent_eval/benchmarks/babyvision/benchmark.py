@@ -12,7 +12,7 @@ from pathlib import Path
 from agent_eval.benchmarks.babyvision import boxed, grading, prompting, vista_match
 from agent_eval.benchmarks.babyvision.loader import BabyVisionItem, read_dataset
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Item, ItemSetup
-from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, paid_cost, render_verbatim
+from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, render_verbatim
 from agent_eval.benchmarks.shared import image_toolset
 from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
@@ -105,10 +105,9 @@ class BabyVision(FieldFormat):
         graded = grading.grade_reply(
             final_text, item.prompt_text, item.answer, item.ans_type, self.judge, self.grade_by
         )
-        metrics = BoxedMetrics(
+        metrics = BoxedMetrics.judged(
+            graded.judge_calls,
             extracted=graded.extracted,
-            judge_calls=(calls := [c.to_json() for c in graded.judge_calls]),
-            judge_cost_usd=paid_cost(calls),
             exact_match=graded.exact_match,
             judge_verdict=graded.judge_verdict,
             graded_by=self.grade_by,

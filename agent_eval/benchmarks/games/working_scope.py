@@ -13,10 +13,9 @@ says when a level ends (its own levels) and where the game stood (the provenance
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from agent_eval.benchmarks.notes import Notes, read_history
+from agent_eval.benchmarks.notes import Notes, read_history, write_atomic
 
 ARCHIVE_DIR = "working_archive"
 WORKING = "WORKING.md"
@@ -47,8 +46,8 @@ def archive_level(notes: Notes, turn: int, before: dict, after: dict, actions_us
     folder = notes.directory / ARCHIVE_DIR
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"turn_{turn:06d}"
-    _write(folder / f"{stem}.md", text)
-    _write(folder / f"{stem}.json", json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+    write_atomic(folder / f"{stem}.md", text)
+    write_atomic(folder / f"{stem}.json", json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
     notes.write(WORKING, "", {"actions_used": actions_used, "turn": turn, "cleared": "level boundary"})
     return folder / f"{stem}.md"
 
@@ -60,9 +59,3 @@ def archived(item_root: Path) -> list[dict]:
     for record in sorted(folder.glob("turn_*.json")):
         out.append({**json.loads(record.read_text(encoding="utf-8")), "text": record.with_suffix(".md").read_text()})
     return out
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

@@ -119,8 +119,8 @@ class GameWorld(BrowserKind):
                 handoff = self.handoff_state(handoff_request("vista") if rung.game_tools == "vista" else HANDOFF)
             gate = self.gate()  # (isolated roles: a turn is one action already)
             codex = self.backend == "codex"
-            turns = turns_for(session, rung, item_root) if decisions is None else None  # --roles isolated
-            if turns is not None:  # each role its own notes; no hand-off yet (roles.py)
+            turns = turns_for(session, rung, item_root, codex) if decisions is None else None  # --roles isolated
+            if turns is not None:  # each role its own notes and hand-off (roles.py)
                 handoff = notes = None
             game_tools = server_module.GameTools(
                 session, rung, decisions, handoff, notes, codex, turns, gate if turns is None else None

@@ -37,7 +37,7 @@ from agent_eval.benchmarks.gameworld import vista_act
 from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
 from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
-from agent_eval.benchmarks.gameworld.roles import DECISION_ENDED, RoleEvents, RoleTurns
+from agent_eval.benchmarks.gameworld.roles import CHECKPOINTING, DECISION_ENDED, RoleEvents, RoleTurns
 from agent_eval.benchmarks.gameworld.rung import Rung
 from agent_eval.benchmarks.gameworld.session import StepRefused, TaskSession
 from agent_eval.benchmarks.notes import Notes
@@ -90,9 +90,14 @@ def vista_event(session: TaskSession, number: int) -> Event:
     png = session.archive.png
     if number == 0:
         return Event(None, session.item.task_def.prompt, True, (png(session.start_frame),))
-    step = session.steps[number - 1]
-    finished = number == len(session.steps) and session.over is not None
-    action = {"name": "act", "arguments": step.action} if step.action is not None else None
+    return step_event(session.steps[number - 1], number == len(session.steps) and session.over is not None, png)
+
+
+def step_event(step, finished: bool, png: Callable[[int], bytes]) -> Event:
+    """A step as VISTA's event: the call as it was given (an invalid one too: VISTA records every environment call;
+    a final reply's step none), its words, whether it was valid, its screens."""
+    tool = "control" if step.interface == "semantic" else "act"
+    action = {"name": tool, "arguments": step.given} if step.interface != "none" else None
     frames = tuple(png(f) for f in (step.reset_frame, step.frame) if f is not None)
     return Event(action, vista_words(step, finished), step.action is not None, frames)
 
@@ -138,8 +143,9 @@ class GameTools:
             else None
         )
         if turns is not None:  # each role's own tools over its own events and notes, its turn's served
-            own = [RoleEvents(session, k, turns, vista_words) for k in range(turns.roles)]
-            self.by_role = [VistaEvents(own[k], turns.notes[k]) for k in range(turns.roles)]
+            own = [RoleEvents(session, k, turns, step_event) for k in range(turns.roles)]
+            saving = lambda: turns.checkpointing  # noqa: E731  (save_compact_checkpoint: the role's checkpoint turn)
+            self.by_role = [VistaEvents(own[k], turns.notes[k], saving) for k in range(turns.roles)]
             self.vista = self.by_role[turns.playing]
 
     # -- what this decision may look at
@@ -182,8 +188,8 @@ class GameTools:
         if role is None and len(session.roles) > 1:
             raise StepRefused(f"this game has {len(session.roles)} roles: give `role` (0-{len(session.roles) - 1})")
         turns = self.turns
-        if turns is not None and turns.acted:  # one action per turn
-            return answer(False, DECISION_ENDED)
+        if turns is not None and (turns.acted or turns.checkpointing):  # one action per turn; notes only then
+            return answer(False, DECISION_ENDED if turns.acted else CHECKPOINTING)
         gate = self.gate
         if gate is not None and (blind := gate.refuses()):
             if self.vista is None:

@@ -17,8 +17,13 @@ engine.py PaperDriver, session.py RoleSession, profiles.py SessionPolicy; core/r
   the role's session is continued there, or started at its first turn.
 - What is scored is GameWorld's: its evaluator reads the first role's steps (session.py), the budget per role.
 
-Not here yet: the hand-offs (--context handoff:*, --session-images) under isolated roles; the CLI compacts its
-own context in each role's session."""
+- A hand-off is each role's (--context handoff:N or handoff:cli, VISTA's compaction by checkpoint): when a role's
+  context passes the point during its turn, its session is continued once more, told VISTA's checkpoint words
+  (Codex: "Save the compact checkpoint before continuing.", profiles.py PromptBundle checkpoint, with its
+  save_compact_checkpoint; Claude Code: its WORKING.md checkpoint prompt, claude/mcp_host.py) with the notes tools
+  only (act answered "Only memory tools are available during checkpointing.", core/runtime.py); at its next turn
+  a fresh session of that role goes on, told VISTA's recovery words, its notes and the current screen. Not the
+  --session-images cap: VISTA's act is not capped in a session of one role either (game_server.py)."""
 
 from __future__ import annotations
 
@@ -27,15 +32,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_eval.benchmarks.base import Continuation, ItemError, ItemSetup
+from agent_eval.benchmarks.games.handoff import CHECKPOINT, HandoffState, handoff_request
 from agent_eval.benchmarks.games.served import Served
 from agent_eval.benchmarks.games.vista.events import Event
 from agent_eval.benchmarks.gameworld.catalog import GameDef
-from agent_eval.benchmarks.gameworld.protocol import RECOVERY_WORDS, SCREEN_WORDS, vista_objective
+from agent_eval.benchmarks.gameworld.protocol import RECOVERY_WORDS, SCREEN_WORDS, vista_continuation, vista_objective
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
 from agent_eval.benchmarks.gameworld.session import TaskSession
 from agent_eval.benchmarks.notes import Notes
 
 DECISION_ENDED = "This decision has ended; no further tool was executed."  # core/runtime.py TaskRuntime.execute
+CHECKPOINTING = "Only memory tools are available during checkpointing."  # core/runtime.py TaskRuntime.execute
+CHECKPOINT_WORDS = "Save the compact checkpoint before continuing."  # profiles.py PromptBundle checkpoint
 
 
 def context(role: int) -> str:
@@ -45,13 +53,35 @@ def context(role: int) -> str:
 class RoleTurns:
     """Whose turn it is and whether its action is taken; each role's notes and events."""
 
-    def __init__(self, session: TaskSession, item_root: Path, purposes: dict[str, str] | None):
+    def __init__(
+        self,
+        session: TaskSession,
+        item_root: Path,
+        purposes: dict[str, str] | None,
+        rung: Rung = Rung(),
+        codex: bool = False,
+    ):
         self.session = session
+        self.checkpoint_words = CHECKPOINT_WORDS if codex else CHECKPOINT  # VISTA's, by backend
         self.roles = len(session.roles)
         self.playing = len(session.steps) % self.roles  # every turn is one step (a restored task: the next role)
         self.acted = False
         self.notes = [Notes(item_root / context(k), purposes) if purposes else None for k in range(self.roles)]
         self.listeners: list[Callable[[int], None]] = []  # told each new turn's role (the tools it serves)
+        # each role's hand-off (--context handoff:N, handoff:cli); the playing role's session is saving its notes
+        ask = handoff_request("vista")
+        hands_off = rung.handoff_tokens is not None or rung.handoff_at_cli
+        self.handoffs = (
+            [HandoffState(rung.handoff_tokens, at_cli=rung.handoff_at_cli, ask=ask) for _ in range(self.roles)]
+            if hands_off
+            else None
+        )
+        self.checkpointing = False
+        self.fresh = [False] * self.roles  # the role's next turn is a fresh session (it saved its checkpoint)
+
+    def handoff(self) -> HandoffState | None:
+        """The playing role's (the engine's reports of the context go to it)."""
+        return self.handoffs[self.playing] if self.handoffs is not None else None
 
     def turn_over(self) -> bool:
         """Asked as each model request begins: the turn's action is in it (the task going on)."""
@@ -68,9 +98,9 @@ class RoleTurns:
 class RoleEvents:
     """One role's events as VISTA's TaskContext records them (an event never changes once made)."""
 
-    def __init__(self, session: TaskSession, role: int, turns: RoleTurns, words: Callable[..., str]):
+    def __init__(self, session: TaskSession, role: int, turns: RoleTurns, step_event: Callable[..., Event]):
         self.session, self.role, self.turns = session, role, turns
-        self.words = words  # a step's result in VISTA's words (game_server.vista_words)
+        self.step_event = step_event  # a step as VISTA's event (game_server.step_event)
         self._png: dict[int, bytes] = {}
         self._lock = threading.Lock()
 
@@ -89,10 +119,7 @@ class RoleEvents:
                     continue
                 if step.seen is not None and step.seen != seen:  # its turn began on another role's screen
                     events.append(Event(None, "", True, (self.png(step.seen),)))
-                finished = number == len(steps) and session.over is not None
-                action = {"name": "act", "arguments": step.given} if step.interface != "none" else None
-                frames = tuple(self.png(f) for f in (step.reset_frame, step.frame) if f is not None)
-                events.append(Event(action, self.words(step, finished), step.action is not None, frames))
+                events.append(self.step_event(step, number == len(steps) and session.over is not None, self.png))
                 seen = step.frame
             if self.turns.playing == self.role and not self.turns.acted and session.last_frame() != seen:
                 events.append(Event(None, "", True, (self.png(session.last_frame()),)))
@@ -100,24 +127,48 @@ class RoleEvents:
 
 
 def next_turn(turns: RoleTurns, redirects: bool, words: str, game: GameDef, task_prompt: str):
-    """ItemSetup.next_session under isolated roles: the session that just ended was the playing role's turn."""
+    """ItemSetup.next_session under isolated roles: the session that just ended was the playing role's turn (or its
+    checkpoint)."""
 
     def go_on(ran_out_of_context: bool) -> Continuation | None:
         session = turns.session
         if session.over:
             return None
-        role = turns.playing
-        if ran_out_of_context:  # the same role goes on in a fresh session, told VISTA's recovery words
-            return turn_of(turns, role, f"{RECOVERY_WORDS}\n\n{SCREEN_WORDS}", game, task_prompt, fresh=True)
-        if not turns.acted:  # a final reply: a step with nothing sent (VISTA), or the task's end (ours)
+        role, handoff = turns.playing, turns.handoff()
+        if turns.checkpointing:  # its notes saved: its next turn is a fresh session's
+            turns.checkpointing, turns.fresh[role] = False, True
+        elif ran_out_of_context:  # the same role goes on in a fresh session, told VISTA's recovery words
+            return recovered(turns, role, game, task_prompt, "hand-off: the CLI ran out of context")
+        elif not turns.acted:  # a final reply: a step with nothing sent (VISTA), or the task's end (ours)
             if not redirects:
                 return None
             session.act(role, None, "none")
             if session.over:
                 return None
-        return turn_of(turns, turns.begin(), words, game, task_prompt)
+        if handoff is not None and handoff.stop_now() is not None:  # its context passed the point this turn
+            turns.checkpointing, turns.acted = True, False
+            going_on = turn_of(turns, role, turns.checkpoint_words, game, task_prompt)
+            going_on.images = going_on.note_images = []
+            going_on.reason = f"checkpoint of role {role}: {handoff.reason}"
+            return going_on
+        role = turns.begin()
+        if turns.fresh[role]:
+            turns.fresh[role] = False
+            assert turns.handoffs is not None
+            reason = turns.handoffs[role].next_reason(False) or "hand-off"
+            turns.handoffs[role].begin()
+            return recovered(turns, role, game, task_prompt, f"{reason} (role {role})")
+        return turn_of(turns, role, words, game, task_prompt)
 
     return go_on
+
+
+def recovered(turns: RoleTurns, role: int, game: GameDef, task_prompt: str, reason: str) -> Continuation:
+    """A fresh session of the role, told VISTA's recovery words, its notes and the current screen."""
+    going_on = vista_continuation(turns.session, "", turns.notes[role], reason, words=True)
+    going_on.context = context(role)
+    going_on.system_fields = {"objective": vista_objective(game, task_prompt, role)}
+    return going_on
 
 
 def turn_of(
@@ -131,7 +182,7 @@ def turn_of(
     return going_on
 
 
-def turns_for(session: TaskSession, rung: Rung, item_root: Path) -> RoleTurns | None:
+def turns_for(session: TaskSession, rung: Rung, item_root: Path, codex: bool = False) -> RoleTurns | None:
     """The turns of a game of several roles under --roles isolated; None otherwise (ItemError where VISTA's act, one
     role's, would have to serve several)."""
     if len(session.roles) == 1:
@@ -143,7 +194,7 @@ def turns_for(session: TaskSession, rung: Rung, item_root: Path) -> RoleTurns | 
                 "--roles isolated (each role its own session, as VISTA plays it) or --act-schema ours"
             )
         return None
-    return RoleTurns(session, item_root, NOTE_PURPOSES if rung.notes else None)
+    return RoleTurns(session, item_root, NOTE_PURPOSES if rung.notes else None, rung, codex)
 
 
 def isolated_setup(turns: RoleTurns, rung: Rung, first_words: str, served: Served, readonly: list) -> ItemSetup:
@@ -154,6 +205,12 @@ def isolated_setup(turns: RoleTurns, rung: Rung, first_words: str, served: Serve
     if session.steps:  # the harness restarted: the role on turn goes on, told VISTA's recovery words
         restored = turn_of(turns, playing, f"{RECOVERY_WORDS}\n\n{SCREEN_WORDS}", game, task_prompt)
         restored.images = restored.note_images
+
+    def playing_handoff(report: str) -> Callable:
+        """An engine report of the context, for the playing role's hand-off."""
+        return lambda *given: getattr(turns.handoff(), report)(*given) if turns.handoff() is not None else None
+
+    hands_off = turns.handoffs is not None
     return ItemSetup(
         prompt=first_words,
         tools=served.tools,
@@ -166,4 +223,7 @@ def isolated_setup(turns: RoleTurns, rung: Rung, first_words: str, served: Serve
         system_fields={"objective": vista_objective(game, task_prompt, playing)},
         context=context(playing),
         turn_over=turns.turn_over,
+        on_context=playing_handoff("context_seen") if hands_off else None,
+        cli_compaction=not hands_off,
+        on_compaction_point=playing_handoff("compaction_point") if hands_off and rung.handoff_at_cli else None,
     )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.base import BenchmarkGrade, Item
-from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics, paid_cost
+from agent_eval.benchmarks.fieldformats import FieldFormat, JudgedMetrics
 from agent_eval.benchmarks.vlmeval import grading, matching, prompting
 from agent_eval.benchmarks.vlmeval.loader import TsvItem, read_tsv
 from agent_eval.datamodel.itemdir import ItemDir
@@ -30,12 +30,7 @@ class VlmEvalMcq(FieldFormat):
         # item_dir: unused, the grade reads the reply alone (so `agent-eval score` grades replies from a file)
         assert isinstance(item, TsvItem), item  # this kind's own dataset gives its items
         graded = grading.grade_reply(final_text, item.question, item.options, item.answer, self.judge)
-        metrics = McqMetrics(
-            option=graded.option,
-            decided_by=graded.decided_by,
-            judge_calls=(calls := [c.to_json() for c in graded.judge_calls]),
-            judge_cost_usd=paid_cost(calls),
-        )
+        metrics = McqMetrics.judged(graded.judge_calls, option=graded.option, decided_by=graded.decided_by)
         return BenchmarkGrade(
             prediction=graded.option or "",
             correct=graded.correct,
