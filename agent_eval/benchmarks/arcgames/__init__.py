@@ -11,7 +11,8 @@ game_server.py    the `game` MCP server: our tools or VISTA's (--game-tools), as
 ours_tools.py     our tools: play; recall, inspect, read_pixels from mode image up; read_notes, write_note
 vista_tools.py    VISTA's tools: play, then the core's turn-addressed inspect, read_pixels, history and the notes
                   (games/vista/turns.py) over the game's turns as events, answering as VISTA's harness does
-turns.py          turns as VISTA numbers them (turn 0: the first observation), the actions it accepts, its metadata
+turns.py          turns as VISTA numbers them (turn 0: the first observation), the actions it accepts, its metadata,
+                  the level boundaries (Levels: where a level began; WORKING.md per level) either tool style keeps
 coordinates.py    ACTION6's and the regions' coordinates: game pixels or pixels of the image as shown
 prompt_text.py    what the prompt says of the tools, drawing and coordinates: never a tool the rung leaves out
 frames.py         frames as palette PNGs (VISTA's grid lines on request) and the lossless archive (.npy + .png)

@@ -74,7 +74,7 @@ def tool_functions(
     ladder: Ladder = Ladder(),
     notes: Notes | None = None,
     where: Callable[[], dict] | None = None,
-    after_play: Callable[[], None] | None = None,
+    after_play: Callable[[], object] | None = None,
 ):
     """name -> (function, description) of every tool of ours on this session. `where()`: how far the game had got,
     recorded with each note written; `after_play()`: called after every play (the level scope of WORKING.md)."""
