@@ -22,7 +22,10 @@ from pydantic import Field
 from agent_eval.benchmarks.aigamestore.protocol import INPUTS, SEGMENTS, BadSegments, checked_segments
 from agent_eval.benchmarks.aigamestore.session import ENDED, GameStoreSession, PlayRefused
 from agent_eval.benchmarks.games.browser import vista_play
-from agent_eval.benchmarks.games.browser.tools import (
+from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
+from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+from agent_eval.benchmarks.games.tools import (
     Functions,
     inspect_text,
     look_functions,
@@ -32,9 +35,6 @@ from agent_eval.benchmarks.games.browser.tools import (
     refusing,
     served,
 )
-from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
-from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
 from agent_eval.benchmarks.games.vista.events import Event
 from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, schema_object, vista_tool
 from agent_eval.benchmarks.notes import Notes

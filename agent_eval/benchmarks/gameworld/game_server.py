@@ -19,7 +19,10 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from agent_eval.benchmarks.games.browser import vista_play
-from agent_eval.benchmarks.games.browser.tools import (
+from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
+from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+from agent_eval.benchmarks.games.tools import (
     inspect_text,
     look_functions,
     note_tools,
@@ -28,9 +31,6 @@ from agent_eval.benchmarks.games.browser.tools import (
     refusing,
     served,
 )
-from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
-from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
 from agent_eval.benchmarks.games.vista.events import Event, VistaEvents
 from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, vista_tool
 from agent_eval.benchmarks.gameworld import vista_act
