@@ -14,8 +14,8 @@ from agent_eval.benchmarks.arcgames import ours_tools, vista_tools
 from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession
-from agent_eval.benchmarks.games.browser.tools import served
 from agent_eval.benchmarks.games.served import SERVER_NAME
+from agent_eval.benchmarks.games.tools import served
 from agent_eval.benchmarks.games.vista.mcp import tools_of
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server

@@ -23,7 +23,7 @@ from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.frames import ArchivedPngs
-from agent_eval.benchmarks.games.observation import BLIND
+from agent_eval.benchmarks.games.observation import BLIND, UNSEEN
 from agent_eval.benchmarks.games.vista import turns as vt
 from agent_eval.benchmarks.games.vista.events import Event
 from agent_eval.benchmarks.games.vista.mcp import ACTS, note_definitions, note_functions, schema_object
@@ -33,7 +33,6 @@ from agent_eval.datamodel.jsonl import append_line, log_lines
 
 CLICKS = "clicks.jsonl"
 MAX_INVALID_RETRIES = 15  # VISTA's DEFAULT_MAX_INVALID_RETRIES: the 16th refused play in a row is flagged
-UNSEEN = "Observe the previous play result before another action."
 
 
 class Refused(ValueError):
