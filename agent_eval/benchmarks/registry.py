@@ -493,10 +493,6 @@ def get_benchmark(name: str) -> Benchmark:
     return _load(KINDS[name].target)()
 
 
-def detect(root: Path) -> Benchmark:
-    return get_benchmark(detect_kind(root))
-
-
 def detect_kind(root: Path) -> str:
     """The name of the kind whose layout `root` has (the first detector to say yes), else the fallback kind's."""
     for name, kind in KINDS.items():
