@@ -20,8 +20,9 @@ from pydantic import Field
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, grid_text, to_rgb
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, PlayRefused
+from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.looks import inspected
 from agent_eval.benchmarks.games.tools import note_tools, refusing
 from agent_eval.benchmarks.notes import Notes

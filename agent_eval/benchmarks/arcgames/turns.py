@@ -11,9 +11,10 @@ import threading
 from dataclasses import dataclass, field
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.game_record import Play
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession
+from agent_eval.benchmarks.arcgames.session import GameSession
 from agent_eval.benchmarks.games.working_scope import archive_level
 from agent_eval.benchmarks.notes import Notes
 

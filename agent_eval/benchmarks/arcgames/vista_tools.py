@@ -19,8 +19,9 @@ from mcp_types import CallToolResult
 
 from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, PlayRefused
+from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.frames import ArchivedPngs
 from agent_eval.benchmarks.games.observation import BLIND, UNSEEN
 from agent_eval.benchmarks.games.vista import turns as vt
