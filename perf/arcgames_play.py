@@ -45,12 +45,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent_eval.benchmarks.arcgames.benchmark import ArcGames  # noqa: E402
-from agent_eval.benchmarks.arcgames.game_process import GameProcess, toolkit_python  # noqa: E402
+from agent_eval.benchmarks.arcgames.game_process import GameProcess  # noqa: E402
 from agent_eval.benchmarks.arcgames.games import WINNING  # noqa: E402
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder  # noqa: E402
 from agent_eval.benchmarks.arcgames.loader import load_games  # noqa: E402
 from agent_eval.benchmarks.arcgames.profile import PROFILES  # noqa: E402
 from agent_eval.benchmarks.arcgames.session import GameSession  # noqa: E402
+from agent_eval.benchmarks.arcgames.toolkit_process import toolkit_python  # noqa: E402
 from agent_eval.benchmarks.notes import Notes  # noqa: E402
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module  # noqa: E402
 

@@ -19,10 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_eval.benchmarks.arcgames.game_process import TOOLKIT_MISSING, GameProcess, toolkit_python
+from agent_eval.benchmarks.arcgames.game_process import GameProcess
 from agent_eval.benchmarks.arcgames.games import GAMES_DIR
 from agent_eval.benchmarks.arcgames.loader import load_games
 from agent_eval.benchmarks.arcgames.session import GameSession
+from agent_eval.benchmarks.arcgames.toolkit_process import TOOLKIT_MISSING, toolkit_python
 
 PLAN = [("ACTION3", None, None), ("ACTION4", None, None)]  # ae01: back and forth, the game goes on
 

@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 
 from agent_eval.benchmarks.arcgames import game_process
-from agent_eval.benchmarks.arcgames.game_process import TOOLKIT_MISSING, GameProcess, toolkit_python
+from agent_eval.benchmarks.arcgames.game_process import GameProcess
 from agent_eval.benchmarks.arcgames.games import GAMES_DIR
+from agent_eval.benchmarks.arcgames.toolkit_process import TOOLKIT_MISSING, toolkit_python
 
 
 def start(host: Path, scratch: Path) -> tuple[float, float]:

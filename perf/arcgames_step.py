@@ -17,8 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_eval.benchmarks.arcgames.game_process import TOOLKIT_MISSING, GameProcess, toolkit_python
+from agent_eval.benchmarks.arcgames.game_process import GameProcess
 from agent_eval.benchmarks.arcgames.games import GAMES_DIR
+from agent_eval.benchmarks.arcgames.toolkit_process import TOOLKIT_MISSING, toolkit_python
 
 # Actions that never end a level: back and forth (ae01, ae03's carrier), a click on a dark tile (ae02),
 # and a drop that misses (ae03: an animation of several frames).

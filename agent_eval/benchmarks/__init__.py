@@ -29,7 +29,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemError, ItemSetup
 from agent_eval.benchmarks.presentation import ReadingHooks
-from agent_eval.benchmarks.registry import all_tool_modes, detect, get_benchmark, reading_hooks
+from agent_eval.benchmarks.registry import all_tool_modes, detect_kind, get_benchmark, reading_hooks
 
 __all__ = [
     "Benchmark",
@@ -47,5 +47,5 @@ ALL_TOOL_MODES = all_tool_modes()
 
 def load_benchmark(root: Path):
     """(benchmark, dataset) for a dataset directory of any registered kind."""
-    benchmark = detect(Path(root))
+    benchmark = get_benchmark(detect_kind(Path(root)))
     return benchmark, benchmark.load(Path(root))

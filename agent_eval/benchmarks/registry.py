@@ -134,6 +134,12 @@ FINAL_ANSWER_OPTION = KindOption(
     "as many times as there are decisions) (default: ends).",
     unset="ends",
 )
+# One action per observation (games/observation.py), one help for every game kind: its default is the kind's.
+ACTION_BATCHES_HELP = (
+    "Game kinds: off refuses an action (play, restart, act) until the previous action's result has reached the "
+    "model (one action per observation, VISTA: ARC-AGI-3's default, --profile vista's for the browser games); on "
+    "lets several actions of one message all run, unseen (the browser games' default)."
+)
 TELL_STEPS_OPTION = KindOption(
     "--tell-steps",
     "Browser games: on says in every play's result the decision number and how many are left; off says neither "
@@ -153,6 +159,7 @@ BROWSER_GAME_OPTIONS = (
     FINAL_ANSWER_OPTION,
     TELL_STEPS_OPTION,
     GAME_TOOLS_OPTION,
+    KindOption("--action-batches", ACTION_BATCHES_HELP, unset="on"),
 )
 
 
@@ -303,12 +310,7 @@ KINDS["arcgames"] = Kind(
             "off: the agent's first play (RESET, an action of the budget) shows it (default: on).",
             default="on",
         ),
-        KindOption(
-            "--action-batches",
-            "ARC-AGI-3 games: off refuses a play until the previous play's result has reached the model (one action "
-            "per observation, VISTA); on lets several plays of one message all run, unseen (default: off).",
-            default="off",
-        ),
+        KindOption("--action-batches", ACTION_BATCHES_HELP, default="off"),
         KindOption(
             "--early-stop",
             "ARC-AGI-3 games: what follows a session that ends with the game live and budget left: continue (the "
@@ -489,10 +491,6 @@ def get_benchmark(name: str) -> Benchmark:
     if name not in KINDS:
         raise ValueError(f"unknown benchmark {name!r} (known: {', '.join(KINDS)})")
     return _load(KINDS[name].target)()
-
-
-def detect(root: Path) -> Benchmark:
-    return get_benchmark(detect_kind(root))
 
 
 def detect_kind(root: Path) -> str:

@@ -177,7 +177,7 @@ def test_compare_reads_each_of_the_profiles_switches_as_a_rung():
     vista = {k: v for k, v in PROFILES[0].options.items() if k not in ("tools", "system_prompt")}
     ours, theirs = GameStoreReading().rungs("image", {}), GameStoreReading().rungs("image", vista)
     assert {k for k in ours if ours[k] != theirs[k]} == {
-        "notes", "decisions", "task prompt", "final answer", "steps told", "game tools"
+        "notes", "decisions", "task prompt", "final answer", "steps told", "game tools", "action batches"
     }  # fmt: skip
 
 
@@ -233,3 +233,27 @@ def test_vistas_tools_count_their_images_toward_the_session_images_cap(tmp_path)
         assert handoff.next_reason(False).startswith("hand-off: the session's images")
         handoff.begin()
         assert call("play", {"segments": NOOP})[1].count("image") == 5 and session.decisions == 2
+
+
+def test_one_action_per_observation_refuses_a_play_whose_last_result_the_model_has_not_seen(tmp_path):
+    """--action-batches off (the core's ObservationGate): a second play before the next model request is refused and
+    spends nothing, in our words with our tools and in VISTA's with its tools; the next request lets the next one go."""
+    from agent_eval.benchmarks.aigamestore import game_server
+    from agent_eval.benchmarks.games.observation import BLIND, UNSEEN, ObservationGate
+
+    game = ender_game(tmp_path / "site")
+    with PageHost(game.site, scratch=tmp_path / "browser") as page:
+        session = GameStoreSession(game, page, tmp_path / "game", Budget(6))
+        gate = ObservationGate(True)
+        call = {name: fn for name, (fn, _) in tool_functions(session, gate=gate).items()}
+        assert len(call["play"](NOOP)) == 6
+        with pytest.raises(ToolError, match="one action per observation"):
+            call["restart"]()
+        assert session.decisions == 1 and gate.refused == 1 and BLIND.startswith("No action taken")
+        gate.model_asked()
+        assert len(call["restart"]()) == 2 and session.decisions == 2
+        vista = caller(game_server.vista_server(session, game_server.vista_offered("none", False), gate=gate))
+        assert vista("play", {"segments": NOOP}) == (True, [UNSEEN]) and session.decisions == 2
+        gate.model_asked()
+        assert not vista("play", {"segments": NOOP})[0] and session.decisions == 3
+        assert ObservationGate(False).refuses() is None  # --action-batches on: every play of a message runs

@@ -7,11 +7,11 @@ import time
 
 import pytest
 
-from agent_eval.benchmarks.arcgames.continuation import continuation
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.ours_tools import tool_functions
 from agent_eval.benchmarks.arcgames.session import GameSession
+from agent_eval.benchmarks.arcgames.telling import continuation
 from agent_eval.benchmarks.games.handoff import CHECKPOINT, HandoffState, handoff_request
 from support.fakegame import FakeGame
 

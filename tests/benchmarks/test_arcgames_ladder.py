@@ -9,10 +9,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from agent_eval.benchmarks.arcgames import game_server
 from agent_eval.benchmarks.arcgames.benchmark import ArcGames
-from agent_eval.benchmarks.arcgames.continuation import continuation
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.session import GameSession
+from agent_eval.benchmarks.arcgames.telling import continuation
 from agent_eval.benchmarks.notes import Notes, read_history
 from support.fakegame import FakeGame
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from agent_eval.benchmarks import registry
-from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess, Online
+from agent_eval.benchmarks.arcgames.game_process import GameProcess
 from agent_eval.benchmarks.arcgames.games import GAMES_DIR
-from agent_eval.benchmarks.arcgames.toolkit_process import ONLINE_HOST, toolkit_python
+from agent_eval.benchmarks.arcgames.toolkit_process import ONLINE_HOST, GameError, Online, toolkit_python
 from agent_eval.datamodel.config import ConfigError
 from agent_eval.engine.egress import Egress
 from agent_eval.scripted import ScriptedServer

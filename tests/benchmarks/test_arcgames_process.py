@@ -19,8 +19,10 @@ import numpy as np
 import pytest
 
 from agent_eval.benchmarks.arcgames import game_process
-from agent_eval.benchmarks.arcgames.game_process import TOOLKIT_MISSING, GameError, GameProcess, toolkit_python
+from agent_eval.benchmarks.arcgames.game_process import GameProcess
 from agent_eval.benchmarks.arcgames.games import GAMES_DIR, WINNING
+from agent_eval.benchmarks.arcgames.toolkit_process import TOOLKIT_ENV_VAR, TOOLKIT_MISSING, GameError, toolkit_python
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
 
 U, D, L, R = "ACTION1", "ACTION2", "ACTION3", "ACTION4"
 
@@ -88,7 +90,7 @@ def expected_score(level_actions: list[int], baselines: list[int], completed: in
 
 def test_toolkit_venv_has_exactly_the_locked_versions(python):
     pins = {}
-    for line in (game_process.PROJECT_ROOT / "requirements-arc.lock").read_text().splitlines():
+    for line in (PROJECT_ROOT / "requirements-arc.lock").read_text().splitlines():
         if line and not line[0].isspace() and not line.startswith("#"):
             name, _, version = line.split(" ")[0].partition("==")
             pins[name.lower().replace("_", "-")] = version
@@ -131,7 +133,7 @@ def test_the_host_loads_pyplot_only_when_something_draws(python, tmp_path):
 
 
 def test_without_the_toolkit_the_game_says_so_in_one_line(tmp_path, monkeypatch):
-    monkeypatch.setenv(game_process.TOOLKIT_ENV_VAR, str(tmp_path / "no-python"))
+    monkeypatch.setenv(TOOLKIT_ENV_VAR, str(tmp_path / "no-python"))
     assert toolkit_python() is None
     with pytest.raises(GameError) as e:
         GameProcess(GAMES_DIR, "ae01", "v1", scratch=tmp_path)

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from agent_eval.benchmarks.arcgames.continuation import continuation
 from agent_eval.benchmarks.arcgames.game_record import in_progress, read_end, read_plays
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.session import GameSession, NotReplayable
+from agent_eval.benchmarks.arcgames.telling import continuation
 from agent_eval.benchmarks.games.restores import read_restores
 from support.fakegame import FakeGame
 

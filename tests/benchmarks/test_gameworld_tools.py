@@ -121,7 +121,8 @@ def test_vistas_tools_over_the_tasks_events(checkout, host, tmp_path):
     invalid = call("act", {"action": "click", "x": 9999, "y": 5})
     assert invalid == (True, ["No valid action was executed. Final game screen.", label.format(2), "image"])
     events = json.loads(call("history", {"start": 1})[1][0])["events"]
-    assert [e["event"] for e in events] == [1, 2] and events[1]["action"] is None and not events[1]["success"]
+    assert [e["event"] for e in events] == [1, 2] and not events[1]["success"]
+    assert events[1]["action"] == {"name": "act", "arguments": {"action": "click", "x": 9999, "y": 5}}  # as given
     failed, inspected = call("inspect", {"question": "Lit?", "views": [{"label": "first", "event": 1}]})
     assert not failed and inspected[-1] == "image"
     assert call("act", WIN[1])[1][0] == "Final game screen. The task has ended."  # the budget of 3 spent
@@ -221,3 +222,24 @@ def test_isolated_roles_each_see_their_own_act_and_events(host, tmp_path):
     assert call("read_working", {})[1][0] != "teal's plan"  # each role its own notes
     events = json.loads(call("history", {})[1][0])["events"]
     assert [e["action"] for e in events] == [None, {"name": "act", "arguments": RELAY_WIN[0][0]}, None]
+
+
+def test_one_action_per_observation_refuses_an_act_whose_last_screen_the_model_has_not_seen(checkout, host, tmp_path):
+    """--action-batches off: a second act before the next model request takes no step, in our words (the tool's
+    error) and in VISTA's (its answer); the next request lets it go."""
+    from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+
+    session = open_session(host, task(checkout), tmp_path / "t", max_steps=5)
+    gate = ObservationGate(True)
+    ours = game_server.GameTools(session, Rung("vista"), gate=gate)
+    assert ours.act(None, {"action": "wait"}, None)[-1] is not None and len(session.steps) == 1
+    with pytest.raises(StepRefused, match="one action per observation"):
+        ours.act(None, {"action": "wait"}, None)
+    gate.model_asked()
+    ours.act(None, {"action": "wait"}, None)
+    call = caller(
+        game_server.build_server(game_server.GameTools(session, Rung("vista", game_tools="vista"), gate=gate), "none")
+    )
+    assert call("act", {"action": "wait"}) == (True, [UNSEEN]) and len(session.steps) == 2
+    gate.model_asked()
+    assert not call("act", {"action": "wait"})[0] and len(session.steps) == 3

@@ -14,6 +14,7 @@ import pytest
 from agent_eval.benchmarks.aigamestore.benchmark import RECOVERY_WORDS, REDIRECT_WORDS, SCREEN_WORDS
 from agent_eval.benchmarks.aigamestore.loader import load_games
 from agent_eval.benchmarks.aigamestore.profile import VISTA_SYSTEM_PROMPT
+from agent_eval.benchmarks.games.observation import UNSEEN
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted.inspect_requests import conversation, has_image
@@ -97,6 +98,22 @@ def test_profile_vista_prompts_redirects_and_never_tells_the_steps(agent, games,
     options = manifest["config"]["kind_options"]
     assert options["final_answer"] == "redirect" and options["tell_steps"] == "off" and options["decisions"] == 3
     assert options["game_tools"] == "vista" and manifest["system_prompt"]["file"] == str(VISTA_SYSTEM_PROMPT)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_two_plays_in_one_message_under_the_profile_apply_the_first(agent, games, tmp_path):
+    """One action per observation (--action-batches off, the profile's): the second play of a message is refused in
+    VISTA's words and spends nothing; the next message plays on."""
+    turns = [{"calls": [play(PLAYS[0]), play(PLAYS[1])]}, play(PLAYS[1]), play(PLAYS[2])]
+    scenario = {"turns": [*turns, {"final": "Spent. <answer>DONE</answer>"}]}
+    result, _, record = run_profile(agent, games, "game1", tmp_path, "b", scenario, "--decisions", "3")
+    assert result.exit_code == 0, result.output
+    assert record["metrics"]["decisions"] == 3, record
+    item = tmp_path / "b" / "sandboxes" / "game1"
+    timeline = [json.loads(line) for line in (item / "game" / "timeline.jsonl").read_text().splitlines()]
+    assert [m["segments"] for m in timeline[1:]] == PLAYS  # the refused play was never sent to the page
+    first_message = [s for s in Transcript.load(item / "steps.json").steps if s.kind == "tool_result"][:2]
+    assert sum(UNSEEN in r.text for r in first_message) == 1 and sum(len(r.images) == 5 for r in first_message) == 1
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -5,10 +5,8 @@ its hash, and the evaluator's verdict covers the whole task once (agent_eval/ben
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,8 +14,8 @@ import pytest
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.scripted import ScriptedServer
-from support.agentrun import AGENTS, MODELS, wait_until_gone
-from support.gameworld import WIN, official, open_session, page_host, task, vista, write_checkout
+from support.agentrun import AGENTS, MODELS
+from support.gameworld import WIN, kill_after_steps, official, open_session, page_host, task, vista, write_checkout
 
 pytestmark = pytest.mark.e2e
 
@@ -51,27 +49,6 @@ def direct_hashes(tmp_path_factory) -> list[str]:
         for move in WIN:
             direct.act(0, move, "computer_use")
     return [step.frame_hash for step in direct.steps]
-
-
-def lines(path: Path) -> int:
-    return len(path.read_text().splitlines()) if path.exists() else 0
-
-
-def kill_after_steps(argv, env, timeline: Path, steps: int, tmp_path) -> int:
-    """Start the run, SIGKILL it once `steps` steps are in the timeline (while the model's next answer waits)."""
-    runner = subprocess.Popen(
-        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    waited = 0.0
-    while lines(timeline) < steps and runner.poll() is None and waited < 240:
-        time.sleep(0.02)
-        waited += 0.02
-    assert runner.poll() is None, "the run ended before the kill"
-    time.sleep(0.15)
-    runner.send_signal(signal.SIGKILL)
-    runner.wait()
-    assert wait_until_gone(str(tmp_path)) == []  # the agent, its sandbox, the page host and Chromium
-    return lines(timeline)
 
 
 @pytest.mark.parametrize("protocol", ("official", "vista"))

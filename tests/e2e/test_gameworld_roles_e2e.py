@@ -6,18 +6,25 @@ stopped as the action's result reaches the model, VISTA's interrupt), each turn 
 screen; the timeline and the sessions say which role did what; the task is won and scored by GameWorld's evaluator."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from agent_eval.agents.registry import scripted_environ
 from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.gameworld.protocol import RECOVERY_WORDS, SCREEN_WORDS, vista_objective
 from agent_eval.datamodel.sessions import read_sessions
+from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.inspect_requests import conversation, has_image
-from support.agentrun import AGENTS, system_texts
-from support.gameworld import RELAY_WIN, task, write_relay_checkout
+from support.agentrun import AGENTS, MODELS, system_texts
+from support.gameworld import RELAY_WIN, kill_after_steps, task, write_relay_checkout
 from support.vista_browser import own_words, run_profile
 
 pytestmark = pytest.mark.e2e
+AGENT_EVAL = str(Path(sys.executable).parent / "agent-eval")
 
 
 @pytest.fixture(scope="module")
@@ -124,3 +131,33 @@ def test_a_roles_hand_off_is_its_own(agent, checkout, tmp_path):
     assert RECOVERY_WORDS in prompt and "amber: one cell right done, one to go" in prompt and has_image(fresh[0])
     teal = [r for r in mains if r.rule == 3]
     assert all("one cell right done" not in json.dumps(r.body) for r in teal)  # amber's notes are amber's
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_isolated_roles_survive_the_harness(agent, checkout, tmp_path):
+    """The runner SIGKILLed once both roles have acted; run again, the task is replayed and the role on turn (amber)
+    goes on in its own session, continued and told VISTA's recovery words, then the turns go on to the win."""
+    out = tmp_path / "out"
+    (tmp_path / "tmp").mkdir()
+    item_dir = out / "r" / "sandboxes" / "91_01"
+    rules = [
+        {"system": "Role 0: amber", "turns": plays(RELAY_WIN[0])},
+        {"system": "Role 1: teal", "turns": plays(RELAY_WIN[1])},
+    ]
+    argv = [
+        AGENT_EVAL, "run", "--agent", agent, "--model", MODELS[agent], "--data", str(checkout), "--ids", "91_01",
+        "--out-dir", str(out), "--run-name", "r", "--unpriced", "--profile", "vista",
+    ]  # fmt: skip
+    with ScriptedServer({"rules": rules, "faults": {"delay": 0.4}}) as server:
+        env = {**os.environ, **scripted_environ(agent, server.url), "TMPDIR": str(tmp_path / "tmp")}
+        assert kill_after_steps(argv, env, item_dir / "game" / "timeline.jsonl", 2, tmp_path) == 2
+        server.faults = {}
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (record,) = [json.loads(line) for p in (out / "r").glob("*/items.jsonl") for line in p.read_text().splitlines()]
+    assert record["status"] == "ok" and record["correct"], (record["status"], record["error"])
+    assert [s["role"] for s in read_timeline(item_dir) or []] == [0, 1, 0, 1, 0]
+    sessions = read_sessions(item_dir)
+    restarted = [s for s in sessions if "harness restarted" in s.reason]
+    assert [(s.context, s.kind) for s in restarted] == [("role-0", "resume")]
+    assert restarted[0].session_id == sessions[0].session_id  # amber's own session

@@ -11,8 +11,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from agent_eval.benchmarks.arcgames.game_process import toolkit_python
 from agent_eval.benchmarks.arcgames.games import GAMES_DIR, WINNING
+from agent_eval.benchmarks.arcgames.toolkit_process import toolkit_python
 from agent_eval.scripted.game_play import play_turns
 
 STANDIN = Path(__file__).resolve().parents[2] / "agent_eval" / "benchmarks" / "arcgames" / "api_standin.py"

@@ -13,8 +13,8 @@ import subprocess
 import textwrap
 from pathlib import Path
 
-from agent_eval.benchmarks.arcgames.game_process import toolkit_python
 from agent_eval.benchmarks.arcgames.grading import environment_score
+from agent_eval.benchmarks.arcgames.toolkit_process import toolkit_python
 
 WIN = ["RESET", "ACTION4", "ACTION4", "ACTION4", ("ACTION6", 10, 10)]
 # VISTA's game tools (src/vista/benchmarks/arc3/claude/tools.py build_tools), written out here rather than read from

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from agent_eval.benchmarks.gameworld.catalog import append_url_suffix
 from agent_eval.benchmarks.gameworld.loader import PAGE, TaskItem, load_gameworld
 from agent_eval.benchmarks.gameworld.session import SEED, TaskSession
 from agent_eval.browser.host import PageHost
+from support.agentrun import wait_until_gone
 
 WIN = [
     {"action": "click", "x": 450, "y": 30},
@@ -98,3 +102,24 @@ def host_fixture(checkout, tmp_path_factory):
     """One page host for the module's tests: each opens the task's page afresh (its clock at 0)."""
     with page_host(task(checkout), tmp_path_factory.mktemp("host")) as host:
         yield host
+
+
+def lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def kill_after_steps(argv, env, timeline: Path, steps: int, tmp_path) -> int:
+    """Start the run, SIGKILL it once `steps` steps are in the timeline (while the model's next answer waits)."""
+    runner = subprocess.Popen(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    waited = 0.0
+    while lines(timeline) < steps and runner.poll() is None and waited < 240:
+        time.sleep(0.02)
+        waited += 0.02
+    assert runner.poll() is None, "the run ended before the kill"
+    time.sleep(0.15)
+    runner.send_signal(signal.SIGKILL)
+    runner.wait()
+    assert wait_until_gone(str(tmp_path)) == []  # the agent, its sandbox, the page host and Chromium
+    return lines(timeline)

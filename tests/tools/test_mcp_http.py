@@ -16,7 +16,7 @@ import mcp  # noqa: F401  (the client, imported before any server thread imports
 import pytest
 from PIL import Image
 
-from agent_eval.benchmarks.activevision.benchmark import image_tools
+from agent_eval.benchmarks.shared import image_tools
 from agent_eval.tools.mcp_http import McpHost
 
 
@@ -162,7 +162,8 @@ from pathlib import Path
 import anyio
 import pytest
 from PIL import Image
-from agent_eval.benchmarks.activevision.benchmark import ActiveVision, image_tools
+from agent_eval.benchmarks.activevision.benchmark import ActiveVision
+from agent_eval.benchmarks.shared import image_tools
 from agent_eval.tools.mcp_http import load_in_background, load_sdk_module
 root = Path(sys.argv[1])
 ActiveVision().warm_up("image")                   # the run's warm-up import, racing the first items' builds

@@ -178,16 +178,8 @@ def evidence_of(record, observations, item=None, scene=None) -> Evidence:
             or detail.get("parse_error")
             or ("not graded: " + record.status if not record.metrics else None),
         )
-    out = Evidence(
-        True,
-        frame,
-        angle,
-        bbox,
-        metrics.evidence_correct,
-        detail.get("evidence_iou"),
-        detail.get("evidence_matched_frame"),
-        detail.get("evidence_error"),
-    )
+    iou, matched, error = (detail.get(f"evidence_{key}") for key in ("iou", "matched_frame", "error"))
+    out = Evidence(True, frame, angle, bbox, metrics.evidence_correct, iou, matched, error)
     width = item.width if item else 3760
     x0 = view_span(angle, width).x0
     out.observed = next(

@@ -115,12 +115,9 @@ def _check_against_scene(item: ActiveItem, scene: Scene, where: str, check_boxes
         ) from None
     if check_boxes:
         from agent_eval.benchmarks.activeobs.geometry import at_least, circular_iou
+        from agent_eval.benchmarks.activeobs.render import person_box  # numpy: only when boxes are checked
 
         for frame, box in item.boxes.items():
-            from agent_eval.benchmarks.activeobs.render import (
-                person_box,  # numpy: only when boxes are checked against the scene
-            )
-
             iou = circular_iou(box, person_box(scene, person, frame), scene.width)
             if not at_least(iou, 0.95):
                 raise DataError(

@@ -82,17 +82,12 @@ def print_evidence(console: Console, record: ItemRecord, evidence: Evidence) -> 
     metrics = ActiveObsMetrics.of(record)
     if metrics.evidence_view_observed is not None:
         seen = "a view the agent obtained" if metrics.evidence_view_observed else "a view the agent never obtained"
-        written = (
-            ""
-            if metrics.evidence_in_graph is None
-            else "; its box is in the agent's graph"
-            if metrics.evidence_in_graph
-            else "; its box is not in the agent's graph"
-        )
+        graph = {None: "", True: "; its box is in the agent's graph", False: "; its box is not in the agent's graph"}
+        written = graph[metrics.evidence_in_graph]
         console.print(
             Text(f"the evidence rests on {seen}{written}", style="" if metrics.evidence_view_observed else "red")
         )
     console.print(
         Text("combined (answer and evidence): ")
-        + (Text("correct ✓", "bold green") if ActiveObsMetrics.of(record).combined else Text("wrong ✗", "bold red"))
+        + (Text("correct ✓", "bold green") if metrics.combined else Text("wrong ✗", "bold red"))
     )

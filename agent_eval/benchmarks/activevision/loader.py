@@ -92,16 +92,8 @@ def load_dataset(root: Path | str) -> Dataset:
         seen[item_id] = where
         image = _image_path(root, layout, str(row[image_field]))
         _check_image(item_id, image)
-        dataset.items.append(
-            ActiveVisionItem(
-                id=item_id,
-                task=str(row["task"]),
-                category=str(row["category"]),
-                question=str(row["question"]),
-                answer=str(row["answer"]),
-                image=image,
-            )
-        )
+        task, category, question, answer = (str(row[name]) for name in ("task", "category", "question", "answer"))
+        dataset.items.append(ActiveVisionItem(item_id, task, category, question, answer, image))
     if not dataset.items:
         raise DataError(f"{root / layout}: holds no items")
     return dataset

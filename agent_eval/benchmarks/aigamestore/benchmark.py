@@ -94,13 +94,13 @@ class AiGameStore(BrowserKind):
             notes = (
                 Notes(item_root, NOTE_PURPOSES, VISTA_NOTE_LIMITS if vista_tools else None) if options.notes else None
             )
-            handoff = self.handoff_state(handoff_request(options.game_tools))
+            handoff, gate = self.handoff_state(handoff_request(options.game_tools)), self.gate()
             if vista_tools:  # VISTA's play, restart and task tools in our tools' place
                 names = server.vista_offered(tools, options.notes, codex=self.backend == "codex")
-                build = lambda: server.vista_server(session, names, notes, handoff)  # noqa: E731
+                build = lambda: server.vista_server(session, names, notes, handoff, gate)  # noqa: E731
             else:
                 names = server.offered(options.protocol, tools, options.notes)
-                build = lambda: server.build_server(session, names, notes, handoff, options.tell_steps)  # noqa: E731
+                build = lambda: server.build_server(session, names, notes, handoff, options.tell_steps, gate)  # noqa: E731
             served = serve_game(stack, SERVER_NAME, names, build, tools)
             mirror = frames_mirror(work, tools)  # the frames, read-only in the workdir as they are archived
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
@@ -127,6 +127,7 @@ class AiGameStore(BrowserKind):
                 served,
                 readonly,
                 handoff,
+                gate,
                 goes_on=lambda reason: _continuation(session, prompt, notes, reason, words),
                 redirected=(Redirect(_redirect_words(words), options.decisions), lambda: session.decisions, None),
                 inline=decision_images(session)[-1:],

@@ -22,7 +22,10 @@ from pydantic import Field
 from agent_eval.benchmarks.aigamestore.protocol import INPUTS, SEGMENTS, BadSegments, checked_segments
 from agent_eval.benchmarks.aigamestore.session import ENDED, GameStoreSession, PlayRefused
 from agent_eval.benchmarks.games.browser import vista_play
-from agent_eval.benchmarks.games.browser.tools import (
+from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
+from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+from agent_eval.benchmarks.games.tools import (
     Functions,
     inspect_text,
     look_functions,
@@ -32,8 +35,6 @@ from agent_eval.benchmarks.games.browser.tools import (
     refusing,
     served,
 )
-from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
 from agent_eval.benchmarks.games.vista.events import Event
 from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, schema_object, vista_tool
 from agent_eval.benchmarks.notes import Notes
@@ -129,15 +130,24 @@ def history_lines(session: GameStoreSession, last: int) -> str:
 
 
 def tool_functions(
-    session: GameStoreSession, notes: Notes | None = None, handoff: HandoffState | None = None, tell_steps: bool = True
+    session: GameStoreSession,
+    notes: Notes | None = None,
+    handoff: HandoffState | None = None,
+    tell_steps: bool = True,
+    gate: ObservationGate | None = None,
 ) -> Functions:
     looks = FrameLooks(session.archive)
 
     def moving(make_move):
-        """A move, unless the agent was asked to hand off (the next session plays on)."""
+        """A move, unless the agent was asked to hand off (the next session plays on) or has not seen the last."""
         if handoff is not None and handoff.told:
             raise PlayRefused(f"No move made: {handoff.ask}")
-        return make_move()
+        if gate is not None and (blind := gate.refuses()):
+            raise PlayRefused(blind)
+        move = make_move()
+        if gate is not None:
+            gate.acted(True)  # its frames are on their way to the model
+        return move
 
     def images(numbers: list[int]) -> list:
         return [Image(data=session.archive.png(n), format="png") for n in numbers]
@@ -212,8 +222,9 @@ def build_server(
     notes: Notes | None = None,
     handoff: HandoffState | None = None,
     tell_steps: bool = True,
+    gate: ObservationGate | None = None,
 ) -> MCPServer:
-    return served(tool_functions(session, notes, handoff, tell_steps), names)
+    return served(tool_functions(session, notes, handoff, tell_steps, gate), names)
 
 
 # -- VISTA's tools (--game-tools vista)
@@ -244,7 +255,11 @@ def vista_offered(mode: str, notes: bool, codex: bool = False) -> tuple[str, ...
 
 
 def vista_server(
-    session: GameStoreSession, names: tuple[str, ...], notes: Notes | None = None, handoff: HandoffState | None = None
+    session: GameStoreSession,
+    names: tuple[str, ...],
+    notes: Notes | None = None,
+    handoff: HandoffState | None = None,
+    gate: ObservationGate | None = None,
 ) -> MCPServer:
     events = vista_play.vista_events(lambda n: vista_event(session, n), lambda: len(session.moves), notes, handoff)
     valid = Draft202012Validator(PLAY_SCHEMA)
@@ -255,10 +270,14 @@ def vista_server(
                 return answer(False, "The run has ended.")
             if handoff is not None and handoff.told:
                 return answer(False, f"No game action was executed: {handoff.ask}")
+            if gate is not None and gate.refuses():
+                return answer(False, UNSEEN)
             try:
                 event, guidance = vista_words(session, make_move())
             except REFUSED as why:
                 return answer(False, str(why))
+            if gate is not None:
+                gate.acted(True)
             return event + (" " + guidance if guidance else ""), True
 
         return vista_play.acted(events, handoff, images, act)

@@ -38,4 +38,5 @@ class GameStoreReading(BrowserReading):
             "final answer": options.get("final_answer", "ends"),
             "steps told": options.get("tell_steps", "on"),
             "game tools": options.get("game_tools", "ours"),
+            "action batches": options.get("action_batches", "on"),
         }

@@ -40,6 +40,7 @@ PROFILES = (
             "task_prompt": "vista",
             "final_answer": "redirect",
             "tell_steps": "off",
+            "action_batches": "off",
             "notes": "on",
             "game_tools": "vista",
             "context": "handoff:cli",

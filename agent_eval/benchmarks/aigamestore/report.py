@@ -10,6 +10,7 @@ from agent_eval.benchmarks.aigamestore.record import read_end
 from agent_eval.benchmarks.aigamestore.scoring import per_game, summary
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
+from agent_eval.benchmarks.games.reading import sampled
 from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.notes import versions, where_words
 
@@ -17,18 +18,10 @@ MAX_DECISIONS = 40  # decision strips drawn per game, evenly spaced (restarts an
 GRADED = ("ok", "no_answer")
 
 
-def drawn(timeline: list[dict], most: int = MAX_DECISIONS) -> set[int]:
-    """The indices of the moves drawn: all of them when few; else `most` evenly spaced, each start or restart and
-    the last."""
-    if len(timeline) <= most:
-        return set(range(len(timeline)))
-    picks = {round(k * (len(timeline) - 1) / (most - 1)) for k in range(most)}
-    return picks | {i for i, e in enumerate(timeline) if e["kind"] != "play" or e.get("restarted_first")}
-
-
 def strips(timeline: list[dict], embed) -> tuple[list[dict], int]:
     """(one strip per drawn move, how many moves were not drawn)."""
-    chosen = drawn(timeline)
+    restarts = (i for i, e in enumerate(timeline) if e["kind"] != "play" or e.get("restarted_first"))
+    chosen = sampled(len(timeline), MAX_DECISIONS, restarts)
     out = []
     for index, entry in enumerate(timeline):
         if index not in chosen:

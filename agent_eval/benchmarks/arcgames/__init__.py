@@ -11,17 +11,17 @@ game_server.py    the `game` MCP server: our tools or VISTA's (--game-tools), as
 ours_tools.py     our tools: play; recall, inspect, read_pixels from mode image up; read_notes, write_note
 vista_tools.py    VISTA's tools: play, then the core's turn-addressed inspect, read_pixels, history and the notes
                   (games/vista/turns.py) over the game's turns as events, answering as VISTA's harness does
-turns.py          turns as VISTA numbers them (turn 0: the first observation), the actions it accepts, its metadata
+turns.py          turns as VISTA numbers them (turn 0: the first observation), the actions it accepts, its metadata,
+                  the level boundaries (Levels: where a level began; WORKING.md per level) either tool style keeps
 coordinates.py    ACTION6's and the regions' coordinates: game pixels or pixels of the image as shown
 prompt_text.py    what the prompt says of the tools, drawing and coordinates: never a tool the rung leaves out
 frames.py         frames as palette PNGs (VISTA's grid lines on request) and the lossless archive (.npy + .png)
-grading.py        the toolkit's scorecard as the record's metrics (metrics.py: GameMetrics), the run's rollup
+grading.py        the toolkit's scorecard as the record's metrics (metrics.py: GameMetrics, and the measures a run is
+                  read by: game score, levels, games won), the run's rollup
 ladder.py         VISTA's ladder as switches of a games run (kind options, so in the run's identity)
 telling.py        what each session is told: the first message, and after a hand-off, an early stop, a restart
 vista_prompts.py  VISTA's own words for those (--task-prompt vista)
 profile.py        --profile vista: VISTA's whole ARC-AGI-3 setting as run options, each with its file in VISTA's code
-continuation.py   what the next session is told of a game that goes on (hand-off or restart): state, notes, last frame
-measures.py       its own measures where a run is read (game score, levels, games won)
 hooks.py          how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)
 live.py           the game as it goes from its folder alone (watch, report --live) and its frames for a replay
 

@@ -73,7 +73,7 @@ class ArcGames(Benchmark):
             raise ValueError(f"--frame-scale must be {MIN_SCALE}-{MAX_SCALE}, got {self.frame_scale}")
 
     def load(self, root: Path):
-        from agent_eval.benchmarks.arcgames.game_process import TOOLKIT_MISSING, toolkit_python
+        from agent_eval.benchmarks.arcgames.toolkit_process import TOOLKIT_MISSING, toolkit_python
 
         if toolkit_python() is None:
             from agent_eval.datamodel.jsonl import DataError

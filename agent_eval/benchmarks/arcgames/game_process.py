@@ -16,48 +16,51 @@ from pathlib import Path
 
 import numpy as np
 
-from agent_eval.benchmarks.arcgames.toolkit_process import (
-    TOOLKIT_ENV_VAR,
-    TOOLKIT_MISSING,
-    GameError,
-    Online,
-    ToolkitProcess,
-    toolkit_python,
-)
-from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT
-
-# The names this module always offered (tests, perf/ and benchmark.py import them from here).
-__all__ = ["PROJECT_ROOT", "TOOLKIT_ENV_VAR", "TOOLKIT_MISSING", "GameError", "GameProcess", "Online", "toolkit_python"]
+from agent_eval.benchmarks.arcgames.toolkit_process import GameError, Online, ToolkitProcess
 
 HOST_SCRIPT = Path(__file__).with_name("game_host.py")
 ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
-FRAME_SHAPE = (64, 64)
+CLICK = "ACTION6"  # the one action with coordinates
+GRID = 64  # a frame is GRID x GRID game pixels
+FRAME_SHAPE = (GRID, GRID)
 REPLAY_S_PER_ACTION = 0.25  # a replay's time bound per action, beyond one step's (a step takes 0.07-8 ms)
 ONLINE_STEP_TIMEOUT_S = 30.0  # an online step is an HTTPS round trip (the toolkit's own bound is 10 s a request)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a game id or version: one plain path component
 
 
 @dataclass(frozen=True)
-class StepResult:
-    """What one action returned. `frames` are 64x64 uint8 colour indices 0-15, in order (an animation gives
-    several); they are empty only for an action sent after WIN or GAME_OVER, which the toolkit ignores and
-    does not count (the state stands)."""
+class Outcome:
+    """Where an action left the game, as the host answers it."""
 
     state: str  # "NOT_FINISHED" | "WIN" | "GAME_OVER" (the toolkit's names)
     levels_completed: int
     win_levels: int
     available_actions: tuple[str, ...]  # e.g. ("ACTION1", "ACTION2", "ACTION6")
+
+    @staticmethod
+    def read(ans: dict) -> dict:
+        """The outcome's fields from a host's answer (a step's, or one replayed step's)."""
+        return {
+            "state": ans["state"],
+            "levels_completed": int(ans["levels_completed"]),
+            "win_levels": int(ans["win_levels"]),
+            "available_actions": tuple(ans["available_actions"]),
+        }
+
+
+@dataclass(frozen=True)
+class StepResult(Outcome):
+    """What one action returned. `frames` are 64x64 uint8 colour indices 0-15, in order (an animation gives
+    several); they are empty only for an action sent after WIN or GAME_OVER, which the toolkit ignores and
+    does not count (the state stands)."""
+
     frames: list[np.ndarray]
 
 
 @dataclass(frozen=True)
-class ReplayedStep:
+class ReplayedStep(Outcome):
     """One recorded action played again: what it returned, its frames as hashes (frames.frame_hash)."""
 
-    state: str
-    levels_completed: int
-    win_levels: int
-    available_actions: tuple[str, ...]
     hashes: tuple[str, ...]
 
 
@@ -126,8 +129,8 @@ class GameProcess(ToolkitProcess):
         if action not in ACTIONS:
             raise ValueError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
         req: dict = {"op": "step", "action": action}
-        if action == "ACTION6":
-            if x is None or y is None or not (0 <= x <= 63 and 0 <= y <= 63):
+        if action == CLICK:
+            if x is None or y is None or not (0 <= x < GRID and 0 <= y < GRID):
                 raise ValueError(f"ACTION6 needs x and y in 0-63, not x={x!r}, y={y!r}")
             req.update(x=int(x), y=int(y))
         elif x is not None or y is not None:
@@ -138,13 +141,7 @@ class GameProcess(ToolkitProcess):
 
     def _result(self, ans: dict, what: str) -> StepResult:
         self.host_cpu_s = float(ans.get("cpu_s", 0.0))  # the host's CPU time so far (perf/)
-        return StepResult(
-            state=ans["state"],
-            levels_completed=int(ans["levels_completed"]),
-            win_levels=int(ans["win_levels"]),
-            available_actions=tuple(ans["available_actions"]),
-            frames=self._frames(ans, what),
-        )
+        return StepResult(**Outcome.read(ans), frames=self._frames(ans, what))
 
     def replay(self, actions: list[tuple[str, int | None, int | None]]) -> list[ReplayedStep]:
         """Play recorded actions again, in one request (a game is restored by playing it again from its start:
@@ -156,16 +153,7 @@ class GameProcess(ToolkitProcess):
         timeout = self.step_timeout_s + REPLAY_S_PER_ACTION * len(actions)
         ans = self._request({"op": "replay", "actions": [list(a) for a in actions]}, timeout, "the replay")
         self.host_cpu_s = float(ans.get("cpu_s", 0.0))
-        return [
-            ReplayedStep(
-                state=step["state"],
-                levels_completed=int(step["levels_completed"]),
-                win_levels=int(step["win_levels"]),
-                available_actions=tuple(step["available_actions"]),
-                hashes=tuple(step["hashes"]),
-            )
-            for step in ans["steps"]
-        ]
+        return [ReplayedStep(**Outcome.read(step), hashes=tuple(step["hashes"])) for step in ans["steps"]]
 
     def scorecard(self) -> dict:
         """The toolkit's offline scorecard for this play-through (JSON-able; see game_host.scorecard):
@@ -184,9 +172,9 @@ class GameProcess(ToolkitProcess):
         if any(tuple(s) != FRAME_SHAPE for s in ans["shapes"]):
             raise self._fail(f"{what} returned frames of shape {ans['shapes']}, not 64x64")
         data = np.frombuffer(base64.b64decode(ans["frames"]), dtype=np.uint8)
-        if data.size != n * 64 * 64:
+        if data.size != n * GRID * GRID:
             raise self._fail(f"{what}: {data.size} frame bytes for {n} frames")
         if n and data.max() > 15:
             raise self._fail(f"{what} returned a colour index outside 0-15 ({int(data.max())})")
-        stack = data.reshape(n, 64, 64)
+        stack = data.reshape(n, GRID, GRID)
         return [stack[i].copy() for i in range(n)]

@@ -56,7 +56,7 @@ class GameReading(game_reading.GameReading):
         return record.id
 
     def measures(self) -> list[KindMeasure]:
-        from agent_eval.benchmarks.arcgames.measures import MEASURES
+        from agent_eval.benchmarks.arcgames.metrics import MEASURES
 
         return MEASURES
 

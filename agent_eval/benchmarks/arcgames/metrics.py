@@ -1,4 +1,6 @@
-"""What an ARC-AGI-3 game record's `metrics` holds: the toolkit's scorecard of the game as played."""
+"""What an ARC-AGI-3 game record's `metrics` holds: the toolkit's scorecard of the game as played; and the kind's
+own measures, in place of accuracy wherever a run is read (analysis/measures.py): the toolkit's game score (0-100;
+over games their mean, grading.py rollup_games), the levels completed out of the game's levels, and the games won."""
 
 from __future__ import annotations
 
@@ -6,7 +8,9 @@ from dataclasses import field
 
 from pydantic.dataclasses import dataclass
 
+from agent_eval.analysis.measures import GRADED, NONE, averaged, counted
 from agent_eval.benchmarks.base import KindMetrics
+from agent_eval.datamodel.records import ItemRecord
 
 
 @dataclass
@@ -47,3 +51,21 @@ class GameMetrics(KindMetrics):
     def actions_per_level(self) -> float | None:
         """Actions spent per completed level (None: no level completed)."""
         return self.actions / self.levels_completed if self.levels_completed else None
+
+
+def _won(record: ItemRecord) -> str:
+    if record.status not in GRADED:
+        return NONE
+    return "yes" if GameMetrics.of(record).won else "no"
+
+
+MEASURES = [
+    averaged("score", "game score, 0-100 (mean over games)", lambda r: GameMetrics.of(r).score, "{:.1f}".format),
+    counted(
+        "levels",
+        "levels completed (of the games' levels)",
+        lambda r: GameMetrics.of(r).levels_completed,
+        lambda r: GameMetrics.of(r).win_levels or 0,
+    ),
+    counted("won", "games won", lambda r: int(GameMetrics.of(r).won), lambda r: 1, item_text=_won),
+]

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Callable
 
 from agent_eval import __version__
-from agent_eval.benchmarks.arcgames.game_process import GameError, GameProcess, Online
+from agent_eval.benchmarks.arcgames.game_process import GameProcess
 from agent_eval.benchmarks.arcgames.game_record import GameEnd, read_plays, write_end
-from agent_eval.benchmarks.arcgames.toolkit_process import ONLINE_HOST, ToolkitProcess
+from agent_eval.benchmarks.arcgames.toolkit_process import ONLINE_HOST, GameError, Online, ToolkitProcess
 from agent_eval.benchmarks.base import ItemError
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import now_iso
@@ -245,13 +245,7 @@ class OnlineGame:
         self.process, self.replica, self.directory, self.made = process, replica, directory, made
 
     def __getattr__(self, name: str):
-        return getattr(self.process, name)
-
-    def step(self, action: str, x: int | None = None, y: int | None = None):
-        return self.process.step(action, x, y)
-
-    def replay(self, actions):
-        raise GameError(f"{self.process.name}: an online game is never replayed (its actions would count again)")
+        return getattr(self.process, name)  # step, initial, last_step_s; replay, which refuses online
 
     def scorecard(self) -> dict:
         online = {**self.made, **self.process.online_result()}

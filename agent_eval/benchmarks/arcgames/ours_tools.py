@@ -6,7 +6,7 @@ palette and `read_pixels` reads the game pixels of a region; in display pixels (
 the game pixel under it, `inspect` crops the image as shown (grid lines included) and labels it in its pixels,
 and `read_pixels` reads the game pixels a display region touches. The crops and the grid are the image tools' own
 (tools/imagetools: regions, nearest-neighbour views, the labelled grid); the note tools, a refusal's answer and the
-server are the game kinds' shared pieces (games/browser/tools.py: not browser-bound)."""
+server are the game kinds' shared pieces (games/tools.py)."""
 
 # No `from __future__ import annotations`: the tools' parameter descriptions are evaluated where each is defined.
 import io
@@ -20,10 +20,11 @@ from pydantic import Field
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, grid_text, to_rgb
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, PlayRefused
-from agent_eval.benchmarks.games.browser.tools import note_tools, refusing
+from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.looks import inspected
+from agent_eval.benchmarks.games.tools import note_tools, refusing
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.tools.imagetools.regions import resolve_region
 
@@ -74,7 +75,7 @@ def tool_functions(
     ladder: Ladder = Ladder(),
     notes: Notes | None = None,
     where: Callable[[], dict] | None = None,
-    after_play: Callable[[], None] | None = None,
+    after_play: Callable[[], object] | None = None,
 ):
     """name -> (function, description) of every tool of ours on this session. `where()`: how far the game had got,
     recorded with each note written; `after_play()`: called after every play (the level scope of WORKING.md)."""

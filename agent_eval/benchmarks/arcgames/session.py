@@ -22,6 +22,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from agent_eval.benchmarks.arcgames.frames import FrameArchive, checked_frame, frame_hash
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK, GRID
 from agent_eval.benchmarks.arcgames.game_record import GAME_RECORD, GameEnd, Play, read_plays, read_record, write_end
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
@@ -33,9 +34,6 @@ from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.datamodel.itemdir import now_iso
 
 SEED = 0  # the toolkit's default seed (Arcade.make): recorded, so a replay makes the same game
-ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
-CLICK = "ACTION6"
-GRID = 64
 STOP = "Stop now: reply with <answer>DONE</answer>."
 
 
@@ -196,8 +194,7 @@ class GameSession:
         try:
             replayed = self.game.replay([(p.action, p.x, p.y) for p in plays])
         except Exception as error:  # the game process's failure while replaying: it does not replay
-            text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise NotReplayable(f"the replay failed: {text}") from None
+            raise NotReplayable(f"the replay failed: {_one_line(error)}") from None
         if len(replayed) != len(plays):
             raise NotReplayable(f"the replay returned {len(replayed)} steps for {len(plays)} recorded actions")
         for play, again in zip(plays, replayed):
@@ -238,10 +235,9 @@ class GameSession:
     def level_limit(self) -> int | None:
         """The current level's action bound (ceil(baseline x --level-actions)), or None."""
         baselines = self.item.baseline_actions or ()
-        level = self._levels()
-        if self.level_actions is None or level >= len(baselines):
+        if self.level_actions is None or self.level >= len(baselines):
             return None
-        return math.ceil(baselines[level] * self.level_actions)
+        return math.ceil(baselines[self.level] * self.level_actions)
 
     def where(self, level_start_turn: int) -> dict:
         """Where the game stood when a note was written (VISTA's working provenance, plus our actions used)."""
@@ -260,7 +256,7 @@ class GameSession:
     def progress_words(self) -> str:
         """Where the game stands, for an agent that goes on with it in a new session (one line)."""
         parts = [
-            f"{self._levels()} of {self._total()} levels completed" if self.last is not None else "no action yet",
+            f"{self.level} of {self._total()} levels completed" if self.last is not None else "no action yet",
             f"state {self.last.state}" if self.last is not None else "",
             f"{self.actions_used} actions used, {max(0, self.max_actions - self.actions_used)} left",
         ]
@@ -372,23 +368,12 @@ class GameSession:
                 frames = [checked_frame(f) for f in result.frames]
             except Exception as error:  # the game's own failure (GameError) or a broken frame: the item's error
                 self.error = _naming(self.item, error)
-                self._log(
-                    Play(
-                        len(self.plays) + 1,
-                        action,
-                        x,
-                        y,
-                        "ERROR",
-                        self._levels(),
-                        self._total(),
-                        [],
-                        [],
-                        self.actions_used,
-                        (time.perf_counter() - started) * 1000,
-                        error=self.error,
-                        game_s=round(self.game_clock(), 3),
-                    )
+                step, spent_ms = len(self.plays) + 1, (time.perf_counter() - started) * 1000
+                failed = Play(
+                    step, action, x, y, "ERROR", self.level, self._total(), [], [], self.actions_used, spent_ms
                 )
+                failed.error = self.error
+                self._log(failed)
                 return self._status(stopped=True), None
             self.actions_used += 1
             self.last = result
@@ -397,7 +382,6 @@ class GameSession:
             for frame in frames:
                 ident, png = self.archive.add(frame)
                 ids.append(ident)
-            hashes = [frame_hash(frame) for frame in frames]
             play = Play(
                 len(self.plays) + 1,
                 action,
@@ -410,8 +394,7 @@ class GameSession:
                 list(result.available_actions),
                 self.actions_used,
                 round(game_ms, 3),
-                frame_hashes=hashes,
-                game_s=round(self.game_clock(), 3),
+                frame_hashes=[frame_hash(frame) for frame in frames],
             )
             play.harness_ms = round((time.perf_counter() - started) * 1000 - game_ms, 3)
             if isinstance(getattr(self.game, "last_step_s", None), float):
@@ -419,13 +402,10 @@ class GameSession:
             self._log(play)
             return self._status(play=play), png
 
-    def _levels(self) -> int:
-        return self.last.levels_completed if self.last is not None else 0
-
     @property
     def level(self) -> int:
         """The levels completed: the level the game is on (games/recovery.py's LiveGame)."""
-        return self._levels()
+        return self.last.levels_completed if self.last is not None else 0
 
     def _total(self) -> int:
         return self.last.win_levels if self.last is not None else 0
@@ -469,6 +449,7 @@ class GameSession:
     def _log(self, play: Play) -> None:
         """Durable before the play is answered: a harness killed after this line restores the game with this
         action in it (and the agent is told its result), never plays it twice."""
+        play.game_s = round(self.game_clock(), 3)
         self._note_level(self.plays[-1] if self.plays else None, play)
         self.plays.append(play)
         self._timeline.append(asdict(play))
@@ -521,5 +502,9 @@ class GameSession:
 
 def _naming(item: GameItem, error) -> str:
     """The error as one line that names the game (the game process's errors already do: GAME-VERSION: ...)."""
-    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    text = _one_line(error)
     return text if text.startswith(f"{item.id}-{item.version}:") else f"{item.id}-{item.version}: {text}"
+
+
+def _one_line(error) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

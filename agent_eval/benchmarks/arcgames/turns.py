@@ -7,12 +7,16 @@ observation), so they survive a restore of the game."""
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.game_record import Play
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession
+from agent_eval.benchmarks.arcgames.session import GameSession
+from agent_eval.benchmarks.games.working_scope import archive_level
+from agent_eval.benchmarks.notes import Notes
 
 NOT_STARTED = "NOT_STARTED"  # no observation yet (--initial-frame off, before the first play): ours, not VISTA's
 
@@ -192,3 +196,39 @@ def replayed(all_turns: list[Turn], display: int, last_reason: str | None) -> li
         boundary = crossed_level(before, turn, reason is not None)
         out.append((turn, metadata(turn, display, reason=reason, action_applied=True, level_boundary=boundary)))
     return out
+
+
+class Levels:
+    """The level the game is on, as VISTA reads a boundary (crossed_level): the turn it began at (VISTA's
+    _level_start_turn, kept with each note written) and, given the notes of --working-scope level, WORKING.md
+    archived and cleared at each boundary (games/working_scope.py). Either tool style calls `after_play()` after
+    each play."""
+
+    def __init__(self, session: GameSession, turns: Turns, level_notes: Notes | None):
+        self.session, self.turns, self.notes = session, turns, level_notes
+        played = replayed(turns.all(), 0, termination_reason(session))
+        self.start = max((turn.number for turn, shown in played if shown.get("level_boundary")), default=0)
+        self._seen = len(session.plays)  # plays already checked (a restored game's were, before the restart)
+        self._lock = threading.Lock()
+
+    def where(self) -> dict:
+        return self.session.where(self.start)
+
+    def after_play(self) -> bool:
+        """The plays since the last call checked; whether the last of them crossed a level boundary."""
+        with self._lock:
+            every = self.turns.all()
+            reason = termination_reason(self.session)
+            crossed = False
+            for index in range(len(every) - (len(self.session.plays) - self._seen), len(every)):
+                before, turn = (every[index - 1] if index else None), every[index]
+                crossed = crossed_level(before, turn, reason is not None and index == len(every) - 1)
+                if crossed:
+                    assert before is not None
+                    self.start = turn.number
+                    if self.notes is not None:
+                        was = {"completed": before.levels_completed, "total": turn.win_levels}
+                        now = {"completed": turn.levels_completed, "total": turn.win_levels}
+                        archive_level(self.notes, turn.number, was, now, turn.actions_used)
+            self._seen = len(self.session.plays)
+            return crossed

@@ -19,21 +19,20 @@ from mcp_types import CallToolResult
 
 from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import ACTIONS, CLICK, GameSession, PlayRefused
+from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.frames import ArchivedPngs
-from agent_eval.benchmarks.games.observation import BLIND
+from agent_eval.benchmarks.games.observation import BLIND, UNSEEN
 from agent_eval.benchmarks.games.vista import turns as vt
 from agent_eval.benchmarks.games.vista.events import Event
 from agent_eval.benchmarks.games.vista.mcp import ACTS, note_definitions, note_functions, schema_object
 from agent_eval.benchmarks.games.vista.mcp import answer as _answer
-from agent_eval.benchmarks.games.working_scope import archive_level
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.datamodel.jsonl import append_line, log_lines
 
 CLICKS = "clicks.jsonl"
 MAX_INVALID_RETRIES = 15  # VISTA's DEFAULT_MAX_INVALID_RETRIES: the 16th refused play in a row is flagged
-UNSEEN = "Observe the previous play result before another action."
 
 
 class Refused(ValueError):
@@ -75,6 +74,7 @@ class VistaGame:
         self.events = [self._event(self.turns.first, {})]
         played = t.replayed(self.turns.all(), self.display, t.termination_reason(session))
         self.events += [self._event(turn, shown) for turn, shown in played]
+        self.levels = t.Levels(session, self.turns, notes if ladder.working_scope == "level" else None)
         self.looks = vt.TurnLooks(lambda: self.events, self.coordinates.size, self.display)
         self.invalid = 0  # refused plays in a row (VISTA's attempt_index)
         self._lock = threading.Lock()
@@ -139,19 +139,15 @@ class VistaGame:
             if given is not None:
                 self.given[play.step] = given
                 append_line(self.session.directory / CLICKS, {"step": play.step, "x": given[0], "y": given[1]})
-            return self._played(before, shown.get("stop"), png)
+            return self._played(shown.get("stop"), png)
 
-    def _played(self, before: t.Turn | None, stop: str | None, png: bytes | None) -> CallToolResult:
+    def _played(self, stop: str | None, png: bytes | None) -> CallToolResult:
         turn = self.turns.last()
         assert turn is not None
-        reason = t.termination_reason(self.session)
-        boundary = t.crossed_level(before, turn, reason is not None)
+        boundary = self.levels.after_play()  # (WORKING.md archived at a boundary, with --working-scope level)
         error = turn.error if turn.state == "ERROR" else None
         shown = self._current(error=error, applied=True, boundary=boundary)
         self.events.append(self._event(turn, shown))
-        if boundary and self.notes is not None and self.ladder.working_scope == "level":
-            progress = {"completed": before.levels_completed if before else None, "total": turn.win_levels}
-            archive_level(self.notes, turn.number, progress, shown["progress"], self.session.actions_used)
         if stop and not shown["terminal"]:  # our hand-off's request (the context policy), beside VISTA's fields
             shown["stop"] = stop
         if "grid" in shown:
@@ -203,7 +199,7 @@ class VistaGame:
         }
 
     def _where(self) -> dict:
-        return self.session.where(vt.level_start_turn(vt.records(self.events)))
+        return self.levels.where()
 
     def definitions(self) -> dict[str, tuple[str, dict, dict]]:
         found = {"play": play_definition(self.coordinates.size), **self.looks.definitions()}

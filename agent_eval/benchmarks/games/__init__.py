@@ -43,6 +43,7 @@ working_scope.py  WORKING.md archived with its provenance and cleared at each le
 restores.py       a game restored by replay or started over (the kind's replay), the restore log, the time budget
 timeline.py       the game's timeline.jsonl, synced before the model is answered (Timeline), and its readers
 folder.py         the game's folder (GAME_DIR, result.json) and its JSON files written whole
+tools.py          the `game` server's shared pieces: our looks as MCP tools, the note tools, a server of functions
 served.py         the game's MCP server mounted and offered in the mode's tool set; mode python's frames mirror
 reading.py        GameReading: the kinds' shared reading hooks (the game column, no dataset, the live game, the report)
 comparison.py     a game kind's part of `compare` as two tables of cells: the runs, then each game by run

@@ -9,7 +9,7 @@ play in flight happen and ask the agent to bring its notes up to date and stop; 
 inspect's (ours or VISTA's), and the frame attached to a session's first message; the gateway's count of the
 images each request really carries (a frame the agent opened itself, in mode python) counts too.
 
-What the next session is told is the kind's (its words: arcgames' continuation.py, the browser kinds' protocol).
+What the next session is told is the kind's (its words: arcgames' telling.py, the browser kinds' protocol).
 Thread-safe: the gateway reports from its thread, the tools answer from theirs."""
 
 from __future__ import annotations

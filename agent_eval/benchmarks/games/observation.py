@@ -15,6 +15,10 @@ BLIND = (
 )
 
 
+# VISTA's words for it (backends/claude/mcp_host.py action_cycle_ready), with its tools (--game-tools vista)
+UNSEEN = "Observe the previous play result before another action."
+
+
 class ObservationGate:
     """on: the rule is kept. The engine's model-request hook calls `model_asked`; the kind's action tool calls
     `refuses()` before acting and `acted(shown)` after (shown: its result carries an observation)."""

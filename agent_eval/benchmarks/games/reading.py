@@ -5,6 +5,7 @@ live.py (`progress` for `watch` and the live report, `replay` for `show --replay
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from agent_eval.benchmarks.presentation import (
@@ -17,6 +18,14 @@ from agent_eval.benchmarks.presentation import (
     TemplateView,
 )
 from agent_eval.datamodel.records import ItemRecord
+
+
+def sampled(count: int, most: int, kept: Iterable[int] = ()) -> set[int]:
+    """Which of a game's `count` timeline entries its report draws: all of them when few; else `most` evenly spaced,
+    the `kept` ones (the kind's marks: a restart, a reset) and the last."""
+    if count <= most:
+        return set(range(count))
+    return {round(k * (count - 1) / (most - 1)) for k in range(most)} | set(kept) | {count - 1}
 
 
 class GameReading(ReadingHooks):

@@ -117,11 +117,14 @@ class GameWorld(BrowserKind):
                 decisions = Decisions(session, template_text, rung, window)
             else:  # VISTA's words with its tools
                 handoff = self.handoff_state(handoff_request("vista") if rung.game_tools == "vista" else HANDOFF)
+            gate = self.gate()  # (isolated roles: a turn is one action already)
             codex = self.backend == "codex"
             turns = turns_for(session, rung, item_root, codex) if decisions is None else None  # --roles isolated
             if turns is not None:  # each role its own notes and hand-off (roles.py)
                 handoff = notes = None
-            game_tools = server_module.GameTools(session, rung, decisions, handoff, notes, codex, turns)
+            game_tools = server_module.GameTools(
+                session, rung, decisions, handoff, notes, codex, turns, gate if turns is None else None
+            )
             served = serve_game(
                 stack,
                 SERVER_NAME,
@@ -157,6 +160,7 @@ class GameWorld(BrowserKind):
                 served,
                 readonly,
                 handoff,
+                gate,
                 goes_on=lambda reason: vista_continuation(session, prompt, notes, reason, words),
                 # VISTA's answer to a final reply (RoleSession.submit): a step with nothing sent, which counts
                 redirected=(Redirect(said, session.max_steps), lambda: len(session.steps), lambda: _no_action(session)),

@@ -19,7 +19,10 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from agent_eval.benchmarks.games.browser import vista_play
-from agent_eval.benchmarks.games.browser.tools import (
+from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
+from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+from agent_eval.benchmarks.games.tools import (
     inspect_text,
     look_functions,
     note_tools,
@@ -28,8 +31,6 @@ from agent_eval.benchmarks.games.browser.tools import (
     refusing,
     served,
 )
-from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
 from agent_eval.benchmarks.games.vista.events import Event, VistaEvents
 from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, vista_tool
 from agent_eval.benchmarks.gameworld import vista_act
@@ -89,9 +90,14 @@ def vista_event(session: TaskSession, number: int) -> Event:
     png = session.archive.png
     if number == 0:
         return Event(None, session.item.task_def.prompt, True, (png(session.start_frame),))
-    step = session.steps[number - 1]
-    finished = number == len(session.steps) and session.over is not None
-    action = {"name": "act", "arguments": step.action} if step.action is not None else None
+    return step_event(session.steps[number - 1], number == len(session.steps) and session.over is not None, png)
+
+
+def step_event(step, finished: bool, png: Callable[[int], bytes]) -> Event:
+    """A step as VISTA's event: the call as it was given (an invalid one too: VISTA records every environment call;
+    a final reply's step none), its words, whether it was valid, its screens."""
+    tool = "control" if step.interface == "semantic" else "act"
+    action = {"name": tool, "arguments": step.given} if step.interface != "none" else None
     frames = tuple(png(f) for f in (step.reset_frame, step.frame) if f is not None)
     return Event(action, vista_words(step, finished), step.action is not None, frames)
 
@@ -116,8 +122,10 @@ class GameTools:
         notes: Notes | None = None,
         codex: bool = False,
         turns: RoleTurns | None = None,
+        gate: ObservationGate | None = None,
     ):
         self.session = session
+        self.gate = gate  # --action-batches off: one action per observation (games/observation.py)
         self.turns = turns  # --roles isolated: the role playing this turn, its notes and events (roles.py)
         self.rung = rung
         self.decisions = decisions
@@ -135,7 +143,7 @@ class GameTools:
             else None
         )
         if turns is not None:  # each role's own tools over its own events and notes, its turn's served
-            own = [RoleEvents(session, k, turns, vista_words) for k in range(turns.roles)]
+            own = [RoleEvents(session, k, turns, step_event) for k in range(turns.roles)]
             saving = lambda: turns.checkpointing  # noqa: E731  (save_compact_checkpoint: the role's checkpoint turn)
             self.by_role = [VistaEvents(own[k], turns.notes[k], saving) for k in range(turns.roles)]
             self.vista = self.by_role[turns.playing]
@@ -182,6 +190,11 @@ class GameTools:
         turns = self.turns
         if turns is not None and (turns.acted or turns.checkpointing):  # one action per turn; notes only then
             return answer(False, DECISION_ENDED if turns.acted else CHECKPOINTING)
+        gate = self.gate
+        if gate is not None and (blind := gate.refuses()):
+            if self.vista is None:
+                raise StepRefused(blind)
+            return answer(False, UNSEEN)
         if self.vista is not None:  # VISTA's answer in its words (--roles isolated needs it); its screens counted
 
             def vista_step() -> tuple[str, bool]:
@@ -190,6 +203,8 @@ class GameTools:
                     raise StepRefused("The task session has ended.")
                 if turns is not None:
                     turns.acted = True
+                if gate is not None:
+                    gate.acted(True)
                 step = session.steps[-1]
                 return vista_words(step, session.over is not None), step.action is not None
 
@@ -197,6 +212,8 @@ class GameTools:
 
         def acted() -> Any:
             status, png = session.act(role or 0, given, interface, reasoning)
+            if gate is not None:
+                gate.acted(png is not None)  # its screen is on its way to the model
             ask = self.handoff.stop_now() if self.handoff is not None and "stop" not in status else None
             if ask:
                 status["stop"] = ask

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
+from agent_eval.benchmarks.games.reading import sampled
 from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_tasks
 from agent_eval.benchmarks.gameworld.records import read_end
@@ -17,17 +18,10 @@ MAX_SHOTS = 60
 GRADED = ("ok", "no_answer")
 
 
-def _drawn(timeline: list[dict]) -> set[int]:
-    if len(timeline) <= MAX_SHOTS:
-        return set(range(len(timeline)))
-    picks = {round(k * (len(timeline) - 1) / (MAX_SHOTS - 1)) for k in range(MAX_SHOTS)}
-    return picks | {i for i, entry in enumerate(timeline) if entry.get("reset_frame")} | {len(timeline) - 1}
-
-
 def filmstrip(timeline: list[dict], start_frame: int | None, embed) -> tuple[list[dict], int]:
     """One shot per decision: the screen it was decided on, then what it did and how the task stood after; the
     last shot is the final screen. (Shots, how many were left out.)"""
-    drawn = _drawn(timeline)
+    drawn = sampled(len(timeline), MAX_SHOTS, (i for i, entry in enumerate(timeline) if entry.get("reset_frame")))
     shots = []
     for index, entry in enumerate(timeline):
         if index not in drawn:

@@ -98,9 +98,9 @@ class RoleTurns:
 class RoleEvents:
     """One role's events as VISTA's TaskContext records them (an event never changes once made)."""
 
-    def __init__(self, session: TaskSession, role: int, turns: RoleTurns, words: Callable[..., str]):
+    def __init__(self, session: TaskSession, role: int, turns: RoleTurns, step_event: Callable[..., Event]):
         self.session, self.role, self.turns = session, role, turns
-        self.words = words  # a step's result in VISTA's words (game_server.vista_words)
+        self.step_event = step_event  # a step as VISTA's event (game_server.step_event)
         self._png: dict[int, bytes] = {}
         self._lock = threading.Lock()
 
@@ -119,10 +119,7 @@ class RoleEvents:
                     continue
                 if step.seen is not None and step.seen != seen:  # its turn began on another role's screen
                     events.append(Event(None, "", True, (self.png(step.seen),)))
-                finished = number == len(steps) and session.over is not None
-                action = {"name": "act", "arguments": step.given} if step.interface != "none" else None
-                frames = tuple(self.png(f) for f in (step.reset_frame, step.frame) if f is not None)
-                events.append(Event(action, self.words(step, finished), step.action is not None, frames))
+                events.append(self.step_event(step, number == len(steps) and session.over is not None, self.png))
                 seen = step.frame
             if self.turns.playing == self.role and not self.turns.acted and session.last_frame() != seen:
                 events.append(Event(None, "", True, (self.png(session.last_frame()),)))

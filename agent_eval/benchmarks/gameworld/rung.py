@@ -111,6 +111,7 @@ class Rung(BrowserOptions):
             "final answer": self.final_answer,
             "steps told": "on" if self.tell_steps else "off",
             "game tools": self.game_tools,
+            "action batches": "on" if self.action_batches else "off",
             "act schema": self.act_schema,
             "roles": self.roles,
         }

@@ -150,15 +150,8 @@ def generate(rng: np.random.Generator, difficulty: str):
     img, draw = canvas(cols * cell + 2 * margin, rows * cell + 2 * margin)
 
     def wall(x0, y0, x1, y1):  # grid-point coordinates; square caps close every joint
-        draw.rectangle(
-            [
-                margin + x0 * cell - half,
-                margin + y0 * cell - half,
-                margin + x1 * cell + half,
-                margin + y1 * cell + half,
-            ],
-            fill=BLACK,
-        )
+        left, top = margin + x0 * cell - half, margin + y0 * cell - half
+        draw.rectangle([left, top, margin + x1 * cell + half, margin + y1 * cell + half], fill=BLACK)
 
     for r in range(rows):
         for c in range(cols):

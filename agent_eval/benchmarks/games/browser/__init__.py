@@ -5,7 +5,6 @@ its scoring.
 
 options.py        the options every browser kind takes (BrowserOptions), checked once
 kind.py           BrowserKind: the Benchmark both kinds are (load, samples, hand-off state, VISTA's continuous session)
-tools.py          our `game` server's shared pieces: the looks as MCP tools, the note tools, a server of functions
 reading.py        BrowserReading: the kinds' reading hooks, each one call into the kind's module of that name
 vista_play.py     VISTA's game tools for both kinds: its actions' answers and task tools, images counted to the cap
 """

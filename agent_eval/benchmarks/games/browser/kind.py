@@ -17,6 +17,7 @@ from agent_eval.benchmarks.base import Benchmark, Continuation, ItemSetup
 from agent_eval.benchmarks.games.browser.options import BrowserOptions
 from agent_eval.benchmarks.games.final_answers import Redirect, redirect
 from agent_eval.benchmarks.games.handoff import HandoffState
+from agent_eval.benchmarks.games.observation import ObservationGate
 from agent_eval.benchmarks.games.restores import time_budget
 from agent_eval.benchmarks.games.served import Served
 from agent_eval.tools.mcp_http import load_in_background
@@ -101,6 +102,10 @@ class BrowserKind(Benchmark):
             return None
         return HandoffState(o.handoff_tokens, at_cli=o.handoff_at_cli, images_cap=o.session_images, ask=ask)
 
+    def gate(self) -> ObservationGate:
+        """One action per observation (--action-batches off) for one item's actions."""
+        return ObservationGate(not self.options.action_batches)
+
     def continuous(
         self,
         session: LiveGame,
@@ -108,6 +113,7 @@ class BrowserKind(Benchmark):
         served: Served,
         readonly: list,
         handoff: HandoffState | None,
+        gate: ObservationGate,
         goes_on: Callable[[str], Continuation],
         redirected: tuple[Redirect, Callable[[], int], Callable[[], None] | None],
         inline: list[Path],
@@ -160,6 +166,7 @@ class BrowserKind(Benchmark):
             readonly_mounts=readonly,
             continuation=goes_on("harness restarted") if restored else None,
             next_session=next_session,
+            on_model_request=gate.model_asked,
             on_context=handoff.context_seen if handoff is not None else None,
             cli_compaction=o.handoff_tokens is None and not o.handoff_at_cli,
             on_compaction_point=handoff.compaction_point if handoff is not None and o.handoff_at_cli else None,

@@ -35,6 +35,7 @@ class BrowserOptions:
     final_answer: str = field(default="ends", kw_only=True)  # redirect: a final reply with budget left goes on
     tell_steps: bool = field(default=True, kw_only=True)  # the action's answer says the step and the steps left
     game_tools: str = field(default="ours", kw_only=True)  # vista: VISTA's actions, looks, history and notes
+    action_batches: bool = field(default=True, kw_only=True)  # off: one action per observation (games/observation)
 
     protocols: ClassVar[tuple[str, ...]] = ("vista", "official")  # in the order the kind's --help names them
     # the switches only VISTA's protocol turns: each one's values, ours (the default) first, then VISTA's
@@ -56,7 +57,7 @@ class BrowserOptions:
     def shared(cls, given: dict) -> dict:
         """The shared options' values from the kind's options (None: the default); ValueError naming the flag."""
         protocol = one_of(given, "protocol", cls.protocols, "vista")
-        for key in ("realtime", "notes", "tell_steps"):
+        for key in ("realtime", "notes", "tell_steps", "action_batches"):
             if given.get(key) is not None and given[key] not in SWITCH:
                 raise ValueError(f"--{key.replace('_', '-')} must be on or off, got {given[key]!r}")
         notes = given.get("notes") == "on"
@@ -79,4 +80,5 @@ class BrowserOptions:
             "handoff_at_cli": at_cli,
             "session_images": images,
             "tell_steps": given.get("tell_steps") != "off",
+            "action_batches": given.get("action_batches") != "off",
         }

@@ -1,6 +1,7 @@
-"""The `game` MCP server's pieces both browser kinds serve in our flavour: the looks at the frame archive
-(games/looks.py) as MCP tools, each image counted toward --session-images (games/handoff.py); the note tools; a
-server of named functions. A kind adds its own actions, its recall (by decision or by step) and its history."""
+"""The `game` MCP server's shared pieces in our flavour: the looks at the frame archive (looks.py) as MCP tools,
+each image counted toward --session-images (handoff.py); the note tools; a server of named functions; a refusal
+the model can fix as the tool's error. A kind adds its own actions, its recall (by decision or by step) and its
+history."""
 
 # No `from __future__ import annotations`: the tools' parameter descriptions are evaluated where each is defined
 # (here, inside the factories: `word` names a frame the kind's way).
