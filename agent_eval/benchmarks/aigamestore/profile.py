@@ -9,6 +9,8 @@ option a user could give (docs/kinds/aigamestore.md has the table, row by row). 
 - compaction by checkpoint: at the CLI's own compaction point the agent saves its notes and stops, and a fresh
   session goes on from them with VISTA's recovery words (profiles.py SessionPolicy CHECKPOINT; backends/claude
   lifecycle): --context handoff:cli;
+- a hand-off before the 600th image of a session (backends/claude/runner.py CLAUDE_PROVIDER_IMAGE_LIMIT, its
+  harness's for every benchmark): --session-images 600, VISTA's tools' images counted;
 - its first message "Game screen (paused):" with the first frame, its recovery words (profiles.py PromptBundle);
 - the episode: a final reply is no game action, answered "No game action was executed. Continue with the play or
   restart tool." and the game goes on, bounded by the decisions (session.py submit; profiles.py make_experiment
@@ -44,6 +46,7 @@ PROFILES = (
             "notes": "on",
             "game_tools": "vista",
             "context": "handoff:cli",
+            "session_images": 600,
         },
     ),
 )

@@ -9,6 +9,8 @@ option a user could give (docs/kinds/gameworld.md has the table, row by row). Fr
 - compaction by checkpoint: at the CLI's own compaction point the agent saves its notes and stops, and a fresh
   session goes on from them with VISTA's recovery words (profiles.py SessionPolicy CHECKPOINT; backends/claude
   lifecycle): --context handoff:cli;
+- a hand-off before the 600th image of a session (backends/claude/runner.py CLAUDE_PROVIDER_IMAGE_LIMIT, its
+  harness's for every benchmark): --session-images 600, VISTA's tools' images counted (not yet with isolated roles);
 - its first message "Game screen:" with the first screen, its recovery words (profiles.py PromptBundle);
 - the computer-use `act` tool in VISTA's schema, its bad input refused in VISTA's words (computer_use.py
   action_schema, action_description; core/runtime.py: vista_act.py), 100 decisions (profiles.py make_experiment
@@ -54,6 +56,7 @@ PROFILES = (
             "act_schema": "vista",
             "roles": "isolated",
             "context": "handoff:cli",
+            "session_images": 600,
         },
     ),
 )
