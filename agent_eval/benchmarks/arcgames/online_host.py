@@ -21,6 +21,7 @@ everything it writes (its answers, its stderr, the toolkit's logs): the API's er
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -81,10 +82,8 @@ def relay(proxy_socket: str) -> str:
             pass
         finally:
             for s, how in ((dst, socket.SHUT_WR), (src, socket.SHUT_RD)):
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(how)
-                except OSError:
-                    pass
 
     def serve() -> None:
         while True:

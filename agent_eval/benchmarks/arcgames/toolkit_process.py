@@ -17,6 +17,7 @@ group; a host that dies or fails says why in one line: a `GameError`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -206,24 +207,17 @@ class ToolkitProcess:
         stdin, stdout = _pipes(proc)
         try:
             if proc.poll() is None:
-                try:
+                with contextlib.suppress(OSError):
                     stdin.write(b'{"op":"close"}\n')
                     stdin.close()
-                except OSError:
-                    pass
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=2)
-                except subprocess.TimeoutExpired:
-                    pass
         finally:
             self._kill(proc)
             self._sel.close()
             stdout.close()
-            if not stdin.closed:
-                try:
-                    stdin.close()
-                except OSError:
-                    pass
+            with contextlib.suppress(OSError):  # (a no-op when it is closed already)
+                stdin.close()
 
     def __enter__(self):
         return self
@@ -295,24 +289,18 @@ class ToolkitProcess:
             return
         if proc.poll() is None:
             tree = _descendants(proc.pid)
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             for pid in tree:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             deadline = time.monotonic() + 5
             while tree and time.monotonic() < deadline:
                 tree = [p for p in tree if _alive(p)]
                 if tree:
                     time.sleep(0.01)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
 
 
 def _descendants(root: int) -> list[int]:
