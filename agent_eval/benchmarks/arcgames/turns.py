@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
@@ -33,7 +33,6 @@ class Turn:
     frames: tuple[int, ...]  # the frames' numbers in the archive, in order
     actions_used: int = 0
     error: str | None = None
-    extra: dict = field(default_factory=dict)
 
 
 def first_turn(session: GameSession) -> Turn | None:
@@ -80,13 +79,6 @@ class Turns:
     def last(self) -> Turn | None:
         every = self.all()
         return every[-1] if every else None
-
-    def number(self, turn: int) -> Turn | None:
-        if turn == 0:
-            return self.first
-        every = self.all()
-        index = turn - 1 + (self.first is not None)
-        return every[index] if 0 <= turn and index < len(every) else None
 
 
 def available(turn: Turn | None) -> list[str]:
