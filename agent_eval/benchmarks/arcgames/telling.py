@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.arcgames.frames import grid_text
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.prompt_text import notes_paragraph, rung_prompt
+from agent_eval.benchmarks.arcgames.prompt_text import drawn, notes_paragraph, rung_prompt
 from agent_eval.benchmarks.arcgames.session import GameSession
 from agent_eval.benchmarks.arcgames.turns import initial_metadata
 from agent_eval.benchmarks.arcgames.vista_prompts import first_prompt, vista_continuation
@@ -38,13 +38,13 @@ def ours_task(template_text: str, mode: str, ladder: Ladder, protocol: Protocol,
         .replace("{start}", FIRST_FRAME if protocol.initial_frame else "Start with RESET.")
         .strip()
     )
-    drawn = f"each game pixel drawn as a {scale}x{scale} square"
+    shown = drawn(scale)
     if ladder.observation == "text":
         prompt = prompt.replace(
-            drawn, "as text: one line per row, one hexadecimal digit 0-f (a colour index) per pixel"
+            shown, "as text: one line per row, one hexadecimal digit 0-f (a colour index) per pixel"
         )
     elif ladder.observation == "both":
-        prompt = prompt.replace(drawn, f"{drawn}, and as text (one hexadecimal digit 0-f per pixel, a colour index)")
+        prompt = prompt.replace(shown, f"{shown}, and as text (one hexadecimal digit 0-f per pixel, a colour index)")
     if ladder.level_actions is not None:
         prompt += (
             f"\n\nEach level also has an action budget of its own ({ladder.level_actions:g} times the actions a "
