@@ -214,10 +214,7 @@ class ArcGames(Benchmark):
         assert dataset is not None, "load() first"
 
         def start() -> GameProcess:
-            try:
-                return stack.enter_context(GameProcess(dataset.root, item.id, item.version, scratch=scratch))
-            except GameError as error:
-                raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
+            return stack.enter_context(GameProcess(dataset.root, item.id, item.version, scratch=scratch))
 
         directory = item_root / GAME_DIR
         online_play = self.online_play
@@ -227,10 +224,7 @@ class ArcGames(Benchmark):
                 return start()
             from agent_eval.benchmarks.arcgames.online import start_online  # on the run's card; never replayed
 
-            try:
-                return start_online(item, dataset.root, directory, scratch, online_play, stack)
-            except GameError as error:
-                raise ItemError(f"the game did not start: {error}") from None
+            return start_online(item, dataset.root, directory, scratch, online_play, stack)
 
         budgets = (
             self.max_actions,
@@ -251,7 +245,10 @@ class ArcGames(Benchmark):
         makers = iter([first, start])  # a game started over is always made offline
 
         def opened() -> GameSession:
-            game: Any = next(makers)()
+            try:
+                game: Any = next(makers)()
+            except GameError as error:
+                raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
             try:
                 return GameSession(item, game, directory, *budgets, **episode)
             except NotReplayable:

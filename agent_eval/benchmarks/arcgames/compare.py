@@ -70,28 +70,20 @@ def build_games(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
         },
     }
     first = tables[0]
-    row["wins_vs_first"] = [
-        None,
-        *(
-            paired([first[i]["won"] for i in ids], [t[i]["won"] for i in ids], n_resamples, seed).to_json()
-            for t in tables[1:]
-        ),
-    ]
+
+    def column(table: dict, key: str, chosen: list[str]) -> list:
+        return [table[i][key] for i in chosen]
+
+    wins = [paired(column(first, "won", ids), column(t, "won", ids), n_resamples, seed).to_json() for t in tables[1:]]
+    row["wins_vs_first"] = [None, *wins]
     for metric, chosen in (("score", scored), ("levels", ids)):
-        row[f"{metric}_vs_first"] = [
-            None,
-            *[
-                {
-                    "diff": (_mean([t[i][metric] for i in chosen]) or 0)
-                    - (_mean([first[i][metric] for i in chosen]) or 0)
-                    if chosen
-                    else None,
-                    **sign_flip_test(
-                        [first[i][metric] for i in chosen], [t[i][metric] for i in chosen], n_resamples, seed
-                    ),
-                }
-                for t in tables[1:]
-            ],
+        a = column(first, metric, chosen)
+        row[f"{metric}_vs_first"] = [None] + [
+            {
+                "diff": (_mean(column(t, metric, chosen)) or 0) - (_mean(a) or 0) if chosen else None,
+                **sign_flip_test(a, column(t, metric, chosen), n_resamples, seed),
+            }
+            for t in tables[1:]
         ]
     games = [
         {"game": i, **{k: [t[i][k] for t in tables] for k in ("won", "score", "levels", "actions_per_level")}}

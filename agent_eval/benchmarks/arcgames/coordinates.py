@@ -4,8 +4,7 @@
     display   pixels of the image as shown, 0 to 64 x scale - 1 (VISTA's): a click maps to the game pixel under it
               as VISTA maps it (arc3/claude/controller.py, validate_tool_action: min(63, x * 64 // size))
 
-A region is (x, y, width, height) in the run's system; the tools turn it into game pixels (the cells it touches)
-or into pixels of the PNG as shown (the cells' squares), whichever they read."""
+A region is (x, y, width, height) in the run's system; the tools turn it into the game pixels it touches."""
 
 from __future__ import annotations
 
@@ -63,10 +62,3 @@ class Coordinates:
         left, top = self.to_grid(x, y)
         right, bottom = self.to_grid(x + width - 1, y + height - 1)
         return left, top, right - left + 1, bottom - top + 1
-
-    def region_in_display(self, x: int, y: int, width: int, height: int) -> tuple[int, int, int, int]:
-        """A region (in this system) as pixels of the image as shown."""
-        if self.display:
-            return x, y, width, height
-        s = self.scale
-        return x * s, y * s, width * s, height * s

@@ -45,10 +45,6 @@ class GameItem:
     def answer(self) -> str:
         return "win"
 
-    @property
-    def environments_dir(self) -> Path:
-        return self.game_dir.parent.parent
-
     def describe(self) -> dict:
         return {
             "version": self.version,

@@ -165,23 +165,15 @@ def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
     if metrics.level_actions:
         n = len(metrics.level_actions)
         baselines: list[int | None] = list(metrics.level_baseline_actions) or [None] * n  # empty: none known
+        resets = metrics.level_resets + [0] * n
+        levels = zip(metrics.level_actions, baselines, metrics.level_scores or [0.0] * n, resets)
         console.print(
             "per level: "
             + "; ".join(
                 f"L{i + 1} {a} actions"
                 + (f" (baseline {b}, score {s:.1f})" if b else "")
-                + (
-                    f", {metrics.level_resets[i]} reset(s)"
-                    if i < len(metrics.level_resets) and metrics.level_resets[i]
-                    else ""
-                )
-                for i, (a, b, s) in enumerate(
-                    zip(
-                        metrics.level_actions,
-                        baselines,
-                        metrics.level_scores or [0.0] * n,
-                    )
-                )
+                + (f", {r} reset(s)" if r else "")
+                for i, (a, b, s, r) in enumerate(levels)
             )
         )
     if metrics.budget_spent:
