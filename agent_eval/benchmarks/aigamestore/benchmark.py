@@ -55,6 +55,8 @@ class AiGameStore(BrowserKind):
     options: Options = Options()
     parse_options = staticmethod(Options.from_given)
     load_dataset = staticmethod(load_games)
+    carries_on = staticmethod(in_progress)
+    truth, hooks = "score", "agent_eval.benchmarks.aigamestore.hooks:GameStoreReading"
 
     def samples_written(self, out: Path) -> list[str]:
         games = sorted(p.parent.name for p in (out / "games").glob("*/index.html"))
@@ -65,17 +67,6 @@ class AiGameStore(BrowserKind):
             return None
         calls = [{"call": "play", "input": {"segments": segments}} for segments in DEMO_SEGMENTS]
         return calls + [{"final": "I played my seconds. <answer>DONE</answer>"}]
-
-    def truth_text(self, item) -> str:
-        return "score"
-
-    def reading(self):
-        from agent_eval.benchmarks.aigamestore.hooks import GameStoreReading
-
-        return GameStoreReading()
-
-    def carries_on(self, item_root: Path) -> str | None:
-        return in_progress(item_root)
 
     # -- one item
 

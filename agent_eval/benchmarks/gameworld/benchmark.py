@@ -66,6 +66,8 @@ class GameWorld(BrowserKind):
     options: Rung = Rung()
     parse_options = staticmethod(Rung.from_options)
     load_dataset = staticmethod(load_gameworld)
+    carries_on = staticmethod(in_progress)
+    truth, hooks = "success", "agent_eval.benchmarks.gameworld.hooks:GameWorldReading"
 
     def samples_written(self, out: Path) -> list[str]:
         """The project's own GameWorld-style test game and its tasks, laid out as a GameWorld checkout."""
@@ -84,18 +86,7 @@ class GameWorld(BrowserKind):
         moves = DEMO.get((item.id, self.options.interface))
         return None if moves is None else scenario(moves, self.options.act_tool, self.options.protocol)
 
-    def truth_text(self, item) -> str:
-        return "success"
-
-    def reading(self):
-        from agent_eval.benchmarks.gameworld.hooks import GameWorldReading
-
-        return GameWorldReading()
-
     # -- one item
-
-    def carries_on(self, item_root: Path) -> str | None:
-        return in_progress(item_root)
 
     def max_steps(self, item: TaskItem) -> int:
         return self.options.max_steps or item.task_def.max_steps or DEFAULT_STEPS

@@ -8,6 +8,7 @@ its official protocol and its words."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,8 @@ class BrowserKind(Benchmark):
     grades_failed_attempts = True  # the game keeps the score whatever the agent's process did
     server_module: str  # the kind's `game` server, loaded in the background (the MCP SDK is slow to import)
     samples: Path  # the project's own test games (sample-data)
+    truth: str  # what an item's answer is called ("score", "success")
+    hooks: str  # "module:Class": the kind's reading hooks, imported when a run is first read
     options: BrowserOptions
 
     def __init__(self):
@@ -60,6 +63,13 @@ class BrowserKind(Benchmark):
     def samples_written(self, out: Path) -> list[str]:
         """What sample-data says it wrote."""
         raise NotImplementedError
+
+    def truth_text(self, item) -> str:
+        return self.truth
+
+    def reading(self):
+        module, _, name = self.hooks.partition(":")
+        return getattr(importlib.import_module(module), name)()
 
     def configure(self, options: dict, timeout_s: float | None = None) -> None:
         self.time_budget_s = time_budget(timeout_s)
