@@ -22,7 +22,7 @@ from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, grid_text, to_rgb
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.ladder import Ladder
-from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
+from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused, checked_click
 from agent_eval.benchmarks.games.looks import inspected
 from agent_eval.benchmarks.games.tools import note_tools, refusing
 from agent_eval.benchmarks.notes import Notes
@@ -114,11 +114,7 @@ def tool_functions(
                 return instead
             gx, gy = x, y
             if coords.display and str(action).strip().upper() == CLICK:
-                for name, value in (("x", x), ("y", y)):
-                    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
-                        raise PlayRefused(f"{CLICK} is a click: give {name} as an integer 0-{top} (got {value!r})")
-                assert isinstance(x, int) and isinstance(y, int)
-                gx, gy = coords.to_grid(x, y)
+                gx, gy = coords.to_grid(*checked_click(x, y, coords.size))
             shown, png = session.play(action, gx, gy)
             if after_play is not None:
                 after_play()

@@ -41,6 +41,15 @@ class PlayRefused(ValueError):
     """A play the model can fix (an unknown action, a click without coordinates): nothing was spent."""
 
 
+def checked_click(x: object, y: object, size: int) -> tuple[int, int]:
+    """A click's x and y, each an integer 0..size-1 (else PlayRefused saying which)."""
+    for name, value in (("x", x), ("y", y)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
+            raise PlayRefused(f"{CLICK} is a click: give {name} as an integer 0-{size - 1} (got {value!r})")
+    assert isinstance(x, int) and isinstance(y, int)  # (checked above)
+    return x, y
+
+
 class NotReplayable(Exception):
     """A recorded game that cannot be restored as it was: another game file, a failed step, or a replayed
     action whose frames or state differ from the record (a game that is not deterministic). Says where."""
@@ -348,12 +357,7 @@ class GameSession:
         action = str(action).strip().upper()
         if action not in ACTIONS:
             raise PlayRefused(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
-        if action == CLICK:
-            for name, value in (("x", x), ("y", y)):
-                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < GRID:
-                    raise PlayRefused(f"{CLICK} is a click: give {name} as an integer 0-{GRID - 1} (got {value!r})")
-        else:
-            x = y = None
+        x, y = checked_click(x, y, GRID) if action == CLICK else (None, None)
         with self._lock:
             if self.over:
                 return self._status(stopped=True), None
