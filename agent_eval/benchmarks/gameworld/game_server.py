@@ -19,6 +19,7 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
 from agent_eval.benchmarks.games.browser import vista_play
+from agent_eval.benchmarks.games.frames import ArchivedPngs, NumberedArchive
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
 from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
 from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
@@ -87,18 +88,18 @@ def vista_words(step, finished: bool) -> str:
 def vista_event(session: TaskSession, number: int) -> Event:
     """The task's n-th event as VISTA records it (the initial screen with the task's prompt, then one a step), from
     the session's record (so a restored task has the same)."""
-    png = session.archive.png
     if number == 0:
-        return Event(None, session.item.task_def.prompt, True, (png(session.start_frame),))
-    return step_event(session.steps[number - 1], number == len(session.steps) and session.over is not None, png)
+        return Event(None, session.item.task_def.prompt, True, ArchivedPngs(session.archive, (session.start_frame,)))
+    step = session.steps[number - 1]
+    return step_event(step, number == len(session.steps) and session.over is not None, session.archive)
 
 
-def step_event(step, finished: bool, png: Callable[[int], bytes]) -> Event:
+def step_event(step, finished: bool, archive: NumberedArchive) -> Event:
     """A step as VISTA's event: the call as it was given (an invalid one too: VISTA records every environment call;
-    a final reply's step none), its words, whether it was valid, its screens."""
+    a final reply's step none), its words, whether it was valid, its screens (read from the archive when looked at)."""
     tool = "control" if step.interface == "semantic" else "act"
     action = {"name": tool, "arguments": step.given} if step.interface != "none" else None
-    frames = tuple(png(f) for f in (step.reset_frame, step.frame) if f is not None)
+    frames = ArchivedPngs(archive, [f for f in (step.reset_frame, step.frame) if f is not None])
     return Event(action, vista_words(step, finished), step.action is not None, frames)
 
 

@@ -27,11 +27,11 @@ engine.py PaperDriver, session.py RoleSession, profiles.py SessionPolicy; core/r
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from agent_eval.benchmarks.base import Continuation, ItemError, ItemSetup
+from agent_eval.benchmarks.games.frames import ArchivedPngs
 from agent_eval.benchmarks.games.handoff import CHECKPOINT, HandoffState, handoff_request
 from agent_eval.benchmarks.games.served import Served
 from agent_eval.benchmarks.games.vista.events import Event
@@ -101,29 +101,25 @@ class RoleEvents:
     def __init__(self, session: TaskSession, role: int, turns: RoleTurns, step_event: Callable[..., Event]):
         self.session, self.role, self.turns = session, role, turns
         self.step_event = step_event  # a step as VISTA's event (game_server.step_event)
-        self._png: dict[int, bytes] = {}
-        self._lock = threading.Lock()
 
-    def png(self, frame: int) -> bytes:
-        if frame not in self._png:
-            self._png[frame] = self.session.archive.png(frame)
-        return self._png[frame]
+    def screen(self, frame: int) -> ArchivedPngs:
+        """One archived screen, read when it is looked at."""
+        return ArchivedPngs(self.session.archive, (frame,))
 
     def __call__(self) -> list[Event]:
-        with self._lock:
-            session, steps = self.session, list(self.session.steps)
-            events = [Event(None, session.item.task_def.prompt, True, (self.png(session.start_frame),))]
-            seen = session.start_frame
-            for number, step in enumerate(steps, 1):
-                if step.role != self.role:
-                    continue
-                if step.seen is not None and step.seen != seen:  # its turn began on another role's screen
-                    events.append(Event(None, "", True, (self.png(step.seen),)))
-                events.append(self.step_event(step, number == len(steps) and session.over is not None, self.png))
-                seen = step.frame
-            if self.turns.playing == self.role and not self.turns.acted and session.last_frame() != seen:
-                events.append(Event(None, "", True, (self.png(session.last_frame()),)))
-            return events
+        session, steps = self.session, list(self.session.steps)
+        events = [Event(None, session.item.task_def.prompt, True, self.screen(session.start_frame))]
+        seen = session.start_frame
+        for number, step in enumerate(steps, 1):
+            if step.role != self.role:
+                continue
+            if step.seen is not None and step.seen != seen:  # its turn began on another role's screen
+                events.append(Event(None, "", True, self.screen(step.seen)))
+            events.append(self.step_event(step, number == len(steps) and session.over is not None, session.archive))
+            seen = step.frame
+        if self.turns.playing == self.role and not self.turns.acted and session.last_frame() != seen:
+            events.append(Event(None, "", True, self.screen(session.last_frame())))
+        return events
 
 
 def next_turn(turns: RoleTurns, redirects: bool, words: str, game: GameDef, task_prompt: str):
