@@ -22,6 +22,7 @@ from pydantic import Field
 from agent_eval.benchmarks.aigamestore.protocol import INPUTS, SEGMENTS, BadSegments, checked_segments
 from agent_eval.benchmarks.aigamestore.session import ENDED, GameStoreSession, PlayRefused
 from agent_eval.benchmarks.games.browser import vista_play
+from agent_eval.benchmarks.games.frames import ArchivedPngs
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
 from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
 from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
@@ -233,7 +234,7 @@ def build_server(
 def vista_event(session: GameStoreSession, number: int) -> Event:
     """The game's n-th event as VISTA records it, from the session's moves (so a restored game has the same)."""
     move = session.moves[number]
-    frames = tuple(session.archive.png(n) for n in move.frames)
+    frames = ArchivedPngs(session.archive, move.frames)  # read when looked at, not copied
     if move.kind == "start":
         return Event(None, OBJECTIVE, True, frames)
     arguments = {"segments": move.segments} if move.kind == "play" else {}
