@@ -8,7 +8,7 @@ import pytest
 from agent_eval.datamodel.results import RunStore
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted import ScriptedServer, has_image, offered_tool_names, prompt_text
-from support.agentrun import AGENTS, processes_mentioning, run_agent
+from support.agentrun import AGENTS, run_agent, wait_until_gone
 
 pytestmark = pytest.mark.e2e
 
@@ -187,7 +187,7 @@ def test_hang_times_out_and_leaves_no_process(agent, sample_data, tmp_path):
         outcome = run_agent(agent, "python", server, sample_data, tmp_path, ids="FDS-0", timeout_s=6)
     record = outcome.store.records()[0]
     assert record.status == "timeout" and "--timeout 6s" in record.error
-    assert processes_mentioning(str(outcome.store.root)) == []
+    assert wait_until_gone(str(outcome.store.root)) == []
 
 
 def test_the_turn_cap_reaches_claude_code_and_the_budget_stays_at_the_gateway(sample_data, tmp_path):

@@ -36,7 +36,7 @@ from agent_eval.engine.runner import Runner
 from agent_eval.engine.sandbox import SandboxSpec
 from agent_eval.scripted import ScriptedServer, prompt_text
 from support import faultwrap
-from support.agentrun import AGENTS, MODELS, processes_mentioning, run_agent
+from support.agentrun import AGENTS, MODELS, processes_mentioning, run_agent, wait_until_gone
 
 FAULTWRAP = Path(faultwrap.__file__).resolve()
 AGENT_EVAL = str(Path(sys.executable).parent / "agent-eval")
@@ -361,7 +361,7 @@ def test_sigint_with_jobs_8_stops_agents_keeps_records_and_resumes_without_dupli
         output = first.communicate(timeout=30)[0].decode(errors="replace")
         assert first.returncode == 130, output[-2000:]
         assert "Interrupted" in output and "Traceback" not in output
-        assert processes_mentioning(str(run_dir)) == []  # every agent's process group is gone
+        assert wait_until_gone(str(run_dir)) == []  # every agent's process group is gone
         assert _graded_lines(run_dir) == before  # completed records intact, nothing added
         assert json.loads((run_dir / "run.json").read_text())["finished_at"] is None
         server.faults = None  # the model answers promptly now

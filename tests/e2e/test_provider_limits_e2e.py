@@ -28,7 +28,7 @@ from agent_eval.cli import main
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.results import RunStore
 from agent_eval.scripted import ScriptedServer
-from support.agentrun import AGENTS, MODELS, processes_mentioning, run_agent
+from support.agentrun import AGENTS, MODELS, run_agent, wait_until_gone
 
 ANSWER = {"turns": ["<answer>1</answer>"]}
 
@@ -116,7 +116,8 @@ def test_a_provider_down_for_the_whole_bound_ends_items_upstream_error_in_few_re
         failed = run_cli(agent, server, sample_data, tmp_path, jobs=3, hold_minutes=0.1)
         sent = len(server.main_requests())
         outcomes = {r.outcome for r in server.main_requests()}
-        left = processes_mentioning(str(tmp_path / "r"))
+        # the sandboxes' lifeline watchers exit once the run has closed them: gone within moments, or left over
+        left = wait_until_gone(str(tmp_path / "r"))
         server.faults = None  # the provider recovers
         resumed = run_cli(agent, server, sample_data, tmp_path, jobs=3)
     assert failed.exit_code == 0, failed.output

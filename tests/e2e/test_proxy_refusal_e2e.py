@@ -14,7 +14,7 @@ from agent_eval.datamodel.results import read_records
 from agent_eval.engine.gateway import server as gateway_server
 from agent_eval.engine.proxy_jail import ItemProxy, ProxyError
 from agent_eval.scripted import ScriptedServer
-from support.agentrun import AGENTS, processes_mentioning, run_agent
+from support.agentrun import AGENTS, run_agent, wait_until_gone
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -62,7 +62,7 @@ def test_a_sandbox_that_does_not_start_fails_its_item_not_the_run(sample_data, t
     assert "the item's sandbox did not start" in broken.error and "(injected)" in broken.error
     assert outcome.stopped_for_auth is None
 
-    assert not processes_mentioning(str(tmp_path))  # the CLI it had started (its sandbox, its config) is gone
+    assert not wait_until_gone(str(tmp_path))  # the CLI it had started (its sandbox, its config) is gone
     # Resumed, the failed item runs again (and now starts).
     monkeypatch.setattr(ItemProxy, "ready", real)
     with ScriptedServer({"turns": [{"final": "<answer>A</answer>"}]}) as server:
