@@ -16,8 +16,8 @@ from agent_eval.benchmarks.aigamestore.record import (
     GAME_RECORD,
     GameEnd,
     Move,
+    read_json,
     read_moves,
-    read_record,
     read_requests,
     write_end,
     write_json,
@@ -264,7 +264,7 @@ class GameStoreSession:
 
     def _replay(self, moves: list[Move]) -> None:
         started = time.perf_counter()
-        record = read_record(self.directory) or {}
+        record = read_json(self.directory / GAME_RECORD) or {}  # which game the moves were played on
         if record.get("files_sha256") not in (None, self.item.files_sha256):
             raise NotReplayable(f"the game's files changed since it was started (sha256 {record['files_sha256']})")
         if record.get("seed", self.budget.seed) != self.budget.seed:
