@@ -55,14 +55,8 @@ class GameItem:
         return "score"
 
     def describe(self) -> dict:
-        return {
-            "files_sha256": self.files_sha256,
-            "original_name": self.original_name,
-            "human_median": self.human_median,
-            "median_source": self.median_source,
-            "described_by": self.described_by,
-            "controls_by": self.controls_by,
-        }
+        recorded = ("files_sha256", "original_name", "human_median", "median_source", "described_by", "controls_by")
+        return {name: getattr(self, name) for name in recorded}
 
 
 @dataclass

@@ -103,16 +103,13 @@ class HandoffState:
     def begin(self) -> None:
         """A session begins (the attempt's first, or a fresh one after a hand-off): nothing asked, nothing shown."""
         with self._lock:
-            self._begin()
-
-    def _begin(self) -> None:
-        self.why: str | None = None  # pending: play's next answer asks the agent to stop (the sentence says why)
-        self.reason: str | None = None  # the same for the record of sessions
-        self.told = False  # the agent has been asked to update its notes and stop
-        self.context_at: int | None = None  # the largest context seen past --context handoff:N
-        self.images = 0  # images given to the model in this session: tools' answers and attachments
-        self.carried = 0  # the most images one model request of this session carried (the gateway's count)
-        self.began = time.monotonic()
+            self.why: str | None = None  # pending: play's next answer asks the agent to stop (the sentence says why)
+            self.reason: str | None = None  # the same for the record of sessions
+            self.told = False  # the agent has been asked to update its notes and stop
+            self.context_at: int | None = None  # the largest context seen past --context handoff:N
+            self.images = 0  # images given to the model in this session: tools' answers and attachments
+            self.carried = 0  # the most images one model request of this session carried (the gateway's count)
+            self.began = time.monotonic()
 
     # -- the triggers
 
