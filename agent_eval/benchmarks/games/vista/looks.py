@@ -321,20 +321,6 @@ def checked_counts(selection: dict, index: int, most: int) -> tuple[int, int]:
     return rows, columns
 
 
-def region_within(value: object, width: int, height: int) -> tuple[int, int, int, int]:
-    """session.py _inspection_region: a region inside width x height (None: all of it), or ValueError."""
-    if value is None:
-        return 0, 0, width, height
-    if not isinstance(value, dict) or set(value) != {"x", "y", "width", "height"}:
-        raise ValueError("Invalid region")
-    x, y, w, h = (value.get(k) for k in ("x", "y", "width", "height"))
-    if not (type(x) is int and type(y) is int and type(w) is int and type(h) is int):
-        raise ValueError("Invalid region")
-    if x < 0 or y < 0 or w < 1 or h < 1 or x + w > width or y + h > height:
-        raise ValueError("Invalid region")
-    return x, y, w, h
-
-
 def enlarged(crop: Image.Image, side: int) -> Image.Image:
     """A crop enlarged proportionally without smoothing so that its longest side is `side`."""
     longest = max(crop.size)
@@ -379,11 +365,19 @@ def checked_view(selection: object, index: int, allowed: set[str], needed: set[s
 
 
 def checked_region(selection: dict, index: int, width: int, height: int) -> tuple[int, int, int, int]:
-    """The view's region inside width x height (none given: all of it), or Refused."""
-    try:
-        return region_within(selection.get("region"), width, height)
-    except ValueError:
-        raise Refused(f"View {index}: invalid region.") from None
+    """The view's region inside width x height (none given: all of it), or Refused (session.py _inspection_region)."""
+    value = selection.get("region")
+    if value is None:
+        return 0, 0, width, height
+    invalid = Refused(f"View {index}: invalid region.")
+    if not isinstance(value, dict) or set(value) != {"x", "y", "width", "height"}:
+        raise invalid
+    x, y, w, h = (value.get(k) for k in ("x", "y", "width", "height"))
+    if not (type(x) is int and type(y) is int and type(w) is int and type(h) is int):
+        raise invalid
+    if x < 0 or y < 0 or w < 1 or h < 1 or x + w > width or y + h > height:
+        raise invalid
+    return x, y, w, h
 
 
 def _described(region: tuple[int, int, int, int]) -> dict:
