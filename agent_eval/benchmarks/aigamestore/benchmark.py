@@ -18,12 +18,10 @@ from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, 
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup
 from agent_eval.benchmarks.games.browser.kind import BrowserKind, Redirect, vista_recovery
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline, restored_or_started_over
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import handoff_request
-from agent_eval.benchmarks.games.restores import restored_or_started_over
 from agent_eval.benchmarks.games.served import SERVER_NAME, frames_mirror, serve_game
-from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.notes import Notes, describe, read_history
 from agent_eval.tools.mcp_http import load_sdk_module
 

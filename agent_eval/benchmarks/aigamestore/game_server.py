@@ -20,9 +20,10 @@ from agent_eval.benchmarks.aigamestore.session import ENDED, GameStoreSession, P
 from agent_eval.benchmarks.games.browser import vista_play
 from agent_eval.benchmarks.games.frames import ArchivedPngs
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
-from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+from agent_eval.benchmarks.games.protocol import UNSEEN, ObservationGate
 from agent_eval.benchmarks.games.tools import (
+    MAX_RECALL,
+    FrameLooks,
     Functions,
     inspect_text,
     look_functions,

@@ -17,9 +17,9 @@ from typing import Iterator, Protocol
 
 from agent_eval.benchmarks.base import Benchmark, Continuation, ItemSetup
 from agent_eval.benchmarks.games.browser.options import BrowserOptions
+from agent_eval.benchmarks.games.folder import time_budget
 from agent_eval.benchmarks.games.handoff import HandoffState
-from agent_eval.benchmarks.games.observation import ObservationGate
-from agent_eval.benchmarks.games.restores import time_budget
+from agent_eval.benchmarks.games.protocol import ObservationGate
 from agent_eval.benchmarks.games.served import Served
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.jsonl import append_line, log_lines
