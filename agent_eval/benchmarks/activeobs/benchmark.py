@@ -107,6 +107,7 @@ class ActiveObservation(Benchmark):
                 servers.append(McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=mount.url))
                 endpoints.append(mount.endpoint)
 
+            log = None
             if tools == "none":
                 # The passive baseline: a fixed sample of whole panorama frames, inline; no tools but the world
                 # model's and the notes', if asked for (the world model's entities then cite those frames).
@@ -115,29 +116,17 @@ class ActiveObservation(Benchmark):
                 question = passive_preamble(frames, dataset.scene(item.sequence)) + "\n\n" + question
                 inline = [frame.path for frame in frames]
                 shown = passive_sightings([(frame.frame, frame.time_s) for frame in frames])
-
-                def sightings() -> dict:
-                    return shown
-
-                def where() -> dict:
-                    return {}
-
             else:
-                module = load_sdk_module(OBSERVE_MODULE)
                 views = work / "views" if tools == "python" else None  # python mode may process what it saw
-                scene_path = dataset.scene_path(item.sequence)
-                observe = stack.enter_context(
-                    module.ObservationServer(scene_path, item_root / "observations", views_dir=views)
-                )
-                servers.append(McpServer(module.SERVER_NAME, (module.TOOL_NAME,), url=observe.url))
-                endpoints.append(observe.endpoint)
-                log = observe.log
+                log = load_sdk_module(OBSERVE_MODULE).ObservationLog(item_root / "observations", views)
+                scenes = {item.sequence: dataset.scene(item.sequence)}
+                serve(OBSERVE_MODULE, lambda module: module.build_server(scenes, log))
 
-                def sightings() -> dict:
-                    return sightings_from_log(list(log.entries))
+            def sightings() -> dict:
+                return shown if log is None else sightings_from_log(list(log.entries))
 
-                def where() -> dict:
-                    return {"observations": len(log.entries)}
+            def where() -> dict:
+                return {} if log is None else {"observations": len(log.entries)}
 
             if self.world_model:  # kept in <item>/worldmodel/
                 graph = WorldGraph(item_root / FOLDER, sightings, passive=tools == "none")

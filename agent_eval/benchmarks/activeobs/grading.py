@@ -1,26 +1,9 @@
-"""Grading active-observation answers: the answer by its mode, the evidence by where it points.
+"""Grading active-observation answers: the answer by its mode, the evidence by where it points (the answer
+format and every rule in docs/kinds/activeobs.md, "Answers and grading"; defaults in `Rules`).
 
-The final answer is a JSON object inside the last <answer>...</answer> tag:
-
-    {"answer": ..., "evidence": {"frame": F, "angle": A, "bbox": [x1, y1, x2, y2]}}
-
-with the box in the observed view's coordinates (the view centred on angle A at frame F)
-normalised to 0-1000. Rules (defaults in `Rules`, all documented options):
-
-* choice: the 1-based index equals the truth ("2" counts as 2; choice text does not);
-* frame: |prediction - truth| <= tolerance (1 s = 15 frames at 15 FPS);
-* span: [start, end] has temporal IoU >= 0.5 with the truth (frames inclusive);
-* frame_angle: frame within the tolerance and wrapped angle error <= 20°;
-* numeric: prediction / truth in [0.5, 2.0];
-* evidence: the evidence frame is one of the item's listed evidence frames (the window where
-  the answered fact holds, defined per question family by the generator) and the box, mapped
-  to the panorama, has IoU >= 0.5 with the target's box at that frame.
-
-Every threshold is inclusive, compared with geometry.at_most / at_least (a slack of 1e-6 in
-the threshold's own units): 258.6° - 238.6° computes as 20.00000000000003 and counts as 20.
-
-No tag, malformed JSON, or no "answer" key: status `no_answer`, both wrong, the raw text kept.
-A wrong or missing evidence object leaves the answer graded and the evidence wrong.
+Every threshold is inclusive, compared with geometry.at_most / at_least: 258.6° - 238.6° computes as
+20.00000000000003 and counts as 20. No parsable answer: status `no_answer`, both wrong, the raw text kept; a wrong
+or missing evidence object leaves the answer graded and the evidence wrong.
 """
 
 from __future__ import annotations

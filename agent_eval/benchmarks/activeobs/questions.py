@@ -1,17 +1,7 @@
-"""Question families over a scene: each proposes one candidate with its answer and evidence.
-
-Families (as in JRDB-AVR):
-* unique_anchor:   a person singled out by look + action at one time; what do they do later?
-* action_boundary: when does a person first start an action (frame), or its whole span (span)?
-* chain:           the nearest person to the left of the person with a given hat; their action?
-* frame_viewpoint: at which frame and angle does a person first start an action?
-* numeric:         how many seconds between two people's first starts of two actions?
-
-A proposer returns None only when the scene cannot hold such a question at all; whether a
-candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from
-the question's parameters, kept in `meta`). Evidence frames are only frames where the
-answered fact holds: the asked moment +- POINT_WINDOW_S inside the target's action there, or
-the first START_WINDOW_S of a started action, or a whole span (docs/kinds/activeobs.md).
+"""Question families over a scene (as in JRDB-AVR; docs/kinds/activeobs.md): each proposes one candidate with its
+answer and evidence. A proposer returns None only when the scene cannot hold such a question at all; whether a
+candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from the question's
+parameters, kept in `meta`). Evidence frames are only frames where the answered fact holds.
 """
 
 from __future__ import annotations

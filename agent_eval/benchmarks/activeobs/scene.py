@@ -1,23 +1,7 @@
-"""The scene description of one panoramic sequence: people, their looks, actions and paths.
-
-A scene is pure data (one JSON file per sequence, `scenes/<sequence>.json` in the dataset
-dir, never inside a sandbox); `render.py` turns it into pixels deterministically, and every
-ground-truth fact (where a person is, what they do, their box) is a query on it.
-
-    {"format": "agent-eval/activeobs-scene", "version": 1, "sequence": "seq00",
-     "panorama": {"width": 3760, "height": 480}, "fps": 15, "n_frames": 300,
-     "seed": 7, "horizon": 200,
-     "landmarks": [{"kind": "building", "angle": 40.0, "width_deg": 25.0, "height": 150,
-                    "colour": [150, 120, 100]}, ...],
-     "people": [{"id": "p1", "shirt": "red", "pants": "black", "hat": "blue" | null,
-                 "bag": true, "distance": 3.2,
-                 "segments": [{"start": 0, "end": 44, "action": "walking",
-                               "angle_start": 10.0, "angle_end": 25.0}, ...]}]}
-
-Segments of a person are contiguous and cover frames 0 .. n_frames-1 (`end` inclusive);
-during a segment the angle moves linearly from angle_start to angle_end (equal unless
-walking; values may leave [0, 360), they are wrapped when used).
-"""
+"""The scene description of one panoramic sequence (`scenes/<sequence>.json`; its format and rules in
+docs/kinds/activeobs.md): people, their looks, actions and paths. Pure data, never inside a sandbox: render.py
+turns it into pixels deterministically, and every ground-truth fact (where a person is, what they do, their box)
+is a query on it."""
 
 from __future__ import annotations
 

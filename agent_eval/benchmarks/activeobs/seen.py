@@ -1,13 +1,6 @@
-"""Whether the agent's evidence rests on what it saw, measured beside the paper's metrics (descriptive: not part
-of the grading rules or their hash).
-
-* evidence_view_observed: the evidence names a view the agent obtained: an observe call that returned that frame's
-  view (the same columns of the panorama), or in tool mode none one of the frames shown. False is the plainest
-  hallucination there is: a box in a view never seen. None when there is no evidence to place or nothing logged.
-* evidence_in_graph (world model on): the evidence box is one the agent wrote into its graph: an entity at the
-  evidence's frame whose box, mapped to the panorama, overlaps the evidence box by IoU >= 0.5.
-* graph_entities / graph_attributes / graph_relations / graph_size / graph_refused: the graph at the end.
-"""
+"""Whether the agent's evidence rests on what it saw (evidence_view_observed, evidence_in_graph and the graph's
+size; docs/kinds/activeobs.md, "What the evidence rests on"), beside the paper's metrics: descriptive, not part
+of the grading rules or their hash."""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""The agent's explicit memory (JRDB-AVR's world model): a graph of what it saw, every fact tied to
-an observation it obtained.
-
-An entity is a person or object in one observation (the observe tool's numbered views, or in tool
-mode none the attached panorama frames), with its box in that image; an attribute (appearance,
-action, state) and a relation (spatial, temporal, social: person to person) each cite the
-observation they were seen in. A write citing an observation the agent never obtained, or an entity
-it never wrote, is refused with a message saying what it can cite.
-
-The graph holds only what the agent wrote plus where its own observations were (frame, angle, time):
-nothing of the scene or the answer. Kept in `<item>/worldmodel/`: graph.json (the current graph),
-versions/NNNN.json (every version) and history.jsonl (every write, accepted or refused, with its
-time and the observation it cites).
+"""The agent's explicit memory (JRDB-AVR's world model; docs/kinds/activeobs.md): a graph of what it saw, every
+fact citing an observation it obtained (a numbered view, or in tool mode none an attached panorama frame). A write
+citing anything else is refused with a message saying what it can cite. The graph holds only what the agent wrote
+plus where its own observations were: nothing of the scene or the answer. Kept in `<item>/worldmodel/`.
 """
 
 from __future__ import annotations
