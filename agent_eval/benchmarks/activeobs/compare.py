@@ -40,28 +40,12 @@ def metric_scores(records) -> dict[str, dict[str, float]]:
 
 
 # What the evidence rests on (seen.py), descriptive like hallucination: each has its own denominator (records with
-# evidence placed, records with a world model), so no paired test.
+# evidence placed, records with a world model), so no paired test. (key, seen_summary's name, label)
 SEEN = (
-    ("unseen_view", "evidence in a view never obtained"),
-    ("in_graph", "evidence box written into the graph"),
-    ("graph_size", "graph size (mean)"),
+    ("unseen_view", "unseen_evidence_rate", "evidence in a view never obtained"),
+    ("in_graph", "evidence_in_graph_rate", "evidence box written into the graph"),
+    ("graph_size", "graph_size_mean", "graph size (mean)"),
 )
-SEEN_SUMMARY = {
-    "unseen_view": "unseen_evidence_rate",
-    "in_graph": "evidence_in_graph_rate",
-    "graph_size": "graph_size_mean",
-}
-
-
-def seen_values(records, ids) -> dict[str, float | None]:
-    """unseen_view, in_graph (shares) and graph_size (mean) over the records of `ids`; None where none says."""
-    wanted = set(ids)
-    seen = seen_summary([ActiveObsMetrics.of(r) for r in records if r.id in wanted])
-    return {key: seen[name] for key, name in SEEN_SUMMARY.items()}
-
-
-def hallucination(answer: float, combined: float) -> float | None:
-    return (answer - combined) / answer if answer else None
 
 
 def build_active(runs, groups, n_resamples: int, seed: int) -> dict:
@@ -73,10 +57,11 @@ def build_active(runs, groups, n_resamples: int, seed: int) -> dict:
         sums = {m: [sum(s[m][i] for i in ids) for s in scores] for m in METRICS}
         for metric in METRICS:
             row[metric] = [total / len(ids) for total in sums[metric]]
-        row["hallucination"] = [hallucination(a, c) for a, c in zip(sums["answer"], sums["combined"])]
-        seen = [seen_values(run.records, ids) for run in runs]
-        for key, _ in SEEN:
-            row[key] = [values[key] for values in seen]
+        row["hallucination"] = [(a - c) / a if a else None for a, c in zip(sums["answer"], sums["combined"])]
+        wanted = set(ids)
+        seen = [seen_summary([ActiveObsMetrics.of(r) for r in run.records if r.id in wanted]) for run in runs]
+        for key, name, _ in SEEN:
+            row[key] = [values[name] for values in seen]
         for metric, _ in TESTED:
             columns = [[s[metric][i] for i in ids] for s in scores]
             row[f"{metric}_vs_first"] = [None] + [
@@ -184,11 +169,11 @@ class ActiveComparison(KindComparison):
     def seen_cells(self, data: Comparison) -> tuple[list[str], list[list[str]]] | None:
         """What the evidence rests on, per group and run; None for runs made before it was measured."""
         rows = self.active["rows"]
-        if not any(v is not None for row in rows for key, _ in SEEN for v in row.get(key, [])):
+        if not any(v is not None for row in rows for key, _, _ in SEEN for v in row.get(key, [])):
             return None
-        header = ["scope", "group", "n", "run", *(label for _, label in SEEN)]
+        header = ["scope", "group", "n", "run", *(label for _, _, label in SEEN)]
         body = [
-            [*_lead(row, run["letter"]), *(_seen_cell(k, row[k][j]) for k, _ in SEEN)]
+            [*_lead(row, run["letter"]), *(_seen_cell(k, row[k][j]) for k, _, _ in SEEN)]
             for row in rows
             for j, run in enumerate(data.runs)
         ]
@@ -268,7 +253,7 @@ class ActiveComparison(KindComparison):
                     if row["scope"] == "overall"
                     else [""] * len(eff)
                 )
-                cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _ in SEEN]
+                cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _, _ in SEEN]
                 out.append(["" if c is None else c for c in cells])
         return out
 

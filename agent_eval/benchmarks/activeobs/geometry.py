@@ -133,11 +133,6 @@ def interval_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def norm_to_view_px(box: Box, size: int = VIEW_SIZE, height: int = PANO_HEIGHT) -> Box:
-    x1, y1, x2, y2 = box
-    return (x1 * size / NORM, y1 * height / NORM, x2 * size / NORM, y2 * height / NORM)
-
-
 def view_px_to_norm(box: Box, size: int = VIEW_SIZE, height: int = PANO_HEIGHT) -> Box:
     x1, y1, x2, y2 = box
     return (x1 * NORM / size, y1 * NORM / height, x2 * NORM / size, y2 * NORM / height)
@@ -147,9 +142,8 @@ def view_box_to_pano(
     box_norm: Box, angle: float, width: int = PANO_WIDTH, size: int = VIEW_SIZE, height: int = PANO_HEIGHT
 ) -> Box:
     """A box in the view centred on `angle` (0-1000 normalised) -> canonical panorama box."""
-    x1, y1, x2, y2 = norm_to_view_px(box_norm, size, height)
-    x1, x2 = sorted((x1, x2))
-    y1, y2 = sorted((y1, y2))
+    x1, x2 = sorted((box_norm[0] * size / NORM, box_norm[2] * size / NORM))
+    y1, y2 = sorted((box_norm[1] * height / NORM, box_norm[3] * height / NORM))
     x0 = view_span(angle, width, size).x0
     return canonical_box((x0 + x1, y1, x0 + x2, y2), width)
 

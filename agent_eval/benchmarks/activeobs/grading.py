@@ -48,10 +48,10 @@ DEFAULT_RULES = Rules()
 @dataclass(frozen=True)
 class ActiveGrade:
     prediction: object  # the parsed "answer" value (None when there is none)
-    answer_correct: bool
-    evidence_correct: bool
-    combined: bool  # both
-    status: str  # ok | no_answer
+    answer_correct: bool = False
+    evidence_correct: bool = False
+    combined: bool = False  # both
+    status: str = "no_answer"  # or ok
     has_answer_tag: bool = False
     raw: str = ""  # the answer tag's content (or the whole text without a tag)
     evidence: dict | None = None  # the evidence object as given
@@ -90,11 +90,6 @@ def _number(value) -> float | None:
     if isinstance(value, (int, float)) and math.isfinite(value):
         return float(value)
     return None
-
-
-def as_number(value) -> float | None:
-    """A finite number from a number or numeric text, as the grader reads one; else None."""
-    return _number(value)
 
 
 def _pair(value) -> tuple[float, float] | None:
@@ -178,16 +173,7 @@ def frame_ranges(frames) -> str:
 def grade_active(response_text: str | None, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> ActiveGrade:
     value, raw, has_tag, error = parse_answer(response_text)
     if value is None:
-        return ActiveGrade(
-            prediction=None,
-            answer_correct=False,
-            evidence_correct=False,
-            combined=False,
-            status="no_answer",
-            has_answer_tag=has_tag,
-            raw=raw,
-            detail={"parse_error": error},
-        )
+        return ActiveGrade(None, has_answer_tag=has_tag, raw=raw, detail={"parse_error": error})
     prediction = value["answer"]
     answer_ok = answer_correct(item.answer_mode, prediction, item.answer, item.fps, rules)
     evidence = value.get("evidence")

@@ -14,7 +14,6 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 
@@ -25,7 +24,7 @@ from pydantic import Field
 from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
-from agent_eval.benchmarks.activeobs.worldmodel import loggable
+from agent_eval.benchmarks.activeobs.worldmodel import loggable, stamp
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
 from agent_eval.tools.imagetools.workspace import Workspace
@@ -36,10 +35,10 @@ TOOL_NAME = "observe"
 TOOL_NAMES = (TOOL_NAME,)
 LOG_FILE = "observations.jsonl"
 
-DESCRIPTION = """Look at the 360° panoramic video: returns one {size}x{size} view of frame `frame_index`, \
+DESCRIPTION = """Look at the 360° panoramic video: returns one {s.height}x{s.height} view of frame `frame_index`, \
 centred on the horizontal angle `angle_deg`, plus its metadata as JSON.
 
-The panorama is {width}x{height} pixels at {fps:g} frames per second; frames are 0..{last}{sequences_note}. \
+The panorama is {s.width}x{s.height} pixels at {s.fps:g} frames per second; frames are 0..{last}{note}. \
 Angle 0° is the panorama's left edge and angles grow to the right up to 360°, where the strip wraps \
 around to 0° (any finite angle is accepted and wrapped). One view spans {fov:.1f}° of the circle. \
 Metadata: frame_index, time_s, angle_deg (wrapped), and the view's columns in the panorama \
@@ -67,12 +66,7 @@ class ObservationLog:
     def add(self, entry: dict, png: bytes | None = None) -> dict:
         with self._lock:
             number = len(self.entries) + 1
-            entry = {
-                "n": number,
-                "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-                "elapsed_s": round(time.monotonic() - self.started, 3),
-                **entry,
-            }
+            entry = {"n": number, **stamp(self.started), **entry}
             if png is not None:
                 name = f"{number:03d}-f{entry['frame_index']:04d}-a{entry['angle_deg']:05.1f}.png"
                 (self.directory / name).write_bytes(png)
@@ -163,15 +157,7 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
             str, Field(description=SEQUENCE_HELP.format(names=", ".join(names)))
         ]
         note = f" in each sequence ({', '.join(names)}; frame counts may differ)"
-    description = DESCRIPTION.format(
-        size=first.height,
-        width=first.width,
-        height=first.height,
-        fps=first.fps,
-        last=first.n_frames - 1,
-        sequences_note=note,
-        fov=360.0 * first.height / first.width,
-    )
+    description = DESCRIPTION.format(s=first, last=first.n_frames - 1, note=note, fov=360 * first.height / first.width)
     if log.views_dir is not None:
         description += (
             f" Each view is also saved as a PNG in your working directory, at the path given as "

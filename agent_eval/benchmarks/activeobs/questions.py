@@ -88,10 +88,6 @@ def start_window(scene: Scene, segment: Segment) -> range:
     return range(segment.start, min(segment.end, segment.start + int(START_WINDOW_S * scene.fps)) + 1)
 
 
-def _boxes(scene: Scene, person: Person, frames) -> dict[int, tuple]:
-    return {f: person_box(scene, person, f) for f in frames if 0 <= f < scene.n_frames}
-
-
 def _first_starts(scene: Scene) -> list[tuple[Person, Segment]]:
     """Each person's first segment of each action they do."""
     return [(p, s) for p in scene.people for a in ACTIONS if (s := p.first_segment(a))]
@@ -117,7 +113,7 @@ def build_item(
         answer_mode=mode,
         answer=answer,
         track=person.id,
-        boxes=_boxes(scene, person, frames),
+        boxes={f: person_box(scene, person, f) for f in frames if 0 <= f < scene.n_frames},
         fps=scene.fps,
         n_frames=scene.n_frames,
         choices=tuple(choices) if choices else None,

@@ -134,15 +134,6 @@ class Scene:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
 
-    @classmethod
-    def from_dict(cls, data: dict) -> "Scene":
-        try:
-            return _parse(data)
-        except SceneError:
-            raise
-        except (KeyError, TypeError, ValueError) as error:
-            raise SceneError(f"malformed scene description ({type(error).__name__}: {error})") from None
-
 
 def _parse(data: dict) -> Scene:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -201,12 +192,10 @@ def _parse(data: dict) -> Scene:
 
 def _check_person(person: Person, n_frames: int) -> None:
     where = f"person {person.id}"
-    if person.shirt not in SHIRT_COLOURS:
-        raise SceneError(f"{where}: shirt colour {person.shirt!r} is not one of {', '.join(SHIRT_COLOURS)}")
-    if person.pants not in PANTS_COLOURS:
-        raise SceneError(f"{where}: pants colour {person.pants!r} is not one of {', '.join(PANTS_COLOURS)}")
-    if person.hat is not None and person.hat not in HAT_COLOURS:
-        raise SceneError(f"{where}: hat colour {person.hat!r} is not one of {', '.join(HAT_COLOURS)}")
+    for part, colours in (("shirt", SHIRT_COLOURS), ("pants", PANTS_COLOURS), ("hat", HAT_COLOURS)):
+        colour = getattr(person, part)
+        if colour is not None and colour not in colours:  # no hat is None
+            raise SceneError(f"{where}: {part} colour {colour!r} is not one of {', '.join(colours)}")
     if not 1.0 <= person.distance <= 20.0:
         raise SceneError(f"{where}: distance {person.distance} is outside 1..20")
     expected = 0
@@ -231,7 +220,10 @@ def load_scene(path: Path | str) -> Scene:
 @lru_cache(maxsize=32)
 def _load_cached(path: str, mtime_ns: int) -> Scene:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return _parse(json.loads(Path(path).read_text(encoding="utf-8")))
     except json.JSONDecodeError as error:
         raise SceneError(f"malformed JSON at line {error.lineno} ({error.msg})") from None
-    return Scene.from_dict(data)
+    except SceneError:
+        raise
+    except (KeyError, TypeError, ValueError) as error:
+        raise SceneError(f"malformed scene description ({type(error).__name__}: {error})") from None
