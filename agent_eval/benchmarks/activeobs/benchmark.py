@@ -50,10 +50,7 @@ class ActiveObservation(Benchmark):
             setattr(self, name, value == "on")
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
-        from agent_eval.benchmarks.activeobs.generate import (
-            generate_dataset,
-            validation_summary,
-        )
+        from agent_eval.benchmarks.activeobs.generate import generate_dataset, validation_summary
         from agent_eval.datamodel.jsonl import DataError
 
         if out.exists() and any(out.iterdir()):

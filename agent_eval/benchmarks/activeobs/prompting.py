@@ -7,13 +7,7 @@ from __future__ import annotations
 
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 
-ANSWER_EXAMPLES = {
-    "choice": "2",
-    "frame": "137",
-    "span": "[120, 185]",
-    "frame_angle": "[137, 212.5]",
-    "numeric": "4.5",
-}
+ANSWER_EXAMPLES = {"choice": "2", "frame": "137", "span": "[120, 185]", "frame_angle": "[137, 212.5]", "numeric": "4.5"}
 ANSWER_RULES = {
     "choice": "the 1-based number of the right choice",
     "frame": "a frame index (correct within 1 second)",

@@ -170,11 +170,7 @@ def _parse(data: dict) -> Scene:
         red, green, blue = (int(c) for c in raw["colour"])
         landmarks.append(
             Landmark(
-                str(raw["kind"]),
-                float(raw["angle"]),
-                float(raw["width_deg"]),
-                int(raw["height"]),
-                (red, green, blue),
+                str(raw["kind"]), float(raw["angle"]), float(raw["width_deg"]), int(raw["height"]), (red, green, blue)
             )
         )
     return Scene(
