@@ -1,6 +1,5 @@
-"""Active observation: questions about a panoramic video the agent never sees whole. It asks for
-views through the `observe` tool, served from outside the sandbox for one item at a time; the
-answer and its evidence are graded (agent_eval/benchmarks/activeobs, docs/kinds/activeobs.md)."""
+"""Active observation: questions about a panoramic video the agent never sees whole. It asks for views through the
+`observe` tool, served from outside the sandbox for one item at a time; the answer and its evidence are graded."""
 
 from __future__ import annotations
 

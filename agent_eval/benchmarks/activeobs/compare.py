@@ -1,11 +1,8 @@
-"""The active-observation part of `agent-eval compare`: per family and overall, each run's answer,
-evidence and combined accuracy and hallucination rate side by side, and the paired tests (exact
-McNemar, bootstrap CI) run separately on the answer and on combined (answer and evidence).
-
-Scores pair on items as in reading/comparison.py item_scores: with repeats, an item's score is its mean.
-Hallucination (right answers whose evidence fails, as a share of right answers) is descriptive:
-its denominator differs between runs, so it gets no paired test.
-"""
+"""The active-observation part of `agent-eval compare`: per family and overall, each run's answer, evidence and
+combined accuracy and hallucination rate side by side, with paired tests (exact McNemar, bootstrap CI) on the answer
+and on combined. With repeats an item's score is its mean (as reading/comparison.py item_scores). Hallucination
+(right answers whose evidence fails, as a share of right answers) is descriptive: its denominator differs between
+runs, so it gets no paired test."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ def metric_scores(records) -> dict[str, dict[str, float]]:
     by: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in METRICS}
     for r in records:
         metrics = ActiveObsMetrics.of(r)
-        answer = metrics.answer_right(r)
-        evidence = metrics.evidence_correct
+        answer, evidence = metrics.answer_right(r), metrics.evidence_correct
         for metric, value in zip(METRICS, (answer, evidence, answer and evidence)):
             by[metric][r.id].append(float(value))
     return {m: {i: sum(v) / len(v) for i, v in d.items()} for m, d in by.items()}

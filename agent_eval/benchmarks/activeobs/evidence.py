@@ -1,9 +1,5 @@
-"""Reading active-observation runs, for `show` and `report`: the observe log of an item, the
-dataset behind a run (for true boxes), the agent's evidence against the truth, boxes drawn on
-views, and answer/evidence/combined/hallucination per family.
-
-Imported only for active-observation runs (agent_eval.benchmarks.activeobs pulls in the MCP server).
-"""
+"""Reading active-observation runs, for `show` and `report`: an item's observe log, the dataset behind a run (for
+true boxes), the agent's evidence against the truth, boxes drawn on views, the rollup per family."""
 
 from __future__ import annotations
 

@@ -1,14 +1,12 @@
-"""Angles, view spans and box mapping on a 360° panorama strip.
+"""Angles, view spans and box mapping on a 360° panorama strip. Conventions (the renderer's, the observation tool's
+and the grader's alike):
 
-Conventions (used by the renderer, the observation tool and the grader alike):
-
-* The panorama is `width` x `height` pixels (JRDB-AVR: 3760 x 480). Angle θ (degrees) maps
-  to the continuous column x = θ * width / 360; column 0 is 0°, angles grow to the right.
-* A view is `view` x `height` pixels (480 x 480) centred on θ: its first column is
-  x0 = (round(θ * width / 360) - view / 2) mod width and it covers columns x0 .. x0 + view - 1,
-  taken modulo width (a view across the 0°/360° seam wraps).
-* Panorama boxes are [x1, y1, x2, y2] in pixels with 0 <= x1 < width and x2 > x1; x2 may
-  exceed width for a box across the seam. Overlaps are measured on the cylinder.
+* The panorama is `width` x `height` pixels (JRDB-AVR: 3760 x 480). Angle θ (degrees) maps to the continuous column
+  x = θ * width / 360; column 0 is 0°, angles grow to the right.
+* A view is `view` x `height` pixels (480 x 480) centred on θ: its first column is x0 = (round(θ * width / 360) -
+  view / 2) mod width and it covers columns x0 .. x0 + view - 1, modulo width (a view across the seam wraps).
+* Panorama boxes are [x1, y1, x2, y2] in pixels with 0 <= x1 < width and x2 > x1; x2 may exceed width for a box
+  across the seam. Overlaps are measured on the cylinder.
 * Evidence boxes are given in the observed view's coordinates normalised to 0-1000.
 """
 

@@ -1,7 +1,5 @@
-"""Item-specific text for the prompt: the question, its choices, and the exact answer format.
-
-The prompt templates (prompts/, owned by the runner) wrap this; it never states the answer.
-"""
+"""Item-specific text for the prompt: the question, its choices, and the exact answer format. The prompt templates
+(prompts/, owned by the runner) wrap this; it never states the answer."""
 
 from __future__ import annotations
 

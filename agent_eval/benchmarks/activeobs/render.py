@@ -1,10 +1,7 @@
-"""Deterministic rendering of a scene: the static background strip, people as simple figures,
-and each person's exact box (the union of the shapes drawn for them).
-
-A view renders only its 480 columns (background columns gathered, then the people in range
-drawn), which takes a few milliseconds; a whole panorama frame is rendered only for the
-passive baseline and tests.
-"""
+"""Deterministic rendering of a scene: the static background strip, people as simple figures, and each person's
+exact box (the union of the shapes drawn for them). A view renders only its 480 columns (background columns
+gathered, then the people in range drawn), in a few milliseconds; a whole panorama frame is rendered only for the
+passive baseline and tests."""
 
 from __future__ import annotations
 

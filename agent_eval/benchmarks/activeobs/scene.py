@@ -123,11 +123,8 @@ class Scene:
             "n_frames": self.n_frames,
             "seed": self.seed,
             "horizon": self.horizon,
-            "landmarks": [{**asdict(mark), "colour": list(mark.colour)} for mark in self.landmarks],
-            "people": [
-                {**{k: v for k, v in asdict(p).items() if k != "segments"}, "segments": [asdict(s) for s in p.segments]}
-                for p in self.people
-            ],
+            "landmarks": [asdict(mark) for mark in self.landmarks],  # tuples are written as JSON lists
+            "people": [asdict(person) for person in self.people],
         }
 
     def save(self, path: Path) -> None:

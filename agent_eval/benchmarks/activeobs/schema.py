@@ -52,17 +52,8 @@ class ActiveItem:
 
     def public(self) -> dict:
         """What may be shown to the agent: never the answer or the evidence track."""
-        shown = {
-            "id": self.id,
-            "family": self.family,
-            "question": self.question,
-            "answer_mode": self.answer_mode,
-            "fps": self.fps,
-            "n_frames": self.n_frames,
-        }
-        if self.choices:
-            shown["choices"] = list(self.choices)
-        return shown
+        shown = {key: getattr(self, key) for key in ("id", "family", "question", "answer_mode", "fps", "n_frames")}
+        return shown | ({"choices": list(self.choices)} if self.choices else {})
 
 
 def _number(value, name: str) -> float:

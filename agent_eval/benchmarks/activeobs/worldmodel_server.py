@@ -1,9 +1,7 @@
-"""The world-model tools (`get_graph`, `add_entity`, `add_attribute`, `add_relation`): an MCP server
-mounted on the harness's MCP host beside `observe`, one per item, over the item's WorldGraph
-(worldmodel.py). Outside the sandbox like observe: the graph's files are never in the agent's reach.
-
-The descriptions say what the tools are for, never how to answer a question.
-"""
+"""The world-model tools (`get_graph`, `add_entity`, `add_attribute`, `add_relation`): an MCP server mounted on the
+harness's MCP host beside `observe`, one per item, over the item's WorldGraph (worldmodel.py). Outside the sandbox
+like observe: the graph's files are never in the agent's reach. The descriptions say what the tools are for, never
+how to answer a question."""
 
 # No `from __future__ import annotations`: the tools' parameter descriptions are objects made per server (passive or
 # active), evaluated where each tool is defined.
