@@ -94,6 +94,7 @@ class ActiveObservation(Benchmark):
         servers: list[McpServer] = []
         endpoints: list[str] = []
         inline: list[Path] = []
+        scene = dataset.scene(item.sequence)
         with contextlib.ExitStack() as stack:
 
             def serve(module_name: str, build: Callable) -> None:
@@ -107,16 +108,15 @@ class ActiveObservation(Benchmark):
             if tools == "none":
                 # The passive baseline: a fixed sample of whole panorama frames, inline; no tools but the world
                 # model's and the notes', if asked for (the world model's entities then cite those frames).
-                frames = write_passive_sample(dataset.scene(item.sequence), home / "passive")
+                frames = write_passive_sample(scene, home / "passive")
                 record_passive(item_root, frames)
-                question = passive_preamble(frames, dataset.scene(item.sequence)) + "\n\n" + question
+                question = passive_preamble(frames, scene) + "\n\n" + question
                 inline = [frame.path for frame in frames]
                 shown = passive_sightings([(frame.frame, frame.time_s) for frame in frames])
             else:
                 views = work / "views" if tools == "python" else None  # python mode may process what it saw
                 log = load_sdk_module(OBSERVE_MODULE).ObservationLog(item_root / "observations", views)
-                scenes = {item.sequence: dataset.scene(item.sequence)}
-                serve(OBSERVE_MODULE, lambda module: module.build_server(scenes, log))
+                serve(OBSERVE_MODULE, lambda module: module.build_server({item.sequence: scene}, log))
 
             def sightings() -> dict:
                 return shown if log is None else sightings_from_log(list(log.entries))
@@ -130,13 +130,12 @@ class ActiveObservation(Benchmark):
             if self.notes:  # GUIDE.md, WORKING.md in <item>/notes/
                 notes = Notes(item_root, NOTE_PURPOSES)
                 serve(NOTES_MODULE, lambda module: module.build_server(notes, where))
-            toolset = ToolSet(mcp=tuple(servers))
             if tools == "python":
                 inspection, endpoint = stack.enter_context(image_tools(work))
-                toolset = ToolSet(shell=True, view_file=True, mcp=(*servers, inspection))
+                servers.append(inspection)
                 endpoints.append(endpoint)
-            prompt = render(template_text, question, "")
-            yield ItemSetup(prompt=prompt, tools=toolset, inline_images=inline, endpoints=endpoints)
+            toolset = ToolSet(shell=tools == "python", view_file=tools == "python", mcp=tuple(servers))
+            yield ItemSetup(render(template_text, question, ""), toolset, inline_images=inline, endpoints=endpoints)
 
     def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
         assert isinstance(item, ActiveItem), item  # this kind's own dataset gives its items

@@ -193,39 +193,35 @@ class ActiveComparison(KindComparison):
                 body.append(cells)
         return header, body
 
-    def print_table(self, data: Comparison, console: Console) -> bool:
-        title = f"answer, evidence, combined and hallucination on {data.shared} shared items"
-        console.print(_screen_table(title, *self.metric_cells(data)))
+    def _tables(self, data: Comparison) -> list[tuple[str, str, list[str], list[list[str]]]]:
+        """(printed title, markdown heading, header, body): the rates; what the evidence rests on, once measured; the
+        paired tests, with two runs or more."""
+        rates = f"answer, evidence, combined and hallucination on {data.shared} shared items"
+        tables = [(rates, rates.capitalize() + ":", *self.metric_cells(data))]
         seen = self.seen_cells(data)
         if seen:
-            console.print(_screen_table("what the evidence rests on (descriptive)", *seen))
-        if len(data.runs) < 2:
-            return True
-        header, body = self.paired_cells(data)
-        widths = [max(len(c) for c in column) for column in zip(*[header[1:], *(cells[1:] for cells in body)])]
-        if sum(widths) + 3 * len(widths) + 1 <= console.width:
-            console.print(_screen_table("paired tests against A: answer, and combined", header, body))
-            return True
-        for j, (_metric, label) in enumerate(TESTED):  # too wide: one table per tested metric
-            cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
-            shown = [[cells[c] for c in cols] for cells in body]
-            console.print(_screen_table(f"paired tests against A: {label}", [header[c] for c in cols], shown))
+            tables.append(
+                ("what the evidence rests on (descriptive)", "What the evidence rests on (descriptive):", *seen)
+            )
+        if len(data.runs) > 1:
+            heading = "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:"
+            tables.append(("paired tests against A: answer, and combined", heading, *self.paired_cells(data)))
+        return tables
+
+    def print_table(self, data: Comparison, console: Console) -> bool:
+        for title, _, header, body in self._tables(data):
+            widths = [max(len(c) for c in column) for column in zip(*[header[1:], *(cells[1:] for cells in body)])]
+            if not title.startswith("paired") or sum(widths) + 3 * len(widths) + 1 <= console.width:
+                console.print(_screen_table(title, header, body))
+                continue
+            for j, (_metric, label) in enumerate(TESTED):  # too wide: one table per tested metric
+                cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
+                shown = [[cells[c] for c in cols] for cells in body]
+                console.print(_screen_table(f"paired tests against A: {label}", [header[c] for c in cols], shown))
         return True
 
     def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
-        parts = [
-            f"Answer, evidence, combined and hallucination on {data.shared} shared items:",
-            md(*self.metric_cells(data)),
-        ]
-        seen = self.seen_cells(data)
-        if seen:
-            parts += ["What the evidence rests on (descriptive):", md(*seen)]
-        if len(data.runs) > 1:
-            parts += [
-                "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
-                md(*self.paired_cells(data)),
-            ]
-        return parts
+        return [part for _, heading, header, body in self._tables(data) for part in (heading, md(header, body))]
 
     def csv_rows(self, data: Comparison) -> list[list] | None:
         """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import itertools
 import json
 import math
 import re
@@ -161,13 +162,10 @@ def evidence_check(evidence, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> 
 
 def frame_ranges(frames) -> str:
     """Sorted frames as compact ranges: "10-24, 30"."""
-    runs: list[list[int]] = []
-    for frame in sorted(frames):
-        if runs and frame == runs[-1][1] + 1:
-            runs[-1][1] = frame
-        else:
-            runs.append([frame, frame])
-    return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
+    runs = [
+        [f for _, f in run] for _, run in itertools.groupby(enumerate(sorted(frames)), lambda pair: pair[1] - pair[0])
+    ]
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else f"{run[0]}" for run in runs)
 
 
 def grade_active(response_text: str | None, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> ActiveGrade:
@@ -200,14 +198,11 @@ def _summary(rows: list) -> dict:
     answer = sum(bool(_field(r, "answer_correct")) for r in rows)
     evidence = sum(bool(_field(r, "evidence_correct")) for r in rows)
     combined = sum(bool(_field(r, "answer_correct")) and bool(_field(r, "evidence_correct")) for r in rows)
+    counts = {"answer": answer, "evidence": evidence, "combined": combined}
     return {
         "n": n,
-        "answer_correct": answer,
-        "evidence_correct": evidence,
-        "combined_correct": combined,
-        "answer_acc": answer / n if n else None,
-        "evidence_acc": evidence / n if n else None,
-        "combined_acc": combined / n if n else None,
+        **{f"{name}_correct": count for name, count in counts.items()},
+        **{f"{name}_acc": count / n if n else None for name, count in counts.items()},
         # Right answers not backed by the evidence, as a share of right answers.
         "hallucination_rate": (answer - combined) / answer if answer else None,
         "no_answer": sum(_field(r, "status") == "no_answer" for r in rows),

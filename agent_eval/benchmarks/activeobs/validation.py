@@ -86,11 +86,8 @@ def _chain_answer(scene: Scene, meta: dict, frame: int) -> tuple[int, Person] | 
 
 def _chain(scene: Scene, item: ActiveItem) -> Derived | str:
     meta, frame = item.meta, item.meta["frame"]
-    found = _chain_answer(scene, meta, frame)
-    if found is None:
-        return "anchor"
-    anchor = _one(scene, {"hat": meta["anchor_hat"]})
-    if anchor is None:
+    found, anchor = _chain_answer(scene, meta, frame), _one(scene, {"hat": meta["anchor_hat"]})
+    if found is None or anchor is None:
         return "anchor"
     right = min(
         (p for p in scene.people if p is not anchor),
