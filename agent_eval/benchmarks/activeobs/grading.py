@@ -93,6 +93,9 @@ def _number(value) -> float | None:
     return None
 
 
+as_number = _number  # the grader's reading of a number, public (the source, under its name, is in rules_hash)
+
+
 def _pair(value) -> tuple[float, float] | None:
     if isinstance(value, dict):  # {"frame": F, "angle": A} or {"start": S, "end": E}
         keys = [("frame", "angle"), ("frame_index", "angle_deg"), ("start", "end")]

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 from agent_eval.benchmarks.activeobs.geometry import at_least, circular_iou, view_box_to_pano, view_span
-from agent_eval.benchmarks.activeobs.grading import DEFAULT_RULES, _number
+from agent_eval.benchmarks.activeobs.grading import DEFAULT_RULES
+from agent_eval.benchmarks.activeobs.grading import as_number as _number
 from agent_eval.benchmarks.activeobs.worldmodel import StoredGraph, load_graph, pano_box
 
 PASSIVE_FILE = "passive.json"
