@@ -37,11 +37,7 @@ def is_babyvision(root: Path) -> bool:
 
 def optional(value):
     """clean_babyvision_optional: None and the string "null" (any case) are empty."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.lower() == "null":
-        return ""
-    return value
+    return "" if value is None or (isinstance(value, str) and value.lower() == "null") else value
 
 
 def read_dataset(root: Path) -> FieldDataset:
