@@ -15,12 +15,14 @@ from scipy.spatial import cKDTree
 
 from agent_eval.benchmarks.activevision.samples.common import (
     BLACK,
+    OUTWARD,
     GenerationFailed,
     TaskSpec,
     canvas,
     draw_label,
     level,
     question,
+    side_point,
 )
 
 COLORS = [(210, 40, 40), (30, 90, 210), (20, 150, 60), (150, 60, 175), (225, 130, 0)]
@@ -126,18 +128,9 @@ def _clean(curve, others, points_so_far):
     return new, [(p, a, -1) for p, a, _ in points[len(points_so_far) :]]
 
 
-def _start_point(rng, width, height):
-    """A point on the frame and the outward direction there."""
-    side = int(rng.integers(4))
-    if side in (0, 2):
-        x = rng.uniform(MARGIN + 60, width - MARGIN - 60)
-        return np.array([x, MARGIN if side == 0 else height - MARGIN]), np.array([0, -1 if side == 0 else 1])
-    y = rng.uniform(MARGIN + 60, height - MARGIN - 60)
-    return np.array([MARGIN if side == 3 else width - MARGIN, y]), np.array([-1 if side == 3 else 1, 0])
-
-
 def _curve(rng, width, height, n_ctrl):
-    start, out = _start_point(rng, width, height)
+    side, start = side_point(rng, width, height, MARGIN, MARGIN + 60)  # a point on the frame
+    out = np.array(OUTWARD[side])
     inner = rng.uniform((MARGIN + 50, MARGIN + 50), (width - MARGIN - 50, height - MARGIN - 50), size=(n_ctrl, 2))
     # Visit the points roughly away from the start, so the curve sweeps across instead of knotting itself.
     turn = rng.uniform(-0.8, 0.8)

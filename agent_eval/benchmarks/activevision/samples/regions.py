@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from agent_eval.benchmarks.activevision.samples.common import (
+    OUTWARD,
     GenerationFailed,
     TaskSpec,
     angle_between,
@@ -23,6 +24,7 @@ from agent_eval.benchmarks.activevision.samples.common import (
     point_segment_distance,
     question,
     segment_intersection,
+    side_point,
 )
 
 QUESTION = question(
@@ -38,15 +40,6 @@ LINE = (20, 20, 20)
 MIN_ANGLE = 25.0  # degrees between crossing lines
 CLEARANCE = 16.0  # px from any vertex to any line not through it
 CORNER_CLEARANCE = 40.0
-
-
-def _border_point(rng, width, height):
-    side = int(rng.integers(4))
-    if side in (0, 2):  # top, bottom
-        x = rng.uniform(CORNER_CLEARANCE, width - CORNER_CLEARANCE)
-        return side, np.array([x, 0.0 if side == 0 else float(height)])
-    y = rng.uniform(CORNER_CLEARANCE, height - CORNER_CLEARANCE)
-    return side, np.array([0.0 if side == 3 else float(width), y])
 
 
 def _valid(segs, border_pts, gap):
@@ -81,8 +74,8 @@ def _crossings(segs):
 
 
 def _spur(rng, segs, width, height, gap):
-    side, p = _border_point(rng, width, height)
-    inward = {0: (0, 1), 1: (-1, 0), 2: (0, -1), 3: (1, 0)}[side]
+    side, p = side_point(rng, width, height, 0, CORNER_CLEARANCE)
+    inward = -np.array(OUTWARD[side])
     ang = np.arctan2(inward[1], inward[0]) + rng.uniform(-1.0, 1.0)
     d = np.array([np.cos(ang), np.sin(ang)])
     far = p + d * 3 * max(width, height)
@@ -115,7 +108,7 @@ def generate(rng: np.random.Generator, difficulty: str):
         if len(segs) == n_chords + n_spurs:
             break
         if len(segs) < n_chords:
-            (sa, a), (sb, b) = _border_point(rng, width, height), _border_point(rng, width, height)
+            (sa, a), (sb, b) = (side_point(rng, width, height, 0, CORNER_CLEARANCE) for _ in range(2))
             if sa == sb:
                 continue
             new, new_border = {"p": a, "q": b, "spur": False}, [a, b]
