@@ -1,8 +1,6 @@
-"""A game's turns as VISTA numbers and reports them (arc3/claude/controller.py): turn N is the state after the
-N-th action, turn 0 the first observation (shown before any action; session.initial_frames); each turn's frames are
-numbered 0..k-1 within it. From a turn: the actions VISTA accepts next (_available_actions), why the game ended
-(termination_reason) and VISTA's result metadata (_metadata), read from the session's record (its plays and first
-observation), so they survive a restore of the game."""
+"""A game's turns as VISTA numbers and reports them (arc3/claude/controller.py): turn N is the state after the N-th
+action, turn 0 the first observation (when shown); a turn's frames are numbered 0..k-1 within it. Read from the
+session's record (its plays and first observation), so they survive a restore of the game."""
 
 from __future__ import annotations
 
@@ -37,9 +35,8 @@ class Turn:
 
 def first_turn(session: GameSession) -> Turn | None:
     """Turn 0: the game's first observation, when the run shows it before any action."""
-    shown = list(session.initial_frames)
-    first = getattr(session.game, "initial", None)  # the game process's first observation (StepResult)
-    if not shown or first is None:
+    shown, first = session.initial_frames, session.game.initial
+    if not shown:
         return None
     return Turn(
         0, None, None, first.state, first.levels_completed, first.win_levels, first.available_actions, tuple(shown)
@@ -47,7 +44,6 @@ def first_turn(session: GameSession) -> Turn | None:
 
 
 def turn_of(play: Play, given: dict[int, tuple[int, int]]) -> Turn:
-    """The turn a play made (turn N is the N-th play)."""
     click = given.get(play.step, (play.x, play.y)) if play.action == CLICK else None
     return Turn(
         play.step,
@@ -83,15 +79,14 @@ class Turns:
 
 def available(turn: Turn | None) -> list[str]:
     """The actions VISTA's play accepts after this turn (controller._available_actions): only RESET once the game is
-    over, else the game's own available actions (the toolkit lists no RESET there: VISTA refuses it then)."""
+    over, else the game's own (the toolkit lists no RESET there: VISTA refuses it then)."""
     if turn is None or turn.state == "GAME_OVER":
         return ["RESET"]
     return [name for name in ACTIONS if name in turn.available_actions]
 
 
 def termination_reason(session: GameSession) -> str | None:
-    """Why the game takes no more actions, in VISTA's words where VISTA has them (WIN, action_budget_exhausted,
-    controller_error), ours for our own bounds (the level's and the time budget)."""
+    """Why the game takes no more actions, in VISTA's words where VISTA has them, ours for our own bounds."""
     ended = session.ended()
     return ended[0] if ended else None
 
@@ -140,8 +135,7 @@ def metadata(
 
 
 def current_metadata(session: GameSession, ladder: Ladder, last: Turn | None, display: int, **given) -> dict:
-    """VISTA's metadata of the game as it stands (its last turn), with the frame as a grid on the text rung
-    (VISTA's grid observation) and our per-level budget when the run sets one."""
+    """VISTA's metadata of the game's last turn, the frame as a grid on the text rung, our level budget when set."""
     shown = metadata(last, display, reason=termination_reason(session), **given)
     limit = session.level_limit()
     if limit is not None:
@@ -163,14 +157,14 @@ def initial_metadata(session: GameSession, ladder: Ladder, scale: int) -> dict:
 
 
 def crossed_level(before: Turn | None, turn: Turn, terminal: bool) -> bool:
-    """A level boundary as VISTA sees one (_crossed_level_boundary): levels completed went up, the game goes on."""
+    """VISTA's _crossed_level_boundary: levels completed went up, the game goes on."""
     if terminal or before is None or before.levels_completed is None or turn.levels_completed is None:
         return False
     return turn.levels_completed > before.levels_completed
 
 
 def public_action(turn: Turn) -> dict:
-    """The action as VISTA's public record gives it (_public_event): its name, and ACTION6's x and y as given."""
+    """The action as VISTA's public record gives it (_public_event): ACTION6's x and y as given."""
     action: dict = {"action": turn.action}
     if turn.action == CLICK and turn.given is not None:
         action["x"], action["y"] = turn.given
@@ -178,8 +172,8 @@ def public_action(turn: Turn) -> dict:
 
 
 def replayed(all_turns: list[Turn], display: int, last_reason: str | None) -> list[tuple[Turn, dict]]:
-    """The turns already played (a restored game), each with its metadata as it was when played, the game ending
-    only at its last turn (won, budget spent or failed: `last_reason`)."""
+    """The turns already played (a restored game), each with its metadata as when played, the game ending only at
+    its last turn (`last_reason`)."""
     out = []
     for before, turn in zip([None, *all_turns], all_turns):
         if turn.action is None:
@@ -191,10 +185,8 @@ def replayed(all_turns: list[Turn], display: int, last_reason: str | None) -> li
 
 
 class Levels:
-    """The level the game is on, as VISTA reads a boundary (crossed_level): the turn it began at (VISTA's
-    _level_start_turn, kept with each note written) and, given the notes of --working-scope level, WORKING.md
-    archived and cleared at each boundary (games/working_scope.py). Either tool style calls `after_play()` after
-    each play."""
+    """The level the game is on: the turn it began at (VISTA's _level_start_turn, kept with each note written) and,
+    with --working-scope level, WORKING.md archived and cleared at each boundary. Called after each play."""
 
     def __init__(self, session: GameSession, turns: Turns, level_notes: Notes | None):
         self.session, self.turns, self.notes = session, turns, level_notes
@@ -207,7 +199,6 @@ class Levels:
         return self.session.where(self.start)
 
     def after_play(self) -> bool:
-        """The plays since the last call checked; whether the last of them crossed a level boundary."""
         with self._lock:
             every = self.turns.all()
             reason = termination_reason(self.session)

@@ -1,13 +1,8 @@
-"""VISTA's game tools on one item's session (`--game-tools vista`): play, inspect, read_pixels, history and the
-notes' read_guide, write_guide, read_working, write_working, answering as VISTA's harness answers (its controller,
-arc3/claude/controller.py; its dispatcher, core/dispatcher.py; its MCP bridge, backends/claude/mcp_bridge.py):
-a text block of compact JSON metadata, then for each image a text label and the image; an error is that JSON (or
-the note's sentence) with isError. The tools take their arguments raw, as VISTA's controller does, so a call is
-checked by VISTA's rules and refused in VISTA's words, not by a schema validator of ours.
-
-`play` checks an action as VISTA does (validate_tool_action: known, available now, ACTION6's x and y in the run's
-coordinates, mapped to the game pixel under them), then plays it through the session (budgets, archive, timeline).
-The clicks as the model gave them are kept beside the timeline (game/clicks.jsonl), for `history`."""
+"""VISTA's game tools on one item's session (`--game-tools vista`), answering as VISTA's harness answers
+(arc3/claude/controller.py, core/dispatcher.py, backends/claude/mcp_bridge.py). They take their arguments raw, as
+VISTA's controller does, so a call is checked by VISTA's rules and refused in VISTA's words, not by a schema
+validator of ours. The clicks as the model gave them are kept beside the timeline (game/clicks.jsonl), for
+`history`."""
 
 from __future__ import annotations
 
@@ -80,7 +75,6 @@ class VistaGame:
         self._lock = threading.Lock()
 
     def _event(self, turn: t.Turn | None, result: dict) -> Event:
-        """A turn as an event: the action as given, its result's metadata without the grid, its frames as shown."""
         action = t.public_action(turn) if turn is not None and turn.action is not None else None
         frames = ArchivedPngs(self.session.archive, turn.frames if turn is not None else ())
         return Event(action, {k: v for k, v in result.items() if k != "grid"}, True, frames)
@@ -98,8 +92,7 @@ class VistaGame:
         )
 
     def record(self) -> dict:
-        """VISTA's environment record of the game as it stands (core/session.py's recoveries): its current
-        observation, the last action's result and the current level's attempts."""
+        """VISTA's environment record of the game as it stands (core/session.py's recoveries)."""
         with self._lock:
             current = self._current()
             return {
