@@ -15,6 +15,7 @@ from mcp_types import CallToolResult
 from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
+from agent_eval.benchmarks.arcgames.game_record import Play
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.frames import ArchivedPngs
@@ -64,7 +65,7 @@ class VistaGame:
         self.coordinates = Coordinates.of(ladder.coordinates, scale)
         self.display = self.coordinates.display_side
         self.given = {e["step"]: (e["x"], e["y"]) for e in log_lines(session.directory / CLICKS)}
-        self.turns = t.Turns(session, self.given)
+        self.turns = t.Turns(session)
         # the game's turns as the core's events, turn N event N (turn 0: the first observation, when shown)
         self.events = [self._event(self.turns.first, {})]
         played = t.replayed(self.turns.all(), self.display, t.termination_reason(session))
@@ -74,8 +75,8 @@ class VistaGame:
         self.invalid = 0  # refused plays in a row (VISTA's attempt_index)
         self._lock = threading.Lock()
 
-    def _event(self, turn: t.Turn | None, result: dict) -> Event:
-        action = t.public_action(turn) if turn is not None and turn.action is not None else None
+    def _event(self, turn: Play | None, result: dict) -> Event:
+        action = t.public_action(turn, self.given) if turn is not None and turn.action else None
         frames = ArchivedPngs(self.session.archive, turn.frames if turn is not None else ())
         return Event(action, {k: v for k, v in result.items() if k != "grid"}, True, frames)
 
