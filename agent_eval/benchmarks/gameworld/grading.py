@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic.dataclasses import dataclass
 
+from agent_eval.analysis.measures import graded
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.base import BenchmarkGrade, KindMetrics
 from agent_eval.benchmarks.gameworld import evaluator
@@ -100,8 +101,8 @@ def rollup_tasks(metrics: list[TaskMetrics]) -> dict:
 
 
 def rollup_records(records: list) -> dict:
-    """rollup.json's part: the suite's measures over the graded records."""
-    return rollup_tasks([TaskMetrics.of(r) for r in records if r.status in ("ok", "no_answer")])
+    """rollup.json's part (and show's, report's, the measures'): the suite's measures over the graded records."""
+    return rollup_tasks([TaskMetrics.of(r) for r in graded(records)])
 
 
 def rules_hash() -> str:
