@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic.dataclasses import dataclass
@@ -100,7 +101,7 @@ def rollup_tasks(metrics: list[TaskMetrics]) -> dict:
     }
 
 
-def rollup_records(records: list) -> dict:
+def rollup_records(records: Sequence) -> dict:
     """rollup.json's part (and show's, report's, the measures'): the suite's measures over the graded records."""
     return rollup_tasks([TaskMetrics.of(r) for r in graded(records)])
 

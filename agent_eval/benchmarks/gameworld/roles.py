@@ -1,29 +1,13 @@
 """`--roles isolated`: a game of several roles played as VISTA plays it (joshhhhhan/VISTA, MIT; stored copy
 agent-memory-atlas-archive/joshhhhhan--VISTA at c97c354: src/vista/benchmarks/gameworld/run.py play_loop,
-engine.py PaperDriver, session.py RoleSession, profiles.py SessionPolicy; core/runtime.py, core/support.py).
-
-- Each role has a context of its own: an agent session of its own (its CLI session continued at each of its
-  turns, `Continuation.context` "role-N"), its own system prompt (the task's objective for that role: the rules,
-  the task's prompt, "Role N: name" with its sections; computer_use.py objective), its own `act` (its keys,
-  vista_act.py), its own notes (role-N/notes) and its own events for the looks and history: event 0 the start
-  screen with the task's prompt, then the screen it is shown as each turn begins (when another role changed it)
-  and each of its steps.
-- The roles take turns, role 0 first, one step each (PaperDriver: the role cursor moves after every step, an invalid
-  one too): a turn is one action. The session is stopped as its action's result reaches the model (VISTA's
-  `decision_complete` boundary interrupts its CLI: ItemSetup.turn_over), and a call after the action in the same
-  turn is refused in VISTA's words. A turn that ends in a final reply is a step with nothing sent (RoleSession.submit,
-  `final_answers`), or, with --final-answer ends, the task's end.
-- Each turn begins with "Game screen:" and the current screen (play_loop: the initial and step phases' words);
-  the role's session is continued there, or started at its first turn.
-- What is scored is GameWorld's: its evaluator reads the first role's steps (session.py), the budget per role.
-
-- A hand-off is each role's (--context handoff:N or handoff:cli, VISTA's compaction by checkpoint): when a role's
-  context passes the point during its turn, its session is continued once more, told VISTA's checkpoint words
-  (Codex: "Save the compact checkpoint before continuing.", profiles.py PromptBundle checkpoint, with its
-  save_compact_checkpoint; Claude Code: its WORKING.md checkpoint prompt, claude/mcp_host.py) with the notes tools
-  only (act answered "Only memory tools are available during checkpointing.", core/runtime.py); at its next turn
-  a fresh session of that role goes on, told VISTA's recovery words, its notes and the current screen. Not the
-  --session-images cap: VISTA's act is not capped in a session of one role either (game_server.py)."""
+engine.py PaperDriver, session.py RoleSession, profiles.py SessionPolicy; core/runtime.py, core/support.py);
+docs/kinds/gameworld.md's table says it row by row. Each role has its own CLI session (continued at each of its
+turns, `Continuation.context` "role-N"), objective, `act`, notes and events (event 0 the start screen, then the
+screen each of its turns began on and its own steps). The roles take turns from role 0, one step each (an invalid
+one too): the session is stopped as its action's result reaches the model (ItemSetup.turn_over). A hand-off is each
+role's: its session is continued once more with VISTA's checkpoint words and the notes tools only, and its next
+turn is a fresh session told VISTA's recovery words. Not the --session-images cap: VISTA's act is not capped in a
+session of one role either (game_server.py)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
-"""One GameWorld task as its tools see it: the page on the harness's clock, the step budget, GameWorld's evaluator after
-each step of the evaluated role, the reset after a failed terminal, the screen archive and the timeline
-(records.py says what lands on disk). The MCP tools call it from worker threads: one lock.
-
-A step is what GameWorld's coordinator does for one action: the action's inputs on the game's clock (nothing when
-the action is invalid: GameWorld counts the step all the same), the state read, the evaluator (for the first role
-only, as GameWorld evaluates its first agent), a reset when the evaluator asks for one, GameWorld's 50 ms between
-steps, then the screenshot the next decision sees. With the task's pause during inference (every catalog task's)
-the game stands still between steps; real-time play runs it for the wall time the model took, recorded, so a
-replay runs it for the same.
+"""One GameWorld task as its tools see it (docs/kinds/gameworld.md): the page on the harness's clock, the step budget,
+GameWorld's evaluator after each step of the first role (as GameWorld evaluates its first agent), the reset after a
+failed terminal, the screen archive and the timeline (records.py). The MCP tools call it from worker threads: one
+lock. An invalid action sends nothing but counts, as in GameWorld; real-time play runs the game for the wall time
+the model took, recorded, so a replay runs it for the same.
 
 A task survives the harness: over a folder whose timeline holds steps, the page is opened again (same seed, same
-start) and every step is replayed, each screen checked against its recorded hash; one that differs raises
+start) and every step replayed, each screen checked against its recorded hash; one that differs raises
 NotReplayable and the caller starts the task over."""
 
 from __future__ import annotations

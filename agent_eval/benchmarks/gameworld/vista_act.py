@@ -1,15 +1,10 @@
 """`--act-schema vista`: the computer-use `act` tool exactly as VISTA offers it (joshhhhhan/VISTA, MIT; stored copy
 agent-memory-atlas-archive/joshhhhhan--VISTA at c97c354: src/vista/benchmarks/gameworld/computer_use.py
 action_schema and action_description; core/runtime.py TaskRuntime.execute): one role's tool, a `oneOf` of one
-closed object per action of that role (wait always; press_key, press_keys with exactly two keys, type where it has
-keys; click, click_hold, mouse_move, drag, scroll where it may click), durations up to 2 s, text up to 5 characters.
-
-Its answers as VISTA's runtime gives them: arguments outside the schema are refused with "Invalid tool arguments."
-and nothing happens (no step, as VISTA charges no decision for them); arguments within it are a step, checked as
-our executor checks every action (actions.py: the role's keys, the screen; an invalid one is a step with nothing
-sent, VISTA's "No valid action was executed."). VISTA leaves those checks to GameWorld's runtime at its pinned
-commit f2883c3, which cannot be fetched; its description forbids opposing key pairs, so a press_keys of one is
-such an invalid step here. Its defaults differ from ours in one place: `type` spreads over 2 s, not 1 s."""
+closed object per action of that role. Arguments outside the schema are refused with "Invalid tool arguments."
+and nothing is taken; those within it are a step, checked as our executor checks every action (actions.py).
+VISTA leaves those checks to GameWorld's runtime at its pinned commit f2883c3, which cannot be fetched; its
+description forbids opposing key pairs, so a press_keys of one is an invalid step here."""
 
 from __future__ import annotations
 
