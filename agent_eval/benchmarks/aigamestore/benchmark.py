@@ -10,14 +10,13 @@ from typing import Iterator
 
 from agent_eval.benchmarks.aigamestore.grading import grade_game, prediction_text
 from agent_eval.benchmarks.aigamestore.loader import load_games
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.metrics import graded_games
 from agent_eval.benchmarks.aigamestore.options import Options
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, in_progress
-from agent_eval.benchmarks.aigamestore.scoring import per_game, rules_hash, summary
+from agent_eval.benchmarks.aigamestore.scoring import rules_hash, summary
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
 from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.games.browser.kind import BrowserKind, vista_recovery
-from agent_eval.benchmarks.games.final_answers import Redirect
+from agent_eval.benchmarks.games.browser.kind import BrowserKind, Redirect, vista_recovery
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import handoff_request
@@ -195,9 +194,7 @@ class AiGameStore(BrowserKind):
         return rules_hash()
 
     def extra_rollup(self, records: list) -> dict | None:
-        graded = [GameStoreMetrics.of(r) for r in records if r.status in ("ok", "no_answer")]
-        games = per_game([(m.game or "?", m.raw_score, m.human_median) for m in graded])
-        return {"aigamestore": summary(games)}
+        return {"aigamestore": summary(graded_games(records))}
 
 
 def _notes_text(notes: Notes) -> str:

@@ -4,7 +4,7 @@ or the benchmark's official protocol; each kind keeps its page and runtime, its 
 its scoring.
 
 options.py        the options every browser kind takes (BrowserOptions), checked once
-kind.py           BrowserKind: the Benchmark both kinds are (load, samples, hand-off state, VISTA's continuous session)
+kind.py           BrowserKind: the Benchmark both kinds are (load, samples, hand-off, VISTA's session, redirects.jsonl)
 reading.py        BrowserReading: the kinds' reading hooks, each one call into the kind's module of that name
 vista_play.py     VISTA's game tools for both kinds: its actions' answers and task tools, images counted to the cap
 """
