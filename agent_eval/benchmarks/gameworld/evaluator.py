@@ -164,12 +164,7 @@ def _summary_of(issues: list[str], prefix: str) -> str:
 
 
 def evaluate(
-    rules: TaskRules,
-    state: Any,
-    step_index: int,
-    metrics: Mapping[str, Any] | None,
-    *,
-    finalized: bool = False,
+    rules: TaskRules, state: Any, step_index: int, metrics: Mapping[str, Any] | None, *, finalized: bool = False
 ) -> Evaluation:
     """One evaluation of the state read after step `step_index` (1-based), given the metrics so far."""
     config = rules.config if isinstance(rules.config, Mapping) else {}

@@ -33,11 +33,7 @@ class Rung(BrowserOptions):
     roles: str = "shared"  # a game of several roles: one session plays them all, or one session a role
 
     protocols = ("official", "vista")
-    vista_switches = {
-        **BrowserOptions.vista_switches,
-        "act_schema": ("ours", "vista"),
-        "roles": ("shared", "isolated"),
-    }
+    vista_switches = {**BrowserOptions.vista_switches, "act_schema": ("ours", "vista"), "roles": ("shared", "isolated")}
 
     @classmethod
     def from_options(cls, given: dict) -> Rung:

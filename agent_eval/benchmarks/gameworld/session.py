@@ -20,13 +20,7 @@ from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
 from agent_eval.benchmarks.games.restores import append_restore, read_restores
 from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.benchmarks.gameworld import gameapi
-from agent_eval.benchmarks.gameworld.actions import (
-    InvalidAction,
-    Screen,
-    check_action,
-    compile_action,
-    semantic_action,
-)
+from agent_eval.benchmarks.gameworld.actions import InvalidAction, Screen, check_action, compile_action, semantic_action
 from agent_eval.benchmarks.gameworld.evaluator import Evaluation, TaskEvaluator
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError, GamePage
 from agent_eval.benchmarks.gameworld.loader import TaskItem
@@ -223,12 +217,7 @@ class TaskSession:
         return out, png
 
     def act(
-        self,
-        role: int,
-        given: dict | None,
-        interface: str,
-        reasoning: str | None = None,
-        decision: int | None = None,
+        self, role: int, given: dict | None, interface: str, reasoning: str | None = None, decision: int | None = None
     ) -> tuple[dict, bytes | None]:
         """One step: (what the model reads, the screen after as PNG). interface: computer_use, vista (VISTA's act:
         computer use without opposing key pairs), semantic, or none (a
