@@ -15,8 +15,7 @@ from rich.table import Table
 
 from agent_eval.analysis.comparison_result import Comparison, KindComparison, Measure
 from agent_eval.analysis.stats import paired
-
-GRADES = (("exact_match", "VISTA exact match"), ("judge_verdict", "judge (VLMEvalKit)"))
+from agent_eval.benchmarks.babyvision.hooks import GRADES
 
 
 def per_item(records, key: str) -> dict[str, float | None]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.babyvision.prompting import build_question
-from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource, image_stem
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, image_files
 from agent_eval.datamodel.jsonl import jsonl_rows
 
 META = "meta_data.jsonl"
@@ -25,15 +25,10 @@ META = "meta_data.jsonl"
 
 @dataclass(frozen=True)
 class BabyVisionItem(FieldItem):
-    """One row of BabyVision's meta_data.jsonl: its question text as the reference builds it, and its images."""
+    """One row of BabyVision's meta_data.jsonl. Its task is the subtype (the 22 fine-grained tasks), its category
+    the type (the four families), its answer a choice question's letter or a blank one's text."""
 
-    id: str
-    task: str  # the subtype (BabyVision's 22 fine-grained tasks)
-    category: str  # the type (its four families)
-    prompt_text: str  # the reference's question text: question, choices, final-answer instruction
-    answer: str  # a letter for a choice question, the text for a blank one
     ans_type: str
-    images: tuple[ImageSource, ...]
 
 
 def is_babyvision(root: Path) -> bool:
@@ -74,11 +69,7 @@ def _item(row: dict, root: Path) -> BabyVisionItem:
             answer = chr(65 + int(choice))
         except (TypeError, ValueError):
             raise ValueError(f"a choice question whose choiceAns {choice!r} is not an option's index") from None
-    images = row["image"] if isinstance(row["image"], list) else [row["image"]]
-    paths = tuple(root / str(image) for image in images)
-    for image in paths:
-        if not image.is_file():
-            raise ValueError(f"its image file {image} does not exist")
+    images = image_files(root, row["image"] if isinstance(row["image"], list) else [row["image"]])
     return BabyVisionItem(
         id=str(row["taskId"]),
         task=str(row["subtype"]),
@@ -86,5 +77,5 @@ def _item(row: dict, root: Path) -> BabyVisionItem:
         prompt_text=build_question(row),
         answer=str(answer),
         ans_type=str(ans_type),
-        images=tuple(ImageSource(name=image_stem(n, len(paths)), path=p) for n, p in enumerate(paths)),
+        images=images,
     )

@@ -18,7 +18,8 @@ timeline.py       the game's timeline.jsonl, synced before the model is answered
 folder.py         the game's folder (GAME_DIR, result.json) and its JSON files written whole
 tools.py          the `game` server's shared pieces: our looks as MCP tools, the note tools, a server of functions
 served.py         the game's MCP server mounted and offered in the mode's tool set; mode python's frames mirror
-reading.py        GameReading: the kinds' shared reading hooks (the game column, no dataset, the live game, the report)
+reading.py        GameReading: the kinds' shared reading hooks (the game column, no dataset, the live game, the report);
+                  BrowserReading: the browser kinds', each one call into the kind's module of that name
 comparison.py     a game kind's part of `compare` as two tables of cells: the runs, then each game by run
 paged.py          a long timeline paged for `show` (PAGE entries a page; the first and the last by default)
 vista/            VISTA's tools, one implementation for every kind: MCP pieces, looks, history, notes

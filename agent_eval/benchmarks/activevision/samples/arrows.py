@@ -206,10 +206,4 @@ def generate(rng: np.random.Generator, difficulty: str):
     return img, QUESTION, answer
 
 
-SPEC = TaskSpec(
-    name="arrow_chain_following",
-    prefix="ACF",
-    category="sequential_traversal",
-    generate=generate,
-    answer_pattern=r"[A-Z]",
-)
+SPEC = TaskSpec("arrow_chain_following", "ACF", "sequential_traversal", generate, r"[A-Z]")

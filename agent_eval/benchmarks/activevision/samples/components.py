@@ -8,6 +8,7 @@ group, which is the detail that rewards zooming in."""
 from __future__ import annotations
 
 import numpy as np
+from scipy.cluster.hierarchy import DisjointSet
 from scipy.spatial import Delaunay
 
 from agent_eval.benchmarks.activevision.samples.common import (
@@ -75,13 +76,6 @@ def _allowed_edges(pts, radius, line_w, max_len):
     return keep
 
 
-def _find(parent, i):
-    while parent[i] != i:
-        parent[i] = parent[parent[i]]
-        i = parent[i]
-    return i
-
-
 def generate(rng: np.random.Generator, difficulty: str):
     width, height = level(difficulty, (1024, 768), (1280, 960), (1536, 1152))
     n = level(difficulty, 40, 70, 105)
@@ -98,34 +92,24 @@ def generate(rng: np.random.Generator, difficulty: str):
 
     # Random spanning forest (Kruskal in random order) stopped at the target number of groups,
     # then a few extra strands inside groups so groups contain cycles too.
-    parent = list(range(len(pts)))
-    groups = len(pts)
+    forest = DisjointSet(range(len(pts)))
     chosen, rest = [], []
     for k in rng.permutation(len(edges)):
         a, b = edges[k]
-        ra, rb = _find(parent, a), _find(parent, b)
-        if ra != rb and groups > target:
-            parent[ra] = rb
-            groups -= 1
+        if not forest.connected(a, b) and forest.n_subsets > target:
+            forest.merge(a, b)
             chosen.append((a, b))
         else:
             rest.append((a, b))
     extra_p = level(difficulty, 0.1, 0.2, 0.3)
-    chosen += [(a, b) for a, b in rest if _find(parent, a) == _find(parent, b) and rng.random() < extra_p]
+    chosen += [(a, b) for a, b in rest if forest.connected(a, b) and rng.random() < extra_p]
 
     img, draw = canvas(width, height)
     for a, b in chosen:
         draw.line([tuple(pts[a]), tuple(pts[b])], fill=STRAND, width=line_w)
     for x, y in pts:
         draw.ellipse([x - radius, y - radius, x + radius, y + radius], fill=ANCHOR)
-    answer = len({_find(parent, i) for i in range(len(pts))})
-    return img, QUESTION, str(answer)
+    return img, QUESTION, str(forest.n_subsets)
 
 
-SPEC = TaskSpec(
-    name="connected_component_counting",
-    prefix="CCC",
-    category="distributed_scanning",
-    generate=generate,
-    answer_pattern=r"[1-9]\d*",
-)
+SPEC = TaskSpec("connected_component_counting", "CCC", "distributed_scanning", generate, r"[1-9]\d*")

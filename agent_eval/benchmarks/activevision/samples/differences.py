@@ -106,10 +106,5 @@ def generate(rng: np.random.Generator, difficulty: str):
     return img, QUESTION, answer
 
 
-SPEC = TaskSpec(
-    name="field_difference_spotting",
-    prefix="FDS",
-    category="visual_attribute_transfer",
-    generate=generate,
-    answer_pattern=r"none|[1-9]\d*(, [1-9]\d*)*",
-)
+ANSWER_FORMAT = r"none|[1-9]\d*(, [1-9]\d*)*"  # "none", or the cell numbers ascending
+SPEC = TaskSpec("field_difference_spotting", "FDS", "visual_attribute_transfer", generate, ANSWER_FORMAT)

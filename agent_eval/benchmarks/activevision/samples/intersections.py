@@ -195,10 +195,4 @@ def generate(rng: np.random.Generator, difficulty: str):
     return img, question_for(n_curves), answer
 
 
-SPEC = TaskSpec(
-    name="line_intersection_sequencing",
-    prefix="LIS",
-    category="sequential_traversal",
-    generate=generate,
-    answer_pattern=r"[A-Z](, [A-Z])*",
-)
+SPEC = TaskSpec("line_intersection_sequencing", "LIS", "sequential_traversal", generate, r"[A-Z](, [A-Z])*")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
+from scipy.cluster.hierarchy import DisjointSet
 
 from agent_eval.benchmarks.activevision.samples.common import (
     BLACK,
@@ -69,19 +70,12 @@ def _path(adj, a, b):
     return None
 
 
-def _component_ids(adj):
-    comp, k = {}, 0
-    for start in adj:
-        if start in comp:
-            continue
-        comp[start], queue = k, deque([start])
-        while queue:
-            cur = queue.popleft()
-            for n in adj[cur]:
-                if n not in comp:
-                    comp[n] = k
-                    queue.append(n)
-        k += 1
+def _components(adj):
+    """The connected parts of the maze: comp[cell] names a cell's part."""
+    comp = DisjointSet(adj)
+    for cell, nbrs in adj.items():
+        for n in nbrs:
+            comp.merge(cell, n)
     return comp
 
 
@@ -110,7 +104,7 @@ def _wall_off(rng, adj, cells, pair):
     if any(cells[i] in keep for i in range(len(cells)) if i not in pair):
         return False  # another opening sits on the pair's path: can't separate it
     for _ in range(4 * len(cells)):
-        comp = _component_ids(adj)
+        comp = _components(adj)
         groups: dict[object, list[int]] = {}
         for i, cell in enumerate(cells):
             groups.setdefault(comp[cell], []).append(i)
@@ -187,10 +181,4 @@ def generate(rng: np.random.Generator, difficulty: str):
     return img, QUESTION, answer
 
 
-SPEC = TaskSpec(
-    name="maze_path_tracing",
-    prefix="MPT",
-    category="sequential_traversal",
-    generate=generate,
-    answer_pattern=r"[A-Z]-[A-Z]",
-)
+SPEC = TaskSpec("maze_path_tracing", "MPT", "sequential_traversal", generate, r"[A-Z]-[A-Z]")

@@ -141,10 +141,4 @@ def generate(rng: np.random.Generator, difficulty: str):
     return img, QUESTION, str(answer)
 
 
-SPEC = TaskSpec(
-    name="region_counting",
-    prefix="RC",
-    category="distributed_scanning",
-    generate=generate,
-    answer_pattern=r"[1-9]\d*",
-)
+SPEC = TaskSpec("region_counting", "RC", "distributed_scanning", generate, r"[1-9]\d*")

@@ -61,17 +61,13 @@ class BrowserKind(Benchmark):
     truth: str  # what an item's answer is called ("score", "success")
     hooks: str  # "module:Class": the kind's reading hooks, imported when a run is first read
     options: BrowserOptions
+    parse_options: Callable[[dict], BrowserOptions]  # the kind's options, checked (a staticmethod)
+    load_dataset: Callable[[Path], object]
 
     def __init__(self):
         self.dataset = None
         self.time_budget_s: float | None = None
         self.backend: str | None = None  # the run's agent CLI (VISTA offers Codex a checkpoint tool of its own)
-
-    def parse_options(self, given: dict) -> BrowserOptions:
-        raise NotImplementedError
-
-    def load_dataset(self, root: Path):
-        raise NotImplementedError
 
     def samples_written(self, out: Path) -> list[str]:
         """What sample-data says it wrote."""
