@@ -27,20 +27,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, ItemError, ItemSetup
-from agent_eval.benchmarks.presentation import ReadingHooks
-from agent_eval.benchmarks.registry import all_tool_modes, detect_kind, get_benchmark, reading_hooks
+from agent_eval.benchmarks.base import Benchmark, ItemError
+from agent_eval.benchmarks.registry import all_tool_modes, detect_kind, get_benchmark
 
-__all__ = [
-    "Benchmark",
-    "BenchmarkGrade",
-    "ItemError",
-    "ItemSetup",
-    "ReadingHooks",
-    "get_benchmark",
-    "load_benchmark",
-    "reading_hooks",
-]
+__all__ = ["Benchmark", "ItemError", "get_benchmark", "load_benchmark"]
 
 ALL_TOOL_MODES = all_tool_modes()
 

@@ -72,9 +72,10 @@ class FieldDataset(HashedDataset):
         return self
 
 
+@dataclass(frozen=True)
 class FieldItem:
-    """What the field formats' items (TsvItem, BabyVisionItem) are hashed by: the prompt text as the reference
-    builds it, the truth, every image's bytes."""
+    """What the field formats' items (TsvItem, BabyVisionItem) share and are hashed by: the prompt text as the
+    reference builds it (`prompt_text`), the truth, every image's bytes."""
 
     id: str
     task: str
@@ -93,6 +94,15 @@ class FieldItem:
 def image_stem(n: int, total: int) -> str:
     """The neutral name an item's n-th image (of `total`) is placed under."""
     return "image" if total == 1 else f"image_{n + 1}"
+
+
+def image_files(folder: Path, names: list) -> tuple[ImageSource, ...]:
+    """An item's image files, named relative to `folder` (or absolute); a ValueError when one is missing."""
+    paths = [folder / str(name) for name in names]
+    for path in paths:
+        if not path.is_file():
+            raise ValueError(f"its image file {path} does not exist")
+    return tuple(ImageSource(name=image_stem(n, len(paths)), path=path) for n, path in enumerate(paths))
 
 
 def images_phrase(paths: list[Path]) -> str:

@@ -60,7 +60,9 @@ class Kind:
     profiles: str | None = None  # "module:NAME" of its tuple of Profile (`run --profile`), read as plain data
 
 
-# The notes switch (VISTA's rung iv), one option of two kinds: same flag, values and meaning for each.
+# Options several kinds share, each one flag with the same values and meaning for every kind that offers it:
+# VISTA's rungs (notes iv, context iii/iv), the game core's session cap (games/handoff.py) and one action per
+# observation (games/observation.py: its default is each kind's), the browser games' protocol, clock and episode.
 NOTES_OPTION = KindOption(
     "--notes",
     "ARC-AGI-3 games (rung iv), the browser games (AI GameStore, GameWorld) and active observation: on gives the "
@@ -68,8 +70,6 @@ NOTES_OPTION = KindOption(
     "kept (default: off).",
     unset="off",
 )
-
-# The context policy (VISTA's rungs iii/iv), shared by the game kinds: same flag, values and meaning for each.
 CONTEXT_OPTION = KindOption(
     "--context",
     "ARC-AGI-3 games (rung iii/iv), AI GameStore and GameWorld (VISTA's protocol): native (the CLI compacts its "
@@ -79,7 +79,6 @@ CONTEXT_OPTION = KindOption(
     "(default: native).",
     unset="native",
 )
-# The session image cap, one option of every game kind (the game core's hand-off, games/handoff.py)
 SESSION_IMAGES_OPTION = KindOption(
     "--session-images",
     "Games (ARC-AGI-3; AI GameStore and GameWorld under VISTA's protocol with --notes on): before a tool would give "
@@ -88,7 +87,6 @@ SESSION_IMAGES_OPTION = KindOption(
     "Code: 600 for a natively-1M model, else 100); the run's first lines say the cap used (default: no cap).",
     type=int,
 )
-# The browser games' protocol, shared by AI GameStore and GameWorld: same flag, values and default for each.
 PROTOCOL_OPTION = KindOption(
     "--protocol",
     "Browser games: vista (one continuous session acting through the game's tool, every frame kept) or official "
@@ -97,15 +95,12 @@ PROTOCOL_OPTION = KindOption(
     "preceding steps, one action through the tool) (default: vista).",
     unset="vista",
 )
-# A browser game's clock, shared: paused while the model thinks (both benchmarks' rule), or running (real time).
 REALTIME_OPTION = KindOption(
     "--realtime",
     "Browser games: on lets the game run on while the model thinks (each decision first plays the wall time since "
     "the last one, recorded, so a replay plays it again); off keeps it paused (default: off).",
     unset="off",
 )
-
-# What the agent is told, ours or VISTA's, shared by the kinds VISTA reports: same flag, values and meaning for each.
 TASK_PROMPT_OPTION = KindOption(
     "--task-prompt",
     "Games and BabyVision: what each session is told: ours (the mode's template: the game, its tools and budget; "
@@ -115,7 +110,6 @@ TASK_PROMPT_OPTION = KindOption(
     "official question alone, the image attached with VISTA's label of it) (default: ours).",
     unset="ours",
 )
-# What the model sees and may call in a game, VISTA's way beside ours: same flag and values for each game kind.
 GAME_TOOLS_OPTION = KindOption(
     "--game-tools",
     "Games: ours or vista (VISTA's tools, answering as VISTA does). ARC-AGI-3 games: ours (play, recall, inspect, "
@@ -126,7 +120,6 @@ GAME_TOOLS_OPTION = KindOption(
     "read_guide, write_guide, read_working, write_working (default: ours).",
     unset="ours",
 )
-# The browser games' episode, VISTA's way beside ours: same flags, values and defaults for each.
 FINAL_ANSWER_OPTION = KindOption(
     "--final-answer",
     "Browser games: what a final reply with decisions left does: ends (the game is graded as it stands) or "
@@ -134,7 +127,6 @@ FINAL_ANSWER_OPTION = KindOption(
     "as many times as there are decisions) (default: ends).",
     unset="ends",
 )
-# One action per observation (games/observation.py), one help for every game kind: its default is the kind's.
 ACTION_BATCHES_HELP = (
     "Game kinds: off refuses an action (play, restart, act) until the previous action's result has reached the "
     "model (one action per observation, VISTA: ARC-AGI-3's default, --profile vista's for the browser games); on "

@@ -58,14 +58,6 @@ def _rows_from_manifest(path: Path) -> list[tuple[str, dict]]:
     return [(f"{path} record {index}", row) for index, row in enumerate(records)]
 
 
-def _check_fields(where: str, row: dict, image_field: str) -> None:
-    if not isinstance(row, dict):
-        raise DataError(f"{where}: expected an object, got {type(row).__name__}")
-    missing = [name for name in (*REQUIRED_FIELDS, image_field) if name not in row]
-    if missing:
-        raise DataError(f"{where}: missing field(s) {', '.join(missing)}")
-
-
 def load_dataset(root: Path | str) -> Dataset:
     root = Path(root)
     if not root.is_dir():
@@ -85,25 +77,24 @@ def load_dataset(root: Path | str) -> Dataset:
     dataset = Dataset(root=root, layout=layout)
     seen: dict[str, str] = {}
     for where, row in rows:
-        _check_fields(where, row, image_field)
+        if not isinstance(row, dict):
+            raise DataError(f"{where}: expected an object, got {type(row).__name__}")
+        missing = [name for name in (*REQUIRED_FIELDS, image_field) if name not in row]
+        if missing:
+            raise DataError(f"{where}: missing field(s) {', '.join(missing)}")
         item_id = str(row["id"])
         if item_id in seen:
             raise DataError(f"{where}: duplicate id {item_id!r} (first at {seen[item_id]})")
         seen[item_id] = where
-        image = _image_path(root, layout, str(row[image_field]))
+        image = root / str(row[image_field])
+        if layout == "manifest.json" and not image.is_file():  # its images are under images/, unless named so
+            image = root / "images" / str(row[image_field])
         _check_image(item_id, image)
         task, category, question, answer = (str(row[name]) for name in ("task", "category", "question", "answer"))
         dataset.items.append(ActiveVisionItem(item_id, task, category, question, answer, image))
     if not dataset.items:
         raise DataError(f"{root / layout}: holds no items")
     return dataset
-
-
-def _image_path(root: Path, layout: str, name: str) -> Path:
-    if layout == "metadata.jsonl":
-        return root / name
-    direct = root / name  # some manifests already say "images/X.png"
-    return direct if direct.is_file() else root / "images" / name
 
 
 def _check_image(item_id: str, image: Path) -> None:

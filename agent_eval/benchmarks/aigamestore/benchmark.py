@@ -10,14 +10,13 @@ from typing import Iterator
 
 from agent_eval.benchmarks.aigamestore.grading import grade_game, prediction_text
 from agent_eval.benchmarks.aigamestore.loader import load_games
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.metrics import graded_games
 from agent_eval.benchmarks.aigamestore.options import Options
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, in_progress
-from agent_eval.benchmarks.aigamestore.scoring import per_game, rules_hash, summary
+from agent_eval.benchmarks.aigamestore.scoring import rules_hash, summary
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
 from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.games.browser.kind import BrowserKind, vista_recovery
-from agent_eval.benchmarks.games.final_answers import Redirect
+from agent_eval.benchmarks.games.browser.kind import BrowserKind, Redirect, vista_recovery
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import handoff_request
@@ -112,6 +111,8 @@ class AiGameStore(BrowserKind):
                 return
             prompt = self._prompt(item, template_text, tools)
             words = options.vista_words
+            # a redirected final reply: VISTA's step message (its screen's words, then the redirect) with its words
+            redirect_words = f"{SCREEN_WORDS}\n\n{REDIRECT_WORDS}" if words else REDIRECT_WORDS
             yield self.continuous(
                 session,
                 prompt,
@@ -120,10 +121,15 @@ class AiGameStore(BrowserKind):
                 handoff,
                 gate,
                 goes_on=lambda reason: _continuation(session, prompt, notes, reason, words),
-                redirected=(Redirect(_redirect_words(words), options.decisions), lambda: session.decisions, None),
+                redirected=(Redirect(redirect_words, options.decisions), lambda: session.decisions, None),
                 inline=decision_images(session)[-1:],
                 restored=bool(session.decisions),
-                system_fields=_system_fields(item, options.decisions),
+                # what a system prompt may name (VISTA's names these: prompts/aigamestore/vista-system.md)
+                system_fields={
+                    "description": (item.description or "").strip() or "(none given)",
+                    "controls": (item.controls or "").strip() or "(none given)",
+                    "decisions": str(options.decisions),
+                },
             )
 
     def _prompt(self, item, template_text: str, tools: str) -> str:
@@ -195,29 +201,11 @@ class AiGameStore(BrowserKind):
         return rules_hash()
 
     def extra_rollup(self, records: list) -> dict | None:
-        graded = [GameStoreMetrics.of(r) for r in records if r.status in ("ok", "no_answer")]
-        games = per_game([(m.game or "?", m.raw_score, m.human_median) for m in graded])
-        return {"aigamestore": summary(games)}
+        return {"aigamestore": summary(graded_games(records))}
 
 
 def _notes_text(notes: Notes) -> str:
     return f"Your notes (read_notes / write_note; {notes.describe()}):\n\n{notes.as_prompt()}"
-
-
-def _system_fields(item, decisions: int) -> dict[str, str]:
-    """What a run's system prompt may name of this game (VISTA's names the description, the controls and the
-    run's game seconds: prompts/aigamestore/vista-system.md)."""
-    return {
-        "description": (item.description or "").strip() or "(none given)",
-        "controls": (item.controls or "").strip() or "(none given)",
-        "decisions": str(decisions),
-    }
-
-
-def _redirect_words(vista: bool) -> str:
-    """What a redirected final reply is answered: VISTA's step message (its screen's words, then the redirect) with
-    --task-prompt vista, the redirect alone with ours."""
-    return f"{SCREEN_WORDS}\n\n{REDIRECT_WORDS}" if vista else REDIRECT_WORDS
 
 
 def _continuation(

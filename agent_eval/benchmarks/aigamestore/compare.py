@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_eval.analysis.comparison_result import Comparison, Measure
+from agent_eval.analysis.measures import GRADED
 from agent_eval.analysis.stats import ALPHA, sign_flip_test
+from agent_eval.benchmarks.aigamestore.measures import number_text
 from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
 from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, per_game
 from agent_eval.benchmarks.games.comparison import Cells, GameTables
-
-GRADED = ("ok", "no_answer")
 
 
 def run_games(records) -> dict[str, dict]:
@@ -75,10 +75,6 @@ def verdicts(letters: list[str], data: dict) -> list[str]:
     return out
 
 
-def _num(value, digits: int = 1) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
 def overall_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]]]:
     row = games["overall"]
     header = ["run", "games", "geometric mean", "arithmetic mean", "p (log scores)"]
@@ -86,8 +82,8 @@ def overall_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[s
         [
             run["letter"],
             str(row["games"]),
-            _num(row["geometric_mean"][k]),
-            _num(row["arithmetic_mean"][k]),
+            number_text(row["geometric_mean"][k], ".1f"),
+            number_text(row["arithmetic_mean"][k], ".1f"),
             "—" if k == 0 else f"{row['log_vs_first'][k]['p_value']:.3g}",
         ]
         for k, run in enumerate(data.runs)
@@ -98,7 +94,7 @@ def overall_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[s
 def game_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]]]:
     header = ["game", "run", "raw score", "normalised"]
     body = [
-        [g["game"], run["letter"], _num(g["raw"][k], 2), _num(g["normalized"][k])]
+        [g["game"], run["letter"], number_text(g["raw"][k], ".2f"), number_text(g["normalized"][k], ".1f")]
         for g in games["games"]
         for k, run in enumerate(data.runs)
     ]

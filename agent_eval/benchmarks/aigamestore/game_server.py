@@ -1,13 +1,9 @@
-"""The `game` MCP server of an AI GameStore item, in either flavour. Ours: `play` (one game second as five 0.2 s
-segments, five frames back) and `restart` (costs a decision); from mode image up `recall`, `inspect`,
-`read_pixels` on the archived frames and `history` of the decisions; `read_notes` / `write_note` in every mode when
-the run gives notes. The official protocol's moves come from the agent's reply, not from tools: it gets only the
-looks and the notes. VISTA's (`--game-tools vista`): its `play` and `restart` with its descriptions, schemas and
-answers (src/vista/benchmarks/aigamestore/profiles.py action_specs, session.py _play, _restart, _reply; VISTA is
-MIT licensed), then its task tools over the game's events (games/browser/vista_play.py): event 0 the start screen,
-one event a decision (its five frames, or a restart's first frame); no decision count is said, only that the run's
-game seconds are spent. Served from the harness process for one item (tools/mcp_http.py): the page, its files and
-the frames stay outside the sandbox. The score is never said."""
+"""The `game` MCP server of an AI GameStore item, served from the harness process (the page and its frames stay
+outside the sandbox); the score is never said. Ours: `play` and `restart`, from mode image up the looks and
+`history`, the notes when kept (the official protocol's moves come from the agent's reply: it gets the looks and
+notes only). VISTA's (`--game-tools vista`): its `play` and `restart` in its words (src/vista/benchmarks/aigamestore/
+profiles.py action_specs, session.py _play, _restart, _reply; MIT), then its task tools over the game's events:
+event 0 the start screen, one event a decision; no decision count is said, only that the game seconds are spent."""
 
 from __future__ import annotations
 
@@ -139,8 +135,7 @@ def tool_functions(
 ) -> Functions:
     looks = FrameLooks(session.archive)
 
-    def moving(make_move):
-        """A move, unless the agent was asked to hand off (the next session plays on) or has not seen the last."""
+    def moving(make_move):  # a move, unless the agent was asked to hand off or has not seen the last
         if handoff is not None and handoff.told:
             raise PlayRefused(f"No move made: {handoff.ask}")
         if gate is not None and (blind := gate.refuses()):
@@ -232,7 +227,7 @@ def build_server(
 
 
 def vista_event(session: GameStoreSession, number: int) -> Event:
-    """The game's n-th event as VISTA records it, from the session's moves (so a restored game has the same)."""
+    """The game's n-th event as VISTA records it, from the moves (so a restored game has the same)."""
     move = session.moves[number]
     frames = ArchivedPngs(session.archive, move.frames)  # read when looked at, not copied
     if move.kind == "start":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_eval.benchmarks.games.browser.reading import BrowserReading
+from agent_eval.benchmarks.games.reading import BrowserReading
 from agent_eval.datamodel.records import ItemRecord
 
 

@@ -1,13 +1,8 @@
 """A checkout of AI GameStore's games, read without running any: `games/<name>/index.html` (lance-ying/aigamestore's
-`model evaluation/`, or lance-ying/aigamestore_harness), each game one item.
-
-A game's description and controls are the page's own `#gameDescription` and `#gameControls` (what the
-official harness reads); six of the ten public pages lack them, so the checkout's `games-manifest.json`
-(`human experiment/frontend/public/` in lance-ying/aigamestore) gives them, found by the game's original name
-(the published table ties game1..game10 to theirs). Each game's human median (what its raw score is normalised
-against) comes from the table shipped here (human_medians.json: its source and date), or from a
-`human-medians.json` of the same layout beside `games/` (the project's sample games bring one). The game
-files, their hash and the median are recorded in the run; the files never enter a sandbox."""
+`model evaluation/`, or lance-ying/aigamestore_harness), each game one item. A game's description and controls are
+the page's `#gameDescription` and `#gameControls` (what the official harness reads), else, as six of the ten public
+pages lack them, the checkout's `games-manifest.json` entry under the game's original name. Its human median comes
+from human_medians.json (shipped here, with its source and date), or a `human-medians.json` beside `games/`."""
 
 from __future__ import annotations
 
@@ -60,14 +55,8 @@ class GameItem:
         return "score"
 
     def describe(self) -> dict:
-        return {
-            "files_sha256": self.files_sha256,
-            "original_name": self.original_name,
-            "human_median": self.human_median,
-            "median_source": self.median_source,
-            "described_by": self.described_by,
-            "controls_by": self.controls_by,
-        }
+        recorded = ("files_sha256", "original_name", "human_median", "median_source", "described_by", "controls_by")
+        return {name: getattr(self, name) for name in recorded}
 
 
 @dataclass
@@ -92,8 +81,7 @@ class GameStoreDataset:
             )
         return digest.hexdigest()[:16]
 
-    def notes(self, items: list) -> list[str]:
-        """Said once by `run`: the selected games played without a description or controls, and where to get them."""
+    def notes(self, items: list) -> list[str]:  # said once by `run`
         missing = [
             f"without {part} ({element} is not on the page and no {MANIFEST} gives it): {', '.join(names)}"
             for part, element, names in (
@@ -105,8 +93,6 @@ class GameStoreDataset:
         return [f"games played {'; '.join(missing)}. {MANIFEST_HINT}"] if missing else []
 
     def versions(self) -> dict:
-        """What the run records per game: the files' hash, the median and where it came from, the description's
-        source."""
         return {item.id: item.describe() for item in sorted(self.items, key=lambda i: i.id)}
 
 
@@ -119,15 +105,11 @@ def site_of(root: Path) -> Path | None:
 
 
 def is_gamestore_dataset(root: Path | str) -> bool:
+    """Some game's page or scripts (beside its page) define getGameState."""
     site = site_of(Path(root))
-    return site is not None and any("getGameState" in p.read_text(errors="replace") for p in _pages(site))
-
-
-def _pages(site: Path) -> list[Path]:
-    """Every game page; a game's scripts (getGameState lives in them) are beside its page."""
-    return [
-        p for page in site.glob("games/*/index.html") for p in page.parent.glob("*.*") if p.suffix in (".html", ".js")
-    ]
+    pages = site.glob("games/*/index.html") if site is not None else ()
+    files = (p for page in pages for p in page.parent.glob("*.*") if p.suffix in (".html", ".js"))
+    return any("getGameState" in p.read_text(errors="replace") for p in files)
 
 
 def _natural(name: str) -> tuple:

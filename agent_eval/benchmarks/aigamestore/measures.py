@@ -6,39 +6,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_eval.analysis.measures import GRADED, NONE, KindMeasure, graded
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
-from agent_eval.benchmarks.aigamestore.scoring import per_game, summary
+from agent_eval.analysis.measures import GRADED, NONE, KindMeasure
+from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics, graded_games
+from agent_eval.benchmarks.aigamestore.scoring import summary
 from agent_eval.datamodel.records import ItemRecord
 
 
-def _games(records: Sequence[ItemRecord]) -> dict[str, dict]:
-    """per_game() over the graded item runs (a game's raw score: its mean over repeats, then normalised)."""
-    metrics = [GameStoreMetrics.of(r) for r in graded(records)]
-    return per_game([(m.game or "?", m.raw_score, m.human_median) for m in metrics])
+def number_text(value: float | None, form: str) -> str:
+    return NONE if value is None else format(value, form)
 
 
 def _normalised(record: ItemRecord) -> str:
-    value = GameStoreMetrics.of(record).normalized if record.status in GRADED else None
-    return NONE if value is None else f"{value:.1f}"
+    return number_text(GameStoreMetrics.of(record).normalized if record.status in GRADED else None, ".1f")
 
 
 def _geometric(records: Sequence[ItemRecord]) -> str:
-    mean = summary(_games(records))["geometric_mean"]
-    return NONE if mean is None else f"{mean:.1f}"
+    return number_text(summary(graded_games(records))["geometric_mean"], ".1f")
 
 
 def _raw(record: ItemRecord) -> str:
-    value = GameStoreMetrics.of(record).raw_score if record.status in GRADED else None
-    return NONE if value is None else f"{value:g}"
+    return number_text(GameStoreMetrics.of(record).raw_score if record.status in GRADED else None, "g")
 
 
 def _raw_of_one_game(records: Sequence[ItemRecord]) -> str:
-    games = _games(records)
+    games = graded_games(records)
     if len(games) != 1:
         return NONE
     (game,) = games.values()
-    return NONE if game["raw"] is None else f"{game['raw']:g}"
+    return number_text(game["raw"], "g")
 
 
 MEASURES = [

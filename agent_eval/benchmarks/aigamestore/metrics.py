@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import field
 
 from pydantic.dataclasses import dataclass
 
+from agent_eval.analysis.measures import graded
+from agent_eval.benchmarks.aigamestore.scoring import per_game
 from agent_eval.benchmarks.base import KindMetrics
+from agent_eval.datamodel.records import ItemRecord
 
 
 @dataclass
@@ -30,3 +34,9 @@ class GameStoreMetrics(KindMetrics):
     started_over: list[str] = field(default_factory=list)
     notes_written: int = 0
     canvas: list[int] = field(default_factory=list)  # the frames' width and height
+
+
+def graded_games(records: Sequence[ItemRecord]) -> dict[str, dict]:
+    """per_game() over the graded item runs (a game's raw score: its mean over repeats, then normalised)."""
+    metrics = [GameStoreMetrics.of(r) for r in graded(records)]
+    return per_game([(m.game or "?", m.raw_score, m.human_median) for m in metrics])

@@ -1,13 +1,8 @@
-"""AI GameStore's official baseline as a protocol of the agent CLIs: one single-turn request per decision.
-
-The official harness (lance-ying/aigamestore_harness, run_llm_eval.py) sends the model, at every decision, one
-message and nothing of the earlier ones: the game's description and controls, the scratchpad its last reply
-wrote, the inputs it last applied, the frames of its last decision and the game now; the reply gives a short
-rationale, `<keys>` (five segments) and a new `<scratchpad>`; 120 decisions. Here each decision is a fresh CLI
-session told exactly that (its frames attached), in which mode image or python may also look at the archived
-frames; its reply is read by protocol.reply_segments and played. The wording is ours; the format (the three
-tags, five lists, the scratchpad carried forward) is the harness's. Its first sentence is quoted from the
-harness's prompts/prompt.md, as VISTA (MIT) quotes it."""
+"""AI GameStore's official baseline (lance-ying/aigamestore_harness, run_llm_eval.py): each decision a fresh CLI
+session told only the game's description and controls, the scratchpad and inputs of its last reply and its last
+decision's frames; the reply's `<keys>` (five segments, protocol.reply_segments) are played. The wording is ours,
+the format (three tags, five lists, the scratchpad carried forward) the harness's; its first sentence is quoted
+from the harness's prompts/prompt.md, as VISTA (MIT) quotes it."""
 
 from __future__ import annotations
 
@@ -50,7 +45,7 @@ def decision_prompt(item: GameItem, session: GameStoreSession, mode: str, notes_
     """The request of the next decision: the game, the scratchpad and inputs carried from the last reply, what
     the attached frames are, the output format."""
     last = session.moves[-1] if session.moves else None
-    scratchpad = next((m.scratchpad for m in reversed(session.moves) if m.scratchpad is not None), None)
+    scratchpad = last_scratchpad(session)
     parts = [
         f"{ROLE} You read the game's description and controls and give the inputs for the next second of play.",
         f"Game description:\n{item.description or '(none given)'}",
@@ -61,8 +56,6 @@ def decision_prompt(item: GameItem, session: GameStoreSession, mode: str, notes_
         parts.append(f"<scratchpad>\n{scratchpad}\n</scratchpad>")
     if last is not None and last.kind == "play":
         parts.append(f"Previous inputs applied: {last.segments}")
-    decision = session.decisions + 1
-    if last is not None and last.kind == "play":
         shown = (
             f"The {len(last.frames)} attached images are the frames at the end of each 0.2-second segment of your "
             f"last decision (frames {last.frames[0]}-{last.frames[-1]}); the last one is the game now, paused while "
@@ -70,12 +63,16 @@ def decision_prompt(item: GameItem, session: GameStoreSession, mode: str, notes_
         )
     else:
         shown = "The attached image is the game now (its first frame), paused while you answer."
-    parts.append(f"This is decision {decision} of {session.budget.decisions}. {shown}")
+    parts.append(f"This is decision {session.decisions + 1} of {session.budget.decisions}. {shown}")
     if mode in ("image", "python"):
         parts.append(LOOKS)
     if notes_text:
         parts.append(notes_text)
     return "\n\n".join(parts) + "\n\n" + OUTPUT
+
+
+def last_scratchpad(session: GameStoreSession) -> str | None:
+    return next((m.scratchpad for m in reversed(session.moves) if m.scratchpad is not None), None)
 
 
 def decision_images(session: GameStoreSession) -> list[Path]:
@@ -99,9 +96,9 @@ class OfficialTurns:
             self.failed = text is None
             return
         segments, problem = reply_segments(text)
-        earlier = next((m.scratchpad for m in reversed(self.session.moves) if m.scratchpad is not None), None)
+        scratchpad = reply_scratchpad(text, last_scratchpad(self.session))
         try:
-            self.session.play(segments, via="reply", problem=problem, scratchpad=reply_scratchpad(text, earlier))
+            self.session.play(segments, via="reply", problem=problem, scratchpad=scratchpad)
         except Exception:  # the game failed: the session says so in its result; the attempt ends
             self.failed = True
 

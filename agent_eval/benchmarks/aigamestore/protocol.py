@@ -19,19 +19,8 @@ from agent_eval.browser import steps as S
 
 SEGMENTS = 5
 SEGMENT_MS = 200
-KEYS = {
-    "UP": "ArrowUp",
-    "DOWN": "ArrowDown",
-    "LEFT": "ArrowLeft",
-    "RIGHT": "ArrowRight",
-    "SPACE": "Space",
-    "Z": "z",
-    "SHIFT": "Shift",
-    "W": "w",
-    "A": "a",
-    "S": "s",
-    "D": "d",
-}
+ARROWS = {side: f"Arrow{side.title()}" for side in ("UP", "DOWN", "LEFT", "RIGHT")}
+KEYS = {**ARROWS, "SPACE": "Space", "Z": "z", "SHIFT": "Shift", **{key: key.lower() for key in "WASD"}}
 NOOP = "NOOP"
 INPUTS = (*KEYS, *(f"HOLD_{k}" for k in KEYS), NOOP)
 Segment = tuple[str, ...]

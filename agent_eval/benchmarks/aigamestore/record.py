@@ -87,11 +87,6 @@ def write_end(directory: Path, end: GameEnd) -> None:
     write_json(Path(directory) / RESULT, asdict(end))
 
 
-def read_record(directory: Path) -> dict | None:
-    """game.json: which game the folder's moves were played on (None: not written yet)."""
-    return read_json(Path(directory) / GAME_RECORD)
-
-
 def read_requests(item_root: Path) -> list[dict]:
     return log_lines(Path(item_root) / GAME_DIR / REQUESTS)
 

@@ -5,9 +5,11 @@ the rest are counted. Layout: templates/ags_*.j2."""
 
 from __future__ import annotations
 
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.analysis.measures import GRADED
+from agent_eval.benchmarks.aigamestore.measures import number_text
+from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics, graded_games
 from agent_eval.benchmarks.aigamestore.record import read_end
-from agent_eval.benchmarks.aigamestore.scoring import per_game, summary
+from agent_eval.benchmarks.aigamestore.scoring import summary
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.games.reading import sampled
@@ -15,7 +17,6 @@ from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.notes import versions, where_words
 
 MAX_DECISIONS = 40  # decision strips drawn per game, evenly spaced (restarts and the last come on top)
-GRADED = ("ok", "no_answer")
 
 
 def strips(timeline: list[dict], embed) -> tuple[list[dict], int]:
@@ -61,17 +62,16 @@ def game_item(run, record, images, embed) -> dict:
         "moves": len(timeline),
         "metrics": metrics,
         "error": end.error if end else None,
-        "raw": "—" if metrics.raw_score is None else f"{metrics.raw_score:g}",
+        "raw": number_text(metrics.raw_score, "g"),
         "normalized": None if metrics.normalized is None else f"{metrics.normalized:.1f}",
         "notes": [{**v, "where": where_words(v)} for v in versions(images.base)],
     }
 
 
 def game_summary(records) -> dict:
-    metrics = [GameStoreMetrics.of(r) for r in records if r.status in GRADED]
-    s = summary(per_game([(m.game or "?", m.raw_score, m.human_median) for m in metrics]))
+    s = summary(graded_games(records))
     s["errors"] = sum(r.status not in GRADED for r in records)
-    s["geometric_text"] = "—" if s["geometric_mean"] is None else f"{s['geometric_mean']:.1f}"
-    s["arithmetic_text"] = "—" if s["arithmetic_mean"] is None else f"{s['arithmetic_mean']:.1f}"
-    s["decisions"] = sum(m.decisions for m in metrics)
+    s["geometric_text"] = number_text(s["geometric_mean"], ".1f")
+    s["arithmetic_text"] = number_text(s["arithmetic_mean"], ".1f")
+    s["decisions"] = sum(GameStoreMetrics.of(r).decisions for r in records if r.status in GRADED)
     return s

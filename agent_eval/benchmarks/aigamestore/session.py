@@ -1,11 +1,7 @@
-"""One item's AI GameStore game as the tools and the official protocol see it: the page (browser/PageHost, outside
-the sandbox), the decisions, the frame archive and the timeline (record.py), the score kept from the model.
-
-The game's clock runs only while a move is played, so the game is paused while the model thinks (and, with
-`realtime`, a decision first lets the wall time since the last one pass on the game's clock). Every move is
-recorded with the exact steps sent and the hashes of the frames they captured, synced before the model is
-answered; a session over a folder that holds moves (the harness was killed) opens the page again and replays
-them, checking every hash (NotReplayable when one differs: the caller starts the game over)."""
+"""One item's AI GameStore game: the page (browser/PageHost, outside the sandbox), the decisions, the frame archive
+and the timeline (record.py), the score kept from the model. The game's clock runs only while a move is played
+(with `realtime`, a decision first lets the wall time since the last one pass). A session over a folder that holds
+moves (the harness was killed) replays them, checking every frame's hash (NotReplayable when one differs)."""
 
 from __future__ import annotations
 
@@ -20,8 +16,8 @@ from agent_eval.benchmarks.aigamestore.record import (
     GAME_RECORD,
     GameEnd,
     Move,
+    read_json,
     read_moves,
-    read_record,
     read_requests,
     write_end,
     write_json,
@@ -108,8 +104,7 @@ class GameStoreSession:
         else:
             self._write_record()
         self._timeline = Timeline(self.directory / TIMELINE)
-        started = time.monotonic()
-        self.deadline = started + budget.time_budget_s if budget.time_budget_s else None
+        self.deadline = time.monotonic() + budget.time_budget_s if budget.time_budget_s else None
         if not self.moves:
             self._start()
 
@@ -168,15 +163,9 @@ class GameStoreSession:
             for segment in segments:
                 steps += segment_steps(segment, CANVAS)
             batches.append([*steps, STATE])
-            move = self._move("play", batches, self.decisions + 1, self.episode + restart, segments=segments)
-            move.via, move.restarted_first, move.problem, move.scratchpad, move.gap_ms = (
-                via,
-                restart,
-                problem,
-                scratchpad,
-                gap,
-            )
-            return self._log(move)
+            played = {"segments": [list(s) for s in segments], "via": via, "restarted_first": restart}
+            played |= {"problem": problem, "scratchpad": scratchpad, "gap_ms": gap}
+            return self._log(self._move("play", batches, self.decisions + 1, self.episode + restart, **played))
 
     def restart(self) -> Move:
         """VISTA's restart: R (when the game is past its start screen), Enter, its first second; costs a decision."""
@@ -212,7 +201,7 @@ class GameStoreSession:
         if why:
             raise PlayRefused(f"No move made: {why}.")
 
-    def _move(self, kind: str, batches: list[list[dict]], decisions: int, episode: int, segments=None) -> Move:
+    def _move(self, kind: str, batches: list[list[dict]], decisions: int, episode: int, **played) -> Move:
         started = time.perf_counter()
         frames: list[int] = []
         hashes: list[str] = []
@@ -242,9 +231,9 @@ class GameStoreSession:
             hashes,
             state,
             clock,
-            segments=[list(s) for s in segments] if segments is not None else None,
             browser_ms=round(browser_s * 1000, 3),
             page_errors=errors[:MAX_ERRORS],
+            **played,
         )
         move.harness_ms = round((time.perf_counter() - started) * 1000 - move.browser_ms, 3)
         return move
@@ -275,7 +264,7 @@ class GameStoreSession:
 
     def _replay(self, moves: list[Move]) -> None:
         started = time.perf_counter()
-        record = read_record(self.directory) or {}
+        record = read_json(self.directory / GAME_RECORD) or {}  # which game the moves were played on
         if record.get("files_sha256") not in (None, self.item.files_sha256):
             raise NotReplayable(f"the game's files changed since it was started (sha256 {record['files_sha256']})")
         if record.get("seed", self.budget.seed) != self.budget.seed:

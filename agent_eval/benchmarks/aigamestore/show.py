@@ -10,33 +10,27 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.measures import number_text
+from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics, graded_games
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, read_end, read_requests
-from agent_eval.benchmarks.aigamestore.scoring import per_game, summary
+from agent_eval.benchmarks.aigamestore.scoring import summary
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.paged import print_paged, show_command
 from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.notes import print_notes
 
-GRADED = ("ok", "no_answer")
-
 
 def totals_phrase(records) -> str:
-    metrics = [GameStoreMetrics.of(r) for r in records if r.status in GRADED]
-    s = summary(per_game([(m.game or "?", m.raw_score, m.human_median) for m in metrics]))
+    s = summary(graded_games(records))
     mean = (
         "no normalised score (no human median or no score read)"
         if s["geometric_mean"] is None
         else f"normalised score {s['geometric_mean']:.1f} (geometric mean over {s['scored_games']} game(s); "
         f"arithmetic {s['arithmetic_mean']:.1f})"
     )
-    raws = ", ".join(f"{game} {_raw(g['raw'])}" for game, g in s["per_game"].items())
+    raws = ", ".join(f"{game} {number_text(g['raw'], 'g')}" for game, g in s["per_game"].items())
     return f"{mean}; raw score per game: {raws or 'none'}"
-
-
-def _raw(value: float | None) -> str:
-    return "—" if value is None else f"{value:g}"
 
 
 def inputs_words(entry: dict) -> str:
@@ -66,9 +60,8 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
 
     def row(entry: dict) -> tuple[list[str], str | None]:
         state = entry.get("state") or {}
-        score = _raw(state.get("score")) + (
-            f" ({_raw(state['highScore'])})" if state.get("highScore") not in (None, state.get("score")) else ""
-        )
+        score, best = number_text(state.get("score"), "g"), state.get("highScore")
+        score += f" ({number_text(best, 'g')})" if best not in (None, state.get("score")) else ""
         cells = [
             str(entry["n"]),
             str(entry["decisions"]),

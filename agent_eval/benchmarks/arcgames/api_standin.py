@@ -7,17 +7,12 @@ Run by the toolkit's own interpreter (`.venv-arc`, Python >= 3.12); never import
 
 then `ARC_BASE_URL=http://127.0.0.1:8001 ARC_API_KEY=SOME-KEY agent-eval run ... --arc-mode online`.
 
-What answers is the toolkit's own server (`arc_agi.server.create_app`, the REST API behind the toolkit's
-`listen_and_serve`, which ARC Prize ship for local and competition play): the routes its online client calls
-(`GET /api/games`, `GET /api/games/<id>`, `POST /api/scorecard/open|close`, `GET /api/scorecard/<card>`,
-`POST /api/cmd/RESET|ACTION1..7`), the payloads it reads, its scorecards and its competition rules (one
-scorecard per server, none readable before it closes, each game made once, every game scored at close), over
-the games in DIR (the toolkit's environment_files layout) stepped with arcengine. Around it, what the public API
-reference (docs.arcprize.org, "ARC-AGI-3 REST API") says of the real service and the toolkit's server leaves
-out: every request carries `X-API-Key` (here: the one given, else 401; the status of the real refusal is not
-documented, 401 is this stand-in's choice), and the server sets an `AWSALB` session-affinity cookie that clients
-must send back. Each request is logged as one JSON line (method, path, body with the key masked, status, whether
-the key was right and the cookie came back), for tests to read what the client did.
+What answers is the toolkit's own server (`arc_agi.server.create_app`, behind its `listen_and_serve`): the routes,
+payloads, scorecards and competition rules its online client meets, over the games in DIR. Around it, what the
+public API reference (docs.arcprize.org, "ARC-AGI-3 REST API") says of the real service and that server leaves out:
+every request carries `X-API-Key` (else 401, this stand-in's choice: the real status is not documented), and an
+`AWSALB` session-affinity cookie that clients must send back. Each request is logged as one JSON line (key masked),
+for tests to read what the client did.
 
 The first line on stdout is `ready http://127.0.0.1:PORT` once it listens.
 """

@@ -49,7 +49,7 @@ class ArcGames(Benchmark):
         self.ladder = Ladder()
         self.protocol = Protocol()
         self.arc_mode = "offline"  # --arc-mode: online and competition play at the ARC API on one scorecard
-        self.online_play = None  # while a run's scope holds its scorecard (online.OnlinePlay)
+        self.online_play = None  # while a run's scope holds its scorecard (toolkit_process.Online)
 
     # -- the run's options and data
 
@@ -116,9 +116,10 @@ class ArcGames(Benchmark):
         if self.arc_mode == "offline" or not services.items:  # (nothing to play: no card is opened)
             yield
             return
-        from agent_eval.benchmarks.arcgames.online import ApiAccess, RunCard
+        from agent_eval.benchmarks.arcgames.online import RunCard
+        from agent_eval.benchmarks.arcgames.toolkit_process import Online
 
-        access = ApiAccess.from_environ(self.arc_mode, services.environ)
+        access = Online.from_environ(self.arc_mode, services.environ)
         games = [f"{item.id}-{item.version}" for item in services.items]
         with RunCard(access, services, games) as card:
             self.online_play = card.play

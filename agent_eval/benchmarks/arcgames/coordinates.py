@@ -33,16 +33,13 @@ class Coordinates:
 
     @property
     def size(self) -> int:
-        """The side of the coordinate space: x and y run 0..size-1."""
         return display_size(self.scale) if self.display else GRID_SIDE
 
     @property
     def display_side(self) -> int:
-        """The side of the image as shown, in its pixels."""
         return display_size(self.scale)
 
     def words(self) -> str:
-        """The system in a tool's description."""
         if self.display:
             side = self.display_side
             return f"pixels of the image as shown (0-{side - 1}, the {side}x{side} image)"

@@ -1,11 +1,7 @@
-"""A game's frames: 64x64 arrays of colour indices 0-15, drawn as PNGs and archived losslessly (in the game
-core's numbered archive, games/frames.py).
-
-Every frame a `play` returns (animation frames included) is kept in the item's folder, as the indices
-(`NNNN.npy`) and as the picture the model was shown (`NNNN.png`, upscaled by nearest neighbour, so
-every pixel of the game is a square of `scale` x `scale` identical pixels; with grid lines, VISTA's: the first
-row and the first column of every square darkened to 3/4 of its colour). The archive is outside
-the sandbox; in python mode it is bound read-only into the workdir (`frames/`) as it grows."""
+"""A game's frames: 64x64 arrays of colour indices 0-15. Every frame a `play` returns (animation frames included) is
+archived in the item's folder (games/frames.py) as the indices (`NNNN.npy`) and as the picture the model was shown
+(`NNNN.png`, each game pixel a `scale` x `scale` square, with VISTA's grid lines on request); in python mode the
+archive is bound read-only into the workdir (`frames/`) as it grows."""
 
 from __future__ import annotations
 
@@ -19,27 +15,10 @@ from PIL import Image
 from agent_eval.benchmarks.games.frames import NumberedArchive, frame_name, frame_stem
 
 # The ARC-AGI-3 palette: colour index -> RGB, as the toolkit renders frames (arc_agi/rendering.py's COLOR_MAP).
-PALETTE = np.array(
-    [
-        (0xFF, 0xFF, 0xFF),
-        (0xCC, 0xCC, 0xCC),
-        (0x99, 0x99, 0x99),
-        (0x66, 0x66, 0x66),
-        (0x33, 0x33, 0x33),
-        (0x00, 0x00, 0x00),
-        (0xE5, 0x3A, 0xA3),
-        (0xFF, 0x7B, 0xCC),
-        (0xF9, 0x3C, 0x31),
-        (0x1E, 0x93, 0xFF),
-        (0x88, 0xD8, 0xF1),
-        (0xFF, 0xDC, 0x00),
-        (0xFF, 0x85, 0x1B),
-        (0x92, 0x12, 0x31),
-        (0x4F, 0xCC, 0x30),
-        (0xA3, 0x56, 0xD6),
-    ],
-    dtype=np.uint8,
+HEX_COLOURS = (
+    "FFFFFF CCCCCC 999999 666666 333333 000000 E53AA3 FF7BCC F93C31 1E93FF 88D8F1 FFDC00 FF851B 921231 4FCC30 A356D6"
 )
+PALETTE = np.frombuffer(bytes.fromhex(HEX_COLOURS), dtype=np.uint8).reshape(16, 3)
 COLOUR_NAMES = (
     "white",
     "off-white",
@@ -72,8 +51,7 @@ def checked_frame(frame) -> np.ndarray:
 
 
 def frame_hash(frame: np.ndarray) -> str:
-    """A frame's identity, recorded with every play and checked when a game is replayed: sha256 of its uint8
-    bytes in row order, 16 hex digits (the game host computes the same: game_host.frame_hash)."""
+    """A frame's identity, checked when a game is replayed (the game host computes the same: game_host.frame_hash)."""
     return hashlib.sha256(np.ascontiguousarray(frame, dtype=np.uint8).tobytes()).hexdigest()[:16]
 
 
@@ -90,10 +68,9 @@ def to_rgb(frame: np.ndarray) -> Image.Image:
 
 
 def png_bytes(frame: np.ndarray, scale: int, grid: bool = False) -> bytes:
-    """The frame as a PNG, each game pixel a scale x scale square (nearest neighbour: no new colours). A
-    palette PNG of the 16 colours: the same pixels as RGB once decoded, about a quarter of the work to encode.
-    grid: VISTA's grid lines (arc3/render.py, render_frame_image): every pixel in a row or column that is a
-    multiple of `scale` darkened to (c x 3) // 4 per channel, drawn as 16 more palette entries."""
+    """The frame as a palette PNG, each game pixel a scale x scale square (the same pixels as RGB once decoded, about
+    a quarter of the work to encode). grid: VISTA's grid lines (arc3/render.py, render_frame_image): every pixel in a
+    row or column that is a multiple of `scale` darkened to (c x 3) // 4 per channel, 16 more palette entries."""
     big = frame.repeat(scale, axis=0).repeat(scale, axis=1) if scale > 1 else frame
     if grid:
         big = big.copy() if big is frame else big
@@ -107,7 +84,6 @@ def png_bytes(frame: np.ndarray, scale: int, grid: bool = False) -> bytes:
 
 
 def display_size(scale: int) -> int:
-    """The side of a frame's PNG as shown, in pixels."""
     return GRID_SIDE * scale
 
 
@@ -117,8 +93,7 @@ _GRID_PALETTE_BYTES = _PALETTE_BYTES + ((PALETTE.astype(np.uint16) * 3) // 4).as
 
 
 class FrameArchive(NumberedArchive):
-    """The game core's archive (games/frames.py) of grids: `add` writes NNNN.npy then NNNN.png (the image as
-    shown: scaled, with grid lines on request)."""
+    """The game core's archive (games/frames.py) of grids: `add` writes NNNN.npy then NNNN.png (as shown)."""
 
     def __init__(self, directory: Path, scale: int, grid: bool = False):
         super().__init__(directory)
@@ -126,7 +101,6 @@ class FrameArchive(NumberedArchive):
         self.grid = grid  # the PNGs drawn with VISTA's grid lines (the image as shown)
 
     def add(self, frame: np.ndarray) -> tuple[int, bytes]:
-        """Archive one frame; its number (1, 2, ...) and its PNG."""
         png = png_bytes(frame, self.scale, self.grid)
         number = self._next()
         buffer = io.BytesIO()

@@ -1,29 +1,23 @@
 """The game host: one ARC-AGI-3 game, played offline with the official toolkit, spoken to in JSON lines.
 
-Run by the toolkit's own interpreter (Python >= 3.12, `.venv-arc`), inside the bubblewrap jail that
-game_process.py builds; never imported by agent-eval itself (which runs on 3.11). One request per line on
-stdin, one answer per line on the protocol channel:
+Run by the toolkit's own interpreter (Python >= 3.12, `.venv-arc`) in the jail game_process.py builds; never
+imported by agent-eval (3.11). One request per line on stdin, one answer per line on the protocol channel:
 
     {"op": "step", "action": "ACTION6", "x": 3, "y": 7}
         -> {"ok": true, "state": "NOT_FINISHED", "levels_completed": 0, "win_levels": 3,
-            "available_actions": ["ACTION6"], "n_frames": 2, "frames": "<base64 of n x 64 x 64 uint8>"}
-            (step_s: seconds the toolkit's env.step took; cpu_s: the host's CPU seconds so far; for perf/)
+            "available_actions": ["ACTION6"], "frames": "<base64 of n x 64 x 64 uint8>"}
+            (step_s: seconds in the toolkit's env.step; cpu_s: the host's CPU seconds so far; for perf/)
     {"op": "replay", "actions": [["ACTION6", 3, 7], ["RESET", null, null], ...]}
-        -> {"ok": true, "steps": [{"state": ..., "levels_completed": ..., "win_levels": ...,
-            "available_actions": [...], "hashes": ["<16 hex>", ...]}, ...]}
-            (a recorded game played again in one request: each step's frames as their hashes only)
+        -> {"ok": true, "steps": [{"state": ..., ..., "hashes": ["<16 hex>", ...]}, ...]}
     {"op": "scorecard"}  -> {"ok": true, "scorecard": {...}}
     {"op": "online_result"} -> {"ok": true, "online": {...}}   (online: this play's entry on the run's scorecard)
     {"op": "close"}      -> (exits)
     anything failing     -> {"ok": false, "error": "one line"}   (and the host exits)
 
-The first line it writes, unasked, is {"ok": true, "ready": GAME, "initial": {...}} once the game is loaded (or the
-failure): `initial` is the observation the toolkit's make() produced (it resets the game to its first level),
-in a step's form with its frames, before any action: what the agent sees first (VISTA shows it up front).
-
-With --mode online or competition (online_host.py) the game is made at the ARC API on the run's scorecard
-(--card-id) through the toolkit's own client, and the ready line also names the play's `guid`; `replay` is refused
-there (every replayed action would count again on the scorecard) and `scorecard` gives way to `online_result`.
+The first line, unasked, is {"ok": true, "ready": GAME, "initial": {...}}: the observation make() produced, in a
+step's form, before any action (VISTA shows it up front). With --mode online or competition (online_host.py) the game
+is made at the ARC API on the run's scorecard (--card-id), the ready line names the play's `guid`, and `replay` and
+`scorecard` are refused (a replayed action would count again on the scorecard).
 
 The toolkit logs, and games may print, to stdout: the protocol channel is a private copy of fd 1 taken at
 start, and fd 1 itself is pointed at stderr.
@@ -101,32 +95,27 @@ def send(obj: dict) -> None:
     PROTOCOL.write(json.dumps(obj, separators=(",", ":")) + "\n")
 
 
+def fail(error: str) -> int:
+    """The failure's one line for the client; the host's exit status."""
+    send({"ok": False, "error": error})
+    return 1
+
+
 def scorecard(arcade, game_id: str, win_levels: int, baselines: list[int] | None) -> dict:
-    """The toolkit's offline scorecard for this play-through, as it computes it, plus the reading of it the
-    kind needs. Random ids (card_id, guid) are dropped: they would make equal play-throughs differ. A game
-    without usable baselines gets score None (the toolkit writes 0.0 and a message)."""
-    card = arcade.get_scorecard()
-    dump = card.model_dump(mode="json")
+    """The toolkit's offline scorecard for this play-through, plus the reading of it the kind needs. Random ids
+    (card_id, guid) are dropped: they would make equal play-throughs differ. A game without usable baselines gets
+    score None (the toolkit writes 0.0 and a message)."""
+    dump = arcade.get_scorecard().model_dump(mode="json")
     dump.pop("card_id", None)
     dump.pop("api_key", None)
     for env in dump.get("environments", []):
         for run in env.get("runs", []):
             run.pop("guid", None)
+    card = {"game_id": game_id, "win_levels": win_levels, "baseline_actions": baselines, "toolkit_scorecard": dump}
     env = next((e for e in dump.get("environments", []) if e["id"] == game_id), None)
     if env is None:
-        return {
-            "game_id": game_id,
-            "score": None,
-            "score_unavailable": "no play recorded",
-            "won": False,
-            "levels_completed": 0,
-            "win_levels": win_levels,
-            "actions": 0,
-            "resets": 0,
-            "baseline_actions": baselines,
-            "runs": [],
-            "toolkit_scorecard": dump,
-        }
+        nothing = {"score": None, "score_unavailable": "no play recorded", "won": False, "levels_completed": 0}
+        return card | nothing | {"actions": 0, "resets": 0, "runs": []}
     runs = env["runs"]
     unavailable = next((r["message"] for r in runs if r.get("message")), None)
     if unavailable and not baselines:
@@ -137,21 +126,17 @@ def scorecard(arcade, game_id: str, win_levels: int, baselines: list[int] | None
         )
     # The run the toolkit's game score comes from (it takes the best run's); among equals, the most levels.
     best = max(range(len(runs)), key=lambda i: (runs[i]["score"], runs[i]["levels_completed"]))
-    return {
-        "game_id": game_id,
+    return card | {
         "score": None if unavailable else env["score"],
         "score_unavailable": unavailable,
         "won": env["completed"],
         "levels_completed": env["levels_completed"],
-        "win_levels": win_levels,
         "actions": env["actions"],
         "resets": env["resets"],
-        "baseline_actions": baselines,
         "best_run": best,
         "level_actions": runs[best].get("level_actions"),
         "level_scores": None if unavailable else runs[best].get("level_scores"),
         "runs": runs,
-        "toolkit_scorecard": dump,
     }
 
 
@@ -216,8 +201,7 @@ def main() -> int:
         from arc_agi import Arcade, OperationMode
         from arcengine import GameAction
     except Exception as e:  # noqa: BLE001 - any import failure is one line for the client
-        send({"ok": False, "error": f"the game toolkit does not import: {describe(e)}"})
-        return 1
+        return fail(f"the game toolkit does not import: {describe(e)}")
     try:
         if online is not None:  # made at the ARC API, on the run's scorecard: no game file here
             arcade = online.arcade(args.mode, log)
@@ -225,33 +209,26 @@ def main() -> int:
         else:
             arcade = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=args.environments_dir, logger=log)
             if arcade.operation_mode != OperationMode.OFFLINE:
-                send({"ok": False, "error": f"the toolkit is not offline ({arcade.operation_mode.value})"})
-                return 1
+                return fail(f"the toolkit is not offline ({arcade.operation_mode.value})")
             info = next((e for e in arcade.get_environments() if e.game_id == game_id), None)
             if info is None:
-                send({"ok": False, "error": f"no metadata.json in {args.environments_dir} declares {game_id}"})
-                return 1
+                return fail(f"no metadata.json in {args.environments_dir} declares {game_id}")
             global game_file_name
             game_file_name = f"{(info.class_name or '').lower()}.py"
             env = arcade.make(game_id)
         if env is None or errors.records or env.observation_space is None:
-            send({"ok": False, "error": failure(errors.take(), "loading the game")})
-            return 1
+            return fail(failure(errors.take(), "loading the game"))
     except Exception as e:  # noqa: BLE001
-        send({"ok": False, "error": f"loading the game failed: {describe(e)}"})
-        return 1
+        return fail(f"loading the game failed: {describe(e)}")
     state = {"win_levels": env.observation_space.win_levels, "last": env.observation_space}
 
-    def answer_of(frame, frames: list) -> dict:
-        shapes = [list(np.shape(f)) for f in frames]
+    def answer_of(frame) -> dict:
         return {
             "ok": True,
             "state": frame.state.name if hasattr(frame.state, "name") else str(frame.state),
             "levels_completed": frame.levels_completed,
             "win_levels": state["win_levels"],
             "available_actions": [GameAction.from_id(a).name for a in frame.available_actions],
-            "n_frames": len(frames),
-            "shapes": shapes,
         }
 
     def with_frames(answer: dict, frames: list) -> dict:
@@ -278,16 +255,15 @@ def main() -> int:
         if any(shape != [64, 64] for shape in shapes):
             return f"step {action.name} returned frames of shape {shapes}, not 64x64", None
         state["win_levels"] = frame.win_levels or state["win_levels"]
-        answer = {**answer_of(frame, frames), "step_s": step_s}
+        answer = {**answer_of(frame), "step_s": step_s}
         return answer, [np.ascontiguousarray(f, dtype=np.uint8) for f in frames]
 
     first = env.observation_space
     initial = [np.ascontiguousarray(f, dtype=np.uint8) for f in first.frame]
     if any(f.shape != (64, 64) for f in initial):
-        send({"ok": False, "error": f"the game's first frames have shapes {[list(f.shape) for f in initial]}"})
-        return 1
+        return fail(f"the game's first frames have shapes {[list(f.shape) for f in initial]}")
     made = {"guid": first.guid} if online is not None else {}  # the play at the API (online)
-    send({"ok": True, "ready": game_id, "initial": with_frames(answer_of(first, initial), initial), **made})
+    send({"ok": True, "ready": game_id, "initial": with_frames(answer_of(first), initial), **made})
 
     for line in sys.stdin:
         req = None
@@ -297,8 +273,7 @@ def main() -> int:
             if op == "close":
                 return 0
             if online is not None and op in ("scorecard", "replay"):
-                send({"ok": False, "error": ONLINE_REFUSES[op]})
-                return 1
+                return fail(ONLINE_REFUSES[op])
             if op == "online_result" and online is not None:
                 send({"ok": True, "online": online.game_result(arcade, env, game_id, args.card_id, args.mode)})
                 continue
@@ -312,26 +287,22 @@ def main() -> int:
                     req = {"op": "step", "action": name}  # names the failing step in an error
                     answer, frames = take(name, x, y)
                     if frames is None:
-                        send({"ok": False, "error": f"replaying step {len(steps) + 1}: {answer}"})
-                        return 1
-                    for key in ("shapes", "step_s", "ok"):
+                        return fail(f"replaying step {len(steps) + 1}: {answer}")
+                    for key in ("step_s", "ok"):
                         answer.pop(key)
                     answer["hashes"] = [frame_hash(f) for f in frames]
                     steps.append(answer)
                 send({"ok": True, "steps": steps, "cpu_s": time.process_time()})
                 continue
             if op != "step":
-                send({"ok": False, "error": f"unknown request {op!r}"})
-                return 1
+                return fail(f"unknown request {op!r}")
             answer, frames = take(req["action"], req.get("x"), req.get("y"))
             if frames is None:
-                send({"ok": False, "error": answer})
-                return 1
+                return fail(answer)
             send(with_frames(answer, frames))
         except BaseException as e:  # noqa: BLE001 - a game's failure (even sys.exit) is one line for the item
             what = f"step {req.get('action')}" if isinstance(req, dict) and req.get("op") == "step" else "the host"
-            send({"ok": False, "error": f"exception in {what}: {describe(e)}"})
-            return 1
+            return fail(f"exception in {what}: {describe(e)}")
     return 0
 
 

@@ -1,11 +1,6 @@
-"""One ARC-AGI-3 game, played in a confined process of its own under the official toolkit.
-
-`GameProcess` starts game_host.py under the toolkit's interpreter in a jail of its own (toolkit_process.py: the
-jail, the JSON-lines channel, the time bounds) and steps the game. Offline (the default) the jail holds the game's
-version folder read-only and no network: the toolkit exec()s the game's file there. Online or in competition mode
-(`Online`) the game runs at the ARC API: the jail holds no game file, and its one way out is the proxy to the API's
-host; the game is made on the run's scorecard, and is never replayed (every replayed action would count again).
-"""
+"""One ARC-AGI-3 game in a toolkit process of its own (toolkit_process.py), running game_host.py. Offline the jail
+holds the game's version folder read-only (the toolkit exec()s its file); online the game runs at the ARC API on the
+run's scorecard and is never replayed (every replayed action would count again)."""
 
 from __future__ import annotations
 
@@ -22,7 +17,6 @@ HOST_SCRIPT = Path(__file__).with_name("game_host.py")
 ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
 CLICK = "ACTION6"  # the one action with coordinates
 GRID = 64  # a frame is GRID x GRID game pixels
-FRAME_SHAPE = (GRID, GRID)
 REPLAY_S_PER_ACTION = 0.25  # a replay's time bound per action, beyond one step's (a step takes 0.07-8 ms)
 ONLINE_STEP_TIMEOUT_S = 30.0  # an online step is an HTTPS round trip (the toolkit's own bound is 10 s a request)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a game id or version: one plain path component
@@ -39,7 +33,6 @@ class Outcome:
 
     @staticmethod
     def read(ans: dict) -> dict:
-        """The outcome's fields from a host's answer (a step's, or one replayed step's)."""
         return {
             "state": ans["state"],
             "levels_completed": int(ans["levels_completed"]),
@@ -50,28 +43,22 @@ class Outcome:
 
 @dataclass(frozen=True)
 class StepResult(Outcome):
-    """What one action returned. `frames` are 64x64 uint8 colour indices 0-15, in order (an animation gives
-    several); they are empty only for an action sent after WIN or GAME_OVER, which the toolkit ignores and
-    does not count (the state stands)."""
+    """What one action returned: 64x64 uint8 colour indices 0-15, in order (an animation gives several); none for
+    an action after WIN or GAME_OVER, which the toolkit ignores and does not count."""
 
     frames: list[np.ndarray]
 
 
 @dataclass(frozen=True)
 class ReplayedStep(Outcome):
-    """One recorded action played again: what it returned, its frames as hashes (frames.frame_hash)."""
+    """One recorded action played again, its frames as hashes (frames.frame_hash)."""
 
     hashes: tuple[str, ...]
 
 
-def available_games(environments_dir: Path) -> list[str]:
-    """'game-version' for every GAME/VERSION/metadata.json under the folder."""
-    return sorted(f"{p.parent.parent.name}-{p.parent.name}" for p in Path(environments_dir).glob("*/*/metadata.json"))
-
-
 class GameProcess(ToolkitProcess):
-    """One game, one play-through, in its own confined toolkit process. A context manager. With `online`, the
-    game is made at the ARC API on scorecard `card_id` (its play's id is then `guid`)."""
+    """One play-through. A context manager. With `online`, made at the ARC API on scorecard `card_id` (the play's
+    id is then `guid`)."""
 
     def __init__(
         self,
@@ -96,10 +83,12 @@ class GameProcess(ToolkitProcess):
         environments_dir = Path(environments_dir).resolve()
         game_dir = environments_dir / game_id / version
         if online is None and not (game_dir / "metadata.json").is_file():
-            have = ", ".join(available_games(environments_dir)) or "none"
+            have = ", ".join(
+                sorted(f"{p.parent.parent.name}-{p.parent.name}" for p in environments_dir.glob("*/*/metadata.json"))
+            )
             raise GameError(
                 f"{name}: no such game or version in {environments_dir} "
-                f"(no {game_id}/{version}/metadata.json; games there: {have})"
+                f"(no {game_id}/{version}/metadata.json; games there: {have or 'none'})"
             )
         args = ["--environments-dir", str(environments_dir), "--game", name]
         if online is not None:
@@ -144,8 +133,7 @@ class GameProcess(ToolkitProcess):
         return StepResult(**Outcome.read(ans), frames=self._frames(ans, what))
 
     def replay(self, actions: list[tuple[str, int | None, int | None]]) -> list[ReplayedStep]:
-        """Play recorded actions again, in one request (a game is restored by playing it again from its start:
-        the toolkit has no save), and what each returned. Its time bound grows with the number of actions."""
+        """Recorded actions played again in one request (the toolkit has no save), its time bound growing with them."""
         if self.online is not None:
             raise GameError(f"{self.name}: an online game is never replayed (its actions would count again)")
         if not actions:
@@ -156,25 +144,16 @@ class GameProcess(ToolkitProcess):
         return [ReplayedStep(**Outcome.read(step), hashes=tuple(step["hashes"])) for step in ans["steps"]]
 
     def scorecard(self) -> dict:
-        """The toolkit's offline scorecard for this play-through (JSON-able; see game_host.scorecard):
-        score (0-100, None when the game has no usable baseline_actions), won, levels_completed, win_levels,
-        actions, resets, level_actions, level_scores, runs and the toolkit's own scorecard as it wrote it."""
+        """The toolkit's offline scorecard for this play-through (game_host.scorecard)."""
         return self._request({"op": "scorecard"}, self.step_timeout_s, "scorecard")["scorecard"]
 
     def online_result(self) -> dict:
-        """Online: this play's entry on the run's scorecard as the ARC API computes it (`run`: score, actions,
-        levels, per-level actions and scores), with card_id and guid; or `unavailable`, why not (in competition mode
-        the API shows no scorecard before it closes)."""
+        """Online: this play's entry on the run's scorecard as the ARC API computes it (online_host.game_result)."""
         return self._request({"op": "online_result"}, self.step_timeout_s, "the online result")["online"]
 
     def _frames(self, ans: dict, what: str) -> list[np.ndarray]:
-        n = int(ans["n_frames"])
-        if any(tuple(s) != FRAME_SHAPE for s in ans["shapes"]):
-            raise self._fail(f"{what} returned frames of shape {ans['shapes']}, not 64x64")
+        # (the host checked each frame is 64x64)
         data = np.frombuffer(base64.b64decode(ans["frames"]), dtype=np.uint8)
-        if data.size != n * GRID * GRID:
-            raise self._fail(f"{what}: {data.size} frame bytes for {n} frames")
-        if n and data.max() > 15:
+        if data.size and data.max() > 15:
             raise self._fail(f"{what} returned a colour index outside 0-15 ({int(data.max())})")
-        stack = data.reshape(n, GRID, GRID)
-        return [stack[i].copy() for i in range(n)]
+        return list(data.reshape(-1, GRID, GRID).copy())

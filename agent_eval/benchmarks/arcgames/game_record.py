@@ -1,13 +1,12 @@
-"""An item's game folder as files: what each holds, the records written into them, and their readers (for the
-session that writes them, the grading, `show` and the report that read them).
+"""An item's game folder as files, the records written into them, and their readers.
 
-    <item>/game/game.json        which game: id, version, seed, the files' hash, and the first observation (its
-                                 frames' numbers and hashes, state, available actions) when the agent is shown it
-    <item>/game/timeline.jsonl   one line per play call: step, action (x, y), state, level, frames and their
-                                 hashes, the game clock; written and flushed to disk before the call is answered
-    <item>/game/frames/NNNN.npy  every frame returned, as colour indices (and NNNN.png, as shown)
-    <item>/game/restores.jsonl   each time the game was restored after a restart of the harness (games/restores.py)
-    <item>/game/result.json      the end: the scorecard, the last state, or the game's error
+<item>/game/game.json        which game: id, version, seed, the files' hash, and the first observation (its
+                             frames' numbers and hashes, state, available actions) when the agent is shown it
+<item>/game/timeline.jsonl   one line per play call: step, action (x, y), state, level, frames and their
+                             hashes, the game clock; written and flushed to disk before the call is answered
+<item>/game/frames/NNNN.npy  every frame returned, as colour indices (and NNNN.png, as shown)
+<item>/game/restores.jsonl   each time the game was restored after a restart of the harness (games/restores.py)
+<item>/game/result.json      the end: the scorecard, the last state, or the game's error
 """
 
 from __future__ import annotations
@@ -23,8 +22,6 @@ GAME_RECORD = "game.json"
 
 @dataclass
 class Play:
-    """What one play call did (a timeline line)."""
-
     step: int
     action: str
     x: int | None
@@ -81,7 +78,6 @@ def read_end(item_root: Path) -> GameEnd | None:
 
 
 def read_plays(directory: Path) -> list[Play]:
-    """The plays a game folder's timeline holds (a line cut by a kill is a play never answered: left out)."""
     return read_entries(directory, Play)
 
 

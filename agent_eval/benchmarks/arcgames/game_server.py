@@ -29,5 +29,5 @@ def build_server(
     if ladder.vista:
         game = vista_tools.VistaGame(session, ladder, scale, notes)
         return fixed_tools_server(SERVER_NAME, tools_of(game.definitions(), game.functions(), names))
-    levels = t.Levels(session, t.Turns(session, {}), notes if ladder.working_scope == "level" else None)
+    levels = t.Levels(session, t.Turns(session), notes if ladder.working_scope == "level" else None)
     return served(ours_tools.tool_functions(session, scale, ladder, notes, levels.where, levels.after_play), names)

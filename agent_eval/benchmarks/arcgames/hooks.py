@@ -70,12 +70,16 @@ class GameReading(game_reading.GameReading):
     def show_item(
         self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
     ) -> object | None:
-        from agent_eval.benchmarks.arcgames.show import print_timeline, with_closed_card
-
-        return with_closed_card(print_timeline(console, record, images.base, None, run.root), run.manifest)
+        return self.show_item_page(console, run, record, images, data, None)
 
     def show_item_page(
-        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
+        self,
+        console: Console,
+        run: RunOnDisk,
+        record: ItemRecord,
+        images: ItemImages,
+        data: Path | None,
+        page: int | None,
     ) -> object | None:
         from agent_eval.benchmarks.arcgames.show import print_timeline, with_closed_card
 

@@ -1,17 +1,9 @@
 """VISTA's ladder on ARC-AGI-3, as switches of a games run (each a kind option, so in the run's identity):
 (i) observations as images or as text grids, (ii) action limits (per game, and per level as a multiple of its
-human baseline), (iv) notes, (v) memory of every frame with inspection, (vi) exact pixel readout. Rung (iii),
-the context policy (`--context`): `native`, the CLI compacts its own context, or `handoff:N`, the CLI's compaction
-off and, once the model's context reaches N tokens, the agent asked to bring its notes up to date and stop, and
-a fresh session given them (rung iv's hand-off), or `handoff:cli`, the same hand-off at the CLI's own compaction
-point (the CLI's compaction blocked there: context_policy.py); and `--session-images N`, a hand-off before the N-th
-image of one session (VISTA's 600). `tools()` is the exact tool set a rung offers.
-
-Beside the rungs, what the model sees and may call, VISTA's way or ours (each a switch, defaults ours):
-`--game-tools ours|vista` (vista: VISTA's tools, vista_tools.py: rung v is `inspect` over archived turns and
-`history`, rung vi is `read_pixels` on the image as shown, rung iv is read_guide/write_guide/read_working/
-write_working), `--frame-grid`, `--coordinates` (coordinates.py), `--working-scope game|level` (working_scope.py)
-and the notes' sizes (`--guide-chars`, `--working-chars`)."""
+human baseline), (iii) the context policy (`--context` native, handoff:N or handoff:cli, games/handoff.py; and
+`--session-images N`), (iv) notes, (v) memory of every frame with inspection, (vi) exact pixel readout.
+`tools()` is the exact tool set a rung offers. Beside the rungs, VISTA's way or ours (defaults ours): `--game-tools`,
+`--frame-grid`, `--coordinates`, `--working-scope` and the notes' sizes."""
 
 from __future__ import annotations
 
@@ -63,7 +55,6 @@ class Ladder:
 
     @classmethod
     def from_options(cls, given: dict) -> "Ladder":
-        """From the kind's options (None: the default); ValueError naming the flag for a bad value."""
         observation = given.get("observation") or "image"
         if observation not in OBSERVATIONS:
             raise ValueError(f"--observation must be one of {', '.join(OBSERVATIONS)}, got {observation!r}")
@@ -108,14 +99,12 @@ class Ladder:
         return self.game_tools == "vista"
 
     def note_limits(self) -> dict[str, int]:
-        """Each note's size limit in characters: the run's, else the tool style's (ours 20,000 each; VISTA's)."""
         base = VISTA_NOTE_CHARS if self.vista else {name: OURS_NOTE_CHARS for name in VISTA_NOTE_CHARS}
         given = {"GUIDE.md": self.guide_chars, "WORKING.md": self.working_chars}
         return {name: given[name] or base[name] for name in base}
 
     @property
     def context(self) -> str:
-        """The --context policy as given: native, handoff:cli or handoff:N."""
         if self.handoff_at_cli:
             return CLI_POINT
         return f"handoff:{self.handoff_tokens}" if self.handoff_tokens else "native"
@@ -126,7 +115,6 @@ class Ladder:
         return self.handoff_at_cli or self.handoff_tokens is not None
 
     def tools(self, mode: str) -> tuple[str, ...]:
-        """The game tools offered in a tool mode on this rung, in order (VISTA's tools in VISTA's order)."""
         memory, pixels, notes = (
             (VISTA_MEMORY_TOOLS, VISTA_PIXEL_TOOLS, VISTA_NOTE_TOOLS)
             if self.vista
@@ -144,9 +132,7 @@ class Ladder:
         return tuple(offered)
 
     def rungs(self, mode: str, options: dict) -> dict[str, object]:
-        """What a run offers the agent, one entry per rung of the ladder (compare pairs runs that differ in
-        one): the observation form, the limits, the context policy, the notes, the memory and inspection tools,
-        the pixel readout, the shell."""
+        """What a run offers the agent, one entry per rung of the ladder (compare pairs runs that differ in one)."""
         tools = self.tools(mode)
         memory, pixels = (VISTA_MEMORY_TOOLS, VISTA_PIXEL_TOOLS) if self.vista else (MEMORY_TOOLS, PIXEL_TOOLS)
         return {

@@ -1,6 +1,5 @@
-"""An ARC-AGI-3 game as it goes, from its item's folder alone (game_record.py's files): its progress for `watch` and
-the live report, and its frames captioned for a replay. The timeline is written before each play is answered, so
-a reader sees every play the model has seen."""
+"""An ARC-AGI-3 game as it goes, from its item's folder alone: its progress for `watch` and the live report, and its
+frames captioned for a replay (the timeline is written before each play is answered)."""
 
 from __future__ import annotations
 
@@ -53,7 +52,6 @@ def progress(item_root: Path) -> GameProgress | None:
 
 
 def replay(item_root: Path) -> list[ReplayFrame]:
-    """The first observation (when the agent was shown it), then every play's frames, animation frames included."""
     game = Path(item_root) / GAME_DIR
     out = []
     first = (read_record(game) or {}).get("initial") or {}

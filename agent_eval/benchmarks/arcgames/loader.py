@@ -1,11 +1,8 @@
-"""An ARC-AGI-3 games directory: the toolkit's `environment_files/<game>/<version>/metadata.json`
-layout (the game's Python file beside its metadata), read without running any game.
-
-Every game is one item, at its newest version present (the toolkit's rule: the latest
-`date_downloaded`, then the version's name), unless the run pins one with `--tasks game@version`.
-Versions and human baselines change over time, so the dataset hash covers each game's files and the
-run records each game's version, `baseline_actions` and file hash (`versions()`, in run.json).
-The game files hold the rules and the solution: they never enter a sandbox."""
+"""An ARC-AGI-3 games directory (the toolkit's `environment_files/<game>/<version>/metadata.json` layout), read
+without running any game. Every game is one item at its newest version (the toolkit's rule: the latest
+`date_downloaded`, then the version's name) unless pinned with `--tasks game@version`. Versions and baselines change
+over time, so the dataset hash covers each game's files and run.json records each game's version, baselines and
+file hash. The game files hold the rules and the solution: they never enter a sandbox."""
 
 from __future__ import annotations
 
@@ -71,8 +68,8 @@ class GamesDataset:
         return [TASK]
 
     def pin(self, tasks: list[str]) -> list[str]:
-        """`--tasks game@version`: play that version of the game instead of its newest (the items change
-        in place, so the dataset hash and the recorded versions follow); returns the task names to select."""
+        """`--tasks game@version`: that version instead of the newest (the items change in place, so the dataset hash
+        and the recorded versions follow); returns the task names to select."""
         chosen = []
         for task in tasks:
             game, at, version = task.partition("@")
@@ -92,12 +89,10 @@ class GamesDataset:
         return digest.hexdigest()[:16]
 
     def versions(self) -> dict:
-        """What the run records per game: version, baseline_actions, file hash, title."""
         return {item.id: item.describe() for item in sorted(self.items, key=lambda i: i.id)}
 
 
 def environments_dir(root: Path) -> Path | None:
-    """The directory holding `<game>/<version>/metadata.json`: `root` itself or its `environment_files/`."""
     root = Path(root)
     for candidate in (root, root / ENVIRONMENT_FILES):
         if candidate.is_dir() and any(candidate.glob(f"*/*/{METADATA}")):
@@ -142,11 +137,7 @@ def _newest_first(item: GameItem) -> tuple:
         stamp = datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp() if when else 0.0
     except ValueError:
         stamp = 0.0
-    return (-stamp, _reverse(item.version))
-
-
-def _reverse(text: str) -> tuple:
-    return tuple(-ord(ch) for ch in text)
+    return (-stamp, tuple(-ord(ch) for ch in item.version))  # the latest, then the last name
 
 
 def load_games(root: Path | str) -> GamesDataset:

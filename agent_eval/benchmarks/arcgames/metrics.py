@@ -1,6 +1,5 @@
-"""What an ARC-AGI-3 game record's `metrics` holds: the toolkit's scorecard of the game as played; and the kind's
-own measures, in place of accuracy wherever a run is read (analysis/measures.py): the toolkit's game score (0-100;
-over games their mean, grading.py rollup_games), the levels completed out of the game's levels, and the games won."""
+"""An ARC-AGI-3 game record's `metrics` (the toolkit's scorecard of the game as played), and the kind's measures in
+place of accuracy wherever a run is read: the game score (0-100), the levels completed, the games won."""
 
 from __future__ import annotations
 
@@ -42,10 +41,8 @@ class GameMetrics(KindMetrics):
     early_stops: int = 0  # sessions that ended with the game live and its budgets left (each continued or not)
     stopped_early: bool = False  # the game ended that way: graded as it stood (VISTA's agent_stopped_early)
     refused_unseen: int = 0  # plays refused because the previous play's result had not reached the model yet
-    # --arc-mode online/competition: this play's entry on the run's scorecard at the ARC API (card_id, url, guid;
-    # score, actions, levels_completed, resets, completed, per-level lists, runs), or `unavailable` and why; the
-    # fields above are then the offline scorecard of the same actions, replayed locally (`local_replay`), and
-    # `differs_from_offline` names the totals where the two disagree. Empty offline.
+    # --arc-mode online/competition: this play's entry on the run's card at the ARC API, or `unavailable` and why; the
+    # fields above are then the offline scorecard of the same actions replayed locally (`differs_from_offline`).
     online: dict = field(default_factory=dict)
 
     def actions_per_level(self) -> float | None:

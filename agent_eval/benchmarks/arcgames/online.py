@@ -1,7 +1,6 @@
 """Online and competition modes (`--arc-mode`): the games are played at the ARC API on one scorecard per run, as
 ARC Prize score agents, through the toolkit's own client, with the user's key kept out of every agent's sandbox.
 
-    ApiAccess     the mode, the user's key (ARC_API_KEY) and base URL (ARC_BASE_URL), read from the environment
     RunCard       the run's scope (Benchmark.run_scope): the way out to the API's host alone, the scorecard process,
                   the card opened before the first game (or taken over from an earlier session), closed at the end
                   (Ctrl-C and SIGTERM included); what it did, in run.json's kind_run
@@ -19,7 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -28,36 +28,14 @@ from agent_eval.benchmarks.arcgames.game_process import GameProcess
 from agent_eval.benchmarks.arcgames.game_record import GameEnd, read_plays, write_end
 from agent_eval.benchmarks.arcgames.toolkit_process import ONLINE_HOST, GameError, Online, ToolkitProcess
 from agent_eval.benchmarks.base import ItemError
+from agent_eval.benchmarks.games.folder import read_json
 from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.run_services import EgressError, RunServices
 
 ARC_MODES = ("offline", "online", "competition")
-DEFAULT_BASE_URL = "https://three.arcprize.org"  # the toolkit's own default
 ONLINE_RECORD = "online.json"  # <item>/game/online.json: the card and the play (guid) this game was made as
 INTERRUPTED = "interrupted"
-
-
-@dataclass(frozen=True)
-class ApiAccess:
-    mode: str  # "online" | "competition"
-    key: str = field(repr=False)  # never in a message
-    base_url: str
-
-    @classmethod
-    def from_environ(cls, mode: str, environ) -> "ApiAccess":
-        key = (environ.get("ARC_API_KEY") or "").strip()
-        if not key:
-            raise ConfigError(
-                f"--arc-mode {mode} plays at the ARC API with your key: set ARC_API_KEY (register one at "
-                f"https://arcprize.org/platform; ARC_BASE_URL names another server)"
-            )
-        base_url = (environ.get("ARC_BASE_URL") or DEFAULT_BASE_URL).strip().rstrip("/")
-        return cls(mode, key, base_url)
-
-    def card_url(self, card_id: str) -> str:
-        """Where a person reads the scorecard (the address ARC Prize's own agents print)."""
-        return f"{self.base_url}/scorecards/{card_id}"
 
 
 def refuse_what_the_mode_forbids(mode: str, config: RunConfig) -> None:
@@ -87,21 +65,12 @@ class ScorecardHost(ToolkitProcess):
         return self._request({"op": op, **fields}, 60.0, op.replace("_", " "))
 
 
-@dataclass(frozen=True)
-class OnlinePlay:
-    """What each game of the run needs to be made at the API: the way there and the card."""
-
-    online: Online
-    card_id: str
-    card_url: str
-
-
 class RunCard:
     """The run's scorecard for one session of the run. A context manager (Benchmark.run_scope)."""
 
-    def __init__(self, access: ApiAccess, services: RunServices, game_ids: list[str]):
+    def __init__(self, access: Online, services: RunServices, game_ids: list[str]):
         self.access, self.services, self.game_ids = access, services, game_ids
-        self.play: OnlinePlay | None = None
+        self.play: Online | None = None  # the way to the API and the run's card
         self._stack = contextlib.ExitStack()
         self._host: ScorecardHost | None = None
         self.state: dict = {}
@@ -122,14 +91,14 @@ class RunCard:
             egress = self._stack.enter_context(contextlib.closing(services.open_egress([access.base_url])))
         except EgressError as error:
             raise ConfigError(f"--arc-mode {access.mode}: {error}") from None
-        online = Online(access.mode, access.key, access.base_url, egress.net_dir, egress.socket_name)
+        online = replace(access, net_dir=egress.net_dir, socket_name=egress.socket_name)
         try:
             self._host = self._stack.enter_context(ScorecardHost(online, services.run_root / "arcgames"))
         except GameError as error:
             raise ConfigError(f"--arc-mode {access.mode}: the ARC API's client did not start: {error}") from None
         self._check_games(self._host)
         card_id = self._card_to_play_on(self._host)
-        self.play = OnlinePlay(online, card_id, access.card_url(card_id))
+        self.play = replace(online, card_id=card_id)
 
     def _check_games(self, host: ScorecardHost) -> None:
         """Every game of the run must be offered by the API at the run's version (the toolkit would otherwise make
@@ -236,10 +205,9 @@ class RunCard:
 
 
 class OnlineGame:
-    """A game made at the API, as GameSession plays it (step, and last_step_s for perf/). Never replayed. Its
-    `scorecard()` (asked once, as the item ends) is the offline scorecard of the same actions, replayed in a local
-    game process from the item's own files (`replica`), with this play's entry on the run's card in `online` and
-    whether the local frames equal the API's in `local_replay`."""
+    """A game made at the API, as GameSession plays it. Never replayed. Its `scorecard()` is the offline scorecard of
+    the same actions replayed locally (`replica`), with this play's entry on the run's card (`online`) and whether the
+    local frames equal the API's (`local_replay`)."""
 
     def __init__(self, process: GameProcess, replica: Callable[[], GameProcess], directory: Path, made: dict):
         self.process, self.replica, self.directory, self.made = process, replica, directory, made
@@ -267,7 +235,7 @@ class OnlineGame:
 
 
 def start_online(
-    item, dataset_root: Path, directory: Path, scratch: Path, play: OnlinePlay, stack: contextlib.ExitStack
+    item, dataset_root: Path, directory: Path, scratch: Path, play: Online, stack: contextlib.ExitStack
 ) -> OnlineGame:
     """The item's game made on the run's card (GameError when it cannot be). ItemError when an earlier process of
     the harness already played it: then it stands on the card as played (`interrupted`, result.json says so)."""
@@ -276,23 +244,24 @@ def start_online(
         raise ItemError(f"{item.id}-{item.version}: {interrupted(item, directory, earlier)}")
     try:
         process = stack.enter_context(
-            GameProcess(dataset_root, item.id, item.version, scratch=scratch, online=play.online, card_id=play.card_id)
+            GameProcess(dataset_root, item.id, item.version, scratch=scratch, online=play, card_id=play.card_id)
         )
     except GameError as error:
-        if play.online.mode != "competition":
+        if play.mode != "competition":
             raise
         why = "in competition mode the API makes a game once per card, and makes none on a closed card"
         raise GameError(f"{error} ({why}: scorecard {play.card_id})") from None
     directory.mkdir(parents=True, exist_ok=True)
-    made = {"mode": play.online.mode, "card_id": play.card_id, "url": play.card_url, "guid": process.guid}
+    made = {"mode": play.mode, "card_id": play.card_id, "url": play.card_url(play.card_id), "guid": process.guid}
     (directory / ONLINE_RECORD).write_text(json.dumps({**made, "made_at": now_iso()}, indent=1), encoding="utf-8")
-    replica = lambda: GameProcess(dataset_root, item.id, item.version, scratch=scratch)  # noqa: E731
-    return OnlineGame(process, replica, directory, made)
+    return OnlineGame(
+        process, partial(GameProcess, dataset_root, item.id, item.version, scratch=scratch), directory, made
+    )
 
 
 def interrupted(item, directory: Path, plays: list) -> str:
     """Why an online game an earlier process played is not continued, in one line; result.json records it."""
-    made = read_online_record(directory)
+    made = read_json(directory / ONLINE_RECORD) or {}
     last = plays[-1]
     text = (
         f"{INTERRUPTED}: the harness stopped while this game was played online ({last.actions_used} action(s) at "
@@ -303,8 +272,3 @@ def interrupted(item, directory: Path, plays: list) -> str:
     end.levels_completed, end.win_levels, end.actions_used = last.levels_completed, last.win_levels, last.actions_used
     write_end(directory, end)
     return text
-
-
-def read_online_record(directory: Path) -> dict:
-    path = Path(directory) / ONLINE_RECORD
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

@@ -11,11 +11,9 @@ Run as a script, it keeps a run's remote scorecard: one request per line on stdi
     {"op": "close"}                                   -> (exits)
     a request the API refuses                         -> {"ok": true, "failed": "one line"}   (the host goes on)
 
-Every call is the toolkit's own client (`arc_agi.Arcade` in the mode asked), with the user's key and base URL
-from the environment (ARC_API_KEY, ARC_BASE_URL, as the toolkit reads them). The jail has no network but a unix
-socket to the run's proxy, which lets exactly the API's host through: `connect` relays a loopback port to it and
-points HTTP(S)_PROXY there. The key is in this process's environment only, and is replaced by [ARC_API_KEY] in
-everything it writes (its answers, its stderr, the toolkit's logs): the API's error bodies can quote it.
+Every call is the toolkit's own client (`arc_agi.Arcade`), the key and base URL from the environment. The jail's
+one way out is a unix socket to the run's proxy (`connect` relays a loopback port to it, set as HTTP(S)_PROXY). The
+key is replaced by [ARC_API_KEY] in everything this process writes: the API's error bodies can quote it.
 """
 
 from __future__ import annotations
@@ -50,9 +48,8 @@ class Scrubbed:
 
 
 def connect(proxy_socket: str, protocol):
-    """Before the toolkit is imported: the key masked in all output (stderr, stdout, and `protocol`, the answer
-    channel, returned wrapped), and the relay to the run's proxy. The key itself stays in the environment, where
-    the toolkit reads it."""
+    """Before the toolkit is imported: the key masked in all output (`protocol`, the answer channel, returned
+    wrapped) and the relay to the run's proxy."""
     key = os.environ.get("ARC_API_KEY", "")
     sys.stderr = Scrubbed(sys.stderr, key)
     sys.stdout = sys.stderr
@@ -61,8 +58,7 @@ def connect(proxy_socket: str, protocol):
 
 
 def relay(proxy_socket: str) -> str:
-    """A loopback port inside the jail that carries each connection to the proxy's unix socket (the jail's only
-    way out), set as the HTTP(S) proxy for the toolkit's requests. Returns its URL."""
+    """A loopback port carrying each connection to the proxy's unix socket, set as the toolkit's HTTP(S) proxy."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
@@ -118,8 +114,7 @@ def _closing(answer: bytes) -> bytes:
 
 
 def arcade(mode: str, logger: logging.Logger):
-    """The toolkit's client in `mode` ("online" or "competition"), as the toolkit builds it: its constructor asks
-    the API for its games (GET /api/games)."""
+    """The toolkit's client in `mode` (its constructor asks the API for its games)."""
     from arc_agi import Arcade, OperationMode
 
     client = Arcade(operation_mode=OperationMode(mode), environments_dir="/nonexistent", logger=logger)
@@ -145,8 +140,7 @@ def make_game(client, game_id: str, card_id: str):
 
 
 def game_result(client, env, game_id: str, card_id: str, mode: str) -> dict:
-    """This play's entry on the run's scorecard as the API computes it (GET /api/scorecard/<card>: the game's
-    runs, ours picked by its guid), or why it is not known yet."""
+    """This play's entry on the run's scorecard as the API computes it (our runs picked by guid), or why not yet."""
     guid = getattr(env.observation_space, "guid", None)
     out: dict = {"card_id": card_id, "guid": guid, "game_id": game_id}
     if mode == "competition":
@@ -165,9 +159,8 @@ def game_result(client, env, game_id: str, card_id: str, mode: str) -> dict:
 
 
 def play_totals(runs: list[dict]) -> dict:
-    """One play's entry from its runs on the card (a RESET that restarts the whole game opens another run of the
-    same play), totalled as the toolkit totals a game's runs (EnvironmentScoreList: the best score and levels,
-    every run's actions and resets, won if any run won), with the best run's per-level lists."""
+    """One play's entry from its runs on the card (a RESET of the whole game opens another run), totalled as the
+    toolkit totals a game's runs (EnvironmentScoreList), with the best run's per-level lists."""
     best = max(runs, key=lambda r: (r.get("score") or 0.0, r.get("levels_completed") or 0))
     return {
         "score": best.get("score"),
@@ -199,7 +192,6 @@ class _LastError(logging.Handler):
 
 
 def card_answer(client, mode: str, req: dict, errors: _LastError) -> dict:
-    """One scorecard request: open, read or close the run's card, or list the API's games."""
     op, card_id = req.get("op"), req.get("card_id")
     errors.last = None
     try:

@@ -1,12 +1,7 @@
-"""Our game tools (`--game-tools ours`, the default): `play` in every mode; `recall`, `inspect` and `read_pixels` on
-the archived frames from mode image up; `read_notes` and `write_note` when the run gives notes.
-
-Coordinates (`--coordinates`): on the game grid (0-63, the default) `inspect` enlarges a frame drawn in the game's
-palette and `read_pixels` reads the game pixels of a region; in display pixels (coordinates.py) a click is mapped to
-the game pixel under it, `inspect` crops the image as shown (grid lines included) and labels it in its pixels,
-and `read_pixels` reads the game pixels a display region touches. The crops and the grid are the image tools' own
-(tools/imagetools: regions, nearest-neighbour views, the labelled grid); the note tools, a refusal's answer and the
-server are the game kinds' shared pieces (games/tools.py)."""
+"""Our game tools (`--game-tools ours`, the default): `play`; `recall`, `inspect` and `read_pixels` on the archived
+frames from mode image up; `read_notes` and `write_note` with notes. In display coordinates (coordinates.py) a click
+is mapped to the game pixel under it, `inspect` crops the image as shown (grid lines included) and `read_pixels`
+reads the game pixels a display region touches."""
 
 # No `from __future__ import annotations`: the tools' parameter descriptions are evaluated where each is defined.
 import io
@@ -78,7 +73,7 @@ def tool_functions(
     after_play: Callable[[], object] | None = None,
 ):
     """name -> (function, description) of every tool of ours on this session. `where()`: how far the game had got,
-    recorded with each note written; `after_play()`: called after every play (the level scope of WORKING.md)."""
+    kept with each note written; `after_play()`: called after every play (the level scope of WORKING.md)."""
     coords = Coordinates.of(ladder.coordinates, scale)
     side = coords.display_side
     top = coords.size - 1
@@ -88,12 +83,10 @@ def tool_functions(
     images_each = 1 if ladder.observation in ("image", "both") else 0  # images a frame is shown as
 
     def refused(images: int) -> list | None:
-        """--session-images: the answer instead of a tool's images past the session's cap (handoff.py)."""
         stop = session.image_room(images)
         return None if stop is None else [json.dumps({"stop": stop})]
 
     def observed(number: int, png: bytes | None = None) -> list:
-        """A frame as this rung shows it: the image, its colour indices as text, or both."""
         out: list = []
         if ladder.observation in ("text", "both"):
             text = grid_text(session.archive.load(number))

@@ -1,11 +1,6 @@
-"""What the prompt says of the game's tools, rendering and coordinates, from what the run offers: the prompt never
-names a tool the rung does not offer (`--pixel-readout off` leaves `read_pixels` out of it; `--game-tools vista`
-names VISTA's tools), and says how frames are drawn and clicks addressed when a switch changes them.
-
-The templates (prompts/arcgames/<mode>.yaml) are written for the default rung (our tools, every one of them, the
-game grid, no grid lines); a prompt on that rung is the template as it is. Each switch replaces the one passage
-it changes; the passages are found by the exact text the templates hold (LOOKING, CLICK, DRAWN), which a test
-checks in every template."""
+"""What the prompt says of the game's tools, rendering and coordinates: never a tool the rung does not offer. The
+templates (prompts/arcgames/<mode>.yaml) are written for the default rung, where a prompt is the template as it is;
+each switch replaces the one passage it changes, found by the exact text the templates hold (a test checks it)."""
 
 from __future__ import annotations
 
@@ -33,7 +28,6 @@ VISTA_LOOKING = "Every frame you are shown is kept, by turn (turn N is the resul
 
 
 def drawn(scale: int) -> str:
-    """The phrase of the templates that says how a frame is drawn."""
     return f"each game pixel drawn as a {scale}x{scale} square"
 
 
@@ -42,7 +36,6 @@ def _listed(parts: list[str]) -> str:
 
 
 def looking(offered: tuple[str, ...], ladder: Ladder, first_turn: bool) -> str:
-    """The sentence naming the tools that look again, exactly those offered."""
     sentences = VISTA if ladder.vista else OURS
     parts = [sentences[name] for name in sentences if name in offered]
     if ladder.vista:
@@ -52,7 +45,6 @@ def looking(offered: tuple[str, ...], ladder: Ladder, first_turn: bool) -> str:
 
 
 def notes_paragraph(ladder: Ladder) -> str:
-    """The notes, as the prompt tells of them (nothing of how to play): what each is for, and their tools."""
     kinds = describe(NOTE_PURPOSES)
     if ladder.vista:
         tools = "read with `read_guide` and `read_working`, each replaced whole with `write_guide` and `write_working`"
@@ -68,7 +60,6 @@ def notes_paragraph(ladder: Ladder) -> str:
 
 
 def rung_prompt(prompt: str, offered: tuple[str, ...], ladder: Ladder, scale: int, first_turn: bool = False) -> str:
-    """The template-made prompt with the passages the run's switches change replaced."""
     start = prompt.find(LOOKING_START)
     if start >= 0:
         end = prompt.index(LOOKING_END, start) + len(LOOKING_END)

@@ -1,13 +1,12 @@
-"""The ARC-AGI-3 parts of `agent-eval report`: per game a filmstrip per level (the frame each action ended on,
-in order; its number links the archive), and the scorecard; per run the mean game score, wins and levels.
-A long game's filmstrip is sampled: at most MAX_SHOTS frames, evenly spaced over the game, plus the play
-that completed each level and the last play; the rest are counted. Layout: templates/arc_*.j2."""
+"""The ARC-AGI-3 parts of `agent-eval report`: per game a filmstrip per level (the frame each action ended on, sampled
+in a long game, the rest counted) and the scorecard; per run the mean game score, wins and levels (templates/)."""
 
 from __future__ import annotations
 
 from agent_eval.benchmarks.arcgames.game_record import read_end
 from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
+from agent_eval.benchmarks.games import reading as game_reading
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.games.timeline import read_timeline
@@ -18,22 +17,14 @@ GRADED = ("ok", "no_answer")
 
 
 def sampled(timeline: list[dict], most: int = MAX_SHOTS) -> set[int]:
-    """The indices of the plays drawn: every one with a frame if they are few; else `most` evenly spaced,
-    each play that completed a level, and the last."""
+    """The indices of the plays with a frame drawn (games/reading.sampled), each that completed a level kept."""
     framed = [i for i, entry in enumerate(timeline) if entry["frames"]]
-    if len(framed) <= most:
-        return set(framed)
-    picks = {framed[round(k * (len(framed) - 1) / (most - 1))] for k in range(most)}
-    before = 0
-    for i in framed:
-        if timeline[i]["levels_completed"] > before:
-            picks.add(i)
-        before = timeline[i]["levels_completed"]
-    return picks | {framed[-1]}
+    levels = [timeline[i]["levels_completed"] for i in framed]
+    ends = [k for k, level in enumerate(levels) if level > (levels[k - 1] if k else 0)]
+    return {framed[k] for k in game_reading.sampled(len(framed), most, ends)}
 
 
 def filmstrips(timeline: list[dict], embed) -> list[dict]:
-    """One strip per level: the frame each play ended on (its last frame), in order, sampled."""
     drawn = sampled(timeline)
     strips: list[dict] = []
     level = 0

@@ -1,14 +1,9 @@
-"""One item's game, as the `play` tool sees it: the game process, the action budget, the frame
-archive and the timeline, and at the end the toolkit's scorecard, all in the item's folder (game_record.py
-names its files and reads them).
+"""One item's game, as the tools see it (from worker threads: one lock): the game process, the budgets, the frame
+archive and the timeline, and at the end the toolkit's scorecard, all in the item's folder (game_record.py).
 
-The game runs in its own process (game_process.py, outside the sandbox); this object lives in the
-harness and is what the MCP tools call (from worker threads: one lock).
-
-A game survives the harness: a session over a folder whose timeline holds plays (a run killed mid-game and
-started again) makes the game again and replays every recorded action, checking each frame against its
-recorded hash, then goes on with the budget left. The toolkit has no save; a game restored this way is the
-same play-through, so its scorecard counts every action once. One that does not replay identically raises
+A game survives the harness: over a folder whose timeline holds plays (a run killed mid-game), the game is made
+again and every recorded action replayed, each frame checked against its recorded hash (the toolkit has no save;
+the same play-through, so its scorecard counts every action once). One that does not replay identically raises
 NotReplayable: the caller starts the game over (it is never continued from another state)."""
 
 from __future__ import annotations
@@ -18,7 +13,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from agent_eval.benchmarks.arcgames.frames import FrameArchive, checked_frame, frame_hash
@@ -42,7 +37,6 @@ class PlayRefused(ValueError):
 
 
 def checked_click(x: object, y: object, size: int) -> tuple[int, int]:
-    """A click's x and y, each an integer 0..size-1 (else PlayRefused saying which)."""
     for name, value in (("x", x), ("y", y)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
             raise PlayRefused(f"{CLICK} is a click: give {name} as an integer 0-{size - 1} (got {value!r})")
@@ -51,13 +45,13 @@ def checked_click(x: object, y: object, size: int) -> tuple[int, int]:
 
 
 class NotReplayable(Exception):
-    """A recorded game that cannot be restored as it was: another game file, a failed step, or a replayed
-    action whose frames or state differ from the record (a game that is not deterministic). Says where."""
+    """A recorded game that cannot be restored as it was (another game file, a failed step, a replayed action whose
+    frames or state differ: a game that is not deterministic). Says where."""
 
 
 class GameSession:
-    """game: a started GameProcess (context-managed by the caller) or a factory's product. Over a folder that
-    holds an earlier process's plays, the game is restored first (or NotReplayable is raised)."""
+    """game: a started GameProcess (context-managed by the caller). Over a folder holding an earlier process's plays,
+    the game is restored first (or NotReplayable is raised)."""
 
     def __init__(
         self,
@@ -115,24 +109,20 @@ class GameSession:
         # Play stops taking actions at the first of two bounds: this attempt's (the run's --timeout less a margin
         # for the agent's last reply, so an agent near the time limit ends with its game graded, not killed) and
         # the game's own time budget across restarts (--max-hours), less what earlier processes played.
-        bounds = [b for b in (time_budget_s, self._hours_left()) if b is not None]
+        hours_left = None if max_hours is None else max_hours * 3600 - self.clock_before
+        bounds = [b for b in (time_budget_s, hours_left) if b is not None]
         self.deadline = self._started + max(0.0, min(bounds)) if bounds else None
         self._timeline = Timeline(self.directory / TIMELINE)
 
-    def _hours_left(self) -> float | None:
-        return None if self.max_hours is None else self.max_hours * 3600 - self.clock_before
-
-    def game_clock(self) -> float:
-        """Seconds this game has been played, across restarts."""
+    def game_clock(self) -> float:  # seconds this game has been played, across restarts
         return self.clock_before + (self.now() - self._started)
 
     def now(self) -> float:
-        """The game's clock (time.monotonic less the provider's waits: a subscription's window waited out at the
-        gateway takes nothing from the game's time budget)."""
+        """time.monotonic less the provider's waits: a subscription's window waited out at the gateway takes nothing
+        from the game's time budget."""
         return time.monotonic() - self.provider_wait()
 
     def leave_out_waits(self, provider_wait: Callable[[], float]) -> None:
-        """The engine hands over the item's clock of provider waits (ItemSetup.use_provider_wait) before play."""
         before = self.now()
         self.provider_wait = provider_wait
         shift = before - self.now()  # the waits so far: the clocks read from now on stay where they were
@@ -143,19 +133,14 @@ class GameSession:
     # -- a game that survives the harness
 
     def _observe_first(self) -> None:
-        """The first observation into the archive (frames 1..k), when the agent is shown it before acting."""
-        if not self.initial_frame:
-            return
-        first = getattr(self.game, "initial", None)
-        if first is None:
-            raise ValueError(f"{self.item.id}: the game process gave no first observation")
-        self.initial_frames = [self.archive.add(checked_frame(f))[0] for f in first.frames]
-        self.last = first
+        if self.initial_frame:
+            self.initial_frames = [self.archive.add(checked_frame(f))[0] for f in self.game.initial.frames]
+            self.last = self.game.initial
 
     def _first_record(self) -> dict | None:
-        first = getattr(self.game, "initial", None) if self.initial_frame else None
-        if first is None:
+        if not self.initial_frame:
             return None
+        first = self.game.initial
         return {
             "frames": self.initial_frames,
             "hashes": [frame_hash(checked_frame(f)) for f in first.frames],
@@ -178,8 +163,6 @@ class GameSession:
         (self.directory / GAME_RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
 
     def _restore(self, plays: list[Play]) -> None:
-        """Make the game's state again from the record: every recorded action replayed in a fresh game process
-        (made with the same version and seed), each frame checked against its recorded hash."""
         started = time.perf_counter()
         record = read_record(self.directory)
         if record is not None and record.get("files_sha256") not in (None, self.item.files_sha256):
@@ -242,7 +225,6 @@ class GameSession:
             self.level_began_at = play.actions_used
 
     def level_limit(self) -> int | None:
-        """The current level's action bound (ceil(baseline x --level-actions)), or None."""
         baselines = self.item.baseline_actions or ()
         if self.level_actions is None or self.level >= len(baselines):
             return None
@@ -263,7 +245,6 @@ class GameSession:
         }
 
     def progress_words(self) -> str:
-        """Where the game stands, for an agent that goes on with it in a new session (one line)."""
         parts = [
             f"{self.level} of {self._total()} levels completed" if self.last is not None else "no action yet",
             f"state {self.last.state}" if self.last is not None else "",
@@ -274,19 +255,17 @@ class GameSession:
         return "; ".join(p for p in parts if p)
 
     def image_room(self, images: int) -> str | None:
-        """None when a tool may give `images` more images in this session; else what it answers instead (the
-        agent is asked to hand off). Nothing to refuse once the game is over (play then shows no frame)."""
+        """None when a tool may give `images` more images in this session, else its answer instead (a hand-off);
+        nothing to refuse once the game is over (play then shows no frame)."""
         with self._lock:
             return None if self.over else self.handoff.image_room(images)
 
     def begin_session(self) -> None:
-        """A fresh session goes on with the game (after a hand-off): its context starts empty."""
         with self._lock:
             self.handoff.begin()
 
     def observed(self, images: int = 0, text_chars: int = 0) -> None:
-        """What the model was shown of frames, by form (VISTA's rung i: what each form costs, per item): the
-        tools' answers and the frames attached to a session's first message."""
+        """What the model was shown of frames, by form (VISTA's rung i: what each form costs, per item)."""
         with self._lock:
             self.observations["images"] += images
             self.observations["text_chars"] += text_chars
@@ -296,22 +275,19 @@ class GameSession:
         return self.plays[-1] if self.plays else None
 
     def last_frame_number(self) -> int | None:
-        """The last frame shown: of the last play that returned one, else the first observation's."""
         for play in reversed(self.plays):
             if play.frames:
                 return play.frames[-1]
         return self.initial_frames[-1] if self.initial_frames else None
 
     def last_frame_png(self) -> Path | None:
-        """The last frame shown, as archived (the image the model was given)."""
         number = self.last_frame_number()
         return None if number is None else self.archive.path(number)
 
     def first_observation(self) -> dict | None:
-        """What the agent is told of the game before its first action (the first prompt carries its frame):
-        None when the run does not show it up front."""
-        first = getattr(self.game, "initial", None)
-        if not self.initial_frames or first is None:
+        """What the agent is told of the game before its first action; None when the run does not show it."""
+        first = self.game.initial
+        if not self.initial_frames:
             return None
         return {
             "state": first.state,
@@ -323,14 +299,12 @@ class GameSession:
         }
 
     def model_asked(self) -> None:
-        """A model request of this item began: every play answered before it has reached the model."""
         self.gate.model_asked()
 
     # -- the tools' side
 
     @property
     def over(self) -> str | None:
-        """Why no more actions are taken (won, budget spent, game broken), or None."""
         ended = self.ended()
         return ended[1] if ended else None
 
@@ -376,8 +350,7 @@ class GameSession:
                 failed = Play(
                     step, action, x, y, "ERROR", self.level, self._total(), [], [], self.actions_used, spent_ms
                 )
-                failed.error = self.error
-                self._log(failed)
+                self._log(replace(failed, error=self.error))
                 return self._status(stopped=True), None
             self.actions_used += 1
             self.last = result
@@ -408,7 +381,7 @@ class GameSession:
 
     @property
     def level(self) -> int:
-        """The levels completed: the level the game is on (games/recovery.py's LiveGame)."""
+        """The levels completed: the level the game is on."""
         return self.last.levels_completed if self.last is not None else 0
 
     def _total(self) -> int:
@@ -470,7 +443,7 @@ class GameSession:
     # -- the end
 
     def finish(self) -> GameEnd:
-        """The toolkit's scorecard (or the game's error) into result.json; called once, as the item ends."""
+        """The toolkit's scorecard (or the game's error) into result.json, as the item ends."""
         with self._lock:
             end = GameEnd(
                 game=self.item.id,
@@ -488,12 +461,8 @@ class GameSession:
                 early_stops=read_stops(self.directory),
                 refused_unseen=self.gate.refused,
             )
-            if self.last is not None:
-                end.state, end.levels_completed, end.win_levels = (
-                    self.last.state,
-                    self.last.levels_completed,
-                    self.last.win_levels,
-                )
+            if (last := self.last) is not None:
+                end.state, end.levels_completed, end.win_levels = last.state, last.levels_completed, last.win_levels
             if self.error is None:
                 try:
                     end.scorecard = self.game.scorecard()
@@ -505,7 +474,6 @@ class GameSession:
 
 
 def _naming(item: GameItem, error) -> str:
-    """The error as one line that names the game (the game process's errors already do: GAME-VERSION: ...)."""
     text = _one_line(error)
     return text if text.startswith(f"{item.id}-{item.version}:") else f"{item.id}-{item.version}: {text}"
 

@@ -1,8 +1,5 @@
-"""The ARC-AGI-3 parts of `agent-eval show`: the run's mean game score, wins and levels; per game the
-action timeline (step, action, state, level, frames) and where its frames are kept.
-
-A long game's timeline is paged (`PAGE` play calls a page): by default the first and the last page, the
-steps where a level was completed, and how to see the rest (`--page N`)."""
+"""The ARC-AGI-3 parts of `agent-eval show`: the run's mean game score, wins and levels; per game the action timeline
+(paged: games/paged.py, with the steps where a level was completed) and where its frames are kept."""
 
 from __future__ import annotations
 
@@ -36,8 +33,7 @@ def totals_phrase(records) -> str:
 
 
 def print_scorecards(console: Console, manifest) -> None:
-    """Online and competition runs: the run's scorecard(s) at the ARC API, from run.json (kind_run): id, state,
-    the toolkit's summary when closed, where to read it."""
+    """Online and competition runs: the run's scorecard(s) at the ARC API, from run.json (kind_run)."""
     kind_run = (manifest.kind_run if manifest is not None else None) or {}
     cards = kind_run.get("scorecards") or []
     if not cards:
@@ -144,7 +140,6 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
 
 
 def _level_steps(timeline: list[dict]) -> list[tuple[int, int]]:
-    """(level number, step) of each play that completed a level."""
     out, before = [], 0
     for entry in timeline:
         now = entry.get("levels_completed") or 0

@@ -1,7 +1,6 @@
-"""What each agent session of one game is told, ours or VISTA's (`--task-prompt`): the first message (the task,
-the game's first observation and its frame), and the first message of a session that goes on with the game after
-a hand-off, an early stop or a restart of the harness (ours: `continuation`, its state, the notes and the last frame
-in the rung's form, counted like any frame the model is shown; VISTA's: vista_prompts.py)."""
+"""What each agent session of one game is told, ours or VISTA's (`--task-prompt`, vista_prompts.py): the first
+message, and that of a session going on with the game after a hand-off, an early stop or a restart of the harness
+(every frame shown counted like any frame the model is shown)."""
 
 from __future__ import annotations
 
@@ -28,9 +27,8 @@ FIRST_FRAME = (
 
 
 def ours_task(template_text: str, mode: str, ladder: Ladder, protocol: Protocol, scale: int, max_actions: int) -> str:
-    """The mode's prompt with the run's budgets, and what the rung changes: how frames are shown, the tools offered
-    (prompt_text.py: never a tool the rung leaves out), and the notes (what each is for; nothing of how to play).
-    The templates are left as they are, so the image rung without notes asks exactly what earlier runs asked."""
+    """The mode's prompt with the run's budgets and what the rung changes (prompt_text.py); the templates are left
+    as they are, so the image rung without notes asks exactly what earlier runs asked."""
     prompt = (
         template_text.replace("{max_actions}", str(max_actions))
         .replace("{scale}", str(scale))
@@ -77,7 +75,6 @@ class Telling:
     # -- the first message
 
     def first(self) -> tuple[str, list[Path]]:
-        """The first session's message and its attachments (the first frame, when frames are shown as images)."""
         session = self.session
         shown = session.first_observation() if not session.plays else None
         frame = session.last_frame_png() if shown and self.ladder.observation != "text" else None
@@ -89,8 +86,7 @@ class Telling:
         return self.task + self._first_observation(shown), [frame] if frame is not None else []
 
     def _first_observation(self, shown: dict | None) -> str:
-        """The game's first observation after our task: its state as play reports one, and its frame as text when
-        the rung shows frames as text (as an image, it is attached)."""
+        """The game's first observation after our task, its frame as text on the text rung (an image is attached)."""
         if shown is None:
             return ""
         if self.ladder.vista:  # VISTA's own metadata of turn 0 (its frame as a grid inside it, on the text rung)
@@ -105,8 +101,7 @@ class Telling:
     # -- a session that goes on
 
     def going_on(self, reason: str = "harness restarted", resume: bool = False) -> Continuation:
-        """What the next session is told (`reason`: a hand-off's, an early stop's, or a restart of the harness);
-        `resume`: within the attempt, the same session goes on where the CLI can continue it (an early stop)."""
+        """What the next session is told; `resume`: the same session goes on where the CLI can continue it."""
         if self.vista:
             return vista_continuation(self._record(), self.notes, reason, self._visual(), resume)
         told = continuation(self.session, self.task, self.notes, reason, self.ladder.observation)
@@ -120,7 +115,6 @@ class Telling:
         return VistaGame(self.session, self.ladder, self.scale, self.notes).record()
 
     def _visual(self) -> Path | None:
-        """The current visual, attached as VISTA attaches it (when frames are shown as images), and counted."""
         if self.ladder.observation not in ("image", "both"):
             return None
         frame = self.session.last_frame_png()
@@ -136,11 +130,8 @@ def continuation(
     reason: str = "harness restarted",
     observation: str = "image",
 ) -> Continuation:
-    """What the next session is told of a game that goes on: after a restart of the harness (the game restored;
-    the last play's result, as the call in flight when the harness stopped is answered from the record, not
-    played again), or after a hand-off (the context was full). Where the game stands, the notes, and the last
-    frame as the rung shows frames (`observation`: attached as an image, given as text, or both); what it shows is
-    counted in the session's observations, as the tools' frames are."""
+    """What the next session is told of a game that goes on (the harness restarted: the call in flight is answered
+    from the record, not played again; or a hand-off): where it stands, the notes, the last frame in the rung's form."""
     last = session.last_play()
     number = session.last_frame_number()
     frame = session.last_frame_png() if number is not None and observation in ("image", "both") else None

@@ -1,18 +1,13 @@
 """A script of the official ARC-AGI-3 toolkit, run in a confined process of its own and spoken to in JSON lines.
 
-The toolkit (arc-agi, arcengine) needs Python >= 3.12, and offline it runs a game by exec()ing the game's Python
-file: third-party code. So agent-eval (3.11) never imports it; `ToolkitProcess` starts one of this package's host
-scripts (game_host.py: a game; online_host.py: a run's remote scorecard) under the toolkit's interpreter
-(`.venv-arc`, built by `make setup`) inside bubblewrap.
-
-The jail: its own user, pid, network, IPC and UTS namespaces; a read-only root holding only the system's /usr and
-libraries, the toolkit's venv and base interpreter, the host scripts and what the caller names (a game's version
-folder); a private empty /tmp as cwd and $HOME; a controlled environment (no .env is found, as importing the
-toolkit loads one from the cwd). The results folder and the user's home are not there. Its network is an empty
-loopback: offline, no network at all; online (`Online`), one door: the run's allowlisting proxy for the ARC API's
-host alone (a unix socket bound in, engine/egress.py), which the host relays to from inside; the user's ARC key is
-in its environment only (never in a file). A request that does not answer within its timeout ends the process
-group; a host that dies or fails says why in one line: a `GameError`.
+The toolkit needs Python >= 3.12 and offline exec()s the game's file (third-party code), so agent-eval (3.11)
+never imports it: `ToolkitProcess` runs one of this package's host scripts (game_host.py, online_host.py) under
+`.venv-arc` in bubblewrap: its own user, pid, network, IPC and UTS namespaces, a read-only root of the system's
+/usr, the toolkit's venv, the host scripts and what the caller names, a private empty /tmp as cwd and $HOME (no
+.env is found: importing the toolkit loads one from the cwd); never the results folder or the user's home. Its
+network is an empty loopback; online, one door: the run's proxy to the ARC API's host alone (a unix socket bound
+in, engine/egress.py), with the user's key in its environment only. A request that does not answer in time ends
+the process group; a host that dies or fails says why in one line: a `GameError`.
 """
 
 from __future__ import annotations
@@ -29,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from agent_eval.datamodel.config import ConfigError
 from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, load_policy, system_binds
 
 HOSTS_DIR = Path(__file__).parent
@@ -40,6 +36,7 @@ TOOLKIT_MISSING = (
     "install a Python >= 3.12 (on PATH or under ~/.pyenv/versions), then run `make setup`"
 )
 MEMORY_LIMIT_BYTES = 4 << 30  # address space of the jail's processes; the host peaks near 0.3 GiB
+DEFAULT_BASE_URL = "https://three.arcprize.org"  # the toolkit's own default
 NET_INSIDE = "/run/arc-api"  # where the proxy's socket directory appears inside an online jail
 # The system the interpreter needs, read-only (fonts: matplotlib, which the toolkit imports, looks for them).
 _SYSTEM_RO = ["/usr", "/etc/alternatives", "/etc/fonts", "/etc/localtime"]
@@ -53,15 +50,30 @@ class GameError(Exception):
 
 @dataclass(frozen=True)
 class Online:
-    """How a host reaches the ARC API: the toolkit's mode ("online" or "competition"), the user's key and base
-    URL (ARC_API_KEY, ARC_BASE_URL), and `net_dir`, the folder holding the socket of the proxy that lets exactly
-    that host through (engine/egress.py)."""
+    """How a host reaches the ARC API: the toolkit's mode ("online" or "competition"), the user's key and base URL
+    (ARC_API_KEY, ARC_BASE_URL); once the run's proxy is open (engine/egress.py), the folder of its socket; once its
+    scorecard is open, the card every game of the run is made on."""
 
     mode: str
     key: str = field(repr=False)  # never in a message
     base_url: str
-    net_dir: Path
-    socket_name: str
+    net_dir: Path | None = None
+    socket_name: str = ""
+    card_id: str = ""
+
+    @classmethod
+    def from_environ(cls, mode: str, environ) -> Online:
+        key = (environ.get("ARC_API_KEY") or "").strip()
+        if not key:
+            raise ConfigError(
+                f"--arc-mode {mode} plays at the ARC API with your key: set ARC_API_KEY (register one at "
+                f"https://arcprize.org/platform; ARC_BASE_URL names another server)"
+            )
+        return cls(mode, key, (environ.get("ARC_BASE_URL") or DEFAULT_BASE_URL).strip().rstrip("/"))
+
+    def card_url(self, card_id: str) -> str:
+        """Where a person reads the scorecard (the address ARC Prize's own agents print)."""
+        return f"{self.base_url}/scorecards/{card_id}"
 
     def env(self) -> dict[str, str]:
         return {"OPERATION_MODE": self.mode, "ARC_API_KEY": self.key, "ARC_BASE_URL": self.base_url}
@@ -98,8 +110,7 @@ def _venv_base(python: Path) -> list[Path]:
 
 class ToolkitProcess:
     """One host script in its own confined toolkit process. A context manager. `name` starts every error line;
-    `readonly` are the folders (or files) it may read besides the toolkit; the first answer (`ready`) is the
-    host's own, checked by the subclass."""
+    `readonly`: what it may read besides the toolkit; `ready`: the host's first answer."""
 
     def __init__(
         self,

@@ -1,14 +1,11 @@
-"""A game's turns as VISTA numbers and reports them (arc3/claude/controller.py): turn N is the state after the
-N-th action, turn 0 the first observation (shown before any action; session.initial_frames); each turn's frames are
-numbered 0..k-1 within it. From a turn: the actions VISTA accepts next (_available_actions), why the game ended
-(termination_reason) and VISTA's result metadata (_metadata), read from the session's record (its plays and first
-observation), so they survive a restore of the game."""
+"""A game's turns as VISTA numbers and reports them (arc3/claude/controller.py): turn N is the state after the N-th
+action, turn 0 the first observation (when shown); a turn's frames are numbered 0..k-1 within it. Read from the
+session's record (its plays and first observation), so they survive a restore of the game."""
 
 from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
@@ -21,83 +18,46 @@ from agent_eval.benchmarks.notes import Notes
 NOT_STARTED = "NOT_STARTED"  # no observation yet (--initial-frame off, before the first play): ours, not VISTA's
 
 
-@dataclass(frozen=True)
-class Turn:
-    number: int
-    action: str | None  # None: turn 0, the first observation
-    given: tuple[int, int] | None  # ACTION6's x, y as the model gave them (in the run's coordinates)
-    state: str
-    levels_completed: int | None
-    win_levels: int | None
-    available_actions: tuple[str, ...]
-    frames: tuple[int, ...]  # the frames' numbers in the archive, in order
-    actions_used: int = 0
-    error: str | None = None
-
-
-def first_turn(session: GameSession) -> Turn | None:
-    """Turn 0: the game's first observation, when the run shows it before any action."""
-    shown = list(session.initial_frames)
-    first = getattr(session.game, "initial", None)  # the game process's first observation (StepResult)
-    if not shown or first is None:
+def first_turn(session: GameSession) -> Play | None:
+    """Turn 0 (no action): the game's first observation, when the run shows it before any action."""
+    first = session.game.initial
+    if not session.initial_frames:
         return None
-    return Turn(
-        0, None, None, first.state, first.levels_completed, first.win_levels, first.available_actions, tuple(shown)
-    )
-
-
-def turn_of(play: Play, given: dict[int, tuple[int, int]]) -> Turn:
-    """The turn a play made (turn N is the N-th play)."""
-    click = given.get(play.step, (play.x, play.y)) if play.action == CLICK else None
-    return Turn(
-        play.step,
-        play.action,
-        click,  # type: ignore[arg-type]  # a click's play always holds x and y
-        play.state,
-        play.levels_completed,
-        play.win_levels,
-        tuple(play.available_actions),
-        tuple(play.frames),
-        play.actions_used,
-        play.error,
-    )
+    shown, actions = list(session.initial_frames), list(first.available_actions)
+    return Play(0, "", None, None, first.state, first.levels_completed, first.win_levels, shown, actions, 0, 0.0)
 
 
 class Turns:
-    """A session's turns, kept as they are played (each play's turn made once, not on every look)."""
+    """A session's turns: turn N is the N-th play (its step), turn 0 the first observation when shown."""
 
-    def __init__(self, session: GameSession, given: dict[int, tuple[int, int]]):
-        self.session, self.given = session, given
+    def __init__(self, session: GameSession):
+        self.session = session
         self.first = first_turn(session)
-        self._played: list[Turn] = []
 
-    def all(self) -> list[Turn]:
-        plays = self.session.plays
-        self._played += [turn_of(p, self.given) for p in plays[len(self._played) :]]
-        return ([self.first] if self.first is not None else []) + self._played
+    def all(self) -> list[Play]:
+        return ([self.first] if self.first is not None else []) + self.session.plays
 
-    def last(self) -> Turn | None:
+    def last(self) -> Play | None:
         every = self.all()
         return every[-1] if every else None
 
 
-def available(turn: Turn | None) -> list[str]:
+def available(turn: Play | None) -> list[str]:
     """The actions VISTA's play accepts after this turn (controller._available_actions): only RESET once the game is
-    over, else the game's own available actions (the toolkit lists no RESET there: VISTA refuses it then)."""
+    over, else the game's own (the toolkit lists no RESET there: VISTA refuses it then)."""
     if turn is None or turn.state == "GAME_OVER":
         return ["RESET"]
     return [name for name in ACTIONS if name in turn.available_actions]
 
 
 def termination_reason(session: GameSession) -> str | None:
-    """Why the game takes no more actions, in VISTA's words where VISTA has them (WIN, action_budget_exhausted,
-    controller_error), ours for our own bounds (the level's and the time budget)."""
+    """Why the game takes no more actions, in VISTA's words where VISTA has them, ours for our own bounds."""
     ended = session.ended()
     return ended[0] if ended else None
 
 
 def metadata(
-    turn: Turn | None,
+    turn: Play | None,
     display: int,
     *,
     reason: str | None,
@@ -109,7 +69,7 @@ def metadata(
     """VISTA's result metadata of a turn (controller._metadata), its keys in VISTA's order."""
     terminal = reason is not None
     shown: dict = {
-        "turn": turn.number if turn is not None else 0,
+        "turn": turn.step if turn is not None else 0,
         "state": turn.state if turn is not None else NOT_STARTED,
         "progress": {
             "completed": turn.levels_completed if turn is not None else None,
@@ -130,7 +90,7 @@ def metadata(
     if turn is not None and turn.frames:
         count = len(turn.frames)
         shown["visual"] = {
-            "turn": turn.number,
+            "turn": turn.step,
             "frame_count": count,
             "final_frame": count - 1,
             "width": display,
@@ -139,9 +99,8 @@ def metadata(
     return shown
 
 
-def current_metadata(session: GameSession, ladder: Ladder, last: Turn | None, display: int, **given) -> dict:
-    """VISTA's metadata of the game as it stands (its last turn), with the frame as a grid on the text rung
-    (VISTA's grid observation) and our per-level budget when the run sets one."""
+def current_metadata(session: GameSession, ladder: Ladder, last: Play | None, display: int, **given) -> dict:
+    """VISTA's metadata of the game's last turn, the frame as a grid on the text rung, our level budget when set."""
     shown = metadata(last, display, reason=termination_reason(session), **given)
     limit = session.level_limit()
     if limit is not None:
@@ -162,27 +121,28 @@ def initial_metadata(session: GameSession, ladder: Ladder, scale: int) -> dict:
     return shown
 
 
-def crossed_level(before: Turn | None, turn: Turn, terminal: bool) -> bool:
-    """A level boundary as VISTA sees one (_crossed_level_boundary): levels completed went up, the game goes on."""
+def crossed_level(before: Play | None, turn: Play, terminal: bool) -> bool:
+    """VISTA's _crossed_level_boundary: levels completed went up, the game goes on."""
     if terminal or before is None or before.levels_completed is None or turn.levels_completed is None:
         return False
     return turn.levels_completed > before.levels_completed
 
 
-def public_action(turn: Turn) -> dict:
-    """The action as VISTA's public record gives it (_public_event): its name, and ACTION6's x and y as given."""
+def public_action(turn: Play, given: dict[int, tuple[int, int]]) -> dict:
+    """The action as VISTA's public record gives it (_public_event): ACTION6's x and y as the model gave them (in the
+    run's coordinates)."""
     action: dict = {"action": turn.action}
-    if turn.action == CLICK and turn.given is not None:
-        action["x"], action["y"] = turn.given
+    if turn.action == CLICK:
+        action["x"], action["y"] = given.get(turn.step, (turn.x, turn.y))
     return action
 
 
-def replayed(all_turns: list[Turn], display: int, last_reason: str | None) -> list[tuple[Turn, dict]]:
-    """The turns already played (a restored game), each with its metadata as it was when played, the game ending
-    only at its last turn (won, budget spent or failed: `last_reason`)."""
+def replayed(all_turns: list[Play], display: int, last_reason: str | None) -> list[tuple[Play, dict]]:
+    """The turns already played (a restored game), each with its metadata as when played, the game ending only at
+    its last turn (`last_reason`)."""
     out = []
     for before, turn in zip([None, *all_turns], all_turns):
-        if turn.action is None:
+        if not turn.action:  # turn 0
             continue
         reason = last_reason if turn is all_turns[-1] else None
         boundary = crossed_level(before, turn, reason is not None)
@@ -191,15 +151,13 @@ def replayed(all_turns: list[Turn], display: int, last_reason: str | None) -> li
 
 
 class Levels:
-    """The level the game is on, as VISTA reads a boundary (crossed_level): the turn it began at (VISTA's
-    _level_start_turn, kept with each note written) and, given the notes of --working-scope level, WORKING.md
-    archived and cleared at each boundary (games/working_scope.py). Either tool style calls `after_play()` after
-    each play."""
+    """The level the game is on: the turn it began at (VISTA's _level_start_turn, kept with each note written) and,
+    with --working-scope level, WORKING.md archived and cleared at each boundary. Called after each play."""
 
     def __init__(self, session: GameSession, turns: Turns, level_notes: Notes | None):
         self.session, self.turns, self.notes = session, turns, level_notes
         played = replayed(turns.all(), 0, termination_reason(session))
-        self.start = max((turn.number for turn, shown in played if shown.get("level_boundary")), default=0)
+        self.start = max((turn.step for turn, shown in played if shown.get("level_boundary")), default=0)
         self._seen = len(session.plays)  # plays already checked (a restored game's were, before the restart)
         self._lock = threading.Lock()
 
@@ -207,7 +165,6 @@ class Levels:
         return self.session.where(self.start)
 
     def after_play(self) -> bool:
-        """The plays since the last call checked; whether the last of them crossed a level boundary."""
         with self._lock:
             every = self.turns.all()
             reason = termination_reason(self.session)
@@ -217,10 +174,10 @@ class Levels:
                 crossed = crossed_level(before, turn, reason is not None and index == len(every) - 1)
                 if crossed:
                     assert before is not None
-                    self.start = turn.number
+                    self.start = turn.step
                     if self.notes is not None:
                         was = {"completed": before.levels_completed, "total": turn.win_levels}
                         now = {"completed": turn.levels_completed, "total": turn.win_levels}
-                        archive_level(self.notes, turn.number, was, now, turn.actions_used)
+                        archive_level(self.notes, turn.step, was, now, turn.actions_used)
             self._seen = len(self.session.plays)
             return crossed

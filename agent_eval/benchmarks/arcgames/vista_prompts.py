@@ -1,16 +1,8 @@
-"""VISTA's own words to the player, for `--task-prompt vista`: the first message (prompts/arcgames/vista.yaml, the
-current observation's metadata and the objective) and what a session that goes on is told, as VISTA's harness
-tells it (quoted from VISTA, MIT licensed):
-
-- after an early stop, the same session: lifecycle.py NONTERMINAL_CONTINUATION_PROMPT;
-- a fresh session after an early stop: recovery.py fresh_runtime_recovery_prompt (the environment record, the
-  agent-authored notes with WORKING.md's provenance, the recovery objective);
-- a fresh session after a hand-off (its context full): compact_recovery_prompt (the notes as they stand);
-- after a restart of the harness, the same session: runtime_recovery_prompt; a fresh one:
-  fresh_continuation_prompt.
-
-The environment record is VISTA's metadata of the game as it stands, the last action's result and the current
-level's attempts (vista_tools.VistaGame.record); the current visual is attached, as VISTA attaches it."""
+"""VISTA's own words to the player, for `--task-prompt vista` (quoted from VISTA, MIT licensed): the first message
+(prompts/arcgames/vista.yaml) and what a session that goes on is told: after an early stop, the same session
+lifecycle.py NONTERMINAL_CONTINUATION_PROMPT, a fresh one recovery.py fresh_runtime_recovery_prompt; after a
+hand-off compact_recovery_prompt; after a restart of the harness runtime_recovery_prompt, a fresh session
+fresh_continuation_prompt. The environment record is vista_tools.VistaGame.record's."""
 
 from __future__ import annotations
 
@@ -69,8 +61,7 @@ def restart_note(record: dict) -> str:
 def vista_continuation(
     record: dict, notes: Notes | None, reason: str, visual: Path | None, resume: bool = False
 ) -> Continuation:
-    """What the next session is told, VISTA's way, by `reason` as our session records give it: a hand-off, an early
-    stop, or a restart of the harness. `resume`: the same session, where the CLI can continue it."""
+    """What the next session is told, VISTA's way, by `reason`; `resume`: the same session, where it can go on."""
     early_stop = reason.startswith("early stop")
     if reason.startswith("hand-off"):
         fresh = recovery_prompt(record, notes, provenance=False)

@@ -1,13 +1,8 @@
-"""VISTA's game tools on one item's session (`--game-tools vista`): play, inspect, read_pixels, history and the
-notes' read_guide, write_guide, read_working, write_working, answering as VISTA's harness answers (its controller,
-arc3/claude/controller.py; its dispatcher, core/dispatcher.py; its MCP bridge, backends/claude/mcp_bridge.py):
-a text block of compact JSON metadata, then for each image a text label and the image; an error is that JSON (or
-the note's sentence) with isError. The tools take their arguments raw, as VISTA's controller does, so a call is
-checked by VISTA's rules and refused in VISTA's words, not by a schema validator of ours.
-
-`play` checks an action as VISTA does (validate_tool_action: known, available now, ACTION6's x and y in the run's
-coordinates, mapped to the game pixel under them), then plays it through the session (budgets, archive, timeline).
-The clicks as the model gave them are kept beside the timeline (game/clicks.jsonl), for `history`."""
+"""VISTA's game tools on one item's session (`--game-tools vista`), answering as VISTA's harness answers
+(arc3/claude/controller.py, core/dispatcher.py, backends/claude/mcp_bridge.py). They take their arguments raw, as
+VISTA's controller does, so a call is checked by VISTA's rules and refused in VISTA's words, not by a schema
+validator of ours. The clicks as the model gave them are kept beside the timeline (game/clicks.jsonl), for
+`history`."""
 
 from __future__ import annotations
 
@@ -20,6 +15,7 @@ from mcp_types import CallToolResult
 from agent_eval.benchmarks.arcgames import turns as t
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
+from agent_eval.benchmarks.arcgames.game_record import Play
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.frames import ArchivedPngs
@@ -69,7 +65,7 @@ class VistaGame:
         self.coordinates = Coordinates.of(ladder.coordinates, scale)
         self.display = self.coordinates.display_side
         self.given = {e["step"]: (e["x"], e["y"]) for e in log_lines(session.directory / CLICKS)}
-        self.turns = t.Turns(session, self.given)
+        self.turns = t.Turns(session)
         # the game's turns as the core's events, turn N event N (turn 0: the first observation, when shown)
         self.events = [self._event(self.turns.first, {})]
         played = t.replayed(self.turns.all(), self.display, t.termination_reason(session))
@@ -79,9 +75,8 @@ class VistaGame:
         self.invalid = 0  # refused plays in a row (VISTA's attempt_index)
         self._lock = threading.Lock()
 
-    def _event(self, turn: t.Turn | None, result: dict) -> Event:
-        """A turn as an event: the action as given, its result's metadata without the grid, its frames as shown."""
-        action = t.public_action(turn) if turn is not None and turn.action is not None else None
+    def _event(self, turn: Play | None, result: dict) -> Event:
+        action = t.public_action(turn, self.given) if turn is not None and turn.action else None
         frames = ArchivedPngs(self.session.archive, turn.frames if turn is not None else ())
         return Event(action, {k: v for k, v in result.items() if k != "grid"}, True, frames)
 
@@ -98,8 +93,7 @@ class VistaGame:
         )
 
     def record(self) -> dict:
-        """VISTA's environment record of the game as it stands (core/session.py's recoveries): its current
-        observation, the last action's result and the current level's attempts."""
+        """VISTA's environment record of the game as it stands (core/session.py's recoveries)."""
         with self._lock:
             current = self._current()
             return {

@@ -1,15 +1,7 @@
-"""BabyVision's layout: `DIR/meta_data.jsonl` beside the image files, read as VLMEvalKit's BabyVision reads it.
-
-Rows: `taskId`, `image` (a path relative to DIR, or a list of them), `question`, `ansType` ("choice" or
-"blank"), `options` (a list), `choiceAns` (the 0-based index of the right option), `blankAns`, `type`,
-`subtype`. The prompt is the reference's: the question, the choices as `(A) ...` lines for a choice
-question, and the final-answer instruction; the truth is the option's letter or the blank's text
-(`null` reads as empty, as there).
-
-A row that cannot be asked (malformed JSON, no question, a choice row without options or answer, a
-blank row without an answer, a missing image file) is left out with one problem line naming the file
-and line; the rest loads.
-"""
+"""BabyVision's layout: `DIR/meta_data.jsonl` beside the image files, read as VLMEvalKit's BabyVision reads it
+(docs/kinds/babyvision.md has the fields). `image` is a path relative to DIR or a list of them, `choiceAns` the
+0-based index of the right option; the truth is the option's letter or the blank's text (`null` reads as empty,
+as there). A row that cannot be asked is left out with one problem line naming the file and line."""
 
 from __future__ import annotations
 
@@ -17,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.babyvision.prompting import build_question
-from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource, image_stem
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, image_files
 from agent_eval.datamodel.jsonl import jsonl_rows
 
 META = "meta_data.jsonl"
@@ -25,15 +17,10 @@ META = "meta_data.jsonl"
 
 @dataclass(frozen=True)
 class BabyVisionItem(FieldItem):
-    """One row of BabyVision's meta_data.jsonl: its question text as the reference builds it, and its images."""
+    """One row of BabyVision's meta_data.jsonl. Its task is the subtype (the 22 fine-grained tasks), its category
+    the type (the four families), its answer a choice question's letter or a blank one's text."""
 
-    id: str
-    task: str  # the subtype (BabyVision's 22 fine-grained tasks)
-    category: str  # the type (its four families)
-    prompt_text: str  # the reference's question text: question, choices, final-answer instruction
-    answer: str  # a letter for a choice question, the text for a blank one
     ans_type: str
-    images: tuple[ImageSource, ...]
 
 
 def is_babyvision(root: Path) -> bool:
@@ -42,11 +29,7 @@ def is_babyvision(root: Path) -> bool:
 
 def optional(value):
     """clean_babyvision_optional: None and the string "null" (any case) are empty."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.lower() == "null":
-        return ""
-    return value
+    return "" if value is None or (isinstance(value, str) and value.lower() == "null") else value
 
 
 def read_dataset(root: Path) -> FieldDataset:
@@ -74,11 +57,7 @@ def _item(row: dict, root: Path) -> BabyVisionItem:
             answer = chr(65 + int(choice))
         except (TypeError, ValueError):
             raise ValueError(f"a choice question whose choiceAns {choice!r} is not an option's index") from None
-    images = row["image"] if isinstance(row["image"], list) else [row["image"]]
-    paths = tuple(root / str(image) for image in images)
-    for image in paths:
-        if not image.is_file():
-            raise ValueError(f"its image file {image} does not exist")
+    images = image_files(root, row["image"] if isinstance(row["image"], list) else [row["image"]])
     return BabyVisionItem(
         id=str(row["taskId"]),
         task=str(row["subtype"]),
@@ -86,5 +65,5 @@ def _item(row: dict, root: Path) -> BabyVisionItem:
         prompt_text=build_question(row),
         answer=str(answer),
         ans_type=str(ans_type),
-        images=tuple(ImageSource(name=image_stem(n, len(paths)), path=p) for n, p in enumerate(paths)),
+        images=images,
     )

@@ -1,16 +1,9 @@
-"""When a game's agent session hands its game on to a fresh session (every game kind: the game core's hand-off).
-
-Three things make a session hand off (VISTA's context policy, rung iii/iv): its context passing `--context
-handoff:N` tokens as the gateway sees them; the CLI reaching its own compaction point (`--context handoff:cli`,
-which the engine reports: Claude Code's PreCompact hook blocked the compaction, or Codex's own threshold was
-passed); and, with `--session-images N`, a tool about to give the N-th image of the session. The first two let the
-play in flight happen and ask the agent to bring its notes up to date and stop; the image cap takes no action
-(its image could not be shown) and asks the same. Every image the model is given counts: play's, recall's and
-inspect's (ours or VISTA's), and the frame attached to a session's first message; the gateway's count of the
-images each request really carries (a frame the agent opened itself, in mode python) counts too.
-
-What the next session is told is the kind's (its words: arcgames' telling.py, the browser kinds' protocol).
-Thread-safe: the gateway reports from its thread, the tools answer from theirs."""
+"""When a game's agent session hands its game on to a fresh session (VISTA's context policy, rung iii/iv): its
+context past `--context handoff:N` tokens (the gateway's count), the CLI at its own compaction point (`--context
+handoff:cli`), or a tool about to give the N-th image of the session (`--session-images N`: every image the model is
+given counts, and the gateway's count of the images a request carries). The first two let the play in flight
+happen, then ask the agent to update its notes and stop; at the image cap the tool does nothing and asks the same.
+What the next session is told is the kind's. Thread-safe: the gateway reports from its thread, the tools theirs."""
 
 from __future__ import annotations
 
@@ -110,16 +103,13 @@ class HandoffState:
     def begin(self) -> None:
         """A session begins (the attempt's first, or a fresh one after a hand-off): nothing asked, nothing shown."""
         with self._lock:
-            self._begin()
-
-    def _begin(self) -> None:
-        self.why: str | None = None  # pending: play's next answer asks the agent to stop (the sentence says why)
-        self.reason: str | None = None  # the same for the record of sessions
-        self.told = False  # the agent has been asked to update its notes and stop
-        self.context_at: int | None = None  # the largest context seen past --context handoff:N
-        self.images = 0  # images given to the model in this session: tools' answers and attachments
-        self.carried = 0  # the most images one model request of this session carried (the gateway's count)
-        self.began = time.monotonic()
+            self.why: str | None = None  # pending: play's next answer asks the agent to stop (the sentence says why)
+            self.reason: str | None = None  # the same for the record of sessions
+            self.told = False  # the agent has been asked to update its notes and stop
+            self.context_at: int | None = None  # the largest context seen past --context handoff:N
+            self.images = 0  # images given to the model in this session: tools' answers and attachments
+            self.carried = 0  # the most images one model request of this session carried (the gateway's count)
+            self.began = time.monotonic()
 
     # -- the triggers
 

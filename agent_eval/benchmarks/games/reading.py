@@ -1,13 +1,22 @@
 """What the game kinds' readings share (their hooks.py subclass it): the game column, the item's folder that holds
 the game as played (nothing of the dataset is needed to report it), and a game as it goes, read by the kind's
-live.py (`progress` for `watch` and the live report, `replay` for `show --replay`)."""
+live.py (`progress` for `watch` and the live report, `replay` for `show --replay`). The browser kinds' readings
+(BrowserReading) are each hook one call into the kind's module of that name, imported when first used:
+measures.MEASURES; show.totals_phrase, print_timeline (what it returns is handed to print_outcome) and
+print_outcome; compare.compared."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from types import ModuleType
 
+from rich.console import Console
+
+from agent_eval.analysis.comparison_result import Group, KindComparison
+from agent_eval.analysis.item_images import ItemImages
+from agent_eval.analysis.measures import KindMeasure
 from agent_eval.benchmarks.presentation import (
     GameProgress,
     ItemView,
@@ -63,3 +72,34 @@ class GameReading(ReadingHooks):
 
     def report_summary(self, records: list[ItemRecord], per_category: dict) -> TemplateView:
         return TemplateView(self.summary_template, importlib.import_module(self.report_module).game_summary(records))
+
+
+class BrowserReading(GameReading):
+    package: str  # "agent_eval.benchmarks.<kind>"
+
+    def part(self, name: str) -> ModuleType:
+        return importlib.import_module(f"{self.package}.{name}")
+
+    def measures(self) -> list[KindMeasure]:
+        return self.part("measures").MEASURES
+
+    def show_totals(self, console: Console, run: RunOnDisk) -> str:
+        return self.part("show").totals_phrase(run.records)
+
+    def show_item(
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
+    ) -> object | None:
+        return self.show_item_page(console, run, record, images, data, 0)  # 0: the first and last pages
+
+    def show_item_page(
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
+    ) -> object | None:
+        return self.part("show").print_timeline(console, record, images.base, page or None, run.root)
+
+    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
+        self.part("show").print_outcome(console, record, state)  # state: what print_timeline returned
+
+    def compare(
+        self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
+    ) -> KindComparison:
+        return self.part("compare").compared(runs, letters, list(groups[0].ids), n_resamples, seed)

@@ -1,11 +1,8 @@
 """Never quitting early (VISTA's lifecycle, backends/claude/lifecycle.py): an agent whose session ends while its
-game is live (not won, budgets left) is continued. First in the same session, once per session and level
-("The environment is still active. Continue."); then in fresh sessions told where the game stands and given
-their notes, at most `recoveries` in a row with no action between; past that, the game is graded as it stands.
-Every early stop is a line of <item>/game/stops.jsonl (so the count survives restarts of the harness), and the
-record counts them (`early_stops`, `stopped_early`). A kind supplies its game as a LiveGame and its words for the
-next session (`going_on`); the words "still active" are VISTA's, a kind may say its own (AI GameStore's VISTA
-profile: "No game action was executed. ...")."""
+game is live is continued, first in the same session (once per session and level), then in fresh sessions, at most
+`recoveries` in a row with no action between; past that, the game is graded as it stands. Every early stop is a
+line of <item>/game/stops.jsonl, so the count survives restarts of the harness. A kind supplies its game as a
+LiveGame and its words for the next session (`going_on`)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
 """WORKING.md scoped to a level (`--working-scope level`, VISTA's arc3/claude/controller.py _archive_level_working):
-at each level boundary (levels completed went up and the game goes on) the note is archived with its provenance and
-cleared, so the next level starts with an empty WORKING.md and GUIDE.md alone carries over.
-
-    <item>/notes/working_archive/turn_NNNNNN.md     the WORKING.md the level ended with
-    <item>/notes/working_archive/turn_NNNNNN.json   boundary_turn, saved_at (when it was last written: turn, state,
-                                                    progress, level_start_turn), previous_progress, current_progress
-
-The clearing is itself a version in notes/history (empty text, `cleared` saying why), so every version is kept
-as notes.py keeps them. Either tool style's WORKING.md (write_note or write_working) is scoped the same way. The kind
-says when a level ends (its own levels) and where the game stood (the provenance recorded with each write)."""
+at each level boundary the note is archived with its provenance (<item>/notes/working_archive/turn_NNNNNN.md and
+.json) and cleared, so only GUIDE.md carries over. The clearing is itself a version in notes/history (`cleared`
+says why). The kind says when a level ends and where the game stood (the provenance kept with each write)."""
 
 from __future__ import annotations
 

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.base import BenchmarkGrade, ItemError, ItemSetup
-from agent_eval.benchmarks.games.browser.kind import BrowserKind
-from agent_eval.benchmarks.games.final_answers import Redirect
+from agent_eval.benchmarks.games.browser.kind import BrowserKind, Redirect
 from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.handoff import handoff_request
 from agent_eval.benchmarks.games.restores import restored_or_started_over

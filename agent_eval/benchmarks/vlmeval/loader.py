@@ -26,7 +26,7 @@ from typing import Any
 
 from rich.progress import track
 
-from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource, image_stem
+from agent_eval.benchmarks.fieldformats import FieldDataset, FieldItem, ImageSource, image_files, image_stem
 from agent_eval.benchmarks.vlmeval.prompting import mcq_prompt
 from agent_eval.datamodel.jsonl import DataError
 
@@ -37,16 +37,11 @@ IMAGE_REFERENCE_MAX = 64
 
 @dataclass(frozen=True)
 class TsvItem(FieldItem):
-    """One askable row of a VLMEvalKit TSV: its prompt as the reference builds it, its options and images."""
+    """One askable row of a VLMEvalKit TSV. Its task is the `category` column (what the reference reports per
+    ability), its category the coarser grouping the file has."""
 
-    id: str
-    task: str  # the `category` column (what the reference reports per ability)
-    category: str  # the `l2-category` column, else `cycle_category` (HR-Bench), else `split`
     question: str  # the raw question (the judge's prompt quotes it)
-    prompt_text: str  # the reference's prompt text: hint, question, options
     options: dict[str, str]
-    answer: str
-    images: tuple[ImageSource, ...]
     hint: str | None = None
     split: str | None = None
 
@@ -129,11 +124,7 @@ def _images(row: dict, folder: Path, by_index: dict) -> tuple[ImageSource, ...]:
             sources.append(ImageSource(name=image_stem(n, len(datas)), data=data))
         return tuple(sources)
     if "image_path" in row and not _missing(row["image_path"]):
-        paths = [Path(p) if Path(p).is_absolute() else folder / p for p in _as_list(row["image_path"])]
-        for p in paths:
-            if not p.is_file():
-                raise ValueError(f"its image file {p} does not exist")
-        return tuple(ImageSource(name=image_stem(n, len(paths)), path=p) for n, p in enumerate(paths))
+        return image_files(folder, _as_list(row["image_path"]))
     raise ValueError("it has no image (an empty `image` and `image_path`)")
 
 
@@ -162,7 +153,7 @@ def _item(row: dict, folder: Path, by_index: dict) -> TsvItem:
         category=str(next((v for v in (l2, _text(row, "cycle_category"), split) if v is not None), "")),
         question=str(question),
         prompt_text=mcq_prompt(question, options, hint),
-        options={k: v for k, v in options.items()},
+        options=options,
         answer=str(answer),
         images=images,
         hint=hint,

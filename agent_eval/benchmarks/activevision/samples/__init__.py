@@ -6,7 +6,6 @@ and a first `agent-eval run` work before the real dataset is downloaded. The sam
 byte-identical files: every item draws from its own numpy Generator seeded by
 (seed, task, index), drawing is free of anti-aliasing and PNGs carry no metadata.
 
-registry.py       task name -> generator spec, in the real bank's task-name order
 common.py         what the generators share: their interface, difficulty levels, drawing helpers
 arrows.py         arrow_chain_following
 components.py     connected_component_counting
@@ -29,24 +28,13 @@ from typing import Iterable
 
 import numpy as np
 
-from agent_eval.benchmarks.activevision.samples.common import DIFFICULTIES, GenerationFailed, TaskSpec
-from agent_eval.benchmarks.activevision.samples.registry import GENERATORS, TASKS
+from agent_eval.benchmarks.activevision.samples import arrows, components, differences, intersections, maze, regions
+from agent_eval.benchmarks.activevision.samples.common import DIFFICULTIES, GenerationFailed
 
-__all__ = [
-    "DEFAULT_SEED",
-    "DEFAULT_PER_TASK",
-    "DIFFICULTIES",
-    "GENERATORS",
-    "SAMPLES_VERSION",
-    "SampleError",
-    "TASKS",
-    "TaskSpec",
-    "default_cache_root",
-    "ensure_default_sample_set",
-    "generate_item",
-    "item_rng",
-    "write_sample_set",
-]
+# task name -> generator spec, in the real bank's task-name order
+TASKS = {m.SPEC.name: m.SPEC for m in (arrows, components, differences, intersections, maze, regions)}
+# The small common interface: (numpy Generator, difficulty) -> (PIL image, question, answer).
+GENERATORS = {name: spec.generate for name, spec in TASKS.items()}
 
 DEFAULT_SEED = 0
 DEFAULT_PER_TASK = 5

@@ -1,10 +1,7 @@
-"""The browser game kinds' base (aigamestore, gameworld): what the two do alike, once. Both play a page in the
-browser host (agent_eval/browser) on its virtual clock, through an MCP `game` server, in VISTA's continuous session
-or the benchmark's official protocol; each kind keeps its page and runtime, its actions, its observation words and
-its scoring.
+"""The browser game kinds' base (aigamestore, gameworld): what the two do alike, once (a page in the browser host on
+its virtual clock, a `game` MCP server, VISTA's continuous session); each keeps its page, actions, words and scores.
 
 options.py        the options every browser kind takes (BrowserOptions), checked once
-kind.py           BrowserKind: the Benchmark both kinds are (load, samples, hand-off state, VISTA's continuous session)
-reading.py        BrowserReading: the kinds' reading hooks, each one call into the kind's module of that name
+kind.py           BrowserKind: the Benchmark both kinds are (load, samples, hand-off, VISTA's session, redirects.jsonl)
 vista_play.py     VISTA's game tools for both kinds: its actions' answers and task tools, images counted to the cap
 """

@@ -11,17 +11,21 @@ import contextlib
 import importlib
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Protocol
 
 from agent_eval.benchmarks.base import Benchmark, Continuation, ItemSetup
 from agent_eval.benchmarks.games.browser.options import BrowserOptions
-from agent_eval.benchmarks.games.final_answers import Redirect, redirect
 from agent_eval.benchmarks.games.handoff import HandoffState
 from agent_eval.benchmarks.games.observation import ObservationGate
 from agent_eval.benchmarks.games.restores import time_budget
 from agent_eval.benchmarks.games.served import Served
+from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.jsonl import append_line, log_lines
 from agent_eval.tools.mcp_http import load_in_background
+
+REDIRECTS = "redirects.jsonl"  # one line a redirected final reply, so the count survives a restart of the harness
 
 
 class LiveGame(Protocol):
@@ -31,6 +35,15 @@ class LiveGame(Protocol):
 
     @property
     def over(self) -> str | None: ...  # why no more actions are taken, or None
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A final reply that is not a game action (--final-answer redirect): answered in the kind's words (VISTA's) in
+    the same session, at most `limit` times a game (VISTA's `final_answers` budget: the game's decisions)."""
+
+    words: str
+    limit: int
 
 
 def vista_recovery(recovery: str, screen: str, notes_text: str, image: Path, reason: str) -> Continuation:
@@ -48,17 +61,13 @@ class BrowserKind(Benchmark):
     truth: str  # what an item's answer is called ("score", "success")
     hooks: str  # "module:Class": the kind's reading hooks, imported when a run is first read
     options: BrowserOptions
+    parse_options: Callable[[dict], BrowserOptions]  # the kind's options, checked (a staticmethod)
+    load_dataset: Callable[[Path], object]
 
     def __init__(self):
         self.dataset = None
         self.time_budget_s: float | None = None
         self.backend: str | None = None  # the run's agent CLI (VISTA offers Codex a checkpoint tool of its own)
-
-    def parse_options(self, given: dict) -> BrowserOptions:
-        raise NotImplementedError
-
-    def load_dataset(self, root: Path):
-        raise NotImplementedError
 
     def samples_written(self, out: Path) -> list[str]:
         """What sample-data says it wrote."""
@@ -138,15 +147,16 @@ class BrowserKind(Benchmark):
         redirects = o.final_answer == "redirect"
 
         def redirect_reply() -> Continuation | None:
-            said = redirect(session.directory, policy, used())
-            if said is None:
+            count = len(log_lines(session.directory / REDIRECTS))
+            if count >= policy.limit:
                 return None
+            append_line(session.directory / REDIRECTS, {"at": now_iso(), "decisions_used": used(), "n": count + 1})
             if step is not None:
                 step()
                 if session.over:
                     return None
             going_on = goes_on("final answer redirected")
-            going_on.note, going_on.resume = said, True
+            going_on.note, going_on.resume = policy.words, True
             return going_on
 
         def next_session(ran_out_of_context: bool) -> Continuation | None:

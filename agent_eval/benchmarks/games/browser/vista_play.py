@@ -6,6 +6,7 @@ views; at the cap the tool does nothing and answers VISTA's way (an error) with 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from mcp.server.mcpserver.tools import Tool
@@ -38,9 +39,7 @@ def vista_events(
     return VistaEvents(Recorded(event, count), notes, lambda: handoff is not None and handoff.told)
 
 
-def refused(stop: str) -> CallToolResult:
-    """The image cap's refusal as VISTA answers a tool that did nothing: an error with the sentence."""
-    return answer(False, stop)
+refused = functools.partial(answer, False)  # the image cap's refusal as VISTA answers a tool that did nothing
 
 
 def acted(

@@ -1,17 +1,9 @@
 """VISTA's tools of a task played through events, as its AI GameStore and GameWorld profiles offer them beside the
 game's own action (github.com/joshhhhhan/VISTA, MIT: src/vista/core/support.py TaskContext, core/runtime.py,
-core/tools.py): every environment result is an event (its action as {name, arguments}, its result's words, whether
-it succeeded, its observations: the moments of the one view `screen`), event 0 the initial input. A kind supplies
-its events as they stand (derived from its own record, so a game restored after a restart of the harness has the
-same ones).
-
-- `inspect`, `read_pixels`: looks.StillLooks' over every visual supplied so far;
-- `history`: the events (support.py _history_reply; core/tools.py HISTORY_TOOL);
-- `read_guide`, `write_guide`, `read_working`, `write_working`: mcp.py's note tools, the task's words;
-- `save_compact_checkpoint` (VISTA offers it to Codex): GUIDE.md and WORKING.md saved at once while a checkpoint is
-  pending (here: the agent has been asked to hand off), VISTA's words otherwise (core/session.py
-  _save_compact_checkpoint);
-- an action's answer: its words, then each of its frames after VISTA's label (support.py labels)."""
+core/tools.py): every environment result is an event (its action, its result's words, whether it succeeded, the
+moments of its one view `screen`), event 0 the initial input, made from the kind's record (so a restored game has
+the same). The tools: inspect and read_pixels (looks.StillLooks), history, the notes (mcp.py), and Codex's
+save_compact_checkpoint (core/session.py _save_compact_checkpoint: pending while the agent is asked to hand off)."""
 
 from __future__ import annotations
 
@@ -196,12 +188,9 @@ class VistaEvents:
             except NoteRefused:
                 return answer(False, canonical({"error": "Compact checkpoint could not be saved."}))
             self._saved = True
-            saved: dict[str, object] = {"checkpoint_saved": True, "guide_updated": guide is not None}
-            saved |= {
-                "guide_chars": len(guide.strip()) if guide is not None else 0,
-                "working_chars": len(working.strip()),
-            }
-            return answer(True, canonical(saved))
+            guide_chars = len(guide.strip()) if guide is not None else 0
+            saved = {"checkpoint_saved": True, "guide_updated": guide is not None, "guide_chars": guide_chars}
+            return answer(True, canonical(saved | {"working_chars": len(working.strip())}))  # keys sorted
 
     def functions(self) -> dict[str, Callable[[dict], CallToolResult]]:
         def look(name: str) -> Callable[[dict], CallToolResult]:

@@ -39,6 +39,7 @@ from agent_eval.benchmarks.games.vista.mcp import (
     tools_of,
 )
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server
+from agent_eval.tools.imagetools.regions import bin_centres
 
 TOOL_NAMES = ("inspect", "read_pixels")
 COLOR_BITS = 4  # TaskContext.pixel_readout_color_bits: JPEG noise collapses into 16 levels a channel
@@ -151,7 +152,8 @@ class Looks:
             self._check(selection, index, {"label", "region", "rows", "columns"}, {"region"})
             rows, columns = checked_counts(selection, index, self.display)
             picked = self._pick(selection, index)
-            xs, ys = bin_centres(picked.box, rows, columns)
+            x, y, width, height = picked.box
+            xs, ys = bin_centres(x, width, columns), bin_centres(y, height, rows)
             pixels = self._rgb(picked, index, "sampled").load()
             assert pixels is not None
             samples = [[quantized(pixels[sx, sy], self.colour_bits) for sx in xs] for sy in ys]  # type: ignore[arg-type]
@@ -311,10 +313,6 @@ def checked_question(arguments: object, most: int) -> list:
     return arguments["views"]
 
 
-def valid_label(label: object) -> bool:
-    return isinstance(label, str) and bool(label.strip()) and len(label) <= MAX_INSPECTION_LABEL_CHARS
-
-
 def checked_counts(selection: dict, index: int, most: int) -> tuple[int, int]:
     """read_pixels' rows and columns, each 1..most (the display's side), or Refused."""
     rows, columns = selection.get("rows"), selection.get("columns")
@@ -342,14 +340,6 @@ def enlarged(crop: Image.Image, side: int) -> Image.Image:
     longest = max(crop.size)
     size = (crop.width * side // longest, crop.height * side // longest)
     return crop if size == crop.size else crop.resize(size, Image.Resampling.NEAREST)
-
-
-def bin_centres(region: tuple[int, int, int, int], rows: int, columns: int) -> tuple[list[int], list[int]]:
-    """The centres of rows x columns equal bins of a region (session.py _pixel_readout_view): (xs, ys)."""
-    x, y, width, height = region
-    xs = [x + ((2 * c + 1) * width) // (2 * columns) for c in range(columns)]
-    ys = [y + ((2 * r + 1) * height) // (2 * rows) for r in range(rows)]
-    return xs, ys
 
 
 def pixel_readout(
@@ -380,12 +370,11 @@ def pixel_readout(
 
 def checked_view(selection: object, index: int, allowed: set[str], needed: set[str]) -> None:
     """A view's keys as VISTA checks them: a short label, the `needed` keys, no key outside `allowed`."""
-    if (
-        not isinstance(selection, dict)
-        or not valid_label(selection.get("label"))
-        or not needed <= set(selection)
-        or set(selection) - allowed
-    ):
+    label = selection.get("label") if isinstance(selection, dict) else None
+    keys = set(selection) if isinstance(selection, dict) else set()
+    if not isinstance(label, str) or not label.strip() or len(label) > MAX_INSPECTION_LABEL_CHARS:
+        raise Refused(f"View {index}: invalid selection.")
+    if not needed <= keys or keys - allowed:
         raise Refused(f"View {index}: invalid selection.")
 
 
@@ -398,8 +387,7 @@ def checked_region(selection: dict, index: int, width: int, height: int) -> tupl
 
 
 def _described(region: tuple[int, int, int, int]) -> dict:
-    x, y, width, height = region
-    return {"x": x, "y": y, "width": width, "height": height}
+    return dict(zip(("x", "y", "width", "height"), region))
 
 
 def build_server(name: str, visuals: list[Supplied]) -> MCPServer:

@@ -79,9 +79,8 @@ class TurnLooks(Looks):
     def read_pixels(self, arguments: object) -> CallToolResult:
         with self._lock:  # the symbol map is the game's
             try:
-                return answer(
-                    True, self._sampled(checked_question(arguments, mcp.MAX_PIXEL_READOUT_VIEWS), self.symbols)
-                )
+                views = checked_question(arguments, mcp.MAX_PIXEL_READOUT_VIEWS)
+                return answer(True, self._sampled(views, self.symbols))
             except Refused as why:
                 return answer(False, {"error": str(why)})
 
@@ -122,22 +121,9 @@ class TurnLooks(Looks):
         }
 
     def _view_schema(self, extra: dict, required: list[str]) -> dict:
-        frame = {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": MAX_TURN,
-            "description": "Exact archived frame; omit for the final frame.",
-        }
-        return schema_object(
-            {
-                "label": LABEL,
-                "turn": {"type": "integer", "minimum": 0, "maximum": MAX_TURN},
-                "frame": frame,
-                "region": mcp.schema_region(self.size),
-                **extra,
-            },
-            required,
-        )
+        frame = _HISTORY_TURN | {"description": "Exact archived frame; omit for the final frame."}
+        turn = {"label": LABEL, "turn": dict(_HISTORY_TURN), "frame": frame, "region": mcp.schema_region(self.size)}
+        return schema_object(turn | extra, required)
 
 
 def inspection_label(view: dict, count: int) -> str:
@@ -190,33 +176,28 @@ def attempts(events: list[dict], current: dict) -> dict:
     start = level_start_turn(events)
     found: list[dict] = []
     number, kind, began, actions = 1, "level_entry", start, 0
+
+    def ended(at: dict) -> None:
+        found.append(
+            {
+                "attempt": number,
+                "start": kind,
+                "start_turn": began,
+                "outcome": at["state"],
+                "game_actions": actions,
+                "end_turn": at["turn"],
+            }
+        )
+
     for e in (e for e in events if e["turn"] > start):
         if e["action"]["action"] == "RESET":
             number, kind, began, actions = number + 1, "reset", e["turn"], 0
             continue
         actions += 1
         if e["result"]["state"] in ENDED:
-            found.append(
-                {
-                    "attempt": number,
-                    "start": kind,
-                    "start_turn": began,
-                    "outcome": e["result"]["state"],
-                    "game_actions": actions,
-                    "end_turn": e["turn"],
-                }
-            )
+            ended({"state": e["result"]["state"], "turn": e["turn"]})
     if current["state"] not in ENDED:
-        found.append(
-            {
-                "attempt": number,
-                "start": kind,
-                "start_turn": began,
-                "outcome": current["state"],
-                "game_actions": actions,
-                "end_turn": current["turn"],
-            }
-        )
+        ended(current)
     return {
         "view": "attempts",
         "source": SOURCE,
@@ -241,10 +222,7 @@ def history_view(arguments: object, events: list[dict], current: dict) -> tuple[
             return False, {"error": "start_turn and end_turn are only valid for events."}
         shown = attempts(events, current)
         every = shown["attempts"]
-        shown["attempts"] = every[-limit:]
-        shown["total_attempts"] = len(every)
-        shown["truncated"] = len(every) > limit
-        return True, shown
+        return True, shown | {"attempts": every[-limit:], "total_attempts": len(every), "truncated": len(every) > limit}
     start, end = arguments.get("start_turn"), arguments.get("end_turn")
     for name, value in (("start_turn", start), ("end_turn", end)):
         if value is not None and (type(value) is not int or not 0 <= value <= MAX_TURN):
