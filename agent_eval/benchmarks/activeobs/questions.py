@@ -1,17 +1,7 @@
-"""Question families over a scene: each proposes one candidate with its answer and evidence.
-
-Families (as in JRDB-AVR):
-* unique_anchor:   a person singled out by look + action at one time; what do they do later?
-* action_boundary: when does a person first start an action (frame), or its whole span (span)?
-* chain:           the nearest person to the left of the person with a given hat; their action?
-* frame_viewpoint: at which frame and angle does a person first start an action?
-* numeric:         how many seconds between two people's first starts of two actions?
-
-A proposer returns None only when the scene cannot hold such a question at all; whether a
-candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from
-the question's parameters, kept in `meta`). Evidence frames are only frames where the
-answered fact holds: the asked moment +- POINT_WINDOW_S inside the target's action there, or
-the first START_WINDOW_S of a started action, or a whole span (docs/kinds/activeobs.md).
+"""Question families over a scene (as in JRDB-AVR; docs/kinds/activeobs.md): each proposes one candidate with its
+answer and evidence. A proposer returns None only when the scene cannot hold such a question at all; whether a
+candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from the question's
+parameters, kept in `meta`). Evidence frames are only frames where the answered fact holds.
 """
 
 from __future__ import annotations
@@ -98,10 +88,6 @@ def start_window(scene: Scene, segment: Segment) -> range:
     return range(segment.start, min(segment.end, segment.start + int(START_WINDOW_S * scene.fps)) + 1)
 
 
-def _boxes(scene: Scene, person: Person, frames) -> dict[int, tuple]:
-    return {f: person_box(scene, person, f) for f in frames if 0 <= f < scene.n_frames}
-
-
 def _first_starts(scene: Scene) -> list[tuple[Person, Segment]]:
     """Each person's first segment of each action they do."""
     return [(p, s) for p in scene.people for a in ACTIONS if (s := p.first_segment(a))]
@@ -127,7 +113,7 @@ def build_item(
         answer_mode=mode,
         answer=answer,
         track=person.id,
-        boxes=_boxes(scene, person, frames),
+        boxes={f: person_box(scene, person, f) for f in frames if 0 <= f < scene.n_frames},
         fps=scene.fps,
         n_frames=scene.n_frames,
         choices=tuple(choices) if choices else None,
