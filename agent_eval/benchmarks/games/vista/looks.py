@@ -1,15 +1,11 @@
-"""VISTA's looks over the visuals a task supplies, as its harness offers them on a task without a game (VISTA,
-github.com/joshhhhhan/VISTA, MIT: src/vista/core/support.py TaskContext over core/session.py's _inspect and
-_read_pixels): `inspect` and `read_pixels` select a supplied visual by its event, moment and view and a region in
-the original image's pixels. inspect crops the region and enlarges it without smoothing to fit the largest
-supplied visual's side; read_pixels samples the centres of equal bins, rounds each colour to 4 bits per channel and
-names the colours by a palette of that call's own. The tool descriptions, schemas, checks, answers and labels are
-VISTA's. The visuals are read here, outside the sandbox: the agent reaches them only through these tools.
-
-Used by BabyVision's `--image-tools vista` (one event: the question's image)."""
+"""VISTA's looks over the visuals a task supplies (github.com/joshhhhhan/VISTA, MIT: src/vista/core/support.py
+TaskContext over core/session.py's _inspect and _read_pixels), a visual selected by its event, moment and view;
+the descriptions, schemas, checks, answers and labels are VISTA's. The visuals are read here, outside the sandbox.
+Used by the browser kinds' VISTA tools (events.py) and BabyVision's `--image-tools vista`."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 from dataclasses import dataclass
@@ -230,12 +226,6 @@ class StillLooks(Looks):
 
     # -- the looks
 
-    def inspect(self, arguments: object) -> CallToolResult:
-        return self._look("inspect", arguments)
-
-    def read_pixels(self, arguments: object) -> CallToolResult:
-        return self._look("read_pixels", arguments)
-
     def _look(self, name: str, arguments: object) -> CallToolResult:
         """support.py _visual_reply: the schema's check, each view's visual, then the look itself."""
         if not self._validators[name].is_valid(arguments):
@@ -259,6 +249,9 @@ class StillLooks(Looks):
             view["label"] = selection["label"]
         labels = [self._derived_label(view) for view in metadata["views"][: len(images)]]
         return answer(True, canonical(metadata), list(zip(labels, images)))
+
+    inspect = functools.partialmethod(_look, "inspect")
+    read_pixels = functools.partialmethod(_look, "read_pixels")
 
     def _check(self, selection: object, index: int, allowed: set[str], needed: set[str]) -> None:
         assert isinstance(selection, dict)  # the schema's check came first
