@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.aigamestore.loader import load_games
-from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games, normalized, rules_hash, summary
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, in_progress, read_end, read_requests
-from agent_eval.benchmarks.aigamestore.scoring import normalized, rules_hash, summary
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup

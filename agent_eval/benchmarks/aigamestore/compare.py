@@ -13,8 +13,7 @@ from typing import Any
 from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.measures import GRADED
 from agent_eval.analysis.stats import ALPHA, sign_flip_test
-from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, number_text
-from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, per_game
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, geometric_mean, number_text, per_game
 from agent_eval.benchmarks.games.reading import Cells, GameTables
 
 
