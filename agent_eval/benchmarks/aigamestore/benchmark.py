@@ -176,8 +176,7 @@ class AiGameStore(BrowserKind):
         return prompt + "\n"
 
     def _session(self, item, item_root: Path, stack: contextlib.ExitStack) -> GameStoreSession:
-        """The item's game: replayed from its record when an earlier process played it, started over when the
-        record does not replay identically (the old game moved aside, and said so)."""
+        """The item's game, replayed from its record or started over (games/folder.restored_or_started_over)."""
         from agent_eval.browser.host import BrowserError, PageHost
 
         options = self.options
@@ -268,10 +267,8 @@ def _continuation(
     reason: str = "harness restarted",
     words: bool = False,
 ) -> Continuation:
-    """VISTA's protocol going on in another session: after a restart of the harness (the game replayed to where it
-    was) or a hand-off (the context was full); where the game stands, the notes, the last frame. With VISTA's
-    words (--task-prompt vista) a fresh session is told VISTA's recovery text with the notes and the screen, and
-    never the decisions."""
+    """VISTA's protocol going on in another session (after a restart of the harness or a hand-off): where the game
+    stands, the notes, the last frame; with VISTA's words, its recovery text and never the decisions."""
     last = session.moves[-1]
     if words:
         notes_text = _notes_text(notes) if notes is not None else ""

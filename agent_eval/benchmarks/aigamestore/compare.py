@@ -1,8 +1,7 @@
 """The AI GameStore part of `agent-eval compare` and `agent-eval table`: on the games every run played, each run's
-geometric mean of the normalised scores (the benchmark's figure) with the arithmetic mean beside it, and per game
-the raw and normalised score (mean raw over repeats, then normalised, as VISTA aggregates). Against the first run:
-the paired permutation test on the games' log normalised scores (the geometric mean's own scale). A game without a
-median is shown raw and left out of the means and the test."""
+geometric and arithmetic mean of the normalised scores and each game's scores; against the first run, the paired
+permutation test on the log normalised scores (the geometric mean's own scale). A game without a median is shown
+raw and left out of the means and the test."""
 
 from __future__ import annotations
 

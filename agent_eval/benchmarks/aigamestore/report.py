@@ -1,7 +1,5 @@
-"""The AI GameStore parts of `agent-eval report`: per game a filmstrip per decision (its five frames, in order, with
-its inputs), the start and each restart; per run the geometric mean of normalised scores and each game's raw
-score. A long game is sampled: at most MAX_DECISIONS strips, evenly spaced, plus each restart and the last one;
-the rest are counted. Layout: templates/ags_*.j2."""
+"""The AI GameStore parts of `agent-eval report`: per game a filmstrip per move (a decision's five frames with its
+inputs; the start, each restart), sampled when long (reading.sampled); per run the scores. Layout: templates/."""
 
 from __future__ import annotations
 
