@@ -25,24 +25,20 @@ class JudgedHooks(ReadingHooks):
         return record  # the outcome lines need only the record
 
     def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
-        print_judged(console, record, self.read_label, (record.metrics or {}).get(self.read_key))
-
-
-def print_judged(console: Console, record: ItemRecord, read_label: str, read_value) -> None:
-    metrics = record.metrics or {}
-    decided = metrics.get("decided_by")
-    how = f" (by the {decided})" if decided else ""
-    console.print(f"  {read_label}: {escape(str(read_value))}{how}")
-    if record.status == "ungraded":
-        console.print(f"  [yellow]ungraded[/]: {escape(record.error or '')}")
-    for n, call in enumerate(metrics.get("judge_calls") or [], start=1):
-        usage = call.get("usage") or {}
-        cost = call.get("cost_usd")
-        money = f", ${cost:.4f}" if isinstance(cost, (int, float)) else ""
-        cached = ", from the run's cache" if call.get("cached") else ""
-        reply = call.get("reply")
-        said = escape(repr(reply)) if reply is not None else f"[red]failed[/]: {escape(call.get('error') or '')}"
-        console.print(
-            f"  judge call {n} ({escape(call.get('model') or '')}, {usage.get('input_tokens')} in / "
-            f"{usage.get('output_tokens')} out tokens{money}{cached}): {said}"
-        )
+        metrics = record.metrics or {}
+        decided = metrics.get("decided_by")
+        how = f" (by the {decided})" if decided else ""
+        console.print(f"  {self.read_label}: {escape(str(metrics.get(self.read_key)))}{how}")
+        if record.status == "ungraded":
+            console.print(f"  [yellow]ungraded[/]: {escape(record.error or '')}")
+        for n, call in enumerate(metrics.get("judge_calls") or [], start=1):
+            usage = call.get("usage") or {}
+            cost = call.get("cost_usd")
+            money = f", ${cost:.4f}" if isinstance(cost, (int, float)) else ""
+            cached = ", from the run's cache" if call.get("cached") else ""
+            reply = call.get("reply")
+            said = escape(repr(reply)) if reply is not None else f"[red]failed[/]: {escape(call.get('error') or '')}"
+            console.print(
+                f"  judge call {n} ({escape(call.get('model') or '')}, {usage.get('input_tokens')} in / "
+                f"{usage.get('output_tokens')} out tokens{money}{cached}): {said}"
+            )

@@ -112,9 +112,6 @@ def print_notes(console, item_root: Path) -> None:
     console.print(Rule(f"notes ({len(written)} version(s) written)"))
     for entry in written:
         where = where_words(entry)
-        console.print(
-            Text(
-                f"{entry['note']} v{entry['version']} · {entry['at']}" + (f" · {where}" if where else ""), style="bold"
-            )
-        )
+        heading = f"{entry['note']} v{entry['version']} · {entry['at']}" + (f" · {where}" if where else "")
+        console.print(Text(heading, style="bold"))
         console.print(Text(entry["text"].strip() or "(empty)"))

@@ -27,13 +27,10 @@ class RunOnDisk(Protocol):
 
     @property
     def root(self) -> Path: ...
-
     @property
     def manifest(self) -> RunManifest | None: ...
-
     @property
     def config(self) -> RunIdentity: ...
-
     @property
     def records(self) -> list[ItemRecord]: ...
 

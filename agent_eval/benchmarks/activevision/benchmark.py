@@ -28,10 +28,7 @@ class ActiveVision(Benchmark):
         return ensure_default_sample_set()
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
-        from agent_eval.benchmarks.activevision.samples import (
-            SampleError,
-            write_sample_set,
-        )
+        from agent_eval.benchmarks.activevision.samples import SampleError, write_sample_set
         from agent_eval.datamodel.jsonl import DataError
 
         try:

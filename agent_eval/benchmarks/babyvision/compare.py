@@ -15,7 +15,7 @@ from rich.table import Table
 
 from agent_eval.analysis.comparison_result import Comparison, KindComparison, Measure
 from agent_eval.analysis.stats import paired
-from agent_eval.benchmarks.babyvision.hooks import GRADES
+from agent_eval.benchmarks.babyvision.grading import GRADE_LABELS
 
 
 def per_item(records, key: str) -> dict[str, float | None]:
@@ -28,7 +28,7 @@ def per_item(records, key: str) -> dict[str, float | None]:
 
 def build_grades(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
     out: dict = {}
-    for key, _ in GRADES:
+    for key, _ in GRADE_LABELS:
         tables = [per_item(run.records, key) for run in runs]
         ids = [i for i in shared if all(i in t for t in tables)]
         # a run's scores on the shared items; None when one of them lacks this grade
@@ -58,17 +58,17 @@ class GradesComparison(KindComparison):
                 vs_first=self.grades[key]["vs_first"],
                 test="exact McNemar",
             )
-            for key, name in GRADES
+            for key, name in GRADE_LABELS
         ]
 
     def to_json(self) -> dict:
         return {"grades": self.grades}  # compare.json's "grades": exact_match and judge_verdict
 
     def print_table(self, data: Comparison, console: Console) -> bool:
-        table = Table("run", *(name for _, name in GRADES), title="BabyVision, both grades", title_style="bold")
+        table = Table("run", *(name for _, name in GRADE_LABELS), title="BabyVision, both grades", title_style="bold")
         for k, run in enumerate(data.runs):
             cells = []
-            for key, _ in GRADES:
+            for key, _ in GRADE_LABELS:
                 value, test = self.grades[key]["accuracy"][k], self.grades[key]["vs_first"][k]
                 shown = "not judged" if value is None else f"{value:.1%}"
                 cells.append(shown + (f" (p = {test['p_value']:.3g})" if test else ""))

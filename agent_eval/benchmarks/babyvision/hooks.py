@@ -10,12 +10,12 @@ from pathlib import Path
 from rich.console import Console
 
 from agent_eval.analysis.comparison_result import Group, KindComparison
+from agent_eval.benchmarks.babyvision.grading import GRADE_LABELS
 from agent_eval.benchmarks.judgedshow import JudgedHooks
 from agent_eval.benchmarks.presentation import ItemView, ReportedItem, RunOnDisk, TemplateView
 from agent_eval.datamodel.records import ItemRecord
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-GRADES = (("exact_match", "VISTA exact match"), ("judge_verdict", "judge (VLMEvalKit)"))
 VERDICT_WORDS = {True: "right", False: "wrong", None: "not made (no --judge-model)"}  # a grade in words
 VERDICT_CLASS: dict[bool | None, str] = {True: "right", False: "wrong", None: ""}  # its style in the report
 
@@ -92,7 +92,7 @@ class BabyVisionHooks(JudgedHooks):
             return None
         by = _graded_by(graded[0])
         grades = []
-        for key, label in GRADES:
+        for key, label in GRADE_LABELS:
             made = [m[key] for m in graded if m.get(key) is not None]
             grades.append(
                 {

@@ -1,15 +1,7 @@
-"""BabyVision's layout: `DIR/meta_data.jsonl` beside the image files, read as VLMEvalKit's BabyVision reads it.
-
-Rows: `taskId`, `image` (a path relative to DIR, or a list of them), `question`, `ansType` ("choice" or
-"blank"), `options` (a list), `choiceAns` (the 0-based index of the right option), `blankAns`, `type`,
-`subtype`. The prompt is the reference's: the question, the choices as `(A) ...` lines for a choice
-question, and the final-answer instruction; the truth is the option's letter or the blank's text
-(`null` reads as empty, as there).
-
-A row that cannot be asked (malformed JSON, no question, a choice row without options or answer, a
-blank row without an answer, a missing image file) is left out with one problem line naming the file
-and line; the rest loads.
-"""
+"""BabyVision's layout: `DIR/meta_data.jsonl` beside the image files, read as VLMEvalKit's BabyVision reads it
+(docs/kinds/babyvision.md has the fields). `image` is a path relative to DIR or a list of them, `choiceAns` the
+0-based index of the right option; the truth is the option's letter or the blank's text (`null` reads as empty,
+as there). A row that cannot be asked is left out with one problem line naming the file and line."""
 
 from __future__ import annotations
 
@@ -37,11 +29,7 @@ def is_babyvision(root: Path) -> bool:
 
 def optional(value):
     """clean_babyvision_optional: None and the string "null" (any case) are empty."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.lower() == "null":
-        return ""
-    return value
+    return "" if value is None or (isinstance(value, str) and value.lower() == "null") else value
 
 
 def read_dataset(root: Path) -> FieldDataset:

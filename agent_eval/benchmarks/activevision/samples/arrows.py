@@ -9,17 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent_eval.benchmarks.activevision.samples.common import (
-    GenerationFailed,
-    TaskSpec,
-    canvas,
-    draw_label,
-    level,
-    point_segment_distance,
-    question,
-)
+from agent_eval.benchmarks.activevision.samples import common
 
-QUESTION = question(
+QUESTION = common.question(
     "The image shows many small pieces scattered across the canvas, each clearly oriented in a "
     "specific direction, plus several larger labeled terminus markers (each marker bears a distinct "
     "letter). The piece highlighted by a green ring is the starting point. From that piece, cast an "
@@ -106,13 +98,15 @@ class _Board:
             if np.hypot(*(p - o["c"])) < r + o["r"] + extra_gap:
                 return False
         for k, (a, b) in enumerate(self.rays):
-            if k != ray_exempt and point_segment_distance(p, a, b) < r + CLEAR:
+            if k != ray_exempt and common.point_segment_distance(p, a, b) < r + CLEAR:
                 return False
         return True
 
     def ray_clear(self, a, b, skip):
         return all(
-            point_segment_distance(o["c"], a, b) >= o["r"] + CLEAR for j, o in enumerate(self.objs) if j not in skip
+            common.point_segment_distance(o["c"], a, b) >= o["r"] + CLEAR
+            for j, o in enumerate(self.objs)
+            if j not in skip
         )
 
 
@@ -146,20 +140,20 @@ def _build_chain(board, steps, step_range, ring_r):
 
 
 def generate(rng: np.random.Generator, difficulty: str):
-    width, height = level(difficulty, (1024, 768), (1280, 960), (1536, 1152))
-    length, base = level(difficulty, (28, 14), (22, 11), (18, 9))
+    width, height = common.level(difficulty, (1024, 768), (1280, 960), (1536, 1152))
+    length, base = common.level(difficulty, (28, 14), (22, 11), (18, 9))
     piece_r = 2 / 3 * length  # circumradius about the centroid
-    term_r = level(difficulty, 24, 20, 18)
-    steps = level(difficulty, 3, 5, 7)
-    n_terms = level(difficulty, 4, 6, 8)
-    n_pieces = level(difficulty, 25, 60, 110)
+    term_r = common.level(difficulty, 24, 20, 18)
+    steps = common.level(difficulty, 3, 5, 7)
+    n_terms = common.level(difficulty, 4, 6, 8)
+    n_pieces = common.level(difficulty, 25, 60, 110)
     ring_r = piece_r + 8
     for _ in range(50):
         board = _Board(rng, width, height, piece_r, term_r)
-        if _build_chain(board, steps, level(difficulty, (160, 360), (120, 320), (100, 300)), ring_r):
+        if _build_chain(board, steps, common.level(difficulty, (160, 360), (120, 320), (100, 300)), ring_r):
             break
     else:
-        raise GenerationFailed("could not build the arrow chain")
+        raise common.GenerationFailed("could not build the arrow chain")
     start = board.objs[0]["c"]
 
     def place(r, near_ray):
@@ -178,7 +172,7 @@ def generate(rng: np.random.Generator, difficulty: str):
         p = place(term_r, near_ray=False)
         if p is not None:
             board.objs.append({"kind": "terminus", "c": p, "r": term_r, "u": None})
-    n_near = level(difficulty, 2, 5, 9)
+    n_near = common.level(difficulty, 2, 5, 9)
     for i in range(n_pieces):
         p = place(piece_r, near_ray=i < n_near)
         if p is not None:
@@ -192,18 +186,18 @@ def generate(rng: np.random.Generator, difficulty: str):
             o["letter"] = letters.pop()
     answer = _follow(board.objs, 0, length, base)
     if answer != board.objs[steps]["letter"]:
-        raise GenerationFailed("ray casting disagrees with the constructed chain")
+        raise common.GenerationFailed("ray casting disagrees with the constructed chain")
 
-    img, draw = canvas(width, height)
+    img, draw = common.canvas(width, height)
     draw.ellipse([start[0] - ring_r, start[1] - ring_r, start[0] + ring_r, start[1] + ring_r], outline=RING, width=3)
     for o in board.objs:
         x, y = o["c"]
         if o["kind"] == "terminus":
             draw.ellipse([x - term_r, y - term_r, x + term_r, y + term_r], fill=TERMINUS)
-            draw_label(draw, (x, y), o["letter"], (255, 255, 255), int(term_r * 1.2))
+            common.draw_label(draw, (x, y), o["letter"], (255, 255, 255), int(term_r * 1.2))
         else:
             draw.polygon([tuple(v) for v in _triangle(o["c"], o["u"], length, base)], fill=PIECE)
     return img, QUESTION, answer
 
 
-SPEC = TaskSpec("arrow_chain_following", "ACF", "sequential_traversal", generate, r"[A-Z]")
+SPEC = common.TaskSpec("arrow_chain_following", "ACF", "sequential_traversal", generate, r"[A-Z]")

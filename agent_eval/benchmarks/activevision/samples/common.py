@@ -65,6 +65,20 @@ def question(*parts: str) -> str:
     return " ".join(parts + (ANSWER_INSTRUCTION,))
 
 
+OUTWARD = ((0, -1), (1, 0), (0, 1), (-1, 0))  # from each side of the canvas: top, right, bottom, left
+
+
+def side_point(rng: np.random.Generator, width: int, height: int, inset: float, corner: float):
+    """A random side (an index of OUTWARD) of the rectangle `inset` px inside the canvas's edge, and a point on it
+    at least `corner` px from the canvas's corners."""
+    side = int(rng.integers(4))
+    if side in (0, 2):
+        x = rng.uniform(corner, width - corner)
+        return side, np.array([x, inset if side == 0 else height - inset], float)
+    y = rng.uniform(corner, height - corner)
+    return side, np.array([inset if side == 3 else width - inset, y], float)
+
+
 def point_segment_distance(p, a, b) -> np.ndarray:
     """Distance from points p (..., 2) to segment a-b."""
     p, a, b = (np.asarray(v, dtype=float) for v in (p, a, b))

@@ -11,16 +11,9 @@ import numpy as np
 from scipy.cluster.hierarchy import DisjointSet
 from scipy.spatial import Delaunay
 
-from agent_eval.benchmarks.activevision.samples.common import (
-    GenerationFailed,
-    TaskSpec,
-    canvas,
-    level,
-    point_segment_distance,
-    question,
-)
+from agent_eval.benchmarks.activevision.samples import common
 
-QUESTION = question(
+QUESTION = common.question(
     "How many connected components are there in the image? A connected component is a maximal "
     "group of anchor points such that any two are linked by a path of one or more strands "
     "(directly or through other anchors in the same group). Anchors not linked by any chain "
@@ -71,23 +64,23 @@ def _allowed_edges(pts, radius, line_w, max_len):
         if length < 2 * radius + 14 or length > max_len:
             continue
         others = np.delete(np.arange(len(pts)), [a, b])
-        if point_segment_distance(pts[others], pts[a], pts[b]).min() >= clearance:
+        if common.point_segment_distance(pts[others], pts[a], pts[b]).min() >= clearance:
             keep.append((a, b))
     return keep
 
 
 def generate(rng: np.random.Generator, difficulty: str):
-    width, height = level(difficulty, (1024, 768), (1280, 960), (1536, 1152))
-    n = level(difficulty, 40, 70, 105)
-    radius = level(difficulty, 7, 5, 4)
-    line_w = level(difficulty, 3, 2, 2)
-    target = int(rng.integers(*level(difficulty, (5, 9), (10, 19), (16, 27))))
+    width, height = common.level(difficulty, (1024, 768), (1280, 960), (1536, 1152))
+    n = common.level(difficulty, 40, 70, 105)
+    radius = common.level(difficulty, 7, 5, 4)
+    line_w = common.level(difficulty, 3, 2, 2)
+    target = int(rng.integers(*common.level(difficulty, (5, 9), (10, 19), (16, 27))))
     margin = 30
-    min_dist = level(difficulty, 80, 70, 64)
+    min_dist = common.level(difficulty, 80, 70, 64)
     pts = _place_anchors(rng, n, width, height, margin, min_dist)
     if len(pts) < n // 2:
-        raise GenerationFailed("could not place anchors")
-    pts = _add_twins(rng, pts, level(difficulty, 2, 5, 9), radius, width, height, margin)
+        raise common.GenerationFailed("could not place anchors")
+    pts = _add_twins(rng, pts, common.level(difficulty, 2, 5, 9), radius, width, height, margin)
     edges = _allowed_edges(pts, radius, line_w, max_len=2.2 * min_dist)
 
     # Random spanning forest (Kruskal in random order) stopped at the target number of groups,
@@ -101,10 +94,10 @@ def generate(rng: np.random.Generator, difficulty: str):
             chosen.append((a, b))
         else:
             rest.append((a, b))
-    extra_p = level(difficulty, 0.1, 0.2, 0.3)
+    extra_p = common.level(difficulty, 0.1, 0.2, 0.3)
     chosen += [(a, b) for a, b in rest if forest.connected(a, b) and rng.random() < extra_p]
 
-    img, draw = canvas(width, height)
+    img, draw = common.canvas(width, height)
     for a, b in chosen:
         draw.line([tuple(pts[a]), tuple(pts[b])], fill=STRAND, width=line_w)
     for x, y in pts:
@@ -112,4 +105,4 @@ def generate(rng: np.random.Generator, difficulty: str):
     return img, QUESTION, str(forest.n_subsets)
 
 
-SPEC = TaskSpec("connected_component_counting", "CCC", "distributed_scanning", generate, r"[1-9]\d*")
+SPEC = common.TaskSpec("connected_component_counting", "CCC", "distributed_scanning", generate, r"[1-9]\d*")

@@ -11,17 +11,9 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from agent_eval.benchmarks.activevision.samples.common import (
-    BLACK,
-    GenerationFailed,
-    TaskSpec,
-    canvas,
-    draw_label,
-    level,
-    question,
-)
+from agent_eval.benchmarks.activevision.samples import common
 
-QUESTION = question(
+QUESTION = common.question(
     "Three panels are shown side by side. The leftmost panel is an INDEX key: a grid of cells "
     "numbered in row-major order (top-left = 1, increasing left-to-right then top-to-bottom). The "
     "middle and right panels are 2D color fields, each divided into the same grid. Compare the middle "
@@ -61,12 +53,12 @@ def _bump(rng, cell, sigma, amp):
 
 
 def generate(rng: np.random.Generator, difficulty: str):
-    grid = level(difficulty, 3, 4, 5)
-    panel = level(difficulty, 360, 420, 480)
+    grid = common.level(difficulty, 3, 4, 5)
+    panel = common.level(difficulty, 360, 420, 480)
     cell = panel // grid
     panel = cell * grid
-    sigma = cell * level(difficulty, 0.12, 0.07, 0.05)
-    amp = level(difficulty, 0.3, 0.16, 0.12)
+    sigma = cell * common.level(difficulty, 0.12, 0.07, 0.05)
+    amp = common.level(difficulty, 0.3, 0.16, 0.12)
     n_cells = grid * grid
     n_diff = 0 if rng.random() < 0.1 else int(rng.integers(1, n_cells - 1))
     cells = sorted(int(i) for i in rng.choice(n_cells, size=n_diff, replace=False))
@@ -83,28 +75,32 @@ def generate(rng: np.random.Generator, difficulty: str):
                 field_b[box] = trial
                 break
         else:
-            raise GenerationFailed("could not make a visible difference")
+            raise common.GenerationFailed("could not make a visible difference")
     img_b = _colorize(field_b)
 
     gap, top, side = 28, 56, 28
     width, height = side * 2 + 3 * panel + 2 * gap, top + panel + side
-    img, draw = canvas(width, height)
+    img, draw = common.canvas(width, height)
     xs = [side + k * (panel + gap) for k in range(3)]
     img.paste(Image.fromarray(img_a), (xs[1], top))
     img.paste(Image.fromarray(img_b), (xs[2], top))
     for x0, title in zip(xs, ("INDEX", "Field A", "Field B")):
-        draw_label(draw, (x0 + panel / 2, top / 2), title, TITLE, 22)
+        common.draw_label(draw, (x0 + panel / 2, top / 2), title, TITLE, 22)
         for k in range(grid + 1):  # grid lines and frame, identical in all three panels
-            draw.line([(x0 + k * cell, top), (x0 + k * cell, top + panel)], fill=BLACK, width=1)
-            draw.line([(x0, top + k * cell), (x0 + panel, top + k * cell)], fill=BLACK, width=1)
+            draw.line([(x0 + k * cell, top), (x0 + k * cell, top + panel)], fill=common.BLACK, width=1)
+            draw.line([(x0, top + k * cell), (x0 + panel, top + k * cell)], fill=common.BLACK, width=1)
     for i in range(n_cells):
         r, c = divmod(i, grid)
-        draw_label(
-            draw, (xs[0] + (c + 0.5) * cell, top + (r + 0.5) * cell), str(i + 1), BLACK, level(difficulty, 36, 30, 26)
+        common.draw_label(
+            draw,
+            (xs[0] + (c + 0.5) * cell, top + (r + 0.5) * cell),
+            str(i + 1),
+            common.BLACK,
+            common.level(difficulty, 36, 30, 26),
         )
     answer = ", ".join(str(i + 1) for i in cells) if cells else "none"
     return img, QUESTION, answer
 
 
 ANSWER_FORMAT = r"none|[1-9]\d*(, [1-9]\d*)*"  # "none", or the cell numbers ascending
-SPEC = TaskSpec("field_difference_spotting", "FDS", "visual_attribute_transfer", generate, ANSWER_FORMAT)
+SPEC = common.TaskSpec("field_difference_spotting", "FDS", "visual_attribute_transfer", generate, ANSWER_FORMAT)

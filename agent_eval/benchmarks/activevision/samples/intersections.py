@@ -13,15 +13,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial import cKDTree
 
-from agent_eval.benchmarks.activevision.samples.common import (
-    BLACK,
-    GenerationFailed,
-    TaskSpec,
-    canvas,
-    draw_label,
-    level,
-    question,
-)
+from agent_eval.benchmarks.activevision.samples import common
 
 COLORS = [(210, 40, 40), (30, 90, 210), (20, 150, 60), (150, 60, 175), (225, 130, 0)]
 FRAME = (190, 190, 190)
@@ -34,7 +26,7 @@ MARGIN = 70
 
 def question_for(n: int) -> str:
     labels = ", ".join(LETTERS[:n])
-    return question(
+    return common.question(
         f"The image shows {n} curves. Each curve has one labeled endpoint on the perimeter (labels: "
         f"{labels}). Starting from the labeled endpoint of curve A, follow curve A through the interior "
         "tangle. At every crossing you pass through, record the label of the OTHER curve involved — when "
@@ -126,18 +118,9 @@ def _clean(curve, others, points_so_far):
     return new, [(p, a, -1) for p, a, _ in points[len(points_so_far) :]]
 
 
-def _start_point(rng, width, height):
-    """A point on the frame and the outward direction there."""
-    side = int(rng.integers(4))
-    if side in (0, 2):
-        x = rng.uniform(MARGIN + 60, width - MARGIN - 60)
-        return np.array([x, MARGIN if side == 0 else height - MARGIN]), np.array([0, -1 if side == 0 else 1])
-    y = rng.uniform(MARGIN + 60, height - MARGIN - 60)
-    return np.array([MARGIN if side == 3 else width - MARGIN, y]), np.array([-1 if side == 3 else 1, 0])
-
-
 def _curve(rng, width, height, n_ctrl):
-    start, out = _start_point(rng, width, height)
+    side, start = common.side_point(rng, width, height, MARGIN, MARGIN + 60)  # a point on the frame
+    out = np.array(common.OUTWARD[side])
     inner = rng.uniform((MARGIN + 50, MARGIN + 50), (width - MARGIN - 50, height - MARGIN - 50), size=(n_ctrl, 2))
     # Visit the points roughly away from the start, so the curve sweeps across instead of knotting itself.
     turn = rng.uniform(-0.8, 0.8)
@@ -152,11 +135,11 @@ def _curve(rng, width, height, n_ctrl):
 
 
 def generate(rng: np.random.Generator, difficulty: str):
-    width, height = level(difficulty, (1024, 800), (1280, 960), (1536, 1152))
-    n_curves = level(difficulty, 3, 4, 5)
-    n_ctrl = level(difficulty, 3, 4, 5)
-    min_cross = level(difficulty, 3, 6, 8)
-    line_w = level(difficulty, 4, 3, 3)
+    width, height = common.level(difficulty, (1024, 800), (1280, 960), (1536, 1152))
+    n_curves = common.level(difficulty, 3, 4, 5)
+    n_ctrl = common.level(difficulty, 3, 4, 5)
+    min_cross = common.level(difficulty, 3, 6, 8)
+    line_w = common.level(difficulty, 4, 3, 3)
     for _ in range(40):
         # crosses: (curve i, curve j, position along i, position along j); points: crossing points so far
         curves: list[Any] = []
@@ -180,19 +163,19 @@ def generate(rng: np.random.Generator, difficulty: str):
         if len(curves) == n_curves and sum(0 in (i, j) for i, j, _, _ in crosses) >= min_cross:
             break
     else:
-        raise GenerationFailed("could not draw a clean tangle")
+        raise common.GenerationFailed("could not draw a clean tangle")
 
     # Crossings met along curve A (index 0), ordered by position along A.
     along_a = sorted((pj, i) for i, j, _, pj in crosses if j == 0)  # curve A is placed first, so it is j
     answer = ", ".join(LETTERS[k] for _, k in along_a)
 
-    img, draw = canvas(width, height)
+    img, draw = common.canvas(width, height)
     draw.rectangle([MARGIN, MARGIN, width - MARGIN, height - MARGIN], outline=FRAME, width=1)
     for k in list(rng.permutation(range(1, n_curves))) + [0]:  # A on top: its path is never interrupted
         draw.line([tuple(p) for p in curves[k]], fill=COLORS[k], width=line_w, joint="curve")
     for k, (start, out) in enumerate(starts):
-        draw_label(draw, start + 26 * out, LETTERS[k], BLACK, level(difficulty, 28, 24, 22))
+        common.draw_label(draw, start + 26 * out, LETTERS[k], common.BLACK, common.level(difficulty, 28, 24, 22))
     return img, question_for(n_curves), answer
 
 
-SPEC = TaskSpec("line_intersection_sequencing", "LIS", "sequential_traversal", generate, r"[A-Z](, [A-Z])*")
+SPEC = common.TaskSpec("line_intersection_sequencing", "LIS", "sequential_traversal", generate, r"[A-Z](, [A-Z])*")

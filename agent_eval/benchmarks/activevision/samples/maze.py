@@ -12,17 +12,9 @@ from collections import deque
 import numpy as np
 from scipy.cluster.hierarchy import DisjointSet
 
-from agent_eval.benchmarks.activevision.samples.common import (
-    BLACK,
-    GenerationFailed,
-    TaskSpec,
-    canvas,
-    draw_label,
-    level,
-    question,
-)
+from agent_eval.benchmarks.activevision.samples import common
 
-QUESTION = question(
+QUESTION = common.question(
     "The image shows a maze with several labeled openings on its border. Exactly one pair of "
     "openings is connected by a path through the maze; all other pairs are blocked by walls. "
     "Identify the connected pair. A path exists only if you can travel from one opening to another "
@@ -95,7 +87,7 @@ def _pick_openings(rng, rows, cols, n):
         gaps = np.diff(np.append(idx, idx[0] + len(slots)))
         if gaps.min() >= 3:
             return [slots[i] for i in idx]
-    raise GenerationFailed("could not space maze openings")
+    raise common.GenerationFailed("could not space maze openings")
 
 
 def _wall_off(rng, adj, cells, pair):
@@ -124,10 +116,10 @@ def _wall_off(rng, adj, cells, pair):
 
 
 def generate(rng: np.random.Generator, difficulty: str):
-    cols, rows = level(difficulty, (16, 12), (28, 20), (36, 26))
-    cell = level(difficulty, 56, 40, 36)
-    half = level(difficulty, 2, 1, 1)  # wall thickness is 2 * half + 1 px
-    n_open = level(difficulty, 4, 6, 8)
+    cols, rows = common.level(difficulty, (16, 12), (28, 20), (36, 26))
+    cell = common.level(difficulty, 56, 40, 36)
+    half = common.level(difficulty, 2, 1, 1)  # wall thickness is 2 * half + 1 px
+    n_open = common.level(difficulty, 4, 6, 8)
     margin = 56
     for _ in range(50):
         adj = _spanning_tree(rng, rows, cols)
@@ -139,13 +131,13 @@ def generate(rng: np.random.Generator, difficulty: str):
         if _wall_off(rng, adj, cells, pair):
             break
     else:
-        raise GenerationFailed("could not wall off the maze")
+        raise common.GenerationFailed("could not wall off the maze")
 
-    img, draw = canvas(cols * cell + 2 * margin, rows * cell + 2 * margin)
+    img, draw = common.canvas(cols * cell + 2 * margin, rows * cell + 2 * margin)
 
     def wall(x0, y0, x1, y1):  # grid-point coordinates; square caps close every joint
         left, top = margin + x0 * cell - half, margin + y0 * cell - half
-        draw.rectangle([left, top, margin + x1 * cell + half, margin + y1 * cell + half], fill=BLACK)
+        draw.rectangle([left, top, margin + x1 * cell + half, margin + y1 * cell + half], fill=common.BLACK)
 
     for r in range(rows):
         for c in range(cols):
@@ -176,9 +168,9 @@ def generate(rng: np.random.Generator, difficulty: str):
             "left": (margin - offset, y),
             "right": (margin + cols * cell + offset, y),
         }[side]
-        draw_label(draw, (x, y), letter, LABEL, level(difficulty, 26, 22, 20))
+        common.draw_label(draw, (x, y), letter, LABEL, common.level(difficulty, 26, 22, 20))
     answer = "-".join(sorted((letters[pair[0]], letters[pair[1]])))
     return img, QUESTION, answer
 
 
-SPEC = TaskSpec("maze_path_tracing", "MPT", "sequential_traversal", generate, r"[A-Z]-[A-Z]")
+SPEC = common.TaskSpec("maze_path_tracing", "MPT", "sequential_traversal", generate, r"[A-Z]-[A-Z]")

@@ -14,18 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from agent_eval.benchmarks.activevision.samples.common import (
-    GenerationFailed,
-    TaskSpec,
-    angle_between,
-    canvas,
-    level,
-    point_segment_distance,
-    question,
-    segment_intersection,
-)
+from agent_eval.benchmarks.activevision.samples import common
 
-QUESTION = question(
+QUESTION = common.question(
     "How many separated regions are inside the image? A region is a maximal area filled with one "
     "continuous fill. Boundaries between regions may appear as continuous lines OR as a chain of "
     "small individual markers — discrete dots, footprints, dashes, or short segments aligned along "
@@ -40,15 +31,6 @@ CLEARANCE = 16.0  # px from any vertex to any line not through it
 CORNER_CLEARANCE = 40.0
 
 
-def _border_point(rng, width, height):
-    side = int(rng.integers(4))
-    if side in (0, 2):  # top, bottom
-        x = rng.uniform(CORNER_CLEARANCE, width - CORNER_CLEARANCE)
-        return side, np.array([x, 0.0 if side == 0 else float(height)])
-    y = rng.uniform(CORNER_CLEARANCE, height - CORNER_CLEARANCE)
-    return side, np.array([0.0 if side == 3 else float(width), y])
-
-
 def _valid(segs, border_pts, gap):
     """General position: crossing angles, spacing between vertices and unrelated lines."""
     # vertices: (point, indices of segments through it, required clearance)
@@ -58,15 +40,15 @@ def _valid(segs, border_pts, gap):
         verts.append((s["q"], {i}, gap if s["spur"] else CLEARANCE))
     for i, j in itertools.combinations(range(len(segs)), 2):
         a, b = segs[i], segs[j]
-        hit = segment_intersection(a["p"], a["q"], b["p"], b["q"])
+        hit = common.segment_intersection(a["p"], a["q"], b["p"], b["q"])
         if hit is None:
             continue
-        if angle_between(a["q"] - a["p"], b["q"] - b["p"]) < MIN_ANGLE:
+        if common.angle_between(a["q"] - a["p"], b["q"] - b["p"]) < MIN_ANGLE:
             return False
         verts.append((a["p"] + hit[0] * (a["q"] - a["p"]), {i, j}, CLEARANCE))
     for point, on, clearance in verts:
         for k, s in enumerate(segs):
-            if k not in on and point_segment_distance(point, s["p"], s["q"]) < clearance - 1e-6:
+            if k not in on and common.point_segment_distance(point, s["p"], s["q"]) < clearance - 1e-6:
                 return False
     for a, b in itertools.combinations(border_pts, 2):
         if np.hypot(*(a - b)) < 30:
@@ -76,46 +58,47 @@ def _valid(segs, border_pts, gap):
 
 def _crossings(segs):
     return sum(
-        segment_intersection(a["p"], a["q"], b["p"], b["q"]) is not None for a, b in itertools.combinations(segs, 2)
+        common.segment_intersection(a["p"], a["q"], b["p"], b["q"]) is not None
+        for a, b in itertools.combinations(segs, 2)
     )
 
 
 def _spur(rng, segs, width, height, gap):
-    side, p = _border_point(rng, width, height)
-    inward = {0: (0, 1), 1: (-1, 0), 2: (0, -1), 3: (1, 0)}[side]
+    side, p = common.side_point(rng, width, height, 0, CORNER_CLEARANCE)
+    inward = -np.array(common.OUTWARD[side])
     ang = np.arctan2(inward[1], inward[0]) + rng.uniform(-1.0, 1.0)
     d = np.array([np.cos(ang), np.sin(ang)])
     far = p + d * 3 * max(width, height)
     hits = []
     for s in segs:
-        h = segment_intersection(p, far, s["p"], s["q"])
+        h = common.segment_intersection(p, far, s["p"], s["q"])
         if h is not None:
             hits.append((h[0] * np.hypot(*(far - p)), s))
     if not hits:
         return None
     hits.sort(key=lambda h: h[0])
     t, s = hits[int(rng.integers(min(3, len(hits))))]
-    sin = np.sin(np.radians(angle_between(d, s["q"] - s["p"])))
+    sin = np.sin(np.radians(common.angle_between(d, s["q"] - s["p"])))
     if sin < np.sin(np.radians(MIN_ANGLE)):
         return None
     return {"p": p, "q": p + d * (t - gap / sin), "spur": True}
 
 
 def generate(rng: np.random.Generator, difficulty: str):
-    width, height = level(difficulty, (1024, 768), (1280, 960), (1536, 1152))
-    line_w = level(difficulty, 3, 2, 2)
+    width, height = common.level(difficulty, (1024, 768), (1280, 960), (1536, 1152))
+    line_w = common.level(difficulty, 3, 2, 2)
     # Centreline distance from a spur's end to the line it stops at: a few clear pixels once both
     # line widths and rasterisation are taken off, so the region really stays open.
-    gap = line_w + level(difficulty, 5, 3.5, 3)
-    n_chords = int(rng.integers(*level(difficulty, (3, 5), (4, 7), (7, 10))))
-    n_spurs = int(rng.integers(*level(difficulty, (1, 3), (2, 5), (4, 7))))
+    gap = line_w + common.level(difficulty, 5, 3.5, 3)
+    n_chords = int(rng.integers(*common.level(difficulty, (3, 5), (4, 7), (7, 10))))
+    n_spurs = int(rng.integers(*common.level(difficulty, (1, 3), (2, 5), (4, 7))))
     segs: list[Any] = []
     border_pts: list[Any] = []
     for _ in range(400):
         if len(segs) == n_chords + n_spurs:
             break
         if len(segs) < n_chords:
-            (sa, a), (sb, b) = _border_point(rng, width, height), _border_point(rng, width, height)
+            (sa, a), (sb, b) = (common.side_point(rng, width, height, 0, CORNER_CLEARANCE) for _ in range(2))
             if sa == sb:
                 continue
             new, new_border = {"p": a, "q": b, "spur": False}, [a, b]
@@ -128,9 +111,9 @@ def generate(rng: np.random.Generator, difficulty: str):
             segs.append(new)
             border_pts += new_border
     else:
-        raise GenerationFailed("could not place region lines")
+        raise common.GenerationFailed("could not place region lines")
 
-    img, draw = canvas(width, height)
+    img, draw = common.canvas(width, height)
     for s in segs:
         p, q = s["p"], s["q"]
         d = (q - p) / np.hypot(*(q - p))
@@ -141,4 +124,4 @@ def generate(rng: np.random.Generator, difficulty: str):
     return img, QUESTION, str(answer)
 
 
-SPEC = TaskSpec("region_counting", "RC", "distributed_scanning", generate, r"[1-9]\d*")
+SPEC = common.TaskSpec("region_counting", "RC", "distributed_scanning", generate, r"[1-9]\d*")
