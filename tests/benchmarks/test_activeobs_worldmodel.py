@@ -22,7 +22,8 @@ from agent_eval.benchmarks.activeobs.worldmodel import (
     passive_sightings,
     sightings_from_log,
 )
-from agent_eval.benchmarks.activeobs.worldmodel_server import TOOL_NAMES, world_model_server
+from agent_eval.benchmarks.activeobs.worldmodel_server import SERVER_NAME, TOOL_NAMES, build_server
+from agent_eval.tools.mcp_http import McpHost
 from support.activeobs import seam_scene
 
 
@@ -54,7 +55,7 @@ def active(tmp_path):
     with ObservationServer(tmp_path / "scene.json", tmp_path / "item" / "observations") as observe:
         log = observe.log
         graph = WorldGraph(tmp_path / "item" / "worldmodel", lambda: sightings_from_log(list(log.entries)))
-        with world_model_server(graph) as world:
+        with McpHost.shared().mount(lambda: build_server(graph), SERVER_NAME) as world:
             yield observe, world, graph
 
 
@@ -170,7 +171,7 @@ def test_nothing_of_the_scene_or_the_answer_is_reachable_through_the_world_model
     with ObservationServer(dataset.scene_path(item.sequence), tmp_path / "item" / "observations") as observe:
         log = observe.log
         graph = WorldGraph(tmp_path / "item" / "worldmodel", lambda: sightings_from_log(list(log.entries)))
-        with world_model_server(graph) as world:
+        with McpHost.shared().mount(lambda: build_server(graph), SERVER_NAME) as world:
             box = [100, 100, 900, 900]
             listed, results = _session(
                 [

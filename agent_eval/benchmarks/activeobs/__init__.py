@@ -1,8 +1,5 @@
-"""Active observation: questions about a 360° panoramic video the agent never sees whole.
-
-The agent requests views by frame and angle through the `observe` MCP tool (served from outside the sandbox),
-answers, and points at its evidence; grading scores both. Follows the JRDB-AVR protocol (3760x480 panorama,
-15 FPS, 480x480 views). docs/kinds/activeobs.md.
+"""Active observation (JRDB-AVR): questions about a 360° panoramic video the agent never sees whole; it asks for
+views through the `observe` MCP tool, answers and points at its evidence (docs/kinds/activeobs.md).
 
 benchmark.py          ActiveObservation: setup per tool mode (observe, world model, notes), grade, rollup
 schema.py             the item schema: one JSON object per line of items.jsonl (ActiveItem)

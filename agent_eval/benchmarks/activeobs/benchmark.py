@@ -1,6 +1,5 @@
-"""Active observation: questions about a panoramic video the agent never sees whole. It asks for
-views through the `observe` tool, served from outside the sandbox for one item at a time; the
-answer and its evidence are graded (agent_eval/benchmarks/activeobs, docs/kinds/activeobs.md)."""
+"""Active observation: questions about a panoramic video the agent never sees whole. It asks for views through the
+`observe` tool, served from outside the sandbox for one item at a time; the answer and its evidence are graded."""
 
 from __future__ import annotations
 
@@ -31,6 +30,10 @@ NOTE_PURPOSES = {  # what each of the agent's notes is for, on a scene (nothing 
     "GUIDE.md": "what you have found out about the scene: who and what is where, and when",
     "WORKING.md": "what you are looking for now, where you have looked and what is left",
 }
+NOTES_TEXT = (  # what the notes are for (the prompt's paragraph when the run gives them): nothing of how to answer
+    "You keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They are kept outside this "
+    "conversation."
+)
 
 
 class ActiveObservation(Benchmark):
@@ -50,10 +53,7 @@ class ActiveObservation(Benchmark):
             setattr(self, name, value == "on")
 
     def write_samples(self, out: Path, seed: int, per_task: int, difficulty: str) -> list[str]:
-        from agent_eval.benchmarks.activeobs.generate import (
-            generate_dataset,
-            validation_summary,
-        )
+        from agent_eval.benchmarks.activeobs.generate import generate_dataset, validation_summary
         from agent_eval.datamodel.jsonl import DataError
 
         if out.exists() and any(out.iterdir()):
@@ -94,10 +94,11 @@ class ActiveObservation(Benchmark):
         if self.world_model:
             question = world_model_text(passive=tools == "none") + "\n\n" + question
         if self.notes:
-            question = notes_text() + "\n\n" + question
+            question = NOTES_TEXT.format(kinds=describe(NOTE_PURPOSES)) + "\n\n" + question
         servers: list[McpServer] = []
         endpoints: list[str] = []
         inline: list[Path] = []
+        scene = dataset.scene(item.sequence)
         with contextlib.ExitStack() as stack:
 
             def serve(module_name: str, build: Callable) -> None:
@@ -107,37 +108,25 @@ class ActiveObservation(Benchmark):
                 servers.append(McpServer(module.SERVER_NAME, module.TOOL_NAMES, url=mount.url))
                 endpoints.append(mount.endpoint)
 
+            log = None
             if tools == "none":
                 # The passive baseline: a fixed sample of whole panorama frames, inline; no tools but the world
                 # model's and the notes', if asked for (the world model's entities then cite those frames).
-                frames = write_passive_sample(dataset.scene(item.sequence), home / "passive")
+                frames = write_passive_sample(scene, home / "passive")
                 record_passive(item_root, frames)
-                question = passive_preamble(frames, dataset.scene(item.sequence)) + "\n\n" + question
+                question = passive_preamble(frames, scene) + "\n\n" + question
                 inline = [frame.path for frame in frames]
                 shown = passive_sightings([(frame.frame, frame.time_s) for frame in frames])
-
-                def sightings() -> dict:
-                    return shown
-
-                def where() -> dict:
-                    return {}
-
             else:
-                module = load_sdk_module(OBSERVE_MODULE)
                 views = work / "views" if tools == "python" else None  # python mode may process what it saw
-                scene_path = dataset.scene_path(item.sequence)
-                observe = stack.enter_context(
-                    module.ObservationServer(scene_path, item_root / "observations", views_dir=views)
-                )
-                servers.append(McpServer(module.SERVER_NAME, (module.TOOL_NAME,), url=observe.url))
-                endpoints.append(observe.endpoint)
-                log = observe.log
+                log = load_sdk_module(OBSERVE_MODULE).ObservationLog(item_root / "observations", views)
+                serve(OBSERVE_MODULE, lambda module: module.build_server({item.sequence: scene}, log))
 
-                def sightings() -> dict:
-                    return sightings_from_log(list(log.entries))
+            def sightings() -> dict:
+                return shown if log is None else sightings_from_log(list(log.entries))
 
-                def where() -> dict:
-                    return {"observations": len(log.entries)}
+            def where() -> dict:
+                return {} if log is None else {"observations": len(log.entries)}
 
             if self.world_model:  # kept in <item>/worldmodel/
                 graph = WorldGraph(item_root / FOLDER, sightings, passive=tools == "none")
@@ -145,13 +134,12 @@ class ActiveObservation(Benchmark):
             if self.notes:  # GUIDE.md, WORKING.md in <item>/notes/
                 notes = Notes(item_root, NOTE_PURPOSES)
                 serve(NOTES_MODULE, lambda module: module.build_server(notes, where))
-            toolset = ToolSet(mcp=tuple(servers))
             if tools == "python":
                 inspection, endpoint = stack.enter_context(image_tools(work))
-                toolset = ToolSet(shell=True, view_file=True, mcp=(*servers, inspection))
+                servers.append(inspection)
                 endpoints.append(endpoint)
-            prompt = render(template_text, question, "")
-            yield ItemSetup(prompt=prompt, tools=toolset, inline_images=inline, endpoints=endpoints)
+            toolset = ToolSet(shell=tools == "python", view_file=tools == "python", mcp=tuple(servers))
+            yield ItemSetup(render(template_text, question, ""), toolset, inline_images=inline, endpoints=endpoints)
 
     def grade(self, final_text: str | None, item: Item, item_dir: ItemDir) -> BenchmarkGrade:
         assert isinstance(item, ActiveItem), item  # this kind's own dataset gives its items
@@ -188,12 +176,3 @@ def record_passive(item_root: Path, frames) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     shown = [{"n": n, "frame": f.frame, "time_s": f.time_s} for n, f in enumerate(frames, start=1)]
     (folder / PASSIVE_FILE).write_text(json.dumps(shown), encoding="utf-8")
-
-
-def notes_text() -> str:
-    """What the notes are for (the prompt's paragraph when the run gives them): nothing of how to answer."""
-    kinds = describe(NOTE_PURPOSES)
-    return (
-        f"You keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They are kept outside "
-        f"this conversation."
-    )

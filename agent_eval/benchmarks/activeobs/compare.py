@@ -1,11 +1,8 @@
-"""The active-observation part of `agent-eval compare`: per family and overall, each run's answer,
-evidence and combined accuracy and hallucination rate side by side, and the paired tests (exact
-McNemar, bootstrap CI) run separately on the answer and on combined (answer and evidence).
-
-Scores pair on items as in reading/comparison.py item_scores: with repeats, an item's score is its mean.
-Hallucination (right answers whose evidence fails, as a share of right answers) is descriptive:
-its denominator differs between runs, so it gets no paired test.
-"""
+"""The active-observation part of `agent-eval compare`: per family and overall, each run's answer, evidence and
+combined accuracy and hallucination rate side by side, with paired tests (exact McNemar, bootstrap CI) on the answer
+and on combined. With repeats an item's score is its mean (as reading/comparison.py item_scores). Hallucination
+(right answers whose evidence fails, as a share of right answers) is descriptive: its denominator differs between
+runs, so it gets no paired test."""
 
 from __future__ import annotations
 
@@ -32,36 +29,19 @@ def metric_scores(records) -> dict[str, dict[str, float]]:
     by: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in METRICS}
     for r in records:
         metrics = ActiveObsMetrics.of(r)
-        answer = metrics.answer_right(r)
-        evidence = metrics.evidence_correct
+        answer, evidence = metrics.answer_right(r), metrics.evidence_correct
         for metric, value in zip(METRICS, (answer, evidence, answer and evidence)):
             by[metric][r.id].append(float(value))
     return {m: {i: sum(v) / len(v) for i, v in d.items()} for m, d in by.items()}
 
 
 # What the evidence rests on (seen.py), descriptive like hallucination: each has its own denominator (records with
-# evidence placed, records with a world model), so no paired test.
+# evidence placed, records with a world model), so no paired test. (key, seen_summary's name, label)
 SEEN = (
-    ("unseen_view", "evidence in a view never obtained"),
-    ("in_graph", "evidence box written into the graph"),
-    ("graph_size", "graph size (mean)"),
+    ("unseen_view", "unseen_evidence_rate", "evidence in a view never obtained"),
+    ("in_graph", "evidence_in_graph_rate", "evidence box written into the graph"),
+    ("graph_size", "graph_size_mean", "graph size (mean)"),
 )
-SEEN_SUMMARY = {
-    "unseen_view": "unseen_evidence_rate",
-    "in_graph": "evidence_in_graph_rate",
-    "graph_size": "graph_size_mean",
-}
-
-
-def seen_values(records, ids) -> dict[str, float | None]:
-    """unseen_view, in_graph (shares) and graph_size (mean) over the records of `ids`; None where none says."""
-    wanted = set(ids)
-    seen = seen_summary([ActiveObsMetrics.of(r) for r in records if r.id in wanted])
-    return {key: seen[name] for key, name in SEEN_SUMMARY.items()}
-
-
-def hallucination(answer: float, combined: float) -> float | None:
-    return (answer - combined) / answer if answer else None
 
 
 def build_active(runs, groups, n_resamples: int, seed: int) -> dict:
@@ -73,10 +53,11 @@ def build_active(runs, groups, n_resamples: int, seed: int) -> dict:
         sums = {m: [sum(s[m][i] for i in ids) for s in scores] for m in METRICS}
         for metric in METRICS:
             row[metric] = [total / len(ids) for total in sums[metric]]
-        row["hallucination"] = [hallucination(a, c) for a, c in zip(sums["answer"], sums["combined"])]
-        seen = [seen_values(run.records, ids) for run in runs]
-        for key, _ in SEEN:
-            row[key] = [values[key] for values in seen]
+        row["hallucination"] = [(a - c) / a if a else None for a, c in zip(sums["answer"], sums["combined"])]
+        wanted = set(ids)
+        seen = [seen_summary([ActiveObsMetrics.of(r) for r in run.records if r.id in wanted]) for run in runs]
+        for key, name, _ in SEEN:
+            row[key] = [values[name] for values in seen]
         for metric, _ in TESTED:
             columns = [[s[metric][i] for i in ids] for s in scores]
             row[f"{metric}_vs_first"] = [None] + [
@@ -118,7 +99,8 @@ def _lead(row: dict, letter: str) -> list[str]:
     return [row["scope"], row["group"], str(row["n"]), letter]
 
 
-def _seen_cell(key: str, value) -> str:
+def _cell(key: str, value) -> str:
+    """A rate as a percentage, the graph's size as a mean; "—" where none is known."""
     if value is None:
         return "—"
     return f"{value:.1f}" if key == "graph_size" else pct(value)
@@ -171,11 +153,7 @@ class ActiveComparison(KindComparison):
     def metric_cells(self, data: Comparison) -> tuple[list[str], list[list[str]]]:
         header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
         body = [
-            [
-                *_lead(row, run["letter"]),
-                *(pct(row[m][k]) for m in METRICS),
-                "—" if row["hallucination"][k] is None else pct(row["hallucination"][k]),
-            ]
+            [*_lead(row, run["letter"]), *(pct(row[m][k]) for m in METRICS), _cell("rate", row["hallucination"][k])]
             for row in self.active["rows"]
             for k, run in enumerate(data.runs)
         ]
@@ -184,11 +162,11 @@ class ActiveComparison(KindComparison):
     def seen_cells(self, data: Comparison) -> tuple[list[str], list[list[str]]] | None:
         """What the evidence rests on, per group and run; None for runs made before it was measured."""
         rows = self.active["rows"]
-        if not any(v is not None for row in rows for key, _ in SEEN for v in row.get(key, [])):
+        if not any(v is not None for row in rows for key, _, _ in SEEN for v in row.get(key, [])):
             return None
-        header = ["scope", "group", "n", "run", *(label for _, label in SEEN)]
+        header = ["scope", "group", "n", "run", *(label for _, _, label in SEEN)]
         body = [
-            [*_lead(row, run["letter"]), *(_seen_cell(k, row[k][j]) for k, _ in SEEN)]
+            [*_lead(row, run["letter"]), *(_cell(k, row[k][j]) for k, _, _ in SEEN)]
             for row in rows
             for j, run in enumerate(data.runs)
         ]
@@ -212,46 +190,43 @@ class ActiveComparison(KindComparison):
                 body.append(cells)
         return header, body
 
-    def print_table(self, data: Comparison, console: Console) -> bool:
-        title = f"answer, evidence, combined and hallucination on {data.shared} shared items"
-        console.print(_screen_table(title, *self.metric_cells(data)))
+    def _tables(self, data: Comparison) -> list[tuple[str, str, list[str], list[list[str]]]]:
+        """(printed title, markdown heading, header, body): the rates; what the evidence rests on, once measured; the
+        paired tests, with two runs or more."""
+        rates = f"answer, evidence, combined and hallucination on {data.shared} shared items"
+        tables = [(rates, rates.capitalize() + ":", *self.metric_cells(data))]
         seen = self.seen_cells(data)
         if seen:
-            console.print(_screen_table("what the evidence rests on (descriptive)", *seen))
-        if len(data.runs) < 2:
-            return True
-        header, body = self.paired_cells(data)
-        widths = [max(len(c) for c in column) for column in zip(*[header[1:], *(cells[1:] for cells in body)])]
-        if sum(widths) + 3 * len(widths) + 1 <= console.width:
-            console.print(_screen_table("paired tests against A: answer, and combined", header, body))
-            return True
-        for j, (_metric, label) in enumerate(TESTED):  # too wide: one table per tested metric
-            cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
-            shown = [[cells[c] for c in cols] for cells in body]
-            console.print(_screen_table(f"paired tests against A: {label}", [header[c] for c in cols], shown))
+            tables.append(
+                ("what the evidence rests on (descriptive)", "What the evidence rests on (descriptive):", *seen)
+            )
+        if len(data.runs) > 1:
+            heading = "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:"
+            tables.append(("paired tests against A: answer, and combined", heading, *self.paired_cells(data)))
+        return tables
+
+    def print_table(self, data: Comparison, console: Console) -> bool:
+        for title, _, header, body in self._tables(data):
+            widths = [max(len(c) for c in column) for column in zip(*[header[1:], *(cells[1:] for cells in body)])]
+            if not title.startswith("paired") or sum(widths) + 3 * len(widths) + 1 <= console.width:
+                console.print(_screen_table(title, header, body))
+                continue
+            for j, (_metric, label) in enumerate(TESTED):  # too wide: one table per tested metric
+                cols = [0, 1, 2, 3, 4 + 3 * j, 5 + 3 * j, 6 + 3 * j]
+                shown = [[cells[c] for c in cols] for cells in body]
+                console.print(_screen_table(f"paired tests against A: {label}", [header[c] for c in cols], shown))
         return True
 
     def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
-        parts = [
-            f"Answer, evidence, combined and hallucination on {data.shared} shared items:",
-            md(*self.metric_cells(data)),
-        ]
-        seen = self.seen_cells(data)
-        if seen:
-            parts += ["What the evidence rests on (descriptive):", md(*seen)]
-        if len(data.runs) > 1:
-            parts += [
-                "Paired tests against A (exact McNemar, bootstrap 95% CI), on the answer and on combined:",
-                md(*self.paired_cells(data)),
-            ]
-        return parts
+        return [part for _, heading, header, body in self._tables(data) for part in (heading, md(header, body))]
 
     def csv_rows(self, data: Comparison) -> list[list] | None:
         """One row per (group, run): the four rates, the paired stats on answer and combined vs A; cost etc. on
         overall rows."""
         stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
         names = {"a_only": "A_only", "b_only": "run_only", "diff": "diff_vs_A"}
-        eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+        stats = ("median", "total", "unknown")
+        eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in stats]
         rates = ["answer_acc", "evidence_acc", "combined_acc", "hallucination_rate"]
         tested = [f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys]
         seen = ["unseen_view_rate", "in_graph_rate", "graph_size_mean"]
@@ -263,12 +238,9 @@ class ActiveComparison(KindComparison):
                 for metric, _ in TESTED:
                     s = row[f"{metric}_vs_first"][k] or {}
                     cells += [s.get(key, "") for key in stat_keys]
-                cells += (
-                    [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
-                    if row["scope"] == "overall"
-                    else [""] * len(eff)
-                )
-                cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _ in SEEN]
+                efficiency = [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in stats]
+                cells += efficiency if row["scope"] == "overall" else [""] * len(eff)
+                cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _, _ in SEEN]
                 out.append(["" if c is None else c for c in cells])
         return out
 

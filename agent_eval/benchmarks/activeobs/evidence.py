@@ -1,9 +1,5 @@
-"""Reading active-observation runs, for `show` and `report`: the observe log of an item, the
-dataset behind a run (for true boxes), the agent's evidence against the truth, boxes drawn on
-views, and answer/evidence/combined/hallucination per family.
-
-Imported only for active-observation runs (agent_eval.benchmarks.activeobs pulls in the MCP server).
-"""
+"""Reading active-observation runs, for `show` and `report`: an item's observe log, the dataset behind a run (for
+true boxes), the agent's evidence against the truth, boxes drawn on views, the rollup per family."""
 
 from __future__ import annotations
 
@@ -208,6 +204,17 @@ def draw_box(image: Image.Image, norm, colour, label: str, text_colour=(0, 0, 0)
     draw.text((x1 + 2, ty), label, fill=text_colour)
 
 
+def open_rgb(path: Path | None) -> Image.Image | None:
+    """An image kept in the item's folder, or None when there is none or it is unreadable."""
+    if path is None:
+        return None
+    try:
+        with Image.open(path) as opened:
+            return opened.convert("RGB")
+    except (AttributeError, TypeError, OSError):
+        return None
+
+
 def evidence_view(
     evidence: Evidence, scene=None, base: Path | None = None, observations=None
 ) -> tuple[Image.Image | None, str]:
@@ -222,12 +229,7 @@ def evidence_view(
     else:
         logged = next((o for o in observations or [] if o.n == evidence.observed and o.image), None)
         if logged is not None and base is not None:
-            try:
-                with Image.open(base / logged.image) as opened:
-                    image = opened.convert("RGB")
-                source = f"observation #{logged.n} as logged"
-            except (TypeError, OSError):
-                pass
+            image, source = open_rgb(base / str(logged.image)), f"observation #{logged.n} as logged"
         if image is None:
             why = (
                 "frame out of range"

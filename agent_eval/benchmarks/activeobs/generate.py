@@ -1,12 +1,8 @@
 """Generate a synthetic active-observation dataset with exact ground truth.
 
-    python -m agent_eval.benchmarks.activeobs.generate --out DATA [--sequences 3] [--frames 300]
-                                            [--people 6] [--per-family 2] [--seed 0]
-
-writes DATA/items.jsonl and DATA/scenes/<sequence>.json (no video: frames are rendered on
-demand from the scene), and DATA/validation.json: how many candidate questions each rule of
-the validation pass (validation.py) removed. Same arguments, same bytes. Keep DATA outside
-every sandbox.
+Writes DATA/items.jsonl, DATA/scenes/<sequence>.json (frames are rendered on demand from the scene) and
+DATA/validation.json (what each rule of validation.py removed). Same arguments, same bytes; keep DATA outside every
+sandbox (docs/kinds/activeobs.md, "Dataset layout").
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
-"""Angles, view spans and box mapping on a 360° panorama strip.
+"""Angles, view spans and box mapping on a 360° panorama strip. Conventions (the renderer's, the observation tool's
+and the grader's alike):
 
-Conventions (used by the renderer, the observation tool and the grader alike):
-
-* The panorama is `width` x `height` pixels (JRDB-AVR: 3760 x 480). Angle θ (degrees) maps
-  to the continuous column x = θ * width / 360; column 0 is 0°, angles grow to the right.
-* A view is `view` x `height` pixels (480 x 480) centred on θ: its first column is
-  x0 = (round(θ * width / 360) - view / 2) mod width and it covers columns x0 .. x0 + view - 1,
-  taken modulo width (a view across the 0°/360° seam wraps).
-* Panorama boxes are [x1, y1, x2, y2] in pixels with 0 <= x1 < width and x2 > x1; x2 may
-  exceed width for a box across the seam. Overlaps are measured on the cylinder.
+* The panorama is `width` x `height` pixels (JRDB-AVR: 3760 x 480). Angle θ (degrees) maps to the continuous column
+  x = θ * width / 360; column 0 is 0°, angles grow to the right.
+* A view is `view` x `height` pixels (480 x 480) centred on θ: its first column is x0 = (round(θ * width / 360) -
+  view / 2) mod width and it covers columns x0 .. x0 + view - 1, modulo width (a view across the seam wraps).
+* Panorama boxes are [x1, y1, x2, y2] in pixels with 0 <= x1 < width and x2 > x1; x2 may exceed width for a box
+  across the seam. Overlaps are measured on the cylinder.
 * Evidence boxes are given in the observed view's coordinates normalised to 0-1000.
 """
 
@@ -133,11 +131,6 @@ def interval_iou(a: tuple[float, float], b: tuple[float, float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def norm_to_view_px(box: Box, size: int = VIEW_SIZE, height: int = PANO_HEIGHT) -> Box:
-    x1, y1, x2, y2 = box
-    return (x1 * size / NORM, y1 * height / NORM, x2 * size / NORM, y2 * height / NORM)
-
-
 def view_px_to_norm(box: Box, size: int = VIEW_SIZE, height: int = PANO_HEIGHT) -> Box:
     x1, y1, x2, y2 = box
     return (x1 * NORM / size, y1 * NORM / height, x2 * NORM / size, y2 * NORM / height)
@@ -147,9 +140,8 @@ def view_box_to_pano(
     box_norm: Box, angle: float, width: int = PANO_WIDTH, size: int = VIEW_SIZE, height: int = PANO_HEIGHT
 ) -> Box:
     """A box in the view centred on `angle` (0-1000 normalised) -> canonical panorama box."""
-    x1, y1, x2, y2 = norm_to_view_px(box_norm, size, height)
-    x1, x2 = sorted((x1, x2))
-    y1, y2 = sorted((y1, y2))
+    x1, x2 = sorted((box_norm[0] * size / NORM, box_norm[2] * size / NORM))
+    y1, y2 = sorted((box_norm[1] * height / NORM, box_norm[3] * height / NORM))
     x0 = view_span(angle, width, size).x0
     return canonical_box((x0 + x1, y1, x0 + x2, y2), width)
 

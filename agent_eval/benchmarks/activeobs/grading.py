@@ -1,32 +1,16 @@
-"""Grading active-observation answers: the answer by its mode, the evidence by where it points.
+"""Grading active-observation answers: the answer by its mode, the evidence by where it points (the answer
+format and every rule in docs/kinds/activeobs.md, "Answers and grading"; defaults in `Rules`).
 
-The final answer is a JSON object inside the last <answer>...</answer> tag:
-
-    {"answer": ..., "evidence": {"frame": F, "angle": A, "bbox": [x1, y1, x2, y2]}}
-
-with the box in the observed view's coordinates (the view centred on angle A at frame F)
-normalised to 0-1000. Rules (defaults in `Rules`, all documented options):
-
-* choice: the 1-based index equals the truth ("2" counts as 2; choice text does not);
-* frame: |prediction - truth| <= tolerance (1 s = 15 frames at 15 FPS);
-* span: [start, end] has temporal IoU >= 0.5 with the truth (frames inclusive);
-* frame_angle: frame within the tolerance and wrapped angle error <= 20°;
-* numeric: prediction / truth in [0.5, 2.0];
-* evidence: the evidence frame is one of the item's listed evidence frames (the window where
-  the answered fact holds, defined per question family by the generator) and the box, mapped
-  to the panorama, has IoU >= 0.5 with the target's box at that frame.
-
-Every threshold is inclusive, compared with geometry.at_most / at_least (a slack of 1e-6 in
-the threshold's own units): 258.6° - 238.6° computes as 20.00000000000003 and counts as 20.
-
-No tag, malformed JSON, or no "answer" key: status `no_answer`, both wrong, the raw text kept.
-A wrong or missing evidence object leaves the answer graded and the evidence wrong.
+Every threshold is inclusive, compared with geometry.at_most / at_least: 258.6° - 238.6° computes as
+20.00000000000003 and counts as 20. No parsable answer: status `no_answer`, both wrong, the raw text kept; a wrong
+or missing evidence object leaves the answer graded and the evidence wrong.
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import itertools
 import json
 import math
 import re
@@ -65,10 +49,10 @@ DEFAULT_RULES = Rules()
 @dataclass(frozen=True)
 class ActiveGrade:
     prediction: object  # the parsed "answer" value (None when there is none)
-    answer_correct: bool
-    evidence_correct: bool
-    combined: bool  # both
-    status: str  # ok | no_answer
+    answer_correct: bool = False
+    evidence_correct: bool = False
+    combined: bool = False  # both
+    status: str = "no_answer"  # or ok
     has_answer_tag: bool = False
     raw: str = ""  # the answer tag's content (or the whole text without a tag)
     evidence: dict | None = None  # the evidence object as given
@@ -109,9 +93,7 @@ def _number(value) -> float | None:
     return None
 
 
-def as_number(value) -> float | None:
-    """A finite number from a number or numeric text, as the grader reads one; else None."""
-    return _number(value)
+as_number = _number  # the grader's reading of a number, public (the source, under its name, is in rules_hash)
 
 
 def _pair(value) -> tuple[float, float] | None:
@@ -183,28 +165,16 @@ def evidence_check(evidence, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> 
 
 def frame_ranges(frames) -> str:
     """Sorted frames as compact ranges: "10-24, 30"."""
-    runs: list[list[int]] = []
-    for frame in sorted(frames):
-        if runs and frame == runs[-1][1] + 1:
-            runs[-1][1] = frame
-        else:
-            runs.append([frame, frame])
-    return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
+    runs = [
+        [f for _, f in run] for _, run in itertools.groupby(enumerate(sorted(frames)), lambda pair: pair[1] - pair[0])
+    ]
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else f"{run[0]}" for run in runs)
 
 
 def grade_active(response_text: str | None, item: ActiveItem, rules: Rules = DEFAULT_RULES) -> ActiveGrade:
     value, raw, has_tag, error = parse_answer(response_text)
     if value is None:
-        return ActiveGrade(
-            prediction=None,
-            answer_correct=False,
-            evidence_correct=False,
-            combined=False,
-            status="no_answer",
-            has_answer_tag=has_tag,
-            raw=raw,
-            detail={"parse_error": error},
-        )
+        return ActiveGrade(None, has_answer_tag=has_tag, raw=raw, detail={"parse_error": error})
     prediction = value["answer"]
     answer_ok = answer_correct(item.answer_mode, prediction, item.answer, item.fps, rules)
     evidence = value.get("evidence")
@@ -231,14 +201,11 @@ def _summary(rows: list) -> dict:
     answer = sum(bool(_field(r, "answer_correct")) for r in rows)
     evidence = sum(bool(_field(r, "evidence_correct")) for r in rows)
     combined = sum(bool(_field(r, "answer_correct")) and bool(_field(r, "evidence_correct")) for r in rows)
+    counts = {"answer": answer, "evidence": evidence, "combined": combined}
     return {
         "n": n,
-        "answer_correct": answer,
-        "evidence_correct": evidence,
-        "combined_correct": combined,
-        "answer_acc": answer / n if n else None,
-        "evidence_acc": evidence / n if n else None,
-        "combined_acc": combined / n if n else None,
+        **{f"{name}_correct": count for name, count in counts.items()},
+        **{f"{name}_acc": count / n if n else None for name, count in counts.items()},
         # Right answers not backed by the evidence, as a share of right answers.
         "hallucination_rate": (answer - combined) / answer if answer else None,
         "no_answer": sum(_field(r, "status") == "no_answer" for r in rows),
@@ -282,6 +249,5 @@ def rules_hash(rules: Rules = DEFAULT_RULES) -> str:
     parts = [
         inspect.getsource(f) for f in (parse_answer, _number, _pair, at_most, at_least, answer_correct, evidence_check)
     ]
-    parts.append(f"EPS={EPS!r}")
-    parts += [json.dumps(asdict(rules), sort_keys=True), _FENCE.pattern]
+    parts += [f"EPS={EPS!r}", json.dumps(asdict(rules), sort_keys=True), _FENCE.pattern]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

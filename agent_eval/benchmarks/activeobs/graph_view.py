@@ -12,7 +12,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from agent_eval.benchmarks.activeobs.evidence import draw_box, load_observations
+from agent_eval.benchmarks.activeobs.evidence import draw_box, load_observations, open_rgb
 from agent_eval.benchmarks.activeobs.seen import PASSIVE_FILE
 from agent_eval.benchmarks.activeobs.worldmodel import FOLDER, GRAPH_FILE, HISTORY_FILE, StoredGraph, load_graph
 
@@ -112,7 +112,7 @@ def graph_figures(base: Path, scene=None) -> list[tuple[Image.Image, str]]:
         cited.setdefault(entity.get("observation"), []).append(entity)
     figures = []
     for number, entities in sorted(cited.items(), key=lambda pair: str(pair[0])):
-        image = _open(images.get(number) if number is not None else None) or _render(scene, entities[0])
+        image = open_rgb(images.get(number) if number is not None else None) or _render(scene, entities[0])
         if image is None:
             continue
         for entity in entities:
@@ -120,28 +120,13 @@ def graph_figures(base: Path, scene=None) -> list[tuple[Image.Image, str]]:
                 x1, y1, x2, y2 = (float(v) for v in entity["bbox"])
             except (KeyError, TypeError, ValueError):
                 continue
-            draw_box(
-                image,
-                (x1, y1, x2, y2),
-                ENTITY_COLOUR,
-                f"{entity.get('id')} {entity.get('label', '')}"[:40],
-                (255, 255, 255),
-            )
+            label = f"{entity.get('id')} {entity.get('label', '')}"[:40]
+            draw_box(image, (x1, y1, x2, y2), ENTITY_COLOUR, label, (255, 255, 255))
         names = ", ".join(str(e.get("id")) for e in entities)
         frame, angle = entities[0].get("frame"), entities[0].get("angle")
         where = "the whole panorama" if angle is None else f"{angle:g}°"
         figures.append((image, f"world model: observation #{number} (frame {frame}, {where}) with {names} (blue)"))
     return figures
-
-
-def _open(path: Path | None) -> Image.Image | None:
-    if path is None:
-        return None
-    try:
-        with Image.open(path) as opened:
-            return opened.convert("RGB")
-    except (AttributeError, TypeError, OSError):
-        return None
 
 
 def _render(scene, entity: dict) -> Image.Image | None:

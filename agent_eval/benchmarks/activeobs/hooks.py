@@ -88,7 +88,6 @@ class ActiveReading(ReadingHooks):
 
         view = active_item(item)
         view["agent_notes"] = [{**v, "where": where_words(v)} for v in versions(item.images.base)]
-        record = item.record
         return ItemView(
             template="active_item.html.j2",
             values=view,
@@ -96,9 +95,9 @@ class ActiveReading(ReadingHooks):
             figures_template="active_figures.html.j2",
             outcome_template="active_outcome.html.j2",
             changed_template="active_changed.html.j2",
-            group=record.category,
+            group=item.record.category,
             answer_label="answer: ",
-            partial=record.correct and not view["combined"],  # right answer, wrong evidence: half credit
+            partial=item.record.correct and not view["combined"],  # right answer, wrong evidence: half credit
             question=view.get("question"),
         )
 

@@ -1,14 +1,5 @@
-"""Loading an active-observation dataset dir, checked, with one-line errors.
-
-Layout:
-
-    DATA/items.jsonl            one item per line (schema.py)
-    DATA/scenes/<sequence>.json one scene description per sequence (scene.py)
-
-Every problem raises `agent_eval.datamodel.jsonl.DataError` naming the file (and line) and what to do,
-so the CLI prints one line and exits 2. The dataset dir must stay outside every sandbox:
-the scene files are the ground truth.
-"""
+"""Loading an active-observation dataset dir (items.jsonl, scenes/; docs/kinds/activeobs.md), checked: every
+problem raises DataError naming the file (and line) and what to do, so the CLI prints one line and exits 2."""
 
 from __future__ import annotations
 

@@ -1,27 +1,19 @@
-"""The `observe` tool: an MCP server over streamable HTTP on loopback, one per item.
+"""The `observe` tool: an MCP server over streamable HTTP on loopback, one per item (docs/kinds/activeobs.md).
 
-The panorama never enters the sandbox: this server runs in the harness process (mounted on the
-process's MCP host, agent_eval/tools/mcp_http.py), renders views from the scene description on
-request, and is reachable from the item's sandbox only because its path is allowlisted there.
-Each item's server has a path of its own, and each sandbox can reach only its own.
-
-    with ObservationServer(scene_path, item_dir / "observations") as server:
-        server.url          # http://127.0.0.1:PORT/<token>/mcp  -> the CLIs' MCP config
-        server.endpoint     # http://127.0.0.1:PORT/<token>/*    -> the sandbox allowlist
-    server.log              # the observations made, as logged
-
-Every call is logged to `<log_dir>/observations.jsonl` (one JSON object per call, errors
-included) and each returned view is kept as `<log_dir>/NNN-f<frame>-a<angle>.png`.
+The panorama never enters the sandbox: this server runs in the harness process, mounted on its MCP host
+(agent_eval/tools/mcp_http.py), renders views from the scene on request, and is reachable from the item's sandbox
+only because its own path is allowlisted there. Every call is logged to `<log_dir>/observations.jsonl` (errors
+included) and each returned view kept as `<log_dir>/NNN-f<frame>-a<angle>.png`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated
 
@@ -32,7 +24,7 @@ from pydantic import Field
 from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
-from agent_eval.benchmarks.activeobs.worldmodel import loggable
+from agent_eval.benchmarks.activeobs.worldmodel import loggable, stamp
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
 from agent_eval.tools.imagetools.workspace import Workspace
@@ -40,12 +32,13 @@ from agent_eval.tools.mcp_http import McpHost, Mount
 
 SERVER_NAME = "observe"
 TOOL_NAME = "observe"
+TOOL_NAMES = (TOOL_NAME,)
 LOG_FILE = "observations.jsonl"
 
-DESCRIPTION = """Look at the 360° panoramic video: returns one {size}x{size} view of frame `frame_index`, \
+DESCRIPTION = """Look at the 360° panoramic video: returns one {s.height}x{s.height} view of frame `frame_index`, \
 centred on the horizontal angle `angle_deg`, plus its metadata as JSON.
 
-The panorama is {width}x{height} pixels at {fps:g} frames per second; frames are 0..{last}{sequences_note}. \
+The panorama is {s.width}x{s.height} pixels at {s.fps:g} frames per second; frames are 0..{last}{note}. \
 Angle 0° is the panorama's left edge and angles grow to the right up to 360°, where the strip wraps \
 around to 0° (any finite angle is accepted and wrapped). One view spans {fov:.1f}° of the circle. \
 Metadata: frame_index, time_s, angle_deg (wrapped), and the view's columns in the panorama \
@@ -60,11 +53,10 @@ class ObservationLog:
     """Numbered, thread-safe record of the views served (tool calls run in worker threads)."""
 
     def __init__(self, directory: Path, views_dir: Path | None = None):
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.views_dir = Path(views_dir) if views_dir is not None else None
-        if self.views_dir is not None:
-            self.views_dir.mkdir(parents=True, exist_ok=True)
+        self.directory, self.views_dir = directory, views_dir
+        for folder in (directory, views_dir):
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / LOG_FILE
         self.started = time.monotonic()
         self.entries: list[dict] = []
@@ -73,12 +65,7 @@ class ObservationLog:
     def add(self, entry: dict, png: bytes | None = None) -> dict:
         with self._lock:
             number = len(self.entries) + 1
-            entry = {
-                "n": number,
-                "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-                "elapsed_s": round(time.monotonic() - self.started, 3),
-                **entry,
-            }
+            entry = {"n": number, **stamp(self.started), **entry}
             if png is not None:
                 name = f"{number:03d}-f{entry['frame_index']:04d}-a{entry['angle_deg']:05.1f}.png"
                 (self.directory / name).write_bytes(png)
@@ -169,15 +156,7 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
             str, Field(description=SEQUENCE_HELP.format(names=", ".join(names)))
         ]
         note = f" in each sequence ({', '.join(names)}; frame counts may differ)"
-    description = DESCRIPTION.format(
-        size=first.height,
-        width=first.width,
-        height=first.height,
-        fps=first.fps,
-        last=first.n_frames - 1,
-        sequences_note=note,
-        fov=360.0 * first.height / first.width,
-    )
+    description = DESCRIPTION.format(s=first, last=first.n_frames - 1, note=note, fov=360 * first.height / first.width)
     if log.views_dir is not None:
         description += (
             f" Each view is also saved as a PNG in your working directory, at the path given as "
@@ -187,27 +166,19 @@ def build_server(scenes: dict[str, Scene], log: ObservationLog) -> MCPServer:
 
 
 class ObservationServer:
-    """Start/stop the observe MCP server for one item (context manager).
-
-    scenes: one scene file, or several (then the tool takes a `sequence` argument).
-    log_dir: where the log and every view go (outside the sandbox, beside the transcript).
-    views_dir: optional directory directly inside the agent's workdir (e.g. `<work>/views`) that
-    also receives each view, named in the metadata as `saved_as: "views/NNN-...png"`, so a
-    shell or the image tools can open it (tool mode python)."""
+    """The observe server of one item (a context manager). `scenes`: one scene file, or several (then the tool takes
+    a `sequence` argument); `log_dir` gets the log and every view (outside the sandbox, beside the transcript);
+    `views_dir`, directly inside the agent's workdir (tool mode python), a copy of each view its shell or image tools
+    can open (`saved_as` in the metadata); a fixed `port` gets a host of its own (a manual server)."""
 
     def __init__(
-        self,
-        scenes: Path | str | list[Path | str],
-        log_dir: Path | str,
-        port: int = 0,
-        views_dir: Path | str | None = None,
+        self, scenes: Path | str | list[Path | str], log_dir: Path, port: int = 0, views_dir: Path | None = None
     ):
         paths = [scenes] if isinstance(scenes, (str, Path)) else list(scenes)
-        loaded = [load_scene(p) for p in paths]
-        self.scenes = {scene.sequence: scene for scene in loaded}
-        self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
+        self.scenes = {scene.sequence: scene for scene in map(load_scene, paths)}
+        self.log = ObservationLog(log_dir, views_dir)
         self._requested_port = port
-        self._own_host: McpHost | None = None  # only for a fixed port (a manual server)
+        self._stack = contextlib.ExitStack()
         self._mount: Mount | None = None
 
     @property
@@ -226,17 +197,15 @@ class ObservationServer:
         return self._mount.endpoint
 
     def start(self) -> "ObservationServer":
+        host = McpHost.shared()
         if self._requested_port:
-            self._own_host = McpHost("127.0.0.1", self._requested_port).start()
-        host = self._own_host or McpHost.shared()
-        self._mount = host.mount(lambda: build_server(self.scenes, self.log), name="observe").__enter__()
+            host = McpHost("127.0.0.1", self._requested_port).start()
+            self._stack.callback(host.stop)
+        self._mount = self._stack.enter_context(host.mount(lambda: build_server(self.scenes, self.log), SERVER_NAME))
         return self
 
     def stop(self) -> None:
-        if self._mount is not None:
-            self._mount.__exit__(None, None, None)
-        if self._own_host is not None:
-            self._own_host.stop()
+        self._stack.close()
 
     def __enter__(self) -> "ObservationServer":
         return self.start()
@@ -246,8 +215,7 @@ class ObservationServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Serve one scene until Ctrl-C (manual checks): python -m agent_eval.benchmarks.activeobs.observe_server SCENE
-    LOGDIR"""
+    """Serve scenes until Ctrl-C, for manual checks (docs/kinds/activeobs.md)."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Serve the observe tool over streamable HTTP on loopback.")
@@ -257,10 +225,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with ObservationServer(args.scene, args.log_dir, port=args.port) as server:
         print(server.url, flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":

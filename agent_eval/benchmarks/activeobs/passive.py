@@ -1,7 +1,5 @@
-"""The passive baseline (tool mode `none`): a fixed sample of whole panorama frames, attached
-inline to the first message. Same frames for every model and run: the centres of `count`
-equal slices of the video.
-"""
+"""The passive baseline (tool mode `none`): a fixed sample of whole panorama frames, attached inline to the first
+message. Same frames for every model and run: the centres of `count` equal slices of the video."""
 
 from __future__ import annotations
 

@@ -1,19 +1,11 @@
-"""Item-specific text for the prompt: the question, its choices, and the exact answer format.
-
-The prompt templates (prompts/, owned by the runner) wrap this; it never states the answer.
-"""
+"""Item-specific text for the prompt: the question, its choices, and the exact answer format. The prompt templates
+(prompts/, owned by the runner) wrap this; it never states the answer."""
 
 from __future__ import annotations
 
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 
-ANSWER_EXAMPLES = {
-    "choice": "2",
-    "frame": "137",
-    "span": "[120, 185]",
-    "frame_angle": "[137, 212.5]",
-    "numeric": "4.5",
-}
+ANSWER_EXAMPLES = {"choice": "2", "frame": "137", "span": "[120, 185]", "frame_angle": "[137, 212.5]", "numeric": "4.5"}
 ANSWER_RULES = {
     "choice": "the 1-based number of the right choice",
     "frame": "a frame index (correct within 1 second)",

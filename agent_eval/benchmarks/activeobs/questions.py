@@ -1,17 +1,7 @@
-"""Question families over a scene: each proposes one candidate with its answer and evidence.
-
-Families (as in JRDB-AVR):
-* unique_anchor:   a person singled out by look + action at one time; what do they do later?
-* action_boundary: when does a person first start an action (frame), or its whole span (span)?
-* chain:           the nearest person to the left of the person with a given hat; their action?
-* frame_viewpoint: at which frame and angle does a person first start an action?
-* numeric:         how many seconds between two people's first starts of two actions?
-
-A proposer returns None only when the scene cannot hold such a question at all; whether a
-candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from
-the question's parameters, kept in `meta`). Evidence frames are only frames where the
-answered fact holds: the asked moment +- POINT_WINDOW_S inside the target's action there, or
-the first START_WINDOW_S of a started action, or a whole span (docs/kinds/activeobs.md).
+"""Question families over a scene (as in JRDB-AVR; docs/kinds/activeobs.md): each proposes one candidate with its
+answer and evidence. A proposer returns None only when the scene cannot hold such a question at all; whether a
+candidate is unambiguous and necessary is validation.py's job (it re-derives the answer from the question's
+parameters, kept in `meta`). Evidence frames are only frames where the answered fact holds.
 """
 
 from __future__ import annotations
@@ -24,17 +14,11 @@ from agent_eval.benchmarks.activeobs.render import person_box
 from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene, Segment
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 
-START_PHRASE = {
-    "walking": "start walking",
-    "standing": "start standing still",
-    "sitting": "sit down",
-    "waving": "start waving",
-}
-STARTS_PHRASE = {
-    "walking": "starts walking",
-    "standing": "starts standing still",
-    "sitting": "sits down",
-    "waving": "starts waving",
+STARTING = {  # (after "does someone", after "someone")
+    "walking": ("start walking", "starts walking"),
+    "standing": ("start standing still", "starts standing still"),
+    "sitting": ("sit down", "sits down"),
+    "waving": ("start waving", "starts waving"),
 }
 DOING_PHRASE = {"walking": "walking", "standing": "standing still", "sitting": "sitting", "waving": "waving"}
 CHOICES = [DOING_PHRASE[a] for a in ACTIONS]  # a question about what someone does: its choices, in ACTIONS' order
@@ -98,10 +82,6 @@ def start_window(scene: Scene, segment: Segment) -> range:
     return range(segment.start, min(segment.end, segment.start + int(START_WINDOW_S * scene.fps)) + 1)
 
 
-def _boxes(scene: Scene, person: Person, frames) -> dict[int, tuple]:
-    return {f: person_box(scene, person, f) for f in frames if 0 <= f < scene.n_frames}
-
-
 def _first_starts(scene: Scene) -> list[tuple[Person, Segment]]:
     """Each person's first segment of each action they do."""
     return [(p, s) for p in scene.people for a in ACTIONS if (s := p.first_segment(a))]
@@ -127,7 +107,7 @@ def build_item(
         answer_mode=mode,
         answer=answer,
         track=person.id,
-        boxes=_boxes(scene, person, frames),
+        boxes={f: person_box(scene, person, f) for f in frames if 0 <= f < scene.n_frames},
         fps=scene.fps,
         n_frames=scene.n_frames,
         choices=tuple(choices) if choices else None,
@@ -169,7 +149,7 @@ def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) ->
         )
         answer, frames = [segment.start, segment.end], range(segment.start, segment.end + 1)
         return build_item(scene, "action_boundary", index, question, "span", answer, person, frames, meta=meta)
-    question = f"At which frame does {who} {START_PHRASE[segment.action]} for the first time? Give the frame index."
+    question = f"At which frame does {who} {STARTING[segment.action][0]} for the first time? Give the frame index."
     frames = start_window(scene, segment)
     return build_item(scene, "action_boundary", index, question, "frame", segment.start, person, frames, meta=meta)
 
@@ -206,7 +186,7 @@ def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem 
     keys = unique_keys(scene, person)
     angle = round(person.angle_at(segment.start), 1)
     question = (
-        f"At which frame does {describe(person, keys)} {START_PHRASE[segment.action]} for the "
+        f"At which frame does {describe(person, keys)} {STARTING[segment.action][0]} for the "
         f"first time, and at what viewing angle (degrees, 0-360) are they at that frame? "
         f"Give [frame_index, angle_deg]."
     )
@@ -227,8 +207,8 @@ def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
     keys_first, keys_second = unique_keys(scene, first), unique_keys(scene, target)
     question = (
         f"How many seconds pass between the moment {describe(first, keys_first)} first "
-        f"{STARTS_PHRASE[s_first.action]} and the moment {describe(target, keys_second)} first "
-        f"{STARTS_PHRASE[segment.action]}? Give a number of seconds."
+        f"{STARTING[s_first.action][1]} and the moment {describe(target, keys_second)} first "
+        f"{STARTING[segment.action][1]}? Give a number of seconds."
     )
     meta = {
         "first": {"who": look_of(first, keys_first), "action": s_first.action, "id": first.id},

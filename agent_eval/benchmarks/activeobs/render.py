@@ -1,10 +1,7 @@
-"""Deterministic rendering of a scene: the static background strip, people as simple figures,
-and each person's exact box (the union of the shapes drawn for them).
-
-A view renders only its 480 columns (background columns gathered, then the people in range
-drawn), which takes a few milliseconds; a whole panorama frame is rendered only for the
-passive baseline and tests.
-"""
+"""Deterministic rendering of a scene: the static background strip, people as simple figures, and each person's
+exact box (the union of the shapes drawn for them). A view renders only its 480 columns (background columns
+gathered, then the people in range drawn), in a few milliseconds; a whole panorama frame is rendered only for the
+passive baseline and tests."""
 
 from __future__ import annotations
 
@@ -37,10 +34,6 @@ def _limb(p: tuple[float, float], q: tuple[float, float], width: float) -> list[
     return [(p[0] + nx, p[1] + ny), (q[0] + nx, q[1] + ny), (q[0] - nx, q[1] - ny), (p[0] - nx, p[1] - ny)]
 
 
-def _rect(x1: float, y1: float, x2: float, y2: float) -> list[tuple[float, float]]:
-    return [(x1, y1), (x2, y1), (x2, y2), (x1, y2)]
-
-
 def figure_parts(scene: Scene, person: Person, frame: int) -> list[Part]:
     """The shapes of one person at one frame, back to front, around their panorama column."""
     cx = angle_to_x(person.angle_at(frame), scene.width)
@@ -53,7 +46,7 @@ def figure_parts(scene: Scene, person: Person, frame: int) -> list[Part]:
         return (math.floor(cx + x * u + 0.5), math.floor(feet + y * u + 0.5))
 
     def R(x1: float, y1: float, x2: float, y2: float) -> list[tuple[float, float]]:
-        return [P(x, y) for x, y in _rect(x1, y1, x2, y2)]
+        return [P(x1, y1), P(x2, y1), P(x2, y2), P(x1, y2)]
 
     shirt, pants = SHIRT_COLOURS[person.shirt], PANTS_COLOURS[person.pants]
     action = person.action_at(frame)
@@ -66,10 +59,7 @@ def figure_parts(scene: Scene, person: Person, frame: int) -> list[Part]:
         torso_top, torso_bottom, head_y = -10.5, -5.0, -12.0
         arms = [((-2.0, -10.0), (-2.4, -5.5)), ((2.0, -10.0), (2.4, -5.5))]
     else:
-        if action == "walking":
-            swing = 1.8 * math.sin(2 * math.pi * frame / WALK_PERIOD)
-        else:
-            swing = 0.0
+        swing = 1.8 * math.sin(2 * math.pi * frame / WALK_PERIOD) if action == "walking" else 0.0
         parts += [
             ("poly", [P(*q) for q in _limb((-0.9, -7.5), (-0.9 + swing, 0), 1.6)], pants),
             ("poly", [P(*q) for q in _limb((0.9, -7.5), (0.9 - swing, 0), 1.6)], pants),

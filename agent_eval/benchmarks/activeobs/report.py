@@ -1,7 +1,6 @@
-"""The active-observation parts of `agent-eval report`: per item the views the agent chose, in call
-order, and its evidence drawn on the view it names beside the target's true box; per run the
-answer, evidence, combined accuracy and hallucination rate per family. Layout: templates/active_*.j2.
-"""
+"""The active-observation parts of `agent-eval report`: per item the views the agent chose, in call order, and its
+evidence drawn on the view it names beside the target's true box; per run the answer, evidence, combined accuracy
+and hallucination rate per family. Layout: templates/active_*.j2."""
 
 from __future__ import annotations
 

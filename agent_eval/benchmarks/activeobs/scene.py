@@ -1,23 +1,7 @@
-"""The scene description of one panoramic sequence: people, their looks, actions and paths.
-
-A scene is pure data (one JSON file per sequence, `scenes/<sequence>.json` in the dataset
-dir, never inside a sandbox); `render.py` turns it into pixels deterministically, and every
-ground-truth fact (where a person is, what they do, their box) is a query on it.
-
-    {"format": "agent-eval/activeobs-scene", "version": 1, "sequence": "seq00",
-     "panorama": {"width": 3760, "height": 480}, "fps": 15, "n_frames": 300,
-     "seed": 7, "horizon": 200,
-     "landmarks": [{"kind": "building", "angle": 40.0, "width_deg": 25.0, "height": 150,
-                    "colour": [150, 120, 100]}, ...],
-     "people": [{"id": "p1", "shirt": "red", "pants": "black", "hat": "blue" | null,
-                 "bag": true, "distance": 3.2,
-                 "segments": [{"start": 0, "end": 44, "action": "walking",
-                               "angle_start": 10.0, "angle_end": 25.0}, ...]}]}
-
-Segments of a person are contiguous and cover frames 0 .. n_frames-1 (`end` inclusive);
-during a segment the angle moves linearly from angle_start to angle_end (equal unless
-walking; values may leave [0, 360), they are wrapped when used).
-"""
+"""The scene description of one panoramic sequence (`scenes/<sequence>.json`; its format and rules in
+docs/kinds/activeobs.md): people, their looks, actions and paths. Pure data, never inside a sandbox: render.py
+turns it into pixels deterministically, and every ground-truth fact (where a person is, what they do, their box)
+is a query on it."""
 
 from __future__ import annotations
 
@@ -139,25 +123,13 @@ class Scene:
             "n_frames": self.n_frames,
             "seed": self.seed,
             "horizon": self.horizon,
-            "landmarks": [{**asdict(mark), "colour": list(mark.colour)} for mark in self.landmarks],
-            "people": [
-                {**{k: v for k, v in asdict(p).items() if k != "segments"}, "segments": [asdict(s) for s in p.segments]}
-                for p in self.people
-            ],
+            "landmarks": [asdict(mark) for mark in self.landmarks],  # tuples are written as JSON lists
+            "people": [asdict(person) for person in self.people],
         }
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Scene":
-        try:
-            return _parse(data)
-        except SceneError:
-            raise
-        except (KeyError, TypeError, ValueError) as error:
-            raise SceneError(f"malformed scene description ({type(error).__name__}: {error})") from None
 
 
 def _parse(data: dict) -> Scene:
@@ -195,11 +167,7 @@ def _parse(data: dict) -> Scene:
         red, green, blue = (int(c) for c in raw["colour"])
         landmarks.append(
             Landmark(
-                str(raw["kind"]),
-                float(raw["angle"]),
-                float(raw["width_deg"]),
-                int(raw["height"]),
-                (red, green, blue),
+                str(raw["kind"]), float(raw["angle"]), float(raw["width_deg"]), int(raw["height"]), (red, green, blue)
             )
         )
     return Scene(
@@ -217,12 +185,10 @@ def _parse(data: dict) -> Scene:
 
 def _check_person(person: Person, n_frames: int) -> None:
     where = f"person {person.id}"
-    if person.shirt not in SHIRT_COLOURS:
-        raise SceneError(f"{where}: shirt colour {person.shirt!r} is not one of {', '.join(SHIRT_COLOURS)}")
-    if person.pants not in PANTS_COLOURS:
-        raise SceneError(f"{where}: pants colour {person.pants!r} is not one of {', '.join(PANTS_COLOURS)}")
-    if person.hat is not None and person.hat not in HAT_COLOURS:
-        raise SceneError(f"{where}: hat colour {person.hat!r} is not one of {', '.join(HAT_COLOURS)}")
+    for part, colours in (("shirt", SHIRT_COLOURS), ("pants", PANTS_COLOURS), ("hat", HAT_COLOURS)):
+        colour = getattr(person, part)
+        if colour is not None and colour not in colours:  # no hat is None
+            raise SceneError(f"{where}: {part} colour {colour!r} is not one of {', '.join(colours)}")
     if not 1.0 <= person.distance <= 20.0:
         raise SceneError(f"{where}: distance {person.distance} is outside 1..20")
     expected = 0
@@ -247,7 +213,10 @@ def load_scene(path: Path | str) -> Scene:
 @lru_cache(maxsize=32)
 def _load_cached(path: str, mtime_ns: int) -> Scene:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return _parse(json.loads(Path(path).read_text(encoding="utf-8")))
     except json.JSONDecodeError as error:
         raise SceneError(f"malformed JSON at line {error.lineno} ({error.msg})") from None
-    return Scene.from_dict(data)
+    except SceneError:
+        raise
+    except (KeyError, TypeError, ValueError) as error:
+        raise SceneError(f"malformed scene description ({type(error).__name__}: {error})") from None

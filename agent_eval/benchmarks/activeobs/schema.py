@@ -1,24 +1,6 @@
-"""The item schema of active-observation datasets: one JSON object per line of `items.jsonl`.
-
-    {"id": "seq00-anchor-1",            # unique
-     "sequence": "seq00",               # scenes/<sequence>.json in the dataset dir
-     "family": "unique_anchor",         # question family: any name; reports group by it
-     "question": "At 2.0 s ... ?",
-     "choices": ["walking", "standing", "sitting", "waving"],   # answer_mode "choice" only
-     "answer_mode": "choice",           # choice | frame | span | frame_angle | numeric
-     "answer": 2,                       # by mode: choice index (1-based), frame, [first, last],
-                                        #   [frame, angle_deg], a positive number
-     "evidence": {"track": "p3",        # the target's per-frame panorama boxes [x1, y1, x2, y2]
-                  "boxes": [[120, 1510.5, 190.0, 1585.0, 420.0], ...]},   # [frame, x1, y1, x2, y2]
-     "fps": 15, "n_frames": 300,        # must match the scene
-     "panorama": {"width": 3760, "height": 480},   # optional, these defaults
-     "meta": {...}}                     # optional, free: the generator's facts, for humans
-
-Evidence boxes are canonical panorama boxes (0 <= x1 < width, x2 > x1, x2 may pass width
-across the seam). The frames listed are the evidence window: evidence counts at those frames
-only (no time tolerance around them), so list only, and every, frame where the answered fact
-holds (docs/kinds/activeobs.md says which, per question family).
-"""
+"""The item schema of active-observation datasets: one JSON object per line of `items.jsonl` (fields and rules in
+docs/kinds/activeobs.md). The evidence boxes listed are the evidence window: evidence counts at those frames only
+(no time tolerance around them), so an item lists every frame, and only those, where the answered fact holds."""
 
 from __future__ import annotations
 
@@ -70,17 +52,8 @@ class ActiveItem:
 
     def public(self) -> dict:
         """What may be shown to the agent: never the answer or the evidence track."""
-        shown = {
-            "id": self.id,
-            "family": self.family,
-            "question": self.question,
-            "answer_mode": self.answer_mode,
-            "fps": self.fps,
-            "n_frames": self.n_frames,
-        }
-        if self.choices:
-            shown["choices"] = list(self.choices)
-        return shown
+        shown = {key: getattr(self, key) for key in ("id", "family", "question", "answer_mode", "fps", "n_frames")}
+        return shown | ({"choices": list(self.choices)} if self.choices else {})
 
 
 def _number(value, name: str) -> float:
@@ -180,10 +153,7 @@ def item_from_row(row: dict) -> ActiveItem:
         boxes[frame] = (x1, y1, x2, y2)
     meta = row.get("meta") or {}
     return ActiveItem(
-        id=row["id"],
-        sequence=row["sequence"],
-        family=row["family"],
-        question=row["question"],
+        **{name: row[name] for name in ("id", "sequence", "family", "question")},
         answer_mode=mode,
         answer=answer,
         track=evidence["track"],

@@ -1,13 +1,6 @@
-"""Whether the agent's evidence rests on what it saw, measured beside the paper's metrics (descriptive: not part
-of the grading rules or their hash).
-
-* evidence_view_observed: the evidence names a view the agent obtained: an observe call that returned that frame's
-  view (the same columns of the panorama), or in tool mode none one of the frames shown. False is the plainest
-  hallucination there is: a box in a view never seen. None when there is no evidence to place or nothing logged.
-* evidence_in_graph (world model on): the evidence box is one the agent wrote into its graph: an entity at the
-  evidence's frame whose box, mapped to the panorama, overlaps the evidence box by IoU >= 0.5.
-* graph_entities / graph_attributes / graph_relations / graph_size / graph_refused: the graph at the end.
-"""
+"""Whether the agent's evidence rests on what it saw (evidence_view_observed, evidence_in_graph and the graph's
+size; docs/kinds/activeobs.md, "What the evidence rests on"), beside the paper's metrics: descriptive, not part
+of the grading rules or their hash."""
 
 from __future__ import annotations
 
@@ -36,27 +29,19 @@ def placed_evidence(evidence, width: int, height: int) -> tuple[int, float, tupl
     return int(frame), angle, view_box_to_pano((x1, y1, x2, y2), angle, width, height, height)
 
 
-def seen_views(item_root: Path) -> tuple[list[dict], bool] | None:
-    """The views the agent obtained ({frame, angle}; angle None for a whole frame shown) and whether they were the
-    passive frames; None when the item's folder logged none (an old run, or a failure before setup)."""
-    folder = Path(item_root) / "observations"
-    log, passive = folder / LOG_FILE, folder / PASSIVE_FILE
+def seen_views(item_root: Path, width: int) -> list[tuple[int, int | None]] | None:
+    """The views the agent obtained as (frame, the view's first panorama column, None for a whole frame shown); None
+    when the item's folder logged none (an old run, or a failure before setup)."""
+    log, passive = Path(item_root) / "observations" / LOG_FILE, Path(item_root) / "observations" / PASSIVE_FILE
     try:
         if log.is_file():
             rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
-            return [{"frame": r["frame_index"], "angle": r["angle_deg"]} for r in rows if r.get("ok")], False
+            return [(r["frame_index"], view_span(float(r["angle_deg"]), width).x0) for r in rows if r.get("ok")]
         if passive.is_file():
-            return [{"frame": r["frame"], "angle": None} for r in json.loads(passive.read_text(encoding="utf-8"))], True
+            return [(r["frame"], None) for r in json.loads(passive.read_text(encoding="utf-8"))]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return None
-
-
-def view_observed(frame: int, angle: float, views: list[dict], width: int) -> bool:
-    columns = view_span(angle, width).x0
-    return any(
-        v["frame"] == frame and (v["angle"] is None or view_span(float(v["angle"]), width).x0 == columns) for v in views
-    )
 
 
 def in_graph(frame: int, box: tuple, graph: StoredGraph, width: int, height: int) -> bool:
@@ -74,11 +59,12 @@ def in_graph(frame: int, box: tuple, graph: StoredGraph, width: int, height: int
 def seen_metrics(evidence, item_root: Path, width: int, height: int) -> dict:
     """The fields above for one graded attempt (ActiveObsMetrics' names)."""
     placed = placed_evidence(evidence, width, height)
-    views = seen_views(item_root)
+    views = seen_views(item_root, width)
     graph = load_graph(item_root)
     out: dict = {"evidence_view_observed": None, "evidence_in_graph": None}
     if placed is not None and views is not None:
-        out["evidence_view_observed"] = view_observed(placed[0], placed[1], views[0], width)
+        columns = view_span(placed[1], width).x0
+        out["evidence_view_observed"] = any(f == placed[0] and x0 in (None, columns) for f, x0 in views)
     if graph is not None:
         out["evidence_in_graph"] = in_graph(placed[0], placed[2], graph, width, height) if placed else False
         out |= {

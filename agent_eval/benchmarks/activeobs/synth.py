@@ -1,8 +1,6 @@
-"""Random but reproducible scenes: people with distinct looks wandering in their own sector of
-the 360° strip (so they never cross or hide each other), changing action every few seconds.
-
-One sector always straddles the 0°/360° seam, so seam handling is exercised by every sequence.
-"""
+"""Random but reproducible scenes: people with distinct looks wandering in their own sector of the 360° strip (so
+they never cross or hide each other), changing action every few seconds. One sector always straddles the 0°/360°
+seam, so seam handling is exercised by every sequence."""
 
 from __future__ import annotations
 

@@ -1,27 +1,7 @@
-"""The generator's validation pass (JRDB-AVR): a candidate question is kept only if it passes
-every rule, checked against the scene from the question's own parameters (item.meta), not
-from the proposer's choices.
-
-Rules, in the order they are checked (a removed candidate is counted under the first it fails):
-
-* anchor:   every person the question names resolves to exactly one person (look, look +
-            action at the anchor time, "the nearest to the left" by a clear margin), and a
-            unique_anchor look alone is not enough (the action is needed);
-* answer:   the stored answer equals the one re-derived from the scene;
-* evidence: the evidence track is the re-derived target, every listed box is that person's box
-            in the scene, the answered fact holds at every listed frame, and a question about
-            one moment lists that moment;
-* temporal: the answer depends on the time: for a question about a moment, the answer changes
-            when that moment moves by TEMPORAL_SHIFT_S (either way); for a question whose
-            answer is a time, each boundary it asks about is a visible change inside the video;
-* view:     not answerable from the default view (DEFAULT_VIEW_ANGLE): some person-moment the
-            answer needs is out of it;
-* hop:      chain and unique_anchor: skipping the hop gives another answer (the anchor's own
-            action, the right-hand neighbour's, or the action the question states at the anchor time);
-* unique:   the same question is not already in the dataset: the same text in the same sequence,
-            or, for a question about one moment, one of the same family about the same person
-            in the same action segment (repeat_keys).
-"""
+"""The generator's validation pass (JRDB-AVR): a candidate question is kept only if it passes every rule (RULES,
+in the order checked; what each removes: docs/kinds/activeobs.md, "The validation pass"), checked against the scene
+from the question's own parameters (item.meta), not from the proposer's choices. A removed candidate is counted
+under the first rule it fails."""
 
 from __future__ import annotations
 
@@ -106,11 +86,8 @@ def _chain_answer(scene: Scene, meta: dict, frame: int) -> tuple[int, Person] | 
 
 def _chain(scene: Scene, item: ActiveItem) -> Derived | str:
     meta, frame = item.meta, item.meta["frame"]
-    found = _chain_answer(scene, meta, frame)
-    if found is None:
-        return "anchor"
-    anchor = _one(scene, {"hat": meta["anchor_hat"]})
-    if anchor is None:
+    found, anchor = _chain_answer(scene, meta, frame), _one(scene, {"hat": meta["anchor_hat"]})
+    if found is None or anchor is None:
         return "anchor"
     right = min(
         (p for p in scene.people if p is not anchor),

@@ -1,26 +1,18 @@
-"""The agent's explicit memory (JRDB-AVR's world model): a graph of what it saw, every fact tied to
-an observation it obtained.
-
-An entity is a person or object in one observation (the observe tool's numbered views, or in tool
-mode none the attached panorama frames), with its box in that image; an attribute (appearance,
-action, state) and a relation (spatial, temporal, social: person to person) each cite the
-observation they were seen in. A write citing an observation the agent never obtained, or an entity
-it never wrote, is refused with a message saying what it can cite.
-
-The graph holds only what the agent wrote plus where its own observations were (frame, angle, time):
-nothing of the scene or the answer. Kept in `<item>/worldmodel/`: graph.json (the current graph),
-versions/NNNN.json (every version) and history.jsonl (every write, accepted or refused, with its
-time and the observation it cites).
+"""The agent's explicit memory (JRDB-AVR's world model; docs/kinds/activeobs.md): a graph of what it saw, every
+fact citing an observation it obtained (a numbered view, or in tool mode none an attached panorama frame). A write
+citing anything else is refused with a message saying what it can cite. The graph holds only what the agent wrote
+plus where its own observations were: nothing of the scene or the answer. Kept in `<item>/worldmodel/`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -50,6 +42,10 @@ class Sighting:
     frame: int
     angle: float | None
     time_s: float | None = None
+
+    def cited(self) -> dict:
+        """What a fact written from this observation records of it."""
+        return {"observation": self.number, "frame": self.frame}
 
     def describe(self) -> str:
         where = "the whole panorama" if self.angle is None else f"view at {self.angle:g}°"
@@ -139,7 +135,11 @@ class WorldGraph:
                 f"observation {observation!r} was never made: you have made no observation yet; call observe "
                 "first and cite the `observation` number it returns"
             )
-        return _never(observation, seen)
+        listed = "; ".join(f"{n}: {s.describe()}" for n, s in sorted(seen.items())[-12:])
+        raise GraphRefusal(
+            f"observation {observation!r} was never made: cite one of the observations you made ({listed}), "
+            "or call observe to look first"
+        )
 
     def _entity(self, entity) -> dict:
         found = next((e for e in self.entities if e["id"] == entity), None)
@@ -150,85 +150,59 @@ class WorldGraph:
 
     # -- writes
     def add_entity(self, observation, kind, label, bbox) -> dict:
-        return self._write("add_entity", self._new_entity, observation=observation, kind=kind, label=label, bbox=bbox)
+        with self._write("add_entity", observation=observation, kind=kind, label=label, bbox=bbox) as add:
+            kind, label, box = _choice(kind, "kind", ENTITY_KINDS), _text(label, "label"), _bbox(bbox)
+            seen = self._cite(observation)
+            entity = {"id": f"e{len(self.entities) + 1}", "kind": kind, "label": label, **seen.cited()}
+            return add(self.entities, {**entity, "angle": seen.angle, "time_s": seen.time_s, "bbox": box})
 
     def add_attribute(self, entity, observation, type, value) -> dict:  # noqa: A002 - the tool's own word
-        args = {"entity": entity, "observation": observation, "type": type, "value": value}
-        return self._write("add_attribute", self._new_attribute, **args)
+        with self._write("add_attribute", entity=entity, observation=observation, type=type, value=value) as add:
+            type_, value = _choice(type, "type", ATTRIBUTE_TYPES), _text(value, "value")
+            owner, seen = self._entity(entity), self._cite(observation)
+            attribute = {"id": f"a{len(self.attributes) + 1}", "entity": owner["id"], "type": type_, "value": value}
+            return add(self.attributes, {**attribute, **seen.cited()})
 
     def add_relation(self, subject, object, observation, type, predicate) -> dict:  # noqa: A002
         args = {"subject": subject, "object": object, "observation": observation, "type": type, "predicate": predicate}
-        return self._write("add_relation", self._new_relation, **args)
+        with self._write("add_relation", **args) as add:
+            type_, predicate = _choice(type, "type", RELATION_TYPES), _text(predicate, "predicate")
+            first, second = self._entity(subject), self._entity(object)
+            if first is second:
+                raise GraphRefusal("a relation joins two different entities (subject and object are the same)")
+            if type_ == "social" and not first["kind"] == second["kind"] == "person":
+                raise GraphRefusal("a social relation is between two persons; use spatial or temporal for objects")
+            seen = self._cite(observation)
+            relation = {"id": f"r{len(self.relations) + 1}", "type": type_, "subject": first["id"]}
+            return add(self.relations, {**relation, "predicate": predicate, "object": second["id"], **seen.cited()})
 
-    def _new_entity(self, observation, kind, label, bbox) -> tuple[str, dict]:
-        kind, label, box = _choice(kind, "kind", ENTITY_KINDS), _text(label, "label"), _bbox(bbox)
-        seen = self._cite(observation)
-        entity = {
-            "id": f"e{len(self.entities) + 1}",
-            "kind": kind,
-            "label": label,
-            "observation": seen.number,
-            "frame": seen.frame,
-            "angle": seen.angle,
-            "time_s": seen.time_s,
-            "bbox": box,
-        }
-        self.entities.append(entity)
-        return entity["id"], entity
-
-    def _new_attribute(self, entity, observation, type, value) -> tuple[str, dict]:  # noqa: A002
-        type_, value = _choice(type, "type", ATTRIBUTE_TYPES), _text(value, "value")
-        owner = self._entity(entity)
-        seen = self._cite(observation)
-        attribute = {
-            "id": f"a{len(self.attributes) + 1}",
-            "entity": owner["id"],
-            "type": type_,
-            "value": value,
-            "observation": seen.number,
-            "frame": seen.frame,
-        }
-        self.attributes.append(attribute)
-        return attribute["id"], attribute
-
-    def _new_relation(self, subject, object, observation, type, predicate) -> tuple[str, dict]:  # noqa: A002
-        type_, predicate = _choice(type, "type", RELATION_TYPES), _text(predicate, "predicate")
-        first, second = self._entity(subject), self._entity(object)
-        if first is second:
-            raise GraphRefusal("a relation joins two different entities (subject and object are the same)")
-        if type_ == "social" and not first["kind"] == second["kind"] == "person":
-            raise GraphRefusal("a social relation is between two persons; use spatial or temporal for objects")
-        seen = self._cite(observation)
-        relation = {
-            "id": f"r{len(self.relations) + 1}",
-            "type": type_,
-            "subject": first["id"],
-            "predicate": predicate,
-            "object": second["id"],
-            "observation": seen.number,
-            "frame": seen.frame,
-        }
-        self.relations.append(relation)
-        return relation["id"], relation
-
-    def _write(self, tool: str, apply: Callable[..., tuple[str, dict]], **args) -> dict:
+    @contextlib.contextmanager
+    def _write(self, tool: str, **args) -> Iterator[Callable[[list[dict], dict], dict]]:
+        """One write under the lock, logged in history.jsonl with its arguments: refused (a GraphRefusal, raised on),
+        or `add`ed: the record joins its list and the graph is saved as a new version."""
         with self._lock:
+            cited = args.get("observation")
             entry = {
-                "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-                "elapsed_s": round(time.monotonic() - self.started, 3),
+                **stamp(self.started),
                 "tool": tool,
                 "args": loggable(args),
-                "observation": args.get("observation") if _loggable_int(args.get("observation")) else None,
+                "observation": cited if isinstance(cited, int) and not isinstance(cited, bool) else None,
             }
+
+            def add(records: list[dict], record: dict) -> dict:
+                records.append(record)
+                self.version += 1
+                append_line(
+                    self.directory / HISTORY_FILE, {**entry, "ok": True, "id": record["id"], "version": self.version}
+                )
+                self._save()
+                return {"id": record["id"], "version": self.version, **{k: v for k, v in record.items() if k != "id"}}
+
             try:
-                new_id, written = apply(**args)
+                yield add
             except GraphRefusal as refusal:
                 append_line(self.directory / HISTORY_FILE, {**entry, "ok": False, "error": str(refusal)})
                 raise
-            self.version += 1
-            append_line(self.directory / HISTORY_FILE, {**entry, "ok": True, "id": new_id, "version": self.version})
-            self._save()
-            return {"id": new_id, "version": self.version, **{k: v for k, v in written.items() if k != "id"}}
 
     # -- reading
     def to_json(self) -> dict:
@@ -256,16 +230,12 @@ def _numbers(seen: dict) -> str:
     return f"{numbers[0]}-{numbers[-1]}" if numbers == list(range(numbers[0], numbers[-1] + 1)) else str(numbers)
 
 
-def _never(observation, seen: dict[int, Sighting]):
-    listed = "; ".join(f"{n}: {s.describe()}" for n, s in sorted(seen.items())[-12:])
-    raise GraphRefusal(
-        f"observation {observation!r} was never made: cite one of the observations you made ({listed}), "
-        "or call observe to look first"
-    )
-
-
-def _loggable_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def stamp(started: float) -> dict:
+    """When a logged call came: the time, and the seconds since `started` (a time.monotonic())."""
+    return {
+        "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "elapsed_s": round(time.monotonic() - started, 3),
+    }
 
 
 def loggable(value):
@@ -296,9 +266,6 @@ class StoredGraph:
     def refused(self) -> int:
         return sum(not h.get("ok") for h in self.history)
 
-    def to_json(self) -> dict:
-        return asdict(self)
-
 
 def load_graph(item_root: Path) -> StoredGraph | None:
     """The graph kept in `<item>/worldmodel/` (None when the item had no world model)."""
@@ -310,9 +277,7 @@ def load_graph(item_root: Path) -> StoredGraph | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         data = {}
-    return StoredGraph(
-        [e for e in data.get("entities", []) if isinstance(e, dict)],
-        [a for a in data.get("attributes", []) if isinstance(a, dict)],
-        [r for r in data.get("relations", []) if isinstance(r, dict)],
-        log_lines(folder / HISTORY_FILE),
+    entities, attributes, relations = (
+        [x for x in data.get(key, []) if isinstance(x, dict)] for key in ("entities", "attributes", "relations")
     )
+    return StoredGraph(entities, attributes, relations, log_lines(folder / HISTORY_FILE))

@@ -1,9 +1,7 @@
-"""The world-model tools (`get_graph`, `add_entity`, `add_attribute`, `add_relation`): an MCP server
-mounted on the harness's MCP host beside `observe`, one per item, over the item's WorldGraph
-(worldmodel.py). Outside the sandbox like observe: the graph's files are never in the agent's reach.
-
-The descriptions say what the tools are for, never how to answer a question.
-"""
+"""The world-model tools (`get_graph`, `add_entity`, `add_attribute`, `add_relation`): an MCP server mounted on the
+harness's MCP host beside `observe`, one per item, over the item's WorldGraph (worldmodel.py). Outside the sandbox
+like observe: the graph's files are never in the agent's reach. The descriptions say what the tools are for, never
+how to answer a question."""
 
 # No `from __future__ import annotations`: the tools' parameter descriptions are objects made per server (passive or
 # active), evaluated where each tool is defined.
@@ -15,7 +13,6 @@ from pydantic import Field
 
 from agent_eval.benchmarks.activeobs.worldmodel import GraphRefusal, WorldGraph
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
-from agent_eval.tools.mcp_http import McpHost, Mount
 
 SERVER_NAME = "worldmodel"
 TOOL_NAMES = ("get_graph", "add_entity", "add_attribute", "add_relation")
@@ -90,8 +87,3 @@ def build_server(graph: WorldGraph):
 
     functions = (get_graph, add_entity, add_attribute, add_relation)
     return fixed_tools_server(SERVER_NAME, [plain_tool(f, f.__name__, DESCRIPTIONS[f.__name__]) for f in functions])
-
-
-def world_model_server(graph: WorldGraph) -> Mount:
-    """The world-model MCP server of one item on the shared MCP host (a context manager: leaving unmounts it)."""
-    return McpHost.shared().mount(lambda: build_server(graph), name=SERVER_NAME)

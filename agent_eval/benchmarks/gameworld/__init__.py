@@ -2,24 +2,19 @@
 each task scored by GameWorld's own evaluator from the game's serialized state (window.gameAPI). The page runs in
 the shared browser host (agent_eval/browser) on a clock only the harness moves.
 
-benchmark.py      GameWorld: items are tasks (loader.py), the page host and the `game` tools per item, graded from
-                  the evaluator's last verdict
-evaluator.py      GameWorld's task evaluator (game_api_metric) as a pure module: score, best per episode, progress,
-                  success, reset on a failed terminal, stop reasons; the suite's success rate and mean progress
-catalog.py        GameWorld's catalog files (games, roles, controls; tasks and their evaluator settings), every bad
-                  value an error naming its file and line (yamlfile.py: YAML read with the line of every key)
-loader.py         a user's checkout and game library as a dataset: one item per task whose game is in the library
-actions.py        the computer-use actions and the semantic controls, checked against a role, compiled into timed inputs
-gameapi.py        window.gameAPI on the harness's clock: start (first frames before init: 2048's race), readiness,
-                  reset, state reads
+benchmark.py      GameWorld: items are tasks (loader.py), the page host and the `game` tools per item
+evaluator.py      GameWorld's task evaluator (game_api_metric) as a pure module; the suite's measures
+catalog.py        GameWorld's catalog files (games, roles, controls, tasks), every bad value an error at its line
+yamlfile.py       a YAML file read with the line of every key (the catalog's errors name it)
+loader.py         a user's checkout and game library as a dataset: one item per task whose game is installed
+actions.py        the computer-use actions and semantic controls, checked against a role, compiled into inputs
+gameapi.py        window.gameAPI on the harness's clock: start (2048's race), readiness, reset, state reads
 session.py        TaskSession: one task's steps as GameWorld's coordinator takes them, the evaluator, resets, replay
-records.py        what a task leaves in the item's folder (task.json, timeline.jsonl, result.json) and how it is read
-recheck.py        a task's verdicts evaluated again from the states its timeline kept (this evaluator or GameWorld's)
-screens.py        the screen archive (every screenshot, numbered) and the official protocol's python-mode window
-rung.py           the run's switches (protocol, interface, steps, real time, notes, context) and the tools they offer
-protocol.py       how turns go: the official protocol's decisions (two preceding steps shown), VISTA's continuous
-                  session with its hand-off; what each session is told
-profile.py        --profile vista: VISTA's GameWorld setting as run options, each with its file in VISTA's code
+records.py        what a task leaves in the item's folder (task.json, timeline.jsonl, result.json) and its reading
+recheck.py        a task's verdicts evaluated again from the states its timeline kept (ours or GameWorld's)
+rung.py           the run's switches (protocol, interface, steps, real time, notes, context) and their tools
+protocol.py       how turns go: the official protocol's decisions, VISTA's continuous session; what each is told
+profile.py        --profile vista: VISTA's GameWorld setting as run options
 game_server.py    the `game` MCP server: act or control; recall, inspect, read_pixels, history; notes
 vista_act.py      --act-schema vista: VISTA's act for one role (its schema, description, refusal of bad input)
 roles.py          --roles isolated: each role its own session, notes and events, taking turns one action each
@@ -28,6 +23,5 @@ measures.py       its own measures where a run is read (the suite's success rate
 hooks.py          how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)
 live.py           the game as it goes from its folder alone (watch, report --live) and its frames for a replay
 demo.py           the test game's known plays, as scripted-model scenarios for both protocols
-samples/          the project's own GameWorld-style test game (90_beacon: window.gameAPI) and its task files, in
-                  GameWorld's layout (what `sample-data --kind gameworld` writes)
+samples/          the project's own GameWorld-style test game (90_beacon) and its tasks, in GameWorld's layout
 """

@@ -1,21 +1,10 @@
-"""GameWorld's two action interfaces, checked against a role's controls and compiled into timed inputs.
-
-Computer use (GameWorld's computer-use agents; its env/action_executor.py): press_key, press_keys, click,
-click_hold, mouse_move, drag, scroll, type, wait. Keys are named as its executor names them (an alias such as
-`left` or `esc` becomes `ArrowLeft`, `Escape`; a single character is lower-cased) and must be among the role's
-allowed keys; mouse actions only where the role allows clicks. Its default durations: a key held for the key's
-own duration, else the role's hold (0.2 s); a click followed by the hold; typing spread over 1 s; a drag in 10
-steps. Semantic controls (its generalist agents; agents/harness/semantic_controls.py): a named control of the
-role, bound to one of those actions, its arguments merged in (a `cell` picked from the control's cell bindings).
-
-Where this differs from GameWorld's executor, on purpose (docs/kinds/gameworld.md): a role with no allowed keys
-has no keys (the executor would take any key; every such role's prompt offers only the mouse); `type` sends only
-allowed keys (the executor does not check); coordinates must lie on the screen and a duration be at most
-MAX_DURATION_S (the executor does not bound them); a click and a typed key are held for one frame, since on the
-harness's paused clock a press released in the same instant is never seen by a game that polls its keys.
-
-`compile_action` turns a checked action into inputs on the game's clock: ("key_down", key), ("key_up", key),
-("move", x, y), ("mouse_down", button), ("mouse_up", button), ("wheel", dx, dy), ("advance", ms)."""
+"""GameWorld's two action interfaces, checked against a role's controls and compiled into timed inputs: computer
+use (its env/action_executor.py: its actions, key aliases and defaults) and semantic controls (its
+agents/harness/semantic_controls.py: a role's named control bound to one of those actions, a `cell` picked from
+its cell bindings). Where this differs from its executor, on purpose (docs/kinds/gameworld.md's table): a role
+with no allowed keys has none; `type` sends only allowed keys; coordinates lie on the screen and durations are
+bounded; a click and a typed key are held one frame, since on the paused clock a press released in the same
+instant is never seen by a game that polls its keys."""
 
 from __future__ import annotations
 
@@ -33,48 +22,30 @@ TYPE_DURATION_S = 1.0
 DRAG_STEPS = 10
 FRAME_MS = 1000 / 60  # one animation frame: what a click or typed key is held for
 KEY_SPLIT = re.compile(r"[,+\s]+")
-KEY_ALIASES = {
-    "arrowleft": "ArrowLeft",
-    "left": "ArrowLeft",
-    "arrowright": "ArrowRight",
-    "right": "ArrowRight",
-    "arrowup": "ArrowUp",
-    "up": "ArrowUp",
-    "arrowdown": "ArrowDown",
-    "down": "ArrowDown",
-    "space": "Space",
-    "spacebar": "Space",
-    "enter": "Enter",
-    "return": "Enter",
-    "esc": "Escape",
-    "escape": "Escape",
-    "tab": "Tab",
-    "backspace": "Backspace",
-    "delete": "Delete",
-    "del": "Delete",
-    "shift": "Shift",
-    "shiftleft": "Shift",
-    "shiftright": "ShiftRight",
-    "control": "Control",
-    "ctrl": "Control",
-    "controlleft": "Control",
-    "controlright": "ControlRight",
-    "alt": "Alt",
-    "altleft": "Alt",
-    "altright": "AltRight",
-    "slash": "/",
-    "period": ".",
-    "comma": ",",
-    "quote": "'",
-    "apostrophe": "'",
-    "semicolon": ";",
-    "backslash": "\\",
-    "bracketleft": "[",
-    "bracketright": "]",
-    "minus": "-",
-    "equal": "=",
+KEY_NAMES = {  # each key as GameWorld's executor names it: the names it is also given (lower-cased)
+    "ArrowLeft": "arrowleft left",
+    "ArrowRight": "arrowright right",
+    "ArrowUp": "arrowup up",
+    "ArrowDown": "arrowdown down",
+    "Space": "space spacebar",
+    "Enter": "enter return",
+    "Escape": "esc escape",
+    "Tab": "tab",
+    "Backspace": "backspace",
+    "Delete": "delete del",
+    "Shift": "shift shiftleft",
+    "ShiftRight": "shiftright",
+    "Control": "control ctrl controlleft",
+    "ControlRight": "controlright",
+    "Alt": "alt altleft",
+    "AltRight": "altright",
 }
-Input = tuple  # ("advance", ms), ("key_down", key), ...: see the module's docstring
+PUNCTUATION = "slash period comma quote apostrophe semicolon backslash bracketleft bracketright minus equal"
+KEY_ALIASES = {alias: key for key, aliases in KEY_NAMES.items() for alias in aliases.split()}
+KEY_ALIASES |= dict(zip(PUNCTUATION.split(), "/.,'';\\[]-="))  # each name's character
+# an input on the game's clock: ("key_down", key), ("key_up", key), ("move", x, y), ("mouse_down", button),
+# ("mouse_up", button), ("wheel", dx, dy), ("advance", ms)
+Input = tuple
 
 
 class InvalidAction(ValueError):

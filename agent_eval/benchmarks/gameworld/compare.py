@@ -13,7 +13,7 @@ from typing import Any
 from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
-from agent_eval.benchmarks.games.comparison import Cells, GameTables
+from agent_eval.benchmarks.games.reading import Cells, GameTables
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics
 
 
@@ -32,7 +32,8 @@ def per_task(records) -> dict[str, dict[str, Any]]:
     }
 
 
-def build_tasks(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
+def compared(runs, letters: list[str], shared: list[str], n_resamples: int, seed: int) -> TasksComparison:
+    """The runs on the tasks every one played: the suite's two measures, each paired against the first run's."""
     tables = [per_task(run.records) for run in runs]
     ids = [i for i in shared if all(i in t for t in tables)]
     first = tables[0]
@@ -59,75 +60,26 @@ def build_tasks(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
         ],
     }
     tasks = [{"task": i, **{k: [t[i][k] for t in tables] for k in ("success", "progress", "steps")}} for i in ids]
-    return {"overall": row, "tasks": tasks}
-
-
-def compared(runs, letters: list[str], shared: list[str], n_resamples: int, seed: int) -> TasksComparison:
-    tasks = build_tasks(runs, shared, n_resamples, seed)
-    return TasksComparison(verdicts=task_verdicts(letters, tasks), tasks=tasks)
-
-
-def task_verdicts(letters: list[str], tasks: dict) -> list[str]:
-    row = tasks["overall"]
-    out = []
+    verdicts = []
     for j, letter in enumerate(letters[1:], start=1):
-        out.append(verdict(letter, row["success_vs_first"][j], "tasks succeeded", "succeeded"))
+        verdicts.append(verdict(letter, row["success_vs_first"][j], "tasks succeeded", "succeeded"))
         s = row["progress_vs_first"][j]
         sig = "significant" if s["p_value"] < ALPHA else "not significant"
         diff = "?" if s["diff"] is None else f"{s['diff']:+.3f}"
-        out.append(
+        verdicts.append(
             f"{letter} vs A, progress per task: {diff}, paired permutation p = {s['p_value']:.3g} "
             f"({'exact' if s['exact'] else 'Monte Carlo'}, {s['nonzero']} tasks differ): {sig} at α={ALPHA}"
         )
-    return out
+    return TasksComparison(verdicts=verdicts, tasks={"overall": row, "tasks": tasks})
 
 
 def _num(value, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def overall_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
-    row = _tasks(data)["overall"]
-    header = ["run", "tasks", "success rate", "mean progress", "p success", "p progress", "steps", "resets"]
-    body = []
-    for k, run in enumerate(data.runs):
-        tests = (
-            ["—", "—"]
-            if k == 0
-            else [f"{row['success_vs_first'][k]['p_value']:.3g}", f"{row['progress_vs_first'][k]['p_value']:.3g}"]
-        )
-        body.append(
-            [
-                run["letter"],
-                str(row["n"]),
-                _num(row["success_rate"][k]),
-                _num(row["mean_progress"][k]),
-                *tests,
-                _num(row["steps"][k], 0),
-                _num(row["resets"][k], 0),
-            ]
-        )
-    return header, body
-
-
-def task_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
-    header = ["task", "run", "success", "progress", "steps"]
-    body = [
-        [t["task"], run["letter"], _num(t["success"][k], 2), _num(t["progress"][k]), _num(t["steps"][k], 0)]
-        for t in _tasks(data)["tasks"]
-        for k, run in enumerate(data.runs)
-    ]
-    return header, body
-
-
-def _tasks(data: Comparison) -> dict[str, Any]:
-    assert isinstance(data.kind, TasksComparison)
-    return data.kind.tasks
-
-
 @dataclass
 class TasksComparison(GameTables):
-    """Success rate and mean progress per run, with their paired tests (build_tasks: "overall" and "tasks")."""
+    """Success rate and mean progress per run, with their paired tests ("overall"), and per task ("tasks")."""
 
     tasks: dict = field(default_factory=dict)
 
@@ -148,6 +100,32 @@ class TasksComparison(GameTables):
         return {"tasks": self.tasks}  # compare.json's "tasks": "overall" and per task
 
     def tables(self, data: Comparison) -> tuple[Cells, Cells]:
+        row = self.tasks["overall"]
+        header = ["run", "tasks", "success rate", "mean progress", "p success", "p progress", "steps", "resets"]
+        body = []
+        for k, run in enumerate(data.runs):
+            tests = (
+                ["—", "—"]
+                if k == 0
+                else [f"{row['success_vs_first'][k]['p_value']:.3g}", f"{row['progress_vs_first'][k]['p_value']:.3g}"]
+            )
+            body.append(
+                [
+                    run["letter"],
+                    str(row["n"]),
+                    _num(row["success_rate"][k]),
+                    _num(row["mean_progress"][k]),
+                    *tests,
+                    _num(row["steps"][k], 0),
+                    _num(row["resets"][k], 0),
+                ]
+            )
+        per = [
+            [t["task"], run["letter"], _num(t["success"][k], 2), _num(t["progress"][k]), _num(t["steps"][k], 0)]
+            for t in self.tasks["tasks"]
+            for k, run in enumerate(data.runs)
+        ]
         title = "GameWorld tasks: success rate and mean progress on the shared tasks"
         heading = "GameWorld (success: exact McNemar; progress: paired permutation):"
-        return Cells(title, heading, *overall_cells(data)), Cells("per task", "Per task:", *task_cells(data))
+        overall = Cells(title, heading, header, body)
+        return overall, Cells("per task", "Per task:", ["task", "run", "success", "progress", "steps"], per)

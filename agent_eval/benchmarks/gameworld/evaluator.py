@@ -1,24 +1,10 @@
 """GameWorld's task evaluator (`game_api_metric`, its env/task_evaluator.py), as a pure module: the same rules,
 written here (GameWorld carries no licence, so nothing of it is copied), checked rule by rule in
-tests/benchmarks/gameworld/test_evaluator.py against the reference's own statements.
-
-After each action the harness reads `window.gameAPI.getState()` and calls `evaluate`:
-
-- the score is `evaluator_config.score_field` (a dotted path into the state), or the sum of
-  `aggregate_score_fields`; a missing, null or non-numeric value is no score this step;
-- the best score is kept per episode (`score_best`, cleared by a reset) and over the whole task
-  (`score_run_best`, reported as `score`);
-- progress = clamp((best - start) / (target - start), 0, 1), or all-or-nothing when target <= start; the best
-  progress over the task is `progress`;
-- the target is reached when one episode's best reaches it (success), and stays reached;
-- a terminal state whose outcome is `fail` resets the game and goes on (`continue_on_fail`), unless the target
-  is reached, the step budget is spent, or another end field than `terminal.isTerminal` matched;
-- the stop reason is the first of STOP_REASONS that holds; the status the reference's order of verdicts.
-
-`TaskEvaluator` is that rule over a whole task as the reference's coordinator drives it: steps counted from 1,
-an evaluation that stops evaluated again as the final one, the episode's metrics cleared after a reset.
-`suite_summary` is its suite runner's report: success rate over every task run, mean progress over those that
-have one."""
+tests/benchmarks/test_gameworld_evaluator.py against the reference's own statements, and field by field against
+a checkout's own by scripts/gameworld_reference_check.py. docs/kinds/gameworld.md states the rules: the score from
+the state read after each action, the best per episode and over the task, progress towards the target, the reset
+after a failed terminal, the stop reason (STOP_REASONS, in the reference's order). `TaskEvaluator` is the rule over
+a whole task as the reference's coordinator drives it; `suite_summary` its suite runner's report."""
 
 from __future__ import annotations
 
@@ -59,14 +45,14 @@ class Evaluation:
 
     @property
     def progress(self) -> float | None:
-        return _as_float(self.metrics.get("progress"))
+        return as_float(self.metrics.get("progress"))
 
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _as_float(value: Any) -> float | None:
+def as_float(value: Any) -> float | None:
     return float(value) if _number(value) else None
 
 
@@ -122,13 +108,13 @@ def _score(state: dict | None, config: Mapping[str, Any], errors: list[str], iss
 
 def _keep_scores(metrics: dict[str, Any], score: float | None, start: float) -> float | None:
     """The episode's start, current and best score, and the task's best; returns the episode's best."""
-    episode_start = _as_float(metrics.get("score_start"))
+    episode_start = as_float(metrics.get("score_start"))
     metrics["score_start"] = start if episode_start is None else episode_start
     if score is None:
-        return _as_float(metrics.get("score_best"))
+        return as_float(metrics.get("score_best"))
     metrics["score_current"] = score
     for key in ("score_best", "score_run_best"):
-        earlier = _as_float(metrics.get(key))
+        earlier = as_float(metrics.get(key))
         metrics[key] = score if earlier is None else max(earlier, score)
     metrics["score"] = metrics["score_run_best"]
     return metrics["score_best"]
@@ -136,7 +122,7 @@ def _keep_scores(metrics: dict[str, Any], score: float | None, start: float) -> 
 
 def _keep_progress(metrics: dict[str, Any], target: float | None) -> bool:
     """This episode's progress, the task's best progress, and whether the target has been reached."""
-    start, best = _as_float(metrics.get("score_start")), _as_float(metrics.get("score_best"))
+    start, best = as_float(metrics.get("score_start")), as_float(metrics.get("score_best"))
     reached = bool(metrics.get("target_reached"))
     if target is None or start is None or best is None:
         metrics.pop("progress_current", None)
@@ -148,7 +134,7 @@ def _keep_progress(metrics: dict[str, Any], target: float | None) -> bool:
         current = 1.0 if best >= target else 0.0
     else:
         current = min(1.0, max(0.0, (best - start) / (target - start)))
-    earlier = _as_float(metrics.get("progress_best"))
+    earlier = as_float(metrics.get("progress_best"))
     metrics["progress_current"] = current
     metrics["progress_best"] = current if earlier is None else max(earlier, current)
     metrics["progress"] = metrics["progress_best"]
@@ -178,19 +164,14 @@ def _summary_of(issues: list[str], prefix: str) -> str:
 
 
 def evaluate(
-    rules: TaskRules,
-    state: Any,
-    step_index: int,
-    metrics: Mapping[str, Any] | None,
-    *,
-    finalized: bool = False,
+    rules: TaskRules, state: Any, step_index: int, metrics: Mapping[str, Any] | None, *, finalized: bool = False
 ) -> Evaluation:
     """One evaluation of the state read after step `step_index` (1-based), given the metrics so far."""
     config = rules.config if isinstance(rules.config, Mapping) else {}
     state = state if isinstance(state, dict) else None
     metrics = dict(metrics or {})
     start = float(rules.start_score) if _number(rules.start_score) else 0.0
-    target = _as_float(rules.target_score)
+    target = as_float(rules.target_score)
     if target is None:
         metrics.pop("task_target_score", None)
     else:

@@ -1,12 +1,8 @@
-"""The `game` MCP server of a GameWorld task: `act` (computer use) or `control` (semantic controls) in every mode;
-`recall`, `inspect`, `read_pixels` and `history` from mode image up; `read_notes` / `write_note` with --notes on.
-Served from the harness process for one item only: the page, its files and its screens stay outside the sandbox.
-
-The action tool's schema is the role's own: its action names, its keys (an enum), the mouse fields only where a
-role may click, `role` in a game of several roles (VISTA's protocol), `reasoning` in the official protocol (its
-memory keeps each step's reason). In the official protocol the memory tools reach only what the decision was
-shown (its screens and the two preceding steps). The crops, the grid and the pixel readout are the image tools'
-own (tools/imagetools)."""
+"""The `game` MCP server of a GameWorld task, served from the harness process (the page and its screens stay outside
+the sandbox): `act` or `control` in every mode; the looks from mode image up; the notes with --notes on. The action
+tool's schema is the role's own (its actions, its keys as an enum, the mouse fields only where it may click, `role`
+with several roles, `reasoning` in the official protocol, whose memory keeps each step's reason); in the official
+protocol the looks reach only what the decision was shown."""
 
 from __future__ import annotations
 
@@ -21,9 +17,10 @@ from pydantic import Field
 from agent_eval.benchmarks.games.browser import vista_play
 from agent_eval.benchmarks.games.frames import ArchivedPngs, NumberedArchive
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
-from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+from agent_eval.benchmarks.games.protocol import UNSEEN, ObservationGate
 from agent_eval.benchmarks.games.tools import (
+    MAX_RECALL,
+    FrameLooks,
     inspect_text,
     look_functions,
     note_tools,
@@ -76,8 +73,7 @@ FINAL_SCREEN, NO_ACTION = "Final game screen.", "No valid action was executed. F
 
 
 def vista_words(step, finished: bool) -> str:
-    """What VISTA says of a step: its screen, whether an action was executed, whether the task ended, how many
-    visual moments it archived (a failed episode's last screen before the reset, then the screen after)."""
+    """What VISTA says of a step; a failed episode's reset archives two moments (its last screen, then the next)."""
     text = NO_ACTION if step.action is None else FINAL_SCREEN
     if finished:
         text += " The task has ended."
@@ -86,8 +82,7 @@ def vista_words(step, finished: bool) -> str:
 
 
 def vista_event(session: TaskSession, number: int) -> Event:
-    """The task's n-th event as VISTA records it (the initial screen with the task's prompt, then one a step), from
-    the session's record (so a restored task has the same)."""
+    """The task's n-th event as VISTA records it (0: the start screen with the prompt), from the session's record."""
     if number == 0:
         return Event(None, session.item.task_def.prompt, True, ArchivedPngs(session.archive, (session.start_frame,)))
     step = session.steps[number - 1]
@@ -95,8 +90,8 @@ def vista_event(session: TaskSession, number: int) -> Event:
 
 
 def step_event(step, finished: bool, archive: NumberedArchive) -> Event:
-    """A step as VISTA's event: the call as it was given (an invalid one too: VISTA records every environment call;
-    a final reply's step none), its words, whether it was valid, its screens (read from the archive when looked at)."""
+    """A step as VISTA's event: the call as given (an invalid one too, as VISTA records every call; a final reply's
+    none), its words, whether it was valid, its screens."""
     tool = "control" if step.interface == "semantic" else "act"
     action = {"name": tool, "arguments": step.given} if step.interface != "none" else None
     frames = ArchivedPngs(archive, [f for f in (step.reset_frame, step.frame) if f is not None])
@@ -126,7 +121,7 @@ class GameTools:
         gate: ObservationGate | None = None,
     ):
         self.session = session
-        self.gate = gate  # --action-batches off: one action per observation (games/observation.py)
+        self.gate = gate  # --action-batches off: one action per observation (games/protocol.py)
         self.turns = turns  # --roles isolated: the role playing this turn, its notes and events (roles.py)
         self.rung = rung
         self.decisions = decisions
@@ -149,31 +144,14 @@ class GameTools:
             self.by_role = [VistaEvents(own[k], turns.notes[k], saving) for k in range(turns.roles)]
             self.vista = self.by_role[turns.playing]
 
-    # -- what this decision may look at
-
-    def visible(self) -> list[int] | None:
-        """The screens within reach: this decision's (official), or None: every screen so far (vista)."""
-        return self.decisions.shown() if self.decisions is not None else None
-
     def within(self, numbers: list[int]) -> list[int]:
         """The frames asked for, refused unless this decision may look at them (official: its own screens)."""
-        reach = self.visible()
+        reach = self.decisions.shown() if self.decisions is not None else None
         outside = [n for n in numbers if reach is not None and n not in reach]
         if outside:
             shown = ", ".join(map(str, reach or []))
             raise StepRefused(f"screen {outside[0]!r} is not one this decision was shown (its screens: {shown})")
         return numbers
-
-    # -- acting
-
-    def role_playing(self) -> int:
-        """The role whose session this is: a game of one role its only one. VISTA's act schema is one role's, so a
-        game of several needs --roles isolated."""
-        if self.turns is not None:
-            return self.turns.playing
-        if len(self.session.roles) > 1:
-            raise StepRefused("VISTA's act schema is one role's: a game of several roles needs --roles isolated")
-        return 0
 
     def act(self, role: int | None, given: dict, reasoning: str | None, interface: str | None = None) -> Any:
         """One step (a list, or VISTA's answer); interface: the session's (ours), or vista (VISTA's act)."""
@@ -345,32 +323,46 @@ def _memory_functions(tools: GameTools) -> list[Callable[..., Any]]:
     return [recall, tools.inspect, tools.read_pixels, history]
 
 
-def _act_description(tools: GameTools) -> tuple[str, dict]:
-    """The action tool's description and its schema's enums, from the roles' controls."""
+def _act_schema(tools: GameTools) -> tuple[str, dict, set[str]]:
+    """The action tool's description, its schema's enums and the fields it leaves out, from the roles' controls."""
     session, rung = tools.session, tools.rung
     roles = session.roles
-    multi = len(roles) > 1 and rung.protocol == "vista"
+    keys = list(dict.fromkeys(k for r in roles for k in allowed_keys(r.controls)))
+    clicks = any(r.controls.allow_clicks for r in roles)
+    typed = any(len(k) == 1 for k in keys)  # typed text is single keys
+    drop = {"role"} if len(roles) == 1 or rung.protocol == "official" else set()
+    if rung.protocol == "vista":
+        drop.add("reasoning")
+    if not clicks:
+        drop |= {"x", "y", "button", "x1", "y1", "x2", "y2", "steps", "delta_x", "delta_y", "from_x", "from_y"}
+    if not keys:
+        drop |= {"key", "keys"}
+    if not typed:
+        drop |= {"text", "press_enter"}
     who = (
         "Roles: " + "; ".join(f"{n} ({r.name})" for n, r in enumerate(roles)) + ". Give `role`."
-        if multi
+        if len(roles) > 1 and rung.protocol == "vista"
         else f"This decision plays role {tools.decisions.role} ({roles[tools.decisions.role].name})."
         if tools.decisions is not None and len(roles) > 1
         else ""
     )
     answer = ANSWERS["untold" if rung.protocol == "vista" and not rung.tell_steps else rung.protocol]
     if rung.interface == "semantic":
+        bindings = [c.binding for r in roles for c in r.semantic_controls]
+        if not any(b.get("cell_param") for b in bindings):
+            drop.add("cell")
+        if not any(b.get("action") == "type" for b in bindings):
+            drop.add("text")
         listed = "; ".join(
             f"{'role ' + str(n) + ' ' if len(roles) > 1 else ''}`{c.id}`: {c.description.strip()}"
             for n, r in enumerate(roles)
             for c in r.semantic_controls
         )
         names = sorted({c.id for r in roles for c in r.semantic_controls})
-        return CONTROL.format(roles=who, controls=listed, answer=answer), {"name": names}
-    keys = list(dict.fromkeys(k for r in roles for k in allowed_keys(r.controls)))
-    clicks = any(r.controls.allow_clicks for r in roles)
+        return CONTROL.format(roles=who, controls=listed, answer=answer), {"name": names}, drop
     actions = [a for a in COMPUTER_USE if clicks or a not in MOUSE_ACTIONS]
     actions = [a for a in actions if keys or a not in ("press_key", "press_keys")]
-    actions = [a for a in actions if a != "type" or any(len(k) == 1 for k in keys)]  # typed text is single keys
+    actions = [a for a in actions if a != "type" or typed]
     hold = (
         ", ".join(f"{r.name} {r.controls.hold_duration:g} s" for r in roles)
         if len(roles) > 1
@@ -390,44 +382,13 @@ def _act_description(tools: GameTools) -> tuple[str, dict]:
     enums: dict[str, list] = {"action": actions, "button": list(MOUSE_BUTTONS)}
     if keys:
         enums["key"] = keys
-    return text, enums
-
-
-def _schema(tool: Tool, enums: dict, drop: set[str]) -> dict:
-    schema = plain_schema(tool.parameters)
-    properties = schema.get("properties", {})
-    for name in drop:
-        properties.pop(name, None)
-    for name, values in enums.items():
-        if name in properties:
-            properties[name]["enum"] = values
-    if "keys" in properties and "key" in enums:
-        properties["keys"]["items"] = {"type": "string", "enum": enums["key"]}
-    return schema
+    return text, enums, drop
 
 
 def build_server(tools: GameTools, mode: str) -> MCPServer:
     """The game tools of this mode and rung over one item's session."""
     rung, session = tools.rung, tools.session
-    act_text, enums = _act_description(tools)
-    drop = set()
-    if len(session.roles) == 1 or rung.protocol == "official":
-        drop.add("role")
-    if rung.protocol == "vista":
-        drop.add("reasoning")
-    if not any(r.controls.allow_clicks for r in session.roles):
-        drop |= {"x", "y", "button", "x1", "y1", "x2", "y2", "steps", "delta_x", "delta_y", "from_x", "from_y"}
-    keys = [k for r in session.roles for k in allowed_keys(r.controls)]
-    if not keys:
-        drop |= {"key", "keys"}
-    if not any(len(k) == 1 for k in keys):
-        drop |= {"text", "press_enter"}
-    if rung.interface == "semantic":
-        bindings = [c.binding for r in session.roles for c in r.semantic_controls]
-        if not any(b.get("cell_param") for b in bindings):
-            drop.add("cell")
-        if not any(b.get("action") == "type" for b in bindings):
-            drop.add("text")
+    act_text, enums, drop = _act_schema(tools)
     texts = (RECALL, inspect_text("screen"), read_pixels_text("screen", "task"), HISTORY)
     functions = {
         "act": (_act_function(tools), act_text),
@@ -437,12 +398,24 @@ def build_server(tools: GameTools, mode: str) -> MCPServer:
     }
     names = rung.tools(mode, tools.codex)
     made = vista_play.task_tools(tools.vista, names, tools.handoff) if tools.vista is not None else {}
-    if rung.act_schema == "vista":
-        made["act"] = _vista_act(tools, tools.role_playing())
+    if rung.act_schema == "vista":  # one role's schema: a game of several plays with --roles isolated (turns_for)
+        made["act"] = _vista_act(tools, tools.turns.playing if tools.turns is not None else 0)
     if tools.turns is not None:
         return _by_role(tools, names, made)
 
     def schema(name: str, tool: Tool) -> dict:
-        return _schema(tool, enums, drop) if name == rung.act_tool else plain_schema(tool.parameters)
+        """The action tool's schema narrowed to the roles' controls; the others' as they are."""
+        schema = plain_schema(tool.parameters)
+        if name != rung.act_tool:
+            return schema
+        properties = schema.get("properties", {})
+        for field in drop:
+            properties.pop(field, None)
+        for field, values in enums.items():
+            if field in properties:
+                properties[field]["enum"] = values
+        if "keys" in properties and "key" in enums:
+            properties["keys"]["items"] = {"type": "string", "enum": enums["key"]}
+        return schema
 
     return served(functions, names, made, schema)

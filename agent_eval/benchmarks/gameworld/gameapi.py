@@ -1,12 +1,8 @@
-"""A GameWorld page's `window.gameAPI` driven on the harness's clock: the page is started, initialised and reset as
-GameWorld's runtime does it (env/browser_manager.py, env/game_state_tracker.py), with its waits counted in game time.
-
-GameWorld opens the page, calls `gameAPI.init({})` at once, then polls `getState()` every 0.3 s until the game is
-actionable (`is_actionable`, else a status of ready or playing), for up to 60 s, and waits 0.1 s more. Here the
-clock only runs when the harness advances it, so one change is needed: a page whose game is made in its first
-animation frame (GameWorld's 2048) gives a different start board when init runs before that frame, a race of the
-game's own. `start` therefore runs the page's frames until `getState()` no longer says `loading` (and two frames
-more) before it calls init: the same start every time."""
+"""A GameWorld page's `window.gameAPI` driven on the harness's clock: started, initialised and reset as GameWorld's
+runtime does it (env/browser_manager.py, env/game_state_tracker.py: init at once, then getState() polled every
+0.3 s until actionable, 60 s at most, then 0.1 s more), its waits counted in game time. One change: a page whose
+game is made in its first animation frame (GameWorld's 2048) gives another start board when init runs before that
+frame, so `start` runs the page's frames until getState() stops saying `loading` (and two more) before init."""
 
 from __future__ import annotations
 
@@ -38,6 +34,15 @@ START_CALL = """(() => {{
     (error) => {{ window.__agentEvalCall = {{done: true, error: String(error && error.stack || error)}}; }});
 }})()"""
 CALL_STATE = "window.__agentEvalCall || null"
+# a compiled input's kind (actions.py) -> the host's op and its arguments' names
+HOST_OPS = {
+    "key_down": ("key_down", "key"),
+    "key_up": ("key_up", "key"),
+    "move": ("mouse_move", "x", "y"),
+    "mouse_down": ("mouse_down", "button"),
+    "mouse_up": ("mouse_up", "button"),
+    "wheel": ("wheel", "dx", "dy"),
+}
 
 
 class GamePage(Protocol):
@@ -56,39 +61,34 @@ class GameApiError(RuntimeError):
 def host_steps(inputs: list[Input]) -> list[dict]:
     """Compiled inputs (actions.py) as the host's steps."""
     out: list[dict] = []
-    for step in inputs:
-        kind = step[0]
+    for kind, *values in inputs:
         if kind == "advance":
-            if step[1] > 0:
-                out.append({"op": "advance", "ms": float(step[1])})
-        elif kind in ("key_down", "key_up"):
-            out.append({"op": kind, "key": step[1]})
-        elif kind == "move":
-            out.append({"op": "mouse_move", "x": step[1], "y": step[2]})
-        elif kind in ("mouse_down", "mouse_up"):
-            out.append({"op": kind, "button": step[1]})
-        elif kind == "wheel":
-            out.append({"op": "wheel", "dx": step[1], "dy": step[2]})
+            if values[0] > 0:
+                out.append({"op": "advance", "ms": float(values[0])})
+        elif kind in HOST_OPS:
+            op, *names = HOST_OPS[kind]
+            out.append({"op": op, **dict(zip(names, values))})
         else:
-            raise ValueError(f"unknown input {step!r}")
+            raise ValueError(f"unknown input {(kind, *values)!r}")
     return out
-
-
-def advance(page: GamePage, ms: float) -> None:
-    page.run([{"op": "advance", "ms": ms}])
 
 
 def evaluate(page: GamePage, js: str):
     return page.run([{"op": "eval", "js": js}])[0]
 
 
-def read_state(page: GamePage) -> dict | None:
+def as_state(value) -> dict | None:
     """getState() as GameWorld's tracker reads it: a mapping, or None (no gameAPI, or it failed)."""
+    return value if isinstance(value, dict) else None
+
+
+def read_state(page: GamePage) -> dict | None:
     return as_state(evaluate(page, GET_STATE))
 
 
-def as_state(value) -> dict | None:
-    return value if isinstance(value, dict) else None
+def state_after(page: GamePage, ms: float) -> dict | None:
+    """The state once the page's clock has run `ms` more."""
+    return as_state(page.run([{"op": "advance", "ms": ms}, {"op": "eval", "js": GET_STATE}])[1])
 
 
 def is_ready(state: dict | None) -> bool:
@@ -125,14 +125,14 @@ def wait_until_ready(page: GamePage, stage: str) -> dict:
     state = read_state(page)
     while True:
         if is_ready(state):
-            advance(page, AFTER_READY_MS)
+            page.run([{"op": "advance", "ms": AFTER_READY_MS}])
             return state or {}
         if waited >= READY_LIMIT_MS:
             shown = json.dumps({k: (state or {}).get(k) for k in ("status", "is_actionable")})
             raise GameApiError(
                 f"the game was not actionable within {READY_LIMIT_MS / 1000:g} s after {stage} ({shown})"
             )
-        state = as_state(page.run([{"op": "advance", "ms": READY_POLL_MS}, {"op": "eval", "js": GET_STATE}])[1])
+        state = state_after(page, READY_POLL_MS)
         waited += READY_POLL_MS
 
 
@@ -145,9 +145,9 @@ def start(page: GamePage) -> dict:
             if not evaluate(page, HAS_API):
                 raise GameApiError("the page defines no window.gameAPI (is this a GameWorld game?)")
             break  # still loading: init is what GameWorld calls next anyway
-        state = as_state(page.run([{"op": "advance", "ms": FRAME_MS}, {"op": "eval", "js": GET_STATE}])[1])
+        state = state_after(page, FRAME_MS)
         waited += FRAME_MS
-    advance(page, SETTLE_FRAMES * FRAME_MS)
+    page.run([{"op": "advance", "ms": SETTLE_FRAMES * FRAME_MS}])
     call(page, "init")
     return wait_until_ready(page, "init")
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic.dataclasses import dataclass
 
+from agent_eval.analysis.measures import graded
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.base import BenchmarkGrade, KindMetrics
 from agent_eval.benchmarks.gameworld import evaluator
@@ -99,9 +101,9 @@ def rollup_tasks(metrics: list[TaskMetrics]) -> dict:
     }
 
 
-def rollup_records(records: list) -> dict:
-    """rollup.json's part: the suite's measures over the graded records."""
-    return rollup_tasks([TaskMetrics.of(r) for r in records if r.status in ("ok", "no_answer")])
+def rollup_records(records: Sequence) -> dict:
+    """rollup.json's part (and show's, report's, the measures'): the suite's measures over the graded records."""
+    return rollup_tasks([TaskMetrics.of(r) for r in graded(records)])
 
 
 def rules_hash() -> str:

@@ -45,9 +45,7 @@ class TaskItem:
     def category(self) -> str:
         return self.game.id
 
-    @property
-    def answer(self) -> str:
-        return "success"
+    answer = "success"  # what a task's record is graded against (grading.py)
 
     def describe(self) -> dict:
         return {

@@ -6,13 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_eval.analysis.measures import GRADED, NONE, KindMeasure, graded
-from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_tasks
+from agent_eval.analysis.measures import GRADED, NONE, KindMeasure
+from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_records
 from agent_eval.datamodel.records import ItemRecord
-
-
-def _suite(records: Sequence[ItemRecord]) -> dict:
-    return rollup_tasks([TaskMetrics.of(r) for r in graded(records)])
 
 
 def _succeeded(record: ItemRecord) -> str:
@@ -24,7 +20,7 @@ def _succeeded(record: ItemRecord) -> str:
 
 
 def _success_rate(records: Sequence[ItemRecord]) -> str:
-    suite = _suite(records)
+    suite = rollup_records(records)
     return NONE if not suite["tasks"] else f"{suite['success_rate']:.1%}"
 
 
@@ -34,7 +30,7 @@ def _progress(record: ItemRecord) -> str:
 
 
 def _mean_progress(records: Sequence[ItemRecord]) -> str:
-    mean = _suite(records)["mean_progress"]
+    mean = rollup_records(records)["mean_progress"]
     return NONE if mean is None else f"{mean:.3f}"
 
 

@@ -1,14 +1,9 @@
-"""How turns go, by protocol (rung.py), and what each agent session is told.
-
-The official protocol is GameWorld's computer-use baseline (agents/harness/memory.py: two rounds kept, each the
-round's screenshot, reasoning and action): every decision is a fresh CLI session given the task, the role's two
-preceding steps (the screens they were decided on, their actions and reasons) and the current screen; it calls the
-action tool once and ends. A decision that ends without a call is GameWorld's "No function call parsed": a step
-with nothing sent. In a game of several roles the decisions take the roles in turn, as VISTA's driver does.
-
-VISTA's protocol is one continuous session that acts one step per call and sees each screen as the call's answer;
-every screen stays within reach (recall), the notes and the hand-off at a context size (games/handoff.py) as for
-the other game kinds."""
+"""How turns go, by protocol (rung.py), and what each agent session is told. The official protocol is GameWorld's
+computer-use baseline (agents/harness/memory.py: two rounds kept): every decision a fresh CLI session shown the
+task, the role's two preceding steps and the current screen, calling the action tool once (none: GameWorld's "No
+function call parsed", a step with nothing sent); with several roles the decisions take them in turn, as VISTA's
+driver does. VISTA's protocol is one continuous session, a step a call, with the notes and the hand-off at a context
+size (games/handoff.py) as for the other game kinds."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from agent_eval.benchmarks.gameworld.evaluator import TaskEvaluator, TaskRules
+from agent_eval.benchmarks.gameworld.evaluator import TaskEvaluator, TaskRules, as_float
 from agent_eval.benchmarks.gameworld.records import Step, read_record, read_steps
 
 VERDICT = ("status", "stop_reason", "should_stop", "should_reset")  # and the progress, compared as a number
@@ -47,7 +47,9 @@ def recheck(task: str, steps: list[Step], evaluator: TaskEvaluator) -> Recheck:
             continue
         result = evaluator.after_step(step.state)
         out.verdicts += 1
-        again = {key: getattr(result, key) for key in VERDICT} | {"progress": _progress(result.metrics)}
+        again = {key: getattr(result, key) for key in VERDICT} | {
+            "progress": as_float((result.metrics or {}).get("progress"))
+        }
         recorded = {key: step.evaluation.get(key) for key in (*VERDICT, "progress")}
         differ = [f"{key} {again[key]!r}, recorded {recorded[key]!r}" for key in again if again[key] != recorded[key]]
         if differ:
@@ -65,8 +67,3 @@ def recheck_folder(
     record, steps = kept_steps(directory)
     rules = replace(rules, max_steps=record.get("max_steps", rules.max_steps))
     return recheck(str(record.get("task")), steps, make(rules))
-
-
-def _progress(metrics) -> float | None:
-    value = (metrics or {}).get("progress")
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

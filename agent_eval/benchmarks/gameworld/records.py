@@ -1,15 +1,7 @@
-"""What a GameWorld task leaves in its item's folder, and how it is read back:
-
-<item>/game/task.json         which task: id, game, the game folder's hash, URL, seed, viewport, the start screen's hash
-<item>/game/timeline.jsonl    one line per step (every act call, and each official decision that made none):
-                              role, the action as given and as executed (or why nothing was sent), the game's
-                              state as getState() gave it and the evaluator's verdict on it (never shown to the
-                              agent: a verdict can be checked again from the state, recheck.py), the screens it
-                              produced and their hashes, the game clock; written and synced before the agent gets
-                              its answer
-<item>/game/frames/NNNN.png   every screen (screens.py)
-<item>/game/restores.jsonl    each time the task was replayed after the harness was killed
-<item>/game/result.json       the end: the final evaluation (status, progress, stop reason, metrics), or the error"""
+"""What a GameWorld task leaves in its item's folder `<item>/game/` (docs/kinds/gameworld.md, "What is kept"), and
+how it is read back: task.json (which task, the game folder's hash, the start screen's hash), timeline.jsonl (a
+line a step, written and synced before the agent gets its answer; its state kept so a verdict can be checked
+again, recheck.py), frames/NNNN.png, restores.jsonl, result.json (the final evaluation, or the error)."""
 
 from __future__ import annotations
 
@@ -17,8 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_json, write_json
-from agent_eval.benchmarks.games.timeline import read_entries
+from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_entries, read_json, write_json
 from agent_eval.datamodel.ondisk import dump, split_known
 
 TASK_RECORD = "task.json"

@@ -5,17 +5,16 @@ evenly spaced, plus every step where the game was reset and the last. Layout: te
 
 from __future__ import annotations
 
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.analysis.measures import GRADED
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.games.reading import sampled
-from agent_eval.benchmarks.games.timeline import read_timeline
-from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_tasks
+from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_records
 from agent_eval.benchmarks.gameworld.records import read_end
 from agent_eval.benchmarks.gameworld.show import action_words
 from agent_eval.benchmarks.notes import versions, where_words
 
 MAX_SHOTS = 60
-GRADED = ("ok", "no_answer")
 
 
 def filmstrip(timeline: list[dict], start_frame: int | None, embed) -> tuple[list[dict], int]:
@@ -72,7 +71,7 @@ def game_item(run, record, images, embed) -> dict:
 
 
 def game_summary(records) -> dict:
-    rollup = rollup_tasks([TaskMetrics.of(r) for r in records if r.status in GRADED])
+    rollup = rollup_records(records)
     rollup["errors_harness"] = sum(r.status not in GRADED for r in records)
     rollup["runs"] = len(records)
     rollup["rate_text"] = f"{rollup['successes']}/{len(records)}"

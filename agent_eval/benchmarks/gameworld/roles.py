@@ -1,29 +1,13 @@
 """`--roles isolated`: a game of several roles played as VISTA plays it (joshhhhhan/VISTA, MIT; stored copy
 agent-memory-atlas-archive/joshhhhhan--VISTA at c97c354: src/vista/benchmarks/gameworld/run.py play_loop,
-engine.py PaperDriver, session.py RoleSession, profiles.py SessionPolicy; core/runtime.py, core/support.py).
-
-- Each role has a context of its own: an agent session of its own (its CLI session continued at each of its
-  turns, `Continuation.context` "role-N"), its own system prompt (the task's objective for that role: the rules,
-  the task's prompt, "Role N: name" with its sections; computer_use.py objective), its own `act` (its keys,
-  vista_act.py), its own notes (role-N/notes) and its own events for the looks and history: event 0 the start
-  screen with the task's prompt, then the screen it is shown as each turn begins (when another role changed it)
-  and each of its steps.
-- The roles take turns, role 0 first, one step each (PaperDriver: the role cursor moves after every step, an invalid
-  one too): a turn is one action. The session is stopped as its action's result reaches the model (VISTA's
-  `decision_complete` boundary interrupts its CLI: ItemSetup.turn_over), and a call after the action in the same
-  turn is refused in VISTA's words. A turn that ends in a final reply is a step with nothing sent (RoleSession.submit,
-  `final_answers`), or, with --final-answer ends, the task's end.
-- Each turn begins with "Game screen:" and the current screen (play_loop: the initial and step phases' words);
-  the role's session is continued there, or started at its first turn.
-- What is scored is GameWorld's: its evaluator reads the first role's steps (session.py), the budget per role.
-
-- A hand-off is each role's (--context handoff:N or handoff:cli, VISTA's compaction by checkpoint): when a role's
-  context passes the point during its turn, its session is continued once more, told VISTA's checkpoint words
-  (Codex: "Save the compact checkpoint before continuing.", profiles.py PromptBundle checkpoint, with its
-  save_compact_checkpoint; Claude Code: its WORKING.md checkpoint prompt, claude/mcp_host.py) with the notes tools
-  only (act answered "Only memory tools are available during checkpointing.", core/runtime.py); at its next turn
-  a fresh session of that role goes on, told VISTA's recovery words, its notes and the current screen. Not the
-  --session-images cap: VISTA's act is not capped in a session of one role either (game_server.py)."""
+engine.py PaperDriver, session.py RoleSession, profiles.py SessionPolicy; core/runtime.py, core/support.py);
+docs/kinds/gameworld.md's table says it row by row. Each role has its own CLI session (continued at each of its
+turns, `Continuation.context` "role-N"), objective, `act`, notes and events (event 0 the start screen, then the
+screen each of its turns began on and its own steps). The roles take turns from role 0, one step each (an invalid
+one too): the session is stopped as its action's result reaches the model (ItemSetup.turn_over). A hand-off is each
+role's: its session is continued once more with VISTA's checkpoint words and the notes tools only, and its next
+turn is a fresh session told VISTA's recovery words. Not the --session-images cap: VISTA's act is not capped in a
+session of one role either (game_server.py)."""
 
 from __future__ import annotations
 
@@ -35,7 +19,6 @@ from agent_eval.benchmarks.games.frames import ArchivedPngs
 from agent_eval.benchmarks.games.handoff import CHECKPOINT, HandoffState, handoff_request
 from agent_eval.benchmarks.games.served import Served
 from agent_eval.benchmarks.games.vista.events import Event
-from agent_eval.benchmarks.gameworld.catalog import GameDef
 from agent_eval.benchmarks.gameworld.protocol import RECOVERY_WORDS, SCREEN_WORDS, vista_continuation, vista_objective
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
 from agent_eval.benchmarks.gameworld.session import TaskSession
@@ -122,7 +105,7 @@ class RoleEvents:
         return events
 
 
-def next_turn(turns: RoleTurns, redirects: bool, words: str, game: GameDef, task_prompt: str):
+def next_turn(turns: RoleTurns, redirects: bool):
     """ItemSetup.next_session under isolated roles: the session that just ended was the playing role's turn (or its
     checkpoint)."""
 
@@ -134,7 +117,7 @@ def next_turn(turns: RoleTurns, redirects: bool, words: str, game: GameDef, task
         if turns.checkpointing:  # its notes saved: its next turn is a fresh session's
             turns.checkpointing, turns.fresh[role] = False, True
         elif ran_out_of_context:  # the same role goes on in a fresh session, told VISTA's recovery words
-            return recovered(turns, role, game, task_prompt, "hand-off: the CLI ran out of context")
+            return recovered(turns, role, "hand-off: the CLI ran out of context")
         elif not turns.acted:  # a final reply: a step with nothing sent (VISTA), or the task's end (ours)
             if not redirects:
                 return None
@@ -143,7 +126,7 @@ def next_turn(turns: RoleTurns, redirects: bool, words: str, game: GameDef, task
                 return None
         if handoff is not None and handoff.stop_now() is not None:  # its context passed the point this turn
             turns.checkpointing, turns.acted = True, False
-            going_on = turn_of(turns, role, turns.checkpoint_words, game, task_prompt)
+            going_on = turn_of(turns, role, turns.checkpoint_words)
             going_on.images = going_on.note_images = []
             going_on.reason = f"checkpoint of role {role}: {handoff.reason}"
             return going_on
@@ -153,29 +136,31 @@ def next_turn(turns: RoleTurns, redirects: bool, words: str, game: GameDef, task
             assert turns.handoffs is not None
             reason = turns.handoffs[role].next_reason(False) or "hand-off"
             turns.handoffs[role].begin()
-            return recovered(turns, role, game, task_prompt, f"{reason} (role {role})")
-        return turn_of(turns, role, words, game, task_prompt)
+            return recovered(turns, role, f"{reason} (role {role})")
+        return turn_of(turns, role, SCREEN_WORDS)
 
     return go_on
 
 
-def recovered(turns: RoleTurns, role: int, game: GameDef, task_prompt: str, reason: str) -> Continuation:
-    """A fresh session of the role, told VISTA's recovery words, its notes and the current screen."""
-    going_on = vista_continuation(turns.session, "", turns.notes[role], reason, words=True)
+def as_role(turns: RoleTurns, role: int, going_on: Continuation) -> Continuation:
+    """A continuation in the role's own context, with its own objective."""
+    item = turns.session.item
     going_on.context = context(role)
-    going_on.system_fields = {"objective": vista_objective(game, task_prompt, role)}
+    going_on.system_fields = {"objective": vista_objective(item.game, item.task_def.prompt, role)}
     return going_on
 
 
-def turn_of(
-    turns: RoleTurns, role: int, words: str, game: GameDef, task_prompt: str, fresh: bool = False
-) -> Continuation:
-    """A role's turn: its session continued with the words and the current screen, or begun with them."""
+def recovered(turns: RoleTurns, role: int, reason: str) -> Continuation:
+    """A fresh session of the role, told VISTA's recovery words, its notes and the current screen."""
+    return as_role(turns, role, vista_continuation(turns.session, "", turns.notes[role], reason, words=True))
+
+
+def turn_of(turns: RoleTurns, role: int, words: str) -> Continuation:
+    """A role's turn: its session continued with the words and the current screen."""
     screen = [turns.session.archive.path(turns.session.last_frame())]
-    going_on = Continuation(note=words, prompt=words, images=screen, reason=f"turn of role {role}", resume=not fresh)
-    going_on.context, going_on.note_images = context(role), screen
-    going_on.system_fields = {"objective": vista_objective(game, task_prompt, role)}
-    return going_on
+    going_on = Continuation(note=words, prompt=words, images=screen, reason=f"turn of role {role}", resume=True)
+    going_on.note_images = screen
+    return as_role(turns, role, going_on)
 
 
 def turns_for(session: TaskSession, rung: Rung, item_root: Path, codex: bool = False) -> RoleTurns | None:
@@ -196,10 +181,9 @@ def turns_for(session: TaskSession, rung: Rung, item_root: Path, codex: bool = F
 def isolated_setup(turns: RoleTurns, rung: Rung, first_words: str, served: Served, readonly: list) -> ItemSetup:
     """The item's sessions under isolated roles: the playing role's first, then one a turn (next_turn)."""
     session, playing = turns.session, turns.playing
-    game, task_prompt = session.item.game, session.item.task_def.prompt
     restored = None
     if session.steps:  # the harness restarted: the role on turn goes on, told VISTA's recovery words
-        restored = turn_of(turns, playing, f"{RECOVERY_WORDS}\n\n{SCREEN_WORDS}", game, task_prompt)
+        restored = turn_of(turns, playing, f"{RECOVERY_WORDS}\n\n{SCREEN_WORDS}")
         restored.images = restored.note_images
 
     def playing_handoff(report: str) -> Callable:
@@ -214,9 +198,9 @@ def isolated_setup(turns: RoleTurns, rung: Rung, first_words: str, served: Serve
         endpoints=served.endpoints,
         readonly_mounts=readonly,
         continuation=restored,
-        next_session=next_turn(turns, rung.final_answer == "redirect", SCREEN_WORDS, game, task_prompt),
+        next_session=next_turn(turns, rung.final_answer == "redirect"),
         max_sessions=2 * session.max_steps * turns.roles + 2,  # a turn a step, each redirect a turn of its own
-        system_fields={"objective": vista_objective(game, task_prompt, playing)},
+        system_fields={"objective": vista_objective(session.item.game, session.item.task_def.prompt, playing)},
         context=context(playing),
         turn_over=turns.turn_over,
         on_context=playing_handoff("context_seen") if hands_off else None,

@@ -1,29 +1,16 @@
-"""A GameWorld run's switches (kind options, so in the run's identity) and the tools each offers.
-
-- protocol: `vista` (the default, as for AI GameStore), one continuous session acting one step per call, every
-  screen kept (lossless memory); or `official`, GameWorld's computer-use baseline: every decision a fresh
-  single-turn request that sees the current screen and its two preceding steps (their screens, actions and
-  reasons), one action, 100 steps.
-- interface: `computer-use` (the `act` tool: keys, clicks, drags ... limited to the role's controls) or
-  `semantic` (the `control` tool: the role's named semantic controls).
-- max_steps: the step budget per role (default: the task's, 100 in every catalog task).
-- realtime: off (the game waits while the model thinks, as every catalog task asks) or on (it runs meanwhile).
-- notes and context: GUIDE.md / WORKING.md (benchmarks/notes.py) and, with the vista protocol, the hand-off at a
-  context size (`handoff:N`), as for ARC-AGI-3 games.
-- with the vista protocol, VISTA's words or ours (task_prompt: "Game screen:" first, VISTA's recovery words), what
-  a final reply with steps left does (final_answer: ends the task, or VISTA's redirect: a step with nothing sent,
-  answered in VISTA's words), whether act's answer says the step and the steps left (tell_steps), whose tools
-  (game_tools: ours, or VISTA's inspect, read_pixels, history and note tools over the task's events), and whose
-  act schema (act_schema: ours, or VISTA's, vista_act.py).
-
-Tool modes add, as for ARC-AGI-3 games: `image` recall / inspect / read_pixels / history over the screens (in the
-official protocol, the screens and steps that decision was shown), `python` a shell over them too."""
+"""A GameWorld run's switches (kind options, so in the run's identity) and the tools each offers
+(docs/kinds/gameworld.md says each): protocol `vista` (one continuous session, one step a call, every screen kept)
+or `official` (GameWorld's computer-use baseline: every decision a fresh request shown the current screen and its
+two preceding steps); interface `computer-use` (`act`) or `semantic` (`control`, the role's named controls); the
+step budget per role; the clock; notes and hand-off; and VISTA's words, act schema, tools and roles as switches.
+Tool modes add, as for ARC-AGI-3 games: `image` the looks over the screens (official: those the decision was
+shown), `python` a shell over them too."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_eval.benchmarks.games.browser.options import BrowserOptions, one_of
+from agent_eval.benchmarks.games.browser.kind import BrowserOptions, one_of
 
 VISTA_LOOKS = ("inspect", "read_pixels", "history")  # VISTA's task tools (benchmarks/games/vista/events.py)
 VISTA_NOTES = ("read_guide", "write_guide", "read_working", "write_working")
@@ -46,11 +33,7 @@ class Rung(BrowserOptions):
     roles: str = "shared"  # a game of several roles: one session plays them all, or one session a role
 
     protocols = ("official", "vista")
-    vista_switches = {
-        **BrowserOptions.vista_switches,
-        "act_schema": ("ours", "vista"),
-        "roles": ("shared", "isolated"),
-    }
+    vista_switches = {**BrowserOptions.vista_switches, "act_schema": ("ours", "vista"), "roles": ("shared", "isolated")}
 
     @classmethod
     def from_options(cls, given: dict) -> Rung:

@@ -1,16 +1,11 @@
-"""One GameWorld task as its tools see it: the page on the harness's clock, the step budget, GameWorld's evaluator after
-each step of the evaluated role, the reset after a failed terminal, the screen archive and the timeline
-(records.py says what lands on disk). The MCP tools call it from worker threads: one lock.
-
-A step is what GameWorld's coordinator does for one action: the action's inputs on the game's clock (nothing when
-the action is invalid: GameWorld counts the step all the same), the state read, the evaluator (for the first role
-only, as GameWorld evaluates its first agent), a reset when the evaluator asks for one, GameWorld's 50 ms between
-steps, then the screenshot the next decision sees. With the task's pause during inference (every catalog task's)
-the game stands still between steps; real-time play runs it for the wall time the model took, recorded, so a
-replay runs it for the same.
+"""One GameWorld task as its tools see it (docs/kinds/gameworld.md): the page on the harness's clock, the step budget,
+GameWorld's evaluator after each step of the first role (as GameWorld evaluates its first agent), the reset after a
+failed terminal, the screen archive and the timeline (records.py). The MCP tools call it from worker threads: one
+lock. An invalid action sends nothing but counts, as in GameWorld; real-time play runs the game for the wall time
+the model took, recorded, so a replay runs it for the same.
 
 A task survives the harness: over a folder whose timeline holds steps, the page is opened again (same seed, same
-start) and every step is replayed, each screen checked against its recorded hash; one that differs raises
+start) and every step replayed, each screen checked against its recorded hash; one that differs raises
 NotReplayable and the caller starts the task over."""
 
 from __future__ import annotations
@@ -18,20 +13,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
+from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
-from agent_eval.benchmarks.games.restores import append_restore, read_restores
-from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.benchmarks.gameworld import gameapi
-from agent_eval.benchmarks.gameworld.actions import (
-    InvalidAction,
-    Screen,
-    check_action,
-    compile_action,
-    semantic_action,
-)
+from agent_eval.benchmarks.gameworld.actions import InvalidAction, Screen, check_action, compile_action, semantic_action
 from agent_eval.benchmarks.gameworld.evaluator import Evaluation, TaskEvaluator
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError, GamePage
 from agent_eval.benchmarks.gameworld.loader import TaskItem
@@ -71,12 +59,6 @@ class _Clock:
         """(PNG, the pixels' hash) of the screen, after `before`'s steps."""
         shot = self.run([*(before or []), {"op": "screenshot"}])[-1]
         return shot.png, shot.hash
-
-
-@dataclass(frozen=True)
-class _Shot:
-    png: bytes
-    hash: str
 
 
 def _evaluation_record(result: Evaluation) -> dict:
@@ -172,7 +154,7 @@ class TaskSession:
                 f"the start screen differs from the recorded one ({start_hash}, recorded {record['start_hash']})"
             )
         for step in steps:
-            again = self._run(step.role, step.action, step.realtime_ms)
+            again, _ = self._run(step.role, step.action, step.realtime_ms)
             differs = []
             if again["frame_hash"] != step.frame_hash:
                 differs.append("its screen differs")
@@ -201,17 +183,18 @@ class TaskSession:
 
     # -- one step
 
-    def _run(self, role: int, action: dict | None, realtime_ms: float) -> dict:
+    def _run(self, role: int, action: dict | None, realtime_ms: float) -> tuple[dict, bytes]:
         """A step's effect on the game (the same live and on a replay), in one round trip to the page: the inputs,
         the state read, GameWorld's 50 ms between steps and the screen after; then the evaluator for the first role
         and the reset it asks for (the screen taken is then the failed episode's last, and the page is reset, made
-        ready and given its 50 ms again before the screen the next decision sees)."""
+        ready and given its 50 ms again before the screen the next decision sees). (The Step's fields it sets, the
+        screen after as PNG.)"""
         began = time.perf_counter()
         steps = [{"op": "advance", "ms": realtime_ms}] if realtime_ms > 0 else []
         steps += gameapi.host_steps(compile_action(action)) if action is not None else []
         steps += [{"op": "eval", "js": gameapi.GET_STATE}, {"op": "advance", "ms": LOOP_GAP_MS}, {"op": "screenshot"}]
         results = self.page.run(steps)
-        state, shot = gameapi.as_state(results[-3]), results[-1]
+        state, png, digest = gameapi.as_state(results[-3]), results[-1].png, results[-1].hash
         browser = time.perf_counter() - began
         out: dict = {"evaluation": None, "reset_frame": None, "reset_frame_hash": None, "reset_failed": None}
         out["state"] = state
@@ -219,7 +202,7 @@ class TaskSession:
             result = self.evaluator.after_step(state)
             out["evaluation"] = _evaluation_record(result)
             if result.should_reset:
-                out["reset_frame"], out["reset_frame_hash"] = self.archive.add(shot.png), shot.hash
+                out["reset_frame"], out["reset_frame_hash"] = self.archive.add(png), digest
                 began = time.perf_counter()
                 try:
                     gameapi.reset(self.page)
@@ -227,19 +210,13 @@ class TaskSession:
                 except GameApiError as error:  # GameWorld: "auto-reset failed; stopping run"
                     out["reset_failed"] = str(error)
                 png, digest = self.page.screenshot([{"op": "advance", "ms": LOOP_GAP_MS}])
-                shot = _Shot(png, digest)
                 browser += time.perf_counter() - began
-        out["frame"], out["frame_hash"] = self.archive.add(shot.png), shot.hash
-        out["png"], out["browser_ms"] = shot.png, round(browser * 1000, 3)
-        return out
+        out["frame"], out["frame_hash"] = self.archive.add(png), digest
+        out["browser_ms"] = round(browser * 1000, 3)
+        return out, png
 
     def act(
-        self,
-        role: int,
-        given: dict | None,
-        interface: str,
-        reasoning: str | None = None,
-        decision: int | None = None,
+        self, role: int, given: dict | None, interface: str, reasoning: str | None = None, decision: int | None = None
     ) -> tuple[dict, bytes | None]:
         """One step: (what the model reads, the screen after as PNG). interface: computer_use, vista (VISTA's act:
         computer use without opposing key pairs), semantic, or none (a
@@ -271,7 +248,7 @@ class TaskSession:
             if self.realtime:
                 gap = min(MAX_REALTIME_GAP_MS, (time.monotonic() - self._last_screen_at) * 1000)
             try:
-                out = self._run(role, action, round(gap, 3))
+                out, png = self._run(role, action, round(gap, 3))
             except Exception as error:  # the page or its host failed: the item's error
                 self.error = f"{self.item.game.id}: the page failed at step {len(self.steps) + 1}: {_first_line(error)}"
                 return self.status(stopped=True), None
@@ -283,25 +260,18 @@ class TaskSession:
                 interface=interface,
                 given=given,
                 action=action,
-                frame=out["frame"],
-                frame_hash=out["frame_hash"],
                 game_ms=round(self.page.ms, 3),
                 seen=self.last_frame(),
                 invalid=invalid,
                 invalid_kind=kind,
                 reasoning=reasoning,
-                evaluation=out["evaluation"],
-                state=out["state"],
-                reset_frame=out["reset_frame"],
-                reset_frame_hash=out["reset_frame_hash"],
-                reset_failed=out["reset_failed"],
                 realtime_ms=round(gap, 3),
                 decision=decision,
-                browser_ms=out["browser_ms"],
+                **out,
             )
             step.harness_ms = round((time.perf_counter() - started) * 1000 - step.browser_ms, 3)
             self._log(step)
-            return self.status(step), out["png"]
+            return self.status(step), png
 
     def _log(self, step: Step) -> None:
         """Durable before the step is answered: a harness killed after this line replays it, never takes it twice."""

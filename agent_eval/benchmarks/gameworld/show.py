@@ -8,20 +8,17 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.paged import print_paged, show_command
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.reading import print_paged, show_command
 from agent_eval.benchmarks.gameworld.actions import describe_action
-from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_tasks
+from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_records
 from agent_eval.benchmarks.gameworld.records import read_end
 from agent_eval.benchmarks.notes import print_notes
 
-GRADED = ("ok", "no_answer")
-
 
 def totals_phrase(records) -> str:
-    r = rollup_tasks([TaskMetrics.of(x) for x in records if x.status in GRADED])
+    r = rollup_records(records)
     progress = "—" if r["mean_progress"] is None else f"{r['mean_progress']:.3f}"
     return (
         f"success rate {r['successes']}/{len(records)} ({r['success_rate']:.1%} of the graded); mean progress "

@@ -1,15 +1,10 @@
 """`--act-schema vista`: the computer-use `act` tool exactly as VISTA offers it (joshhhhhan/VISTA, MIT; stored copy
 agent-memory-atlas-archive/joshhhhhan--VISTA at c97c354: src/vista/benchmarks/gameworld/computer_use.py
 action_schema and action_description; core/runtime.py TaskRuntime.execute): one role's tool, a `oneOf` of one
-closed object per action of that role (wait always; press_key, press_keys with exactly two keys, type where it has
-keys; click, click_hold, mouse_move, drag, scroll where it may click), durations up to 2 s, text up to 5 characters.
-
-Its answers as VISTA's runtime gives them: arguments outside the schema are refused with "Invalid tool arguments."
-and nothing happens (no step, as VISTA charges no decision for them); arguments within it are a step, checked as
-our executor checks every action (actions.py: the role's keys, the screen; an invalid one is a step with nothing
-sent, VISTA's "No valid action was executed."). VISTA leaves those checks to GameWorld's runtime at its pinned
-commit f2883c3, which cannot be fetched; its description forbids opposing key pairs, so a press_keys of one is
-such an invalid step here. Its defaults differ from ours in one place: `type` spreads over 2 s, not 1 s."""
+closed object per action of that role. Arguments outside the schema are refused with "Invalid tool arguments."
+and nothing is taken; those within it are a step, checked as our executor checks every action (actions.py).
+VISTA leaves those checks to GameWorld's runtime at its pinned commit f2883c3, which cannot be fetched; its
+description forbids opposing key pairs, so a press_keys of one is an invalid step here."""
 
 from __future__ import annotations
 
@@ -34,8 +29,15 @@ def _number(words: str, low: int, high: int) -> dict:
     return {"type": "number", "minimum": low, "maximum": high, "description": range_words}
 
 
-def _closed(properties: dict, required: list[str]) -> dict:
-    return {"type": "object", "additionalProperties": False, "properties": properties, "required": required}
+def _closed(action: str, properties: dict, *required: str) -> dict:
+    """One action's closed object: its name, its fields, the required ones."""
+    properties = {"action": {"const": action}, **properties}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": properties,
+        "required": ["action", *required],
+    }
 
 
 def schema(game: GameDef, role: int) -> dict:
@@ -46,21 +48,19 @@ def schema(game: GameDef, role: int) -> dict:
     x = _number("Horizontal pixels from the left edge.", 0, game.width - 1)
     y = _number("Vertical pixels from the top edge.", 0, game.height - 1)
     key = {"type": "string", "enum": keys}
-    variants = [_closed({"action": {"const": "wait"}, "duration": duration}, ["action"])]
+    variants = [_closed("wait", {"duration": duration})]
     if keys:
-        pressed = {"action": {"const": "press_key"}, "key": key, "duration": duration}
-        variants.append(_closed(pressed, ["action", "key"]))
+        variants.append(_closed("press_key", {"key": key, "duration": duration}, "key"))
     if len(keys) > 1:
         held = f"Exactly {KEY_COUNT} distinct allowed keys, held simultaneously. Opposing directions are not allowed."
         pair = {"type": "array", "minItems": KEY_COUNT, "maxItems": KEY_COUNT, "uniqueItems": True}
         pair |= {"description": held, "items": key}
-        both = {"action": {"const": "press_keys"}, "keys": pair, "duration": duration}
-        variants.append(_closed(both, ["action", "keys"]))
+        variants.append(_closed("press_keys", {"keys": pair, "duration": duration}, "keys"))
     if any(len(k) == 1 for k in keys):
         words = f"Text of length 1 to {MAX_TEXT} characters inclusive. Each character must map to an allowed key."
         text = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "description": words}
-        typed = {"action": {"const": "type"}, "text": text, "press_enter": {"type": "boolean"}, "duration": duration}
-        variants.append(_closed(typed, ["action", "text"]))
+        typed = {"text": text, "press_enter": {"type": "boolean"}, "duration": duration}
+        variants.append(_closed("type", typed, "text"))
     if controls.allow_clicks:
         button = {"type": "string", "enum": ["left", "right", "middle"]}
         steps = {
@@ -68,27 +68,13 @@ def schema(game: GameDef, role: int) -> dict:
             "minimum": 1,
             "description": f"Drag interpolation steps, an integer at least 1; default {DRAG_STEPS}.",
         }
-        point = {"x": x, "y": y}
+        line = {"x1": x, "y1": y, "x2": x, "y2": y, "button": button, "duration": duration, "steps": steps}
         variants += [
-            _closed({"action": {"const": "click"}, **point, "button": button}, ["action", "x", "y"]),
-            _closed(
-                {"action": {"const": "click_hold"}, **point, "button": button, "duration": duration},
-                ["action", "x", "y"],
-            ),
-            _closed(
-                {"action": {"const": "mouse_move"}, **point, "from_x": x, "from_y": y, "duration": duration},
-                ["action", "x", "y"],
-            ),
-            _closed(
-                {"action": {"const": "drag"}, "x1": x, "y1": y, "x2": x, "y2": y, "button": button}
-                | {"duration": duration, "steps": steps},
-                ["action", "x1", "y1", "x2", "y2"],
-            ),
-            _closed(
-                {"action": {"const": "scroll"}, "delta_x": {"type": "number"}, "delta_y": {"type": "number"}}
-                | {"duration": duration},
-                ["action"],
-            ),
+            _closed("click", {"x": x, "y": y, "button": button}, "x", "y"),
+            _closed("click_hold", {"x": x, "y": y, "button": button, "duration": duration}, "x", "y"),
+            _closed("mouse_move", {"x": x, "y": y, "from_x": x, "from_y": y, "duration": duration}, "x", "y"),
+            _closed("drag", line, "x1", "y1", "x2", "y2"),
+            _closed("scroll", {"delta_x": {"type": "number"}, "delta_y": {"type": "number"}, "duration": duration}),
         ]
     return {"type": "object", "oneOf": variants}
 
