@@ -239,7 +239,7 @@ def test_one_action_per_observation_refuses_a_play_whose_last_result_the_model_h
     """--action-batches off (the core's ObservationGate): a second play before the next model request is refused and
     spends nothing, in our words with our tools and in VISTA's with its tools; the next request lets the next one go."""
     from agent_eval.benchmarks.aigamestore import game_server
-    from agent_eval.benchmarks.games.observation import BLIND, UNSEEN, ObservationGate
+    from agent_eval.benchmarks.games.protocol import BLIND, UNSEEN, ObservationGate
 
     game = ender_game(tmp_path / "site")
     with PageHost(game.site, scratch=tmp_path / "browser") as page:

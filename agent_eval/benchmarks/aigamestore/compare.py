@@ -16,7 +16,7 @@ from agent_eval.analysis.stats import ALPHA, sign_flip_test
 from agent_eval.benchmarks.aigamestore.measures import number_text
 from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
 from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, per_game
-from agent_eval.benchmarks.games.comparison import Cells, GameTables
+from agent_eval.benchmarks.games.reading import Cells, GameTables
 
 
 def run_games(records) -> dict[str, dict]:

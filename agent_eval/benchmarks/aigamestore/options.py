@@ -1,12 +1,12 @@
 """An AI GameStore run's own options (its registry line's: in the run's identity), checked: the browser kinds'
-shared ones (games/browser/options.py: protocol, real time, notes, hand-off, --profile vista's switches), then the
+shared ones (games/browser/kind.py: protocol, real time, notes, hand-off, --profile vista's switches), then the
 decisions and the page's seed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_eval.benchmarks.games.browser.options import BrowserOptions
+from agent_eval.benchmarks.games.browser.kind import BrowserOptions
 
 DEFAULT_DECISIONS = 120
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_json, write_json
-from agent_eval.benchmarks.games.timeline import read_entries
+from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_entries, read_json, write_json
 from agent_eval.datamodel.jsonl import log_lines
 from agent_eval.datamodel.ondisk import split_known
 

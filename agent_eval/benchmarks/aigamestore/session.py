@@ -22,9 +22,8 @@ from agent_eval.benchmarks.aigamestore.record import (
     write_end,
     write_json,
 )
+from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
-from agent_eval.benchmarks.games.restores import append_restore, read_restores
-from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.browser import steps as S
 from agent_eval.datamodel.itemdir import now_iso
 
