@@ -105,7 +105,7 @@ def test_a_bad_context_policy_names_the_flag(value):
     ],
 )
 def test_the_kinds_options_are_checked(given, says):
-    from agent_eval.benchmarks.aigamestore.options import Options
+    from agent_eval.benchmarks.aigamestore.benchmark import Options
 
     with pytest.raises(ValueError, match=says):
         Options.from_given(given)
@@ -129,7 +129,7 @@ def test_session_images_hand_off_before_a_session_holds_n_images(tmp_path):
 
 
 def test_session_images_needs_vistas_protocol_and_notes():
-    from agent_eval.benchmarks.aigamestore.options import Options
+    from agent_eval.benchmarks.aigamestore.benchmark import Options
 
     with pytest.raises(ValueError, match="--session-images needs VISTA's protocol and --notes on"):
         Options.from_given({"session_images": 600})

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.aigamestore.loader import load_games
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics, graded_games
-from agent_eval.benchmarks.aigamestore.options import Options
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, in_progress, read_end, read_requests
 from agent_eval.benchmarks.aigamestore.scoring import normalized, rules_hash, summary
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.games.browser.kind import BrowserKind, Redirect, vista_recovery
+from agent_eval.benchmarks.games.browser.kind import BrowserKind, BrowserOptions, Redirect, vista_recovery
 from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline, restored_or_started_over
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import handoff_request
@@ -46,6 +46,26 @@ DEMO_SEGMENTS = [  # the demo's sequence (a scripted model cannot see the game: 
     [["HOLD_RIGHT"], ["HOLD_RIGHT"], ["SPACE"], ["NOOP"], ["HOLD_LEFT"]],
     [["LEFT", "SPACE"], ["NOOP"], ["HOLD_RIGHT"], ["HOLD_RIGHT"], ["NOOP"]],
 ]
+
+
+DEFAULT_DECISIONS = 120
+
+
+@dataclass(frozen=True)
+class Options(BrowserOptions):
+    """The run's own options (its registry line's: in the run's identity): the browser kinds' shared ones, then the
+    decisions and the page's seed."""
+
+    decisions: int = DEFAULT_DECISIONS
+    seed: int = 0
+
+    @classmethod
+    def from_given(cls, given: dict) -> Options:
+        shared = cls.shared(given)
+        decisions = int(given["decisions"]) if given.get("decisions") is not None else DEFAULT_DECISIONS
+        if decisions < 1:
+            raise ValueError(f"--decisions must be at least 1, got {decisions}")
+        return cls(decisions=decisions, seed=int(given.get("game_seed") or 0), **shared)
 
 
 class AiGameStore(BrowserKind):

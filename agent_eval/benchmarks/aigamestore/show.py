@@ -10,8 +10,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from agent_eval.benchmarks.aigamestore.measures import number_text
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics, graded_games
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games, number_text
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, read_end, read_requests
 from agent_eval.benchmarks.aigamestore.scoring import summary
 from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline

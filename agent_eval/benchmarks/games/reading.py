@@ -142,14 +142,10 @@ class GameTables(KindComparison):
         return [per.header, *per.body]
 
 
-def page_count(entries: int) -> int:
-    return max(1, -(-entries // PAGE))
-
-
 def paged(console: Console, timeline: list, page: int | None, title: str) -> tuple[list[list], int]:
     """The parts of `timeline` to show and the last page's number, after a rule headed `title` (the kind's words
     with the entries' count) that says which pages these are."""
-    last = page_count(len(timeline))
+    last = max(1, -(-len(timeline) // PAGE))
     if page is not None:
         page = min(max(1, page), last)
         console.print(Rule(f"{title}, page {page} of {last}"))
