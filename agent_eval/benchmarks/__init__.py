@@ -14,10 +14,10 @@ games/            the game core: the episode policies every game kind shares (no
 gameworld/        GameWorld's browser-game tasks (catalog + game library), played in the browser host, scored by its
                   own evaluator from the page's window.gameAPI state
 fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
-judgedshow.py     how `show` presents a judged item: what was read, by what, and each judge call
 notes.py          the agent's notes (--notes on): GUIDE.md and WORKING.md, every version kept, and how they read
 notes_server.py   the notes tools (read_notes, write_note) as an MCP server of their own
-presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots
+presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots; JudgedHooks:
+                  how `show` presents a judged item (what was read, by what, each judge call)
 registry.py       name -> "module:Class", tool modes, dataset detection, help texts
 shared.py         what several kinds offer alike: the image tools, placing an image, the prompt placeholders
 vlmeval/          VLMEvalKit's multiple-choice TSV (HR-Bench, V* Bench, ...), prompted and graded as VLMEvalKit does

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_eval.benchmarks.games.restores import read_restores
+from agent_eval.benchmarks.games.folder import read_restores
 from agent_eval.benchmarks.gameworld import gameapi
 from agent_eval.benchmarks.gameworld.benchmark import HostPage
 from agent_eval.benchmarks.gameworld.recheck import NotRecheckable, recheck_folder

@@ -1,7 +1,7 @@
 """An outage costs no running item its work (issue 31), with the real Claude Code and Codex CLIs, sandboxed,
 against the scripted model server standing in for the provider.
 
-The provider fails every request (HTTP 500, side requests included) for 40 s, then answers; beside that, it
+The provider fails every request (HTTP 500, side requests included) for 30 s, then answers; beside that, it
 fails every request of one item (the maze question) always. While it answers no one, the run's gateway holds
 the items' requests (the CLIs see a slow answer, not an error) and probes one at a time; once a probe is
 answered the held requests go and every other item ends `ok` in its first attempt, the wait recorded as the
@@ -30,8 +30,8 @@ from agent_eval.engine.selection import select
 from agent_eval.scripted import ScriptedServer
 from support.agentrun import AGENTS, MODELS
 
-OUTAGE_S = 40  # long enough that every item's requests meet it and are held (half of it at least, asserted)
-TIMEOUT_S = 30  # --timeout, shorter than the outage: the held time is not the attempt's
+OUTAGE_S = 30  # long enough that every item's requests meet it and are held (half of it at least, asserted)
+TIMEOUT_S = 24  # --timeout, shorter than the outage: the held time is not the attempt's (an item takes a few s)
 FAULTS = {"status": 500, "for_s": OUTAGE_S, "poison": "maze"}  # MPT-0 asks about a maze
 IDS = "CCC-0,LIS-0,FDS-0,MPT-0"
 
@@ -56,7 +56,7 @@ def side_by_side(runs: dict, sample_data, tmp_path) -> dict:
 
 
 def run_items(agent: str, sample_data, out, server: ScriptedServer, ids: str) -> tuple:
-    """One `run` of the items (tools none, --outage-hold-minutes 5, --timeout 30 s: shorter than the outage, as the
+    """One `run` of the items (tools none, --outage-hold-minutes 5, --timeout 24 s: shorter than the outage, as the
     held time is not the attempt's), the way the command builds it: (outcome, what it printed)."""
     benchmark, dataset = load_benchmark(sample_data)
     config = RunConfig(

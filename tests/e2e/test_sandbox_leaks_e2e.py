@@ -47,7 +47,7 @@ def canaries(tmp_path, sample_data):
         created.append((canary, directory if fresh else None))
     server = ThreadingHTTPServer(("127.0.0.1", 0), Hello)  # answers GET with its marker
     server.marker = f"{token}-network"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()  # shutdown waits a poll
     try:
         yield {"token": token, "data": data, "other": other, "port": server.server_address[1], "out": tmp_path / "out"}
     finally:

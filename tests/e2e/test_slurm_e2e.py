@@ -245,10 +245,19 @@ def test_requeued_or_preempted_task_resumes_its_shard(slurm, interrupt, sample_d
             slurm.run("scontrol", "requeue", plan_of(folder)["submissions"][-1]["array_job"] + f"_{k - 1}")
         else:
             slurm.run("sbatch", "--partition=urgent", "--cpus-per-task=2", "--output=/dev/null", "--wrap", "sleep 1")
+        # The slow answers were there to be interrupted; once the task has started again (its log says so, the
+        # interruption is behind it) the rest of its shard is answered at once.
+        restarted_log = folder / "logs" / f"task-{k - 1}.out"
+        deadline = time.monotonic() + 150
+        while "restart 1)" not in (restarted_log.read_text() if restarted_log.is_file() else ""):
+            if time.monotonic() > deadline:
+                pytest.fail(f"task {k - 1} never started again:\n{restarted_log.read_text()}")
+            time.sleep(0.2)
+        server.faults = None
         assert wait_for_job(slurm, merge_job(folder), folder) == "COMPLETED"
         leftovers = processes_mentioning(server.url)
     assert leftovers == []
-    log = (folder / "logs" / f"task-{k - 1}.out").read_text()
+    log = restarted_log.read_text()
     assert "restart 0)" in log and "restart 1)" in log, log  # one log, appended across the requeue
     assert ("DUE TO JOB REQUEUE" if interrupt == "requeue" else "DUE TO PREEMPTION") in log, log
     assert "Terminated (SIGTERM)" in log and "already graded" in log, log

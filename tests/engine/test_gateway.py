@@ -133,10 +133,10 @@ def upstream():
     seen = []
     handler = type("H", (Upstream,), {"seen": seen})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.pause = 1.0
+    server.pause = 0.0  # between the stream's first event and the rest: the tests about streaming set one
     server.limited = 2
     server.down_until = 0.0
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()  # shutdown waits a poll
     yield server, seen, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
 
@@ -149,7 +149,8 @@ def post(url, body: dict, headers: dict):
 
 
 def test_the_real_key_is_added_outside_and_the_stream_arrives_as_it_is_sent(upstream):
-    _, seen, url = upstream
+    server, seen, url = upstream
+    server.pause = 1.0
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL, "ANTHROPIC_BASE_URL": url}, base_url=url)
     with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
         inside = lease.auth
@@ -493,7 +494,8 @@ def test_a_cli_that_hangs_up_cancels_its_request_and_the_gateway_stops_at_once(u
 def test_a_cli_that_hangs_up_after_the_whole_answer_is_no_error_and_before_it_is_one(upstream, path, hang_up_after):
     """Codex drops the connection on `response.completed`, before the stream's end reaches it: under load
     the gateway was still waiting for that end, and counted a whole answer as an error."""
-    _, _, url = upstream
+    server, _, url = upstream
+    server.pause = 1.0  # the hang-up comes between the stream's first event and the rest
     auth = Auth("custom_endpoint", ["x"], env={"ANTHROPIC_API_KEY": REAL}, base_url=url)
     with Gateway("claude-code", auth) as gateway, gateway.lease() as lease:
         connection = http.client.HTTPConnection(gateway.base_url.split("//")[1], timeout=10)

@@ -115,13 +115,13 @@ def test_an_item_the_provider_always_fails_alone_ends_its_own_failure_without_wa
 )
 def test_an_outage_is_held_to_the_bound_the_probe_failing_too(agent, faults):
     """The provider (or the run's model) fails everyone: the probe to the same model fails as well, so the item's
-    request is held as an outage, its failures never counted, until the bound (4 s here), then refused."""
+    request is held as an outage, its failures never counted, until the bound (2 s here), then refused."""
     with ScriptedServer({"turns": ["<answer>1</answer>"]}, faults=faults) as server:
-        with gateway_for(agent, server.url, hold_s=4.0) as gateway, gateway.lease() as lease:
+        with gateway_for(agent, server.url, hold_s=2.0) as gateway, gateway.lease() as lease:
             codes = a_cli_retrying(gateway, lease, agent, "Which way through the maze?", tries=3)
         probes = [r for r in server.requests if r.kind == "health_probe"]
     health = lease.upstream
-    assert codes[-1] == (400, "false") and health.gave_up and health.held_in_outage >= 4.0
+    assert codes[-1] == (400, "false") and health.gave_up and health.held_in_outage >= 2.0
     assert health.failures_in_a_row == 0 and health.own_evidence is None
     assert re.search(r"it answered no request of the run while this item's was held \d+s", health.verdict())
     assert probes and all(p.body["model"] == MODELS[agent] for p in probes)

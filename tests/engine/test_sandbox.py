@@ -31,7 +31,7 @@ def http_server():
     def start(marker: str) -> int:
         srv = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
         srv.marker = marker
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True).start()  # shutdown waits a poll
         servers.append(srv)
         return srv.server_address[1]
 

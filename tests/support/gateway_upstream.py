@@ -54,5 +54,5 @@ class Answers(BaseHTTPRequestHandler):
 def serve() -> ThreadingHTTPServer:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Answers)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()  # shutdown waits a poll
     return server

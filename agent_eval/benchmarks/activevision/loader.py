@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.benchmarks.base import HashedDataset
@@ -42,11 +42,6 @@ class ActiveVisionItem:
             raise DataError(f"item {self.id}: image {self.image} cannot be read ({error.strerror})") from None
 
 
-@dataclass
-class Dataset(HashedDataset):
-    items: list[ActiveVisionItem] = field(default_factory=list)
-
-
 def _rows_from_manifest(path: Path) -> list[tuple[str, dict]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -58,7 +53,7 @@ def _rows_from_manifest(path: Path) -> list[tuple[str, dict]]:
     return [(f"{path} record {index}", row) for index, row in enumerate(records)]
 
 
-def load_dataset(root: Path | str) -> Dataset:
+def load_dataset(root: Path | str) -> HashedDataset:
     root = Path(root)
     if not root.is_dir():
         raise DataError(f"dataset directory {root} does not exist; download the dataset there or pass --data DIR")
@@ -74,7 +69,7 @@ def load_dataset(root: Path | str) -> Dataset:
         # Read errors (EIO from a failing disk or mount) carry no file name: name the layout file.
         where = error.filename or (metadata if metadata.exists() else manifest)
         raise DataError(f"{where}: cannot be read ({error.strerror}); check the file and its permissions") from None
-    dataset = Dataset(root=root, layout=layout)
+    dataset = HashedDataset(root=root, layout=layout)
     seen: dict[str, str] = {}
     for where, row in rows:
         if not isinstance(row, dict):

@@ -77,7 +77,7 @@ def last_scratchpad(session: GameStoreSession) -> str | None:
 
 def decision_images(session: GameStoreSession) -> list[Path]:
     """The frames a decision's request attaches: the last move's (five after a play; one after the start)."""
-    return session.frame_paths(session.last_frames())
+    return session.frame_paths(session.moves[-1].frames if session.moves else [])
 
 
 class OfficialTurns:

@@ -14,11 +14,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_json, write_json
-from agent_eval.benchmarks.games.timeline import read_entries
+from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_entries, read_json
 from agent_eval.datamodel.jsonl import log_lines
 from agent_eval.datamodel.ondisk import split_known
 
@@ -81,10 +80,6 @@ def read_moves(directory: Path) -> list[Move]:
 def read_end(item_root: Path) -> GameEnd | None:
     data = read_json(Path(item_root) / GAME_DIR / RESULT)
     return None if data is None else GameEnd(**split_known(GameEnd, data))
-
-
-def write_end(directory: Path, end: GameEnd) -> None:
-    write_json(Path(directory) / RESULT, asdict(end))
 
 
 def read_requests(item_root: Path) -> list[dict]:

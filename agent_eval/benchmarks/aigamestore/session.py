@@ -12,19 +12,17 @@ from pathlib import Path
 
 from agent_eval.benchmarks.aigamestore.loader import GameItem
 from agent_eval.benchmarks.aigamestore.protocol import Segment, segment_steps
-from agent_eval.benchmarks.aigamestore.record import (
-    GAME_RECORD,
-    GameEnd,
-    Move,
+from agent_eval.benchmarks.aigamestore.record import GAME_RECORD, GameEnd, Move, read_moves, read_requests
+from agent_eval.benchmarks.games.folder import (
+    RESULT,
+    TIMELINE,
+    Timeline,
+    append_restore,
     read_json,
-    read_moves,
-    read_requests,
-    write_end,
+    read_restores,
     write_json,
 )
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
-from agent_eval.benchmarks.games.restores import append_restore, read_restores
-from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.browser import steps as S
 from agent_eval.datamodel.itemdir import now_iso
 
@@ -140,9 +138,6 @@ class GameStoreSession:
         """The highest score or highScore read after any move (VISTA's raw score)."""
         seen = [v for m in self.moves for v in (m.state.get("score"), m.state.get("highScore")) if v is not None]
         return max(seen) if seen else None
-
-    def last_frames(self) -> list[int]:
-        return list(self.moves[-1].frames) if self.moves else []
 
     def frame_paths(self, numbers: list[int]) -> list[Path]:
         return [self.archive.path(n) for n in numbers]
@@ -319,7 +314,7 @@ class GameStoreSession:
                 protocol=self.budget.protocol,
             )
             self._timeline.close()
-            write_end(self.directory, end)
+            write_json(self.directory / RESULT, asdict(end))
             return end
 
 

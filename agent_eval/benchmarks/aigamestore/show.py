@@ -10,14 +10,12 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from agent_eval.benchmarks.aigamestore.measures import number_text
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics, graded_games
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games, number_text
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, read_end, read_requests
 from agent_eval.benchmarks.aigamestore.scoring import summary
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.paged import print_paged, show_command
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.reading import print_paged, show_command
 from agent_eval.benchmarks.notes import print_notes
 
 

@@ -20,12 +20,11 @@ from agent_eval.benchmarks.arcgames.frames import FrameArchive, checked_frame, f
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK, GRID
 from agent_eval.benchmarks.arcgames.game_record import GAME_RECORD, GameEnd, Play, read_plays, read_record, write_end
 from agent_eval.benchmarks.arcgames.loader import GameItem
+from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import HANDOFF, HandoffState
-from agent_eval.benchmarks.games.observation import ObservationGate
+from agent_eval.benchmarks.games.protocol import ObservationGate
 from agent_eval.benchmarks.games.recovery import read_stops
-from agent_eval.benchmarks.games.restores import append_restore, read_restores
-from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.datamodel.itemdir import now_iso
 
 SEED = 0  # the toolkit's default seed (Arcade.make): recorded, so a replay makes the same game
@@ -77,7 +76,7 @@ class GameSession:
         # VISTA does; off: the agent's first play (RESET) is what first shows it the game.
         self.initial_frame = initial_frame
         self.initial_frames: list[int] = []  # the first observation's frame numbers in the archive
-        # One action per observation (games/observation.py): the model never acts on a result it has not seen.
+        # One action per observation (games/protocol.py): the model never acts on a result it has not seen.
         self.gate = ObservationGate(one_action_per_observation)
         # When the agent is asked to hand the game on to a fresh session (handoff.py): its context past
         # --context handoff:N, the CLI's own compaction point (handoff:cli), or --session-images N.

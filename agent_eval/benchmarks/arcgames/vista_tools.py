@@ -19,7 +19,7 @@ from agent_eval.benchmarks.arcgames.game_record import Play
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.frames import ArchivedPngs
-from agent_eval.benchmarks.games.observation import BLIND, UNSEEN
+from agent_eval.benchmarks.games.protocol import BLIND, UNSEEN
 from agent_eval.benchmarks.games.vista import turns as vt
 from agent_eval.benchmarks.games.vista.events import Event
 from agent_eval.benchmarks.games.vista.mcp import ACTS, note_definitions, note_functions, schema_object

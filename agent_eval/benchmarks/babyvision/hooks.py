@@ -11,8 +11,7 @@ from rich.console import Console
 
 from agent_eval.analysis.comparison_result import Group, KindComparison
 from agent_eval.benchmarks.babyvision.grading import GRADE_LABELS
-from agent_eval.benchmarks.judgedshow import JudgedHooks
-from agent_eval.benchmarks.presentation import ItemView, ReportedItem, RunOnDisk, TemplateView
+from agent_eval.benchmarks.presentation import ItemView, JudgedHooks, ReportedItem, RunOnDisk, TemplateView
 from agent_eval.datamodel.records import ItemRecord
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -10,9 +10,8 @@ from typing import Iterator
 
 from agent_eval.benchmarks.base import BenchmarkGrade, ItemError, ItemSetup
 from agent_eval.benchmarks.games.browser.kind import BrowserKind, Redirect
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, restored_or_started_over
 from agent_eval.benchmarks.games.handoff import handoff_request
-from agent_eval.benchmarks.games.restores import restored_or_started_over
 from agent_eval.benchmarks.games.served import SERVER_NAME, frames_mirror, serve_game
 from agent_eval.benchmarks.gameworld.catalog import append_url_suffix
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError

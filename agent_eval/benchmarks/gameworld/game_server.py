@@ -17,9 +17,10 @@ from pydantic import Field
 from agent_eval.benchmarks.games.browser import vista_play
 from agent_eval.benchmarks.games.frames import ArchivedPngs, NumberedArchive
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
-from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+from agent_eval.benchmarks.games.protocol import UNSEEN, ObservationGate
 from agent_eval.benchmarks.games.tools import (
+    MAX_RECALL,
+    FrameLooks,
     inspect_text,
     look_functions,
     note_tools,
@@ -122,7 +123,7 @@ class GameTools:
         gate: ObservationGate | None = None,
     ):
         self.session = session
-        self.gate = gate  # --action-batches off: one action per observation (games/observation.py)
+        self.gate = gate  # --action-batches off: one action per observation (games/protocol.py)
         self.turns = turns  # --roles isolated: the role playing this turn, its notes and events (roles.py)
         self.rung = rung
         self.decisions = decisions

@@ -6,10 +6,9 @@ evenly spaced, plus every step where the game was reset and the last. Layout: te
 from __future__ import annotations
 
 from agent_eval.analysis.measures import GRADED
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.games.reading import sampled
-from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_records
 from agent_eval.benchmarks.gameworld.records import read_end
 from agent_eval.benchmarks.gameworld.show import action_words

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_eval.benchmarks.games.browser.options import BrowserOptions, one_of
+from agent_eval.benchmarks.games.browser.kind import BrowserOptions, one_of
 
 VISTA_LOOKS = ("inspect", "read_pixels", "history")  # VISTA's task tools (benchmarks/games/vista/events.py)
 VISTA_NOTES = ("read_guide", "write_guide", "read_working", "write_working")

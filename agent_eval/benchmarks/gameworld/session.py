@@ -16,9 +16,8 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
-from agent_eval.benchmarks.games.restores import append_restore, read_restores
-from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.benchmarks.gameworld import gameapi
 from agent_eval.benchmarks.gameworld.actions import InvalidAction, Screen, check_action, compile_action, semantic_action
 from agent_eval.benchmarks.gameworld.evaluator import Evaluation, TaskEvaluator

@@ -3,7 +3,7 @@ their category), and each item's option as read by the rules or the judge, with 
 
 from __future__ import annotations
 
-from agent_eval.benchmarks.judgedshow import JudgedHooks
+from agent_eval.benchmarks.presentation import JudgedHooks
 
 
 class VlmEvalHooks(JudgedHooks):

@@ -50,10 +50,12 @@ def is_tsv(root: Path) -> bool:
     return root.is_file() and root.suffix.lower() == ".tsv"
 
 
-def _missing(value) -> bool:
+def _text(row: dict, name: str) -> str | None:
+    """The row's cell, None when it has no such column or pandas reads the cell as empty."""
     import pandas as pd
 
-    return value is None or (not isinstance(value, (list, tuple)) and bool(pd.isna(value)))
+    value = row.get(name)
+    return None if value is None or (not isinstance(value, (list, tuple)) and bool(pd.isna(value))) else value
 
 
 def _as_list(value) -> list[str]:
@@ -108,13 +110,13 @@ def read_tsv(path: Path) -> FieldDataset:
 
 
 def _images(row: dict, folder: Path, by_index: dict) -> tuple[ImageSource, ...]:
-    if "image" in row and not _missing(row["image"]):
+    if _text(row, "image") is not None:
         value = str(row["image"])
         if len(value) <= IMAGE_REFERENCE_MAX:
-            target = by_index.get(value)
-            if target is None or _missing(target.get("image")) or len(str(target["image"])) <= IMAGE_REFERENCE_MAX:
+            target = _text(by_index.get(value, {}), "image")
+            if target is None or len(str(target)) <= IMAGE_REFERENCE_MAX:
                 raise ValueError(f"its image names row {value!r}, which holds no image")
-            value = str(target["image"])
+            value = str(target)
         datas = _as_list(value)
         sources = []
         for n, data in enumerate(datas):
@@ -123,18 +125,14 @@ def _images(row: dict, folder: Path, by_index: dict) -> tuple[ImageSource, ...]:
                 raise ValueError(problem if len(datas) == 1 else f"image {n + 1}: {problem}")
             sources.append(ImageSource(name=image_stem(n, len(datas)), data=data))
         return tuple(sources)
-    if "image_path" in row and not _missing(row["image_path"]):
+    if _text(row, "image_path") is not None:
         return image_files(folder, _as_list(row["image_path"]))
     raise ValueError("it has no image (an empty `image` and `image_path`)")
 
 
-def _text(row: dict, name: str) -> str | None:
-    return None if name not in row or _missing(row[name]) else row[name]
-
-
 def _item(row: dict, folder: Path, by_index: dict) -> TsvItem:
     # Option values keep pandas' types: the prompt shows them as the reference's f-string does.
-    options = {letter: row[letter] for letter in string.ascii_uppercase if letter in row and not _missing(row[letter])}
+    options = {letter: row[letter] for letter in string.ascii_uppercase if _text(row, letter) is not None}
     if not options:
         raise ValueError("it has no options (columns A, B, ... are empty)")
     answer = _text(row, "answer")

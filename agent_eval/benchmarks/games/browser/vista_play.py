@@ -1,8 +1,6 @@
-"""The browser kinds' game tools VISTA's way (`--game-tools vista`), one implementation for both: the kind's actions
-with VISTA's names, schemas and words (AI GameStore's play and restart, GameWorld's act), then VISTA's task tools
-over the game's events (games/vista/events.py: inspect, read_pixels, history, the notes, Codex's checkpoint). Every
-image these tools give counts toward --session-images as ours do (games/handoff.py): an action's frames, inspect's
-views; at the cap the tool does nothing and answers VISTA's way (an error) with the hand-off's request."""
+"""The browser kinds' game tools VISTA's way (`--game-tools vista`): the kind's actions in VISTA's words, then its
+task tools over the game's events (games/vista/events.py). Every image they give counts toward --session-images
+as ours do: at the cap the tool does nothing and answers VISTA's way (an error) with the hand-off's request."""
 
 from __future__ import annotations
 
