@@ -90,7 +90,7 @@ class GameSession:
         self.max_hours = max_hours
         self.plays: list[Play] = []
         self.actions_used = 0
-        self.last = None  # the last StepResult (or ReplayedStep, after a restore)
+        self.last = None  # the last StepResult (its hashes, not frames, after a restore)
         self.error: str | None = None  # the game process failed: the item is an error
         self.clock_before = 0.0  # seconds played by earlier processes (the game clock when this one began)
         self.restored: dict | None = None  # this process's restore (restores.jsonl's line), if it made one
@@ -232,14 +232,12 @@ class GameSession:
     def where(self, level_start_turn: int) -> dict:
         """Where the game stood when a note was written (VISTA's working provenance, plus our actions used)."""
         last = self.last
+        completed, total = (last.levels_completed, last.win_levels) if last is not None else (None, None)
         return {
             "actions_used": self.actions_used,
             "turn": self.plays[-1].step if self.plays else 0,
             "state": last.state if last is not None else None,
-            "progress": {
-                "completed": last.levels_completed if last is not None else None,
-                "total": last.win_levels if last is not None else None,
-            },
+            "progress": {"completed": completed, "total": total},
             "level_start_turn": level_start_turn,
         }
 

@@ -20,6 +20,12 @@ from agent_eval.benchmarks.games.protocol import Protocol
 from agent_eval.benchmarks.games.recovery import STILL_ACTIVE
 from agent_eval.benchmarks.notes import Notes
 
+EARLIER = {  # who played the game before, by the reason a session goes on (a restart of the harness: "")
+    "hand-off": "an earlier session of yours played it and handed it on (its context was full)",
+    "early stop": "an earlier session of yours played it and stopped before the game was over",
+    "": "an earlier session played it and was interrupted (its conversation could not be continued), and the game "
+    "was restored exactly as it was",
+}
 FIRST_FRAME = (
     "The game's first frame, before any action, is given below with the game's state; the game is ready for your "
     "first action."
@@ -153,15 +159,7 @@ def continuation(
         "The evaluation harness was restarted and your session interrupted; the game was restored exactly as it "
         f"was. {where}{played}{shown} Go on playing.{below}"
     )
-    if reason.startswith("hand-off"):
-        earlier = "an earlier session of yours played it and handed it on (its context was full)"
-    elif reason.startswith("early stop"):
-        earlier = "an earlier session of yours played it and stopped before the game was over"
-    else:
-        earlier = (
-            "an earlier session played it and was interrupted (its conversation could not be continued), and the "
-            "game was restored exactly as it was"
-        )
+    earlier = next((words for start, words in EARLIER.items() if reason.startswith(start)), EARLIER[""])
     fresh = f"{prompt.rstrip()}\n\nThis game is already in progress: {earlier}. {where}{played}{shown} Go on from here."
     fresh += below
     if notes is not None:
