@@ -10,10 +10,10 @@ record.py         what a game leaves in the item's folder (timeline, result.json
 game_server.py    the `game` MCP server: play, restart; recall, inspect, read_pixels, history; notes; or VISTA's
 profile.py        --profile vista: VISTA's AI GameStore setting as run options, each with its file in VISTA's code
 official.py       the official baseline: a fresh single-turn request per decision, its reply played
-scoring.py        normalisation against the human median, geometric and arithmetic means
-measures.py       a record's metrics (GameStoreMetrics); its own measures where a run is read (normalised, raw)
-hooks.py          how runs read (show.py: decisions; report.py + templates/: filmstrips; compare.py: paired tests)
-live.py           the game as it goes from its folder alone (watch, report --live) and its frames for a replay
+measures.py       the scores (normalised against the human median, geometric and arithmetic means), a record's
+                  metrics (GameStoreMetrics), its own measures where a run is read (normalised, raw)
+hooks.py          how runs read (show.py: decisions, and the game as it goes for watch and replay; report.py +
+                  templates/: filmstrips; compare.py: paired tests)
 human_medians.json  the published medians of games 1-10, with their source and date
 samples/          the project's own test games (sample-data --kind aigamestore)
 """

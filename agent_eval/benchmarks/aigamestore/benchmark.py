@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.aigamestore.loader import load_games
-from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games, normalized, rules_hash, summary
 from agent_eval.benchmarks.aigamestore.record import REQUESTS, in_progress, read_end, read_requests
-from agent_eval.benchmarks.aigamestore.scoring import normalized, rules_hash, summary
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup
@@ -177,8 +176,7 @@ class AiGameStore(BrowserKind):
         return prompt + "\n"
 
     def _session(self, item, item_root: Path, stack: contextlib.ExitStack) -> GameStoreSession:
-        """The item's game: replayed from its record when an earlier process played it, started over when the
-        record does not replay identically (the old game moved aside, and said so)."""
+        """The item's game, replayed from its record or started over (games/folder.restored_or_started_over)."""
         from agent_eval.browser.host import BrowserError, PageHost
 
         options = self.options
@@ -269,10 +267,8 @@ def _continuation(
     reason: str = "harness restarted",
     words: bool = False,
 ) -> Continuation:
-    """VISTA's protocol going on in another session: after a restart of the harness (the game replayed to where it
-    was) or a hand-off (the context was full); where the game stands, the notes, the last frame. With VISTA's
-    words (--task-prompt vista) a fresh session is told VISTA's recovery text with the notes and the screen, and
-    never the decisions."""
+    """VISTA's protocol going on in another session (after a restart of the harness or a hand-off): where the game
+    stands, the notes, the last frame; with VISTA's words, its recovery text and never the decisions."""
     last = session.moves[-1]
     if words:
         notes_text = _notes_text(notes) if notes is not None else ""

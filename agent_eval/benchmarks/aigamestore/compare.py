@@ -1,8 +1,7 @@
 """The AI GameStore part of `agent-eval compare` and `agent-eval table`: on the games every run played, each run's
-geometric mean of the normalised scores (the benchmark's figure) with the arithmetic mean beside it, and per game
-the raw and normalised score (mean raw over repeats, then normalised, as VISTA aggregates). Against the first run:
-the paired permutation test on the games' log normalised scores (the geometric mean's own scale). A game without a
-median is shown raw and left out of the means and the test."""
+geometric and arithmetic mean of the normalised scores and each game's scores; against the first run, the paired
+permutation test on the log normalised scores (the geometric mean's own scale). A game without a median is shown
+raw and left out of the means and the test."""
 
 from __future__ import annotations
 
@@ -13,8 +12,7 @@ from typing import Any
 from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.measures import GRADED
 from agent_eval.analysis.stats import ALPHA, sign_flip_test
-from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, number_text
-from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, per_game
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, geometric_mean, number_text, per_game
 from agent_eval.benchmarks.games.reading import Cells, GameTables
 
 

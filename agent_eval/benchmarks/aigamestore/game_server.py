@@ -137,8 +137,7 @@ def tool_functions(
     looks = FrameLooks(session.archive)
 
     def moved(count: int, make_move, shown: slice) -> list:
-        """A move and its frames[shown] (`count` images), unless the agent was asked to hand off (the next session
-        plays on) or has not seen the last."""
+        """A move and its frames[shown] (`count` images), unless the agent must hand off or has not seen the last."""
 
         def move():
             if handoff is not None and handoff.told:

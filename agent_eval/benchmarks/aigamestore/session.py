@@ -81,8 +81,7 @@ def tap(key: str, then_ms: float, canvas: str | None = None) -> list[dict]:
 
 
 class GameStoreSession:
-    """`page` is an open-able PageHost (context-managed by the caller). Over a folder with an earlier process's
-    moves, the game is replayed first (or NotReplayable is raised)."""
+    """`page` is an open PageHost (closed by the caller); an earlier process's moves are replayed first."""
 
     def __init__(self, item: GameItem, page, directory: Path, budget: Budget):
         self.item, self.page, self.budget = item, page, budget
@@ -147,8 +146,7 @@ class GameStoreSession:
     def play(
         self, segments: tuple[Segment, ...], via: str = "tool", problem: str | None = None, scratchpad=None
     ) -> Move:
-        """One decision: five segments of 0.2 s, a frame after each. The official protocol restarts an ended game
-        first (its harness does, within the decision)."""
+        """One decision: five 0.2 s segments, a frame after each (the official protocol restarts an ended game)."""
         with self._lock:
             self._refuse_if_over()
             restart = via == "reply" and self.ended
@@ -185,8 +183,7 @@ class GameStoreSession:
         return [*steps, *tap("Enter", SETTLE_MS, CANVAS if capture else None), STATE]
 
     def _gap_ms(self) -> float:
-        """Real-time mode: the wall time since the last move ended (rounded to a millisecond), which the game runs
-        before this decision as it would have run while the model thought."""
+        """Real-time mode: the wall time since the last move ended, which the game runs before this decision."""
         if not self.budget.realtime:
             return 0.0
         return float(round((time.monotonic() - self._last_batch_end) * 1000))
@@ -234,8 +231,7 @@ class GameStoreSession:
         return move
 
     def _log(self, move: Move) -> Move:
-        """Durable before the model hears of it: a harness killed after this line restores the game with this
-        move in it, and never plays it twice."""
+        """Durable before the model hears of it (games/folder.py's Timeline)."""
         self.moves.append(move)
         self._timeline.append(asdict(move))
         return move

@@ -52,8 +52,7 @@ def read_timeline(item_root: Path) -> list[dict] | None:
 
 
 def read_entries(directory: Path, kind: type[T]) -> list[T]:
-    """A game folder's timeline as the kind's dataclass (its known fields; a line cut by a kill is a move never
-    answered: left out)."""
+    """A game folder's timeline as the kind's dataclass (its known fields)."""
     return [kind(**known_fields(kind, line)) for line in log_lines(Path(directory) / TIMELINE)]
 
 

@@ -1,12 +1,8 @@
-"""How a game's episode runs, for every game kind (the game core), beside the question of what the model sees and
-may call (arcgames' ladder.py): the first observation shown up front or only after a play, one action per
-observation or batches of blind actions, and what happens when the agent stops with its game live. Each a kind
-option, so in the run's identity. The defaults are VISTA's (its harness: arc3/claude/harness.py,
-backends/claude/mcp_host.py, lifecycle.py).
-
-One action per observation (VISTA's mcp_host.py): an action is refused while the previous action's result has not
-reached the model (no model request has begun since it was answered). Several action calls in one message run one
-after another without the model seeing each result: all but the first are refused, nothing spent."""
+"""How a game's episode runs, for every game kind, beside what the model sees and may call (arcgames' ladder.py):
+each switch a kind option, so in the run's identity, VISTA's by default (arc3/claude/harness.py,
+backends/claude/mcp_host.py, lifecycle.py). One action per observation (ObservationGate): an action is refused
+while the previous action's result has not reached the model, so of several calls in one message all but the first
+are refused, nothing spent."""
 
 from __future__ import annotations
 

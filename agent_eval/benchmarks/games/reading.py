@@ -1,11 +1,7 @@
 """What the game kinds' readings share (their hooks.py subclass it): the game column, the item's folder that holds
-the game as played (nothing of the dataset is needed to report it), and a game as it goes, read by the kind's
-live.py (`progress` for `watch` and the live report, `replay` for `show --replay`). The browser kinds' readings
-(BrowserReading) are each hook one call into the kind's module of that name, imported when first used:
-measures.MEASURES; show.totals_phrase, print_timeline (what it returns is handed to print_outcome) and
-print_outcome; compare.compared. A game kind's part of `compare` is two tables of ready cells (GameTables): the runs
-side by side, then each game by run; a long timeline is paged for `show` (print_paged: PAGE entries a page, the first
-and the last by default)."""
+the game as played (nothing of the dataset is needed to report it), a game as it goes (the kind's live_module:
+`progress` for `watch`, `replay` for `show --replay`), compare's two tables (GameTables) and show's pages
+(print_paged). The browser kinds' hooks (BrowserReading) are each one call into the kind's module of that name."""
 
 from __future__ import annotations
 
@@ -143,8 +139,7 @@ class GameTables(KindComparison):
 
 
 def paged(console: Console, timeline: list, page: int | None, title: str) -> tuple[list[list], int]:
-    """The parts of `timeline` to show and the last page's number, after a rule headed `title` (the kind's words
-    with the entries' count) that says which pages these are."""
+    """The parts of `timeline` to show and the last page's number, after a rule saying which pages these are."""
     last = max(1, -(-len(timeline) // PAGE))
     if page is not None:
         page = min(max(1, page), last)

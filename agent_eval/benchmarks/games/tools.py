@@ -62,8 +62,7 @@ class FrameLooks:
         return [({"frame": n}, self.archive.png(n)) for n in numbers]
 
     def inspect(self, frame: int, x=None, y=None, width=None, height=None, scale=DEFAULT_INSPECT_SCALE, grid=0):
-        """(what was shown, the view as PNG): the region enlarged `scale` times by nearest neighbour, with grid
-        lines every `grid` frame pixels labelled in frame coordinates."""
+        """(what was shown, the view as PNG): see `inspected`."""
         return inspected(self.archive.image(frame), frame, x, y, width, height, scale, grid)
 
     def read_pixels(self, frame: int, x=None, y=None, width=None, height=None, rows=None, columns=None) -> str:
@@ -74,8 +73,7 @@ class FrameLooks:
 
 
 def refusing(refused: tuple[type[Exception], ...], call: Callable[[], Any]) -> Any:
-    """The call's answer; a refusal the model can fix (the kind's, or a look's: ToolInputError) as the tool's
-    error."""
+    """The call's answer; a refusal the model can fix (the kind's, or ToolInputError) as the tool's error."""
     try:
         return call()
     except Exception as error:

@@ -114,8 +114,7 @@ class Redirect:
 
 
 def vista_recovery(recovery: str, screen: str, notes_text: str, image: Path, reason: str) -> Continuation:
-    """VISTA's words to a session that goes on with a game (--task-prompt vista): its recovery text, the screen's
-    words, the notes, the current screen; never the steps."""
+    """VISTA's words to a session that goes on with a game (--task-prompt vista); never the steps."""
     fresh = f"{recovery}\n\n{screen}" + (f"\n{notes_text}\n" if notes_text else "")
     return Continuation(note=recovery, prompt=fresh, images=[image], reason=reason)
 
@@ -227,8 +226,7 @@ class BrowserKind(Benchmark):
             return going_on
 
         def next_session(ran_out_of_context: bool) -> Continuation | None:
-            """A hand-off (the agent was asked to stop, or its CLI ran out of context), or a final reply with budget
-            left redirected (--final-answer redirect): the game goes on; None once it is over."""
+            """A hand-off, or a final reply redirected (--final-answer redirect): the game goes on; None once over."""
             if handoff is not None:
                 reason = handoff.next_reason(ran_out_of_context)
             else:

@@ -19,8 +19,7 @@ LOOKS = ("inspect", "read_pixels", "history")
 
 
 def offered(actions: tuple[str, ...], mode: str, notes: bool, codex: bool = False) -> tuple[str, ...]:
-    """VISTA's tools in a tool mode: the kind's actions; the looks and history from mode image; the notes when kept,
-    and for Codex the checkpoint tool (VISTA offers it to its Codex player only)."""
+    """VISTA's tools in a tool mode (the checkpoint tool for Codex only, as VISTA offers it)."""
     tools = list(actions)
     if mode in ("image", "python"):
         tools += LOOKS
@@ -63,8 +62,7 @@ def acted(
 
 
 def task_tools(events: VistaEvents, names: tuple[str, ...], handoff: HandoffState | None) -> dict[str, Tool]:
-    """VISTA's task tools among `names` (the kind's actions are its own), inspect's views counted toward the image
-    cap (one image a view)."""
+    """VISTA's task tools among `names`, inspect's views counted toward the image cap (one image a view)."""
     definitions, functions = events.definitions(), events.functions()
     look = functions["inspect"]
 

@@ -140,8 +140,7 @@ class Looks:
         return {**metadata, "views": shown}, images
 
     def _sampled(self, views: list, symbols: dict[Colour, str], fields: dict | None = None) -> dict:
-        """Each view's region sampled at the centres of rows x columns equal bins; `symbols` and `fields` as
-        pixel_readout takes them."""
+        """Each view's region sampled at the centres of rows x columns equal bins (pixel_readout's answer)."""
         sampled: list[tuple[dict, list[list[Colour]]]] = []
         total = 0
         for index, selection in enumerate(views, start=1):
@@ -175,8 +174,7 @@ class StillLooks(Looks):
     # -- the tools as offered
 
     def definitions(self) -> dict[str, Definition]:
-        """TaskContext._tools: core/tools.py's inspect and read_pixels, each view addressed by event, moment and
-        view instead of turn and frame, and its description for a task's supplied visuals."""
+        """TaskContext._tools: core/tools.py's inspect and read_pixels, a view addressed by event, moment, view."""
         address = {
             "event": {
                 "type": "integer",

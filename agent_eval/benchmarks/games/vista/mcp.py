@@ -90,12 +90,6 @@ class _RawArguments(ArgModelBase):
 
 def vista_tool(name: str, description: str, schema: dict, hints: dict, function: Callable[[dict], object]) -> Tool:
     """An MCP tool with VISTA's exact name, description, schema and annotations, its arguments handed over raw."""
-    annotations = ToolAnnotations(
-        read_only_hint=hints["readOnlyHint"],
-        destructive_hint=hints["destructiveHint"],
-        idempotent_hint=hints["idempotentHint"],
-        open_world_hint=hints["openWorldHint"],
-    )
     return Tool(
         fn=lambda arguments: function(arguments),
         name=name,
@@ -105,7 +99,7 @@ def vista_tool(name: str, description: str, schema: dict, hints: dict, function:
         fn_metadata=FuncMetadata(arg_model=_RawArguments),
         is_async=False,
         context_kwarg=None,
-        annotations=annotations,
+        annotations=ToolAnnotations.model_validate(hints),  # VISTA's camelCase names are the fields' aliases
     )
 
 
@@ -153,8 +147,7 @@ def read_note(notes: Notes, name: str, arguments: dict) -> CallToolResult:
 def note_functions(
     notes: Notes | None, where: Callable[[], dict | None], lock: threading.Lock
 ) -> dict[str, Callable[[dict], CallToolResult]]:
-    """read_guide, write_guide, read_working, write_working over these notes (offered only when kept), a write
-    under the item's `lock`, `where` kept with it."""
+    """The four note tools over these notes (offered only when kept), a write under the item's `lock`."""
 
     def read(name: str) -> Callable[[dict], CallToolResult]:
         return lambda arguments: read_note(_kept(notes), name, arguments)

@@ -149,8 +149,7 @@ HISTORY: Definition = (
 
 
 def records(events: list[Event]) -> list[dict]:
-    """Each action's public record (VISTA's _public_event): its step and turn, the action as given, its result's
-    metadata (an event's result here); turn 0, the first observation, is no action's."""
+    """Each action's public record (VISTA's _public_event); turn 0, the first observation, is no action's."""
     return [
         {"step": number - 1, "turn": number, "action": event.action, "result": event.result}
         for number, event in enumerate(events)
