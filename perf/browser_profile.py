@@ -31,9 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent_eval.benchmarks.aigamestore.benchmark import NOTE_PURPOSES as STORE_NOTES  # noqa: E402
-from agent_eval.benchmarks.aigamestore.benchmark import AiGameStore  # noqa: E402
+from agent_eval.benchmarks.aigamestore.benchmark import AiGameStore, Options  # noqa: E402
 from agent_eval.benchmarks.aigamestore.loader import load_games  # noqa: E402
-from agent_eval.benchmarks.aigamestore.options import Options  # noqa: E402
 from agent_eval.benchmarks.aigamestore.profile import PROFILES as STORE_PROFILES  # noqa: E402
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession  # noqa: E402
 from agent_eval.benchmarks.gameworld.benchmark import GameWorld, HostPage  # noqa: E402

@@ -62,7 +62,7 @@ class Kind:
 
 # Options several kinds share, each one flag with the same values and meaning for every kind that offers it:
 # VISTA's rungs (notes iv, context iii/iv), the game core's session cap (games/handoff.py) and one action per
-# observation (games/observation.py: its default is each kind's), the browser games' protocol, clock and episode.
+# observation (games/protocol.py: its default is each kind's), the browser games' protocol, clock and episode.
 NOTES_OPTION = KindOption(
     "--notes",
     "ARC-AGI-3 games (rung iv), the browser games (AI GameStore, GameWorld) and active observation: on gives the "

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_eval.benchmarks.aigamestore.loader import PUBLISHED_MEDIANS
-from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, normalized, per_game, summary
+from agent_eval.benchmarks.aigamestore.measures import geometric_mean, normalized, per_game, summary
 
 
 @pytest.mark.parametrize(

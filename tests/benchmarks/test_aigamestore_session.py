@@ -12,7 +12,7 @@ from agent_eval.benchmarks.aigamestore.loader import load_games
 from agent_eval.benchmarks.aigamestore.protocol import checked_segments
 from agent_eval.benchmarks.aigamestore.record import read_moves
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
-from agent_eval.benchmarks.games.restores import read_restores
+from agent_eval.benchmarks.games.folder import read_restores
 from agent_eval.browser.host import PageHost
 from support.aigamestore import ENDER, ender_game
 

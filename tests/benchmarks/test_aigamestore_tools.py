@@ -105,7 +105,7 @@ def test_a_bad_context_policy_names_the_flag(value):
     ],
 )
 def test_the_kinds_options_are_checked(given, says):
-    from agent_eval.benchmarks.aigamestore.options import Options
+    from agent_eval.benchmarks.aigamestore.benchmark import Options
 
     with pytest.raises(ValueError, match=says):
         Options.from_given(given)
@@ -129,7 +129,7 @@ def test_session_images_hand_off_before_a_session_holds_n_images(tmp_path):
 
 
 def test_session_images_needs_vistas_protocol_and_notes():
-    from agent_eval.benchmarks.aigamestore.options import Options
+    from agent_eval.benchmarks.aigamestore.benchmark import Options
 
     with pytest.raises(ValueError, match="--session-images needs VISTA's protocol and --notes on"):
         Options.from_given({"session_images": 600})
@@ -239,7 +239,7 @@ def test_one_action_per_observation_refuses_a_play_whose_last_result_the_model_h
     """--action-batches off (the core's ObservationGate): a second play before the next model request is refused and
     spends nothing, in our words with our tools and in VISTA's with its tools; the next request lets the next one go."""
     from agent_eval.benchmarks.aigamestore import game_server
-    from agent_eval.benchmarks.games.observation import BLIND, UNSEEN, ObservationGate
+    from agent_eval.benchmarks.games.protocol import BLIND, UNSEEN, ObservationGate
 
     game = ender_game(tmp_path / "site")
     with PageHost(game.site, scratch=tmp_path / "browser") as page:

@@ -14,9 +14,8 @@ from click.testing import CliRunner
 from agent_eval.benchmarks.arcgames.frames import FrameArchive
 from agent_eval.benchmarks.arcgames.game_record import GameEnd, Play, write_end
 from agent_eval.benchmarks.arcgames.report import MAX_SHOTS
-from agent_eval.benchmarks.games.folder import GAME_DIR
-from agent_eval.benchmarks.games.paged import PAGE
-from agent_eval.benchmarks.games.timeline import TIMELINE
+from agent_eval.benchmarks.games.folder import GAME_DIR, TIMELINE
+from agent_eval.benchmarks.games.reading import PAGE
 from agent_eval.commands.report import command as report_command
 from agent_eval.commands.show import command as show_command
 from agent_eval.datamodel.manifest import RunManifest

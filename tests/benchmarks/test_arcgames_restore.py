@@ -9,7 +9,7 @@ from agent_eval.benchmarks.arcgames.game_record import in_progress, read_end, re
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.session import GameSession, NotReplayable
 from agent_eval.benchmarks.arcgames.telling import continuation
-from agent_eval.benchmarks.games.restores import read_restores
+from agent_eval.benchmarks.games.folder import read_restores
 from support.fakegame import FakeGame
 
 ITEM = GameItem(id="fk01", version="v1", game_dir=None, title=None, baseline_actions=(3, 3), files_sha256="abc")

@@ -9,7 +9,7 @@ from agent_eval.benchmarks.arcgames.frames import PALETTE
 from agent_eval.benchmarks.arcgames.game_record import read_end
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.folder import read_timeline
 from support.fakegame import FakeGame
 
 
@@ -91,7 +91,7 @@ def test_a_failing_game_is_the_items_error(tmp_path):
 def test_the_time_budget_stops_play_before_the_runs_time_limit(tmp_path):
     import time
 
-    from agent_eval.benchmarks.games.restores import time_budget
+    from agent_eval.benchmarks.games.folder import time_budget
 
     assert time_budget(1800) == 1680 and time_budget(60) == 54 and time_budget(6) == 3 and time_budget(None) is None
     item = GameItem(id="fk01", version="v1", game_dir=tmp_path, title=None, baseline_actions=(3, 3), files_sha256="x")

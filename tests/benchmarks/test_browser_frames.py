@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from agent_eval.benchmarks.games.frames import FrameArchive, FrameRefused
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
+from agent_eval.benchmarks.games.tools import MAX_RECALL, FrameLooks
 
 
 def png(colour, size=(20, 10)) -> bytes:

@@ -227,7 +227,7 @@ def test_isolated_roles_each_see_their_own_act_and_events(host, tmp_path):
 def test_one_action_per_observation_refuses_an_act_whose_last_screen_the_model_has_not_seen(checkout, host, tmp_path):
     """--action-batches off: a second act before the next model request takes no step, in our words (the tool's
     error) and in VISTA's (its answer); the next request lets it go."""
-    from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+    from agent_eval.benchmarks.games.protocol import UNSEEN, ObservationGate
 
     session = open_session(host, task(checkout), tmp_path / "t", max_steps=5)
     gate = ObservationGate(True)

@@ -14,7 +14,7 @@ import pytest
 from agent_eval.benchmarks.aigamestore.benchmark import RECOVERY_WORDS, REDIRECT_WORDS, SCREEN_WORDS
 from agent_eval.benchmarks.aigamestore.loader import load_games
 from agent_eval.benchmarks.aigamestore.profile import VISTA_SYSTEM_PROMPT
-from agent_eval.benchmarks.games.observation import UNSEEN
+from agent_eval.benchmarks.games.protocol import UNSEEN
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted.inspect_requests import conversation, has_image

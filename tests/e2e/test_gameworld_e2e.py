@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.folder import read_timeline
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted import ScriptedServer

@@ -5,7 +5,7 @@ the current screen; one task, each step taken once, won (benchmarks/games/handof
 
 import pytest
 
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.folder import read_timeline
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.inspect_requests import conversation

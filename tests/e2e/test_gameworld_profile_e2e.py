@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.folder import read_timeline
 from agent_eval.benchmarks.gameworld.profile import VISTA_SYSTEM_PROMPT
 from agent_eval.benchmarks.gameworld.protocol import NO_ACTION_WORDS, RECOVERY_WORDS, SCREEN_WORDS, vista_objective
 from agent_eval.datamodel.sessions import read_sessions

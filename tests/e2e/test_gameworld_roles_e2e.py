@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_eval.agents.registry import scripted_environ
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.folder import read_timeline
 from agent_eval.benchmarks.gameworld.protocol import RECOVERY_WORDS, SCREEN_WORDS, vista_objective
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.scripted import ScriptedServer

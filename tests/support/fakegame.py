@@ -68,16 +68,13 @@ class FakeGame:
     def replay(self, actions):
         """GameProcess.replay's answer: every action played again, frames as hashes."""
         from agent_eval.benchmarks.arcgames.frames import frame_hash
-        from agent_eval.benchmarks.arcgames.game_process import ReplayedStep
+        from agent_eval.benchmarks.arcgames.game_process import StepResult
 
         out = []
         for action, x, y in actions:
             r = self.step(action, x, y)
-            out.append(
-                ReplayedStep(
-                    r.state, r.levels_completed, r.win_levels, r.available_actions, tuple(map(frame_hash, r.frames))
-                )
-            )
+            hashes = tuple(map(frame_hash, r.frames))
+            out.append(StepResult(r.state, r.levels_completed, r.win_levels, r.available_actions, hashes=hashes))
         return out
 
     def scorecard(self):

@@ -1,7 +1,7 @@
 """Game records written by hand (AI GameStore, GameWorld, ARC-AGI-3), with the figures their measures must give
 worked out in each docstring: for the measures' tests and the readers'."""
 
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics
 from agent_eval.datamodel.records import ItemRecord

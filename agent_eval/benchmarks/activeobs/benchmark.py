@@ -30,6 +30,10 @@ NOTE_PURPOSES = {  # what each of the agent's notes is for, on a scene (nothing 
     "GUIDE.md": "what you have found out about the scene: who and what is where, and when",
     "WORKING.md": "what you are looking for now, where you have looked and what is left",
 }
+NOTES_TEXT = (  # what the notes are for (the prompt's paragraph when the run gives them): nothing of how to answer
+    "You keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They are kept outside this "
+    "conversation."
+)
 
 
 class ActiveObservation(Benchmark):
@@ -90,7 +94,7 @@ class ActiveObservation(Benchmark):
         if self.world_model:
             question = world_model_text(passive=tools == "none") + "\n\n" + question
         if self.notes:
-            question = notes_text() + "\n\n" + question
+            question = NOTES_TEXT.format(kinds=describe(NOTE_PURPOSES)) + "\n\n" + question
         servers: list[McpServer] = []
         endpoints: list[str] = []
         inline: list[Path] = []
@@ -172,12 +176,3 @@ def record_passive(item_root: Path, frames) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     shown = [{"n": n, "frame": f.frame, "time_s": f.time_s} for n, f in enumerate(frames, start=1)]
     (folder / PASSIVE_FILE).write_text(json.dumps(shown), encoding="utf-8")
-
-
-def notes_text() -> str:
-    """What the notes are for (the prompt's paragraph when the run gives them): nothing of how to answer."""
-    kinds = describe(NOTE_PURPOSES)
-    return (
-        f"You keep two notes, read with `read_notes` and replaced with `write_note`: {kinds}. They are kept outside "
-        f"this conversation."
-    )

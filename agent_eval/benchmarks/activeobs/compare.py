@@ -99,7 +99,8 @@ def _lead(row: dict, letter: str) -> list[str]:
     return [row["scope"], row["group"], str(row["n"]), letter]
 
 
-def _seen_cell(key: str, value) -> str:
+def _cell(key: str, value) -> str:
+    """A rate as a percentage, the graph's size as a mean; "—" where none is known."""
     if value is None:
         return "—"
     return f"{value:.1f}" if key == "graph_size" else pct(value)
@@ -152,11 +153,7 @@ class ActiveComparison(KindComparison):
     def metric_cells(self, data: Comparison) -> tuple[list[str], list[list[str]]]:
         header = ["scope", "group", "n", "run", "answer", "evidence", "combined", "hallucination"]
         body = [
-            [
-                *_lead(row, run["letter"]),
-                *(pct(row[m][k]) for m in METRICS),
-                "—" if row["hallucination"][k] is None else pct(row["hallucination"][k]),
-            ]
+            [*_lead(row, run["letter"]), *(pct(row[m][k]) for m in METRICS), _cell("rate", row["hallucination"][k])]
             for row in self.active["rows"]
             for k, run in enumerate(data.runs)
         ]
@@ -169,7 +166,7 @@ class ActiveComparison(KindComparison):
             return None
         header = ["scope", "group", "n", "run", *(label for _, _, label in SEEN)]
         body = [
-            [*_lead(row, run["letter"]), *(_seen_cell(k, row[k][j]) for k, _, _ in SEEN)]
+            [*_lead(row, run["letter"]), *(_cell(k, row[k][j]) for k, _, _ in SEEN)]
             for row in rows
             for j, run in enumerate(data.runs)
         ]
@@ -228,7 +225,8 @@ class ActiveComparison(KindComparison):
         overall rows."""
         stat_keys = ("diff", "ci_low", "ci_high", "p_value", "discordant", "a_only", "b_only", "p_holm")
         names = {"a_only": "A_only", "b_only": "run_only", "diff": "diff_vs_A"}
-        eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
+        stats = ("median", "total", "unknown")
+        eff = [f"{key}_{stat}" for key, _ in EFFICIENCY for stat in stats]
         rates = ["answer_acc", "evidence_acc", "combined_acc", "hallucination_rate"]
         tested = [f"{m}_{names.get(k, k)}" for m, _ in TESTED for k in stat_keys]
         seen = ["unseen_view_rate", "in_graph_rate", "graph_size_mean"]
@@ -240,11 +238,8 @@ class ActiveComparison(KindComparison):
                 for metric, _ in TESTED:
                     s = row[f"{metric}_vs_first"][k] or {}
                     cells += [s.get(key, "") for key in stat_keys]
-                cells += (
-                    [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in ("median", "total", "unknown")]
-                    if row["scope"] == "overall"
-                    else [""] * len(eff)
-                )
+                efficiency = [run["efficiency"][key][stat] for key, _ in EFFICIENCY for stat in stats]
+                cells += efficiency if row["scope"] == "overall" else [""] * len(eff)
                 cells += [(row.get(key) or [None] * len(data.runs))[k] for key, _, _ in SEEN]
                 out.append(["" if c is None else c for c in cells])
         return out

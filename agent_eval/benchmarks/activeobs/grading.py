@@ -249,6 +249,5 @@ def rules_hash(rules: Rules = DEFAULT_RULES) -> str:
     parts = [
         inspect.getsource(f) for f in (parse_answer, _number, _pair, at_most, at_least, answer_correct, evidence_check)
     ]
-    parts.append(f"EPS={EPS!r}")
-    parts += [json.dumps(asdict(rules), sort_keys=True), _FENCE.pattern]
+    parts += [f"EPS={EPS!r}", json.dumps(asdict(rules), sort_keys=True), _FENCE.pattern]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

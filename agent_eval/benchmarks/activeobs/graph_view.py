@@ -120,13 +120,8 @@ def graph_figures(base: Path, scene=None) -> list[tuple[Image.Image, str]]:
                 x1, y1, x2, y2 = (float(v) for v in entity["bbox"])
             except (KeyError, TypeError, ValueError):
                 continue
-            draw_box(
-                image,
-                (x1, y1, x2, y2),
-                ENTITY_COLOUR,
-                f"{entity.get('id')} {entity.get('label', '')}"[:40],
-                (255, 255, 255),
-            )
+            label = f"{entity.get('id')} {entity.get('label', '')}"[:40]
+            draw_box(image, (x1, y1, x2, y2), ENTITY_COLOUR, label, (255, 255, 255))
         names = ", ".join(str(e.get("id")) for e in entities)
         frame, angle = entities[0].get("frame"), entities[0].get("angle")
         where = "the whole panorama" if angle is None else f"{angle:g}°"

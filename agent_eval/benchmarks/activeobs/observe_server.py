@@ -53,11 +53,10 @@ class ObservationLog:
     """Numbered, thread-safe record of the views served (tool calls run in worker threads)."""
 
     def __init__(self, directory: Path, views_dir: Path | None = None):
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.views_dir = Path(views_dir) if views_dir is not None else None
-        if self.views_dir is not None:
-            self.views_dir.mkdir(parents=True, exist_ok=True)
+        self.directory, self.views_dir = directory, views_dir
+        for folder in (directory, views_dir):
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / LOG_FILE
         self.started = time.monotonic()
         self.entries: list[dict] = []
@@ -173,15 +172,11 @@ class ObservationServer:
     can open (`saved_as` in the metadata); a fixed `port` gets a host of its own (a manual server)."""
 
     def __init__(
-        self,
-        scenes: Path | str | list[Path | str],
-        log_dir: Path | str,
-        port: int = 0,
-        views_dir: Path | str | None = None,
+        self, scenes: Path | str | list[Path | str], log_dir: Path, port: int = 0, views_dir: Path | None = None
     ):
         paths = [scenes] if isinstance(scenes, (str, Path)) else list(scenes)
         self.scenes = {scene.sequence: scene for scene in map(load_scene, paths)}
-        self.log = ObservationLog(Path(log_dir), None if views_dir is None else Path(views_dir))
+        self.log = ObservationLog(log_dir, views_dir)
         self._requested_port = port
         self._stack = contextlib.ExitStack()
         self._mount: Mount | None = None
@@ -220,8 +215,7 @@ class ObservationServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Serve one scene until Ctrl-C (manual checks): python -m agent_eval.benchmarks.activeobs.observe_server SCENE
-    LOGDIR"""
+    """Serve scenes until Ctrl-C, for manual checks (docs/kinds/activeobs.md)."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Serve the observe tool over streamable HTTP on loopback.")
@@ -231,10 +225,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with ObservationServer(args.scene, args.log_dir, port=args.port) as server:
         print(server.url, flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":

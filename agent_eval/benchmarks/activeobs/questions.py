@@ -14,17 +14,11 @@ from agent_eval.benchmarks.activeobs.render import person_box
 from agent_eval.benchmarks.activeobs.scene import ACTIONS, Person, Scene, Segment
 from agent_eval.benchmarks.activeobs.schema import ActiveItem
 
-START_PHRASE = {
-    "walking": "start walking",
-    "standing": "start standing still",
-    "sitting": "sit down",
-    "waving": "start waving",
-}
-STARTS_PHRASE = {
-    "walking": "starts walking",
-    "standing": "starts standing still",
-    "sitting": "sits down",
-    "waving": "starts waving",
+STARTING = {  # (after "does someone", after "someone")
+    "walking": ("start walking", "starts walking"),
+    "standing": ("start standing still", "starts standing still"),
+    "sitting": ("sit down", "sits down"),
+    "waving": ("start waving", "starts waving"),
 }
 DOING_PHRASE = {"walking": "walking", "standing": "standing still", "sitting": "sitting", "waving": "waving"}
 CHOICES = [DOING_PHRASE[a] for a in ACTIONS]  # a question about what someone does: its choices, in ACTIONS' order
@@ -155,7 +149,7 @@ def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) ->
         )
         answer, frames = [segment.start, segment.end], range(segment.start, segment.end + 1)
         return build_item(scene, "action_boundary", index, question, "span", answer, person, frames, meta=meta)
-    question = f"At which frame does {who} {START_PHRASE[segment.action]} for the first time? Give the frame index."
+    question = f"At which frame does {who} {STARTING[segment.action][0]} for the first time? Give the frame index."
     frames = start_window(scene, segment)
     return build_item(scene, "action_boundary", index, question, "frame", segment.start, person, frames, meta=meta)
 
@@ -192,7 +186,7 @@ def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem 
     keys = unique_keys(scene, person)
     angle = round(person.angle_at(segment.start), 1)
     question = (
-        f"At which frame does {describe(person, keys)} {START_PHRASE[segment.action]} for the "
+        f"At which frame does {describe(person, keys)} {STARTING[segment.action][0]} for the "
         f"first time, and at what viewing angle (degrees, 0-360) are they at that frame? "
         f"Give [frame_index, angle_deg]."
     )
@@ -213,8 +207,8 @@ def numeric(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
     keys_first, keys_second = unique_keys(scene, first), unique_keys(scene, target)
     question = (
         f"How many seconds pass between the moment {describe(first, keys_first)} first "
-        f"{STARTS_PHRASE[s_first.action]} and the moment {describe(target, keys_second)} first "
-        f"{STARTS_PHRASE[segment.action]}? Give a number of seconds."
+        f"{STARTING[s_first.action][1]} and the moment {describe(target, keys_second)} first "
+        f"{STARTING[segment.action][1]}? Give a number of seconds."
     )
     meta = {
         "first": {"who": look_of(first, keys_first), "action": s_first.action, "id": first.id},

@@ -153,10 +153,7 @@ def item_from_row(row: dict) -> ActiveItem:
         boxes[frame] = (x1, y1, x2, y2)
     meta = row.get("meta") or {}
     return ActiveItem(
-        id=row["id"],
-        sequence=row["sequence"],
-        family=row["family"],
-        question=row["question"],
+        **{name: row[name] for name in ("id", "sequence", "family", "question")},
         answer_mode=mode,
         answer=answer,
         track=evidence["track"],

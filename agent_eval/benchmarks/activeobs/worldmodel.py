@@ -277,9 +277,7 @@ def load_graph(item_root: Path) -> StoredGraph | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         data = {}
-    return StoredGraph(
-        [e for e in data.get("entities", []) if isinstance(e, dict)],
-        [a for a in data.get("attributes", []) if isinstance(a, dict)],
-        [r for r in data.get("relations", []) if isinstance(r, dict)],
-        log_lines(folder / HISTORY_FILE),
+    entities, attributes, relations = (
+        [x for x in data.get(key, []) if isinstance(x, dict)] for key in ("entities", "attributes", "relations")
     )
+    return StoredGraph(entities, attributes, relations, log_lines(folder / HISTORY_FILE))

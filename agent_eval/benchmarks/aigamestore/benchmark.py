@@ -5,26 +5,26 @@ against the published human median (docs/kinds/aigamestore.md)."""
 from __future__ import annotations
 
 import contextlib
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from agent_eval.benchmarks.aigamestore.grading import grade_game, prediction_text
 from agent_eval.benchmarks.aigamestore.loader import load_games
-from agent_eval.benchmarks.aigamestore.metrics import graded_games
-from agent_eval.benchmarks.aigamestore.options import Options
-from agent_eval.benchmarks.aigamestore.record import REQUESTS, in_progress
-from agent_eval.benchmarks.aigamestore.scoring import rules_hash, summary
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games, normalized, rules_hash, summary
+from agent_eval.benchmarks.aigamestore.record import REQUESTS, in_progress, read_end, read_requests
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, NotReplayable, PlayRefused
+from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.games.browser.kind import BrowserKind, Redirect, vista_recovery
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.browser.kind import BrowserKind, BrowserOptions, Redirect, vista_recovery
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline, restored_or_started_over
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import handoff_request
-from agent_eval.benchmarks.games.restores import restored_or_started_over
 from agent_eval.benchmarks.games.served import SERVER_NAME, frames_mirror, serve_game
-from agent_eval.benchmarks.notes import Notes, describe
+from agent_eval.benchmarks.notes import Notes, describe, read_history
 from agent_eval.tools.mcp_http import load_sdk_module
 
+KEYS_TAG = re.compile(r"<keys>.*?</keys>", re.DOTALL)  # the official protocol's reply ends as asked with its keys
 VISTA_NOTE_LIMITS = {"GUIDE.md": 64 * 1024, "WORKING.md": 16 * 1024}  # VISTA's core/tools.py MAX_GUIDE/WORKING_CHARS
 SAMPLES = Path(__file__).with_name("samples")
 BROWSER_DIR = "browser"  # the page host's scratch (its stderr) in the item's folder
@@ -45,6 +45,26 @@ DEMO_SEGMENTS = [  # the demo's sequence (a scripted model cannot see the game: 
     [["HOLD_RIGHT"], ["HOLD_RIGHT"], ["SPACE"], ["NOOP"], ["HOLD_LEFT"]],
     [["LEFT", "SPACE"], ["NOOP"], ["HOLD_RIGHT"], ["HOLD_RIGHT"], ["NOOP"]],
 ]
+
+
+DEFAULT_DECISIONS = 120
+
+
+@dataclass(frozen=True)
+class Options(BrowserOptions):
+    """The run's own options (its registry line's: in the run's identity): the browser kinds' shared ones, then the
+    decisions and the page's seed."""
+
+    decisions: int = DEFAULT_DECISIONS
+    seed: int = 0
+
+    @classmethod
+    def from_given(cls, given: dict) -> Options:
+        shared = cls.shared(given)
+        decisions = int(given["decisions"]) if given.get("decisions") is not None else DEFAULT_DECISIONS
+        if decisions < 1:
+            raise ValueError(f"--decisions must be at least 1, got {decisions}")
+        return cls(decisions=decisions, seed=int(given.get("game_seed") or 0), **shared)
 
 
 class AiGameStore(BrowserKind):
@@ -156,8 +176,7 @@ class AiGameStore(BrowserKind):
         return prompt + "\n"
 
     def _session(self, item, item_root: Path, stack: contextlib.ExitStack) -> GameStoreSession:
-        """The item's game: replayed from its record when an earlier process played it, started over when the
-        record does not replay identically (the old game moved aside, and said so)."""
+        """The item's game, replayed from its record or started over (games/folder.restored_or_started_over)."""
         from agent_eval.browser.host import BrowserError, PageHost
 
         options = self.options
@@ -186,15 +205,48 @@ class AiGameStore(BrowserKind):
         return restored_or_started_over(directory, opened, NotReplayable)
 
     def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
-        metrics, error, has_tag = grade_game(final_text, item, item_dir.root)
-        if metrics is None:
+        """From the game, not from the text: the metrics are the game as played (game/result.json) with its
+        normalised score, `correct` a normalised score of 100 (the human median) or more. The final text only says
+        whether the agent ended as asked (<answer> in VISTA's protocol, <keys> in the official one)."""
+        _, has_tag = extract_answer(final_text)
+        has_tag = has_tag or bool(KEYS_TAG.search(final_text or ""))
+        item_root = item_dir.root
+        end = read_end(item_root)
+        if end is None:
+            error = f"{item.id}: the game left no result (game/result.json is missing)"
             return BenchmarkGrade(prediction="", correct=False, has_answer_tag=has_tag, error=error)
+        timeline = read_timeline(item_root) or []
+        metrics = GameStoreMetrics(
+            game=end.game,
+            raw_score=end.raw_score,
+            human_median=item.human_median,
+            median_source=item.median_source,
+            decisions=end.decisions,
+            max_decisions=end.max_decisions,
+            episodes=end.episodes,
+            won=end.won,
+            final_phase=end.final_phase,
+            frames=end.frames,
+            protocol=end.protocol,
+            replies_without_keys=sum(bool(m.get("problem")) for m in timeline),
+            page_errors=end.page_errors,
+            refused_requests=sum(r.get("outcome") == "refused" for r in read_requests(item_root)),
+            restores=sum(r.get("outcome") == "replayed" for r in end.restores),
+            started_over=[r.get("why", "") for r in end.restores if r.get("outcome") == "started over"],
+            notes_written=len(read_history(item_root)),
+            canvas=list(end.canvas or []),
+        )
+        if end.raw_score is not None and item.human_median:
+            metrics.normalized = normalized(end.raw_score, item.human_median)
+        score = "no score read" if metrics.raw_score is None else f"raw {metrics.raw_score:g}"
+        norm = f", normalised {metrics.normalized:.1f}" if metrics.normalized is not None else ""
         return BenchmarkGrade(
-            prediction=prediction_text(metrics),
+            prediction=f"{score}{norm} in {metrics.decisions}/{metrics.max_decisions} decisions, "
+            f"{metrics.episodes} episode(s)",
             correct=(metrics.normalized or 0) >= 100,
             has_answer_tag=has_tag,
             metrics=metrics,
-            error=error,
+            error=end.error,
         )
 
     def scorer_hash(self) -> str:
@@ -215,10 +267,8 @@ def _continuation(
     reason: str = "harness restarted",
     words: bool = False,
 ) -> Continuation:
-    """VISTA's protocol going on in another session: after a restart of the harness (the game replayed to where it
-    was) or a hand-off (the context was full); where the game stands, the notes, the last frame. With VISTA's
-    words (--task-prompt vista) a fresh session is told VISTA's recovery text with the notes and the screen, and
-    never the decisions."""
+    """VISTA's protocol going on in another session (after a restart of the harness or a hand-off): where the game
+    stands, the notes, the last frame; with VISTA's words, its recovery text and never the decisions."""
     last = session.moves[-1]
     if words:
         notes_text = _notes_text(notes) if notes is not None else ""

@@ -1,8 +1,7 @@
 """The AI GameStore part of `agent-eval compare` and `agent-eval table`: on the games every run played, each run's
-geometric mean of the normalised scores (the benchmark's figure) with the arithmetic mean beside it, and per game
-the raw and normalised score (mean raw over repeats, then normalised, as VISTA aggregates). Against the first run:
-the paired permutation test on the games' log normalised scores (the geometric mean's own scale). A game without a
-median is shown raw and left out of the means and the test."""
+geometric and arithmetic mean of the normalised scores and each game's scores; against the first run, the paired
+permutation test on the log normalised scores (the geometric mean's own scale). A game without a median is shown
+raw and left out of the means and the test."""
 
 from __future__ import annotations
 
@@ -13,24 +12,17 @@ from typing import Any
 from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.measures import GRADED
 from agent_eval.analysis.stats import ALPHA, sign_flip_test
-from agent_eval.benchmarks.aigamestore.measures import number_text
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics
-from agent_eval.benchmarks.aigamestore.scoring import geometric_mean, per_game
-from agent_eval.benchmarks.games.comparison import Cells, GameTables
-
-
-def run_games(records) -> dict[str, dict]:
-    """game -> per_game()'s entry for one run (a failed attempt counts as an attempt without a score)."""
-    rows = []
-    for record in records:
-        metrics = GameStoreMetrics.of(record)
-        raw = metrics.raw_score if record.status in GRADED else None
-        rows.append((record.id, raw, metrics.human_median))
-    return per_game(rows)
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, geometric_mean, number_text, per_game
+from agent_eval.benchmarks.games.reading import Cells, GameTables
 
 
 def build(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
-    tables = [run_games(run.records) for run in runs]
+    # per run, game -> per_game()'s entry (a failed attempt counts as an attempt without a score)
+    metrics = [[(r, GameStoreMetrics.of(r)) for r in run.records] for run in runs]
+    tables = [
+        per_game([(r.id, m.raw_score if r.status in GRADED else None, m.human_median) for r, m in run])
+        for run in metrics
+    ]
     ids = [i for i in shared if all(i in t for t in tables)]
     scored = [i for i in ids if all(t[i]["normalized"] is not None for t in tables)]
     logs = [[math.log(t[i]["normalized"]) for i in scored] for t in tables]

@@ -20,9 +20,10 @@ from agent_eval.benchmarks.aigamestore.session import ENDED, GameStoreSession, P
 from agent_eval.benchmarks.games.browser import vista_play
 from agent_eval.benchmarks.games.frames import ArchivedPngs
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import MAX_RECALL, FrameLooks
-from agent_eval.benchmarks.games.observation import UNSEEN, ObservationGate
+from agent_eval.benchmarks.games.protocol import UNSEEN, ObservationGate
 from agent_eval.benchmarks.games.tools import (
+    MAX_RECALL,
+    FrameLooks,
     Functions,
     inspect_text,
     look_functions,
@@ -120,7 +121,7 @@ def move_json(session: GameStoreSession, move, handoff: HandoffState | None = No
 def history_lines(session: GameStoreSession, last: int) -> str:
     lines = []
     for move in session.moves[-last:]:
-        what = "start" if move.kind == "start" else "restart" if move.kind == "restart" else json.dumps(move.segments)
+        what = json.dumps(move.segments) if move.kind == "play" else move.kind
         frames = f"{move.frames[0]}-{move.frames[-1]}" if len(move.frames) > 1 else ",".join(map(str, move.frames))
         lines.append(f"decision {move.decisions} · episode {move.episode} · {what} · frames {frames or '-'}")
     return "\n".join(lines) or "no move yet"
@@ -135,18 +136,25 @@ def tool_functions(
 ) -> Functions:
     looks = FrameLooks(session.archive)
 
-    def moving(make_move):  # a move, unless the agent was asked to hand off or has not seen the last
-        if handoff is not None and handoff.told:
-            raise PlayRefused(f"No move made: {handoff.ask}")
-        if gate is not None and (blind := gate.refuses()):
-            raise PlayRefused(blind)
-        move = make_move()
-        if gate is not None:
-            gate.acted(True)  # its frames are on their way to the model
-        return move
+    def moved(count: int, make_move, shown: slice) -> list:
+        """A move and its frames[shown] (`count` images), unless the agent must hand off or has not seen the last."""
 
-    def images(numbers: list[int]) -> list:
-        return [Image(data=session.archive.png(n), format="png") for n in numbers]
+        def move():
+            if handoff is not None and handoff.told:
+                raise PlayRefused(f"No move made: {handoff.ask}")
+            if gate is not None and (blind := gate.refuses()):
+                raise PlayRefused(blind)
+            made = make_move()
+            if gate is not None:
+                gate.acted(True)  # its frames are on their way to the model
+            return made
+
+        def act() -> list:
+            made = refusing(REFUSED, move)
+            pngs = [Image(data=session.archive.png(n), format="png") for n in made.frames[shown]]
+            return [json.dumps(move_json(session, made, handoff, tell_steps)), *pngs]
+
+        return within_image_cap(handoff, count, act)
 
     def play(
         segments: Annotated[
@@ -156,18 +164,10 @@ def tool_functions(
             ),
         ],
     ) -> list:
-        def act() -> list:
-            move = refusing(REFUSED, lambda: moving(lambda: session.play(checked_segments(segments))))
-            return [json.dumps(move_json(session, move, handoff, tell_steps)), *images(move.frames)]
-
-        return within_image_cap(handoff, SEGMENTS, act)  # --session-images: a frame a segment
+        return moved(SEGMENTS, lambda: session.play(checked_segments(segments)), slice(None))  # a frame a segment
 
     def restart() -> list:
-        def act() -> list:
-            move = refusing(REFUSED, lambda: moving(session.restart))
-            return [json.dumps(move_json(session, move, handoff, tell_steps)), *images(move.frames[-1:])]
-
-        return within_image_cap(handoff, 1, act)
+        return moved(1, session.restart, slice(-1, None))
 
     def recall(
         frames: Annotated[list[int] | None, Field(description="Frame numbers.")] = None,

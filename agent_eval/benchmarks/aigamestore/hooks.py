@@ -11,7 +11,7 @@ from agent_eval.datamodel.records import ItemRecord
 
 class GameStoreReading(BrowserReading):
     package = "agent_eval.benchmarks.aigamestore"
-    live_module = "agent_eval.benchmarks.aigamestore.live"
+    live_module = "agent_eval.benchmarks.aigamestore.show"
     report_module = "agent_eval.benchmarks.aigamestore.report"
     item_template, figures_template = "ags_item.html.j2", "ags_figures.html.j2"
     summary_template = "ags_summary.html.j2"

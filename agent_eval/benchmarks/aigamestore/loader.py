@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import ClassVar
 
 from agent_eval.datamodel.jsonl import DataError
 
@@ -41,18 +42,12 @@ class GameItem:
     human_median: float | None  # None: no median known (no normalised score)
     median_source: str | None
     files_sha256: str
+    category: ClassVar[str] = TASK
+    answer: ClassVar[str] = "score"
 
     @property
     def task(self) -> str:  # `--tasks game1,game3` picks games
         return self.id
-
-    @property
-    def category(self) -> str:
-        return TASK
-
-    @property
-    def answer(self) -> str:
-        return "score"
 
     def describe(self) -> dict:
         recorded = ("files_sha256", "original_name", "human_median", "median_source", "described_by", "controls_by")

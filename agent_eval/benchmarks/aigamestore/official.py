@@ -42,8 +42,7 @@ Format your reply exactly as follows:
 
 
 def decision_prompt(item: GameItem, session: GameStoreSession, mode: str, notes_text: str = "") -> str:
-    """The request of the next decision: the game, the scratchpad and inputs carried from the last reply, what
-    the attached frames are, the output format."""
+    """The next decision's request: the game, the last reply's scratchpad and inputs, the frames, the format."""
     last = session.moves[-1] if session.moves else None
     scratchpad = last_scratchpad(session)
     parts = [
@@ -77,12 +76,11 @@ def last_scratchpad(session: GameStoreSession) -> str | None:
 
 def decision_images(session: GameStoreSession) -> list[Path]:
     """The frames a decision's request attaches: the last move's (five after a play; one after the start)."""
-    return session.frame_paths(session.last_frames())
+    return session.frame_paths(session.moves[-1].frames if session.moves else [])
 
 
 class OfficialTurns:
-    """The official protocol's loop over the engine's sessions: each reply is played (on_reply), and the next
-    decision is a fresh session (next_session) until the decisions are spent."""
+    """The official protocol's loop: each reply is played (on_reply), each decision a fresh session."""
 
     def __init__(self, item: GameItem, session: GameStoreSession, mode: str, notes_text=lambda: ""):
         self.item, self.session, self.mode, self.notes_text = item, session, mode, notes_text

@@ -1,14 +1,8 @@
-"""AI GameStore's decision: one game second as five 0.2 s segments, each a set of simultaneous inputs.
-
-The vocabulary is VISTA's (its adapter, MIT): taps UP DOWN LEFT RIGHT SPACE Z SHIFT W A S D, each pressed at the
-segment's start; HOLD_ forms, held for the whole segment; NOOP. Escape, R and Enter belong to the host (pause,
-restart, start) and are never the model's. A segment is normalised as VISTA does: NOOP beside other inputs
-dropped, a key both tapped and held is held, repeats counted once.
-
-The official harness's reply format (`<keys>` with five lists, `<scratchpad>`) is read here too, by its rules
-(utils/parsing_utils.py of lance-ying/aigamestore_harness): no `<keys>` or unreadable JSON is five NOOP
-segments; fewer than five are padded with NOOP, more are cut to five; an unknown input is dropped; a missing
-scratchpad keeps the last one (the whole reply when there was none yet)."""
+"""AI GameStore's decision: one game second as five 0.2 s segments, each a set of simultaneous inputs, VISTA's
+vocabulary (its adapter, MIT): taps pressed at the segment's start, HOLD_ forms held for the whole segment, NOOP.
+Escape, R and Enter belong to the host (pause, restart, start), never the model. The official harness's reply
+(`<keys>` with five lists, `<scratchpad>`) is read by its rules (lance-ying/aigamestore_harness
+utils/parsing_utils.py): what it cannot read is five NOOP segments, padded or cut to five, unknown inputs dropped."""
 
 from __future__ import annotations
 
@@ -60,8 +54,7 @@ def _count(segments) -> str:
 
 
 def segment_steps(segment: Segment, canvas: str) -> list[dict]:
-    """One segment on the page: taps (held one frame) and holds pressed at its start, 0.2 s of game time, the
-    canvas captured at its end, holds released."""
+    """One segment on the page: taps (held one frame) and holds at its start, the canvas captured at its end."""
     taps = tuple(KEYS[a] for a in segment if a in KEYS)
     holds = tuple(KEYS[a.removeprefix("HOLD_")] for a in segment if a.startswith("HOLD_"))
     return S.keys_for(SEGMENT_MS, taps=taps, holds=holds, canvas=canvas)

@@ -1,24 +1,16 @@
-"""What an AI GameStore game leaves in its item's folder, written as it is played:
+"""What an AI GameStore game leaves in its item's folder (games/folder.py lays out the rest), as it is played:
 
-<item>/game/game.json        which game: its files' hash, the seed, the protocol, the page, the median, the
-                             errors the page threw while it loaded
-<item>/game/timeline.jsonl   one line per move (the start, each decision, each restart): the exact steps sent
-                             to the page, the frames they captured and their hashes, the game's state after it
-                             (score, highScore, phase: never shown to the model), the clock; synced to disk
-                             before the model is answered
-<item>/game/frames/NNNN.png  every frame captured (benchmarks/games/frames.py)
-<item>/game/requests.jsonl   every request the page made and how it was answered (site, library, missing,
-                             refused)
-<item>/game/restores.jsonl   each restore after a restart of the harness (replayed, or started over and why)
-<item>/game/result.json      the end: the raw score (highest score or highScore seen), decisions, episodes"""
+<item>/game/game.json        which game: its files' hash, the seed, the protocol, the page, the median, load errors
+<item>/game/timeline.jsonl   one line per move (Move): the start, each decision, each restart
+<item>/game/requests.jsonl   every request the page made and how it was answered (site, library, missing, refused)
+<item>/game/result.json      the end (GameEnd): the raw score (highest score or highScore seen), decisions, episodes"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_json, write_json
-from agent_eval.benchmarks.games.timeline import read_entries
+from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_entries, read_json
 from agent_eval.datamodel.jsonl import log_lines
 from agent_eval.datamodel.ondisk import split_known
 
@@ -81,10 +73,6 @@ def read_moves(directory: Path) -> list[Move]:
 def read_end(item_root: Path) -> GameEnd | None:
     data = read_json(Path(item_root) / GAME_DIR / RESULT)
     return None if data is None else GameEnd(**split_known(GameEnd, data))
-
-
-def write_end(directory: Path, end: GameEnd) -> None:
-    write_json(Path(directory) / RESULT, asdict(end))
 
 
 def read_requests(item_root: Path) -> list[dict]:

@@ -1,19 +1,14 @@
-"""The AI GameStore parts of `agent-eval report`: per game a filmstrip per decision (its five frames, in order, with
-its inputs), the start and each restart; per run the geometric mean of normalised scores and each game's raw
-score. A long game is sampled: at most MAX_DECISIONS strips, evenly spaced, plus each restart and the last one;
-the rest are counted. Layout: templates/ags_*.j2."""
+"""The AI GameStore parts of `agent-eval report`: per game a filmstrip per move (a decision's five frames with its
+inputs; the start, each restart), sampled when long (reading.sampled); per run the scores. Layout: templates/."""
 
 from __future__ import annotations
 
 from agent_eval.analysis.measures import GRADED
-from agent_eval.benchmarks.aigamestore.measures import number_text
-from agent_eval.benchmarks.aigamestore.metrics import GameStoreMetrics, graded_games
+from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games, number_text, summary
 from agent_eval.benchmarks.aigamestore.record import read_end
-from agent_eval.benchmarks.aigamestore.scoring import summary
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.games.reading import sampled
-from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.notes import versions, where_words
 
 MAX_DECISIONS = 40  # decision strips drawn per game, evenly spaced (restarts and the last come on top)

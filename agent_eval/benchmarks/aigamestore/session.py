@@ -12,19 +12,17 @@ from pathlib import Path
 
 from agent_eval.benchmarks.aigamestore.loader import GameItem
 from agent_eval.benchmarks.aigamestore.protocol import Segment, segment_steps
-from agent_eval.benchmarks.aigamestore.record import (
-    GAME_RECORD,
-    GameEnd,
-    Move,
+from agent_eval.benchmarks.aigamestore.record import GAME_RECORD, GameEnd, Move, read_moves, read_requests
+from agent_eval.benchmarks.games.folder import (
+    RESULT,
+    TIMELINE,
+    Timeline,
+    append_restore,
     read_json,
-    read_moves,
-    read_requests,
-    write_end,
+    read_restores,
     write_json,
 )
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
-from agent_eval.benchmarks.games.restores import append_restore, read_restores
-from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.browser import steps as S
 from agent_eval.datamodel.itemdir import now_iso
 
@@ -83,8 +81,7 @@ def tap(key: str, then_ms: float, canvas: str | None = None) -> list[dict]:
 
 
 class GameStoreSession:
-    """`page` is an open-able PageHost (context-managed by the caller). Over a folder with an earlier process's
-    moves, the game is replayed first (or NotReplayable is raised)."""
+    """`page` is an open PageHost (closed by the caller); an earlier process's moves are replayed first."""
 
     def __init__(self, item: GameItem, page, directory: Path, budget: Budget):
         self.item, self.page, self.budget = item, page, budget
@@ -141,9 +138,6 @@ class GameStoreSession:
         seen = [v for m in self.moves for v in (m.state.get("score"), m.state.get("highScore")) if v is not None]
         return max(seen) if seen else None
 
-    def last_frames(self) -> list[int]:
-        return list(self.moves[-1].frames) if self.moves else []
-
     def frame_paths(self, numbers: list[int]) -> list[Path]:
         return [self.archive.path(n) for n in numbers]
 
@@ -152,8 +146,7 @@ class GameStoreSession:
     def play(
         self, segments: tuple[Segment, ...], via: str = "tool", problem: str | None = None, scratchpad=None
     ) -> Move:
-        """One decision: five segments of 0.2 s, a frame after each. The official protocol restarts an ended game
-        first (its harness does, within the decision)."""
+        """One decision: five 0.2 s segments, a frame after each (the official protocol restarts an ended game)."""
         with self._lock:
             self._refuse_if_over()
             restart = via == "reply" and self.ended
@@ -190,8 +183,7 @@ class GameStoreSession:
         return [*steps, *tap("Enter", SETTLE_MS, CANVAS if capture else None), STATE]
 
     def _gap_ms(self) -> float:
-        """Real-time mode: the wall time since the last move ended (rounded to a millisecond), which the game runs
-        before this decision as it would have run while the model thought."""
+        """Real-time mode: the wall time since the last move ended, which the game runs before this decision."""
         if not self.budget.realtime:
             return 0.0
         return float(round((time.monotonic() - self._last_batch_end) * 1000))
@@ -239,8 +231,7 @@ class GameStoreSession:
         return move
 
     def _log(self, move: Move) -> Move:
-        """Durable before the model hears of it: a harness killed after this line restores the game with this
-        move in it, and never plays it twice."""
+        """Durable before the model hears of it (games/folder.py's Timeline)."""
         self.moves.append(move)
         self._timeline.append(asdict(move))
         return move
@@ -319,7 +310,7 @@ class GameStoreSession:
                 protocol=self.budget.protocol,
             )
             self._timeline.close()
-            write_end(self.directory, end)
+            write_json(self.directory / RESULT, asdict(end))
             return end
 
 

@@ -20,11 +20,10 @@ from agent_eval.benchmarks.arcgames.session import GameSession, NotReplayable
 from agent_eval.benchmarks.arcgames.telling import Telling, ours_task
 from agent_eval.benchmarks.arcgames.vista_prompts import TEMPLATE as VISTA_TEMPLATE
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, restored_or_started_over, time_budget
 from agent_eval.benchmarks.games.handoff import handoff_request
 from agent_eval.benchmarks.games.protocol import Protocol
 from agent_eval.benchmarks.games.recovery import after_the_stop
-from agent_eval.benchmarks.games.restores import restored_or_started_over, time_budget
 from agent_eval.benchmarks.games.served import frames_mirror, serve_game
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.datamodel.run_services import RunServices

@@ -1,10 +1,7 @@
-"""The ARC-AGI-3 part of `agent-eval compare`: on the games both runs played, each run's wins, mean game
-score (0-100), levels completed and actions per completed level side by side; wins paired by the exact
-McNemar test, game scores and levels by the paired permutation test (analysis/stats.py). Tool use is
-compare's own table (the kind's tool names are in its registry line).
-
-With repeats, a game's value is its mean over repeats. A game without a score (no baselines) counts in
-wins and levels, not in the score's mean or test."""
+"""The ARC-AGI-3 part of `agent-eval compare`: on the games both runs played, each run's wins, mean game score
+(0-100), levels completed and actions per completed level; wins paired by the exact McNemar test, scores and levels
+by the paired permutation test. With repeats, a game's value is its mean over repeats; a game without a score (no
+baselines) counts in wins and levels only."""
 
 from __future__ import annotations
 
@@ -17,7 +14,7 @@ from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-from agent_eval.benchmarks.games.comparison import Cells, GameTables
+from agent_eval.benchmarks.games.reading import Cells, GameTables
 
 GRADED = ("ok", "no_answer")
 
@@ -93,7 +90,6 @@ def build_games(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
 
 
 def _games(data: Comparison) -> dict[str, Any]:
-    """The tables build_games() made, which this kind's compare() returned as data.kind (a GamesComparison)."""
     assert isinstance(data.kind, GamesComparison)
     return data.kind.games
 
@@ -128,15 +124,7 @@ def overall_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     header += ["sessions", "hand-offs", "compactions"]
     body = []
     for k, run in enumerate(data.runs):
-        tests = (
-            ["—", "—", "—"]
-            if k == 0
-            else [
-                f"{row['wins_vs_first'][k]['p_value']:.3g}",
-                f"{row['score_vs_first'][k]['p_value']:.3g}",
-                f"{row['levels_vs_first'][k]['p_value']:.3g}",
-            ]
-        )
+        tests = [f"{row[f'{m}_vs_first'][k]['p_value']:.3g}" if k else "—" for m in ("wins", "score", "levels")]
         body.append(
             [
                 run["letter"],
@@ -171,8 +159,7 @@ def game_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
 
 @dataclass
 class GamesComparison(GameTables):
-    """Wins, mean game score, levels and actions per completed level per run, with their paired tests
-    (compare.py's build_games: "overall" and "games")."""
+    """build_games()'s tables ("overall" and "games")."""
 
     games: dict = field(default_factory=dict)
 

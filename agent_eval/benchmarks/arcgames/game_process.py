@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -23,37 +23,22 @@ _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a game id or version: one 
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """Where an action left the game, as the host answers it."""
+class StepResult:
+    """Where an action left the game and its frames: 64x64 uint8 colour indices 0-15, in order (an animation gives
+    several; none for an action after WIN or GAME_OVER, which the toolkit ignores and does not count). A replayed
+    step carries its frames' hashes instead (frames.frame_hash)."""
 
     state: str  # "NOT_FINISHED" | "WIN" | "GAME_OVER" (the toolkit's names)
     levels_completed: int
     win_levels: int
     available_actions: tuple[str, ...]  # e.g. ("ACTION1", "ACTION2", "ACTION6")
+    frames: list[np.ndarray] = field(default_factory=list)
+    hashes: tuple[str, ...] = ()
 
-    @staticmethod
-    def read(ans: dict) -> dict:
-        return {
-            "state": ans["state"],
-            "levels_completed": int(ans["levels_completed"]),
-            "win_levels": int(ans["win_levels"]),
-            "available_actions": tuple(ans["available_actions"]),
-        }
-
-
-@dataclass(frozen=True)
-class StepResult(Outcome):
-    """What one action returned: 64x64 uint8 colour indices 0-15, in order (an animation gives several); none for
-    an action after WIN or GAME_OVER, which the toolkit ignores and does not count."""
-
-    frames: list[np.ndarray]
-
-
-@dataclass(frozen=True)
-class ReplayedStep(Outcome):
-    """One recorded action played again, its frames as hashes (frames.frame_hash)."""
-
-    hashes: tuple[str, ...]
+    @classmethod
+    def read(cls, ans: dict, **more) -> StepResult:
+        actions = tuple(ans["available_actions"])
+        return cls(ans["state"], int(ans["levels_completed"]), int(ans["win_levels"]), actions, **more)
 
 
 class GameProcess(ToolkitProcess):
@@ -130,9 +115,9 @@ class GameProcess(ToolkitProcess):
 
     def _result(self, ans: dict, what: str) -> StepResult:
         self.host_cpu_s = float(ans.get("cpu_s", 0.0))  # the host's CPU time so far (perf/)
-        return StepResult(**Outcome.read(ans), frames=self._frames(ans, what))
+        return StepResult.read(ans, frames=self._frames(ans, what))
 
-    def replay(self, actions: list[tuple[str, int | None, int | None]]) -> list[ReplayedStep]:
+    def replay(self, actions: list[tuple[str, int | None, int | None]]) -> list[StepResult]:
         """Recorded actions played again in one request (the toolkit has no save), its time bound growing with them."""
         if self.online is not None:
             raise GameError(f"{self.name}: an online game is never replayed (its actions would count again)")
@@ -141,7 +126,7 @@ class GameProcess(ToolkitProcess):
         timeout = self.step_timeout_s + REPLAY_S_PER_ACTION * len(actions)
         ans = self._request({"op": "replay", "actions": [list(a) for a in actions]}, timeout, "the replay")
         self.host_cpu_s = float(ans.get("cpu_s", 0.0))
-        return [ReplayedStep(**Outcome.read(step), hashes=tuple(step["hashes"])) for step in ans["steps"]]
+        return [StepResult.read(step, hashes=tuple(step["hashes"])) for step in ans["steps"]]
 
     def scorecard(self) -> dict:
         """The toolkit's offline scorecard for this play-through (game_host.scorecard)."""

@@ -5,7 +5,7 @@
 <item>/game/timeline.jsonl   one line per play call: step, action (x, y), state, level, frames and their
                              hashes, the game clock; written and flushed to disk before the call is answered
 <item>/game/frames/NNNN.npy  every frame returned, as colour indices (and NNNN.png, as shown)
-<item>/game/restores.jsonl   each time the game was restored after a restart of the harness (games/restores.py)
+<item>/game/restores.jsonl   each time the game was restored after a restart of the harness (games/folder.py)
 <item>/game/result.json      the end: the scorecard, the last state, or the game's error
 """
 
@@ -14,8 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_json, write_json
-from agent_eval.benchmarks.games.timeline import read_entries
+from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_entries, read_json, write_json
 
 GAME_RECORD = "game.json"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.arcgames.game_record import GameEnd, read_end
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.folder import read_timeline
 from agent_eval.benchmarks.notes import read_history
 
 NO_BASELINES = "no game score: the game's metadata.json has no baseline_actions"

@@ -18,8 +18,7 @@ from agent_eval.benchmarks.arcgames.frames import COLOUR_NAMES, grid_text, to_rg
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused, checked_click
-from agent_eval.benchmarks.games.looks import inspected
-from agent_eval.benchmarks.games.tools import note_tools, refusing
+from agent_eval.benchmarks.games.tools import inspected, note_tools, refusing
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.tools.imagetools.regions import resolve_region
 

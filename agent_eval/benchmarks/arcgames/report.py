@@ -7,9 +7,8 @@ from agent_eval.benchmarks.arcgames.game_record import read_end
 from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.games import reading as game_reading
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
-from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.notes import versions, where_words
 
 MAX_SHOTS = 60  # frames drawn per game, evenly spaced (level ends and the last play come on top)

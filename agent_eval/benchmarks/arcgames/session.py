@@ -20,12 +20,11 @@ from agent_eval.benchmarks.arcgames.frames import FrameArchive, checked_frame, f
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK, GRID
 from agent_eval.benchmarks.arcgames.game_record import GAME_RECORD, GameEnd, Play, read_plays, read_record, write_end
 from agent_eval.benchmarks.arcgames.loader import GameItem
+from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import HANDOFF, HandoffState
-from agent_eval.benchmarks.games.observation import ObservationGate
+from agent_eval.benchmarks.games.protocol import ObservationGate
 from agent_eval.benchmarks.games.recovery import read_stops
-from agent_eval.benchmarks.games.restores import append_restore, read_restores
-from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline
 from agent_eval.datamodel.itemdir import now_iso
 
 SEED = 0  # the toolkit's default seed (Arcade.make): recorded, so a replay makes the same game
@@ -77,7 +76,7 @@ class GameSession:
         # VISTA does; off: the agent's first play (RESET) is what first shows it the game.
         self.initial_frame = initial_frame
         self.initial_frames: list[int] = []  # the first observation's frame numbers in the archive
-        # One action per observation (games/observation.py): the model never acts on a result it has not seen.
+        # One action per observation (games/protocol.py): the model never acts on a result it has not seen.
         self.gate = ObservationGate(one_action_per_observation)
         # When the agent is asked to hand the game on to a fresh session (handoff.py): its context past
         # --context handoff:N, the CLI's own compaction point (handoff:cli), or --session-images N.
@@ -91,7 +90,7 @@ class GameSession:
         self.max_hours = max_hours
         self.plays: list[Play] = []
         self.actions_used = 0
-        self.last = None  # the last StepResult (or ReplayedStep, after a restore)
+        self.last = None  # the last StepResult (its hashes, not frames, after a restore)
         self.error: str | None = None  # the game process failed: the item is an error
         self.clock_before = 0.0  # seconds played by earlier processes (the game clock when this one began)
         self.restored: dict | None = None  # this process's restore (restores.jsonl's line), if it made one
@@ -233,14 +232,12 @@ class GameSession:
     def where(self, level_start_turn: int) -> dict:
         """Where the game stood when a note was written (VISTA's working provenance, plus our actions used)."""
         last = self.last
+        completed, total = (last.levels_completed, last.win_levels) if last is not None else (None, None)
         return {
             "actions_used": self.actions_used,
             "turn": self.plays[-1].step if self.plays else 0,
             "state": last.state if last is not None else None,
-            "progress": {
-                "completed": last.levels_completed if last is not None else None,
-                "total": last.win_levels if last is not None else None,
-            },
+            "progress": {"completed": completed, "total": total},
             "level_start_turn": level_start_turn,
         }
 
@@ -270,9 +267,6 @@ class GameSession:
             self.observations["images"] += images
             self.observations["text_chars"] += text_chars
             self.handoff.shown(images)
-
-    def last_play(self) -> Play | None:
-        return self.plays[-1] if self.plays else None
 
     def last_frame_number(self) -> int | None:
         for play in reversed(self.plays):

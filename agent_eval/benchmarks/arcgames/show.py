@@ -1,5 +1,5 @@
 """The ARC-AGI-3 parts of `agent-eval show`: the run's mean game score, wins and levels; per game the action timeline
-(paged: games/paged.py, with the steps where a level was completed) and where its frames are kept."""
+(paged: games/reading.py, with the steps where a level was completed) and where its frames are kept."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from rich.text import Text
 from agent_eval.benchmarks.arcgames.game_record import read_end
 from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.paged import print_paged, show_command
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.reading import print_paged, show_command
 from agent_eval.benchmarks.notes import print_notes
 
 GRADED = ("ok", "no_answer")

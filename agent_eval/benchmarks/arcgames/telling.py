@@ -20,6 +20,12 @@ from agent_eval.benchmarks.games.protocol import Protocol
 from agent_eval.benchmarks.games.recovery import STILL_ACTIVE
 from agent_eval.benchmarks.notes import Notes
 
+EARLIER = {  # who played the game before, by the reason a session goes on (a restart of the harness: "")
+    "hand-off": "an earlier session of yours played it and handed it on (its context was full)",
+    "early stop": "an earlier session of yours played it and stopped before the game was over",
+    "": "an earlier session played it and was interrupted (its conversation could not be continued), and the game "
+    "was restored exactly as it was",
+}
 FIRST_FRAME = (
     "The game's first frame, before any action, is given below with the game's state; the game is ready for your "
     "first action."
@@ -132,7 +138,7 @@ def continuation(
 ) -> Continuation:
     """What the next session is told of a game that goes on (the harness restarted: the call in flight is answered
     from the record, not played again; or a hand-off): where it stands, the notes, the last frame in the rung's form."""
-    last = session.last_play()
+    last = session.plays[-1] if session.plays else None
     number = session.last_frame_number()
     frame = session.last_frame_png() if number is not None and observation in ("image", "both") else None
     grid = grid_text(session.archive.load(number)) if number is not None and observation in ("text", "both") else ""
@@ -153,15 +159,7 @@ def continuation(
         "The evaluation harness was restarted and your session interrupted; the game was restored exactly as it "
         f"was. {where}{played}{shown} Go on playing.{below}"
     )
-    if reason.startswith("hand-off"):
-        earlier = "an earlier session of yours played it and handed it on (its context was full)"
-    elif reason.startswith("early stop"):
-        earlier = "an earlier session of yours played it and stopped before the game was over"
-    else:
-        earlier = (
-            "an earlier session played it and was interrupted (its conversation could not be continued), and the "
-            "game was restored exactly as it was"
-        )
+    earlier = next((words for start, words in EARLIER.items() if reason.startswith(start)), EARLIER[""])
     fresh = f"{prompt.rstrip()}\n\nThis game is already in progress: {earlier}. {where}{played}{shown} Go on from here."
     fresh += below
     if notes is not None:

@@ -19,7 +19,7 @@ from agent_eval.benchmarks.arcgames.game_record import Play
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.session import GameSession, PlayRefused
 from agent_eval.benchmarks.games.frames import ArchivedPngs
-from agent_eval.benchmarks.games.observation import BLIND, UNSEEN
+from agent_eval.benchmarks.games.protocol import BLIND, UNSEEN
 from agent_eval.benchmarks.games.vista import turns as vt
 from agent_eval.benchmarks.games.vista.events import Event
 from agent_eval.benchmarks.games.vista.mcp import ACTS, note_definitions, note_functions, schema_object
@@ -189,11 +189,8 @@ class VistaGame:
             "inspect": self.inspect,
             "read_pixels": self.read_pixels,
             "history": self.history,
-            **note_functions(self.notes, self._where, self._lock),
+            **note_functions(self.notes, self.levels.where, self._lock),
         }
-
-    def _where(self) -> dict:
-        return self.levels.where()
 
     def definitions(self) -> dict[str, tuple[str, dict, dict]]:
         found = {"play": play_definition(self.coordinates.size), **self.looks.definitions()}

@@ -1,9 +1,6 @@
-"""The frame archive every game kind keeps: every frame a game gave, numbered in order in the item's folder,
-each file complete before its name appears (written to a hidden temporary name, then renamed), so the read-only
-mirror in the workdir (mode python) never shows half a file. A kind whose frames are not PNGs as captured
-subclasses it (arcgames: colour indices as NNNN.npy beside the PNG as shown).
-
-    <item>/game/frames/NNNN.png   frame N as the model is shown it"""
+"""The frame archive every game kind keeps: every frame a game gave, numbered in order (<item>/game/frames/NNNN.png,
+as the model is shown it), each file complete before its name appears, so the read-only mirror in the workdir (mode
+python) never shows half a file. arcgames subclasses it (colour indices as NNNN.npy beside the PNG)."""
 
 from __future__ import annotations
 

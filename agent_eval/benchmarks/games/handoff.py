@@ -79,8 +79,7 @@ def within_image_cap(
 
 
 def images_in(answer: Any) -> int:
-    """The images a tool's answer gives: our tools' list of parts (those that are not text), or an MCP result's
-    image blocks (VISTA's tools)."""
+    """The images in our tools' list of parts, or in an MCP result's blocks (VISTA's tools)."""
     parts = getattr(answer, "content", answer)
     if isinstance(parts, str):
         return 0
@@ -140,8 +139,7 @@ class HandoffState:
             self.images += images
 
     def image_room(self, images: int) -> str | None:
-        """None when `images` more may be given in this session; else the refusal the agent reads (it is asked to
-        hand off: the tool gives nothing)."""
+        """None when `images` more may be given in this session; else the refusal (the tool gives nothing)."""
         with self._lock:
             if self.images_cap is None or images <= 0:
                 return None

@@ -1,22 +1,25 @@
 """What the game kinds' readings share (their hooks.py subclass it): the game column, the item's folder that holds
-the game as played (nothing of the dataset is needed to report it), and a game as it goes, read by the kind's
-live.py (`progress` for `watch` and the live report, `replay` for `show --replay`). The browser kinds' readings
-(BrowserReading) are each hook one call into the kind's module of that name, imported when first used:
-measures.MEASURES; show.totals_phrase, print_timeline (what it returns is handed to print_outcome) and
-print_outcome; compare.compared."""
+the game as played (nothing of the dataset is needed to report it), a game as it goes (the kind's live_module:
+`progress` for `watch`, `replay` for `show --replay`), compare's two tables (GameTables) and show's pages
+(print_paged). The browser kinds' hooks (BrowserReading) are each one call into the kind's module of that name."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
 
-from agent_eval.analysis.comparison_result import Group, KindComparison
+from agent_eval.analysis.comparison_result import Comparison, Group, KindComparison, Markdown
 from agent_eval.analysis.item_images import ItemImages
 from agent_eval.analysis.measures import KindMeasure
+from agent_eval.analysis.tables import cells_table
 from agent_eval.benchmarks.presentation import (
     GameProgress,
     ItemView,
@@ -27,6 +30,8 @@ from agent_eval.benchmarks.presentation import (
     TemplateView,
 )
 from agent_eval.datamodel.records import ItemRecord
+
+PAGE = 50  # timeline entries (moves, play calls, steps) per page
 
 
 def sampled(count: int, most: int, kept: Iterable[int] = ()) -> set[int]:
@@ -103,3 +108,84 @@ class BrowserReading(GameReading):
         self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
     ) -> KindComparison:
         return self.part("compare").compared(runs, letters, list(groups[0].ids), n_resamples, seed)
+
+
+@dataclass(frozen=True)
+class Cells:
+    title: str  # the printed table's title
+    heading: str  # what markdown says before it
+    header: list[str]
+    body: list[list[str]]
+
+
+@dataclass
+class GameTables(KindComparison):
+    """A kind subclasses it with its figures' fields and gives `tables()`: the runs' table, then the per-game one."""
+
+    def tables(self, data: Comparison) -> tuple[Cells, Cells]:
+        raise NotImplementedError
+
+    def print_table(self, data: Comparison, console: Console) -> bool:
+        for cells in self.tables(data):
+            console.print(cells_table(cells.title, cells.header, cells.body))
+        return True
+
+    def markdown_parts(self, data: Comparison, md: Markdown) -> list[str] | None:
+        return [part for cells in self.tables(data) for part in (cells.heading, md(cells.header, cells.body))]
+
+    def csv_rows(self, data: Comparison) -> list[list] | None:
+        per = self.tables(data)[1]
+        return [per.header, *per.body]
+
+
+def paged(console: Console, timeline: list, page: int | None, title: str) -> tuple[list[list], int]:
+    """The parts of `timeline` to show and the last page's number, after a rule saying which pages these are."""
+    last = max(1, -(-len(timeline) // PAGE))
+    if page is not None:
+        page = min(max(1, page), last)
+        console.print(Rule(f"{title}, page {page} of {last}"))
+        return [timeline[(page - 1) * PAGE : page * PAGE]], last
+    if last > 2:
+        console.print(Rule(f"{title}: the first and the last page of {last}"))
+        return [timeline[:PAGE], timeline[(last - 1) * PAGE :]], last
+    console.print(Rule(title))
+    return [timeline], last
+
+
+def print_paged(
+    console: Console,
+    timeline: list[dict],
+    page: int | None,
+    title: str,
+    columns: Sequence[tuple[str, str, bool]],
+    row: Callable[[dict], tuple[list[str], str | None]],
+    number: str,
+    hint: tuple[str, str],
+    gap_at: int = 1,
+) -> int:
+    """The timeline's pages as one table: `columns` (name, justify, no_wrap), `row(entry)` an entry's cells and
+    style; between two parts, how many entries (numbered by the key `number`) are not shown, in column `gap_at`.
+    `hint`: (the entries' noun, the show command of the item), said when there are more pages. The last page's
+    number."""
+    parts, last = paged(console, timeline, page, title)
+    table = Table(header_style="bold")
+    for name, justify, no_wrap in columns:
+        table.add_column(name, justify=justify, no_wrap=no_wrap)  # type: ignore[arg-type]
+    for index, part in enumerate(parts):
+        if index:
+            gap = ["…"] + [""] * (len(columns) - 1)
+            gap[gap_at] = f"({part[0][number] - parts[index - 1][-1][number] - 1} not shown)"
+            table.add_row(*gap, style="dim")
+        for entry in part:
+            cells, style = row(entry)
+            table.add_row(*cells, style=style)
+    console.print(table)
+    if last > 1 or page is not None:
+        noun, command = hint
+        console.print(Text(f"pages 1-{last} of {PAGE} {noun}: {command} --page N", style="dim"))
+    return last
+
+
+def show_command(record, run_dir) -> str:
+    """How to show an item again: `agent-eval show RUN ID`, with its repeat."""
+    return f"agent-eval show {run_dir or 'RUN'} {record.id}" + (f" --repeat {record.repeat}" if record.repeat else "")

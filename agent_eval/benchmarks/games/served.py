@@ -31,8 +31,7 @@ class Served:
 def serve_game(
     stack: contextlib.ExitStack, name: str, offered: Sequence[str], build: Callable[[], MCPServer], mode: str
 ) -> Served:
-    """The server `build()` makes, mounted as `name` until `stack` closes and offering `offered`, in the mode's tool
-    set; nothing offered (a rung without game tools), nothing mounted."""
+    """The server `build()` makes, mounted as `name` until `stack` closes (nothing offered: nothing mounted)."""
     servers: tuple[McpServer, ...] = ()
     endpoints: list[str] = []
     if offered:

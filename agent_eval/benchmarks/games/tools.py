@@ -1,7 +1,8 @@
-"""The `game` MCP server's shared pieces in our flavour: the looks at the frame archive (looks.py) as MCP tools,
-each image counted toward --session-images (handoff.py); the note tools; a server of named functions; a refusal
-the model can fix as the tool's error. A kind adds its own actions, its recall (by decision or by step) and its
-history."""
+"""The `game` MCP server's shared pieces in our flavour: our looks at the frame archive (FrameLooks: `recall`,
+`inspect` and `read_pixels`, the image tools' own operations applied to an archived frame as it was shown; arcgames
+reads its colour indices instead) as MCP tools, each image counted toward --session-images (handoff.py); the note
+tools; a server of named functions; a refusal the model can fix as the tool's error. A kind adds its own actions,
+its recall (by decision or by step) and its history."""
 
 # No `from __future__ import annotations`: the tools' parameter descriptions are evaluated where each is defined
 # (here, inside the factories: `word` names a frame the kind's way).
@@ -14,22 +15,65 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
+from agent_eval.benchmarks.games.frames import FrameArchive, FrameRefused, png_of
 from agent_eval.benchmarks.games.handoff import HandoffState, within_image_cap
-from agent_eval.benchmarks.games.looks import DEFAULT_INSPECT_SCALE, FrameLooks
 from agent_eval.benchmarks.games.served import SERVER_NAME
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.benchmarks.notes_server import WRITE_NOTE, note_functions
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_schema
+from agent_eval.tools.imagetools.ops import MAX_SIZE, inspect_view
+from agent_eval.tools.imagetools.ops import read_pixels as pixels_of
+from agent_eval.tools.imagetools.palette import Palette
+from agent_eval.tools.imagetools.regions import resolve_region
 
+MAX_RECALL = 10  # frames per recall call
+DEFAULT_INSPECT_SCALE = 2
 READ_NOTES = "Read your two notes ({what}). They are kept across sessions; a fresh session is given them."
 
 Functions = dict[str, tuple[Callable[..., Any], str]]  # a tool's name: its function and its description
 
 
+def inspected(image, frame: int, x, y, width, height, scale, grid, max_scale: int = 16) -> tuple[dict, bytes]:
+    """(what was shown, the view as PNG): a region of a frame as shown (`image`, RGB) enlarged `scale` times by
+    nearest neighbour, with grid lines every `grid` pixels labelled in its coordinates (both flavours' `inspect`
+    of ours: the browser kinds' here, arcgames' ours_tools.py)."""
+    region = resolve_region(image.size, x, y, width, height)
+    if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= max_scale:
+        raise FrameRefused(f"scale must be an integer 1-{max_scale}, got {scale!r}")
+    size = max(16, min(max(region.width, region.height) * scale, MAX_SIZE))
+    view, meta = inspect_view(image, region, size, grid)
+    return {"frame": frame, **meta}, png_of(view)
+
+
+class FrameLooks:
+    """recall, inspect and read_pixels on one item's archive (read_pixels keeps one palette per item, as the
+    image tools keep one per session, so a colour's symbol never changes)."""
+
+    def __init__(self, archive: FrameArchive):
+        self.archive = archive
+        self.palette = Palette()
+
+    def recall(self, numbers: list[int]) -> list[tuple[dict, bytes]]:
+        if not numbers:
+            raise FrameRefused("give the numbers of the frames to look at again")
+        if len(numbers) > MAX_RECALL:
+            raise FrameRefused(f"{len(numbers)} frames asked; at most {MAX_RECALL} per call")
+        return [({"frame": n}, self.archive.png(n)) for n in numbers]
+
+    def inspect(self, frame: int, x=None, y=None, width=None, height=None, scale=DEFAULT_INSPECT_SCALE, grid=0):
+        """(what was shown, the view as PNG): see `inspected`."""
+        return inspected(self.archive.image(frame), frame, x, y, width, height, scale, grid)
+
+    def read_pixels(self, frame: int, x=None, y=None, width=None, height=None, rows=None, columns=None) -> str:
+        image = self.archive.image(frame)
+        region = resolve_region(image.size, x, y, width, height)
+        found = pixels_of(image, region, rows, columns, self.palette)
+        return json.dumps({"frame": frame, **found})
+
+
 def refusing(refused: tuple[type[Exception], ...], call: Callable[[], Any]) -> Any:
-    """The call's answer; a refusal the model can fix (the kind's, or a look's: ToolInputError) as the tool's
-    error."""
+    """The call's answer; a refusal the model can fix (the kind's, or ToolInputError) as the tool's error."""
     try:
         return call()
     except Exception as error:

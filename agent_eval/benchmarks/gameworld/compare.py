@@ -13,7 +13,7 @@ from typing import Any
 from agent_eval.analysis.comparison_result import Comparison, Measure
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
-from agent_eval.benchmarks.games.comparison import Cells, GameTables
+from agent_eval.benchmarks.games.reading import Cells, GameTables
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics
 
 

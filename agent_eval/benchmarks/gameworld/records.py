@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_json, write_json
-from agent_eval.benchmarks.games.timeline import read_entries
+from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_entries, read_json, write_json
 from agent_eval.datamodel.ondisk import dump, split_known
 
 TASK_RECORD = "task.json"

@@ -6,10 +6,9 @@ evenly spaced, plus every step where the game was reset and the last. Layout: te
 from __future__ import annotations
 
 from agent_eval.analysis.measures import GRADED
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.games.reading import sampled
-from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_records
 from agent_eval.benchmarks.gameworld.records import read_end
 from agent_eval.benchmarks.gameworld.show import action_words
@@ -42,18 +41,9 @@ def filmstrip(timeline: list[dict], start_frame: int | None, embed) -> tuple[lis
             }
         )
     if timeline:
-        last = timeline[-1]
-        final = f"{GAME_DIR}/{FRAMES_DIR}/{frame_name(last['frame'])}"
+        final = embed(f"{GAME_DIR}/{FRAMES_DIR}/{frame_name(timeline[-1]['frame'])}", "the last screen")
         shots.append(
-            {
-                "step": "end",
-                "label": "the last screen",
-                "status": "",
-                "progress": "",
-                "reset": False,
-                "invalid": False,
-                "img": embed(final, "the last screen"),
-            }
+            dict(step="end", label="the last screen", status="", progress="", reset=False, invalid=False, img=final)
         )
     return shots, len(timeline) - len(drawn)
 

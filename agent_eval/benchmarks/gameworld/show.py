@@ -8,10 +8,9 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.paged import print_paged, show_command
-from agent_eval.benchmarks.games.timeline import read_timeline
+from agent_eval.benchmarks.games.reading import print_paged, show_command
 from agent_eval.benchmarks.gameworld.actions import describe_action
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_records
 from agent_eval.benchmarks.gameworld.records import read_end
@@ -35,10 +34,6 @@ def action_words(entry: dict) -> str:
     return f"✗ {entry.get('invalid') or 'nothing sent'}"
 
 
-def _screens(entry: dict) -> str:
-    return f"{entry['reset_frame']}↺{entry['frame']}" if entry.get("reset_frame") else str(entry["frame"])
-
-
 def print_timeline(console: Console, record, base, page: int | None = None, run_dir=None) -> TaskMetrics | None:
     timeline = read_timeline(base)
     if timeline is None:
@@ -58,7 +53,7 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
             verdict.get("status", "—"),
             "—" if progress is None else f"{progress:.2f}",
             verdict.get("stop_reason") or "",
-            _screens(entry),
+            f"{entry['reset_frame']}↺{entry['frame']}" if entry.get("reset_frame") else str(entry["frame"]),
             f"{entry['game_ms'] / 1000:.2f}",
         ]
         return cells, "yellow" if entry.get("invalid") else None

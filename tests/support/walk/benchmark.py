@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import Iterator
 
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, GroupedItems, ItemSetup
-from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_json
+from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_json, read_timeline, restored_or_started_over
 from agent_eval.benchmarks.games.protocol import Protocol
 from agent_eval.benchmarks.games.recovery import STILL_ACTIVE, after_the_stop
-from agent_eval.benchmarks.games.restores import restored_or_started_over
-from agent_eval.benchmarks.games.timeline import read_timeline
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 from support.walk.session import NotReplayable, WalkItem, WalkSession

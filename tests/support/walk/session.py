@@ -11,12 +11,18 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from agent_eval.benchmarks.games.folder import RESULT, read_json, write_json
+from agent_eval.benchmarks.games.folder import (
+    RESULT,
+    TIMELINE,
+    Timeline,
+    append_restore,
+    read_entries,
+    read_json,
+    write_json,
+)
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
-from agent_eval.benchmarks.games.observation import ObservationGate
+from agent_eval.benchmarks.games.protocol import ObservationGate
 from agent_eval.benchmarks.games.recovery import read_stops
-from agent_eval.benchmarks.games.restores import append_restore
-from agent_eval.benchmarks.games.timeline import TIMELINE, Timeline, read_entries
 from agent_eval.datamodel.itemdir import now_iso
 
 DIRECTIONS = {"left": -1, "right": 1}

@@ -52,11 +52,8 @@ def _add_twins(rng, pts, count, radius, width, height, margin):
 
 def _allowed_edges(pts, radius, line_w, max_len):
     """Delaunay edges that are visible (not too short), not too long, and clear of other anchors."""
-    tri = Delaunay(pts)
-    edges = set()
-    for s in tri.simplices:
-        for a, b in ((s[0], s[1]), (s[1], s[2]), (s[0], s[2])):
-            edges.add((min(a, b), max(a, b)))
+    indptr, neighbours = Delaunay(pts).vertex_neighbor_vertices
+    edges = {(a, b) for a in range(len(pts)) for b in neighbours[indptr[a] : indptr[a + 1]] if a < b}
     clearance = radius + line_w / 2 + 5
     keep = []
     for a, b in sorted(edges):

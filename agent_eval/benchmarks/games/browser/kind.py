@@ -1,9 +1,7 @@
-"""What a browser game kind does alike as a Benchmark (BrowserKind): the browser checked before the data is
-loaded, the project's own test games written, the run's CLI and time budget kept, VISTA's first message, the
-session's hand-off state, and VISTA's continuous session as the engine runs it: a hand-off (at a context size,
-the CLI's compaction point, the image cap, or the CLI out of context) or a final reply with budget left
-(--final-answer redirect, bounded by the budget) goes on with the same game. A kind adds its page, its session,
-its official protocol and its words."""
+"""What a browser game kind does alike as a Benchmark (BrowserKind), VISTA's continuous session above all: a hand-off
+or a final reply with budget left (--final-answer redirect) goes on with the same game. A kind adds its page, its
+session, its official protocol and its words. The options every browser kind takes (BrowserOptions: its registry
+line's, so in the run's identity) are checked once here; a kind's own options extend them."""
 
 from __future__ import annotations
 
@@ -11,21 +9,90 @@ import contextlib
 import importlib
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import ClassVar, Iterator, Protocol
 
 from agent_eval.benchmarks.base import Benchmark, Continuation, ItemSetup
-from agent_eval.benchmarks.games.browser.options import BrowserOptions
-from agent_eval.benchmarks.games.handoff import HandoffState
-from agent_eval.benchmarks.games.observation import ObservationGate
-from agent_eval.benchmarks.games.restores import time_budget
+from agent_eval.benchmarks.games.folder import time_budget
+from agent_eval.benchmarks.games.handoff import HandoffState, parse_context, parse_session_images
+from agent_eval.benchmarks.games.protocol import SWITCH, ObservationGate
 from agent_eval.benchmarks.games.served import Served
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.jsonl import append_line, log_lines
 from agent_eval.tools.mcp_http import load_in_background
 
 REDIRECTS = "redirects.jsonl"  # one line a redirected final reply, so the count survives a restart of the harness
+NEEDS_VISTA = "needs VISTA's protocol and --notes on (a fresh session goes on from them)"
+
+
+def one_of(given: dict, key: str, allowed: tuple[str, ...], default: str) -> str:
+    """The option's value, `default` when not given; ValueError naming the flag otherwise."""
+    value = given.get(key) or default
+    if value not in allowed:
+        raise ValueError(f"--{key.replace('_', '-')} must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class BrowserOptions:
+    protocol: str = "vista"
+    realtime: bool = field(default=False, kw_only=True)
+    notes: bool = field(default=False, kw_only=True)
+    handoff_tokens: int | None = field(default=None, kw_only=True)  # --context handoff:N (VISTA's protocol, notes)
+    handoff_at_cli: bool = field(default=False, kw_only=True)  # --context handoff:cli: where the CLI would compact
+    session_images: int | None = field(default=None, kw_only=True)  # --session-images N: hand off before the N-th
+    task_prompt: str = field(default="ours", kw_only=True)  # vista: VISTA's first message and recovery words
+    final_answer: str = field(default="ends", kw_only=True)  # redirect: a final reply with budget left goes on
+    tell_steps: bool = field(default=True, kw_only=True)  # the action's answer says the step and the steps left
+    game_tools: str = field(default="ours", kw_only=True)  # vista: VISTA's actions, looks, history and notes
+    action_batches: bool = field(default=True, kw_only=True)  # off: one action per observation (games/observation)
+
+    protocols: ClassVar[tuple[str, ...]] = ("vista", "official")  # in the order the kind's --help names them
+    # the switches only VISTA's protocol turns: each one's values, ours (the default) first, then VISTA's
+    vista_switches: ClassVar[dict[str, tuple[str, str]]] = {
+        "task_prompt": ("ours", "vista"),
+        "final_answer": ("ends", "redirect"),
+        "game_tools": ("ours", "vista"),
+    }
+
+    @property
+    def hands_off(self) -> bool:
+        return self.handoff_tokens is not None or self.session_images is not None or self.handoff_at_cli
+
+    @property
+    def vista_words(self) -> bool:
+        return self.task_prompt == "vista"
+
+    @classmethod
+    def shared(cls, given: dict) -> dict:
+        """The shared options' values from the kind's options (None: the default); ValueError naming the flag."""
+        protocol = one_of(given, "protocol", cls.protocols, "vista")
+        for key in ("realtime", "notes", "tell_steps", "action_batches"):
+            if given.get(key) is not None and given[key] not in SWITCH:
+                raise ValueError(f"--{key.replace('_', '-')} must be on or off, got {given[key]!r}")
+        notes = given.get("notes") == "on"
+        handoff, at_cli = parse_context(given.get("context"), at_cli=True)
+        if (handoff is not None or at_cli) and (protocol != "vista" or not notes):
+            raise ValueError(f"--context handoff:N (or handoff:cli) {NEEDS_VISTA}")
+        images = parse_session_images(given.get("session_images"))
+        if images is not None and (protocol != "vista" or not notes):
+            raise ValueError(f"--session-images {NEEDS_VISTA}")
+        switched = {key: one_of(given, key, values, values[0]) for key, values in cls.vista_switches.items()}
+        if protocol != "vista" and any(switched[key] != values[0] for key, values in cls.vista_switches.items()):
+            flags = [f"--{key.replace('_', '-')} {values[1]}" for key, values in cls.vista_switches.items()]
+            listed = ", ".join(flags[:-1]) + " and " + flags[-1]
+            raise ValueError(f"{listed} are VISTA's protocol's (give --protocol vista)")
+        return switched | {
+            "protocol": protocol,
+            "realtime": given.get("realtime") == "on",
+            "notes": notes,
+            "handoff_tokens": handoff,
+            "handoff_at_cli": at_cli,
+            "session_images": images,
+            "tell_steps": given.get("tell_steps") != "off",
+            "action_batches": given.get("action_batches") != "off",
+        }
 
 
 class LiveGame(Protocol):
@@ -47,8 +114,7 @@ class Redirect:
 
 
 def vista_recovery(recovery: str, screen: str, notes_text: str, image: Path, reason: str) -> Continuation:
-    """VISTA's words to a session that goes on with a game (--task-prompt vista): its recovery text, the screen's
-    words, the notes, the current screen; never the steps."""
+    """VISTA's words to a session that goes on with a game (--task-prompt vista); never the steps."""
     fresh = f"{recovery}\n\n{screen}" + (f"\n{notes_text}\n" if notes_text else "")
     return Continuation(note=recovery, prompt=fresh, images=[image], reason=reason)
 
@@ -160,8 +226,7 @@ class BrowserKind(Benchmark):
             return going_on
 
         def next_session(ran_out_of_context: bool) -> Continuation | None:
-            """A hand-off (the agent was asked to stop, or its CLI ran out of context), or a final reply with budget
-            left redirected (--final-answer redirect): the game goes on; None once it is over."""
+            """A hand-off, or a final reply redirected (--final-answer redirect): the game goes on; None once over."""
             if handoff is not None:
                 reason = handoff.next_reason(ran_out_of_context)
             else:

@@ -1,8 +1,6 @@
-"""The browser kinds' game tools VISTA's way (`--game-tools vista`), one implementation for both: the kind's actions
-with VISTA's names, schemas and words (AI GameStore's play and restart, GameWorld's act), then VISTA's task tools
-over the game's events (games/vista/events.py: inspect, read_pixels, history, the notes, Codex's checkpoint). Every
-image these tools give counts toward --session-images as ours do (games/handoff.py): an action's frames, inspect's
-views; at the cap the tool does nothing and answers VISTA's way (an error) with the hand-off's request."""
+"""The browser kinds' game tools VISTA's way (`--game-tools vista`): the kind's actions in VISTA's words, then its
+task tools over the game's events (games/vista/events.py). Every image they give counts toward --session-images
+as ours do: at the cap the tool does nothing and answers VISTA's way (an error) with the hand-off's request."""
 
 from __future__ import annotations
 
@@ -21,8 +19,7 @@ LOOKS = ("inspect", "read_pixels", "history")
 
 
 def offered(actions: tuple[str, ...], mode: str, notes: bool, codex: bool = False) -> tuple[str, ...]:
-    """VISTA's tools in a tool mode: the kind's actions; the looks and history from mode image; the notes when kept,
-    and for Codex the checkpoint tool (VISTA offers it to its Codex player only)."""
+    """VISTA's tools in a tool mode (the checkpoint tool for Codex only, as VISTA offers it)."""
     tools = list(actions)
     if mode in ("image", "python"):
         tools += LOOKS
@@ -65,8 +62,7 @@ def acted(
 
 
 def task_tools(events: VistaEvents, names: tuple[str, ...], handoff: HandoffState | None) -> dict[str, Tool]:
-    """VISTA's task tools among `names` (the kind's actions are its own), inspect's views counted toward the image
-    cap (one image a view)."""
+    """VISTA's task tools among `names`, inspect's views counted toward the image cap (one image a view)."""
     definitions, functions = events.definitions(), events.functions()
     look = functions["inspect"]
 

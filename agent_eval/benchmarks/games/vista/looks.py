@@ -1,15 +1,11 @@
-"""VISTA's looks over the visuals a task supplies, as its harness offers them on a task without a game (VISTA,
-github.com/joshhhhhan/VISTA, MIT: src/vista/core/support.py TaskContext over core/session.py's _inspect and
-_read_pixels): `inspect` and `read_pixels` select a supplied visual by its event, moment and view and a region in
-the original image's pixels. inspect crops the region and enlarges it without smoothing to fit the largest
-supplied visual's side; read_pixels samples the centres of equal bins, rounds each colour to 4 bits per channel and
-names the colours by a palette of that call's own. The tool descriptions, schemas, checks, answers and labels are
-VISTA's. The visuals are read here, outside the sandbox: the agent reaches them only through these tools.
-
-Used by BabyVision's `--image-tools vista` (one event: the question's image)."""
+"""VISTA's looks over the visuals a task supplies (github.com/joshhhhhan/VISTA, MIT: src/vista/core/support.py
+TaskContext over core/session.py's _inspect and _read_pixels), a visual selected by its event, moment and view;
+the descriptions, schemas, checks, answers and labels are VISTA's. The visuals are read here, outside the sandbox.
+Used by the browser kinds' VISTA tools (events.py) and BabyVision's `--image-tools vista`."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 from dataclasses import dataclass
@@ -144,8 +140,7 @@ class Looks:
         return {**metadata, "views": shown}, images
 
     def _sampled(self, views: list, symbols: dict[Colour, str], fields: dict | None = None) -> dict:
-        """Each view's region sampled at the centres of rows x columns equal bins; `symbols` and `fields` as
-        pixel_readout takes them."""
+        """Each view's region sampled at the centres of rows x columns equal bins (pixel_readout's answer)."""
         sampled: list[tuple[dict, list[list[Colour]]]] = []
         total = 0
         for index, selection in enumerate(views, start=1):
@@ -179,8 +174,7 @@ class StillLooks(Looks):
     # -- the tools as offered
 
     def definitions(self) -> dict[str, Definition]:
-        """TaskContext._tools: core/tools.py's inspect and read_pixels, each view addressed by event, moment and
-        view instead of turn and frame, and its description for a task's supplied visuals."""
+        """TaskContext._tools: core/tools.py's inspect and read_pixels, a view addressed by event, moment, view."""
         address = {
             "event": {
                 "type": "integer",
@@ -230,12 +224,6 @@ class StillLooks(Looks):
 
     # -- the looks
 
-    def inspect(self, arguments: object) -> CallToolResult:
-        return self._look("inspect", arguments)
-
-    def read_pixels(self, arguments: object) -> CallToolResult:
-        return self._look("read_pixels", arguments)
-
     def _look(self, name: str, arguments: object) -> CallToolResult:
         """support.py _visual_reply: the schema's check, each view's visual, then the look itself."""
         if not self._validators[name].is_valid(arguments):
@@ -259,6 +247,9 @@ class StillLooks(Looks):
             view["label"] = selection["label"]
         labels = [self._derived_label(view) for view in metadata["views"][: len(images)]]
         return answer(True, canonical(metadata), list(zip(labels, images)))
+
+    inspect = functools.partialmethod(_look, "inspect")
+    read_pixels = functools.partialmethod(_look, "read_pixels")
 
     def _check(self, selection: object, index: int, allowed: set[str], needed: set[str]) -> None:
         assert isinstance(selection, dict)  # the schema's check came first
@@ -321,20 +312,6 @@ def checked_counts(selection: dict, index: int, most: int) -> tuple[int, int]:
     return rows, columns
 
 
-def region_within(value: object, width: int, height: int) -> tuple[int, int, int, int]:
-    """session.py _inspection_region: a region inside width x height (None: all of it), or ValueError."""
-    if value is None:
-        return 0, 0, width, height
-    if not isinstance(value, dict) or set(value) != {"x", "y", "width", "height"}:
-        raise ValueError("Invalid region")
-    x, y, w, h = (value.get(k) for k in ("x", "y", "width", "height"))
-    if not (type(x) is int and type(y) is int and type(w) is int and type(h) is int):
-        raise ValueError("Invalid region")
-    if x < 0 or y < 0 or w < 1 or h < 1 or x + w > width or y + h > height:
-        raise ValueError("Invalid region")
-    return x, y, w, h
-
-
 def enlarged(crop: Image.Image, side: int) -> Image.Image:
     """A crop enlarged proportionally without smoothing so that its longest side is `side`."""
     longest = max(crop.size)
@@ -379,11 +356,19 @@ def checked_view(selection: object, index: int, allowed: set[str], needed: set[s
 
 
 def checked_region(selection: dict, index: int, width: int, height: int) -> tuple[int, int, int, int]:
-    """The view's region inside width x height (none given: all of it), or Refused."""
-    try:
-        return region_within(selection.get("region"), width, height)
-    except ValueError:
-        raise Refused(f"View {index}: invalid region.") from None
+    """The view's region inside width x height (none given: all of it), or Refused (session.py _inspection_region)."""
+    value = selection.get("region")
+    if value is None:
+        return 0, 0, width, height
+    invalid = Refused(f"View {index}: invalid region.")
+    if not isinstance(value, dict) or set(value) != {"x", "y", "width", "height"}:
+        raise invalid
+    x, y, w, h = (value.get(k) for k in ("x", "y", "width", "height"))
+    if not (type(x) is int and type(y) is int and type(w) is int and type(h) is int):
+        raise invalid
+    if x < 0 or y < 0 or w < 1 or h < 1 or x + w > width or y + h > height:
+        raise invalid
+    return x, y, w, h
 
 
 def _described(region: tuple[int, int, int, int]) -> dict:

@@ -1,11 +1,7 @@
-"""VISTA's tools as MCP tools, for every kind that offers them (arcgames' game tools, BabyVision's looks): each tool
-with VISTA's exact name, description, input schema and annotations, its arguments handed over raw (VISTA checks
-them itself, in its own words), and answered as VISTA's MCP bridge answers (github.com/joshhhhhan/VISTA, MIT;
-backends/claude/mcp_bridge.py, core/dispatcher.py): a text block of compact JSON metadata, then for each image a
-text label and the image; an error is that JSON (or a sentence) with isError. Also the pieces of VISTA's schemas
-its tools share (src/vista/core/tools.py): the limits, the annotations, a region, a question over labelled views;
-and the note tools every VISTA profile offers (read_guide, write_guide, read_working, write_working over
-benchmarks/notes.py's GUIDE.md and WORKING.md), as core/dispatcher.py answers them."""
+"""VISTA's tools as MCP tools (github.com/joshhhhhan/VISTA, MIT; backends/claude/mcp_bridge.py, core/dispatcher.py):
+VISTA's exact names, descriptions, schemas and annotations, the arguments handed over raw (VISTA checks them in its
+own words), answered as its bridge answers (compact JSON metadata, then each image after its label; isError for an
+error). Also the schema pieces its tools share (core/tools.py) and the note tools every VISTA profile offers."""
 
 from __future__ import annotations
 
@@ -94,12 +90,6 @@ class _RawArguments(ArgModelBase):
 
 def vista_tool(name: str, description: str, schema: dict, hints: dict, function: Callable[[dict], object]) -> Tool:
     """An MCP tool with VISTA's exact name, description, schema and annotations, its arguments handed over raw."""
-    annotations = ToolAnnotations(
-        read_only_hint=hints["readOnlyHint"],
-        destructive_hint=hints["destructiveHint"],
-        idempotent_hint=hints["idempotentHint"],
-        open_world_hint=hints["openWorldHint"],
-    )
     return Tool(
         fn=lambda arguments: function(arguments),
         name=name,
@@ -109,7 +99,7 @@ def vista_tool(name: str, description: str, schema: dict, hints: dict, function:
         fn_metadata=FuncMetadata(arg_model=_RawArguments),
         is_async=False,
         context_kwarg=None,
-        annotations=annotations,
+        annotations=ToolAnnotations.model_validate(hints),  # VISTA's camelCase names are the fields' aliases
     )
 
 
@@ -157,8 +147,7 @@ def read_note(notes: Notes, name: str, arguments: dict) -> CallToolResult:
 def note_functions(
     notes: Notes | None, where: Callable[[], dict | None], lock: threading.Lock
 ) -> dict[str, Callable[[dict], CallToolResult]]:
-    """read_guide, write_guide, read_working, write_working over these notes (offered only when kept), a write
-    under the item's `lock`, `where` kept with it."""
+    """The four note tools over these notes (offered only when kept), a write under the item's `lock`."""
 
     def read(name: str) -> Callable[[dict], CallToolResult]:
         return lambda arguments: read_note(_kept(notes), name, arguments)

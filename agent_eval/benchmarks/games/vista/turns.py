@@ -1,14 +1,8 @@
 """VISTA's tools of ARC-AGI-3 (github.com/joshhhhhan/VISTA, MIT: src/vista/core/session.py, tools.py and
 benchmarks/arc3/claude/controller.py, tools.py), turn-addressed over the core's events: turn N is event N (turn 0
-the first observation; no frames when the game was not shown before its first action), a turn's frames its
-moments, numbered 0..k-1 (a view's default: the last).
-
-- `inspect`, `read_pixels` (TurnLooks): looks.Looks' loop, a region in the run's coordinates (`size` a side,
-  `display` the side of the image as shown: a region scaled by display // size onto it), exact colours named by
-  the game's one palette (each colour keeps its symbol for the whole game);
-- `history` (history_view): the actions' public records, the `events` view (by turn range, with a limit) and the
-  `attempts` view (RESET-to-GAME_OVER attempts in the current level, from the level's entry); a kind supplies the
-  records (the action as given, its result's metadata)."""
+the first observation), a turn's frames its moments. `inspect` and `read_pixels` (TurnLooks) take a region in the
+run's coordinates, scaled onto the image as shown, and name exact colours by the game's one palette; `history`
+(history_view) gives the actions' public records by turn range or the current level's attempts."""
 
 from __future__ import annotations
 
@@ -155,8 +149,7 @@ HISTORY: Definition = (
 
 
 def records(events: list[Event]) -> list[dict]:
-    """Each action's public record (VISTA's _public_event): its step and turn, the action as given, its result's
-    metadata (an event's result here); turn 0, the first observation, is no action's."""
+    """Each action's public record (VISTA's _public_event); turn 0, the first observation, is no action's."""
     return [
         {"step": number - 1, "turn": number, "action": event.action, "result": event.result}
         for number, event in enumerate(events)
