@@ -96,7 +96,7 @@ def check_run(ref, checkout: Path, run: Path) -> bool:
             task_id = str(json.loads((folder / TASK_RECORD).read_text())["task"])
             if task_id not in tasks:
                 raise NotRecheckable(f"{folder}: task {task_id} is not in {checkout / 'catalog' / 'tasks'}")
-            rules = read_task(tasks[task_id]).rules()
+            rules = read_task(tasks[task_id]).rules
             checked = recheck_folder(folder, rules, lambda r: reference_evaluator(ref, r))
         except NotRecheckable as why:
             print(f"not checked: {why}")
@@ -132,7 +132,7 @@ def main() -> None:
     print(f"catalog: {len(tasks)} task file(s) read, {refused} refused")
     ref = reference(args.checkout)
     rng = random.Random(args.seed)
-    configs = [t.evaluator_config for t in tasks] + BROKEN
+    configs = [t.rules.config for t in tasks] + BROKEN
     evaluations = 0
     for _ in range(args.trials):
         config = rng.choice(configs)

@@ -67,8 +67,8 @@ def test_the_samples_are_a_checkout_with_two_tasks(checkout):
     assert [item.id for item in dataset.items] == ["90_01", "90_02"]
     assert dataset.tasks == ["90_beacon"] and not dataset.absent
     item = dataset.items[1]
-    assert item.task_def.url_suffix == "?guard=off" and item.task_def.max_steps == 20
-    assert item.task_def.rules().config["aggregate_score_fields"] == ["metrics.lit_by_key", "metrics.lit_by_click"]
+    assert item.task_def.url_suffix == "?guard=off" and item.task_def.rules.max_steps == 20
+    assert item.task_def.rules.config["aggregate_score_fields"] == ["metrics.lit_by_key", "metrics.lit_by_click"]
     assert item.game.width == 480 and item.game.roles[0].controls.hold_duration == 0.05
     assert set(dataset.versions()["90_01"]) >= {"game_files_sha256", "catalog_sha256"}
 

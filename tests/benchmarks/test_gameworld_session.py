@@ -222,19 +222,19 @@ def test_the_kept_states_give_the_recorded_verdicts_again(checkout, host, tmp_pa
     assert all(isinstance(s.state, dict) and "game_state" in s.state for s in steps)
     assert steps[1].evaluation["stop_reason"] == "terminal_fail_reset" and steps[1].reset_frame is not None
     assert steps[-1].evaluation["status"] == "success"
-    checked = recheck_folder(tmp_path / "t", item.task_def.rules())
+    checked = recheck_folder(tmp_path / "t", item.task_def.rules)
     assert (checked.task, checked.verdicts, checked.differences) == ("90_01", 5, [])
     # a state that is not what the game gave: its verdict differs from the one recorded
     lines = [json.loads(line) for line in (tmp_path / "t" / "timeline.jsonl").read_text().splitlines()]
     lines[-1]["state"]["game_state"]["score"] = 2  # one beacon short of the target
     (tmp_path / "t" / "timeline.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    differences = recheck_folder(tmp_path / "t", item.task_def.rules()).differences
+    differences = recheck_folder(tmp_path / "t", item.task_def.rules).differences
     assert len(differences) == 1 and differences[0].startswith("step 5: status 'unknown', recorded 'success'")
     # a task played before the states were kept says so
     record = json.loads((tmp_path / "t" / "task.json").read_text())
     (tmp_path / "t" / "task.json").write_text(json.dumps({k: v for k, v in record.items() if k != "states_kept"}))
     with pytest.raises(NotRecheckable, match="before the states were kept"):
-        recheck_folder(tmp_path / "t", item.task_def.rules())
+        recheck_folder(tmp_path / "t", item.task_def.rules)
 
 
 # A stand-in for GameWorld's env/task_evaluator.py (not shipped: no licence), with its two entry points as

@@ -87,7 +87,7 @@ class GameWorld(BrowserKind):
     # -- one item
 
     def max_steps(self, item: TaskItem) -> int:
-        return self.options.max_steps or item.task_def.max_steps or DEFAULT_STEPS
+        return self.options.max_steps or item.task_def.rules.max_steps or DEFAULT_STEPS
 
     @contextlib.contextmanager
     def setup(
@@ -159,40 +159,36 @@ class GameWorld(BrowserKind):
             )
 
     def _session(self, item: TaskItem, item_root: Path, stack: contextlib.ExitStack) -> TaskSession:
-        """The item's task: replayed from its record when an earlier process played it (the harness was killed),
-        started over when the record does not replay identically (the old folder moved aside, and said so)."""
+        """The item's task on a page host with its page open (its URL suffix): replayed from its record when an
+        earlier process played it (the harness was killed), started over when the record does not replay
+        identically (the old folder moved aside, and said so)."""
+        from agent_eval.browser.host import BrowserError, PageHost
+
+        directory = item_root / GAME_DIR
+        url = append_url_suffix(PAGE, item.task_def.url_suffix)
+        viewport = (item.game.width, item.game.height)
+        realtime = self.options.realtime or not item.task_def.pause_during_inference
 
         def opened() -> TaskSession:
+            directory.mkdir(parents=True, exist_ok=True)
             page = contextlib.ExitStack()  # this page's own: closed at once when its record does not replay
             try:
-                session = self._open(item, item_root, page)
+                host = page.enter_context(
+                    PageHost(item.game_dir, seed=SEED, viewport=viewport, scratch=item_root / HOST_DIR,
+                             request_log=directory / "requests.jsonl")
+                )  # fmt: skip
+                steps, budget = self.max_steps(item), self.time_budget_s
+                session = TaskSession(item, HostPage(host, host.open(url)), directory, steps, realtime, budget, url)
+            except (BrowserError, GameApiError) as error:
+                page.close()
+                raise ItemError(f"{item.id} ({item.game.id}): the game did not start: {error}") from None
             except BaseException:
                 page.close()
                 raise
             stack.enter_context(page)
             return session
 
-        return restored_or_started_over(item_root / GAME_DIR, opened, NotReplayable, key="earlier_task")
-
-    def _open(self, item: TaskItem, item_root: Path, page: contextlib.ExitStack) -> TaskSession:
-        """A page host with the task's page open (its URL suffix), and the task's session over the item's folder."""
-        from agent_eval.browser.host import BrowserError, PageHost
-
-        directory = item_root / GAME_DIR
-        directory.mkdir(parents=True, exist_ok=True)
-        url = append_url_suffix(PAGE, item.task_def.url_suffix)
-        viewport = (item.game.width, item.game.height)
-        realtime = self.options.realtime or not item.task_def.pause_during_inference
-        try:
-            host = page.enter_context(
-                PageHost(item.game_dir, seed=SEED, viewport=viewport, scratch=item_root / HOST_DIR,
-                         request_log=directory / "requests.jsonl")
-            )  # fmt: skip
-            opened = host.open(url)
-            steps = self.max_steps(item)
-            return TaskSession(item, HostPage(host, opened), directory, steps, realtime, self.time_budget_s, url)
-        except (BrowserError, GameApiError) as error:
-            raise ItemError(f"{item.id} ({item.game.id}): the game did not start: {error}") from None
+        return restored_or_started_over(directory, opened, NotReplayable, key="earlier_task")
 
     def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
         return task_grade(final_text, item, item_dir.root)

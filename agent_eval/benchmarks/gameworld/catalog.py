@@ -69,18 +69,9 @@ class TaskDef:
     game_id: str
     prompt: str
     url_suffix: str | None
-    evaluator_config: dict[str, Any]
-    start_score: float
-    target_score: float | None
-    max_steps: int | None
+    rules: TaskRules  # its evaluator's settings
     pause_during_inference: bool
-    continue_on_fail: bool
     path: Path = Path()
-
-    def rules(self) -> TaskRules:
-        return TaskRules(
-            self.evaluator_config, self.start_score, self.target_score, self.max_steps, self.continue_on_fail
-        )
 
 
 # -- reading values, each bad one an error at its line
@@ -288,19 +279,15 @@ def read_task(path: Path) -> TaskDef:
             f"evaluator_id {evaluator!r}: GameWorld scores only {EVALUATOR_ID!r} (any other id is never scored)",
             "evaluator_id",
         )
-    return TaskDef(
-        id=task_id,
-        game_id=game_id,
-        prompt=_text(file, data, "task_prompt", required=True),
-        url_suffix=_text(file, data, "game_url_suffix").strip() or None,
-        evaluator_config=_evaluator_config(file, data),
-        start_score=_number(file, data, "task_start_score_field", 0.0) or 0.0,
-        target_score=_number(file, data, "task_target_score_field", None),
-        max_steps=_integer(file, data, "max_steps"),
-        pause_during_inference=_switch(file, data, "pause_during_inference", True),
-        continue_on_fail=_switch(file, data, "continue_on_fail", True),
-        path=file.path,
-    )
+    prompt = _text(file, data, "task_prompt", required=True)
+    url_suffix = _text(file, data, "game_url_suffix").strip() or None
+    config = _evaluator_config(file, data)
+    start = _number(file, data, "task_start_score_field", 0.0) or 0.0
+    target = _number(file, data, "task_target_score_field", None)
+    max_steps = _integer(file, data, "max_steps")
+    pause = _switch(file, data, "pause_during_inference", True)
+    rules = TaskRules(config, start, target, max_steps, _switch(file, data, "continue_on_fail", True))
+    return TaskDef(task_id, game_id, prompt, url_suffix, rules, pause, file.path)
 
 
 def append_url_suffix(url: str, suffix: str | None) -> str:

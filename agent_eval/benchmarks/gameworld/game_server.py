@@ -32,9 +32,15 @@ from agent_eval.benchmarks.games.tools import (
 from agent_eval.benchmarks.games.vista.events import Event, VistaEvents
 from agent_eval.benchmarks.games.vista.mcp import ACTS, answer, vista_tool
 from agent_eval.benchmarks.gameworld import vista_act
-from agent_eval.benchmarks.gameworld.actions import MAX_DURATION_S, MOUSE_ACTIONS, allowed_keys, describe_action
+from agent_eval.benchmarks.gameworld.actions import (
+    ACTIONS,
+    MAX_DURATION_S,
+    MOUSE_ACTIONS,
+    allowed_keys,
+    describe_action,
+)
 from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS
-from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, Decisions
+from agent_eval.benchmarks.gameworld.protocol import DECISION_OVER, NO_ACTION_WORDS, Decisions
 from agent_eval.benchmarks.gameworld.roles import CHECKPOINTING, DECISION_ENDED, RoleEvents, RoleTurns
 from agent_eval.benchmarks.gameworld.rung import Rung
 from agent_eval.benchmarks.gameworld.session import StepRefused, TaskSession
@@ -42,7 +48,6 @@ from agent_eval.benchmarks.notes import Notes
 from agent_eval.tools.imagetools.mcp_server import plain_schema
 
 HISTORY_LIMIT = 64
-COMPUTER_USE = ("press_key", "press_keys", "click", "click_hold", "mouse_move", "drag", "scroll", "type", "wait")
 
 ACT = """Take exactly one action in the game (one step), limited to your role's controls. {roles}
 Actions: {actions}. press_key holds one key (`key`) for `duration`, press_keys holds several (`keys`) at once;
@@ -66,15 +71,12 @@ HISTORY = f"""The steps taken so far, oldest first (`start`, `end`: step numbers
 default and maximum {HISTORY_LIMIT}; without bounds, the latest): each step's action as executed (or why nothing \
 was sent), your reason where you gave one, the screen it was decided on and the screen after it."""
 REFUSED = (StepRefused,)
-
-
-# VISTA's act answers (src/vista/benchmarks/gameworld/session.py RoleSession._act), with --game-tools vista
-FINAL_SCREEN, NO_ACTION = "Final game screen.", "No valid action was executed. Final game screen."
+FINAL_SCREEN = "Final game screen."  # VISTA's act answer (session.py RoleSession._act), with --game-tools vista
 
 
 def vista_words(step, finished: bool) -> str:
     """What VISTA says of a step; a failed episode's reset archives two moments (its last screen, then the next)."""
-    text = NO_ACTION if step.action is None else FINAL_SCREEN
+    text = NO_ACTION_WORDS if step.action is None else FINAL_SCREEN
     if finished:
         text += " The task has ended."
     moments = 2 if step.reset_frame is not None else 1
@@ -360,7 +362,7 @@ def _act_schema(tools: GameTools) -> tuple[str, dict, set[str]]:
         )
         names = sorted({c.id for r in roles for c in r.semantic_controls})
         return CONTROL.format(roles=who, controls=listed, answer=answer), {"name": names}, drop
-    actions = [a for a in COMPUTER_USE if clicks or a not in MOUSE_ACTIONS]
+    actions = [a for a in ACTIONS if clicks or a not in MOUSE_ACTIONS]
     actions = [a for a in actions if keys or a not in ("press_key", "press_keys")]
     actions = [a for a in actions if a != "type" or typed]
     hold = (

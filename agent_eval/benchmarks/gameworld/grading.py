@@ -59,7 +59,7 @@ def grade_task(final_text: str | None, item, item_root: Path) -> tuple[TaskMetri
     metrics = TaskMetrics(
         game=end.game,
         score=float(best) if isinstance(best, (int, float)) and not isinstance(best, bool) else None,
-        target=item.task_def.target_score,
+        target=item.task_def.rules.target_score,
         game_s=end.game_s,
         evaluator_metrics=dict(end.metrics),
         **{name: getattr(end, name) for name in copied},

@@ -16,16 +16,13 @@ START_MS = 600  # the start screen, before any game time ran
 MIN_MS = 20
 
 
-def _evaluation(steps) -> dict:
-    return next((s.evaluation for s in reversed(steps) if s.evaluation), None) or {}
-
-
 def progress(item_root: Path) -> GameProgress | None:
     game = Path(item_root) / GAME_DIR
     steps, record = read_steps(game), read_record(game)
     if not steps and not record:
         return None
-    last, end, evaluation = (steps[-1] if steps else None), read_end(item_root), _evaluation(steps)
+    last, end = (steps[-1] if steps else None), read_end(item_root)
+    evaluation = next((s.evaluation for s in reversed(steps) if s.evaluation), None) or {}  # the last verdict
     shown = last.frame if last else int((record or {}).get("start_frame") or 0)
     value = evaluation.get("progress")
     return GameProgress(

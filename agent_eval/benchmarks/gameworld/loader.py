@@ -52,8 +52,8 @@ class TaskItem:
             "game": self.game.id,
             "game_files_sha256": self.files_sha256,
             "catalog_sha256": self.catalog_sha256,
-            "max_steps": self.task_def.max_steps,
-            "target": self.task_def.target_score,
+            "max_steps": self.task_def.rules.max_steps,
+            "target": self.task_def.rules.target_score,
         }
 
 
@@ -86,17 +86,11 @@ def is_gameworld_dataset(root: Path | str) -> bool:
 
 
 def files_hash(directory: Path) -> str:
+    """The folder's files, names and bytes (run.json records it: GameWorld's games change between revisions)."""
     digest = hashlib.sha256()
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:16]
-
-
-def _sha(*paths: Path) -> str:
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -127,7 +121,8 @@ def load_gameworld(root: Path | str) -> GameWorldDataset:
             continue
         if game.id not in hashes:
             hashes[game.id] = files_hash(game_dir)
-        dataset.items.append(TaskItem(task, game, game_dir, hashes[game.id], _sha(path, game.path)))
+        catalog_sha = hashlib.sha256(path.read_bytes() + game.path.read_bytes()).hexdigest()[:16]
+        dataset.items.append(TaskItem(task, game, game_dir, hashes[game.id], catalog_sha))
     if missing:
         names = ", ".join(sorted(missing))
         dataset.absent.append(

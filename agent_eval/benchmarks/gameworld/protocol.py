@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 from agent_eval.benchmarks.base import Continuation
+from agent_eval.benchmarks.games.browser.kind import vista_recovery
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive, frame_name
 from agent_eval.benchmarks.gameworld.actions import describe_action
 from agent_eval.benchmarks.gameworld.catalog import GameDef
@@ -203,19 +204,16 @@ def vista_continuation(
     replayed; the last step's result, since the call in flight is answered from the record, not taken twice), or
     after a hand-off. Where the task stands, the notes, the current screen. With VISTA's words (--task-prompt
     vista): its recovery text, the notes and the screen, never the steps."""
+    kept = f"Your notes as the earlier session left them:\n\n{notes.as_prompt()}" if notes is not None else ""
+    frame = session.archive.path(session.last_frame())
     if words:
-        fresh = f"{RECOVERY_WORDS}\n\n{SCREEN_WORDS}"
-        if notes is not None:
-            fresh += f"\nYour notes as the earlier session left them:\n\n{notes.as_prompt()}\n"
-        screen = [session.archive.path(session.last_frame())]
-        return Continuation(note=RECOVERY_WORDS, prompt=fresh, images=screen, reason=reason)
+        return vista_recovery(RECOVERY_WORDS, SCREEN_WORDS, kept, frame, reason)
     last = session.steps[-1] if session.steps else None
     where = f"{len(session.steps)} step(s) taken, {session.steps_left()} left"
     played = ""
     if last is not None:
         did = describe_action(last.action) if last.action else "nothing (an invalid action)"
         played = f" Your last step before the interruption was {did} (step {last.role_step}); it was taken."
-    frame = session.archive.path(session.last_frame())
     note = (
         "The evaluation harness was restarted and your session interrupted; the task was restored exactly as it "
         f"was: {where}.{played} The current screen is attached. Go on playing."
@@ -228,6 +226,5 @@ def vista_continuation(
         f"{prompt.rstrip()}\n\nThis task is already in progress: {earlier}; {where}.{played} The current screen "
         "is attached. Go on from here."
     )
-    if notes is not None:
-        fresh += f"\n\nYour notes as the earlier session left them:\n\n{notes.as_prompt()}"
+    fresh += f"\n\n{kept}" if kept else ""
     return Continuation(note=note, prompt=fresh + "\n", images=[frame], reason=reason)

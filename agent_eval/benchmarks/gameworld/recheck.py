@@ -28,16 +28,6 @@ class Recheck:
     differences: list[str] = field(default_factory=list)
 
 
-def kept_steps(directory: Path) -> tuple[dict, list[Step]]:
-    """(task.json, the steps) of a task folder that kept its states; NotRecheckable otherwise."""
-    record = read_record(directory)
-    if record is None:
-        raise NotRecheckable(f"{directory}: no task.json (not a GameWorld task's folder)")
-    if not record.get("states_kept"):
-        raise NotRecheckable(f"{directory}: its timeline was written before the states were kept; nothing to check")
-    return record, read_steps(directory)
-
-
 def recheck(task: str, steps: list[Step], evaluator: TaskEvaluator) -> Recheck:
     """Run `evaluator` over the steps' kept states as the session ran it: the evaluated role's steps in order, the
     episode cleared after each reset that was made; each verdict compared with the recorded one."""
@@ -64,6 +54,11 @@ def recheck_folder(
 ) -> Recheck:
     """A task folder (`<item>/game/`) checked again with `make(rules)`'s evaluator; `rules` are its task file's, the
     step budget the one the task ran with."""
-    record, steps = kept_steps(directory)
+    record = read_record(directory)
+    if record is None:
+        raise NotRecheckable(f"{directory}: no task.json (not a GameWorld task's folder)")
+    if not record.get("states_kept"):
+        raise NotRecheckable(f"{directory}: its timeline was written before the states were kept; nothing to check")
+    steps = read_steps(directory)
     rules = replace(rules, max_steps=record.get("max_steps", rules.max_steps))
     return recheck(str(record.get("task")), steps, make(rules))

@@ -41,18 +41,9 @@ def filmstrip(timeline: list[dict], start_frame: int | None, embed) -> tuple[lis
             }
         )
     if timeline:
-        last = timeline[-1]
-        final = f"{GAME_DIR}/{FRAMES_DIR}/{frame_name(last['frame'])}"
+        final = embed(f"{GAME_DIR}/{FRAMES_DIR}/{frame_name(timeline[-1]['frame'])}", "the last screen")
         shots.append(
-            {
-                "step": "end",
-                "label": "the last screen",
-                "status": "",
-                "progress": "",
-                "reset": False,
-                "invalid": False,
-                "img": embed(final, "the last screen"),
-            }
+            dict(step="end", label="the last screen", status="", progress="", reset=False, invalid=False, img=final)
         )
     return shots, len(timeline) - len(drawn)
 

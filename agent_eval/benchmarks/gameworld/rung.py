@@ -45,10 +45,8 @@ class Rung(BrowserOptions):
             raise ValueError(f"--max-steps must be at least 1, got {steps}")
         if shared["act_schema"] == "vista" and interface != "computer-use":
             raise ValueError("--act-schema vista is the computer-use act tool's (give --interface computer-use)")
-        if shared["roles"] == "isolated" and (shared["game_tools"], shared["act_schema"], shared["task_prompt"]) != (
-            "vista",
-            "vista",
-            "vista",
+        if shared["roles"] == "isolated" and any(
+            shared[k] != "vista" for k in ("game_tools", "act_schema", "task_prompt")
         ):
             raise ValueError(
                 "--roles isolated is VISTA's setting of each role (its tools, act and words): give it with "
@@ -75,19 +73,19 @@ class Rung(BrowserOptions):
 
     def rungs(self, mode: str, options: dict) -> dict[str, object]:
         """What a run offers the agent, one entry per switch (compare pairs runs that differ in one)."""
+        context = (
+            f"handoff:{self.handoff_tokens}"
+            if self.handoff_tokens
+            else "handoff:cli"
+            if self.handoff_at_cli
+            else "native"
+        )
         return {
             "protocol": self.protocol,
             "interface": self.interface,
             "steps": options.get("max_steps"),
             "clock": "real time" if self.realtime else "paused while the model thinks",
-            "context and notes": (
-                f"handoff:{self.handoff_tokens}"
-                if self.handoff_tokens
-                else "handoff:cli"
-                if self.handoff_at_cli
-                else "native"
-            )
-            + (" with notes" if self.notes else ""),
+            "context and notes": context + (" with notes" if self.notes else ""),
             "memory tools": mode in ("image", "python"),
             "shell": mode == "python",
             "task prompt": self.task_prompt,

@@ -55,11 +55,6 @@ class _Clock:
         self.ms += sum(float(step["ms"]) for step in steps if step["op"] == "advance")
         return results
 
-    def screenshot(self, before: list[dict] | None = None) -> tuple[bytes, str]:
-        """(PNG, the pixels' hash) of the screen, after `before`'s steps."""
-        shot = self.run([*(before or []), {"op": "screenshot"}])[-1]
-        return shot.png, shot.hash
-
 
 def _evaluation_record(result: Evaluation) -> dict:
     record = {key: getattr(result, key) for key in EVALUATION_KEYS}
@@ -89,7 +84,7 @@ class TaskSession:
         self.max_steps = max_steps
         self.realtime = realtime
         self.url = url
-        self.evaluator = TaskEvaluator(replace(item.task_def.rules(), max_steps=max_steps))
+        self.evaluator = TaskEvaluator(replace(item.task_def.rules, max_steps=max_steps))
         self.steps: list[Step] = []
         self.role_steps = [0] * len(self.roles)
         self.resets = 0
@@ -116,10 +111,10 @@ class TaskSession:
             gameapi.start(self.page)
         except GameApiError as error:
             raise GameApiError(f"{self.item.game.id}: {error}") from None
-        png, digest = self.page.screenshot()
+        shot = self.page.run([{"op": "screenshot"}])[0]
         if not self.archive.count:
-            self.start_frame = self.archive.add(png)
-        return digest
+            self.start_frame = self.archive.add(shot.png)
+        return shot.hash
 
     def _begin(self) -> None:
         start_hash = self._open()
@@ -209,7 +204,8 @@ class TaskSession:
                     self.evaluator.reset_done()
                 except GameApiError as error:  # GameWorld: "auto-reset failed; stopping run"
                     out["reset_failed"] = str(error)
-                png, digest = self.page.screenshot([{"op": "advance", "ms": LOOP_GAP_MS}])
+                shot = self.page.run([{"op": "advance", "ms": LOOP_GAP_MS}, {"op": "screenshot"}])[-1]
+                png, digest = shot.png, shot.hash
                 browser += time.perf_counter() - began
         out["frame"], out["frame_hash"] = self.archive.add(png), digest
         out["browser_ms"] = round(browser * 1000, 3)
@@ -237,16 +233,13 @@ class TaskSession:
                     raise InvalidAction("no action was called in this decision", "no_function_call")
                 given_action = dict(given or {})
                 if interface == "semantic":
-                    control = given_action.pop("control", None)
-                    given_action = semantic_action(control, given_action, self.roles[role])
+                    given_action = semantic_action(given_action.pop("control", None), given_action, self.roles[role])
                 if interface == "vista":
                     refuse_opposing(given_action)
                 action = check_action(given_action, self.roles[role], self.screen)
             except InvalidAction as why:
                 invalid, kind = str(why), why.kind
-            gap = 0.0
-            if self.realtime:
-                gap = min(MAX_REALTIME_GAP_MS, (time.monotonic() - self._last_screen_at) * 1000)
+            gap = min(MAX_REALTIME_GAP_MS, (time.monotonic() - self._last_screen_at) * 1000) if self.realtime else 0.0
             try:
                 out, png = self._run(role, action, round(gap, 3))
             except Exception as error:  # the page or its host failed: the item's error

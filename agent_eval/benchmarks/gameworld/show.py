@@ -34,10 +34,6 @@ def action_words(entry: dict) -> str:
     return f"✗ {entry.get('invalid') or 'nothing sent'}"
 
 
-def _screens(entry: dict) -> str:
-    return f"{entry['reset_frame']}↺{entry['frame']}" if entry.get("reset_frame") else str(entry["frame"])
-
-
 def print_timeline(console: Console, record, base, page: int | None = None, run_dir=None) -> TaskMetrics | None:
     timeline = read_timeline(base)
     if timeline is None:
@@ -57,7 +53,7 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
             verdict.get("status", "—"),
             "—" if progress is None else f"{progress:.2f}",
             verdict.get("stop_reason") or "",
-            _screens(entry),
+            f"{entry['reset_frame']}↺{entry['frame']}" if entry.get("reset_frame") else str(entry["frame"]),
             f"{entry['game_ms'] / 1000:.2f}",
         ]
         return cells, "yellow" if entry.get("invalid") else None
