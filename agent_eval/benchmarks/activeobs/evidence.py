@@ -136,12 +136,9 @@ class Evidence:
         box = ", ".join(f"{v:g}" for v in self.bbox) if self.bbox else "?"
         seen = f" (the view of observation #{self.observed})" if self.observed else " (a view the agent never observed)"
         out = [f"evidence: frame {self.frame}, angle {self.angle:g}°, bbox [{box}]{seen}"]
-        iou = f"IoU {self.iou:.2f}" + (
-            f" with the target at frame {self.matched_frame}" if self.matched_frame is not None else ""
-        )
-        out.append(
-            f"evidence {'correct' if self.correct else 'wrong'}: {iou}" + (f"; {self.error}" if self.error else "")
-        )
+        matched = f" with the target at frame {self.matched_frame}" if self.matched_frame is not None else ""
+        error = f"; {self.error}" if self.error else ""
+        out.append(f"evidence {'correct' if self.correct else 'wrong'}: IoU {self.iou:.2f}{matched}{error}")
         if self.target and self.frames:  # the dataset gives both
             where = (
                 f"its box in that view is [{', '.join(f'{v:.0f}' for v in self.truth_bbox)}]"
