@@ -41,11 +41,9 @@ def print_active_totals(console: Console, run: RunOnDisk) -> str:
         )
     console.print(table)
     o = rollup["overall"]
-    seen = (
-        f"; evidence in a view never obtained {fmt_pct(o['unseen_evidence_rate'])} of {o['evidence_placed']}"
-        if o.get("evidence_placed")
-        else ""
-    )
+    seen = ""
+    if o.get("evidence_placed"):
+        seen = f"; evidence in a view never obtained {fmt_pct(o['unseen_evidence_rate'])} of {o['evidence_placed']}"
     if o.get("with_graph"):
         size = "—" if o["graph_size_mean"] is None else f"{o['graph_size_mean']:.1f}"
         seen += f"; evidence in its graph {fmt_pct(o['evidence_in_graph_rate'])}, graph size {size} (mean)"
