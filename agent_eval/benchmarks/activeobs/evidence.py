@@ -263,7 +263,3 @@ def active_rollup(records) -> dict:
             {**metrics.to_json(), "family": r.category, "status": r.status, "answer_correct": metrics.answer_right(r)}
         )
     return rollup_active(rows)
-
-
-def fmt_pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"

@@ -11,18 +11,15 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.analysis.item_images import ItemImages
-from agent_eval.benchmarks.activeobs.evidence import (
-    Evidence,
-    RunTruth,
-    active_rollup,
-    evidence_of,
-    fmt_pct,
-    load_observations,
-)
+from agent_eval.benchmarks.activeobs.evidence import Evidence, RunTruth, active_rollup, evidence_of, load_observations
 from agent_eval.benchmarks.activeobs.graph_view import print_graph
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.presentation import RunOnDisk
 from agent_eval.datamodel.records import ItemRecord
+
+
+def fmt_pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
 
 
 def print_active_totals(console: Console, run: RunOnDisk) -> str:
