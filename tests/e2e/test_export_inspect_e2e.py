@@ -334,65 +334,81 @@ def viewer(exported, tmp_path):
 SLOWER = 6  # the page's JavaScript runs this many times slower (CDP CPU throttling), as on a loaded CI machine
 
 
-@contextlib.contextmanager
-def page_showing(viewer, path: str, ready: str, scratch: Path, *, tries: int = 3, timeout: float = 60):
-    """`path` of the viewer in headless Chromium with its JavaScript slowed down, until the JS `ready` holds:
-    (browser, its value). Each opening has a new browser profile; a page that does not load in `tries` openings
-    fails, with what each showed, the requests it was still waiting on and what the server said.
+class ViewerPages:
+    """The viewer's pages in headless Chromium with its JavaScript slowed down. The pages are hash routes of one
+    app: each page after the first is the app's own navigation in the same browser, as a user clicks through (its
+    bundle is not loaded and started again at the slowed speed each time). A page that does not show in the app
+    is opened afresh, in a new browser with a new profile, up to `tries` openings; then it fails with what each
+    showed, the requests it was still waiting on and what the server said.
 
     The slowing down is on purpose: CI machines run this test among three other busy workers, and Inspect's
     viewer (0.3.285) does not render a log's details in the list when they arrive before its preview is
     stored (found by throttling: at 4x a list row's task args, tags, samples and tokens stay "-" in most
     openings, with every request answered 200). So the list is checked on its preview columns only, and
     each log's details on its own page, which loads in every opening at up to 16x."""
-    from support.cdp import Browser
 
-    base, log = viewer
-    shown = []
-    for attempt in range(1, tries + 1):
-        browser = Browser(Path(tempfile.mkdtemp(prefix="chromium-", dir=scratch)))
-        try:
-            browser.call("Emulation.setCPUThrottlingRate", rate=SLOWER)
-            browser.goto(base + path)
-            value = browser.wait_for(ready, timeout=timeout)
-        except TimeoutError as e:
-            shown.append(f"opening {attempt}: {e}")
-            browser.close()
-            continue
-        if shown:
-            print(f"{path} loaded at opening {attempt}; before it:\n" + "\n".join(shown))
-        try:
-            yield browser, value
-        finally:
-            browser.close()
-        return
-    raise TimeoutError("\n".join(shown) + f"\ninspect view said:\n{log.read_text()[-3000:]}")
+    def __init__(self, viewer, scratch: Path, *, tries: int = 3, timeout: float = 60):
+        self.base, self.log = viewer
+        self.scratch, self.tries, self.timeout = scratch, tries, timeout
+        self.browser = None
+
+    def _open(self):
+        from support.cdp import Browser
+
+        browser = Browser(Path(tempfile.mkdtemp(prefix="chromium-", dir=self.scratch)))
+        browser.call("Emulation.setCPUThrottlingRate", rate=SLOWER)
+        return browser
+
+    def show(self, path: str, ready: str):
+        """`path` of the viewer until the JS `ready` holds: (the browser, its value)."""
+        shown = []
+        for attempt in range(self.tries + (self.browser is not None)):
+            if self.browser is None:
+                self.browser = self._open()
+            try:
+                self.browser.goto(self.base + path)
+                value = self.browser.wait_for(ready, timeout=self.timeout)
+            except TimeoutError as e:
+                shown.append(f"opening {attempt}: {e}")
+                self.close()
+                continue
+            if shown:
+                print(f"{path} shown at opening {attempt}; before it:\n" + "\n".join(shown))
+            return self.browser, value
+        raise TimeoutError("\n".join(shown) + f"\ninspect view said:\n{self.log.read_text()[-3000:]}")
+
+    def close(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+            self.browser = None
 
 
 def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(viewer, runs, tmp_path):
     python_run, none_run = runs["claude-code", "python"], runs["codex", "none"]
-    # Both runs listed with their models and scores (the list's preview columns; see page_showing on the rest).
-    shown = [python_run.name, none_run.name, "anthropic/claude-opus-4-8", "openai/gpt-5.5", "2 rows"]
-    listed = f"{json.dumps(shown)}.every(t => document.body.innerText.includes(t)) && document.body.innerText"
-    with page_showing(viewer, "/", listed, tmp_path) as (browser, text):
+    pages = ViewerPages(viewer, tmp_path)
+    try:
+        # Both runs listed with their models and scores (the list's preview columns; see ViewerPages on the rest).
+        shown = [python_run.name, none_run.name, "anthropic/claude-opus-4-8", "openai/gpt-5.5", "2 rows"]
+        listed = f"{json.dumps(shown)}.every(t => document.body.innerText.includes(t)) && document.body.innerText"
+        browser, text = pages.show("/", listed)
         rows = text.split(none_run.name, 1)[1], text.split(python_run.name, 1)[1]
         assert all(row.split("\n")[1:8].count("0.5") == 1 for row in rows), text  # each run's score: 1 of 2 right
         browser.screenshot(tmp_path / "inspect-view-logs.png")
 
-    # Each log's page: its samples, their targets, and its task args (the tool mode).
-    for run, tools in ((none_run, "none"), (python_run, "python")):
-        samples = f"['RC-0', 'tools: {tools},'].every(t => document.body.innerText.includes(t))"
-        samples += " && document.body.innerText"
-        with page_showing(viewer, f"/#/tasks/{run.name}.eval", samples, tmp_path) as (browser, text):
+        # Each log's page: its samples, their targets, and its task args (the tool mode).
+        for run, tools in ((none_run, "none"), (python_run, "python")):
+            samples = f"['RC-0', 'tools: {tools},'].every(t => document.body.innerText.includes(t))"
+            samples += " && document.body.innerText"
+            browser, text = pages.show(f"/#/tasks/{run.name}.eval", samples)
             assert "MPT-0" in text and "A-D" in text  # the truth of MPT-0 as the target column
 
-    # The inspect tool's view, decoded by the browser, in the transcript of a sample.
-    decoded = (
-        "[...document.images].filter(i => i.src.startsWith('data:image/png') && i.complete"
-        " && i.naturalWidth === 270 && i.naturalHeight === 180).length"
-    )
-    sample = f"/#/tasks/{python_run.name}.eval/samples/sample/MPT-0/1/"
-    with page_showing(viewer, sample, decoded, tmp_path) as (browser, _):
+        # The inspect tool's view, decoded by the browser, in the transcript of a sample.
+        decoded = (
+            "[...document.images].filter(i => i.src.startsWith('data:image/png') && i.complete"
+            " && i.naturalWidth === 270 && i.naturalHeight === 180).length"
+        )
+        browser.console_errors.clear()  # the sample page's own, not the pages before it
+        browser, _ = pages.show(f"/#/tasks/{python_run.name}.eval/samples/sample/MPT-0/1/", decoded)
         text = browser.evaluate("document.body.innerText")
         for expected in ("Sample MPT-0", "Measuring.", "Bash", "mcp__imagetools__inspect", "<answer>A-D</answer>"):
             assert expected in text, expected
@@ -400,6 +416,8 @@ def test_inspect_view_lists_the_runs_and_renders_a_transcript_with_its_image(vie
         browser.evaluate("[...document.images].find(i => i.naturalWidth === 270).scrollIntoView({block: 'center'})")
         time.sleep(0.5)
         shot = browser.screenshot(tmp_path / "inspect-view-sample.png")
+    finally:
+        pages.close()
     with Image.open(shot) as image:
         assert image.size == (1400, 1000) and len(image.convert("RGB").getcolors(1 << 20) or []) > 50
     print(f"screenshots: {tmp_path / 'inspect-view-logs.png'} {shot}")

@@ -136,20 +136,13 @@ class Evidence:
         box = ", ".join(f"{v:g}" for v in self.bbox) if self.bbox else "?"
         seen = f" (the view of observation #{self.observed})" if self.observed else " (a view the agent never observed)"
         out = [f"evidence: frame {self.frame}, angle {self.angle:g}°, bbox [{box}]{seen}"]
-        iou = f"IoU {self.iou:.2f}" + (
-            f" with the target at frame {self.matched_frame}" if self.matched_frame is not None else ""
-        )
-        out.append(
-            f"evidence {'correct' if self.correct else 'wrong'}: {iou}" + (f"; {self.error}" if self.error else "")
-        )
+        matched = f" with the target at frame {self.matched_frame}" if self.matched_frame is not None else ""
+        error = f"; {self.error}" if self.error else ""
+        out.append(f"evidence {'correct' if self.correct else 'wrong'}: IoU {self.iou:.2f}{matched}{error}")
         if self.target and self.frames:  # the dataset gives both
-            where = (
-                f"its box in that view is [{', '.join(f'{v:.0f}' for v in self.truth_bbox)}]"
-                if self.truth_bbox
-                else "it is not in that view"
-                if self.target_angle is not None
-                else "frame out of range"
-            )
+            where = "frame out of range" if self.target_angle is None else "it is not in that view"
+            if self.truth_bbox:
+                where = f"its box in that view is [{', '.join(f'{v:.0f}' for v in self.truth_bbox)}]"
             at = f" (at {self.target_angle:.1f}°)" if self.target_angle is not None else ""
             out.append(
                 f"truth: target {self.target}{at} at frame {self.frame}: {where}; its evidence frames "
@@ -168,12 +161,8 @@ def evidence_of(record, observations, item=None, scene=None) -> Evidence:
         frame, angle = int(round(numbers[0])), numbers[1]
         bbox = tuple(min(1000.0, max(0.0, v)) for v in numbers[2:])
     except (TypeError, KeyError, ValueError):
-        return Evidence(
-            False,
-            error=detail.get("evidence_error")
-            or detail.get("parse_error")
-            or ("not graded: " + record.status if not record.metrics else None),
-        )
+        why = detail.get("evidence_error") or detail.get("parse_error")
+        return Evidence(False, error=why or ("not graded: " + record.status if not record.metrics else None))
     iou, matched, error = (detail.get(f"evidence_{key}") for key in ("iou", "matched_frame", "error"))
     out = Evidence(True, frame, angle, bbox, metrics.evidence_correct, iou, matched, error)
     width = item.width if item else 3760
@@ -231,24 +220,18 @@ def evidence_view(
         if logged is not None and base is not None:
             image, source = open_rgb(base / str(logged.image)), f"observation #{logged.n} as logged"
         if image is None:
-            why = (
-                "frame out of range"
-                if scene is not None
-                else "never observed and the dataset is not available"
-                if logged is None
-                else "its logged image is unreadable"
-            )
+            why = "its logged image is unreadable"
+            if logged is None:
+                why = "never observed and the dataset is not available"
+            if scene is not None:
+                why = "frame out of range"
             return None, f"the view at frame {evidence.frame}, {evidence.angle:g}° is not drawn: {why}"
     if evidence.truth_bbox:
         draw_box(image, evidence.truth_bbox, TRUTH_COLOUR, "truth")
     draw_box(image, bbox, AGENT_COLOUR, "agent")
-    truth = (
-        "; green: the target's true box"
-        if evidence.truth_bbox
-        else f"; the target ({evidence.target}) is not in this view"
-        if evidence.target
-        else ""
-    )
+    truth = "; green: the target's true box" if evidence.truth_bbox else ""
+    if evidence.target and not evidence.truth_bbox:
+        truth = f"; the target ({evidence.target}) is not in this view"
     return image, (
         f"the evidence view: frame {evidence.frame}, {evidence.angle:g}° ({source}); orange: the agent's box{truth}"
     )
@@ -280,7 +263,3 @@ def active_rollup(records) -> dict:
             {**metrics.to_json(), "family": r.category, "status": r.status, "answer_correct": metrics.answer_right(r)}
         )
     return rollup_active(rows)
-
-
-def fmt_pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"

@@ -19,35 +19,30 @@ from agent_eval.benchmarks.activeobs.worldmodel import FOLDER, GRAPH_FILE, HISTO
 ENTITY_COLOUR = (40, 140, 255)  # the graph's boxes: blue (the evidence is orange, the truth green)
 
 
-def _angle(value) -> str:
-    return "whole" if value is None else f"{value:g}°"
+SHOWN = {  # each table of the graph: the keys shown, in order
+    "entities": ("id", "kind", "label", "observation", "frame", "angle", "bbox"),
+    "attributes": ("id", "entity", "type", "value", "observation"),
+    "relations": ("id", "subject", "predicate", "object", "type", "observation"),
+}
+HEADERS = {"observation": "obs.", "bbox": "box (0-1000)"}
 
 
-def _box(values) -> str:
-    return "[" + ", ".join(f"{v:g}" for v in values) + "]" if isinstance(values, list) else "?"
+def _cell(record: dict, key: str) -> str:
+    value = record.get(key)
+    if key == "angle":
+        return "whole" if value is None else f"{value:g}°"
+    if key == "bbox":
+        return "[" + ", ".join(f"{v:g}" for v in value) + "]" if isinstance(value, list) else "?"
+    return f"#{value}" if key == "observation" else str(value)
 
 
 def graph_tables(graph: StoredGraph) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) for the entities, attributes and relations."""
-    entities = [
-        [str(e.get("id")), str(e.get("kind")), str(e.get("label")), f"#{e.get('observation')}", str(e.get("frame")),
-         _angle(e.get("angle")), _box(e.get("bbox"))]
-        for e in graph.entities
-    ]  # fmt: skip
-    attributes = [
-        [str(a.get("id")), str(a.get("entity")), str(a.get("type")), str(a.get("value")), f"#{a.get('observation')}"]
-        for a in graph.attributes
-    ]
-    relations = [
-        [str(r.get("id")), str(r.get("subject")), str(r.get("predicate")), str(r.get("object")), str(r.get("type")),
-         f"#{r.get('observation')}"]
-        for r in graph.relations
-    ]  # fmt: skip
-    return [
-        ("entities", ["id", "kind", "label", "obs.", "frame", "angle", "box (0-1000)"], entities),
-        ("attributes", ["id", "entity", "type", "value", "obs."], attributes),
-        ("relations", ["id", "subject", "predicate", "object", "type", "obs."], relations),
-    ]
+    tables = []
+    for title, keys in SHOWN.items():
+        rows = [[_cell(record, key) for key in keys] for record in getattr(graph, title)]
+        tables.append((title, [HEADERS.get(key, key) for key in keys], rows))
+    return tables
 
 
 def graph_summary(graph: StoredGraph, base: Path) -> str:

@@ -29,12 +29,11 @@ def sample_frames(n_frames: int, count: int = DEFAULT_COUNT) -> list[int]:
 
 
 def write_passive_sample(
-    scene: Scene, out_dir: Path | str, count: int = DEFAULT_COUNT, width: int | None = None
+    scene: Scene, out_dir: Path, count: int = DEFAULT_COUNT, width: int | None = None
 ) -> list[PassiveFrame]:
-    """Render the sampled frames as PNGs into out_dir (keep it out of the agent's reach in
-    mode none: the private home is fine). width=None keeps the panorama's full resolution;
-    a smaller width scales the strip down (the caption then states the scale)."""
-    out_dir = Path(out_dir)
+    """Render the sampled frames as PNGs into out_dir (keep it out of the agent's reach in mode none: the private home
+    is fine). width=None keeps the panorama's full resolution; a smaller width scales the strip down (the caption then
+    states the scale)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     frames = []
     for number, frame in enumerate(sample_frames(scene.n_frames, count), start=1):

@@ -28,9 +28,8 @@ PASSIVE_NAME = re.compile(r"panorama-(\d+)-f(\d+)\.png$")
 def png_img(image, caption: str) -> Img:
     buffer = io.BytesIO()
     image.save(buffer, "PNG")
-    return Img(
-        caption, f"data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}", image.width, image.height
-    )
+    data = base64.b64encode(buffer.getvalue()).decode()
+    return Img(caption, f"data:image/png;base64,{data}", image.width, image.height)
 
 
 def _passive_label(path: str) -> str:

@@ -48,7 +48,7 @@ def in_graph(frame: int, box: tuple, graph: StoredGraph, width: int, height: int
     for entity in graph.entities:
         try:
             if entity.get("frame") == frame and at_least(
-                circular_iou(pano_box(entity, entity["bbox"], width, height), box, width), DEFAULT_RULES.evidence_iou
+                circular_iou(pano_box(entity, width, height), box, width), DEFAULT_RULES.evidence_iou
             ):
                 return True
         except (KeyError, TypeError, ValueError):

@@ -11,18 +11,15 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_eval.analysis.item_images import ItemImages
-from agent_eval.benchmarks.activeobs.evidence import (
-    Evidence,
-    RunTruth,
-    active_rollup,
-    evidence_of,
-    fmt_pct,
-    load_observations,
-)
+from agent_eval.benchmarks.activeobs.evidence import Evidence, RunTruth, active_rollup, evidence_of, load_observations
 from agent_eval.benchmarks.activeobs.graph_view import print_graph
 from agent_eval.benchmarks.activeobs.metrics import ActiveObsMetrics
 from agent_eval.benchmarks.presentation import RunOnDisk
 from agent_eval.datamodel.records import ItemRecord
+
+
+def fmt_pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
 
 
 def print_active_totals(console: Console, run: RunOnDisk) -> str:
@@ -41,11 +38,9 @@ def print_active_totals(console: Console, run: RunOnDisk) -> str:
         )
     console.print(table)
     o = rollup["overall"]
-    seen = (
-        f"; evidence in a view never obtained {fmt_pct(o['unseen_evidence_rate'])} of {o['evidence_placed']}"
-        if o.get("evidence_placed")
-        else ""
-    )
+    seen = ""
+    if o.get("evidence_placed"):
+        seen = f"; evidence in a view never obtained {fmt_pct(o['unseen_evidence_rate'])} of {o['evidence_placed']}"
     if o.get("with_graph"):
         size = "—" if o["graph_size_mean"] is None else f"{o['graph_size_mean']:.1f}"
         seen += f"; evidence in its graph {fmt_pct(o['evidence_in_graph_rate'])}, graph size {size} (mean)"

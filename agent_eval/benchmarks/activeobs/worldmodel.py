@@ -66,10 +66,10 @@ def passive_sightings(frames: list[tuple[int, float | None]]) -> dict[int, Sight
     return {n: Sighting(n, int(frame), None, time_s) for n, (frame, time_s) in enumerate(frames, start=1)}
 
 
-def pano_box(sighting: Sighting | dict, bbox, width: int, height: int) -> tuple[float, float, float, float]:
-    """A 0-1000 box in an observation's image -> the panorama box (pixels, canonical)."""
-    angle = sighting.get("angle") if isinstance(sighting, dict) else sighting.angle
-    x1, y1, x2, y2 = (float(v) for v in bbox)
+def pano_box(entity: dict, width: int, height: int) -> tuple[float, float, float, float]:
+    """An entity's 0-1000 box in the image it cites -> the panorama box (pixels, canonical)."""
+    angle = entity.get("angle")
+    x1, y1, x2, y2 = (float(v) for v in entity["bbox"])
     if angle is None:  # the whole strip: x spans the panorama's width
         return canonical_box((x1 * width / NORM, y1 * height / NORM, x2 * width / NORM, y2 * height / NORM), width)
     return view_box_to_pano((x1, y1, x2, y2), float(angle), width, height, height)

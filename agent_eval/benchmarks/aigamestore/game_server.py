@@ -176,7 +176,12 @@ def tool_functions(
         def look():
             if (frames is None) == (decision is None):
                 raise PlayRefused("give either `frames` or `decision`")
-            return recalled(looks, list(frames) if frames is not None else frames_of(session, decision))
+            if frames is not None:
+                return recalled(looks, list(frames))
+            chosen = [m for m in session.moves if m.kind != "start" and m.decisions == decision]
+            if not chosen:
+                raise PlayRefused(f"no decision {decision!r}: decisions so far are 1-{session.decisions}")
+            return recalled(looks, list(chosen[-1].frames))
 
         return within_image_cap(handoff, len(frames or []) or 1, lambda: refusing(REFUSED, look))
 
@@ -193,13 +198,6 @@ def tool_functions(
         "history": (history, HISTORY),
         **note_tools(notes, lambda: {"actions_used": session.decisions}),
     }
-
-
-def frames_of(session: GameStoreSession, decision: int | None) -> list[int]:
-    chosen = [m for m in session.moves if m.kind != "start" and m.decisions == decision]
-    if not chosen:
-        raise PlayRefused(f"no decision {decision!r}: decisions so far are 1-{session.decisions}")
-    return list(chosen[-1].frames)
 
 
 def offered(protocol: str, mode: str, notes: bool) -> tuple[str, ...]:

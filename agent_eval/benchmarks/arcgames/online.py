@@ -1,17 +1,10 @@
-"""Online and competition modes (`--arc-mode`): the games are played at the ARC API on one scorecard per run, as
-ARC Prize score agents, through the toolkit's own client, with the user's key kept out of every agent's sandbox.
+"""Online and competition modes (`--arc-mode`): the games are played at the ARC API on one scorecard per run
+(RunCard: opened before the first game or taken over from an earlier session, closed at the end, in run.json's
+kind_run), through the toolkit's own client, the user's key kept out of every agent's sandbox.
 
-    RunCard       the run's scope (Benchmark.run_scope): the way out to the API's host alone, the scorecard process,
-                  the card opened before the first game (or taken over from an earlier session), closed at the end
-                  (Ctrl-C and SIGTERM included); what it did, in run.json's kind_run
-    OnlineGame    one game made at the API, as GameSession plays it; at the end its entry on the card and, beside
-                  it, the offline scorecard of the same actions (replayed locally from the item's own game files)
-    start_online  an item's game: made on the card, or, when an earlier process already played it, never again
-
-Why a game in flight when the harness stops is not continued (docs/kinds/arcgames.md): offline a game is restored
-by replaying its record; online every replayed action would count again on the remote card, and the toolkit's
-client starts a new play whenever it makes a game (it cannot re-attach to one). So such a game stands on the card
-as it was played, and its item says so (`benchmark_error`, "interrupted"); it is never made a second time.
+A game in flight when the harness stops is not continued (docs/kinds/arcgames.md): every replayed action would
+count again on the card, and the toolkit's client cannot re-attach to a play. It stands on the card as played, and
+its item says so (`benchmark_error`, "interrupted").
 """
 
 from __future__ import annotations

@@ -166,13 +166,11 @@ def tool_functions(
             region = resolve_region((coords.size, coords.size), x, y, width, height)
             gx, gy, gw, gh = coords.region_in_grid(region.x, region.y, region.width, region.height)
             block = pixels[gy : gy + gh, gx : gx + gw]
-            used = sorted(int(v) for v in set(block.flat))
-            legend = ", ".join(f"{v:x}={COLOUR_NAMES[v]}" for v in used)
-            rows = ["".join(f"{int(v):x}" for v in row) for row in block]
+            legend = ", ".join(f"{v:x}={COLOUR_NAMES[v]}" for v in sorted(int(v) for v in set(block.flat)))
             where_ = f"region x={region.x} y={region.y} width={region.width} height={region.height}"
             if coords.display:
                 where_ += f" (display pixels: game pixels x={gx} y={gy} width={gw} height={gh})"
-            return "\n".join([f"frame {frame}, {where_}; one hex digit per pixel, rows top to bottom; {legend}", *rows])
+            return f"frame {frame}, {where_}; one hex digit per pixel, rows top to bottom; {legend}\n{grid_text(block)}"
 
         return refusing(REFUSED, read)
 

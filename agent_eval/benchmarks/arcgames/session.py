@@ -268,9 +268,6 @@ class GameSession:
             self.observations["text_chars"] += text_chars
             self.handoff.shown(images)
 
-    def last_play(self) -> Play | None:
-        return self.plays[-1] if self.plays else None
-
     def last_frame_number(self) -> int | None:
         for play in reversed(self.plays):
             if play.frames:

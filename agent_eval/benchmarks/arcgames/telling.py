@@ -138,7 +138,7 @@ def continuation(
 ) -> Continuation:
     """What the next session is told of a game that goes on (the harness restarted: the call in flight is answered
     from the record, not played again; or a hand-off): where it stands, the notes, the last frame in the rung's form."""
-    last = session.last_play()
+    last = session.plays[-1] if session.plays else None
     number = session.last_frame_number()
     frame = session.last_frame_png() if number is not None and observation in ("image", "both") else None
     grid = grid_text(session.archive.load(number)) if number is not None and observation in ("text", "both") else ""

@@ -189,11 +189,8 @@ class VistaGame:
             "inspect": self.inspect,
             "read_pixels": self.read_pixels,
             "history": self.history,
-            **note_functions(self.notes, self._where, self._lock),
+            **note_functions(self.notes, self.levels.where, self._lock),
         }
-
-    def _where(self) -> dict:
-        return self.levels.where()
 
     def definitions(self) -> dict[str, tuple[str, dict, dict]]:
         found = {"play": play_definition(self.coordinates.size), **self.looks.definitions()}

@@ -87,10 +87,8 @@ def images_in(answer: Any) -> int:
 
 
 class HandoffState:
-    """One agent session's way to its hand-off.
-
-    tokens: --context handoff:N; at_cli: --context handoff:cli; images_cap: --session-images N; ask: what the agent is
-    asked to do (handoff_request())."""
+    """One agent session's way to its hand-off. tokens: --context handoff:N; at_cli: --context handoff:cli;
+    images_cap: --session-images N; ask: what the agent is asked to do (handoff_request())."""
 
     def __init__(
         self, tokens: int | None = None, at_cli: bool = False, images_cap: int | None = None, ask: str = HANDOFF

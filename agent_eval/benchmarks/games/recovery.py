@@ -67,9 +67,8 @@ class LiveGame(Protocol):
 def after_the_stop(
     game: LiveGame, item_root: Path, recoveries: int, going_on: Callable[[str, bool], Continuation]
 ) -> Continuation | None:
-    """The agent ended its session with the game live: the same session told to go on (once per session and
-    level), then fresh sessions (at most `recoveries` in a row with no action between), else None: the game is
-    graded as it stands. `going_on(reason, resume)` is what the next session is told (the kind's words)."""
+    """What follows the agent's session ending with the game live (see above), or None: graded as it stands.
+    `going_on(reason, resume)` is what the next session is told (the kind's words)."""
     sessions = read_sessions(item_root)
     last_id = sessions[-1].session_id if sessions else None
     then = after_early_stop(game.directory, last_id, game.level, game.actions_used, recoveries, last_id is not None)

@@ -36,8 +36,7 @@ Functions = dict[str, tuple[Callable[..., Any], str]]  # a tool's name: its func
 
 def inspected(image, frame: int, x, y, width, height, scale, grid, max_scale: int = 16) -> tuple[dict, bytes]:
     """(what was shown, the view as PNG): a region of a frame as shown (`image`, RGB) enlarged `scale` times by
-    nearest neighbour, with grid lines every `grid` pixels labelled in its coordinates (both flavours' `inspect`
-    of ours: the browser kinds' here, arcgames' ours_tools.py)."""
+    nearest neighbour, grid lines every `grid` pixels labelled in its coordinates (arcgames' inspect too)."""
     region = resolve_region(image.size, x, y, width, height)
     if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= max_scale:
         raise FrameRefused(f"scale must be an integer 1-{max_scale}, got {scale!r}")

@@ -711,11 +711,13 @@ def _refused_for_failures(entry, health: ItemUpstream) -> web.Response:
 async def _held_for_turn(request: web.Request, entry, ledger) -> web.Response:
     """A request the session's turn does not reach (ItemSetup.turn_over): never sent upstream, answered once its CLI
     has gone (the session's watch stops it within a second; a minute at most)."""
-    for _ in range(600):
-        if request.transport is None or request.transport.is_closing():
-            break
-        await asyncio.sleep(0.1)
-    ledger.finish(entry)
+    try:
+        for _ in range(600):
+            if request.transport is None or request.transport.is_closing():
+                break
+            await asyncio.sleep(0.1)
+    finally:  # also when the CLI hung up first (its handler cancelled): else the item's record waits 10 s for it
+        ledger.finish(entry)
     return _refused_by_gate(entry, "the session's turn is over")
 
 

@@ -98,9 +98,7 @@ class VistaEvents:
     def shown(self, words: str, ok: bool = True) -> CallToolResult:
         """An action's answer: its words, then the latest event's frames, each after its label."""
         events = self.events()
-        latest = list(self._of(len(events) - 1, events[-1]))
-        if latest:
-            latest[-1] = replace(latest[-1], kind="current")
+        latest = self.visuals(events)[-len(events[-1].frames) :] if events[-1].frames else []
         return answer(ok, words, [(v.label(), v.data) for v in latest])
 
     def history(self, arguments: dict) -> CallToolResult:
