@@ -86,12 +86,8 @@ def toolkit_python() -> Path | None:
     """The >= 3.12 interpreter with the pinned toolkit that `make setup` prepared, or None."""
     override = os.environ.get(TOOLKIT_ENV_VAR)
     python = Path(override) if override else TOOLKIT_VENV / "bin" / "python"
-    if not python.is_file():
-        return None
-    venv = python.parent.parent
-    if not any(venv.glob("lib/python3.*/site-packages/arc_agi/__init__.py")):
-        return None
-    return python
+    toolkit = python.parent.parent.glob("lib/python3.*/site-packages/arc_agi/__init__.py")
+    return python if python.is_file() and any(toolkit) else None
 
 
 def _venv_base(python: Path) -> list[Path]:

@@ -80,17 +80,10 @@ class VistaGame:
         frames = ArchivedPngs(self.session.archive, turn.frames if turn is not None else ())
         return Event(action, {k: v for k, v in result.items() if k != "grid"}, True, frames)
 
-    def _current(self, error=None, invalid=False, applied=False, boundary=False) -> dict:
-        return t.current_metadata(
-            self.session,
-            self.ladder,
-            self.turns.last(),
-            self.display,
-            error=error,
-            action_applied=applied,
-            level_boundary=boundary,
-            invalid_action_limit=invalid,
-        )
+    def _current(self, action_applied: bool = False, **given) -> dict:
+        """VISTA's metadata of the game as it stands (turns.metadata's keywords)."""
+        last = self.turns.last()
+        return t.current_metadata(self.session, self.ladder, last, self.display, action_applied=action_applied, **given)
 
     def record(self) -> dict:
         """VISTA's environment record of the game as it stands (core/session.py's recoveries)."""
@@ -115,7 +108,7 @@ class VistaGame:
                 retry, self.invalid = self.invalid, self.invalid + 1
                 if retry >= MAX_INVALID_RETRIES:
                     self.invalid = 0
-                return _answer(False, self._current(error=str(why), invalid=retry >= MAX_INVALID_RETRIES))
+                return _answer(False, self._current(error=str(why), invalid_action_limit=retry >= MAX_INVALID_RETRIES))
             shows = 1 if self.ladder.observation in ("image", "both") else 0
             if (stop := self.session.image_room(shows)) is not None:  # --session-images: hand off first
                 return _answer(False, stop)
@@ -140,7 +133,7 @@ class VistaGame:
         assert turn is not None
         boundary = self.levels.after_play()  # (WORKING.md archived at a boundary, with --working-scope level)
         error = turn.error if turn.state == "ERROR" else None
-        shown = self._current(error=error, applied=True, boundary=boundary)
+        shown = self._current(True, error=error, level_boundary=boundary)
         self.events.append(self._event(turn, shown))
         if stop and not shown["terminal"]:  # our hand-off's request (the context policy), beside VISTA's fields
             shown["stop"] = stop
