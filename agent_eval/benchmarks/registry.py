@@ -27,6 +27,7 @@ class KindOption:
     # A value that means the same as leaving the option out (e.g. --world-model off): left out of the identity,
     # so the runs made before the option existed keep theirs.
     unset: object = None
+    choices: tuple[str, ...] = ()  # its only values: `run` and sweep files refuse others, `run --help` lists them
 
     @property
     def name(self) -> str:
@@ -60,6 +61,8 @@ class Kind:
     profiles: str | None = None  # "module:NAME" of its tuple of Profile (`run --profile`), read as plain data
 
 
+ON_OFF = ("on", "off")
+OURS_OR_VISTA = ("ours", "vista")
 # Options several kinds share, each one flag with the same values and meaning for every kind that offers it:
 # VISTA's rungs (notes iv, context iii/iv), the game core's session cap (games/handoff.py) and one action per
 # observation (games/protocol.py: its default is each kind's), the browser games' protocol, clock and episode.
@@ -69,6 +72,7 @@ NOTES_OPTION = KindOption(
     "agent two notes, GUIDE.md and WORKING.md, through read_notes and write_note in every tool mode, every version "
     "kept (default: off).",
     unset="off",
+    choices=ON_OFF,
 )
 CONTEXT_OPTION = KindOption(
     "--context",
@@ -94,12 +98,14 @@ PROTOCOL_OPTION = KindOption(
     "decision's frames and the scratchpad, its inputs read from the reply's <keys>; GameWorld's shown its two "
     "preceding steps, one action through the tool) (default: vista).",
     unset="vista",
+    choices=("vista", "official"),
 )
 REALTIME_OPTION = KindOption(
     "--realtime",
     "Browser games: on lets the game run on while the model thinks (each decision first plays the wall time since "
     "the last one, recorded, so a replay plays it again); off keeps it paused (default: off).",
     unset="off",
+    choices=ON_OFF,
 )
 TASK_PROMPT_OPTION = KindOption(
     "--task-prompt",
@@ -109,6 +115,7 @@ TASK_PROMPT_OPTION = KindOption(
     "and GameWorld 'Game screen:' with the screen; and VISTA's recovery words when a session goes on; BabyVision the "
     "official question alone, the image attached with VISTA's label of it) (default: ours).",
     unset="ours",
+    choices=OURS_OR_VISTA,
 )
 GAME_TOOLS_OPTION = KindOption(
     "--game-tools",
@@ -119,6 +126,7 @@ GAME_TOOLS_OPTION = KindOption(
     "inspect, read_pixels (over every screen as an event's moment) and history (the events), with --notes on "
     "read_guide, write_guide, read_working, write_working (default: ours).",
     unset="ours",
+    choices=OURS_OR_VISTA,
 )
 FINAL_ANSWER_OPTION = KindOption(
     "--final-answer",
@@ -126,6 +134,7 @@ FINAL_ANSWER_OPTION = KindOption(
     "redirect (VISTA: it is not a game action; the model is told so in VISTA's words and the game goes on, at most "
     "as many times as there are decisions) (default: ends).",
     unset="ends",
+    choices=("ends", "redirect"),
 )
 ACTION_BATCHES_HELP = (
     "Game kinds: off refuses an action (play, restart, act) until the previous action's result has reached the "
@@ -137,6 +146,7 @@ TELL_STEPS_OPTION = KindOption(
     "Browser games: on says in every play's result the decision number and how many are left; off says neither "
     "(VISTA's host_action_count and host_action_horizon false) (default: on).",
     unset="on",
+    choices=ON_OFF,
 )
 
 
@@ -151,7 +161,7 @@ BROWSER_GAME_OPTIONS = (
     FINAL_ANSWER_OPTION,
     TELL_STEPS_OPTION,
     GAME_TOOLS_OPTION,
-    KindOption("--action-batches", ACTION_BATCHES_HELP, unset="on"),
+    KindOption("--action-batches", ACTION_BATCHES_HELP, unset="on", choices=ON_OFF),
 )
 
 
@@ -172,6 +182,7 @@ KINDS: dict[str, Kind] = {
                 "add_relation: a graph of what the agent saw, each fact citing its observation) to any tool mode "
                 "(default: off).",
                 unset="off",
+                choices=ON_OFF,
             ),
             NOTES_OPTION,
         ),
@@ -203,6 +214,7 @@ KINDS: dict[str, Kind] = {
                 "over the image as supplied: views chosen by event and labelled, with a visual question; the image "
                 "is not in the working directory; give --task-prompt vista) (default: ours).",
                 unset="ours",
+                choices=OURS_OR_VISTA,
             ),
             KindOption(
                 "--grade",
@@ -211,6 +223,7 @@ KINDS: dict[str, Kind] = {
                 "answer, normalized exact match). Both are recorded in every case, the judge's when a --judge-model "
                 "is given (default: judge).",
                 unset="judge",
+                choices=("judge", "vista"),
             ),
         ),
         profiles="agent_eval.benchmarks.babyvision.profile:PROFILES",
@@ -246,6 +259,7 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games (VISTA's rung i): how play and recall show a frame: image, text (its 64x64 colour "
             "indices as hex digits) or both (default: image).",
             unset="image",
+            choices=("image", "text", "both"),
         ),
         KindOption(
             "--level-actions",
@@ -261,6 +275,7 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games (rung vi): off leaves read_pixels out of modes image and python, keeping recall and "
             "inspect (rung v) (default: on).",
             unset="on",
+            choices=ON_OFF,
         ),
         # What the model sees and may call, VISTA's way beside ours (arcgames/ladder.py; docs/kinds/arcgames.md)
         GAME_TOOLS_OPTION,
@@ -269,6 +284,7 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games: on draws frames with VISTA's grid lines (the first row and column of every game "
             "pixel's square darkened to 3/4), in the image shown and archived (default: off).",
             unset="off",
+            choices=ON_OFF,
         ),
         KindOption(
             "--coordinates",
@@ -276,12 +292,14 @@ KINDS["arcgames"] = Kind(
             "image as shown, 0 to 64 x --frame-scale - 1, a click mapped to the game pixel under it as VISTA maps "
             "it) (default: grid).",
             unset="grid",
+            choices=("grid", "display"),
         ),
         KindOption(
             "--working-scope",
             "ARC-AGI-3 games (with --notes on): game (WORKING.md lasts the game) or level (archived with its "
             "provenance and emptied at each completed level, VISTA's way) (default: game).",
             unset="game",
+            choices=("game", "level"),
         ),
         KindOption(
             "--guide-chars",
@@ -301,14 +319,16 @@ KINDS["arcgames"] = Kind(
             "ARC-AGI-3 games: on shows the game's first frame and state with the task, before any action (VISTA); "
             "off: the agent's first play (RESET, an action of the budget) shows it (default: on).",
             default="on",
+            choices=ON_OFF,
         ),
-        KindOption("--action-batches", ACTION_BATCHES_HELP, default="off"),
+        KindOption("--action-batches", ACTION_BATCHES_HELP, default="off", choices=ON_OFF),
         KindOption(
             "--early-stop",
             "ARC-AGI-3 games: what follows a session that ends with the game live and budget left: continue (the "
             "session is told to go on, then fresh sessions with the game's state and the notes, VISTA) or grade "
             "(the game is graded as it stands) (default: continue).",
             default="continue",
+            choices=("continue", "grade"),
         ),
         TASK_PROMPT_OPTION,
         KindOption(
@@ -325,6 +345,7 @@ KINDS["arcgames"] = Kind(
             "game and closed at the end; ARC_BASE_URL names another server; docs/kinds/arcgames.md) "
             "(default: offline).",
             unset="offline",
+            choices=("offline", "online", "competition"),
         ),
     ),
     # notes (--notes on) are offered in mode none too, ours or VISTA's
@@ -372,6 +393,7 @@ KINDS["gameworld"] = Kind(
             "GameWorld: computer-use (act: keys, clicks, drags, scrolls, typing within the role's controls) or "
             "semantic (control: the role's named controls).",
             default="computer-use",
+            choices=("computer-use", "semantic"),
         ),
         KindOption("--max-steps", "GameWorld: steps per task and role (default: the task's, 100).", type=int),
         REALTIME_OPTION,
@@ -383,6 +405,7 @@ KINDS["gameworld"] = Kind(
             "to 5 characters; arguments outside it answered 'Invalid tool arguments.' and no step taken) "
             "(default: ours).",
             unset="ours",
+            choices=OURS_OR_VISTA,
         ),
         KindOption(
             "--roles",
@@ -391,6 +414,7 @@ KINDS["gameworld"] = Kind(
             "events; the roles take turns, one action a turn, the session stopped as its action's result reaches "
             "the model; needs --game-tools, --act-schema and --task-prompt vista) (default: shared).",
             unset="shared",
+            choices=("shared", "isolated"),
         ),
     ),
     always_tools=("act", "control", *NOTE_TOOLS),

@@ -251,12 +251,13 @@ profile_option = click.option("--profile", cls=ProfileOption, default=None, meta
 
 def kind_options(func):
     """The kinds' own run options (benchmarks/registry.py, a kind's `options`): None when not given, so a
-    run of another kind can refuse them and the run's kind fills in its defaults."""
+    run of another kind can refuse them and the run's kind fills in its defaults; a value outside an option's
+    choices is refused here, for every kind (sweep files convert through these types too)."""
     for _, option in reversed(list(registry.kind_options().values())):
         func = click.option(
             option.flag,
             option.name,
-            type=option.type,
+            type=click.Choice(option.choices) if option.choices else option.type,
             default=None,
             help=option.help + (f" Default {option.default}." if option.default is not None else ""),
         )(func)

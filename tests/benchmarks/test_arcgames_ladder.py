@@ -56,13 +56,7 @@ def test_each_rung_offers_exactly_its_tools(tmp_path, options, mode, expected):
 @pytest.mark.parametrize(
     "bad",
     [
-        {"observation": "video"},
-        {"notes": "yes"},
         {"level_actions": 0},
-        {"game_tools": "theirs"},
-        {"frame_grid": "yes"},
-        {"coordinates": "screen"},
-        {"working_scope": "turn"},
         {"guide_chars": 0},
         {"working_scope": "level"},  # a notes switch without the notes
         {"working_chars": 500},

@@ -64,8 +64,6 @@ def test_regions_in_either_system():
     display, grid = Coordinates.of("display", 8), Coordinates.of("grid", 8)
     assert display.region_in_grid(100, 20, 16, 1) == (12, 2, 3, 1)  # display x 100-115 touches cells 12-14
     assert grid.region_in_grid(12, 2, 3, 1) == (12, 2, 3, 1)
-    with pytest.raises(ValueError, match="--coordinates must be one of grid, display"):
-        Coordinates.of("screen", 8)
 
 
 def test_the_archive_keeps_the_image_as_shown(tmp_path):

@@ -31,6 +31,24 @@ def test_help_lists_the_commands():
         assert option in run_help
 
 
+def test_a_kind_options_values_are_checked_where_run_parses_them():
+    """Every kind option with a fixed set of values (registry.KindOption.choices) refuses another on the command
+    line before anything runs, naming the flag, the value given and the values it takes; `run --help` lists them."""
+    from agent_eval.benchmarks import registry
+
+    options = [option for _, option in registry.kind_options().values() if option.choices]
+    assert {"--world-model", "--protocol", "--arc-mode", "--grade", "--roles", "--early-stop"} <= {
+        option.flag for option in options
+    }
+    run_help = invoke("run", "--help").output
+    for option in options:
+        result = invoke("run", option.flag, "maybe")
+        allowed = ", ".join(repr(choice) for choice in option.choices)
+        assert result.exit_code == 2, result.output
+        assert f"Invalid value for '{option.flag}': 'maybe' is not one of {allowed}." in result.output
+        assert f"{option.flag} [{'|'.join(option.choices)}]" in run_help
+
+
 @pytest.mark.parametrize(
     "args,message",
     [

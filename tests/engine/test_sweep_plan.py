@@ -97,6 +97,8 @@ def test_unknown_refused_and_bad_keys_name_file_line_and_the_allowed_ones(tmp_pa
         load_sweep(_write(tmp_path, {"max_actions": "many"}), sweep_options())
     with pytest.raises(SweepError, match=r"s.yaml:7: sandbox: 'docker' is not one of"):
         load_sweep(_write(tmp_path, {"sandbox": "docker"}), sweep_options())
+    with pytest.raises(SweepError, match=r"s.yaml:7: protocol: 'paper' is not one of 'vista', 'official'"):
+        load_sweep(_write(tmp_path, {"protocol": "paper"}), sweep_options())
 
 
 def test_kind_options_at_the_top_go_to_every_cell_and_an_axis_entry_wins(tmp_path):

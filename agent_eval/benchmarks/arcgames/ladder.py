@@ -11,13 +11,9 @@ from dataclasses import dataclass
 
 from agent_eval.benchmarks.games.handoff import CLI_POINT, parse_context, parse_session_images
 
-OBSERVATIONS = ("image", "text", "both")
-SWITCH = ("on", "off")
 MEMORY_TOOLS = ("recall", "inspect")  # rung (v): every frame kept, looked at again as the model directs
 PIXEL_TOOLS = ("read_pixels",)  # rung (vi)
 NOTE_TOOLS = ("read_notes", "write_note")  # rung (iv)
-GAME_TOOLS = ("ours", "vista")
-WORKING_SCOPES = ("game", "level")
 # VISTA's tools (arc3/claude/tools.py build_tools, in its order) by rung: memory (v), pixels (vi), notes (iv)
 VISTA_MEMORY_TOOLS = ("inspect", "history")
 VISTA_PIXEL_TOOLS = ("read_pixels",)
@@ -55,19 +51,6 @@ class Ladder:
 
     @classmethod
     def from_options(cls, given: dict) -> "Ladder":
-        observation = given.get("observation") or "image"
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"--observation must be one of {', '.join(OBSERVATIONS)}, got {observation!r}")
-        for flag, key in (("--pixel-readout", "pixel_readout"), ("--notes", "notes"), ("--frame-grid", "frame_grid")):
-            if given.get(key) is not None and given[key] not in SWITCH:
-                raise ValueError(f"{flag} must be on or off, got {given[key]!r}")
-        for flag, key, allowed in (
-            ("--game-tools", "game_tools", GAME_TOOLS),
-            ("--coordinates", "coordinates", ("grid", "display")),
-            ("--working-scope", "working_scope", WORKING_SCOPES),
-        ):
-            if given.get(key) is not None and given[key] not in allowed:
-                raise ValueError(f"{flag} must be one of {', '.join(allowed)}, got {given[key]!r}")
         for flag, key in (("--guide-chars", "guide_chars"), ("--working-chars", "working_chars")):
             if given.get(key) is not None and int(given[key]) < 1:
                 raise ValueError(f"{flag} must be at least 1 (characters), got {given[key]}")
@@ -82,7 +65,7 @@ class Ladder:
             handoff_tokens=handoff,
             handoff_at_cli=at_cli,
             session_images=parse_session_images(given.get("session_images")),
-            observation=observation,
+            observation=given.get("observation") or "image",
             pixel_readout=given.get("pixel_readout") != "off",
             notes=given.get("notes") == "on",
             level_actions=float(level) if level is not None else None,

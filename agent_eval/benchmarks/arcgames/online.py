@@ -26,7 +26,6 @@ from agent_eval.datamodel.config import ConfigError, RunConfig
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.run_services import EgressError, RunServices
 
-ARC_MODES = ("offline", "online", "competition")
 ONLINE_RECORD = "online.json"  # <item>/game/online.json: the card and the play (guid) this game was made as
 INTERRUPTED = "interrupted"
 

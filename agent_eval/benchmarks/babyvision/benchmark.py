@@ -18,7 +18,6 @@ from agent_eval.datamodel.itemdir import ItemDir
 from agent_eval.tools.mcp_http import McpHost, load_in_background, load_sdk_module
 from agent_eval.tools.toolset import McpServer, ToolSet
 
-CHOICES = {"task_prompt": ("ours", "vista"), "image_tools": ("ours", "vista"), "grade": grading.GRADES}
 VISTA_SERVER = "game"  # VISTA's MCP bridge names its tools mcp__game__* on every benchmark
 VISTA_LOOKS_MODULE = "agent_eval.benchmarks.games.vista.looks"
 
@@ -40,10 +39,6 @@ class BabyVision(FieldFormat):
 
     def configure(self, options: dict, timeout_s: float | None = None) -> None:
         given = {k: v for k, v in options.items() if v is not None}
-        for name, allowed in CHOICES.items():
-            if given.get(name, allowed[0]) not in allowed:
-                flag = "--" + name.replace("_", "-")
-                raise ValueError(f"{flag} must be one of {', '.join(allowed)}, got {given[name]!r}")
         self.task_prompt = given.get("task_prompt", "ours")
         self.image_tools = given.get("image_tools", "ours")
         self.grade_by = given.get("grade", "judge")

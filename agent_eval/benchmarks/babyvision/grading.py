@@ -13,7 +13,6 @@ from agent_eval.benchmarks.babyvision.prompting import JUDGE_MAX_TOKENS, judge_p
 from agent_eval.benchmarks.babyvision.vista_match import exact_match
 from agent_eval.datamodel.judge_contract import Judge
 
-GRADES = ("judge", "vista")  # --grade: which of the two is `correct`
 GRADE_LABELS = (("exact_match", "VISTA exact match"), ("judge_verdict", "judge (VLMEvalKit)"))  # each as recorded
 
 

@@ -152,7 +152,7 @@ class GameWorld(BrowserKind):
                 gate,
                 goes_on=lambda reason: vista_continuation(session, prompt, notes, reason, words),
                 # VISTA's answer to a final reply (RoleSession.submit): a step with nothing sent, which counts
-                redirected=(Redirect(said, session.max_steps), lambda: len(session.steps), lambda: _no_action(session)),
+                redirected=Redirect(said, session.max_steps, lambda: len(session.steps), lambda: _no_action(session)),
                 inline=[session.archive.path(session.last_frame())] if not session.steps else [],
                 restored=bool(session.steps),
                 system_fields={"objective": vista_objective(item.game, item.task_def.prompt)},

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_eval.benchmarks.games.browser.kind import BrowserOptions, one_of
+from agent_eval.benchmarks.games.browser.kind import BrowserOptions
 
 VISTA_LOOKS = ("inspect", "read_pixels", "history")  # VISTA's task tools (benchmarks/games/vista/events.py)
 VISTA_NOTES = ("read_guide", "write_guide", "read_working", "write_working")
-INTERFACES = ("computer-use", "semantic")
 MEMORY_TOOLS = ("recall", "inspect", "read_pixels", "history")
 NOTE_TOOLS = ("read_notes", "write_note")
 ACT = {"computer-use": "act", "semantic": "control"}
@@ -32,14 +31,13 @@ class Rung(BrowserOptions):
     act_schema: str = "ours"  # act's input schema: ours (every role's fields) or VISTA's (vista_act.py)
     roles: str = "shared"  # a game of several roles: one session plays them all, or one session a role
 
-    protocols = ("official", "vista")
     vista_switches = {**BrowserOptions.vista_switches, "act_schema": ("ours", "vista"), "roles": ("shared", "isolated")}
 
     @classmethod
     def from_options(cls, given: dict) -> Rung:
         """From the kind's options (None: the default); ValueError naming the flag for a bad value."""
         shared = cls.shared(given)
-        interface = one_of(given, "interface", INTERFACES, "computer-use")
+        interface = given.get("interface") or "computer-use"
         steps = given.get("max_steps")
         if steps is not None and (isinstance(steps, bool) or int(steps) < 1):
             raise ValueError(f"--max-steps must be at least 1, got {steps}")

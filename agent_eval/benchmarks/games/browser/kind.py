@@ -16,7 +16,7 @@ from typing import ClassVar, Iterator, Protocol
 from agent_eval.benchmarks.base import Benchmark, Continuation, ItemSetup
 from agent_eval.benchmarks.games.folder import time_budget
 from agent_eval.benchmarks.games.handoff import HandoffState, parse_context, parse_session_images
-from agent_eval.benchmarks.games.protocol import SWITCH, ObservationGate
+from agent_eval.benchmarks.games.protocol import ObservationGate
 from agent_eval.benchmarks.games.served import Served
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.jsonl import append_line, log_lines
@@ -24,14 +24,6 @@ from agent_eval.tools.mcp_http import load_in_background
 
 REDIRECTS = "redirects.jsonl"  # one line a redirected final reply, so the count survives a restart of the harness
 NEEDS_VISTA = "needs VISTA's protocol and --notes on (a fresh session goes on from them)"
-
-
-def one_of(given: dict, key: str, allowed: tuple[str, ...], default: str) -> str:
-    """The option's value, `default` when not given; ValueError naming the flag otherwise."""
-    value = given.get(key) or default
-    if value not in allowed:
-        raise ValueError(f"--{key.replace('_', '-')} must be one of {', '.join(allowed)}, got {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -48,7 +40,6 @@ class BrowserOptions:
     game_tools: str = field(default="ours", kw_only=True)  # vista: VISTA's actions, looks, history and notes
     action_batches: bool = field(default=True, kw_only=True)  # off: one action per observation (games/observation)
 
-    protocols: ClassVar[tuple[str, ...]] = ("vista", "official")  # in the order the kind's --help names them
     # the switches only VISTA's protocol turns: each one's values, ours (the default) first, then VISTA's
     vista_switches: ClassVar[dict[str, tuple[str, str]]] = {
         "task_prompt": ("ours", "vista"),
@@ -67,10 +58,7 @@ class BrowserOptions:
     @classmethod
     def shared(cls, given: dict) -> dict:
         """The shared options' values from the kind's options (None: the default); ValueError naming the flag."""
-        protocol = one_of(given, "protocol", cls.protocols, "vista")
-        for key in ("realtime", "notes", "tell_steps", "action_batches"):
-            if given.get(key) is not None and given[key] not in SWITCH:
-                raise ValueError(f"--{key.replace('_', '-')} must be on or off, got {given[key]!r}")
+        protocol = given.get("protocol") or "vista"
         notes = given.get("notes") == "on"
         handoff, at_cli = parse_context(given.get("context"), at_cli=True)
         if (handoff is not None or at_cli) and (protocol != "vista" or not notes):
@@ -78,7 +66,7 @@ class BrowserOptions:
         images = parse_session_images(given.get("session_images"))
         if images is not None and (protocol != "vista" or not notes):
             raise ValueError(f"--session-images {NEEDS_VISTA}")
-        switched = {key: one_of(given, key, values, values[0]) for key, values in cls.vista_switches.items()}
+        switched = {key: given.get(key) or values[0] for key, values in cls.vista_switches.items()}
         if protocol != "vista" and any(switched[key] != values[0] for key, values in cls.vista_switches.items()):
             flags = [f"--{key.replace('_', '-')} {values[1]}" for key, values in cls.vista_switches.items()]
             listed = ", ".join(flags[:-1]) + " and " + flags[-1]
@@ -111,6 +99,8 @@ class Redirect:
 
     words: str
     limit: int
+    used: Callable[[], int]  # the actions used so far (recorded with each redirect)
+    step: Callable[[], None] | None = None  # what a redirected reply takes (GameWorld's: a step with nothing sent)
 
 
 def vista_recovery(recovery: str, screen: str, notes_text: str, image: Path, reason: str) -> Continuation:
@@ -200,29 +190,28 @@ class BrowserKind(Benchmark):
         handoff: HandoffState | None,
         gate: ObservationGate,
         goes_on: Callable[[str], Continuation],
-        redirected: tuple[Redirect, Callable[[], int], Callable[[], None] | None],
+        redirected: Redirect,
         inline: list[Path],
         restored: bool,
         system_fields: dict[str, str],
     ) -> ItemSetup:
         """VISTA's protocol as one item's ItemSetup. `goes_on(reason)`: what a session that goes on with the game is
-        told; `redirected`: the redirect's words and bound, the actions used so far, and the step a redirected
-        reply takes (GameWorld's: a step with nothing sent), if any; `inline`: the images of the first message."""
+        told; `inline`: the images of the first message."""
         o = self.options
-        policy, used, step = redirected
         redirects = o.final_answer == "redirect"
 
         def redirect_reply() -> Continuation | None:
             count = len(log_lines(session.directory / REDIRECTS))
-            if count >= policy.limit:
+            if count >= redirected.limit:
                 return None
-            append_line(session.directory / REDIRECTS, {"at": now_iso(), "decisions_used": used(), "n": count + 1})
-            if step is not None:
-                step()
+            entry = {"at": now_iso(), "decisions_used": redirected.used(), "n": count + 1}
+            append_line(session.directory / REDIRECTS, entry)
+            if redirected.step is not None:
+                redirected.step()
                 if session.over:
                     return None
             going_on = goes_on("final answer redirected")
-            going_on.note, going_on.resume = policy.words, True
+            going_on.note, going_on.resume = redirected.words, True
             return going_on
 
         def next_session(ran_out_of_context: bool) -> Continuation | None:
@@ -257,6 +246,6 @@ class BrowserKind(Benchmark):
             on_compaction_point=handoff.compaction_point if handoff is not None and o.handoff_at_cli else None,
             on_request_images=handoff.request_carried if handoff is not None and o.session_images else None,
             # every redirect is a session of its own (resumed), besides the hand-offs
-            max_sessions=2 * policy.limit + 2 if redirects else None,
+            max_sessions=2 * redirected.limit + 2 if redirects else None,
             system_fields=system_fields,
         )
