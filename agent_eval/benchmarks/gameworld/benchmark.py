@@ -114,13 +114,8 @@ class GameWorld(BrowserKind):
             game_tools = server_module.GameTools(
                 session, rung, decisions, handoff, notes, codex, turns, gate if turns is None else None
             )
-            served = serve_game(
-                stack,
-                SERVER_NAME,
-                rung.tools(tools, codex),
-                lambda: server_module.build_server(game_tools, tools),
-                tools,
-            )
+            names = rung.tools(tools, codex)
+            served = serve_game(stack, SERVER_NAME, names, lambda: server_module.build_server(game_tools, tools), tools)
             source = (decisions.window if decisions is not None else session.archive.directory) if mirror else None
             readonly = [(source, mirror)] if source is not None and mirror is not None else []
             if turns is not None:
