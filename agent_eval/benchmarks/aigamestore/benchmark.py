@@ -141,7 +141,7 @@ class AiGameStore(BrowserKind):
                 handoff,
                 gate,
                 goes_on=lambda reason: _continuation(session, prompt, notes, reason, words),
-                redirected=(Redirect(redirect_words, options.decisions), lambda: session.decisions, None),
+                redirected=Redirect(redirect_words, options.decisions, lambda: session.decisions),
                 inline=decision_images(session)[-1:],
                 restored=bool(session.decisions),
                 # what a system prompt may name (VISTA's names these: prompts/aigamestore/vista-system.md)

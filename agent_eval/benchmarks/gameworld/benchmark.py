@@ -114,13 +114,8 @@ class GameWorld(BrowserKind):
             game_tools = server_module.GameTools(
                 session, rung, decisions, handoff, notes, codex, turns, gate if turns is None else None
             )
-            served = serve_game(
-                stack,
-                SERVER_NAME,
-                rung.tools(tools, codex),
-                lambda: server_module.build_server(game_tools, tools),
-                tools,
-            )
+            names = rung.tools(tools, codex)
+            served = serve_game(stack, SERVER_NAME, names, lambda: server_module.build_server(game_tools, tools), tools)
             source = (decisions.window if decisions is not None else session.archive.directory) if mirror else None
             readonly = [(source, mirror)] if source is not None and mirror is not None else []
             if turns is not None:
@@ -152,7 +147,7 @@ class GameWorld(BrowserKind):
                 gate,
                 goes_on=lambda reason: vista_continuation(session, prompt, notes, reason, words),
                 # VISTA's answer to a final reply (RoleSession.submit): a step with nothing sent, which counts
-                redirected=(Redirect(said, session.max_steps), lambda: len(session.steps), lambda: _no_action(session)),
+                redirected=Redirect(said, session.max_steps, lambda: len(session.steps), lambda: _no_action(session)),
                 inline=[session.archive.path(session.last_frame())] if not session.steps else [],
                 restored=bool(session.steps),
                 system_fields={"objective": vista_objective(item.game, item.task_def.prompt)},

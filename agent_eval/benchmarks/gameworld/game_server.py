@@ -231,7 +231,9 @@ class GameTools:
         return "\n".join(lines) if lines else "no step yet"
 
 
-def _act_function(tools: GameTools):
+def _functions(tools: GameTools) -> list[Callable[..., Any]]:
+    """The tools' functions in our flavour: act, control, recall, inspect, read_pixels, history."""
+
     def act(
         action: Annotated[str, Field(description="The action's name.")],
         key: Annotated[str | None, Field(description="press_key: the key.")] = None,
@@ -258,10 +260,6 @@ def _act_function(tools: GameTools):
         given = {k: v for k, v in locals().items() if v is not None and k not in ("role", "reasoning", "tools")}
         return refusing(REFUSED, lambda: tools.act(role, given, reasoning))
 
-    return act
-
-
-def _control_function(tools: GameTools):
     def control(
         name: Annotated[str, Field(description="The control's name.")],
         cell: Annotated[str | None, Field(description="A cell id, for a control that takes one.")] = None,
@@ -272,7 +270,20 @@ def _control_function(tools: GameTools):
         given = {"control": name} | {k: v for k, v in (("cell", cell), ("text", text)) if v is not None}
         return refusing(REFUSED, lambda: tools.act(role, given, reasoning))
 
-    return control
+    def recall(
+        frames: Annotated[list[int] | None, Field(description="Screen numbers.")] = None,
+        step: Annotated[int | None, Field(description="A step's number.")] = None,
+    ) -> list:
+        return refusing(REFUSED, lambda: tools.recall(frames, step))
+
+    def history(
+        start: Annotated[int | None, Field(description="First step number.")] = None,
+        end: Annotated[int | None, Field(description="Step number to stop before.")] = None,
+        limit: Annotated[int | None, Field(description=f"At most this many (1-{HISTORY_LIMIT}).")] = None,
+    ) -> str:
+        return refusing(REFUSED, lambda: tools.history(start, end, limit))
+
+    return [act, control, recall, tools.inspect, tools.read_pixels, history]
 
 
 def _by_role(tools: GameTools, names: tuple[str, ...], playing: dict[str, Tool]) -> MCPServer:
@@ -306,23 +317,6 @@ def _vista_act(tools: GameTools, role: int) -> Tool:
         return refusing(REFUSED, lambda: tools.act(role, action, None, "vista"))
 
     return vista_tool("act", vista_act.description(game, role), vista_act.schema(game, role), ACTS, act)
-
-
-def _memory_functions(tools: GameTools) -> list[Callable[..., Any]]:
-    def recall(
-        frames: Annotated[list[int] | None, Field(description="Screen numbers.")] = None,
-        step: Annotated[int | None, Field(description="A step's number.")] = None,
-    ) -> list:
-        return refusing(REFUSED, lambda: tools.recall(frames, step))
-
-    def history(
-        start: Annotated[int | None, Field(description="First step number.")] = None,
-        end: Annotated[int | None, Field(description="Step number to stop before.")] = None,
-        limit: Annotated[int | None, Field(description=f"At most this many (1-{HISTORY_LIMIT}).")] = None,
-    ) -> str:
-        return refusing(REFUSED, lambda: tools.history(start, end, limit))
-
-    return [recall, tools.inspect, tools.read_pixels, history]
 
 
 def _act_schema(tools: GameTools) -> tuple[str, dict, set[str]]:
@@ -391,13 +385,9 @@ def build_server(tools: GameTools, mode: str) -> MCPServer:
     """The game tools of this mode and rung over one item's session."""
     rung, session = tools.rung, tools.session
     act_text, enums, drop = _act_schema(tools)
-    texts = (RECALL, inspect_text("screen"), read_pixels_text("screen", "task"), HISTORY)
-    functions = {
-        "act": (_act_function(tools), act_text),
-        "control": (_control_function(tools), act_text),
-        **{fn.__name__: (fn, text) for fn, text in zip(_memory_functions(tools), texts)},
-        **note_tools(tools.notes, lambda: {"actions_used": len(session.steps)}),
-    }
+    texts = (act_text, act_text, RECALL, inspect_text("screen"), read_pixels_text("screen", "task"), HISTORY)
+    functions = {fn.__name__: (fn, text) for fn, text in zip(_functions(tools), texts)}
+    functions |= note_tools(tools.notes, lambda: {"actions_used": len(session.steps)})
     names = rung.tools(mode, tools.codex)
     made = vista_play.task_tools(tools.vista, names, tools.handoff) if tools.vista is not None else {}
     if rung.act_schema == "vista":  # one role's schema: a game of several plays with --roles isolated (turns_for)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_eval.analysis.measures import GRADED, NONE, KindMeasure
+from agent_eval.analysis.measures import GRADED, NONE, KindMeasure, averaged
 from agent_eval.benchmarks.gameworld.grading import TaskMetrics, rollup_records
 from agent_eval.datamodel.records import ItemRecord
 
@@ -24,17 +24,11 @@ def _success_rate(records: Sequence[ItemRecord]) -> str:
     return NONE if not suite["tasks"] else f"{suite['success_rate']:.1%}"
 
 
-def _progress(record: ItemRecord) -> str:
-    value = TaskMetrics.of(record).progress if record.status in GRADED else None
-    return NONE if value is None else f"{value:.3f}"
-
-
-def _mean_progress(records: Sequence[ItemRecord]) -> str:
-    mean = rollup_records(records)["mean_progress"]
-    return NONE if mean is None else f"{mean:.3f}"
+def _progress(record: ItemRecord) -> float | None:
+    return TaskMetrics.of(record).progress
 
 
 MEASURES = [
     KindMeasure("success", "success rate (GameWorld's suite)", _succeeded, _success_rate),
-    KindMeasure("progress", "mean progress, 0-1 (GameWorld's suite)", _progress, _mean_progress),
+    averaged("progress", "mean progress, 0-1 (GameWorld's suite)", _progress, "{:.3f}".format),
 ]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.base import Continuation
 from agent_eval.benchmarks.games.browser.kind import vista_recovery
-from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive, frame_name
+from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.gameworld.actions import describe_action
 from agent_eval.benchmarks.gameworld.catalog import GameDef
 from agent_eval.benchmarks.gameworld.records import Step
@@ -110,21 +110,6 @@ def base_prompt(template_text: str, session: TaskSession, rung: Rung, role: int 
     )
 
 
-def show_only(window: Path, archive: FrameArchive, numbers: list[int]) -> None:
-    """Make `window` hold exactly these frames of the archive (python mode: the shell sees the frames the current
-    decision was shown, not the whole archive)."""
-    window.mkdir(parents=True, exist_ok=True)
-    wanted = {frame_name(n) for n in numbers}
-    for present in window.iterdir():
-        if present.name not in wanted:
-            present.unlink()
-    for number in numbers:
-        if not (window / frame_name(number)).exists():
-            tmp = window / f".{frame_name(number)}.tmp"
-            shutil.copyfile(archive.path(number), tmp)
-            os.replace(tmp, window / frame_name(number))
-
-
 class Decisions:
     """The official protocol's turns: which decision and role is on, what it is shown, and the next one."""
 
@@ -153,8 +138,21 @@ class Decisions:
         return list(dict.fromkeys([*frames, self.session.last_frame()]))
 
     def _mirror(self) -> None:
-        if self.window is not None:
-            show_only(self.window, self.session.archive, self.shown())
+        """The window made to hold exactly this decision's screens (python mode: the shell sees those it was shown,
+        not the whole archive), each file complete before its name appears."""
+        if self.window is None:
+            return
+        self.window.mkdir(parents=True, exist_ok=True)
+        numbers = self.shown()
+        wanted = {frame_name(n) for n in numbers}
+        for present in self.window.iterdir():
+            if present.name not in wanted:
+                present.unlink()
+        for number in numbers:
+            if not (self.window / frame_name(number)).exists():
+                tmp = self.window / f".{frame_name(number)}.tmp"
+                shutil.copyfile(self.session.archive.path(number), tmp)
+                os.replace(tmp, self.window / frame_name(number))
 
     def prompt(self) -> tuple[str, list[Path]]:
         """The decision's message and its images (the memory steps' screens, then the current one)."""

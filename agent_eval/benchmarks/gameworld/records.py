@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_entries, read_json, write_json
-from agent_eval.datamodel.ondisk import dump, split_known
+from agent_eval.benchmarks.games.folder import GAME_DIR, RESULT, read_entries, read_json
+from agent_eval.datamodel.ondisk import split_known
 
 TASK_RECORD = "task.json"
 
@@ -73,16 +73,8 @@ def read_steps(directory: Path) -> list[Step]:
     return read_entries(directory, Step)
 
 
-def write_record(directory: Path, record: dict) -> None:
-    write_json(Path(directory) / TASK_RECORD, record)
-
-
 def read_record(directory: Path) -> dict | None:
     return read_json(Path(directory) / TASK_RECORD)
-
-
-def write_end(directory: Path, end: TaskEnd) -> None:
-    write_json(Path(directory) / RESULT, dump(end))
 
 
 def read_end(item_root: Path) -> TaskEnd | None:

@@ -51,15 +51,13 @@ class RoleTurns:
         self.acted = False
         self.notes = [Notes(item_root / context(k), purposes) if purposes else None for k in range(self.roles)]
         self.listeners: list[Callable[[int], None]] = []  # told each new turn's role (the tools it serves)
-        # each role's hand-off (--context handoff:N, handoff:cli); the playing role's session is saving its notes
-        ask = handoff_request("vista")
-        hands_off = rung.handoff_tokens is not None or rung.handoff_at_cli
-        self.handoffs = (
-            [HandoffState(rung.handoff_tokens, at_cli=rung.handoff_at_cli, ask=ask) for _ in range(self.roles)]
-            if hands_off
-            else None
-        )
-        self.checkpointing = False
+        self.handoffs: list[HandoffState] | None = None  # each role's (--context handoff:N, handoff:cli)
+        if rung.handoff_tokens is not None or rung.handoff_at_cli:
+            ask = handoff_request("vista")
+            self.handoffs = [
+                HandoffState(rung.handoff_tokens, at_cli=rung.handoff_at_cli, ask=ask) for _ in range(self.roles)
+            ]
+        self.checkpointing = False  # the playing role's session is saving its notes
         self.fresh = [False] * self.roles  # the role's next turn is a fresh session (it saved its checkpoint)
 
     def handoff(self) -> HandoffState | None:

@@ -16,16 +16,17 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
+from agent_eval.benchmarks.games.folder import RESULT, TIMELINE, Timeline, append_restore, read_restores, write_json
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
 from agent_eval.benchmarks.gameworld import gameapi
 from agent_eval.benchmarks.gameworld.actions import InvalidAction, Screen, check_action, compile_action, semantic_action
-from agent_eval.benchmarks.gameworld.evaluator import Evaluation, TaskEvaluator
+from agent_eval.benchmarks.gameworld.evaluator import TaskEvaluator
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError, GamePage
 from agent_eval.benchmarks.gameworld.loader import TaskItem
-from agent_eval.benchmarks.gameworld.records import Step, TaskEnd, read_record, read_steps, write_end, write_record
+from agent_eval.benchmarks.gameworld.records import TASK_RECORD, Step, TaskEnd, read_record, read_steps
 from agent_eval.benchmarks.gameworld.vista_act import refuse_opposing
 from agent_eval.datamodel.itemdir import now_iso
+from agent_eval.datamodel.ondisk import dump
 
 SEED = 42  # GameWorld's BrowserConfig default seed
 LOOP_GAP_MS = 50.0  # GameWorld's coordinator: `await asyncio.sleep(0.05)` between steps, the game running
@@ -56,13 +57,6 @@ class _Clock:
         return results
 
 
-def _evaluation_record(result: Evaluation) -> dict:
-    record = {key: getattr(result, key) for key in EVALUATION_KEYS}
-    metrics = result.metrics
-    record |= {"progress": result.progress, "score": metrics.get("score_current"), "best": metrics.get("score_best")}
-    return record
-
-
 class TaskSession:
     def __init__(
         self,
@@ -91,7 +85,7 @@ class TaskSession:
         self.error: str | None = None
         self.reset_failed: str | None = None
         self.start_frame = 0
-        self.restored: dict | None = None
+        self.restored: dict | None = None  # how the task was replayed (restores.jsonl's line)
         self._lock = threading.Lock()
         self._last_screen_at = time.monotonic()
         earlier = read_steps(self.directory)
@@ -132,7 +126,7 @@ class TaskSession:
             "states_kept": True,  # every step keeps the state its verdict rests on (recheck.py)
             "started_at": now_iso(),
         }
-        write_record(self.directory, record)
+        write_json(self.directory / TASK_RECORD, record)
 
     def _restore(self, steps: list[Step]) -> None:
         """The task made again from its record: the page opened afresh and every step replayed, screen by screen."""
@@ -165,8 +159,8 @@ class TaskSession:
                 raise NotReplayable(f"the task does not replay identically: step {step.step}: {'; '.join(differs)}")
             self._count(step)
         self.archive.resume(max([self.start_frame] + [s.frame for s in steps] + [s.reset_frame or 0 for s in steps]))
-        self.restored = {"at": now_iso(), "outcome": "replayed", "steps": len(steps)}
-        self.restored["seconds"] = round(time.perf_counter() - started, 3)
+        seconds = round(time.perf_counter() - started, 3)
+        self.restored = {"at": now_iso(), "outcome": "replayed", "steps": len(steps), "seconds": seconds}
         append_restore(self.directory, self.restored)
 
     def _count(self, step: Step) -> None:
@@ -195,7 +189,9 @@ class TaskSession:
         out["state"] = state
         if role == 0:
             result = self.evaluator.after_step(state)
-            out["evaluation"] = _evaluation_record(result)
+            metrics = result.metrics
+            out["evaluation"] = {key: getattr(result, key) for key in EVALUATION_KEYS} | {"progress": result.progress}
+            out["evaluation"] |= {"score": metrics.get("score_current"), "best": metrics.get("score_best")}
             if result.should_reset:
                 out["reset_frame"], out["reset_frame_hash"] = self.archive.add(png), digest
                 began = time.perf_counter()
@@ -348,7 +344,7 @@ class TaskSession:
                 end.status, end.progress, end.stop_reason = last.status, last.progress, last.stop_reason
                 end.summary, end.metrics = last.summary, dict(last.metrics)
             self._timeline.close()
-            write_end(self.directory, end)
+            write_json(self.directory / RESULT, dump(end))
             return end
 
 

@@ -99,6 +99,8 @@ class Redirect:
 
     words: str
     limit: int
+    used: Callable[[], int]  # the actions used so far (recorded with each redirect)
+    step: Callable[[], None] | None = None  # what a redirected reply takes (GameWorld's: a step with nothing sent)
 
 
 def vista_recovery(recovery: str, screen: str, notes_text: str, image: Path, reason: str) -> Continuation:
@@ -188,29 +190,28 @@ class BrowserKind(Benchmark):
         handoff: HandoffState | None,
         gate: ObservationGate,
         goes_on: Callable[[str], Continuation],
-        redirected: tuple[Redirect, Callable[[], int], Callable[[], None] | None],
+        redirected: Redirect,
         inline: list[Path],
         restored: bool,
         system_fields: dict[str, str],
     ) -> ItemSetup:
         """VISTA's protocol as one item's ItemSetup. `goes_on(reason)`: what a session that goes on with the game is
-        told; `redirected`: the redirect's words and bound, the actions used so far, and the step a redirected
-        reply takes (GameWorld's: a step with nothing sent), if any; `inline`: the images of the first message."""
+        told; `inline`: the images of the first message."""
         o = self.options
-        policy, used, step = redirected
         redirects = o.final_answer == "redirect"
 
         def redirect_reply() -> Continuation | None:
             count = len(log_lines(session.directory / REDIRECTS))
-            if count >= policy.limit:
+            if count >= redirected.limit:
                 return None
-            append_line(session.directory / REDIRECTS, {"at": now_iso(), "decisions_used": used(), "n": count + 1})
-            if step is not None:
-                step()
+            entry = {"at": now_iso(), "decisions_used": redirected.used(), "n": count + 1}
+            append_line(session.directory / REDIRECTS, entry)
+            if redirected.step is not None:
+                redirected.step()
                 if session.over:
                     return None
             going_on = goes_on("final answer redirected")
-            going_on.note, going_on.resume = policy.words, True
+            going_on.note, going_on.resume = redirected.words, True
             return going_on
 
         def next_session(ran_out_of_context: bool) -> Continuation | None:
@@ -245,6 +246,6 @@ class BrowserKind(Benchmark):
             on_compaction_point=handoff.compaction_point if handoff is not None and o.handoff_at_cli else None,
             on_request_images=handoff.request_carried if handoff is not None and o.session_images else None,
             # every redirect is a session of its own (resumed), besides the hand-offs
-            max_sessions=2 * policy.limit + 2 if redirects else None,
+            max_sessions=2 * redirected.limit + 2 if redirects else None,
             system_fields=system_fields,
         )
