@@ -349,9 +349,8 @@ def checked_view(selection: object, index: int, allowed: set[str], needed: set[s
     """A view's keys as VISTA checks them: a short label, the `needed` keys, no key outside `allowed`."""
     label = selection.get("label") if isinstance(selection, dict) else None
     keys = set(selection) if isinstance(selection, dict) else set()
-    if not isinstance(label, str) or not label.strip() or len(label) > MAX_INSPECTION_LABEL_CHARS:
-        raise Refused(f"View {index}: invalid selection.")
-    if not needed <= keys or keys - allowed:
+    short = isinstance(label, str) and label.strip() and len(label) <= MAX_INSPECTION_LABEL_CHARS
+    if not short or not needed <= keys or keys - allowed:
         raise Refused(f"View {index}: invalid selection.")
 
 
