@@ -112,7 +112,8 @@ class AiGameStore(BrowserKind):
                 build = lambda: server.vista_server(session, names, notes, handoff, gate)  # noqa: E731
             else:
                 names = server.offered(options.protocol, tools, options.notes)
-                build = lambda: server.build_server(session, names, notes, handoff, options.tell_steps, gate)  # noqa: E731
+                functions = lambda: server.tool_functions(session, notes, handoff, options.tell_steps, gate)  # noqa: E731
+                build = lambda: server.served(functions(), names)  # noqa: E731
             served = serve_game(stack, SERVER_NAME, names, build, tools)
             mirror = frames_mirror(work, tools)  # the frames, read-only in the workdir as they are archived
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
