@@ -1,13 +1,6 @@
-"""An item's game folder as files, the records written into them, and their readers.
-
-<item>/game/game.json        which game: id, version, seed, the files' hash, and the first observation (its
-                             frames' numbers and hashes, state, available actions) when the agent is shown it
-<item>/game/timeline.jsonl   one line per play call: step, action (x, y), state, level, frames and their
-                             hashes, the game clock; written and flushed to disk before the call is answered
-<item>/game/frames/NNNN.npy  every frame returned, as colour indices (and NNNN.png, as shown)
-<item>/game/restores.jsonl   each time the game was restored after a restart of the harness (games/folder.py)
-<item>/game/result.json      the end: the scorecard, the last state, or the game's error
-"""
+"""An item's game folder (docs/kinds/arcgames.md): game.json (which game, its files' hash, the first observation when
+shown), timeline.jsonl (a line per play call, durable before the call is answered), frames/, restores.jsonl and
+result.json (the scorecard, or the game's error); the records written into them and their readers."""
 
 from __future__ import annotations
 

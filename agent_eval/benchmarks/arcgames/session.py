@@ -412,9 +412,8 @@ class GameSession:
         elif play is not None and (stop := self.handoff.stop_now()):
             shown["stop"] = stop
         elif play is not None and play.state == "GAME_OVER":
-            shown["note"] = "game over: play RESET to start the level again"
-            if not play.frames:
-                shown["note"] = "the game is over and ignored this action (no new frame): play RESET"
+            ignored = "the game is over and ignored this action (no new frame): play RESET"
+            shown["note"] = ignored if not play.frames else "game over: play RESET to start the level again"
         return shown
 
     def _log(self, play: Play) -> None:
