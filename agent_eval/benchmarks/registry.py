@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.base import Benchmark
 from agent_eval.benchmarks.presentation import ReadingHooks
+from agent_eval.benchmarks.profiles import PROFILES, Profile
 
 
 @dataclass(frozen=True)
@@ -36,17 +37,6 @@ class KindOption:
 
 
 @dataclass(frozen=True)
-class Profile:
-    """A named configuration of one kind (`run --profile NAME`): values for run options, each by its name in `run`
-    (a kind's own options and the run's alike), used wherever the command line does not give that option."""
-
-    name: str
-    kind: str
-    about: str  # whose configuration, in a few words
-    options: dict[str, object]
-
-
-@dataclass(frozen=True)
 class Kind:
     target: str  # "module:Class" of the Benchmark
     tool_modes: tuple[str, ...]  # its Benchmark.tool_modes, here so the CLI can offer them without importing it
@@ -58,7 +48,6 @@ class Kind:
     samples_help: str = ""  # what `sample-data --kind NAME` writes
     options: tuple[KindOption, ...] = ()  # run options of its own
     always_tools: tuple[str, ...] = ()  # tools even its mode none may offer (a game's play): no broken ablation
-    profiles: str | None = None  # "module:NAME" of its tuple of Profile (`run --profile`), read as plain data
 
 
 ON_OFF = ("on", "off")
@@ -226,7 +215,6 @@ KINDS: dict[str, Kind] = {
                 choices=("judge", "vista"),
             ),
         ),
-        profiles="agent_eval.benchmarks.babyvision.profile:PROFILES",
     ),
     "activevision": Kind(
         "agent_eval.benchmarks.activevision.benchmark:ActiveVision",
@@ -350,7 +338,6 @@ KINDS["arcgames"] = Kind(
     ),
     # notes (--notes on) are offered in mode none too, ours or VISTA's
     always_tools=("play", *NOTE_TOOLS),
-    profiles="agent_eval.benchmarks.arcgames.profile:PROFILES",
 )
 KINDS["aigamestore"] = Kind(
     "agent_eval.benchmarks.aigamestore.benchmark:AiGameStore",
@@ -375,7 +362,6 @@ KINDS["aigamestore"] = Kind(
         *BROWSER_GAME_OPTIONS,
     ),
     always_tools=("play", "restart", *NOTE_TOOLS),
-    profiles="agent_eval.benchmarks.aigamestore.profile:PROFILES",
 )
 KINDS["gameworld"] = Kind(
     "agent_eval.benchmarks.gameworld.benchmark:GameWorld",
@@ -418,7 +404,6 @@ KINDS["gameworld"] = Kind(
         ),
     ),
     always_tools=("act", "control", *NOTE_TOOLS),
-    profiles="agent_eval.benchmarks.gameworld.profile:PROFILES",
 )
 DEFAULT = "activevision"  # results without a run.json whose records name no registered kind
 
@@ -480,9 +465,9 @@ def foreign_options(name: str, given: dict) -> list[str]:
 
 
 def profiles() -> list[Profile]:
-    """Every kind's named configurations, in registry order. One name may be several kinds' (`vista` is VISTA's
-    setting of each benchmark it reports): the run's kind picks which."""
-    return [profile for kind in KINDS.values() for profile in (_load(kind.profiles) if kind.profiles else ())]
+    """Every kind's named configurations (profiles.py). One name may be several kinds' (`vista` is VISTA's setting of
+    each benchmark it reports): the run's kind picks which."""
+    return list(PROFILES)
 
 
 def profile_names() -> list[str]:

@@ -156,6 +156,8 @@ class Attempt:
                 end_session(item_dir, session, _how_it_ended(result))
                 if result.interrupted or result.timed_out or spent_s >= config.timeout_s:
                     break
+                if self.lease.upstream.answers_no_more():  # no session of it goes on (nor counts as the agent's stop)
+                    break
                 if (
                     result.stopped_because == SILENT
                     and config.silent_minutes

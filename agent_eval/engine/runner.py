@@ -44,7 +44,7 @@ from agent_eval.datamodel.system_prompt import SystemPromptError, load_system_pr
 from agent_eval.engine.api_judge import attach_judge
 from agent_eval.engine.attempt import AttemptOptions, run_attempt
 from agent_eval.engine.egress import Egress
-from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, secret_values
+from agent_eval.engine.gateway import Gateway, Redactor, RunSpend, SpendLimits, past_usage_bound, secret_values
 from agent_eval.engine.gateway.spend import cap_raised
 from agent_eval.engine.scratch_dirs import remove_stale
 
@@ -281,8 +281,8 @@ class Runner:
             if record is None:
                 return None
             record.attempts, record.retries = attempt, list(retries)
-            if record.status not in RETRY_STATUSES or attempt == self.max_attempts:
-                return record
+            if record.status not in RETRY_STATUSES or attempt == self.max_attempts or past_usage_bound(record):
+                return record  # (a window that resets past --quota-wait-hours: a resume after it goes on)
             wait_s = min(self.retry_wait_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
             retries.append({"attempt": attempt, "status": record.status, "error": record.error, "wait_s": wait_s})
             if self.cancel.wait(wait_s):

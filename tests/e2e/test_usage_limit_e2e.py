@@ -27,6 +27,7 @@ from click.testing import CliRunner
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.benchmarks.arcgames.game_record import read_plays
 from agent_eval.benchmarks.games.folder import GAME_DIR
+from agent_eval.benchmarks.games.recovery import read_stops
 from agent_eval.cli import main
 from agent_eval.datamodel.results import RunStore
 from agent_eval.engine.gateway.usage_limit import MARGIN_S
@@ -42,8 +43,7 @@ RESET_S = 25  # the window resets this long after the first request it refused; 
 # takes ~7 s of it at load 20.
 TIMEOUT_S = 30
 SILENT_MINUTES = 0.5  # the silent-session lease (30 s), shorter than the wait too
-# Past the bound the CLI retries the refused request itself (15 times, ~17 s at load 6) before its item ends
-# rate_limited: 50 s was seen to run out at load 20 (the item ended `timeout`). Nothing here needs a short one.
+# Past the bound the CLI gives up at once (`x-should-retry: false`); the game's session after it at load 20 has room.
 BOUND_TIMEOUT_S = 180
 AGENT_EVAL = str(Path(sys.executable).parent / "agent-eval")
 SHAPES = {"claude-code": "anthropic", "codex": "codex"}
@@ -124,7 +124,9 @@ def test_a_reset_past_the_bound_ends_the_item_rate_limited_and_a_resume_goes_on_
     scenario = {"rules": rules, "faults": {"usage_limit": 3 * 3600, "after": 2}}
     with ScriptedServer(scenario) as server:
         stopped = run(agent, server, games, tmp_path, "--quota-wait-hours", "1", "--retry-wait", "0")
-        played_before = [play.action for play in read_plays(RunStore(tmp_path / "r").sandbox_dir("tg01") / GAME_DIR)]
+        game_dir = RunStore(tmp_path / "r").sandbox_dir("tg01") / GAME_DIR
+        played_before, stops = [play.action for play in read_plays(game_dir)], read_stops(game_dir)
+        outcomes = [request.outcome for request in server.main_requests()]
         server.faults = None  # the window reset
         resumed = run(agent, server, games, tmp_path, "--quota-wait-hours", "1")
     assert stopped.exit_code == 0, stopped.output
@@ -135,7 +137,11 @@ def test_a_reset_past_the_bound_ends_the_item_rate_limited_and_a_resume_goes_on_
     lines = [json.loads(line) for line in next(store.root.glob("*/items.jsonl")).read_text().splitlines()]
     first, last = lines[0], lines[-1]
     assert first["status"] == "rate_limited" and not first["correct"], first
-    assert first["gateway"]["upstream"]["usage_limits"] >= 1
+    # The refused request was the item's last: no session of it went on (the game's continuations after an early
+    # stop, the run's retries of a rate-limited item), none counted as the agent's stop; the resume goes on.
+    assert outcomes.count("usage_limit") == 1 and outcomes[-1] == "usage_limit", outcomes
+    assert first["sessions"] == 1 and first["attempts"] == 1 and stops == [], (first["sessions"], stops)
+    assert first["gateway"]["upstream"]["usage_limits"] == first["gateway"]["upstream"]["usage_refused"] == 1
     assert played_before == ["RESET", "ACTION4"], played_before  # played before the limit, kept with the game
     manifest = json.loads((store.root / "run.json").read_text())
     assert manifest["usage_limit_waits"][0]["outcome"] == "refused", manifest["usage_limit_waits"]

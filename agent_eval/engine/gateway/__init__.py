@@ -17,7 +17,7 @@ any known secret from what the harness writes. docs/sandbox.md draws the request
 """
 
 from agent_eval.engine.gateway.credentials import CredentialError, secret_values
-from agent_eval.engine.gateway.item import apply_spend, record_item
+from agent_eval.engine.gateway.item import apply_spend, past_usage_bound, record_item
 from agent_eval.engine.gateway.redact import Redactor
 from agent_eval.engine.gateway.server import Gateway, Lease
 from agent_eval.engine.gateway.spend import RunSpend, SpendLimits
@@ -30,6 +30,7 @@ __all__ = [
     "RunSpend",
     "SpendLimits",
     "apply_spend",
+    "past_usage_bound",
     "record_item",
     "secret_values",
 ]

@@ -86,6 +86,12 @@ def record_item(lease: Lease, item_root: Path, transcript: Transcript) -> dict:
     return compact
 
 
+def past_usage_bound(record: ItemRecord) -> bool:
+    """Whether the item's attempt met a subscription's usage limit whose window resets past --quota-wait-hours:
+    another attempt in this run would be refused the same (the run waits no longer than that); a resume goes on."""
+    return bool(((record.gateway or {}).get("upstream") or {}).get("usage_refused"))
+
+
 def apply_spend(record: ItemRecord) -> ItemRecord:
     """What the gateway's spend decides in the record: its cost is the gateway's price of the usage the
     API returned (the same for both CLIs; the CLI's own stays in `gateway.cost.cli_usd`), and an item

@@ -386,6 +386,7 @@ class Gateway:
                     if self._wait_for_reset(limit, status, first_bytes, entry, hand_over_body):
                         hold.wait_from(tried_at)
                         return None
+                    hold.health.usage_passed_on()  # its attempt ends with this session: no other would be answered
                     told = {"x-should-retry": "false"}  # past the bound: the CLI gives up, the item is rate_limited
                 elif status in LIMITED_STATUSES:
                     outcome, code = "limited", status

@@ -54,6 +54,7 @@ class ItemUpstream:
     failing_since: float | None = None  # when its current run of failures began (None: its last answer was whole)
     rate_limited: int = 0  # upstream answers that asked to slow down
     usage_limits: int = 0  # of those, a subscription's usage limit (usage_limit.py): waited for, or passed on
+    usage_refused: int = 0  # of those, passed on: the window resets past --quota-wait-hours
     upstream_requests: int = 0
     refused: int = 0  # requests answered here after giving up
     gave_up: bool = False
@@ -91,6 +92,18 @@ class ItemUpstream:
         with self._lock:
             self.rate_limited += 1
             self.usage_limits += 1
+
+    def usage_passed_on(self) -> None:
+        """A usage limit whose window resets past the run's bound went to the CLI: not waited for."""
+        with self._lock:
+            self.usage_refused += 1
+
+    def answers_no_more(self) -> bool:
+        """Whether the provider will answer none of the item's requests in this attempt: the gateway gave up on it, or
+        its subscription's window is used up past the run's bound. A further session of the item (a game's
+        continuation, a restart after silence) would only be refused again: the attempt ends, a resume goes on."""
+        with self._lock:
+            return self.gave_up or self.usage_refused > 0
 
     def streak_start(self, at: float) -> float:
         """When the item's current run of failures began (`at` if this is its first)."""
@@ -210,6 +223,7 @@ class ItemUpstream:
             "outage_failures": self.outage_failures,
             "rate_limited": self.rate_limited,
             "usage_limits": self.usage_limits,
+            "usage_refused": self.usage_refused,
             "refused": self.refused,
             "gave_up": self.gave_up,
             "outage": bool(self.held_in_outage),
