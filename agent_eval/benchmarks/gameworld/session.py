@@ -92,7 +92,6 @@ class TaskSession:
         self.start_frame = 0
         self.restored: dict | None = None  # how the task was replayed (restores.jsonl's line)
         self._lock = threading.Lock()
-        self._last_screen_at = time.monotonic()
         earlier = read_steps(self.directory)
         if earlier:
             self._restore(earlier)
@@ -158,7 +157,8 @@ class TaskSession:
             replayed = {k: (again["evaluation"] or {}).get(k) for k in ("status", "stop_reason")}
             if recorded != replayed:
                 differs.append(f"the evaluator said {replayed}, recorded {recorded}")
-            if record.get("states_kept") and _json(again["state"]) != _json(step.state):
+            state, kept = (json.dumps(s, sort_keys=True) for s in (again["state"], step.state))  # NaN equals NaN
+            if record.get("states_kept") and state != kept:
                 differs.append("the game's state differs")
             if differs:
                 raise NotReplayable(f"the task does not replay identically: step {step.step}: {'; '.join(differs)}")
@@ -264,13 +264,10 @@ class TaskSession:
                 **out,
             )
             step.harness_ms = round((time.perf_counter() - started) * 1000 - step.browser_ms, 3)
-            self._log(step)
+            # durable before the step is answered: a harness killed after this line replays it, never takes it twice
+            self._count(step)
+            self._timeline.append(asdict(step))
             return self.status(step), png
-
-    def _log(self, step: Step) -> None:
-        """Durable before the step is answered: a harness killed after this line replays it, never takes it twice."""
-        self._count(step)
-        self._timeline.append(asdict(step))
 
     # -- where the task stands
 
@@ -351,11 +348,6 @@ class TaskSession:
             self._timeline.close()
             write_json(self.directory / RESULT, dump(end))
             return end
-
-
-def _json(value) -> str:
-    """A state as recorded (JSON: NaN equals NaN here, as it does in the timeline)."""
-    return json.dumps(value, sort_keys=True)
 
 
 def _first_line(error: BaseException) -> str:
