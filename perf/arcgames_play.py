@@ -49,10 +49,10 @@ from agent_eval.benchmarks.arcgames.game_process import GameProcess  # noqa: E40
 from agent_eval.benchmarks.arcgames.games import WINNING  # noqa: E402
 from agent_eval.benchmarks.arcgames.ladder import NOTE_PURPOSES, Ladder  # noqa: E402
 from agent_eval.benchmarks.arcgames.loader import load_games  # noqa: E402
-from agent_eval.benchmarks.arcgames.profile import PROFILES  # noqa: E402
 from agent_eval.benchmarks.arcgames.session import GameSession  # noqa: E402
 from agent_eval.benchmarks.arcgames.toolkit_process import toolkit_python  # noqa: E402
 from agent_eval.benchmarks.notes import Notes  # noqa: E402
+from agent_eval.benchmarks.registry import profile_of  # noqa: E402
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module  # noqa: E402
 
 
@@ -191,7 +191,7 @@ def setting(name: str) -> tuple[int, Ladder]:
     """The frame scale and tool ladder of a setting: ours by default, or `--profile vista`'s."""
     if name == "default":
         return 4, Ladder()
-    options = next(p for p in PROFILES if p.name == name).options
+    options = profile_of(name, "arcgames").options
     return int(options["frame_scale"]), Ladder.from_options(options)
 
 

@@ -33,16 +33,15 @@ sys.path.insert(0, str(ROOT))
 from agent_eval.benchmarks.aigamestore.benchmark import NOTE_PURPOSES as STORE_NOTES  # noqa: E402
 from agent_eval.benchmarks.aigamestore.benchmark import AiGameStore, Options  # noqa: E402
 from agent_eval.benchmarks.aigamestore.loader import load_games  # noqa: E402
-from agent_eval.benchmarks.aigamestore.profile import PROFILES as STORE_PROFILES  # noqa: E402
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession  # noqa: E402
 from agent_eval.benchmarks.gameworld.benchmark import GameWorld, HostPage  # noqa: E402
 from agent_eval.benchmarks.gameworld.catalog import append_url_suffix  # noqa: E402
 from agent_eval.benchmarks.gameworld.loader import PAGE, load_gameworld  # noqa: E402
-from agent_eval.benchmarks.gameworld.profile import PROFILES as WORLD_PROFILES  # noqa: E402
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES as WORLD_NOTES  # noqa: E402
 from agent_eval.benchmarks.gameworld.rung import Rung  # noqa: E402
 from agent_eval.benchmarks.gameworld.session import SEED, TaskSession  # noqa: E402
 from agent_eval.benchmarks.notes import Notes  # noqa: E402
+from agent_eval.benchmarks.registry import profile_of  # noqa: E402
 from agent_eval.browser.host import PageHost  # noqa: E402
 from agent_eval.tools.mcp_http import McpHost, load_sdk_module  # noqa: E402
 
@@ -83,10 +82,6 @@ def called(url: str, tool: str, calls: list[dict]) -> list[float]:
     return json.loads(done.stdout)
 
 
-def profile_options(profiles) -> dict:
-    return next(p for p in profiles if p.name == "vista").options
-
-
 class GameStoreKind:
     """AI GameStore's game1: `play`, as each setting's server answers it."""
 
@@ -101,7 +96,7 @@ class GameStoreKind:
         self.notes = Notes(work, STORE_NOTES)
 
     def server(self, setting: str):
-        given = {} if setting == "default" else profile_options(STORE_PROFILES)
+        given = {} if setting == "default" else profile_of("vista", "aigamestore").options
         options = Options.from_given({k: v for k, v in given.items() if k not in ("tools", "system_prompt")})
         notes = self.notes if options.notes else None
         module = self.server_module
@@ -138,7 +133,7 @@ class GameWorldKind:
         self.notes = Notes(work, WORLD_NOTES)
 
     def server(self, setting: str):
-        given = {} if setting == "default" else profile_options(WORLD_PROFILES)
+        given = {} if setting == "default" else profile_of("vista", "gameworld").options
         rung = Rung.from_options({k: v for k, v in given.items() if k not in ("tools", "system_prompt")})
         tools = self.module.GameTools(self.session, rung, notes=self.notes if rung.notes else None)
         return lambda: self.module.build_server(tools, "image")

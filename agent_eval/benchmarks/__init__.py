@@ -16,6 +16,7 @@ gameworld/        GameWorld's browser-game tasks (catalog + game library), playe
 fieldsamples.py   small generated sets in the VLMEvalKit TSV and BabyVision layouts (`sample-data`)
 notes.py          the agent's notes (--notes on): GUIDE.md and WORKING.md, every version kept, and how they read
 notes_server.py   the notes tools (read_notes, write_note) as an MCP server of their own
+profiles.py       each kind's named configurations (`run --profile`): VISTA's setting of each benchmark it reports
 presentation.py   ReadingHooks and the typed views a kind returns to show, report, compare and plots; JudgedHooks:
                   how `show` presents a judged item (what was read, by what, each judge call)
 registry.py       name -> "module:Class", tool modes, dataset detection, help texts

@@ -167,9 +167,9 @@ def test_vistas_tools_answer_in_vistas_words_over_the_games_events(tmp_path):
 
 def test_compare_reads_each_of_the_profiles_switches_as_a_rung():
     from agent_eval.benchmarks.aigamestore.hooks import GameStoreReading
-    from agent_eval.benchmarks.aigamestore.profile import PROFILES
+    from agent_eval.benchmarks.registry import profile_of
 
-    vista = {k: v for k, v in PROFILES[0].options.items() if k not in ("tools", "system_prompt")}
+    vista = {k: v for k, v in profile_of("vista", "aigamestore").options.items() if k not in ("tools", "system_prompt")}
     ours, theirs = GameStoreReading().rungs("image", {}), GameStoreReading().rungs("image", vista)
     assert {k for k in ours if ours[k] != theirs[k]} == {
         "notes", "decisions", "task prompt", "final answer", "steps told", "game tools", "action batches"

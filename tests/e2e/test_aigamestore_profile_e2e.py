@@ -13,8 +13,8 @@ import pytest
 
 from agent_eval.benchmarks.aigamestore.benchmark import RECOVERY_WORDS, REDIRECT_WORDS, SCREEN_WORDS
 from agent_eval.benchmarks.aigamestore.loader import load_games
-from agent_eval.benchmarks.aigamestore.profile import VISTA_SYSTEM_PROMPT
 from agent_eval.benchmarks.games.protocol import UNSEEN
+from agent_eval.benchmarks.profiles import vista_system_prompt
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.datamodel.transcript import Transcript
 from agent_eval.scripted.inspect_requests import conversation, has_image
@@ -55,7 +55,8 @@ def test_profile_vista_prompts_redirects_and_never_tells_the_steps(agent, games,
 
     game = next(g for g in load_games(games).items if g.id == "game1")
     system = (
-        VISTA_SYSTEM_PROMPT.read_text()
+        vista_system_prompt("aigamestore")
+        .read_text()
         .replace("{description}", game.description.strip())
         .replace("{controls}", game.controls.strip())
         .replace("{decisions}", "3")
@@ -97,7 +98,9 @@ def test_profile_vista_prompts_redirects_and_never_tells_the_steps(agent, games,
     assert manifest["config"]["profile"] == "vista"
     options = manifest["config"]["kind_options"]
     assert options["final_answer"] == "redirect" and options["tell_steps"] == "off" and options["decisions"] == 3
-    assert options["game_tools"] == "vista" and manifest["system_prompt"]["file"] == str(VISTA_SYSTEM_PROMPT)
+    assert options["game_tools"] == "vista" and manifest["system_prompt"]["file"] == str(
+        vista_system_prompt("aigamestore")
+    )
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -11,7 +11,7 @@ import pytest
 from agent_eval.agents.codex.adapter import MCP_RESOURCE_TOOLS
 from agent_eval.agents.registry import scripted_environ
 from agent_eval.benchmarks.arcgames.games import WINNING
-from agent_eval.benchmarks.arcgames.profile import VISTA_SYSTEM_PROMPT
+from agent_eval.benchmarks.profiles import vista_system_prompt
 from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.inspect_requests import conversation, has_image, offered_tool_names
 from support.agentrun import AGENTS, MODELS, system_texts
@@ -66,7 +66,7 @@ def test_profile_vista_offers_vistas_tools_prompt_and_first_message(agent, games
         )
         assert {n for n in offered if not n.startswith("mcp__game__")} == besides, offered
 
-    player_instructions = VISTA_SYSTEM_PROMPT.read_text()
+    player_instructions = vista_system_prompt("arcgames").read_text()
     for body in (r.body for r in mains):
         texts = system_texts(agent, body)
         assert player_instructions.strip() in [t.strip() for t in texts]
@@ -82,6 +82,6 @@ def test_profile_vista_offers_vistas_tools_prompt_and_first_message(agent, games
     assert manifest["config"]["profile"] == "vista"
     options = manifest["config"]["kind_options"]
     assert options["game_tools"] == "vista" and options["max_actions"] == 40  # the command line's value won
-    assert manifest["system_prompt"]["file"] == str(VISTA_SYSTEM_PROMPT)
+    assert manifest["system_prompt"]["file"] == str(vista_system_prompt("arcgames"))
     shown = " ".join(invoke("show", run_dir).output.split())
     assert "profile: vista" in shown

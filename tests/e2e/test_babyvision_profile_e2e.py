@@ -12,7 +12,7 @@ import pytest
 
 from agent_eval.agents.codex.adapter import MCP_RESOURCE_TOOLS
 from agent_eval.agents.registry import scripted_environ
-from agent_eval.benchmarks.babyvision.profile import VISTA_SYSTEM_PROMPT
+from agent_eval.benchmarks.profiles import vista_system_prompt
 from agent_eval.scripted import ScriptedServer
 from agent_eval.scripted.inspect_requests import conversation, has_image, offered_tool_names
 from support.agentrun import AGENTS, MODELS, system_texts
@@ -79,7 +79,7 @@ def test_profile_vista_offers_vistas_tools_prompt_and_first_input_and_grades_bot
         assert sorted(n for n in offered if n.startswith("mcp__game__")) == [f"mcp__game__{t}" for t in VISTA_TOOLS]
         assert {n for n in offered if not n.startswith("mcp__game__")} == besides, offered
 
-    vista_text = VISTA_SYSTEM_PROMPT.read_text()
+    vista_text = vista_system_prompt("babyvision").read_text()
     assert vista_text.startswith("You are answering one visual question about one supplied image.")
     for body in (r.body for r in mains):
         texts = system_texts(agent, body)
@@ -106,7 +106,7 @@ def test_profile_vista_offers_vistas_tools_prompt_and_first_input_and_grades_bot
     manifest = json.loads((tmp_path / "v" / "run.json").read_text())
     assert manifest["config"]["profile"] == "vista"
     assert manifest["config"]["kind_options"] == {"task_prompt": "vista", "image_tools": "vista", "grade": "vista"}
-    assert manifest["system_prompt"]["file"] == str(VISTA_SYSTEM_PROMPT)
+    assert manifest["system_prompt"]["file"] == str(vista_system_prompt("babyvision"))
 
 
 def test_without_a_judge_vistas_grade_stands_a_regrade_adds_the_judges_and_compare_shows_both(data, tmp_path):

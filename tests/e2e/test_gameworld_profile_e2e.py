@@ -11,8 +11,8 @@ import json
 import pytest
 
 from agent_eval.benchmarks.games.folder import read_timeline
-from agent_eval.benchmarks.gameworld.profile import VISTA_SYSTEM_PROMPT
 from agent_eval.benchmarks.gameworld.protocol import NO_ACTION_WORDS, RECOVERY_WORDS, SCREEN_WORDS, vista_objective
+from agent_eval.benchmarks.profiles import vista_system_prompt
 from agent_eval.datamodel.sessions import read_sessions
 from agent_eval.scripted.inspect_requests import conversation, has_image
 from support.agentrun import AGENTS, system_texts
@@ -46,7 +46,7 @@ def test_profile_vista_prompts_redirects_and_never_tells_the_steps(agent, checko
     item = task(checkout)
     objective = vista_objective(item.game, item.task_def.prompt)
     assert item.game.rules.strip() in objective and "Role 0: player" in objective
-    system = VISTA_SYSTEM_PROMPT.read_text().replace("{objective}", objective)
+    system = vista_system_prompt("gameworld").read_text().replace("{objective}", objective)
     for body in (r.body for r in mains):
         assert system.strip() in [t.strip() for t in system_texts(agent, body)]
 
@@ -77,7 +77,7 @@ def test_profile_vista_prompts_redirects_and_never_tells_the_steps(agent, checko
     assert manifest["config"]["profile"] == "vista"
     options = manifest["config"]["kind_options"]
     assert options["final_answer"] == "redirect" and options["tell_steps"] == "off" and options["game_tools"] == "vista"
-    assert manifest["system_prompt"]["file"] == str(VISTA_SYSTEM_PROMPT)
+    assert manifest["system_prompt"]["file"] == str(vista_system_prompt("gameworld"))
 
 
 @pytest.mark.parametrize("agent", AGENTS)

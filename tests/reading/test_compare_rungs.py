@@ -58,9 +58,13 @@ def test_kinds_without_a_ladder_are_not_checked():
 def test_the_episode_protocol_is_one_thing_a_run_can_differ_in():
     """A rung stated relative to --profile vista: one switch of the episode is one difference; with a rung more,
     refused (the protocol is no hidden confound)."""
-    from agent_eval.benchmarks.arcgames.profile import PROFILES
+    from agent_eval.benchmarks.registry import profile_of
 
-    vista = {k: v for k, v in PROFILES[0].options.items() if k not in ("tools", "system_prompt", "silent_minutes")}
+    vista = {
+        k: v
+        for k, v in profile_of("vista", "arcgames").options.items()
+        if k not in ("tools", "system_prompt", "silent_minutes")
+    }
     assert check_rungs([run(**vista), run(**{**vista, "action_batches": "on"})], ["A", "B"], force=False) == []
     assert check_rungs([run(**vista), run(**{**vista, "early_stop": "grade"})], ["A", "B"], force=False) == []
     with pytest.raises(RunError, match="episode .*batches"):

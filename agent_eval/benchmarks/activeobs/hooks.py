@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from agent_eval.benchmarks.activeobs.evidence import RunTruth
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+PARTIAL = PartialFilter(  # the report's filter for half credit
+    label="right answer, wrong evidence",
+    title="active observation: the answer is right but the evidence does not support it",
+)
 
 
 class ActiveReading(ReadingHooks):
@@ -110,13 +114,4 @@ class ActiveReading(ReadingHooks):
         from agent_eval.benchmarks.activeobs.report import active_glance
 
         glance = active_glance(run_views)
-        if not glance:
-            return None
-        return GlanceView(
-            "active_glance.html.j2",
-            glance,
-            partial_filter=PartialFilter(
-                label="right answer, wrong evidence",
-                title="active observation: the answer is right but the evidence does not support it",
-            ),
-        )
+        return GlanceView("active_glance.html.j2", glance, partial_filter=PARTIAL) if glance else None

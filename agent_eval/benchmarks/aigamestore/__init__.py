@@ -8,7 +8,6 @@ protocol.py       the decision: five 0.2 s segments (VISTA's inputs), the offici
 session.py        GameStoreSession: one item's page, moves, frame archive, timeline, replay after a restart
 record.py         what a game leaves in the item's folder (timeline, result.json, requests, restores)
 game_server.py    the `game` MCP server: play, restart; recall, inspect, read_pixels, history; notes; or VISTA's
-profile.py        --profile vista: VISTA's AI GameStore setting as run options, each with its file in VISTA's code
 official.py       the official baseline: a fresh single-turn request per decision, its reply played
 measures.py       the scores (normalised against the human median, geometric and arithmetic means), a record's
                   metrics (GameStoreMetrics), its own measures where a run is read (normalised, raw)

@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import ClassVar
 
+from agent_eval.benchmarks.games.folder import GameDataset, files_hash
 from agent_eval.datamodel.jsonl import DataError
 
 TASK = "aigamestore"
@@ -55,7 +56,7 @@ class GameItem:
 
 
 @dataclass
-class GameStoreDataset:
+class GameStoreDataset(GameDataset):
     root: Path  # the site: the folder that holds games/
     items: list[GameItem] = field(default_factory=list)
     layout: str = LAYOUT
@@ -86,9 +87,6 @@ class GameStoreDataset:
             if names
         ]
         return [f"games played {'; '.join(missing)}. {MANIFEST_HINT}"] if missing else []
-
-    def versions(self) -> dict:
-        return {item.id: item.describe() for item in sorted(self.items, key=lambda i: i.id)}
 
 
 def site_of(root: Path) -> Path | None:
@@ -151,14 +149,6 @@ def _from(on_page: str, in_manifest: str) -> tuple[str, str]:
     if on_page:
         return on_page, "page"
     return (in_manifest, "manifest") if in_manifest else ("", "none")
-
-
-def _files_hash(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:16]
 
 
 def _read_json(path: Path, what: str):
@@ -237,7 +227,7 @@ def load_games(root: Path | str) -> GameStoreDataset:
                 original_name=original,
                 human_median=float(entry["human_median"]) if entry else None,
                 median_source=source if entry else None,
-                files_sha256=_files_hash(page.parent),
+                files_sha256=files_hash(page.parent),
             )
         )
     return dataset

@@ -18,7 +18,6 @@ metrics.py          GameMetrics, and the measures a run is read by (game score, 
 ladder.py           VISTA's ladder as switches of a games run (kind options, so in the run's identity)
 telling.py          what each session is told: the first message, and after a hand-off, an early stop, a restart
 vista_prompts.py    VISTA's own words for those (--task-prompt vista)
-profile.py          --profile vista: VISTA's whole ARC-AGI-3 setting as run options, each with its file in VISTA's code
 hooks.py            how runs read (show.py: timeline; report.py + templates/: filmstrips; compare.py: paired tests)
 live.py             the game as it goes from its folder alone (watch, report --live) and its frames for a replay
 toolkit_process.py  ToolkitProcess: a host script under the toolkit's Python (.venv-arc) in a jail, in JSON lines

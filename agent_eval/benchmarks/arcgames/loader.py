@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from agent_eval.benchmarks.games.folder import GameDataset, files_hash
 from agent_eval.datamodel.jsonl import DataError
 
 TASK = "arcgames"
@@ -52,7 +53,7 @@ class GameItem:
 
 
 @dataclass
-class GamesDataset:
+class GamesDataset(GameDataset):
     root: Path  # the environments dir (what the game process reads)
     items: list[GameItem] = field(default_factory=list)
     versions_of: dict[str, dict[str, GameItem]] = field(default_factory=dict)  # game -> version -> item
@@ -88,9 +89,6 @@ class GamesDataset:
             digest.update(f"{item.id}@{item.version}:{item.files_sha256}\n".encode())
         return digest.hexdigest()[:16]
 
-    def versions(self) -> dict:
-        return {item.id: item.describe() for item in sorted(self.items, key=lambda i: i.id)}
-
 
 def environments_dir(root: Path) -> Path | None:
     root = Path(root)
@@ -102,14 +100,6 @@ def environments_dir(root: Path) -> Path | None:
 
 def is_games_dataset(root: Path | str) -> bool:
     return environments_dir(Path(root)) is not None
-
-
-def _files_hash(game_dir: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in game_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(game_dir).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:16]
 
 
 def _read_metadata(path: Path) -> dict:
@@ -165,7 +155,7 @@ def load_games(root: Path | str) -> GamesDataset:
             game_dir=game_dir,
             title=data.get("title"),
             baseline_actions=_baselines(data, metadata),
-            files_sha256=_files_hash(game_dir),
+            files_sha256=files_hash(game_dir),
             date_downloaded=str(when) if when is not None else None,
         )
         dataset.versions_of.setdefault(game, {})[version] = item

@@ -7,7 +7,6 @@ grading.py     one reply graded both ways: the judge's (_evaluate_single) and VI
 hooks.py       how show, report, compare and table read it: the boxed answer, both grades, VISTA's settings as rungs
 templates/     the report's part: both grades on an item and in a run's summary
 loader.py      meta_data.jsonl beside its images; bad lines left out, one line each
-profile.py     --profile vista: VISTA's BabyVision setting as run options, each with its file in VISTA's code
 prompting.py   the question text and the judge's prompt, byte for byte
 vista_match.py VISTA's grade: the normalized exact match of the boxed answer (its scoring.py)
 """

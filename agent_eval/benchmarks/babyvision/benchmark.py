@@ -1,7 +1,7 @@
 """BabyVision's layout (meta_data.jsonl beside the images), asked with the reference's question text and graded
 both ways: VLMEvalKit's (the last \\boxed{} answer, judged by a model against the truth) and VISTA's (the same
 answer, a normalized exact match); `--grade` says which is `correct`. Under `--task-prompt vista` and
-`--image-tools vista` the agent is asked and equipped as VISTA's harness asks and equips it (profile.py)."""
+`--image-tools vista` the agent is asked and equipped as VISTA's harness asks and equips it (benchmarks/profiles.py)."""
 
 from __future__ import annotations
 

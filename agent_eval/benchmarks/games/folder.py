@@ -13,6 +13,7 @@ the readers leave it out). Each kind replays its own moves; the restore log is s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -32,6 +33,25 @@ TIMELINE = "timeline.jsonl"
 RESTORES = "restores.jsonl"
 T = TypeVar("T", bound="DataclassInstance")
 S = TypeVar("S")
+
+
+def files_hash(folder: Path) -> str:
+    """A game's folder, its files' names and bytes, bytecode caches left out (run.json records it: a game's files
+    change between revisions)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+class GameDataset:
+    """What every game kind's dataset gives run.json: each game's version, as its item describes it."""
+
+    items: list
+
+    def versions(self) -> dict:
+        return {item.id: item.describe() for item in sorted(self.items, key=lambda i: i.id)}
 
 
 def write_json(path: Path, data: dict) -> None:

@@ -14,7 +14,6 @@ records.py        what a task leaves in the item's folder (task.json, timeline.j
 recheck.py        a task's verdicts evaluated again from the states its timeline kept (ours or GameWorld's)
 rung.py           the run's switches (protocol, interface, steps, real time, notes, context) and their tools
 protocol.py       how turns go: the official protocol's decisions, VISTA's continuous session; what each is told
-profile.py        --profile vista: VISTA's GameWorld setting as run options
 game_server.py    the `game` MCP server: act or control; recall, inspect, read_pixels, history; notes
 vista_act.py      --act-schema vista: VISTA's act for one role (its schema, description, refusal of bad input)
 roles.py          --roles isolated: each role its own session, notes and events, taking turns one action each

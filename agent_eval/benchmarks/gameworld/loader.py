@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_eval.benchmarks.base import GroupedItems
+from agent_eval.benchmarks.games.folder import GameDataset, files_hash
 from agent_eval.benchmarks.gameworld.catalog import GameDef, TaskDef, read_game, read_task
 from agent_eval.datamodel.jsonl import DataError
 
@@ -41,9 +42,7 @@ class TaskItem:
     def task(self) -> str:  # --tasks picks a game's tasks
         return self.game.id
 
-    @property
-    def category(self) -> str:
-        return self.game.id
+    category = task  # a game's tasks are its category too
 
     answer = "success"  # what a task's record is graded against (grading.py)
 
@@ -58,7 +57,7 @@ class TaskItem:
 
 
 @dataclass
-class GameWorldDataset(GroupedItems):
+class GameWorldDataset(GroupedItems, GameDataset):
     """The tasks of a checkout (`tasks`: the games, `categories`: the same), with the games not installed."""
 
     root: Path
@@ -76,22 +75,10 @@ class GameWorldDataset(GroupedItems):
             digest.update(f"{item.id}:{item.catalog_sha256}:{item.files_sha256}\n".encode())
         return digest.hexdigest()[:16]
 
-    def versions(self) -> dict:
-        return {item.id: item.describe() for item in sorted(self.items, key=lambda i: i.id)}
-
 
 def is_gameworld_dataset(root: Path | str) -> bool:
     games = Path(root) / CATALOG / "games"
     return games.is_dir() and any(games.glob("*.yaml")) and (Path(root) / CATALOG / "tasks").is_dir()
-
-
-def files_hash(directory: Path) -> str:
-    """The folder's files, names and bytes (run.json records it: GameWorld's games change between revisions)."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:16]
 
 
 def load_gameworld(root: Path | str) -> GameWorldDataset:
