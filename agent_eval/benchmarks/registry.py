@@ -301,7 +301,7 @@ KINDS["arcgames"] = Kind(
         KindOption(
             "--initial-frame",
             "ARC-AGI-3 games: on shows the game's first frame and state with the task, before any action (VISTA); "
-            "off: the agent's first play (RESET, an action of the budget) shows it (default: on).",
+            "off: the agent's first play (RESET, an action of the budget) shows it.",
             default="on",
             choices=ON_OFF,
         ),
@@ -310,7 +310,7 @@ KINDS["arcgames"] = Kind(
             "--early-stop",
             "ARC-AGI-3 games: what follows a session that ends with the game live and budget left: continue (the "
             "session is told to go on, then fresh sessions with the game's state and the notes, VISTA) or grade "
-            "(the game is graded as it stands) (default: continue).",
+            "(the game is graded as it stands).",
             default="continue",
             choices=("continue", "grade"),
         ),
