@@ -38,6 +38,10 @@ WINDOW_DIR = "window"  # the official protocol's python mode: this decision's sc
 DEFAULT_STEPS = 100  # GameWorld's max_steps in every catalog task
 
 
+def _no_action(session: TaskSession) -> None:
+    session.act(0, None, "none")
+
+
 class GameWorld(BrowserKind):
     name = "gameworld"
     server_module = "agent_eval.benchmarks.gameworld.game_server"
@@ -128,9 +132,7 @@ class GameWorld(BrowserKind):
                 gate,
                 goes_on=lambda reason: vista_continuation(session, prompt, notes, reason, words),
                 # VISTA's answer to a final reply (RoleSession.submit): a step with nothing sent, which counts
-                redirected=Redirect(
-                    said, session.max_steps, lambda: len(session.steps), lambda: session.act(0, None, "none")
-                ),
+                redirected=Redirect(said, session.max_steps, lambda: len(session.steps), lambda: _no_action(session)),
                 inline=[session.archive.path(session.last_frame())] if not session.steps else [],
                 restored=bool(session.steps),
                 system_fields={"objective": vista_objective(item.game, item.task_def.prompt)},
