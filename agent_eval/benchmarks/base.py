@@ -21,6 +21,8 @@ from agent_eval.datamodel.records import ItemRecord
 from agent_eval.datamodel.run_services import RunServices
 from agent_eval.tools.toolset import ToolSet
 
+TOOL_MODES = ("none", "image", "python")  # the ladder most kinds offer: no tools, image tools, a shell besides
+
 
 class Item(Protocol):
     """What the shared code reads of any kind's item (selection, sharding, records, reading); each kind's
@@ -184,7 +186,7 @@ class BenchmarkGrade:
 
 class Benchmark(ABC):
     name: str
-    tool_modes: tuple[str, ...]
+    tool_modes: tuple[str, ...] = TOOL_MODES
 
     @abstractmethod
     def load(self, root: Path): ...

@@ -145,7 +145,6 @@ class JudgedMetrics(KindMetrics):
 class FieldFormat(Benchmark):
     """A kind holding the benchmark's prompt text per item (`item.prompt_text`) and its images (`item.images`)."""
 
-    tool_modes = ("none", "image", "python")
     judge: Judge | None = None
 
     def set_judge(self, judge: Judge | None) -> None:

@@ -32,6 +32,16 @@ def vista(kind: str, benchmark: str, options: dict[str, object]) -> Profile:
     return Profile("vista", kind, f"VISTA's {benchmark} harness (joshhhhhan/VISTA)", options)
 
 
+# VISTA's protocol on both browser games: its words, redirect, untold steps, one action per observation, notes, tools
+VISTA_BROWSER_GAME = {
+    "task_prompt": "vista",
+    "final_answer": "redirect",
+    "tell_steps": "off",
+    "action_batches": "off",
+    "notes": "on",
+    "game_tools": "vista",
+}
+
 # In registry order (babyvision, arcgames, aigamestore, gameworld): `run --help` writes them out in this order.
 PROFILES = (
     vista(
@@ -80,12 +90,7 @@ PROFILES = (
             "decisions": 120,
             "realtime": "off",
             "system_prompt": str(vista_system_prompt("aigamestore")),
-            "task_prompt": "vista",
-            "final_answer": "redirect",
-            "tell_steps": "off",
-            "action_batches": "off",
-            "notes": "on",
-            "game_tools": "vista",
+            **VISTA_BROWSER_GAME,
             "context": "handoff:cli",
             "session_images": 600,
         },
@@ -103,12 +108,7 @@ PROFILES = (
             "max_steps": 100,
             "realtime": "off",
             "system_prompt": str(vista_system_prompt("gameworld")),
-            "task_prompt": "vista",
-            "final_answer": "redirect",
-            "tell_steps": "off",
-            "action_batches": "off",
-            "notes": "on",
-            "game_tools": "vista",
+            **VISTA_BROWSER_GAME,
             "act_schema": "vista",
             "roles": "isolated",
             "context": "handoff:cli",

@@ -10,7 +10,7 @@ import importlib
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
-from agent_eval.benchmarks.base import Benchmark
+from agent_eval.benchmarks.base import TOOL_MODES, Benchmark
 from agent_eval.benchmarks.presentation import ReadingHooks
 from agent_eval.benchmarks.profiles import PROFILES, Profile
 
@@ -39,7 +39,7 @@ class KindOption:
 @dataclass(frozen=True)
 class Kind:
     target: str  # "module:Class" of the Benchmark
-    tool_modes: tuple[str, ...]  # its Benchmark.tool_modes, here so the CLI can offer them without importing it
+    tool_modes: tuple[str, ...] = TOOL_MODES  # its Benchmark.tool_modes, so the CLI offers them without importing it
     detect: str | None = None  # "module:function(root) -> bool"; None: the fallback kind
     tool_names: tuple[str, ...] = ()  # tools of its own (MCP tool names), counted apart when tool use is read
     data_help: str = ""  # its dataset layout, for --data's help
@@ -159,7 +159,7 @@ KINDS: dict[str, Kind] = {
     "activeobs": Kind(
         "agent_eval.benchmarks.activeobs.benchmark:ActiveObservation",
         ("none", "observe", "python"),
-        "agent_eval.benchmarks.activeobs.loader:is_active_dataset",
+        detect="agent_eval.benchmarks.activeobs.loader:is_active_dataset",
         tool_names=("observe", "get_graph", "add_entity", "add_attribute", "add_relation", "read_notes", "write_note"),
         data_help="an active-observation set (items.jsonl + scenes/)",
         modes_help="Active-observation items: none (sampled frames inline), observe (the observe tool), python",
@@ -180,8 +180,7 @@ KINDS: dict[str, Kind] = {
     ),
     "vlmeval": Kind(
         "agent_eval.benchmarks.vlmeval.benchmark:VlmEvalMcq",
-        ("none", "image", "python"),
-        "agent_eval.benchmarks.vlmeval.loader:is_tsv",
+        detect="agent_eval.benchmarks.vlmeval.loader:is_tsv",
         judge_use="only where the rules read no option",
         data_help="a VLMEvalKit multiple-choice TSV file (HR-Bench, V* Bench, MMBench-style)",
         modes_help="VLMEvalKit TSV and BabyVision items: the same three modes, every image of the item given",
@@ -189,8 +188,7 @@ KINDS: dict[str, Kind] = {
     ),
     "babyvision": Kind(
         "agent_eval.benchmarks.babyvision.benchmark:BabyVision",
-        ("none", "image", "python"),
-        "agent_eval.benchmarks.babyvision.loader:is_babyvision",
+        detect="agent_eval.benchmarks.babyvision.loader:is_babyvision",
         judge_use="every item, unless --grade vista (then it is a second, labelled grade)",
         data_help="a BabyVision-layout folder (meta_data.jsonl beside its images)",
         samples_help="babyvision: a small BabyVision-layout folder (choice and blank questions)",
@@ -218,7 +216,6 @@ KINDS: dict[str, Kind] = {
     ),
     "activevision": Kind(
         "agent_eval.benchmarks.activevision.benchmark:ActiveVision",
-        ("none", "image", "python"),
         data_help="metadata.jsonl or manifest.json layout",
         modes_help="none: image inline, no tools; image: inspection tools only; python: plus a shell",
         samples_help="activevision: images in the style of ActiveVision's 17 tasks",
@@ -226,8 +223,7 @@ KINDS: dict[str, Kind] = {
 }
 KINDS["arcgames"] = Kind(
     "agent_eval.benchmarks.arcgames.benchmark:ArcGames",
-    ("none", "image", "python"),
-    "agent_eval.benchmarks.arcgames.loader:is_games_dataset",
+    detect="agent_eval.benchmarks.arcgames.loader:is_games_dataset",
     tool_names=("play", "recall", "history", *NOTE_TOOLS),
     data_help="ARC-AGI-3 games (the toolkit's environment_files/<game>/<version>/ layout)",
     modes_help="ARC-AGI-3 games: none (play only), image (play, recall, inspect, read_pixels), python (plus a shell "
@@ -305,7 +301,7 @@ KINDS["arcgames"] = Kind(
         KindOption(
             "--initial-frame",
             "ARC-AGI-3 games: on shows the game's first frame and state with the task, before any action (VISTA); "
-            "off: the agent's first play (RESET, an action of the budget) shows it (default: on).",
+            "off: the agent's first play (RESET, an action of the budget) shows it.",
             default="on",
             choices=ON_OFF,
         ),
@@ -314,7 +310,7 @@ KINDS["arcgames"] = Kind(
             "--early-stop",
             "ARC-AGI-3 games: what follows a session that ends with the game live and budget left: continue (the "
             "session is told to go on, then fresh sessions with the game's state and the notes, VISTA) or grade "
-            "(the game is graded as it stands) (default: continue).",
+            "(the game is graded as it stands).",
             default="continue",
             choices=("continue", "grade"),
         ),
@@ -341,8 +337,7 @@ KINDS["arcgames"] = Kind(
 )
 KINDS["aigamestore"] = Kind(
     "agent_eval.benchmarks.aigamestore.benchmark:AiGameStore",
-    ("none", "image", "python"),
-    "agent_eval.benchmarks.aigamestore.loader:is_gamestore_dataset",
+    detect="agent_eval.benchmarks.aigamestore.loader:is_gamestore_dataset",
     tool_names=("play", "restart", "recall", "history", "read_notes", "write_note"),
     data_help="AI GameStore browser games (games/<name>/index.html: a checkout of lance-ying/aigamestore or its "
     "harness)",
@@ -365,8 +360,7 @@ KINDS["aigamestore"] = Kind(
 )
 KINDS["gameworld"] = Kind(
     "agent_eval.benchmarks.gameworld.benchmark:GameWorld",
-    ("none", "image", "python"),
-    "agent_eval.benchmarks.gameworld.loader:is_gameworld_dataset",
+    detect="agent_eval.benchmarks.gameworld.loader:is_gameworld_dataset",
     tool_names=("act", "control", "recall", "history", "read_notes", "write_note"),
     data_help="a GameWorld checkout (catalog/games, catalog/tasks; its game library cloned in games/benchmark)",
     modes_help="GameWorld tasks: none (act or control only), image (plus recall, inspect, read_pixels, history), "

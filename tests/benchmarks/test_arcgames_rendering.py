@@ -55,13 +55,13 @@ def test_grid_lines_darken_the_first_row_and_column_of_each_square():
     "point,cell", [((0, 0), (0, 0)), ((7, 7), (0, 0)), ((8, 15), (1, 1)), ((100, 20), (12, 2)), ((511, 511), (63, 63))]
 )
 def test_a_display_point_is_the_game_pixel_under_it(point, cell):
-    display = Coordinates.of("display", 8)
+    display = Coordinates("display", 8)
     assert display.size == 512 and display.to_grid(*point) == cell
-    assert Coordinates.of("grid", 8).to_grid(*cell) == cell
+    assert Coordinates("grid", 8).to_grid(*cell) == cell
 
 
 def test_regions_in_either_system():
-    display, grid = Coordinates.of("display", 8), Coordinates.of("grid", 8)
+    display, grid = Coordinates("display", 8), Coordinates("grid", 8)
     assert display.region_in_grid(100, 20, 16, 1) == (12, 2, 3, 1)  # display x 100-115 touches cells 12-14
     assert grid.region_in_grid(12, 2, 3, 1) == (12, 2, 3, 1)
 

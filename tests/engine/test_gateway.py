@@ -1,6 +1,7 @@
 """The model gateway on its own: the real credential goes on only outside, answers stream through
 as they arrive, and the ledger records images, usage and errors as the API saw and answered them."""
 
+import asyncio
 import base64
 import gzip
 import http.client
@@ -18,6 +19,7 @@ import pytest
 from PIL import Image
 
 from agent_eval.agents.base import Auth
+from agent_eval.datamodel.gateway_journal import LINES
 from agent_eval.datamodel.records import ItemRecord
 from agent_eval.engine.gateway import Gateway, Redactor, secret_values
 from agent_eval.engine.gateway.credentials import inside_auth
@@ -141,11 +143,11 @@ def upstream():
     server.shutdown()
 
 
-def post(url, body: dict, headers: dict):
+def post(url, body: dict, headers: dict, timeout: float = 10):
     request = urllib.request.Request(
         url, data=json.dumps(body).encode(), method="POST", headers={"Content-Type": "application/json", **headers}
     )
-    return urllib.request.urlopen(request, timeout=10)
+    return urllib.request.urlopen(request, timeout=timeout)
 
 
 def test_the_real_key_is_added_outside_and_the_stream_arrives_as_it_is_sent(upstream):
@@ -718,6 +720,42 @@ def test_a_pending_gate_sees_the_whole_request_before_anything_goes_upstream(ups
     sent = [json.loads(s["body"]) for s in seen]
     assert sent == ([{"model": "m"}] if verdict else [body, {"model": "m"}])  # a refused request never left
     assert lease.ledger.entries[0].refused == bool(verdict)
+
+
+class UndecidedGate:
+    """A session's gate whose tool-surface check never decides (the CLI hangs up first): says when it was cancelled."""
+
+    pending = True
+
+    def __init__(self):
+        self.cancelled = threading.Event()
+
+    async def admit(self, body, encoding, user_agent):
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+
+
+def test_a_request_whose_cli_hangs_up_while_it_waits_for_the_tool_surface_check_is_finished_in_the_log(
+    upstream, tmp_path
+):
+    """aiohttp cancels the handler of a request whose CLI hung up: the request is still finished in the item's log (its
+    gateway.jsonl line written), as every other, else the item's record waits for it (settle's 10 s) at its end."""
+    _, seen, url = upstream
+    auth = Auth("custom_endpoint", ["x"], env={"OPENAI_API_KEY": REAL}, base_url=url + "/v1")
+    with Gateway("codex", auth) as gateway, gateway.lease(tmp_path) as lease:
+        lease.gate = gate = UndecidedGate()
+        headers = {"Authorization": f"Bearer {lease.auth.env['OPENAI_API_KEY']}"}
+        with pytest.raises(OSError):  # the CLI gives up (as a stopped session's would)
+            post(f"{gateway.base_url}/responses", {"model": "m", "input": "x"}, headers, timeout=0.5)
+        assert gate.cancelled.wait(10)  # its handler was cancelled while the gate had not decided
+        log, deadline = tmp_path / LINES, time.monotonic() + 10
+        while not (log.is_file() and log.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [line] = [json.loads(text) for text in log.read_text().splitlines()]
+        assert line["path"] == "/responses" and seen == []  # finished, never sent upstream
 
 
 def test_once_its_attempt_has_ended_an_items_request_goes_upstream_no_more_and_its_numbers_stay(upstream):

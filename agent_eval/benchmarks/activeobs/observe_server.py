@@ -25,6 +25,7 @@ from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
 from agent_eval.benchmarks.activeobs.worldmodel import loggable, stamp
+from agent_eval.datamodel.jsonl import append_line
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
 from agent_eval.tools.imagetools.workspace import Workspace
@@ -77,8 +78,7 @@ class ObservationLog:
                         saved = None
                     if saved:
                         entry["saved_as"] = saved
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(entry) + "\n")
+            append_line(self.path, entry)
             self.entries.append(entry)
             return entry
 

@@ -17,7 +17,6 @@ from agent_eval.tools.toolset import ToolSet
 
 class ActiveVision(Benchmark):
     name = "activevision"
-    tool_modes = ("none", "image", "python")
 
     def load(self, root: Path):
         return load_dataset(root)

@@ -36,7 +36,6 @@ PROCESS_DIR = "game-process"  # the game process's own scratch directory (outsid
 
 class ArcGames(Benchmark):
     name = "arcgames"
-    tool_modes = ("none", "image", "python")
 
     def __init__(self):
         self.dataset: GamesDataset | None = None

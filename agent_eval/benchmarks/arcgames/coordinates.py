@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_eval.benchmarks.arcgames.frames import GRID_SIDE, display_size
+from agent_eval.benchmarks.arcgames.frames import GRID_SIDE
 
 
 @dataclass(frozen=True)
@@ -18,21 +18,17 @@ class Coordinates:
     system: str = "grid"
     scale: int = 4  # the frame's scale: a game pixel is scale x scale pixels of the image as shown
 
-    @classmethod
-    def of(cls, system: str | None, scale: int) -> "Coordinates":
-        return cls(system or "grid", scale)
-
     @property
     def display(self) -> bool:
         return self.system == "display"
 
     @property
     def size(self) -> int:
-        return display_size(self.scale) if self.display else GRID_SIDE
+        return self.display_side if self.display else GRID_SIDE
 
     @property
     def display_side(self) -> int:
-        return display_size(self.scale)
+        return GRID_SIDE * self.scale
 
     def words(self) -> str:
         if self.display:

@@ -19,23 +19,11 @@ HEX_COLOURS = (
     "FFFFFF CCCCCC 999999 666666 333333 000000 E53AA3 FF7BCC F93C31 1E93FF 88D8F1 FFDC00 FF851B 921231 4FCC30 A356D6"
 )
 PALETTE = np.frombuffer(bytes.fromhex(HEX_COLOURS), dtype=np.uint8).reshape(16, 3)
-COLOUR_NAMES = (
-    "white",
-    "off-white",
-    "light grey",
-    "grey",
-    "off-black",
-    "black",
-    "magenta",
-    "light magenta",
-    "red",
-    "blue",
-    "light blue",
-    "yellow",
-    "orange",
-    "maroon",
-    "green",
-    "purple",
+COLOUR_NAMES = tuple(
+    (
+        "white, off-white, light grey, grey, off-black, black, magenta, light magenta, red, blue, light blue, yellow, "
+        "orange, maroon, green, purple"
+    ).split(", ")
 )
 MIN_SCALE, MAX_SCALE = 1, 16
 
@@ -81,10 +69,6 @@ def png_bytes(frame: np.ndarray, scale: int, grid: bool = False) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", compress_level=1)  # level 1: fastest; frames are flat colour
     return buffer.getvalue()
-
-
-def display_size(scale: int) -> int:
-    return GRID_SIDE * scale
 
 
 GRID_SIDE = 64  # a frame is GRID_SIDE x GRID_SIDE game pixels

@@ -31,6 +31,7 @@ import hashlib
 import importlib.util
 import json
 import logging
+import logging.handlers
 import os
 import sys
 import time
@@ -46,22 +47,6 @@ ONLINE_REFUSES = {
     "replay": "an online game is never replayed: every replayed action would count again on the run's scorecard",
     "scorecard": "an online game's score is the ARC API's (online_result); its offline scorecard is a local replay's",
 }
-
-
-class _Errors(logging.Handler):
-    """Collects the toolkit's ERROR records: it logs a failing game (syntax error, missing class, an
-    exception in step) and returns None rather than raising."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    def take(self) -> list[logging.LogRecord]:
-        out, self.records = self.records, []
-        return out
 
 
 def describe(exc: BaseException) -> str:
@@ -190,7 +175,10 @@ def main() -> int:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         online = importlib.import_module("online_host")  # beside this script, bound in the jail with it
         PROTOCOL = online.connect(args.proxy_socket, PROTOCOL)  # before anything logs: the key is masked
-    errors = _Errors()
+    # The toolkit logs a failing game (syntax error, missing class, an exception in step) at ERROR and returns None
+    # rather than raising: its records are kept (read once, as the host exits).
+    errors = logging.handlers.BufferingHandler(capacity=1 << 30)
+    errors.setLevel(logging.ERROR)
     log = logging.getLogger("agent_eval.game_host")
     log.handlers[:] = [errors, logging.StreamHandler(sys.stderr)]
     log.setLevel(logging.INFO)
@@ -216,8 +204,8 @@ def main() -> int:
             global game_file_name
             game_file_name = f"{(info.class_name or '').lower()}.py"
             env = arcade.make(game_id)
-        if env is None or errors.records or env.observation_space is None:
-            return fail(failure(errors.take(), "loading the game"))
+        if env is None or errors.buffer or env.observation_space is None:
+            return fail(failure(errors.buffer, "loading the game"))
     except Exception as e:  # noqa: BLE001
         return fail(f"loading the game failed: {describe(e)}")
     state = {"win_levels": env.observation_space.win_levels, "last": env.observation_space}
@@ -242,8 +230,8 @@ def main() -> int:
         started = time.perf_counter()
         frame = env.step(action, data=data)
         step_s = time.perf_counter() - started
-        if frame is None or errors.records:
-            return failure(errors.take(), f"exception in step {action.name}"), None
+        if frame is None or errors.buffer:
+            return failure(errors.buffer, f"exception in step {action.name}"), None
         frames = list(frame.frame)
         if frames:
             state["last"] = frame

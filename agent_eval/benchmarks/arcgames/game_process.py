@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
+from agent_eval.benchmarks.arcgames.frames import GRID_SIDE
 from agent_eval.benchmarks.arcgames.toolkit_process import GameError, Online, ToolkitProcess
 
 HOST_SCRIPT = Path(__file__).with_name("game_host.py")
 ACTIONS = ("RESET", "ACTION1", "ACTION2", "ACTION3", "ACTION4", "ACTION5", "ACTION6", "ACTION7")
 CLICK = "ACTION6"  # the one action with coordinates
-GRID = 64  # a frame is GRID x GRID game pixels
 REPLAY_S_PER_ACTION = 0.25  # a replay's time bound per action, beyond one step's (a step takes 0.07-8 ms)
 ONLINE_STEP_TIMEOUT_S = 30.0  # an online step is an HTTPS round trip (the toolkit's own bound is 10 s a request)
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a game id or version: one plain path component
@@ -104,7 +104,7 @@ class GameProcess(ToolkitProcess):
             raise ValueError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
         req: dict = {"op": "step", "action": action}
         if action == CLICK:
-            if x is None or y is None or not (0 <= x < GRID and 0 <= y < GRID):
+            if x is None or y is None or not (0 <= x < GRID_SIDE and 0 <= y < GRID_SIDE):
                 raise ValueError(f"ACTION6 needs x and y in 0-63, not x={x!r}, y={y!r}")
             req.update(x=int(x), y=int(y))
         elif x is not None or y is not None:
@@ -141,4 +141,4 @@ class GameProcess(ToolkitProcess):
         data = np.frombuffer(base64.b64decode(ans["frames"]), dtype=np.uint8)
         if data.size and data.max() > 15:
             raise self._fail(f"{what} returned a colour index outside 0-15 ({int(data.max())})")
-        return list(data.reshape(-1, GRID, GRID).copy())
+        return list(data.reshape(-1, GRID_SIDE, GRID_SIDE).copy())

@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import logging
+import logging.handlers
 import os
 import socket
 import sys
@@ -180,20 +181,14 @@ def one_line(error: BaseException) -> str:
     return text.splitlines()[0][:400] if text else type(error).__name__
 
 
-class _LastError(logging.Handler):
+def last_error(errors: logging.handlers.BufferingHandler) -> str | None:
     """The toolkit logs a failed request (and returns None) rather than raising: the last error it logged."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.last: str | None = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.last = record.getMessage().splitlines()[0][:400]
+    return errors.buffer[-1].getMessage().splitlines()[0][:400] if errors.buffer else None
 
 
-def card_answer(client, mode: str, req: dict, errors: _LastError) -> dict:
+def card_answer(client, mode: str, req: dict, errors: logging.handlers.BufferingHandler) -> dict:
     op, card_id = req.get("op"), req.get("card_id")
-    errors.last = None
+    errors.flush()  # (forgets the records)
     try:
         if op == "games":
             return {"ok": True, "games": offered(client)}
@@ -210,7 +205,7 @@ def card_answer(client, mode: str, req: dict, errors: _LastError) -> dict:
     except Exception as e:  # noqa: BLE001 - the API's refusal, said in one line; the host goes on
         return {"ok": True, "failed": one_line(e)}
     if card is None:
-        return {"ok": True, "failed": errors.last or "the ARC API gave no scorecard"}
+        return {"ok": True, "failed": last_error(errors) or "the ARC API gave no scorecard"}
     dump = card.model_dump(mode="json")
     dump.pop("api_key", None)
     return {"ok": True, "scorecard": dump}
@@ -224,7 +219,8 @@ def main() -> int:
     protocol = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     protocol = connect(args.proxy_socket, protocol)
-    errors = _LastError()
+    errors = logging.handlers.BufferingHandler(capacity=1 << 30)
+    errors.setLevel(logging.ERROR)
     log = logging.getLogger("agent_eval.scorecard_host")
     log.handlers[:] = [errors, logging.StreamHandler(sys.stderr)]
     log.setLevel(logging.INFO)
@@ -238,7 +234,7 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001
         send({"ok": False, "error": f"the toolkit's client did not start: {one_line(e)}"})
         return 1
-    send({"ok": True, "ready": "scorecard", "games": offered(client), "listing_failed": errors.last})
+    send({"ok": True, "ready": "scorecard", "games": offered(client), "listing_failed": last_error(errors)})
     for line in sys.stdin:
         req = json.loads(line)
         if req.get("op") == "close":

@@ -73,7 +73,7 @@ def tool_functions(
 ):
     """name -> (function, description) of every tool of ours on this session. `where()`: how far the game had got,
     kept with each note written; `after_play()`: called after every play (the level scope of WORKING.md)."""
-    coords = Coordinates.of(ladder.coordinates, scale)
+    coords = Coordinates(ladder.coordinates, scale)
     side = coords.display_side
     top = coords.size - 1
     inspect_scale = DEFAULT_INSPECT_SCALE if not coords.display else max(1, DEFAULT_INSPECT_SCALE // scale)

@@ -65,7 +65,7 @@ def rung_prompt(prompt: str, offered: tuple[str, ...], ladder: Ladder, scale: in
         end = prompt.index(LOOKING_END, start) + len(LOOKING_END)
         if ladder.vista or not all(name in offered for name in OURS):
             prompt = prompt[:start] + looking(offered, ladder, first_turn) + prompt[end:]
-    coordinates = Coordinates.of(ladder.coordinates, scale)
+    coordinates = Coordinates(ladder.coordinates, scale)
     if coordinates.display:
         prompt = prompt.replace(CLICK, f"{CLICK[:-1]} in {coordinates.words()})")
     if ladder.frame_grid:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from agent_eval.benchmarks.arcgames.frames import FrameArchive, checked_frame, frame_hash
-from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK, GRID
+from agent_eval.benchmarks.arcgames.frames import GRID_SIDE, FrameArchive, checked_frame, frame_hash
+from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.game_record import GAME_RECORD, GameEnd, Play, read_plays, read_record, write_end
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
@@ -325,7 +325,7 @@ class GameSession:
         action = str(action).strip().upper()
         if action not in ACTIONS:
             raise PlayRefused(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
-        x, y = checked_click(x, y, GRID) if action == CLICK else (None, None)
+        x, y = checked_click(x, y, GRID_SIDE) if action == CLICK else (None, None)
         with self._lock:
             if self.over:
                 return self._status(stopped=True), None

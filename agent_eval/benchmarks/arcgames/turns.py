@@ -113,7 +113,7 @@ def current_metadata(session: GameSession, ladder: Ladder, last: Play | None, di
 def initial_metadata(session: GameSession, ladder: Ladder, scale: int) -> dict:
     """Turn 0 as VISTA gives it with the task (harness.py build_initial_prompt: the controller's initial_metadata)."""
     shown = current_metadata(
-        session, ladder, first_turn(session), Coordinates.of(ladder.coordinates, scale).display_side,
+        session, ladder, first_turn(session), Coordinates(ladder.coordinates, scale).display_side,
         action_applied=False,
     )  # fmt: skip
     if "grid" in shown:

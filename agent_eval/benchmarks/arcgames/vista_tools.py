@@ -62,7 +62,7 @@ def checked_action(arguments: object, legal: list[str], coordinates: Coordinates
 class VistaGame:
     def __init__(self, session: GameSession, ladder: Ladder, scale: int, notes: Notes | None = None):
         self.session, self.ladder, self.notes = session, ladder, notes
-        self.coordinates = Coordinates.of(ladder.coordinates, scale)
+        self.coordinates = Coordinates(ladder.coordinates, scale)
         self.display = self.coordinates.display_side
         self.given = {e["step"]: (e["x"], e["y"]) for e in log_lines(session.directory / CLICKS)}
         self.turns = t.Turns(session)

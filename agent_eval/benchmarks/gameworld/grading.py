@@ -76,18 +76,17 @@ def task_grade(final_text: str | None, item, item_root: Path) -> BenchmarkGrade:
     metrics, error, has_tag = grade_task(final_text, item, item_root)
     if metrics is None:  # no result.json: the task never ran to its end here
         return BenchmarkGrade("", False, has_tag, error=error)
-    return BenchmarkGrade(prediction_text(metrics), metrics.success, has_tag, metrics=metrics, error=error)
-
-
-def prediction_text(metrics: TaskMetrics) -> str:
     progress = "?" if metrics.progress is None else f"{metrics.progress:.2f}"
     score = "" if metrics.score is None else f", best score {metrics.score:g}"
     target = "" if metrics.target is None else f" of {metrics.target:g}"
-    return f"{metrics.status}: progress {progress}{score}{target} in {metrics.steps} steps"
+    said = f"{metrics.status}: progress {progress}{score}{target} in {metrics.steps} steps"
+    return BenchmarkGrade(said, metrics.success, has_tag, metrics=metrics, error=error)
 
 
-def rollup_tasks(metrics: list[TaskMetrics]) -> dict:
-    """The run's summary as GameWorld's suite reports it, plus steps and resets."""
+def rollup_records(records: Sequence) -> dict:
+    """rollup.json's part (and show's, report's, the measures'): the suite's measures over the graded records, as
+    GameWorld's suite reports them, plus steps and resets."""
+    metrics = [TaskMetrics.of(r) for r in graded(records)]
     summary = suite_summary([TaskResult(m.status, m.progress) for m in metrics])
     return {
         "tasks": len(metrics),
@@ -99,11 +98,6 @@ def rollup_tasks(metrics: list[TaskMetrics]) -> dict:
         "steps": sum(m.steps for m in metrics),
         "resets": sum(m.resets for m in metrics),
     }
-
-
-def rollup_records(records: Sequence) -> dict:
-    """rollup.json's part (and show's, report's, the measures'): the suite's measures over the graded records."""
-    return rollup_tasks([TaskMetrics.of(r) for r in graded(records)])
 
 
 def rules_hash() -> str:

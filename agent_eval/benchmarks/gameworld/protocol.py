@@ -118,8 +118,7 @@ class Decisions:
         self.template = template_text
         self.rung = rung
         self.window = window  # python mode: the folder bound into the workdir, holding this decision's screens
-        made = [s.decision for s in session.steps if s.decision is not None]
-        self.decision = (max(made) + 1) if made else 1
+        self.decision = max((s.decision for s in session.steps if s.decision is not None), default=0) + 1
         self.acted = False
         self._mirror()
 
@@ -129,8 +128,7 @@ class Decisions:
 
     def memory(self) -> list[Step]:
         """The role's preceding steps this decision is shown (GameWorld keeps two rounds)."""
-        own = [s for s in self.session.steps if s.role == self.role]
-        return own[-OFFICIAL_MEMORY:]
+        return [s for s in self.session.steps if s.role == self.role][-OFFICIAL_MEMORY:]
 
     def shown(self) -> list[int]:
         """The screens this decision is shown, in order: those its memory steps were decided on, then the current."""

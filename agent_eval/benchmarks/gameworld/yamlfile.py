@@ -40,9 +40,8 @@ class YamlFile:
         if self.data is None:
             self.data = {}
         if not isinstance(self.data, dict):
-            raise DataError(
-                f"{self.where()}: the file must hold a mapping (key: value lines), not a {_kind(self.data)}"
-            )
+            kind = {list: "list", str: "text", int: "number", float: "number", bool: "boolean"}.get(type(self.data))
+            raise DataError(f"{self.where()}: the file must hold a mapping (key: value lines), not a {kind or 'value'}")
 
     def _index(self, node: yaml.Node, key: Key, depth: int = 0) -> None:
         if depth > 50:  # an alias that refers to itself: lines this deep say nothing more
@@ -65,7 +64,3 @@ class YamlFile:
 
     def error(self, message: str, *key: object) -> DataError:
         return DataError(f"{self.where(*key)}: {message}")
-
-
-def _kind(value: Any) -> str:
-    return {list: "list", str: "text", int: "number", float: "number", bool: "boolean"}.get(type(value), "value")

@@ -232,8 +232,17 @@ class Gateway:
         if lease is None:
             self.unattributed += 1
         ledger = lease.ledger if lease else Ledger()
-        health = lease.upstream if lease else ItemUpstream()
         entry = ledger.begin(request.method, request.path, request.content_length or 0)
+        try:
+            return await self._answer(request, lease, headers, ledger, entry)
+        finally:  # on every path: a CLI that hung up too (aiohttp cancels the handler, e.g. while its request waits
+            ledger.finish(entry)  # for the tool-surface check or its turn), else its item's record waits 10 s for it
+
+    async def _answer(self, request: web.Request, lease: Lease | None, headers: dict, ledger: Ledger, entry):
+        """The CLI's request answered: held for its session's turn, refused here (a spend cap, an item the provider
+        gave up on, its session's gate), or sent upstream (held and sent again as the provider asks). A refusal is
+        finished in the ledger as it is decided (_forward finishes every request again at its end: a no-op then)."""
+        health = lease.upstream if lease else ItemUpstream()
         wire = wire_of(request.method, request.path)
         if wire is not None:
             if ledger.model_request_began():  # the session's turn is over: held until its process is stopped
@@ -352,11 +361,10 @@ class Gateway:
                 own = min(MAX_RETRY_PAUSE_S, RETRY_PAUSE_S * 2 ** (len(entry.absorbed) - 1))
                 if not self.limiter.breaker_open:
                     await asyncio.sleep(min(max(0.0, own - (last["wait_s"] or 0.0)), hold.left()))
-        finally:
+        finally:  # (then _forward finishes it in the ledger)
             hold.end(time.monotonic())
             charge()
             hand_over_body()
-            ledger.finish(entry)
 
     async def _try(self, request, url, headers, body, entry, ledger, hold: Hold, hand_over_body, charge):
         """One request upstream: the answer given to the CLI, or None when the gateway holds the request
@@ -712,13 +720,11 @@ def _refused_for_failures(entry, health: ItemUpstream) -> web.Response:
 async def _held_for_turn(request: web.Request, entry, ledger) -> web.Response:
     """A request the session's turn does not reach (ItemSetup.turn_over): never sent upstream, answered once its CLI
     has gone (the session's watch stops it within a second; a minute at most)."""
-    try:
-        for _ in range(600):
-            if request.transport is None or request.transport.is_closing():
-                break
-            await asyncio.sleep(0.1)
-    finally:  # also when the CLI hung up first (its handler cancelled): else the item's record waits 10 s for it
-        ledger.finish(entry)
+    for _ in range(600):  # (a CLI that hangs up first cancels this: _forward finishes the request then)
+        if request.transport is None or request.transport.is_closing():
+            break
+        await asyncio.sleep(0.1)
+    ledger.finish(entry)
     return _refused_by_gate(entry, "the session's turn is over")
 
 

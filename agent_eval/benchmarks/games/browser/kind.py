@@ -110,7 +110,6 @@ def vista_recovery(recovery: str, screen: str, notes_text: str, image: Path, rea
 
 
 class BrowserKind(Benchmark):
-    tool_modes = ("none", "image", "python")
     grades_failed_attempts = True  # the game keeps the score whatever the agent's process did
     server_module: str  # the kind's `game` server, loaded in the background (the MCP SDK is slow to import)
     samples: Path  # the project's own test games (sample-data)
