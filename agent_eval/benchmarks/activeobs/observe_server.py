@@ -72,12 +72,11 @@ class ObservationLog:
                 (self.directory / name).write_bytes(png)
                 entry["image"] = name
                 if self.views_dir is not None:  # a copy the agent's shell and image tools can open
-                    try:  # never through a link the agent made there (we run outside its sandbox)
+                    # never through a link the agent made there (we run outside its sandbox)
+                    with contextlib.suppress(ToolInputError):
                         saved = Workspace(self.views_dir.parent).create_file(self.views_dir.name, name, png)
-                    except ToolInputError:
-                        saved = None
-                    if saved:
-                        entry["saved_as"] = saved
+                        if saved:
+                            entry["saved_as"] = saved
             append_line(self.path, entry)
             self.entries.append(entry)
             return entry

@@ -220,9 +220,7 @@ class WorldGraph:
 
 
 def _numbers(seen: dict) -> str:
-    numbers = sorted(seen)
-    if not numbers:
-        return "none"
+    numbers = sorted(seen)  # never empty: mode none always shows frames
     return f"{numbers[0]}-{numbers[-1]}" if numbers == list(range(numbers[0], numbers[-1] + 1)) else str(numbers)
 
 
