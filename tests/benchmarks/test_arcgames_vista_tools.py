@@ -36,7 +36,7 @@ class Game:
             tmp_path / "game",
             max_actions=max_actions,
             frame_scale=8,
-            frame_grid=self.ladder.frame_grid,
+            ladder=Ladder(frame_grid=self.ladder.frame_grid),
         )
         self.notes = Notes(tmp_path, NOTE_PURPOSES, self.ladder.note_limits()) if self.ladder.notes else None
         self.server = game_server.build_server(self.session, "image", 8, self.ladder, self.notes)
