@@ -34,12 +34,12 @@ from agent_eval.benchmarks.aigamestore.benchmark import NOTE_PURPOSES as STORE_N
 from agent_eval.benchmarks.aigamestore.benchmark import AiGameStore, Options  # noqa: E402
 from agent_eval.benchmarks.aigamestore.loader import load_games  # noqa: E402
 from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession  # noqa: E402
-from agent_eval.benchmarks.gameworld.benchmark import GameWorld, HostPage  # noqa: E402
+from agent_eval.benchmarks.gameworld.benchmark import GameWorld  # noqa: E402
 from agent_eval.benchmarks.gameworld.catalog import append_url_suffix  # noqa: E402
 from agent_eval.benchmarks.gameworld.loader import PAGE, load_gameworld  # noqa: E402
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES as WORLD_NOTES  # noqa: E402
 from agent_eval.benchmarks.gameworld.rung import Rung  # noqa: E402
-from agent_eval.benchmarks.gameworld.session import SEED, TaskSession  # noqa: E402
+from agent_eval.benchmarks.gameworld.session import SEED, HostPage, TaskSession  # noqa: E402
 from agent_eval.benchmarks.notes import Notes  # noqa: E402
 from agent_eval.benchmarks.registry import profile_of  # noqa: E402
 from agent_eval.browser.host import PageHost  # noqa: E402

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from browser_host import pss_mib  # noqa: E402  (perf/: the same process-tree PSS)
 
-from agent_eval.benchmarks.gameworld.benchmark import GameWorld, HostPage  # noqa: E402
+from agent_eval.benchmarks.gameworld.benchmark import GameWorld  # noqa: E402
 from agent_eval.benchmarks.gameworld.loader import load_gameworld  # noqa: E402
-from agent_eval.benchmarks.gameworld.session import SEED, TaskSession  # noqa: E402
+from agent_eval.benchmarks.gameworld.session import SEED, HostPage, TaskSession  # noqa: E402
 from agent_eval.browser.host import PageHost  # noqa: E402
 
 MIX = [

@@ -16,10 +16,9 @@ import pytest
 
 from agent_eval.benchmarks.games.folder import read_restores
 from agent_eval.benchmarks.gameworld import gameapi
-from agent_eval.benchmarks.gameworld.benchmark import HostPage
 from agent_eval.benchmarks.gameworld.recheck import NotRecheckable, recheck_folder
 from agent_eval.benchmarks.gameworld.records import read_steps
-from agent_eval.benchmarks.gameworld.session import NotReplayable
+from agent_eval.benchmarks.gameworld.session import HostPage, NotReplayable
 from support import gameworld
 from support.gameworld import CAUGHT, WIN, open_session, task
 

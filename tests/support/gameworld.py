@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_eval.benchmarks.gameworld.benchmark import GameWorld, HostPage
+from agent_eval.benchmarks.gameworld.benchmark import GameWorld
 from agent_eval.benchmarks.gameworld.catalog import append_url_suffix
 from agent_eval.benchmarks.gameworld.loader import PAGE, TaskItem, load_gameworld
-from agent_eval.benchmarks.gameworld.session import SEED, TaskSession
+from agent_eval.benchmarks.gameworld.session import SEED, HostPage, TaskSession
 from agent_eval.browser.host import PageHost
 from support.agentrun import wait_until_gone
 

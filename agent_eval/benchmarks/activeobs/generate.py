@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 from agent_eval.benchmarks.activeobs.loader import ITEMS_FILE, SCENES_DIR, ActiveDataset, load_active_dataset
@@ -69,9 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     dataset = generate_dataset(args.out, args.sequences, args.frames, args.people, args.per_family, args.seed)
-    counts: dict[str, int] = {}
-    for item in dataset.items:
-        counts[item.family] = counts.get(item.family, 0) + 1
+    counts = Counter(item.family for item in dataset.items)
     print(f"{len(dataset.items)} items in {args.out} ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     print(validation_summary(args.out))
 

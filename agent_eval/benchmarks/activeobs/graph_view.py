@@ -3,6 +3,7 @@ view (or the panorama frame, mode none) of the observation it cites."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -85,13 +86,11 @@ def _observation_images(base: Path) -> dict[int, Path]:
     out = {o.n: base / o.image for o in observations or [] if o.image}
     passive = base / "observations" / PASSIVE_FILE
     if passive.is_file():
-        try:
+        with contextlib.suppress(ValueError, KeyError, TypeError):
             for row in json.loads(passive.read_text(encoding="utf-8")):
                 found = sorted((base / "home" / "passive").glob(f"panorama-{int(row['n']):02d}-f*.png"))
                 if found:
                     out[int(row["n"])] = found[0]
-        except (ValueError, KeyError, TypeError):
-            pass
     return out
 
 

@@ -25,6 +25,7 @@ from agent_eval.benchmarks.activeobs.geometry import view_span, wrap_angle
 from agent_eval.benchmarks.activeobs.render import png_bytes, render_view
 from agent_eval.benchmarks.activeobs.scene import Scene, load_scene
 from agent_eval.benchmarks.activeobs.worldmodel import loggable, stamp
+from agent_eval.datamodel.jsonl import append_line
 from agent_eval.tools.imagetools.errors import ToolInputError
 from agent_eval.tools.imagetools.mcp_server import fixed_tools_server, plain_tool
 from agent_eval.tools.imagetools.workspace import Workspace
@@ -71,14 +72,12 @@ class ObservationLog:
                 (self.directory / name).write_bytes(png)
                 entry["image"] = name
                 if self.views_dir is not None:  # a copy the agent's shell and image tools can open
-                    try:  # never through a link the agent made there (we run outside its sandbox)
+                    # never through a link the agent made there (we run outside its sandbox)
+                    with contextlib.suppress(ToolInputError):
                         saved = Workspace(self.views_dir.parent).create_file(self.views_dir.name, name, png)
-                    except ToolInputError:
-                        saved = None
-                    if saved:
-                        entry["saved_as"] = saved
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(entry) + "\n")
+                        if saved:
+                            entry["saved_as"] = saved
+            append_line(self.path, entry)
             self.entries.append(entry)
             return entry
 

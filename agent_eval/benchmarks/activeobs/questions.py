@@ -138,8 +138,7 @@ def unique_anchor(scene: Scene, rng: random.Random, index: int) -> ActiveItem | 
 
 
 def action_boundary(scene: Scene, rng: random.Random, index: int, span: bool) -> ActiveItem | None:
-    candidates = _first_starts(scene)
-    person, segment = rng.choice(candidates)
+    person, segment = rng.choice(_first_starts(scene))
     keys = unique_keys(scene, person)
     who, meta = describe(person, keys), {"who": look_of(person, keys), "action": segment.action}
     if span:
@@ -181,8 +180,7 @@ def chain(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
 
 
 def frame_viewpoint(scene: Scene, rng: random.Random, index: int) -> ActiveItem | None:
-    candidates = _first_starts(scene)
-    person, segment = rng.choice(candidates)
+    person, segment = rng.choice(_first_starts(scene))
     keys = unique_keys(scene, person)
     angle = round(person.angle_at(segment.start), 1)
     question = (

@@ -83,12 +83,8 @@ def figure_parts(scene: Scene, person: Person, frame: int) -> list[Part]:
 
 
 def _parts_box(parts: list[Part]) -> Box:
-    xs: list[float] = []
-    ys: list[float] = []
-    for _, shape, _ in parts:
-        points = shape if isinstance(shape, list) else [(shape[0], shape[1]), (shape[2], shape[3])]
-        xs += [p[0] for p in points]
-        ys += [p[1] for p in points]
+    # a polygon's points, an ellipse's two corners
+    xs, ys = zip(*(p for _, shape, _ in parts for p in (shape if isinstance(shape, list) else (shape[:2], shape[2:]))))
     return (min(xs), min(ys), max(xs), max(ys))
 
 

@@ -23,6 +23,7 @@ from agent_eval.datamodel.jsonl import append_line, log_lines
 ENTITY_KINDS = ("person", "object")
 ATTRIBUTE_TYPES = ("appearance", "action", "state")
 RELATION_TYPES = ("spatial", "temporal", "social")
+RECORDS = ("entities", "attributes", "relations")  # the graph's lists, in the order saved
 GRAPH_FILE = "graph.json"
 HISTORY_FILE = "history.jsonl"
 VERSIONS_DIR = "versions"
@@ -206,12 +207,7 @@ class WorldGraph:
 
     # -- reading
     def to_json(self) -> dict:
-        return {
-            "version": self.version,
-            "entities": [dict(e) for e in self.entities],
-            "attributes": [dict(a) for a in self.attributes],
-            "relations": [dict(r) for r in self.relations],
-        }
+        return {"version": self.version, **{key: [dict(r) for r in getattr(self, key)] for key in RECORDS}}
 
     def get_graph(self) -> dict:
         with self._lock:
@@ -224,9 +220,7 @@ class WorldGraph:
 
 
 def _numbers(seen: dict) -> str:
-    numbers = sorted(seen)
-    if not numbers:
-        return "none"
+    numbers = sorted(seen)  # never empty: mode none always shows frames
     return f"{numbers[0]}-{numbers[-1]}" if numbers == list(range(numbers[0], numbers[-1] + 1)) else str(numbers)
 
 
@@ -277,7 +271,5 @@ def load_graph(item_root: Path) -> StoredGraph | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         data = {}
-    entities, attributes, relations = (
-        [x for x in data.get(key, []) if isinstance(x, dict)] for key in ("entities", "attributes", "relations")
-    )
+    entities, attributes, relations = ([x for x in data.get(key, []) if isinstance(x, dict)] for key in RECORDS)
     return StoredGraph(entities, attributes, relations, log_lines(folder / HISTORY_FILE))

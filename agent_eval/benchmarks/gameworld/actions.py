@@ -144,13 +144,11 @@ def check_action(raw: Any, role: Role, screen: Screen) -> dict[str, Any]:
         kind = "press_key" if len(checked) == 1 else "press_keys"
         out: dict[str, Any] = {"action": kind, "duration": _key_hold(controls, checked, raw)}
         return out | ({"key": checked[0]} if kind == "press_key" else {"keys": checked})
-    if name in ("click", "click_hold"):
+    if name in ("click", "click_hold", "mouse_move"):
         x, y = _point(raw, "x", "y", screen)
-        return {"action": name, "x": x, "y": y, "button": _button(raw), "duration": _seconds(raw, "duration", hold)}
-    if name == "mouse_move":
-        x, y = _point(raw, "x", "y", screen)
-        out = {"action": name, "x": x, "y": y, "duration": _seconds(raw, "duration", hold)}
-        if raw.get("from_x") is not None and raw.get("from_y") is not None:
+        out = {"action": name, "x": x, "y": y} | ({"button": _button(raw)} if name != "mouse_move" else {})
+        out["duration"] = _seconds(raw, "duration", hold)
+        if name == "mouse_move" and raw.get("from_x") is not None and raw.get("from_y") is not None:
             out["from_x"], out["from_y"] = _point(raw, "from_x", "from_y", screen)
         return out
     if name == "drag":

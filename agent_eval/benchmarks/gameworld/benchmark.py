@@ -29,7 +29,7 @@ from agent_eval.benchmarks.gameworld.protocol import (
 from agent_eval.benchmarks.gameworld.records import in_progress
 from agent_eval.benchmarks.gameworld.roles import isolated_setup, turns_for
 from agent_eval.benchmarks.gameworld.rung import NOTE_PURPOSES, Rung
-from agent_eval.benchmarks.gameworld.session import SEED, NotReplayable, TaskSession
+from agent_eval.benchmarks.gameworld.session import SEED, HostPage, NotReplayable, TaskSession
 from agent_eval.benchmarks.notes import Notes
 from agent_eval.tools.mcp_http import load_sdk_module
 
@@ -40,21 +40,6 @@ DEFAULT_STEPS = 100  # GameWorld's max_steps in every catalog task
 
 def _no_action(session: TaskSession) -> None:
     session.act(0, None, "none")
-
-
-class HostPage:
-    """The browser host's page as the session drives it (gameapi.GamePage): a batch of steps, its results; and the
-    page's uncaught errors since it was opened (those thrown while it loaded first: `opened`, what open gave)."""
-
-    def __init__(self, host, opened: dict | None = None):
-        self.host = host
-        self.load_errors: list[str] = list((opened or {}).get("errors") or [])
-        self.errors: list[str] = list(self.load_errors)
-
-    def run(self, steps: list[dict]) -> list:
-        batch = self.host.run(steps)
-        self.errors += batch.errors
-        return batch.results
 
 
 class GameWorld(BrowserKind):

@@ -37,7 +37,6 @@ class SemanticControl:
     id: str
     description: str
     binding: dict[str, Any]
-    parameters: dict[str, Any] = field(default_factory=dict)
     required: tuple[str, ...] = ()
 
 
@@ -55,8 +54,6 @@ class GameDef:
     id: str  # the file's stem, which game_name must equal (e.g. 01_2048)
     rules: str
     roles: tuple[Role, ...]
-    player_mode: str = "single"
-    speed_multiplier: float = 1.0
     width: int = 1280
     height: int = 720
     url: str | None = None  # a remote page instead of the library's folder (not playable offline)
@@ -177,13 +174,9 @@ def _semantic(file: YamlFile, data: Mapping, *where: object) -> SemanticControl:
         raise file.error(
             f"semantic control {ident!r}: binding.action must name an action (press_key, click, ...)", *where
         )
-    return SemanticControl(
-        id=ident,
-        description=_text(file, data, "description", *where),
-        binding=binding,
-        parameters=_mapping(file, data, "parameters", *where),
-        required=_strings(file, data, "required", *where),
-    )
+    description = _text(file, data, "description", *where)
+    _mapping(file, data, "parameters", *where)  # checked as GameWorld reads it; the schema is the binding's
+    return SemanticControl(ident, description, binding, _strings(file, data, "required", *where))
 
 
 def _role(file: YamlFile, data: Any, index: int) -> Role:
@@ -219,13 +212,12 @@ def read_game(path: Path) -> GameDef:
     if not isinstance(roles, list) or not roles:
         raise file.error("game_roles must list at least one role (name, computer_use_controls, ...)", "game_roles")
     width, height = _integer(file, data, "width") or 1280, _integer(file, data, "height") or 720
-    speed = _number(file, data, "speed_multiplier", 1.0)
+    _number(file, data, "speed_multiplier", 1.0)  # checked as GameWorld reads them; unused: the clock is ours
+    _text(file, data, "player_mode")
     return GameDef(
         id=name,
         rules=_text(file, data, "game_rules"),
         roles=tuple(_role(file, role, n) for n, role in enumerate(roles)),
-        player_mode=_text(file, data, "player_mode").strip() or "single",
-        speed_multiplier=speed if speed is not None else 1.0,
         width=width,
         height=height,
         url=_text(file, data, "url").strip() or None,

@@ -83,8 +83,10 @@ def task_grade(final_text: str | None, item, item_root: Path) -> BenchmarkGrade:
     return BenchmarkGrade(said, metrics.success, has_tag, metrics=metrics, error=error)
 
 
-def rollup_tasks(metrics: list[TaskMetrics]) -> dict:
-    """The run's summary as GameWorld's suite reports it, plus steps and resets."""
+def rollup_records(records: Sequence) -> dict:
+    """rollup.json's part (and show's, report's, the measures'): the suite's measures over the graded records, as
+    GameWorld's suite reports them, plus steps and resets."""
+    metrics = [TaskMetrics.of(r) for r in graded(records)]
     summary = suite_summary([TaskResult(m.status, m.progress) for m in metrics])
     return {
         "tasks": len(metrics),
@@ -96,11 +98,6 @@ def rollup_tasks(metrics: list[TaskMetrics]) -> dict:
         "steps": sum(m.steps for m in metrics),
         "resets": sum(m.resets for m in metrics),
     }
-
-
-def rollup_records(records: Sequence) -> dict:
-    """rollup.json's part (and show's, report's, the measures'): the suite's measures over the graded records."""
-    return rollup_tasks([TaskMetrics.of(r) for r in graded(records)])
 
 
 def rules_hash() -> str:

@@ -1,5 +1,5 @@
 """GameWorld's own measures, in place of accuracy wherever a run is read (analysis/measures.py): the suite's two,
-success rate and mean progress (grading.py rollup_tasks); a task reads as whether it succeeded (if not, the
+success rate and mean progress (grading.py rollup_records); a task reads as whether it succeeded (if not, the
 evaluator's last status) and its progress."""
 
 from __future__ import annotations

@@ -22,9 +22,7 @@ def filmstrip(timeline: list[dict], start_frame: int | None, embed) -> tuple[lis
     last shot is the final screen. (Shots, how many were left out.)"""
     drawn = sampled(len(timeline), MAX_SHOTS, (i for i, entry in enumerate(timeline) if entry.get("reset_frame")))
     shots = []
-    for index, entry in enumerate(timeline):
-        if index not in drawn:
-            continue
+    for entry in (timeline[index] for index in sorted(drawn)):
         seen = entry.get("seen") or start_frame
         verdict = entry.get("evaluation") or {}
         progress = verdict.get("progress")

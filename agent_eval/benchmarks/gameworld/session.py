@@ -21,7 +21,7 @@ from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
 from agent_eval.benchmarks.gameworld import gameapi
 from agent_eval.benchmarks.gameworld.actions import InvalidAction, Screen, check_action, compile_action, semantic_action
 from agent_eval.benchmarks.gameworld.evaluator import TaskEvaluator
-from agent_eval.benchmarks.gameworld.gameapi import GameApiError, GamePage
+from agent_eval.benchmarks.gameworld.gameapi import GameApiError
 from agent_eval.benchmarks.gameworld.loader import TaskItem
 from agent_eval.benchmarks.gameworld.records import TASK_RECORD, Step, TaskEnd, read_record, read_steps
 from agent_eval.benchmarks.gameworld.vista_act import refuse_opposing
@@ -44,24 +44,29 @@ class NotReplayable(Exception):
     """A recorded task that cannot be restored as it was (another game folder, or a screen that differs)."""
 
 
-class _Clock:
-    """The page, with the game time the session ran on it counted."""
+class HostPage:
+    """The browser host's page as the session drives it (gameapi.GamePage): a batch of steps, its results; the game
+    time run on it; and the page's uncaught errors since it was opened (those thrown while it loaded first: `opened`,
+    what open gave)."""
 
-    def __init__(self, page: GamePage):
-        self.page = page
+    def __init__(self, host, opened: dict | None = None):
+        self.host = host
         self.ms = 0.0
+        self.load_errors: list[str] = list((opened or {}).get("errors") or [])
+        self.errors: list[str] = list(self.load_errors)
 
     def run(self, steps: list[dict]) -> list:
-        results = self.page.run(steps)
+        batch = self.host.run(steps)
+        self.errors += batch.errors
         self.ms += sum(float(step["ms"]) for step in steps if step["op"] == "advance")
-        return results
+        return batch.results
 
 
 class TaskSession:
     def __init__(
         self,
         item: TaskItem,
-        page: GamePage,
+        page: HostPage,
         directory: Path,
         max_steps: int,
         realtime: bool = False,
@@ -71,7 +76,7 @@ class TaskSession:
         self.item = item
         self.roles = item.game.roles
         self.screen = Screen(item.game.width, item.game.height)
-        self.page = _Clock(page)
+        self.page = page
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.archive = FrameArchive(self.directory / FRAMES_DIR)
@@ -87,7 +92,6 @@ class TaskSession:
         self.start_frame = 0
         self.restored: dict | None = None  # how the task was replayed (restores.jsonl's line)
         self._lock = threading.Lock()
-        self._last_screen_at = time.monotonic()
         earlier = read_steps(self.directory)
         if earlier:
             self._restore(earlier)
@@ -153,7 +157,8 @@ class TaskSession:
             replayed = {k: (again["evaluation"] or {}).get(k) for k in ("status", "stop_reason")}
             if recorded != replayed:
                 differs.append(f"the evaluator said {replayed}, recorded {recorded}")
-            if record.get("states_kept") and _json(again["state"]) != _json(step.state):
+            state, kept = (json.dumps(s, sort_keys=True) for s in (again["state"], step.state))  # NaN equals NaN
+            if record.get("states_kept") and state != kept:
                 differs.append("the game's state differs")
             if differs:
                 raise NotReplayable(f"the task does not replay identically: step {step.step}: {'; '.join(differs)}")
@@ -259,13 +264,10 @@ class TaskSession:
                 **out,
             )
             step.harness_ms = round((time.perf_counter() - started) * 1000 - step.browser_ms, 3)
-            self._log(step)
+            # durable before the step is answered: a harness killed after this line replays it, never takes it twice
+            self._count(step)
+            self._timeline.append(asdict(step))
             return self.status(step), png
-
-    def _log(self, step: Step) -> None:
-        """Durable before the step is answered: a harness killed after this line replays it, never takes it twice."""
-        self._count(step)
-        self._timeline.append(asdict(step))
 
     # -- where the task stands
 
@@ -335,8 +337,8 @@ class TaskSession:
                 frames=self.archive.count,
                 invalid_steps=sum(1 for s in self.steps if s.invalid),
                 error=self.error,
-                page_errors=len(getattr(self.page.page, "errors", [])),
-                load_errors=list(getattr(self.page.page, "load_errors", []))[:MAX_LOAD_ERRORS],
+                page_errors=len(self.page.errors),
+                load_errors=self.page.load_errors[:MAX_LOAD_ERRORS],
                 game_s=round(self.page.ms / 1000, 3),
                 restores=read_restores(self.directory),
             )
@@ -346,11 +348,6 @@ class TaskSession:
             self._timeline.close()
             write_json(self.directory / RESULT, dump(end))
             return end
-
-
-def _json(value) -> str:
-    """A state as recorded (JSON: NaN equals NaN here, as it does in the timeline)."""
-    return json.dumps(value, sort_keys=True)
 
 
 def _first_line(error: BaseException) -> str:
