@@ -48,6 +48,8 @@ DEMO_SEGMENTS = [  # the demo's sequence (a scripted model cannot see the game: 
 
 
 DEFAULT_DECISIONS = 120
+# what a record's metrics take as the game's result.json says it
+AS_ENDED = "game raw_score decisions max_decisions episodes won final_phase frames protocol page_errors".split()
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,8 @@ class AiGameStore(BrowserKind):
                 build = lambda: server.vista_server(session, names, notes, handoff, gate)  # noqa: E731
             else:
                 names = server.offered(options.protocol, tools, options.notes)
-                build = lambda: server.build_server(session, names, notes, handoff, options.tell_steps, gate)  # noqa: E731
+                functions = lambda: server.tool_functions(session, notes, handoff, options.tell_steps, gate)  # noqa: E731
+                build = lambda: server.served(functions(), names)  # noqa: E731
             served = serve_game(stack, SERVER_NAME, names, build, tools)
             mirror = frames_mirror(work, tools)  # the frames, read-only in the workdir as they are archived
             readonly = [(session.archive.directory, mirror)] if mirror is not None else []
@@ -217,19 +220,10 @@ class AiGameStore(BrowserKind):
             return BenchmarkGrade(prediction="", correct=False, has_answer_tag=has_tag, error=error)
         timeline = read_timeline(item_root) or []
         metrics = GameStoreMetrics(
-            game=end.game,
-            raw_score=end.raw_score,
+            **{name: getattr(end, name) for name in AS_ENDED},
             human_median=item.human_median,
             median_source=item.median_source,
-            decisions=end.decisions,
-            max_decisions=end.max_decisions,
-            episodes=end.episodes,
-            won=end.won,
-            final_phase=end.final_phase,
-            frames=end.frames,
-            protocol=end.protocol,
             replies_without_keys=sum(bool(m.get("problem")) for m in timeline),
-            page_errors=end.page_errors,
             refused_requests=sum(r.get("outcome") == "refused" for r in read_requests(item_root)),
             restores=sum(r.get("outcome") == "replayed" for r in end.restores),
             started_over=[r.get("why", "") for r in end.restores if r.get("outcome") == "started over"],

@@ -67,32 +67,6 @@ def verdicts(letters: list[str], data: dict) -> list[str]:
     return out
 
 
-def overall_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]]]:
-    row = games["overall"]
-    header = ["run", "games", "geometric mean", "arithmetic mean", "p (log scores)"]
-    body = [
-        [
-            run["letter"],
-            str(row["games"]),
-            number_text(row["geometric_mean"][k], ".1f"),
-            number_text(row["arithmetic_mean"][k], ".1f"),
-            "—" if k == 0 else f"{row['log_vs_first'][k]['p_value']:.3g}",
-        ]
-        for k, run in enumerate(data.runs)
-    ]
-    return header, body
-
-
-def game_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]]]:
-    header = ["game", "run", "raw score", "normalised"]
-    body = [
-        [g["game"], run["letter"], number_text(g["raw"][k], ".2f"), number_text(g["normalized"][k], ".1f")]
-        for g in games["games"]
-        for k, run in enumerate(data.runs)
-    ]
-    return header, body
-
-
 @dataclass
 class GameStoreComparison(GameTables):
     """Geometric and arithmetic means of the normalised scores per run, the paired test, per-game scores."""
@@ -116,6 +90,25 @@ class GameStoreComparison(GameTables):
         ]
 
     def tables(self, data: Comparison) -> tuple[Cells, Cells]:
+        row = self.games["overall"]
+        overall = [
+            [
+                run["letter"],
+                str(row["games"]),
+                number_text(row["geometric_mean"][k], ".1f"),
+                number_text(row["arithmetic_mean"][k], ".1f"),
+                "—" if k == 0 else f"{row['log_vs_first'][k]['p_value']:.3g}",
+            ]
+            for k, run in enumerate(data.runs)
+        ]
+        per_game = [
+            [g["game"], run["letter"], number_text(g["raw"][k], ".2f"), number_text(g["normalized"][k], ".1f")]
+            for g in self.games["games"]
+            for k, run in enumerate(data.runs)
+        ]
         heading = "AI GameStore (normalised against the human median; test: paired permutation on log scores):"
-        overall = Cells("AI GameStore on the shared games", heading, *overall_cells(data, self.games))
-        return overall, Cells("per game", "Per game:", *game_cells(data, self.games))
+        header = ["run", "games", "geometric mean", "arithmetic mean", "p (log scores)"]
+        return (
+            Cells("AI GameStore on the shared games", heading, header, overall),
+            Cells("per game", "Per game:", ["game", "run", "raw score", "normalised"], per_game),
+        )

@@ -210,17 +210,6 @@ def offered(protocol: str, mode: str, notes: bool) -> tuple[str, ...]:
     return tuple(tools)
 
 
-def build_server(
-    session: GameStoreSession,
-    names: tuple[str, ...],
-    notes: Notes | None = None,
-    handoff: HandoffState | None = None,
-    tell_steps: bool = True,
-    gate: ObservationGate | None = None,
-) -> MCPServer:
-    return served(tool_functions(session, notes, handoff, tell_steps, gate), names)
-
-
 # -- VISTA's tools (--game-tools vista)
 
 

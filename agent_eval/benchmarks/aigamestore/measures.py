@@ -126,11 +126,8 @@ def _raw(record: ItemRecord) -> str:
 
 
 def _raw_of_one_game(records: Sequence[ItemRecord]) -> str:
-    games = graded_games(records)
-    if len(games) != 1:
-        return NONE
-    (game,) = games.values()
-    return number_text(game["raw"], "g")
+    games = list(graded_games(records).values())
+    return number_text(games[0]["raw"], "g") if len(games) == 1 else NONE
 
 
 MEASURES = [

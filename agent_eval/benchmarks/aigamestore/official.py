@@ -41,35 +41,6 @@ Format your reply exactly as follows:
 """
 
 
-def decision_prompt(item: GameItem, session: GameStoreSession, mode: str, notes_text: str = "") -> str:
-    """The next decision's request: the game, the last reply's scratchpad and inputs, the frames, the format."""
-    last = session.moves[-1] if session.moves else None
-    scratchpad = last_scratchpad(session)
-    parts = [
-        f"{ROLE} You read the game's description and controls and give the inputs for the next second of play.",
-        f"Game description:\n{item.description or '(none given)'}",
-        "Game controls (as written for a person; you act through the inputs below):\n"
-        + (item.controls or "(none given)"),
-    ]
-    if scratchpad:
-        parts.append(f"<scratchpad>\n{scratchpad}\n</scratchpad>")
-    if last is not None and last.kind == "play":
-        parts.append(f"Previous inputs applied: {last.segments}")
-        shown = (
-            f"The {len(last.frames)} attached images are the frames at the end of each 0.2-second segment of your "
-            f"last decision (frames {last.frames[0]}-{last.frames[-1]}); the last one is the game now, paused while "
-            "you answer."
-        )
-    else:
-        shown = "The attached image is the game now (its first frame), paused while you answer."
-    parts.append(f"This is decision {session.decisions + 1} of {session.budget.decisions}. {shown}")
-    if mode in ("image", "python"):
-        parts.append(LOOKS)
-    if notes_text:
-        parts.append(notes_text)
-    return "\n\n".join(parts) + "\n\n" + OUTPUT
-
-
 def last_scratchpad(session: GameStoreSession) -> str | None:
     return next((m.scratchpad for m in reversed(session.moves) if m.scratchpad is not None), None)
 
@@ -87,7 +58,33 @@ class OfficialTurns:
         self.failed = False  # a session that ended without any reply (the CLI failed): the attempt ends
 
     def prompt(self) -> str:
-        return decision_prompt(self.item, self.session, self.mode, self.notes_text())
+        """The next decision's request: the game, the last reply's scratchpad and inputs, the frames, the format."""
+        item, session, notes_text = self.item, self.session, self.notes_text()
+        last = session.moves[-1] if session.moves else None
+        scratchpad = last_scratchpad(session)
+        parts = [
+            f"{ROLE} You read the game's description and controls and give the inputs for the next second of play.",
+            f"Game description:\n{item.description or '(none given)'}",
+            "Game controls (as written for a person; you act through the inputs below):\n"
+            + (item.controls or "(none given)"),
+        ]
+        if scratchpad:
+            parts.append(f"<scratchpad>\n{scratchpad}\n</scratchpad>")
+        if last is not None and last.kind == "play":
+            parts.append(f"Previous inputs applied: {last.segments}")
+            shown = (
+                f"The {len(last.frames)} attached images are the frames at the end of each 0.2-second segment of "
+                f"your last decision (frames {last.frames[0]}-{last.frames[-1]}); the last one is the game now, paused "
+                "while you answer."
+            )
+        else:
+            shown = "The attached image is the game now (its first frame), paused while you answer."
+        parts.append(f"This is decision {session.decisions + 1} of {session.budget.decisions}. {shown}")
+        if self.mode in ("image", "python"):
+            parts.append(LOOKS)
+        if notes_text:
+            parts.append(notes_text)
+        return "\n\n".join(parts) + "\n\n" + OUTPUT
 
     def on_reply(self, text: str | None) -> None:
         if text is None or self.session.over:

@@ -37,7 +37,8 @@ def normalised(segment: list[str] | tuple[str, ...]) -> Segment:
 def checked_segments(segments) -> tuple[Segment, ...]:
     """VISTA's play: exactly five non-empty segments of known inputs, normalised; else BadSegments."""
     if not isinstance(segments, (list, tuple)) or len(segments) != SEGMENTS:
-        raise BadSegments(f"give exactly {SEGMENTS} segments (one per 0.2 s), got {_count(segments)}")
+        given = len(segments) if isinstance(segments, (list, tuple)) else type(segments).__name__
+        raise BadSegments(f"give exactly {SEGMENTS} segments (one per 0.2 s), got {given}")
     out = []
     for index, segment in enumerate(segments, start=1):
         if not isinstance(segment, (list, tuple)) or not segment:
@@ -47,10 +48,6 @@ def checked_segments(segments) -> tuple[Segment, ...]:
             raise BadSegments(f"segment {index}: unknown input {unknown[0]!r}; the inputs are {', '.join(INPUTS)}")
         out.append(normalised(segment))
     return tuple(out)
-
-
-def _count(segments) -> str:
-    return str(len(segments)) if isinstance(segments, (list, tuple)) else type(segments).__name__
 
 
 def segment_steps(segment: Segment, canvas: str) -> list[dict]:

@@ -65,6 +65,13 @@ class GameEnd:
     extra: dict = field(default_factory=dict)
 
 
+def best_score(moves: list[Move]) -> float | None:
+    """The highest score or highScore read after any move (VISTA's raw score)."""
+    return max(
+        (v for m in moves for v in (m.state.get("score"), m.state.get("highScore")) if v is not None), default=None
+    )
+
+
 def read_moves(directory: Path) -> list[Move]:
     """The moves a game folder's timeline holds (a line cut by a kill is a move never answered: left out)."""
     return read_entries(directory, Move)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agent_eval.benchmarks.aigamestore.loader import GameItem
 from agent_eval.benchmarks.aigamestore.protocol import Segment, segment_steps
-from agent_eval.benchmarks.aigamestore.record import GAME_RECORD, GameEnd, Move, read_moves, read_requests
+from agent_eval.benchmarks.aigamestore.record import GAME_RECORD, GameEnd, Move, best_score, read_moves, read_requests
 from agent_eval.benchmarks.games.folder import (
     RESULT,
     TIMELINE,
@@ -134,9 +134,7 @@ class GameStoreSession:
         return None
 
     def raw_score(self) -> float | None:
-        """The highest score or highScore read after any move (VISTA's raw score)."""
-        seen = [v for m in self.moves for v in (m.state.get("score"), m.state.get("highScore")) if v is not None]
-        return max(seen) if seen else None
+        return best_score(self.moves)
 
     def frame_paths(self, numbers: list[int]) -> list[Path]:
         return [self.archive.path(n) for n in numbers]
@@ -164,19 +162,17 @@ class GameStoreSession:
         """VISTA's restart: R (when the game is past its start screen), Enter, its first second; costs a decision."""
         with self._lock:
             self._refuse_if_over()
-            batches = [self._restart_steps(capture=True)]
-            move = self._move("restart", batches, self.decisions + 1, self.episode + 1)
-            if move.state.get("gamePhase") == "START":  # Enter did not take: once more, as VISTA does
-                again = self._move("restart", [[*tap("Enter", SETTLE_MS, CANVAS), STATE]], 0, 0)
-                move = _joined(move, again)
-            return self._log(move)
+            return self._entered("restart", self._restart_steps(capture=True), self.decisions + 1, self.episode + 1)
 
     def _start(self) -> None:
-        steps = [S.advance(START_MS), *tap("Enter", SETTLE_MS, CANVAS), STATE]
-        move = self._move("start", [steps], 0, 1)
+        self._entered("start", [S.advance(START_MS), *tap("Enter", SETTLE_MS, CANVAS), STATE], 0, 1)
+
+    def _entered(self, kind: str, steps: list[dict], decisions: int, episode: int) -> Move:
+        """A move that ends with Enter; when Enter did not take (still at START), once more, as VISTA does."""
+        move = self._move(kind, [steps], decisions, episode)
         if move.state.get("gamePhase") == "START":
-            move = _joined(move, self._move("start", [[*tap("Enter", SETTLE_MS, CANVAS), STATE]], 0, 1))
-        self._log(move)
+            move = _joined(move, self._move(kind, [[*tap("Enter", SETTLE_MS, CANVAS), STATE]], decisions, episode))
+        return self._log(move)
 
     def _restart_steps(self, capture: bool = False) -> list[dict]:
         steps = [] if self.state.get("gamePhase") in (None, "START") else tap("r", RESTART_KEY_MS)
@@ -260,18 +256,16 @@ class GameStoreSession:
             raise NotReplayable(f"the game's files changed since it was started (sha256 {record['files_sha256']})")
         if record.get("seed", self.budget.seed) != self.budget.seed:
             raise NotReplayable(f"the game was started with seed {record['seed']}, this run's is {self.budget.seed}")
-        try:
-            for move in moves:
+        for move in moves:
+            try:
                 again = [h for batch in self.page.replay([_sent(b) for b in move.batches]) for h in batch]
-                if again != move.hashes:
-                    raise NotReplayable(
-                        f"the game does not replay identically: move {move.n} ({move.kind}, decision {move.decisions}) "
-                        f"gave {len(again)} frame(s) that differ from the {len(move.hashes)} recorded"
-                    )
-        except NotReplayable:
-            raise
-        except Exception as error:
-            raise NotReplayable(f"the replay failed: {str(error).splitlines()[0]}") from None
+            except Exception as error:
+                raise NotReplayable(f"the replay failed: {str(error).splitlines()[0]}") from None
+            if again != move.hashes:
+                raise NotReplayable(
+                    f"the game does not replay identically: move {move.n} ({move.kind}, decision {move.decisions}) "
+                    f"gave {len(again)} frame(s) that differ from the {len(move.hashes)} recorded"
+                )
         self.moves = list(moves)
         self.archive.resume(max((n for m in moves for n in m.frames), default=0))
         self.restored = {
@@ -286,11 +280,8 @@ class GameStoreSession:
 
     def finish(self) -> GameEnd:
         with self._lock:
-            first = self.moves[0] if self.moves else None
-            size = None
-            if first is not None and first.frames:
-                image = self.archive.image(first.frames[-1])
-                size = [image.width, image.height]
+            first = self.moves[0].frames if self.moves else []
+            size = list(self.archive.image(first[-1]).size) if first else None
             end = GameEnd(
                 game=self.item.id,
                 raw_score=self.raw_score(),

@@ -14,7 +14,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games, number_text, summary
-from agent_eval.benchmarks.aigamestore.record import REQUESTS, read_end, read_moves, read_requests
+from agent_eval.benchmarks.aigamestore.record import REQUESTS, best_score, read_end, read_moves, read_requests
 from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.games.reading import print_paged, show_command
@@ -115,18 +115,13 @@ def print_outcome(console: Console, record, metrics: GameStoreMetrics) -> None:
         console.print(Text("started over: " + json.dumps(metrics.started_over), style="yellow"))
 
 
-def _best(values) -> float | None:
-    seen = [v for v in values if v is not None]
-    return max(seen) if seen else None
-
-
 def progress(item_root: Path) -> GameProgress | None:
     game = Path(item_root) / GAME_DIR
     moves = read_moves(game)
     if not moves:
         return None
     last, end = moves[-1], read_end(item_root)
-    best = _best(v for m in moves for v in (m.state.get("score"), m.state.get("highScore")))
+    best = best_score(moves)
     numbers = [n for m in moves for n in m.frames]
     return GameProgress(
         moves=last.decisions,

@@ -123,8 +123,7 @@ class VistaEvents:
     def _public(self, number: int, event: Event) -> dict:
         latest = number == len(self.events()) - 1
         observations = []
-        for moment, png in enumerate(event.frames):
-            visual = Supplied.of_file(png, VIEW, number, moment)
+        for moment, visual in enumerate(self._of(number, event)):
             kind = "current" if latest and moment == len(event.frames) - 1 else "historical"
             views = [{"view": VIEW, "width": visual.width, "height": visual.height}]
             observations.append({"moment": moment, "kind": kind, "views": views})

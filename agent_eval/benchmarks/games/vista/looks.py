@@ -29,6 +29,7 @@ from agent_eval.benchmarks.games.vista.mcp import (
     READ_ONLY,
     Definition,
     answer,
+    schema_counts,
     schema_object,
     schema_question,
     schema_region,
@@ -132,9 +133,14 @@ class Looks:
             self._check(selection, index, {"label", "region"}, set())
             picked = self._pick(selection, index)
             x, y, width, height = picked.box
-            image = enlarged(self._rgb(picked, index, "rendered").crop((x, y, x + width, y + height)), self.display)
-            size = {"width": image.width, "height": image.height}
-            shown.append({"index": index, **picked.address, "region": _described(picked.region), "image_size": size})
+            crop = self._rgb(picked, index, "rendered").crop((x, y, x + width, y + height))
+            longest = max(crop.size)  # enlarged proportionally without smoothing to fit the display
+            size = (crop.width * self.display // longest, crop.height * self.display // longest)
+            image = crop if size == crop.size else crop.resize(size, Image.Resampling.NEAREST)
+            image_size = {"width": image.width, "height": image.height}
+            shown.append(
+                {"index": index, **picked.address, "region": _described(picked.region), "image_size": image_size}
+            )
             images.append(png_of(image))
         metadata = {"visual_kind": "inspection", "current_state_unchanged": True, "view_count": len(shown)}
         return {**metadata, "views": shown}, images
@@ -145,7 +151,9 @@ class Looks:
         total = 0
         for index, selection in enumerate(views, start=1):
             self._check(selection, index, {"label", "region", "rows", "columns"}, {"region"})
-            rows, columns = checked_counts(selection, index, self.display)
+            rows, columns = selection.get("rows"), selection.get("columns")
+            if not all(type(n) is int and 1 <= n <= self.display for n in (rows, columns)):
+                raise Refused(f"View {index}: invalid sample dimensions.")
             picked = self._pick(selection, index)
             x, y, width, height = picked.box
             xs, ys = bin_centres(x, width, columns), bin_centres(y, height, rows)
@@ -193,13 +201,10 @@ class StillLooks(Looks):
             },
         }
         region = schema_region(self.display)
-        counts = {
-            "rows": {"type": "integer", "minimum": 1, "maximum": self.display},
-            "columns": {"type": "integer", "minimum": 1, "maximum": self.display},
-        }
         inspect_view = schema_object({"label": LABEL, "region": region, **address}, ["label", "event"])
         pixels_view = schema_object(
-            {"label": LABEL, "region": region, **counts, **address}, ["label", "event", "region", "rows", "columns"]
+            {"label": LABEL, "region": region, **schema_counts(self.display), **address},
+            ["label", "event", "region", "rows", "columns"],
         )
         inspect = (
             "Inspect one or more supplied visuals without changing the task. Select an event, optionally an earlier "
@@ -304,21 +309,6 @@ def checked_question(arguments: object, most: int) -> list:
     return arguments["views"]
 
 
-def checked_counts(selection: dict, index: int, most: int) -> tuple[int, int]:
-    """read_pixels' rows and columns, each 1..most (the display's side), or Refused."""
-    rows, columns = selection.get("rows"), selection.get("columns")
-    if type(rows) is not int or type(columns) is not int or not (1 <= rows <= most and 1 <= columns <= most):
-        raise Refused(f"View {index}: invalid sample dimensions.")
-    return rows, columns
-
-
-def enlarged(crop: Image.Image, side: int) -> Image.Image:
-    """A crop enlarged proportionally without smoothing so that its longest side is `side`."""
-    longest = max(crop.size)
-    size = (crop.width * side // longest, crop.height * side // longest)
-    return crop if size == crop.size else crop.resize(size, Image.Resampling.NEAREST)
-
-
 def pixel_readout(
     sampled: list[tuple[dict, list[list[Colour]]]], total: int, symbols: dict[Colour, str], fields: dict | None = None
 ) -> dict:
@@ -349,9 +339,8 @@ def checked_view(selection: object, index: int, allowed: set[str], needed: set[s
     """A view's keys as VISTA checks them: a short label, the `needed` keys, no key outside `allowed`."""
     label = selection.get("label") if isinstance(selection, dict) else None
     keys = set(selection) if isinstance(selection, dict) else set()
-    if not isinstance(label, str) or not label.strip() or len(label) > MAX_INSPECTION_LABEL_CHARS:
-        raise Refused(f"View {index}: invalid selection.")
-    if not needed <= keys or keys - allowed:
+    short = isinstance(label, str) and label.strip() and len(label) <= MAX_INSPECTION_LABEL_CHARS
+    if not short or not needed <= keys or keys - allowed:
         raise Refused(f"View {index}: invalid selection.")
 
 

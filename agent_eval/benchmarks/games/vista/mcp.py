@@ -56,6 +56,11 @@ def schema_region(size: int) -> dict:
     )
 
 
+def schema_counts(most: int) -> dict:
+    """read_pixels' rows and columns of a view, each at most `most`."""
+    return {name: {"type": "integer", "minimum": 1, "maximum": most} for name in ("rows", "columns")}
+
+
 def schema_question(views: dict, most: int) -> dict:
     """A call naming the visual question its views should answer, and its views (each with a short label)."""
     return schema_object(

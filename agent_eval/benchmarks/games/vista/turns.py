@@ -99,11 +99,7 @@ class TurnLooks(Looks):
             "samples total per call. This tool only measures pixels; it does not align, transform, compare, or "
             "interpret them. State the visual question and give each view a short label; those remain in this call."
         )
-        counts = {
-            "rows": {"type": "integer", "minimum": 1, "maximum": display},
-            "columns": {"type": "integer", "minimum": 1, "maximum": display},
-        }
-        pixels_view = self._view_schema(counts, ["label", "turn", "region", "rows", "columns"])
+        pixels_view = self._view_schema(mcp.schema_counts(display), ["label", "turn", "region", "rows", "columns"])
         return {
             "inspect": (
                 inspect,
