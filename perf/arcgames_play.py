@@ -208,7 +208,7 @@ def play_in_setting(tmp: Path, item, actions: list, name: str, mode: str) -> dic
             folder / "game",
             max_actions=10**6,
             frame_scale=scale,
-            frame_grid=ladder.frame_grid,
+            ladder=ladder,
             initial_frame=True,
         )
         build = lambda: server_module.build_server(session, mode, scale, ladder, notes)  # noqa: E731

@@ -72,7 +72,7 @@ def test_the_ladder_reads_the_context_policy_and_the_image_cap():
 
 
 def test_the_game_tools_refuse_past_the_cap_and_take_no_action(tmp_path):
-    s = session(tmp_path, session_images=3)
+    s = session(tmp_path, ladder=Ladder(session_images=3))
     tools = tool_functions(s, 4, Ladder(session_images=3))
     play = tools["play"][0]
     assert len(play("RESET")) == 2 and len(play("ACTION1")) == 2  # JSON and image, twice
@@ -86,7 +86,7 @@ def test_the_game_tools_refuse_past_the_cap_and_take_no_action(tmp_path):
 
 
 def test_text_frames_never_reach_the_cap_and_never_count_as_images(tmp_path):
-    s = session(tmp_path, session_images=2)
+    s = session(tmp_path, ladder=Ladder(session_images=2))
     play = tool_functions(s, 4, Ladder(observation="text", session_images=2))["play"][0]
     for _ in range(4):
         out = play("ACTION5")
@@ -117,7 +117,7 @@ def test_a_handoff_carries_the_last_frame_in_the_rungs_form_and_counts_it(tmp_pa
 )
 def test_the_handoff_request_names_the_notes_tools_the_run_offers(tmp_path, game_tools, named, absent):
     """With VISTA's tools the request is VISTA's checkpoint prompt; write_note does not exist there."""
-    s = session(tmp_path, session_images=2, handoff_ask=handoff_request(game_tools))
+    s = session(tmp_path, ladder=Ladder(session_images=2, game_tools=game_tools))
     play = tool_functions(s, 4, Ladder(session_images=2))["play"][0]
     play("RESET")
     stop = json.loads(play("ACTION1")[0])["stop"]

@@ -106,7 +106,9 @@ def test_play_shows_the_frame_as_the_rung_says(tmp_path, observation, texts, ima
 
 
 def test_a_level_bound_stops_play_on_that_level_and_restarts_with_the_next(tmp_path):
-    s = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=50, frame_scale=2, level_actions=2.0)
+    s = GameSession(
+        ITEM, FakeGame(), tmp_path / "game", max_actions=50, frame_scale=2, ladder=Ladder(level_actions=2.0)
+    )
     shown, _ = s.play("RESET", None, None)
     assert shown["level_actions_left"] == 5  # ceil(3 x 2) = 6 for level 1, one used
     for _ in range(3):  # x reaches 3: level 1 done in 4 actions
@@ -115,7 +117,9 @@ def test_a_level_bound_stops_play_on_that_level_and_restarts_with_the_next(tmp_p
     for _ in range(6):
         shown, _ = s.play("ACTION5", None, None)
     assert "this level's action budget (6" in shown["stop"]
-    again = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=50, frame_scale=2, level_actions=2.0)
+    again = GameSession(
+        ITEM, FakeGame(), tmp_path / "game", max_actions=50, frame_scale=2, ladder=Ladder(level_actions=2.0)
+    )
     assert again.over and "level's action budget" in again.over  # the count survives a restore
 
 

@@ -12,6 +12,7 @@ from PIL import Image
 
 from agent_eval.benchmarks.arcgames.coordinates import Coordinates
 from agent_eval.benchmarks.arcgames.frames import PALETTE, png_bytes
+from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.arcgames.session import GameSession
 from support.fakegame import FakeGame
@@ -67,7 +68,7 @@ def test_regions_in_either_system():
 
 
 def test_the_archive_keeps_the_image_as_shown(tmp_path):
-    s = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=5, frame_scale=8, frame_grid=True)
+    s = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=5, frame_scale=8, ladder=Ladder(frame_grid=True))
     s.play("RESET", None, None)
     shown = decoded(s.archive.png(1))
     assert shown.shape == (512, 512, 3) and np.array_equal(shown, vista_render(s.archive.load(1), 8, True))

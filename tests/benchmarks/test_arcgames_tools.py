@@ -96,7 +96,7 @@ def test_ours_in_display_coordinates(tmp_path):
     from agent_eval.benchmarks.arcgames.ladder import Ladder
 
     item = GameItem(id="fk01", version="v1", game_dir=tmp_path, title=None, baseline_actions=(3, 3), files_sha256="x")
-    s = GameSession(item, FakeGame(), tmp_path / "game", max_actions=20, frame_scale=8, frame_grid=True)
+    s = GameSession(item, FakeGame(), tmp_path / "game", max_actions=20, frame_scale=8, ladder=Ladder(frame_grid=True))
     server = game_server.build_server(s, "image", 8, Ladder(coordinates="display", frame_grid=True))
     listed = {t.name: t for t in asyncio.run(server.list_tools())}
     assert "pixels of the image as shown (0-511, the 512x512 image)" in listed["play"].description

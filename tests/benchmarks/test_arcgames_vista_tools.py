@@ -36,7 +36,7 @@ class Game:
             tmp_path / "game",
             max_actions=max_actions,
             frame_scale=8,
-            frame_grid=self.ladder.frame_grid,
+            ladder=Ladder(frame_grid=self.ladder.frame_grid),
         )
         self.notes = Notes(tmp_path, NOTE_PURPOSES, self.ladder.note_limits()) if self.ladder.notes else None
         self.server = game_server.build_server(self.session, "image", 8, self.ladder, self.notes)
@@ -298,7 +298,13 @@ def test_turn_zero_is_the_first_observation_shown_before_any_action(tmp_path):
 
     ladder = Ladder.from_options(VISTA)
     session = GameSession(
-        ITEM, FakeGame(), tmp_path / "game", max_actions=30, frame_scale=8, frame_grid=True, initial_frame=True
+        ITEM,
+        FakeGame(),
+        tmp_path / "game",
+        max_actions=30,
+        frame_scale=8,
+        ladder=Ladder(frame_grid=True),
+        initial_frame=True,
     )
     first = initial_metadata(session, ladder, 8)
     assert first == {
@@ -393,7 +399,9 @@ def test_vistas_read_pixels_scenario_symbols_stay_with_their_colours(tmp_path):
 def test_vistas_tools_keep_the_session_image_cap(tmp_path):
     """--session-images (the context policy's cap) counts VISTA's images too: play's frame and each inspected view;
     past it nothing is shown or played and the agent is asked to hand off."""
-    session = GameSession(ITEM, FakeGame(), tmp_path / "game", max_actions=30, frame_scale=8, session_images=4)
+    session = GameSession(
+        ITEM, FakeGame(), tmp_path / "game", max_actions=30, frame_scale=8, ladder=Ladder(session_images=4)
+    )
     server = game_server.build_server(session, "image", 8, Ladder.from_options({**VISTA, "session_images": 4}), None)
     asyncio.run(server.call_tool("play", {"action": "RESET"}))
     two = {"question": "q", "views": [{"label": "a", "turn": 1}, {"label": "b", "turn": 1}]}

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Iterator
 
+from agent_eval.analysis.measures import GRADED
 from agent_eval.benchmarks.arcgames.frames import MAX_SCALE, MIN_SCALE
 from agent_eval.benchmarks.arcgames.game_record import in_progress
 from agent_eval.benchmarks.arcgames.grading import grade_game, prediction_text, rollup_games, rules_hash
@@ -20,7 +21,6 @@ from agent_eval.benchmarks.arcgames.telling import Telling, ours_task
 from agent_eval.benchmarks.arcgames.vista_prompts import TEMPLATE as VISTA_TEMPLATE
 from agent_eval.benchmarks.base import Benchmark, BenchmarkGrade, Continuation, ItemError, ItemSetup
 from agent_eval.benchmarks.games.folder import GAME_DIR, restored_or_started_over, time_budget
-from agent_eval.benchmarks.games.handoff import handoff_request
 from agent_eval.benchmarks.games.protocol import Protocol
 from agent_eval.benchmarks.games.recovery import after_the_stop
 from agent_eval.benchmarks.games.served import frames_mirror, serve_game
@@ -222,22 +222,6 @@ class ArcGames(Benchmark):
 
             return start_online(item, dataset.root, directory, scratch, online_play, stack)
 
-        budgets = (
-            self.max_actions,
-            self.frame_scale,
-            self.time_budget_s,
-            self.max_hours,
-            self.ladder.level_actions,
-            self.ladder.handoff_tokens,
-        )
-        episode: dict[str, Any] = {
-            "handoff_at_cli": self.ladder.handoff_at_cli,
-            "session_images": self.ladder.session_images,
-            "initial_frame": self.protocol.initial_frame,
-            "one_action_per_observation": not self.protocol.action_batches,
-            "frame_grid": self.ladder.frame_grid,
-            "handoff_ask": handoff_request(self.ladder.game_tools),
-        }
         makers = iter([first, start])  # a game started over is always made offline
 
         def opened() -> GameSession:
@@ -246,7 +230,18 @@ class ArcGames(Benchmark):
             except GameError as error:
                 raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
             try:
-                return GameSession(item, game, directory, *budgets, **episode)
+                return GameSession(
+                    item,
+                    game,
+                    directory,
+                    self.max_actions,
+                    self.frame_scale,
+                    self.time_budget_s,
+                    self.max_hours,
+                    ladder=self.ladder,
+                    initial_frame=self.protocol.initial_frame,
+                    one_action_per_observation=not self.protocol.action_batches,
+                )
             except NotReplayable:
                 game.close()
                 raise
@@ -271,5 +266,5 @@ class ArcGames(Benchmark):
         return rules_hash()
 
     def extra_rollup(self, records: list) -> dict | None:
-        graded = [GameMetrics.of(r) for r in records if r.status in ("ok", "no_answer")]
+        graded = [GameMetrics.of(r) for r in records if r.status in GRADED]
         return {"arcgames": rollup_games(graded)}

@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_eval.analysis.comparison_result import Comparison, Measure
+from agent_eval.analysis.measures import GRADED
 from agent_eval.analysis.stats import ALPHA, paired, sign_flip_test
 from agent_eval.analysis.verdicts import verdict
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
 from agent_eval.benchmarks.games.reading import Cells, GameTables
-
-GRADED = ("ok", "no_answer")
 
 
 def per_game(records) -> dict[str, dict[str, Any]]:

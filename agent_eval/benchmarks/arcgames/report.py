@@ -3,6 +3,7 @@ in a long game, the rest counted) and the scorecard; per run the mean game score
 
 from __future__ import annotations
 
+from agent_eval.analysis.measures import GRADED
 from agent_eval.benchmarks.arcgames.game_record import read_end
 from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
@@ -12,7 +13,6 @@ from agent_eval.benchmarks.games.frames import FRAMES_DIR, frame_name
 from agent_eval.benchmarks.notes import versions, where_words
 
 MAX_SHOTS = 60  # frames drawn per game, evenly spaced (level ends and the last play come on top)
-GRADED = ("ok", "no_answer")
 
 
 def sampled(timeline: list[dict], most: int = MAX_SHOTS) -> set[int]:

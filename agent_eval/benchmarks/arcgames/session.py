@@ -19,10 +19,11 @@ from pathlib import Path
 from agent_eval.benchmarks.arcgames.frames import GRID_SIDE, FrameArchive, checked_frame, frame_hash
 from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.game_record import GAME_RECORD, GameEnd, Play, read_plays, read_record, write_end
+from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
 from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
-from agent_eval.benchmarks.games.handoff import HANDOFF, HandoffState
+from agent_eval.benchmarks.games.handoff import HandoffState, handoff_request
 from agent_eval.benchmarks.games.protocol import ObservationGate
 from agent_eval.benchmarks.games.recovery import read_stops
 from agent_eval.datamodel.itemdir import now_iso
@@ -61,15 +62,10 @@ class GameSession:
         frame_scale: int,
         time_budget_s: float | None = None,
         max_hours: float | None = None,
-        level_actions: float | None = None,
-        handoff_tokens: int | None = None,
         *,
-        handoff_at_cli: bool = False,
-        session_images: int | None = None,
+        ladder: Ladder = Ladder(),
         initial_frame: bool = False,
         one_action_per_observation: bool = False,
-        frame_grid: bool = False,
-        handoff_ask: str = HANDOFF,
     ):
         self.item = item
         # The first observation (the game as make() left it, before any action) archived and shown up front, as
@@ -80,12 +76,16 @@ class GameSession:
         self.gate = ObservationGate(one_action_per_observation)
         # When the agent is asked to hand the game on to a fresh session (handoff.py): its context past
         # --context handoff:N, the CLI's own compaction point (handoff:cli), or --session-images N.
-        self.handoff = HandoffState(handoff_tokens, handoff_at_cli, session_images, handoff_ask)
-        self.level_actions = level_actions  # each level bounded at ceil(its baseline x this) actions
+        self.handoff = HandoffState(
+            ladder.handoff_tokens, ladder.handoff_at_cli, ladder.session_images, handoff_request(ladder.game_tools)
+        )
+        self.level_actions = ladder.level_actions  # each level bounded at ceil(its baseline x this) actions
         self.game = game
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.archive = FrameArchive(self.directory / FRAMES_DIR, frame_scale, frame_grid)  # as shown: grid lines too
+        self.archive = FrameArchive(
+            self.directory / FRAMES_DIR, frame_scale, ladder.frame_grid
+        )  # as shown: grid lines too
         self.max_actions = max_actions
         self.max_hours = max_hours
         self.plays: list[Play] = []

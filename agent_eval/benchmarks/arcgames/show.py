@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
+from agent_eval.analysis.measures import GRADED
 from agent_eval.benchmarks.arcgames.game_record import read_end
 from agent_eval.benchmarks.arcgames.grading import rollup_games
 from agent_eval.benchmarks.arcgames.metrics import GameMetrics
@@ -14,8 +15,6 @@ from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.reading import print_paged, show_command
 from agent_eval.benchmarks.notes import print_notes
-
-GRADED = ("ok", "no_answer")
 
 
 def totals_phrase(records) -> str:
