@@ -163,9 +163,8 @@ def check_action(raw: Any, role: Role, screen: Screen) -> dict[str, Any]:
         deltas = [raw.get("delta_x", 0) or 0, raw.get("delta_y", 0) or 0]
         if any(isinstance(d, bool) or not isinstance(d, (int, float)) for d in deltas):
             raise InvalidAction("delta_x and delta_y must be numbers (pixels)", "no_function_call")
-        return {"action": name, "delta_x": float(deltas[0]), "delta_y": float(deltas[1])} | {
-            "duration": _seconds(raw, "duration", hold)
-        }
+        out = {"action": name, "delta_x": float(deltas[0]), "delta_y": float(deltas[1])}
+        return out | {"duration": _seconds(raw, "duration", hold)}
     if name == "type":
         text = raw.get("text")
         if not isinstance(text, str) or not text:
