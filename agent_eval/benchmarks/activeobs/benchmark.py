@@ -71,12 +71,9 @@ class ActiveObservation(Benchmark):
         return self.dataset
 
     def warm_up(self, tools: str) -> None:
-        if tools != "none":
-            load_in_background(OBSERVE_MODULE)  # the MCP SDK
-        if self.world_model:
-            load_in_background(WORLD_MODEL_MODULE)
-        if self.notes:
-            load_in_background(NOTES_MODULE)
+        wanted = {OBSERVE_MODULE: tools != "none", WORLD_MODEL_MODULE: self.world_model, NOTES_MODULE: self.notes}
+        for module in (name for name, used in wanted.items() if used):  # each imports the MCP SDK
+            load_in_background(module)
 
     def truth_text(self, item) -> str:
         return item.truth_text()

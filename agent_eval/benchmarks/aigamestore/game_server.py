@@ -118,15 +118,6 @@ def move_json(session: GameStoreSession, move, handoff: HandoffState | None = No
     return shown
 
 
-def history_lines(session: GameStoreSession, last: int) -> str:
-    lines = []
-    for move in session.moves[-last:]:
-        what = json.dumps(move.segments) if move.kind == "play" else move.kind
-        frames = f"{move.frames[0]}-{move.frames[-1]}" if len(move.frames) > 1 else ",".join(map(str, move.frames))
-        lines.append(f"decision {move.decisions} · episode {move.episode} · {what} · frames {frames or '-'}")
-    return "\n".join(lines) or "no move yet"
-
-
 def tool_functions(
     session: GameStoreSession,
     notes: Notes | None = None,
@@ -186,7 +177,12 @@ def tool_functions(
         return within_image_cap(handoff, len(frames or []) or 1, lambda: refusing(REFUSED, look))
 
     def history(last: Annotated[int, Field(description="How many of the latest moves, 1-200.")] = 20) -> str:
-        return history_lines(session, max(1, min(200, int(last))))
+        lines = []
+        for move in session.moves[-max(1, min(200, int(last))) :]:
+            what = json.dumps(move.segments) if move.kind == "play" else move.kind
+            frames = f"{move.frames[0]}-{move.frames[-1]}" if len(move.frames) > 1 else ",".join(map(str, move.frames))
+            lines.append(f"decision {move.decisions} · episode {move.episode} · {what} · frames {frames or '-'}")
+        return "\n".join(lines) or "no move yet"
 
     inspect, read_pixels = look_functions(looks, handoff, REFUSED, "frame")
     return {

@@ -149,7 +149,8 @@ class GameStoreSession:
             self._refuse_if_over()
             restart = via == "reply" and self.ended
             batches = [self._restart_steps()] if restart else []
-            gap = self._gap_ms()
+            # real-time mode: the wall time since the last move ended, which the game runs before this decision
+            gap = float(round((time.monotonic() - self._last_batch_end) * 1000)) if self.budget.realtime else 0.0
             steps = [S.advance(gap)] if gap else []
             for segment in segments:
                 steps += segment_steps(segment, CANVAS)
@@ -177,12 +178,6 @@ class GameStoreSession:
     def _restart_steps(self, capture: bool = False) -> list[dict]:
         steps = [] if self.state.get("gamePhase") in (None, "START") else tap("r", RESTART_KEY_MS)
         return [*steps, *tap("Enter", SETTLE_MS, CANVAS if capture else None), STATE]
-
-    def _gap_ms(self) -> float:
-        """Real-time mode: the wall time since the last move ended, which the game runs before this decision."""
-        if not self.budget.realtime:
-            return 0.0
-        return float(round((time.monotonic() - self._last_batch_end) * 1000))
 
     def _refuse_if_over(self) -> None:
         why = self.over

@@ -98,15 +98,6 @@ def read_restores(directory: Path) -> list[dict]:
     return log_lines(Path(directory) / RESTORES)
 
 
-def move_aside(directory: Path) -> Path:
-    """An abandoned game's folder, kept beside the new one (game.abandoned-1, -2, ...)."""
-    number = 1
-    while (target := directory.with_name(f"{directory.name}.abandoned-{number}")).exists():
-        number += 1
-    directory.rename(target)
-    return target
-
-
 def restored_or_started_over(
     directory: Path, open_game: Callable[[], S], not_replayable: type[Exception], key: str = "earlier_game"
 ) -> S:
@@ -116,7 +107,10 @@ def restored_or_started_over(
     try:
         return open_game()
     except not_replayable as why:
-        aside = move_aside(Path(directory))
+        number = 1  # the abandoned game's folder is kept beside the new one (game.abandoned-1, -2, ...)
+        while (aside := directory.with_name(f"{directory.name}.abandoned-{number}")).exists():
+            number += 1
+        directory.rename(aside)
         game = open_game()
         append_restore(directory, {"at": now_iso(), "outcome": "started over", "why": str(why), key: aside.name})
         return game

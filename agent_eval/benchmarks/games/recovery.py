@@ -24,32 +24,6 @@ def read_stops(game_dir: Path) -> list[dict]:
     return log_lines(Path(game_dir) / STOPS)
 
 
-def after_early_stop(
-    game_dir: Path, session_id: str | None, level: int, actions_used: int, recoveries: int, can_resume: bool
-) -> str:
-    """What follows an early stop (RESUME, FRESH or GIVE_UP), recorded with it."""
-    stops = read_stops(game_dir)
-    resumed_here = any(
-        s.get("then") == RESUME and s.get("session_id") == session_id and s.get("level") == level for s in stops
-    )
-    fresh_in_a_row = 0
-    for stop in reversed(stops):  # the fresh sessions since the last action
-        if stop.get("actions_used") != actions_used:
-            break
-        fresh_in_a_row += stop.get("then") == FRESH
-    if can_resume and session_id and not resumed_here:
-        then = RESUME
-    elif fresh_in_a_row < recoveries:
-        then = FRESH
-    else:
-        then = GIVE_UP
-    append_line(
-        Path(game_dir) / STOPS,
-        {"at": now_iso(), "session_id": session_id, "level": level, "actions_used": actions_used, "then": then},
-    )
-    return then
-
-
 class LiveGame(Protocol):
     """What the policy reads of a kind's game session."""
 
@@ -71,7 +45,23 @@ def after_the_stop(
     `going_on(reason, resume)` is what the next session is told (the kind's words)."""
     sessions = read_sessions(item_root)
     last_id = sessions[-1].session_id if sessions else None
-    then = after_early_stop(game.directory, last_id, game.level, game.actions_used, recoveries, last_id is not None)
+    level, actions_used, stops = game.level, game.actions_used, read_stops(game.directory)
+    resumed_here = any(
+        s.get("then") == RESUME and s.get("session_id") == last_id and s.get("level") == level for s in stops
+    )
+    fresh_in_a_row = 0
+    for stop in reversed(stops):  # the fresh sessions since the last action
+        if stop.get("actions_used") != actions_used:
+            break
+        fresh_in_a_row += stop.get("then") == FRESH
+    if last_id and not resumed_here:
+        then = RESUME
+    elif fresh_in_a_row < recoveries:
+        then = FRESH
+    else:
+        then = GIVE_UP
+    stop = {"at": now_iso(), "session_id": last_id, "level": level, "actions_used": actions_used, "then": then}
+    append_line(Path(game.directory) / STOPS, stop)  # recorded with what follows it
     if then == GIVE_UP:
         return None
     why = f"early stop: the game is live ({game.progress_words()})"

@@ -102,24 +102,12 @@ class TasksComparison(GameTables):
     def tables(self, data: Comparison) -> tuple[Cells, Cells]:
         row = self.tasks["overall"]
         header = ["run", "tasks", "success rate", "mean progress", "p success", "p progress", "steps", "resets"]
-        body = []
-        for k, run in enumerate(data.runs):
-            tests = (
-                ["—", "—"]
-                if k == 0
-                else [f"{row['success_vs_first'][k]['p_value']:.3g}", f"{row['progress_vs_first'][k]['p_value']:.3g}"]
-            )
-            body.append(
-                [
-                    run["letter"],
-                    str(row["n"]),
-                    _num(row["success_rate"][k]),
-                    _num(row["mean_progress"][k]),
-                    *tests,
-                    _num(row["steps"][k], 0),
-                    _num(row["resets"][k], 0),
-                ]
-            )
+        body = [
+            [run["letter"], str(row["n"]), _num(row["success_rate"][k]), _num(row["mean_progress"][k])]
+            + [f"{row[f'{m}_vs_first'][k]['p_value']:.3g}" if k else "—" for m in ("success", "progress")]
+            + [_num(row["steps"][k], 0), _num(row["resets"][k], 0)]
+            for k, run in enumerate(data.runs)
+        ]
         per = [
             [t["task"], run["letter"], _num(t["success"][k], 2), _num(t["progress"][k]), _num(t["steps"][k], 0)]
             for t in self.tasks["tasks"]

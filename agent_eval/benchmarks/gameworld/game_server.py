@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Image, MCPServer
@@ -108,36 +109,29 @@ def _untold(status: dict, horizon: int) -> dict:
     return kept
 
 
+@dataclass
 class GameTools:
     """The tools over one item's task session, for one protocol (official: `decisions`; vista: `handoff`)."""
 
-    def __init__(
-        self,
-        session: TaskSession,
-        rung: Rung,
-        decisions: Decisions | None = None,
-        handoff: HandoffState | None = None,
-        notes: Notes | None = None,
-        codex: bool = False,
-        turns: RoleTurns | None = None,
-        gate: ObservationGate | None = None,
-    ):
-        self.session = session
-        self.gate = gate  # --action-batches off: one action per observation (games/protocol.py)
-        self.turns = turns  # --roles isolated: the role playing this turn, its notes and events (roles.py)
-        self.rung = rung
-        self.decisions = decisions
-        self.handoff = handoff
-        self.notes = notes
+    session: TaskSession
+    rung: Rung
+    decisions: Decisions | None = None
+    handoff: HandoffState | None = None
+    notes: Notes | None = None
+    codex: bool = False  # the run's CLI is Codex (VISTA's checkpoint tool is offered)
+    turns: RoleTurns | None = None  # --roles isolated: the role playing this turn, its notes and events (roles.py)
+    gate: ObservationGate | None = None  # --action-batches off: one action per observation (games/protocol.py)
+
+    def __post_init__(self) -> None:
+        session, handoff, notes, turns = self.session, self.handoff, self.notes, self.turns
         self.looks = FrameLooks(session.archive)
         self.inspect, self.read_pixels = look_functions(
             self.looks, handoff, REFUSED, "screen", lambda frame: self.within([frame])[0]
         )
         # --game-tools vista: VISTA's task tools over the task's events, and act answered in VISTA's words
-        self.codex = codex  # the run's CLI is Codex (VISTA's checkpoint tool is offered)
         self.vista = (
             vista_play.vista_events(lambda n: vista_event(session, n), lambda: len(session.steps) + 1, notes, handoff)
-            if rung.game_tools == "vista"
+            if self.rung.game_tools == "vista"
             else None
         )
         if turns is not None:  # each role's own tools over its own events and notes, its turn's served

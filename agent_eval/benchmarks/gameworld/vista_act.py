@@ -31,13 +31,8 @@ def _number(words: str, low: int, high: int) -> dict:
 
 def _closed(action: str, properties: dict, *required: str) -> dict:
     """One action's closed object: its name, its fields, the required ones."""
-    properties = {"action": {"const": action}, **properties}
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": properties,
-        "required": ["action", *required],
-    }
+    fields = {"action": {"const": action}, **properties}
+    return {"type": "object", "additionalProperties": False, "properties": fields, "required": ["action", *required]}
 
 
 def schema(game: GameDef, role: int) -> dict:
@@ -63,11 +58,8 @@ def schema(game: GameDef, role: int) -> dict:
         variants.append(_closed("type", typed, "text"))
     if controls.allow_clicks:
         button = {"type": "string", "enum": ["left", "right", "middle"]}
-        steps = {
-            "type": "integer",
-            "minimum": 1,
-            "description": f"Drag interpolation steps, an integer at least 1; default {DRAG_STEPS}.",
-        }
+        steps_words = f"Drag interpolation steps, an integer at least 1; default {DRAG_STEPS}."
+        steps = {"type": "integer", "minimum": 1, "description": steps_words}
         line = {"x1": x, "y1": y, "x2": x, "y2": y, "button": button, "duration": duration, "steps": steps}
         variants += [
             _closed("click", {"x": x, "y": y, "button": button}, "x", "y"),
