@@ -80,10 +80,8 @@ def test_a_sharded_online_run_is_refused(games, api, tmp_path):
 
 def test_an_online_game_is_never_replayed(api, tmp_path):
     with Egress([api.url]) as door:
-        online = Online("online", KEY, api.url, door.net_dir, door.socket_name)
-        with GameProcess(
-            GAMES_DIR, "ae01", "v1", scratch=tmp_path, online=online, card_id=open_card(door, api)
-        ) as game:
+        online = Online("online", KEY, api.url, door.net_dir, door.socket_name, open_card(door, api))
+        with GameProcess(GAMES_DIR, "ae01", "v1", scratch=tmp_path, online=online) as game:
             game.step("RESET")
             with pytest.raises(GameError, match="never replayed"):
                 game.replay([("RESET", None, None)])

@@ -340,7 +340,7 @@ def test_a_play_before_the_last_result_was_seen_is_refused_in_vistas_words(tmp_p
     asyncio.run(server.call_tool("play", {"action": "RESET"}))
     blind = asyncio.run(server.call_tool("play", {"action": "ACTION1"}))
     assert blind.is_error and blind.content[0].text == "Observe the previous play result before another action."
-    session.model_asked()  # the result reached the model
+    session.gate.model_asked()  # the result reached the model
     assert not asyncio.run(server.call_tool("play", {"action": "ACTION1"})).is_error
 
 

@@ -14,13 +14,13 @@ from rich.console import Console
 from agent_eval.benchmarks.gameworld.actions import (
     FRAME_MS,
     InvalidAction,
-    Screen,
     check_action,
     compile_action,
     key_name,
     semantic_action,
 )
 from agent_eval.benchmarks.gameworld.catalog import (
+    GameDef,
     Role,
     RoleControls,
     SemanticControl,
@@ -33,7 +33,7 @@ from agent_eval.datamodel.jsonl import DataError
 from agent_eval.engine.selection import print_notes, print_problems
 
 SAMPLES = Path(__file__).resolve().parents[2] / "agent_eval" / "benchmarks" / "gameworld" / "samples"
-SCREEN = Screen(480, 360)
+SCREEN = GameDef("screen", "", (), width=480, height=360)  # check_action reads its width and height
 
 
 @pytest.fixture

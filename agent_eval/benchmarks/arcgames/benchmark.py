@@ -186,7 +186,7 @@ class ArcGames(Benchmark):
                 continuation=telling.going_on() if session.plays else None,
                 next_session=next_session,
                 on_context=session.handoff.context_seen,  # (the hand-off is thread-safe)
-                on_model_request=session.model_asked,
+                on_model_request=session.gate.model_asked,
                 cli_compaction=not self.ladder.hands_off,
                 on_compaction_point=session.handoff.compaction_point if self.ladder.handoff_at_cli else None,
                 on_request_images=session.handoff.request_carried if self.ladder.session_images else None,

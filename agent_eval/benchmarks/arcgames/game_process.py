@@ -42,7 +42,7 @@ class StepResult:
 
 
 class GameProcess(ToolkitProcess):
-    """One play-through. A context manager. With `online`, made at the ARC API on scorecard `card_id` (the play's
+    """One play-through. A context manager. With `online`, made at the ARC API on its scorecard `card_id` (the play's
     id is then `guid`)."""
 
     def __init__(
@@ -55,7 +55,6 @@ class GameProcess(ToolkitProcess):
         scratch: Path,
         start_timeout_s: float = 60.0,
         online: Online | None = None,
-        card_id: str | None = None,
     ):
         name = f"{game_id}-{version}"
         self.name = name
@@ -77,7 +76,7 @@ class GameProcess(ToolkitProcess):
             )
         args = ["--environments-dir", str(environments_dir), "--game", name]
         if online is not None:
-            args += ["--card-id", str(card_id)]
+            args += ["--card-id", online.card_id]
         super().__init__(
             name,
             HOST_SCRIPT,

@@ -235,9 +235,7 @@ def start_online(
     if earlier:
         raise ItemError(f"{item.id}-{item.version}: {interrupted(item, directory, earlier)}")
     try:
-        process = stack.enter_context(
-            GameProcess(dataset_root, item.id, item.version, scratch=scratch, online=play, card_id=play.card_id)
-        )
+        process = stack.enter_context(GameProcess(dataset_root, item.id, item.version, scratch=scratch, online=play))
     except GameError as error:
         if play.mode != "competition":
             raise

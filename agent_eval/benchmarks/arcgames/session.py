@@ -292,9 +292,6 @@ class GameSession:
             "actions_left": self.max_actions,
         }
 
-    def model_asked(self) -> None:
-        self.gate.model_asked()
-
     # -- the tools' side
 
     @property

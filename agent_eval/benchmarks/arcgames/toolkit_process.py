@@ -104,7 +104,7 @@ def _venv_base(python: Path) -> list[Path]:
     return list(dict.fromkeys(dirs))
 
 
-class ToolkitProcess:
+class ToolkitProcess(contextlib.AbstractContextManager):
     """One host script in its own confined toolkit process. A context manager. `name` starts every error line;
     `readonly`: what it may read besides the toolkit; `ready`: the host's first answer."""
 
@@ -226,9 +226,6 @@ class ToolkitProcess:
             with contextlib.suppress(OSError):  # (a no-op when it is closed already)
                 stdin.close()
 
-    def __enter__(self):
-        return self
-
     def __exit__(self, *exc) -> None:
         self.close()
 
@@ -313,14 +310,10 @@ class ToolkitProcess:
 def _descendants(root: int) -> list[int]:
     """Pids under `root` (from /proc/*/stat's parent pids)."""
     children: dict[int, list[int]] = {}
-    for p in Path("/proc").iterdir():
-        if p.name.isdigit():
-            try:
-                stat = (p / "stat").read_text()
-            except OSError:
-                continue
-            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
-            children.setdefault(ppid, []).append(int(p.name))
+    for path in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):  # (a process gone meanwhile)
+            stat = path.read_text()
+            children.setdefault(int(stat[stat.rindex(")") + 2 :].split()[1]), []).append(int(path.parent.name))
     out, todo = [], [root]
     while todo:
         for c in children.get(todo.pop(), []):

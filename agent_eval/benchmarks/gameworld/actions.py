@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS, Role, RoleControls
+from agent_eval.benchmarks.gameworld.catalog import MOUSE_BUTTONS, GameDef, Role, RoleControls
 
 ACTIONS = ("press_key", "press_keys", "click", "click_hold", "mouse_move", "drag", "scroll", "type", "wait")
 MOUSE_ACTIONS = ("click", "click_hold", "drag", "scroll")  # refused where a role allows no clicks
@@ -69,12 +68,6 @@ def allowed_keys(controls: RoleControls) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for k in (key_name(key) for key in controls.allowed_keys) if k))
 
 
-@dataclass(frozen=True)
-class Screen:
-    width: int
-    height: int
-
-
 def _seconds(raw: Mapping, name: str, default: float) -> float:
     value = raw.get(name)
     if value is None:
@@ -86,7 +79,7 @@ def _seconds(raw: Mapping, name: str, default: float) -> float:
     return max(0.0, float(value))
 
 
-def _point(raw: Mapping, xname: str, yname: str, screen: Screen) -> tuple[float, float]:
+def _point(raw: Mapping, xname: str, yname: str, screen: GameDef) -> tuple[float, float]:
     x, y = raw.get(xname), raw.get(yname)
     for name, value, size in ((xname, x, screen.width), (yname, y, screen.height)):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -111,7 +104,7 @@ def _key_hold(controls: RoleControls, keys: list[str], raw: Mapping) -> float:
     return max(own) if own else controls.hold_duration
 
 
-def check_action(raw: Any, role: Role, screen: Screen) -> dict[str, Any]:
+def check_action(raw: Any, role: Role, screen: GameDef) -> dict[str, Any]:
     """The action as GameWorld's executor normalizes it (every default filled in), or InvalidAction."""
     if not isinstance(raw, Mapping):
         raise InvalidAction("an action must be an object with an `action` field", "no_function_call")
@@ -163,9 +156,8 @@ def check_action(raw: Any, role: Role, screen: Screen) -> dict[str, Any]:
         deltas = [raw.get("delta_x", 0) or 0, raw.get("delta_y", 0) or 0]
         if any(isinstance(d, bool) or not isinstance(d, (int, float)) for d in deltas):
             raise InvalidAction("delta_x and delta_y must be numbers (pixels)", "no_function_call")
-        return {"action": name, "delta_x": float(deltas[0]), "delta_y": float(deltas[1])} | {
-            "duration": _seconds(raw, "duration", hold)
-        }
+        out = {"action": name, "delta_x": float(deltas[0]), "delta_y": float(deltas[1])}
+        return out | {"duration": _seconds(raw, "duration", hold)}
     if name == "type":
         text = raw.get("text")
         if not isinstance(text, str) or not text:

@@ -80,8 +80,7 @@ def vista_words(step, finished: bool) -> str:
     text = NO_ACTION_WORDS if step.action is None else FINAL_SCREEN
     if finished:
         text += " The task has ended."
-    moments = 2 if step.reset_frame is not None else 1
-    return text + (f" Archived {moments} visual moments." if moments > 1 else "")
+    return text + (" Archived 2 visual moments." if step.reset_frame is not None else "")
 
 
 def vista_event(session: TaskSession, number: int) -> Event:
@@ -363,8 +362,8 @@ def _act_schema(tools: GameTools) -> tuple[str, dict, set[str]]:
         actions=", ".join(actions),
         keys=", ".join(keys) or "none",
         mouse="Mouse: clicks allowed." if clicks else "Mouse: no clicks, drags or scrolls.",
-        width=session.screen.width,
-        height=session.screen.height,
+        width=session.item.game.width,
+        height=session.item.game.height,
         max_s=MAX_DURATION_S,
         hold=hold,
         answer=answer,

@@ -8,6 +8,7 @@ each game folder's hash: GameWorld's games change between revisions of the libra
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +94,7 @@ def load_gameworld(root: Path | str) -> GameWorldDataset:
     dataset = GameWorldDataset(root=root)
     missing: dict[str, int] = {}
     remote: list[str] = []
-    hashes: dict[str, str] = {}
+    game_hash = functools.cache(files_hash)  # a game's folder hashed once, whatever its tasks
     for path in sorted((root / CATALOG / "tasks").glob("*/*.yaml")):
         task = read_task(path)
         game = games.get(task.game_id)
@@ -106,10 +107,8 @@ def load_gameworld(root: Path | str) -> GameWorldDataset:
         if not (game_dir / PAGE).is_file():
             missing[game.id] = missing.get(game.id, 0) + 1
             continue
-        if game.id not in hashes:
-            hashes[game.id] = files_hash(game_dir)
         catalog_sha = hashlib.sha256(path.read_bytes() + game.path.read_bytes()).hexdigest()[:16]
-        dataset.items.append(TaskItem(task, game, game_dir, hashes[game.id], catalog_sha))
+        dataset.items.append(TaskItem(task, game, game_dir, game_hash(game_dir), catalog_sha))
     if missing:
         names = ", ".join(sorted(missing))
         dataset.absent.append(

@@ -19,7 +19,7 @@ from pathlib import Path
 from agent_eval.benchmarks.games.folder import RESULT, TIMELINE, Timeline, append_restore, read_restores, write_json
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
 from agent_eval.benchmarks.gameworld import gameapi
-from agent_eval.benchmarks.gameworld.actions import InvalidAction, Screen, check_action, compile_action, semantic_action
+from agent_eval.benchmarks.gameworld.actions import InvalidAction, check_action, compile_action, semantic_action
 from agent_eval.benchmarks.gameworld.evaluator import TaskEvaluator
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError
 from agent_eval.benchmarks.gameworld.loader import TaskItem
@@ -75,7 +75,6 @@ class TaskSession:
     ):
         self.item = item
         self.roles = item.game.roles
-        self.screen = Screen(item.game.width, item.game.height)
         self.page = page
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -123,7 +122,7 @@ class TaskSession:
             "catalog_sha256": self.item.catalog_sha256,
             "url": self.url,
             "seed": SEED,
-            "viewport": [self.screen.width, self.screen.height],
+            "viewport": [self.item.game.width, self.item.game.height],
             "max_steps": self.max_steps,
             "start_frame": self.start_frame,
             "start_hash": start_hash,
@@ -237,7 +236,7 @@ class TaskSession:
                     given_action = semantic_action(given_action.pop("control", None), given_action, self.roles[role])
                 if interface == "vista":
                     refuse_opposing(given_action)
-                action = check_action(given_action, self.roles[role], self.screen)
+                action = check_action(given_action, self.roles[role], self.item.game)
             except InvalidAction as why:
                 invalid, kind = str(why), why.kind
             gap = min(MAX_REALTIME_GAP_MS, (time.monotonic() - self._last_screen_at) * 1000) if self.realtime else 0.0
