@@ -180,8 +180,7 @@ class GameStoreSession:
         return [*steps, *tap("Enter", SETTLE_MS, CANVAS if capture else None), STATE]
 
     def _refuse_if_over(self) -> None:
-        why = self.over
-        if why:
+        if why := self.over:
             raise PlayRefused(f"No move made: {why}.")
 
     def _move(self, kind: str, batches: list[list[dict]], decisions: int, episode: int, **played) -> Move:
