@@ -213,8 +213,8 @@ class TaskSession:
         self, role: int, given: dict | None, interface: str, reasoning: str | None = None, decision: int | None = None
     ) -> tuple[dict, bytes | None]:
         """One step: (what the model reads, the screen after as PNG). interface: computer_use, vista (VISTA's act:
-        computer use without opposing key pairs), semantic, or none (a
-        decision that made no call: GameWorld's "No function call parsed", a step with nothing sent)."""
+        computer use without opposing key pairs), semantic, or none (a decision that made no call: GameWorld's "No
+        function call parsed", a step with nothing sent)."""
         if not 0 <= role < len(self.roles):
             names = ", ".join(f"{n} ({r.name})" for n, r in enumerate(self.roles))
             raise StepRefused(f"no role {role}; this game's roles: {names}")
