@@ -80,8 +80,7 @@ def vista_words(step, finished: bool) -> str:
     text = NO_ACTION_WORDS if step.action is None else FINAL_SCREEN
     if finished:
         text += " The task has ended."
-    moments = 2 if step.reset_frame is not None else 1
-    return text + (f" Archived {moments} visual moments." if moments > 1 else "")
+    return text + (" Archived 2 visual moments." if step.reset_frame is not None else "")
 
 
 def vista_event(session: TaskSession, number: int) -> Event:

@@ -36,20 +36,13 @@ def context(role: int) -> str:
 class RoleTurns:
     """Whose turn it is and whether its action is taken; each role's notes and events."""
 
-    def __init__(
-        self,
-        session: TaskSession,
-        item_root: Path,
-        purposes: dict[str, str] | None,
-        rung: Rung = Rung(),
-        codex: bool = False,
-    ):
+    def __init__(self, session: TaskSession, item_root: Path, rung: Rung, codex: bool):
         self.session = session
         self.checkpoint_words = CHECKPOINT_WORDS if codex else CHECKPOINT  # VISTA's, by backend
         self.roles = len(session.roles)
         self.playing = len(session.steps) % self.roles  # every turn is one step (a restored task: the next role)
         self.acted = False
-        self.notes = [Notes(item_root / context(k), purposes) if purposes else None for k in range(self.roles)]
+        self.notes = [Notes(item_root / context(k), NOTE_PURPOSES) if rung.notes else None for k in range(self.roles)]
         self.listeners: list[Callable[[int], None]] = []  # told each new turn's role (the tools it serves)
         self.handoffs: list[HandoffState] | None = None  # each role's (--context handoff:N, handoff:cli)
         if rung.handoff_tokens is not None or rung.handoff_at_cli:
@@ -173,7 +166,7 @@ def turns_for(session: TaskSession, rung: Rung, item_root: Path, codex: bool = F
                 "--roles isolated (each role its own session, as VISTA plays it) or --act-schema ours"
             )
         return None
-    return RoleTurns(session, item_root, NOTE_PURPOSES if rung.notes else None, rung, codex)
+    return RoleTurns(session, item_root, rung, codex)
 
 
 def isolated_setup(turns: RoleTurns, rung: Rung, first_words: str, served: Served, readonly: list) -> ItemSetup:
