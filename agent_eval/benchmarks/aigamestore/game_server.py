@@ -103,11 +103,9 @@ AFTER_THE_END = "Call restart to begin a new attempt."
 def move_json(session: GameStoreSession, move, handoff: HandoffState | None = None, tell_steps: bool = True) -> dict:
     """What the model is told of a move: never the score (it reads the game's own display); the decision and the
     decisions left unless the run keeps them from it (--tell-steps off, VISTA's host_action_count false)."""
-    shown: dict = (
-        {"decision": move.decisions, "decisions_left": max(0, session.budget.decisions - move.decisions)}
-        if tell_steps
-        else {}
-    )
+    shown: dict = {}
+    if tell_steps:
+        shown = {"decision": move.decisions, "decisions_left": max(0, session.budget.decisions - move.decisions)}
     shown |= {"episode": move.episode, "frames": move.frames}
     if session.ended:
         shown["note"] = "the game has ended: call restart to begin a new attempt (it costs a decision)"

@@ -199,10 +199,7 @@ def load_games(root: Path | str) -> GameStoreDataset:
             "with `agent-eval sample-data DIR --kind aigamestore`"
         )
     published, published_source = medians_table(PUBLISHED_MEDIANS)
-    local: dict[str, dict] = {}
-    local_source = ""
-    if (site / LOCAL_MEDIANS).is_file():
-        local, local_source = medians_table(site / LOCAL_MEDIANS)
+    local, local_source = medians_table(site / LOCAL_MEDIANS) if (site / LOCAL_MEDIANS).is_file() else ({}, "")
     manifest = _manifest(root, site)
     dataset = GameStoreDataset(root=site)
     for page in sorted(site.glob("games/*/index.html"), key=lambda p: _natural(p.parent.name)):

@@ -204,20 +204,8 @@ class GameStoreSession:
             self.error = f"{self.item.id}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
             raise PlayRefused(f"No move made: the game failed ({self.error}).") from None
         self._last_batch_end = time.monotonic()
-        move = Move(
-            len(self.moves) + 1,
-            kind,
-            decisions,
-            episode,
-            batches,
-            frames,
-            hashes,
-            state,
-            clock,
-            browser_ms=round(browser_s * 1000, 3),
-            page_errors=errors[:MAX_ERRORS],
-            **played,
-        )
+        made = (len(self.moves) + 1, kind, decisions, episode, batches, frames, hashes, state, clock)
+        move = Move(*made, browser_ms=round(browser_s * 1000, 3), page_errors=errors[:MAX_ERRORS], **played)
         move.harness_ms = round((time.perf_counter() - started) * 1000 - move.browser_ms, 3)
         return move
 

@@ -138,20 +138,6 @@ class GameTables(KindComparison):
         return [per.header, *per.body]
 
 
-def paged(console: Console, timeline: list, page: int | None, title: str) -> tuple[list[list], int]:
-    """The parts of `timeline` to show and the last page's number, after a rule saying which pages these are."""
-    last = max(1, -(-len(timeline) // PAGE))
-    if page is not None:
-        page = min(max(1, page), last)
-        console.print(Rule(f"{title}, page {page} of {last}"))
-        return [timeline[(page - 1) * PAGE : page * PAGE]], last
-    if last > 2:
-        console.print(Rule(f"{title}: the first and the last page of {last}"))
-        return [timeline[:PAGE], timeline[(last - 1) * PAGE :]], last
-    console.print(Rule(title))
-    return [timeline], last
-
-
 def print_paged(
     console: Console,
     timeline: list[dict],
@@ -167,7 +153,15 @@ def print_paged(
     style; between two parts, how many entries (numbered by the key `number`) are not shown, in column `gap_at`.
     `hint`: (the entries' noun, the show command of the item), said when there are more pages. The last page's
     number."""
-    parts, last = paged(console, timeline, page, title)
+    last = max(1, -(-len(timeline) // PAGE))
+    parts = [timeline]
+    if page is not None:
+        page = min(max(1, page), last)
+        title, parts = f"{title}, page {page} of {last}", [timeline[(page - 1) * PAGE : page * PAGE]]
+    elif last > 2:
+        title = f"{title}: the first and the last page of {last}"
+        parts = [timeline[:PAGE], timeline[(last - 1) * PAGE :]]
+    console.print(Rule(title))
     table = Table(header_style="bold")
     for name, justify, no_wrap in columns:
         table.add_column(name, justify=justify, no_wrap=no_wrap)  # type: ignore[arg-type]

@@ -75,10 +75,8 @@ def refusing(refused: tuple[type[Exception], ...], call: Callable[[], Any]) -> A
     """The call's answer; a refusal the model can fix (the kind's, or ToolInputError) as the tool's error."""
     try:
         return call()
-    except Exception as error:
-        if isinstance(error, (*refused, ToolInputError)):
-            raise ToolError(str(error)) from None
-        raise
+    except refused + (ToolInputError,) as error:
+        raise ToolError(str(error)) from None
 
 
 def recalled(looks: FrameLooks, numbers: list[int]) -> list:

@@ -139,23 +139,20 @@ def note_definitions(limits: dict[str, int], level_scope: bool) -> dict[str, Def
     }
 
 
-def read_note(notes: Notes, name: str, arguments: dict) -> CallToolResult:
-    """A note's text as VISTA reads it: GUIDE.md's start text, or that WORKING.md does not exist, when empty."""
-    if arguments:
-        return answer(False, "Invalid arguments.")
-    text = notes.read()[name]
-    if name == "GUIDE.md":
-        return answer(True, text or EMPTY_GUIDE)
-    return answer(True, text or "WORKING.md does not exist.")
-
-
 def note_functions(
     notes: Notes | None, where: Callable[[], dict | None], lock: threading.Lock
 ) -> dict[str, Callable[[dict], CallToolResult]]:
     """The four note tools over these notes (offered only when kept), a write under the item's `lock`."""
 
     def read(name: str) -> Callable[[dict], CallToolResult]:
-        return lambda arguments: read_note(_kept(notes), name, arguments)
+        def call(arguments: dict) -> CallToolResult:
+            """The note as VISTA reads it; when empty, GUIDE.md's start text, or that WORKING.md does not exist."""
+            if arguments:
+                return answer(False, "Invalid arguments.")
+            empty = EMPTY_GUIDE if name == "GUIDE.md" else "WORKING.md does not exist."
+            return answer(True, _kept(notes).read()[name] or empty)
+
+        return call
 
     def write(name: str) -> Callable[[dict], CallToolResult]:
         def call(arguments: dict) -> CallToolResult:
