@@ -209,24 +209,18 @@ class ArcGames(Benchmark):
         dataset = self.dataset
         assert dataset is not None, "load() first"
 
-        def start() -> GameProcess:
-            return stack.enter_context(GameProcess(dataset.root, item.id, item.version, scratch=scratch))
-
         directory = item_root / GAME_DIR
-        online_play = self.online_play
-
-        def first() -> object:
-            if online_play is None:
-                return start()
-            from agent_eval.benchmarks.arcgames.online import start_online  # on the run's card; never replayed
-
-            return start_online(item, dataset.root, directory, scratch, online_play, stack)
-
-        makers = iter([first, start])  # a game started over is always made offline
+        online_plays = iter([self.online_play, None])  # a game started over is always made offline
 
         def opened() -> GameSession:
+            online_play = next(online_plays)
             try:
-                game: Any = next(makers)()
+                if online_play is None:
+                    game: Any = stack.enter_context(GameProcess(dataset.root, item.id, item.version, scratch=scratch))
+                else:  # on the run's card; never replayed
+                    from agent_eval.benchmarks.arcgames.online import start_online
+
+                    game = start_online(item, dataset.root, directory, scratch, online_play, stack)
             except GameError as error:
                 raise ItemError(f"the game did not start: {error}") from None  # GameError names the game
             try:

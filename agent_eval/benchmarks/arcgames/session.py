@@ -93,7 +93,6 @@ class GameSession:
         self.last = None  # the last StepResult (its hashes, not frames, after a restore)
         self.error: str | None = None  # the game process failed: the item is an error
         self.clock_before = 0.0  # seconds played by earlier processes (the game clock when this one began)
-        self.restored: dict | None = None  # this process's restore (restores.jsonl's line), if it made one
         self.level_began_at = 0  # actions used when the current level began
         self.observations = {"images": 0, "text_chars": 0}  # frames shown as images, and as text (characters)
         self._lock = threading.Lock()
@@ -210,13 +209,10 @@ class GameSession:
         self.last = replayed[-1]
         self.archive.resume(max((n for p in plays for n in p.frames), default=max(self.initial_frames, default=0)))
         self.clock_before = max((p.game_s or 0.0 for p in plays), default=0.0)
-        self.restored = {
-            "at": now_iso(),
-            "outcome": "replayed",
-            "actions": len(plays),
-            "seconds": round(time.perf_counter() - started, 3),
-        }
-        append_restore(self.directory, self.restored)
+        seconds = round(time.perf_counter() - started, 3)
+        append_restore(
+            self.directory, {"at": now_iso(), "outcome": "replayed", "actions": len(plays), "seconds": seconds}
+        )
 
     def _note_level(self, before: Play | None, play: Play) -> None:
         # a level completed (or the whole game reset to its first level): the next level's count begins

@@ -71,8 +71,7 @@ class Telling:
         template_text: str,
         mode: str,
     ):
-        self.session, self.notes, self.ladder, self.protocol = session, notes, ladder, protocol
-        self.scale, self.max_actions, self.mode = scale, max_actions, mode
+        self.session, self.notes, self.ladder, self.scale = session, notes, ladder, scale
         self.vista = protocol.task_prompt == "vista"
         self.template_text = template_text
         # the task, before where the game stands
