@@ -36,27 +36,23 @@ def compared(runs, letters: list[str], shared: list[str], n_resamples: int, seed
     """The runs on the tasks every one played: the suite's two measures, each paired against the first run's."""
     tables = [per_task(run.records) for run in runs]
     ids = [i for i in shared if all(i in t for t in tables)]
-    first = tables[0]
+    columns = [{k: [t[i][k] for i in ids] for k in ("success", "progress", "steps", "resets")} for t in tables]
+    first = columns[0]
     row: dict[str, Any] = {
         "n": len(ids),
-        "success_rate": [statistics.fmean(t[i]["success"] for i in ids) if ids else None for t in tables],
-        "mean_progress": [statistics.fmean(t[i]["progress"] for i in ids) if ids else None for t in tables],
-        "steps": [sum(t[i]["steps"] for i in ids) for t in tables],
-        "resets": [sum(t[i]["resets"] for i in ids) for t in tables],
+        "success_rate": [statistics.fmean(c["success"]) if ids else None for c in columns],
+        "mean_progress": [statistics.fmean(c["progress"]) if ids else None for c in columns],
+        "steps": [sum(c["steps"]) for c in columns],
+        "resets": [sum(c["resets"]) for c in columns],
         "success_vs_first": [None]
-        + [
-            paired([first[i]["success"] for i in ids], [t[i]["success"] for i in ids], n_resamples, seed).to_json()
-            for t in tables[1:]
-        ],
+        + [paired(first["success"], c["success"], n_resamples, seed).to_json() for c in columns[1:]],
         "progress_vs_first": [None]
         + [
             {
-                "diff": statistics.fmean(t[i]["progress"] - first[i]["progress"] for i in ids) if ids else None,
-                **sign_flip_test(
-                    [first[i]["progress"] for i in ids], [t[i]["progress"] for i in ids], n_resamples, seed
-                ),
+                "diff": statistics.fmean(b - a for a, b in zip(first["progress"], c["progress"])) if ids else None,
+                **sign_flip_test(first["progress"], c["progress"], n_resamples, seed),
             }
-            for t in tables[1:]
+            for c in columns[1:]
         ],
     }
     tasks = [{"task": i, **{k: [t[i][k] for t in tables] for k in ("success", "progress", "steps")}} for i in ids]

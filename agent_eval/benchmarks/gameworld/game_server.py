@@ -349,14 +349,9 @@ def _act_schema(tools: GameTools) -> tuple[str, dict, set[str]]:
         )
         names = sorted({c.id for r in roles for c in r.semantic_controls})
         return CONTROL.format(roles=who, controls=listed, answer=answer), {"name": names}, drop
-    actions = [a for a in ACTIONS if clicks or a not in MOUSE_ACTIONS]
-    actions = [a for a in actions if keys or a not in ("press_key", "press_keys")]
-    actions = [a for a in actions if a != "type" or typed]
-    hold = (
-        ", ".join(f"{r.name} {r.controls.hold_duration:g} s" for r in roles)
-        if len(roles) > 1
-        else (f"{roles[0].controls.hold_duration:g} s")
-    )
+    offered = dict.fromkeys(MOUSE_ACTIONS, clicks) | {"press_key": bool(keys), "press_keys": bool(keys), "type": typed}
+    actions = [a for a in ACTIONS if offered.get(a, True)]
+    hold = ", ".join(f"{r.name + ' ' if len(roles) > 1 else ''}{r.controls.hold_duration:g} s" for r in roles)
     text = ACT.format(
         roles=who,
         actions=", ".join(actions),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agent_eval.benchmarks.gameworld.evaluator import TaskEvaluator, TaskRules, as_float
-from agent_eval.benchmarks.gameworld.records import Step, read_record, read_steps
+from agent_eval.benchmarks.gameworld.records import read_record, read_steps
 
 VERDICT = ("status", "stop_reason", "should_stop", "should_reset")  # and the progress, compared as a number
 
@@ -28,11 +28,20 @@ class Recheck:
     differences: list[str] = field(default_factory=list)
 
 
-def recheck(task: str, steps: list[Step], evaluator: TaskEvaluator) -> Recheck:
-    """Run `evaluator` over the steps' kept states as the session ran it: the evaluated role's steps in order, the
-    episode cleared after each reset that was made; each verdict compared with the recorded one."""
-    out = Recheck(task)
-    for step in steps:
+def recheck_folder(
+    directory: Path, rules: TaskRules, make: Callable[[TaskRules], TaskEvaluator] = TaskEvaluator
+) -> Recheck:
+    """A task folder (`<item>/game/`) checked again with `make(rules)`'s evaluator (`rules`: its task file's, the
+    step budget the one the task ran with), run over the kept states as the session ran it: the evaluated role's
+    steps in order, the episode cleared after each reset that was made; each verdict compared with the recorded one."""
+    record = read_record(directory)
+    if record is None:
+        raise NotRecheckable(f"{directory}: no task.json (not a GameWorld task's folder)")
+    if not record.get("states_kept"):
+        raise NotRecheckable(f"{directory}: its timeline was written before the states were kept; nothing to check")
+    evaluator = make(replace(rules, max_steps=record.get("max_steps", rules.max_steps)))
+    out = Recheck(str(record.get("task")))
+    for step in read_steps(directory):
         if step.evaluation is None:  # another role's step: not evaluated
             continue
         result = evaluator.after_step(step.state)
@@ -47,18 +56,3 @@ def recheck(task: str, steps: list[Step], evaluator: TaskEvaluator) -> Recheck:
         if step.reset_frame is not None and not step.reset_failed:
             evaluator.reset_done()
     return out
-
-
-def recheck_folder(
-    directory: Path, rules: TaskRules, make: Callable[[TaskRules], TaskEvaluator] = TaskEvaluator
-) -> Recheck:
-    """A task folder (`<item>/game/`) checked again with `make(rules)`'s evaluator; `rules` are its task file's, the
-    step budget the one the task ran with."""
-    record = read_record(directory)
-    if record is None:
-        raise NotRecheckable(f"{directory}: no task.json (not a GameWorld task's folder)")
-    if not record.get("states_kept"):
-        raise NotRecheckable(f"{directory}: its timeline was written before the states were kept; nothing to check")
-    steps = read_steps(directory)
-    rules = replace(rules, max_steps=record.get("max_steps", rules.max_steps))
-    return recheck(str(record.get("task")), steps, make(rules))

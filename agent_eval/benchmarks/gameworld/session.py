@@ -147,18 +147,16 @@ class TaskSession:
             )
         for step in steps:
             again, _ = self._run(step.role, step.action, step.realtime_ms)
-            differs = []
-            if again["frame_hash"] != step.frame_hash:
-                differs.append("its screen differs")
-            if again["reset_frame_hash"] != step.reset_frame_hash:
-                differs.append("its screen before the reset differs")
             recorded = {k: (step.evaluation or {}).get(k) for k in ("status", "stop_reason")}
             replayed = {k: (again["evaluation"] or {}).get(k) for k in ("status", "stop_reason")}
-            if recorded != replayed:
-                differs.append(f"the evaluator said {replayed}, recorded {recorded}")
             state, kept = (json.dumps(s, sort_keys=True) for s in (again["state"], step.state))  # NaN equals NaN
-            if record.get("states_kept") and state != kept:
-                differs.append("the game's state differs")
+            checks = {
+                "its screen differs": again["frame_hash"] != step.frame_hash,
+                "its screen before the reset differs": again["reset_frame_hash"] != step.reset_frame_hash,
+                f"the evaluator said {replayed}, recorded {recorded}": recorded != replayed,
+                "the game's state differs": record.get("states_kept") and state != kept,
+            }
+            differs = [words for words, differ in checks.items() if differ]
             if differs:
                 raise NotReplayable(f"the task does not replay identically: step {step.step}: {'; '.join(differs)}")
             self._count(step)
@@ -215,8 +213,8 @@ class TaskSession:
         self, role: int, given: dict | None, interface: str, reasoning: str | None = None, decision: int | None = None
     ) -> tuple[dict, bytes | None]:
         """One step: (what the model reads, the screen after as PNG). interface: computer_use, vista (VISTA's act:
-        computer use without opposing key pairs), semantic, or none (a
-        decision that made no call: GameWorld's "No function call parsed", a step with nothing sent)."""
+        computer use without opposing key pairs), semantic, or none (a decision that made no call: GameWorld's "No
+        function call parsed", a step with nothing sent)."""
         if not 0 <= role < len(self.roles):
             names = ", ".join(f"{n} ({r.name})" for n, r in enumerate(self.roles))
             raise StepRefused(f"no role {role}; this game's roles: {names}")
