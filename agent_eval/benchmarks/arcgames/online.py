@@ -135,7 +135,20 @@ class RunCard:
                 f"play count 0 on it), and a competition scorecard is never reopened or followed by another: start "
                 f"a new run (another --run-name, or --redo)"
             )
-        opened = host.ask("open_card", tags=self._tags(), opaque=self._opaque())
+        config = self.services.config
+        opened = host.ask(
+            "open_card",
+            tags=["agent", "agent-eval", f"cli:{config.agent}", f"model:{config.model}", f"tools:{config.tools}"],
+            opaque={
+                "harness": f"agent-eval {__version__}",
+                "run": self.services.run_name,
+                "agent": config.agent,
+                "model": config.model,
+                "effort": config.effort,
+                "tools": config.tools,
+                "kind_options": config.kind_options,
+            },
+        )
         if "card_id" not in opened:
             raise ConfigError(f"the ARC API at {self.access.base_url} did not open a scorecard: {opened['failed']}")
         card_id = str(opened["card_id"])
@@ -150,22 +163,6 @@ class RunCard:
         cards.append({"card_id": card_id, "url": url, "opened_at": now_iso(), "state": "open"})
         self.services.record(self.state)  # on disk before the first game: a killed run knows its card
         return card_id
-
-    def _tags(self) -> list[str]:
-        config = self.services.config
-        return ["agent", "agent-eval", f"cli:{config.agent}", f"model:{config.model}", f"tools:{config.tools}"]
-
-    def _opaque(self) -> dict:
-        config = self.services.config
-        return {
-            "harness": f"agent-eval {__version__}",
-            "run": self.services.run_name,
-            "agent": config.agent,
-            "model": config.model,
-            "effort": config.effort,
-            "tools": config.tools,
-            "kind_options": config.kind_options,
-        }
 
     def __exit__(self, *exc) -> None:
         try:

@@ -351,11 +351,7 @@ def _act_schema(tools: GameTools) -> tuple[str, dict, set[str]]:
         return CONTROL.format(roles=who, controls=listed, answer=answer), {"name": names}, drop
     offered = dict.fromkeys(MOUSE_ACTIONS, clicks) | {"press_key": bool(keys), "press_keys": bool(keys), "type": typed}
     actions = [a for a in ACTIONS if offered.get(a, True)]
-    hold = (
-        ", ".join(f"{r.name} {r.controls.hold_duration:g} s" for r in roles)
-        if len(roles) > 1
-        else (f"{roles[0].controls.hold_duration:g} s")
-    )
+    hold = ", ".join(f"{r.name + ' ' if len(roles) > 1 else ''}{r.controls.hold_duration:g} s" for r in roles)
     text = ACT.format(
         roles=who,
         actions=", ".join(actions),
