@@ -45,12 +45,6 @@ def inputs_words(entry: dict) -> str:
     return ("restart, " if entry.get("restarted_first") else "") + text
 
 
-def _frames(numbers: list[int]) -> str:
-    if not numbers:
-        return "—"
-    return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
-
-
 def print_timeline(console: Console, record, base, page: int | None = None, run_dir=None) -> GameStoreMetrics | None:
     timeline = read_timeline(base)
     if timeline is None:
@@ -65,6 +59,7 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
         state = entry.get("state") or {}
         score, best = number_text(state.get("score"), "g"), state.get("highScore")
         score += f" ({number_text(best, 'g')})" if best not in (None, state.get("score")) else ""
+        frames = entry["frames"]
         cells = [
             str(entry["n"]),
             str(entry["decisions"]),
@@ -72,7 +67,7 @@ def print_timeline(console: Console, record, base, page: int | None = None, run_
             str(entry["episode"]),
             str(state.get("gamePhase") or "?"),
             score,
-            _frames(entry["frames"]),
+            (f"{frames[0]}-{frames[-1]}" if len(frames) > 1 else ",".join(map(str, frames))) or "—",
             f"{entry['clock_ms'] / 1000:.1f}",
         ]
         return cells, "yellow" if entry.get("problem") else None
