@@ -169,10 +169,16 @@ class GameStoreSession:
         self._entered("start", [S.advance(START_MS), *tap("Enter", SETTLE_MS, CANVAS), STATE], 0, 1)
 
     def _entered(self, kind: str, steps: list[dict], decisions: int, episode: int) -> Move:
-        """A move that ends with Enter; when Enter did not take (still at START), once more, as VISTA does."""
+        """A move that ends with Enter; when Enter did not take (still at START), once more, as VISTA does: one
+        timeline line, both batches."""
         move = self._move(kind, [steps], decisions, episode)
         if move.state.get("gamePhase") == "START":
-            move = _joined(move, self._move(kind, [[*tap("Enter", SETTLE_MS, CANVAS), STATE]], decisions, episode))
+            then = self._move(kind, [[*tap("Enter", SETTLE_MS, CANVAS), STATE]], decisions, episode)
+            move.batches += then.batches
+            move.frames, move.hashes = move.frames + then.frames, move.hashes + then.hashes
+            move.state, move.clock_ms = then.state, then.clock_ms
+            move.browser_ms += then.browser_ms
+            move.page_errors += then.page_errors
         return self._log(move)
 
     def _restart_steps(self, capture: bool = False) -> list[dict]:
@@ -180,8 +186,7 @@ class GameStoreSession:
         return [*steps, *tap("Enter", SETTLE_MS, CANVAS if capture else None), STATE]
 
     def _refuse_if_over(self) -> None:
-        why = self.over
-        if why:
+        if why := self.over:
             raise PlayRefused(f"No move made: {why}.")
 
     def _move(self, kind: str, batches: list[list[dict]], decisions: int, episode: int, **played) -> Move:
@@ -286,13 +291,3 @@ class GameStoreSession:
             self._timeline.close()
             write_json(self.directory / RESULT, asdict(end))
             return end
-
-
-def _joined(first: Move, then: Move) -> Move:
-    """A move that took a second try (Enter once more): one timeline line, both batches."""
-    first.batches += then.batches
-    first.frames, first.hashes = first.frames + then.frames, first.hashes + then.hashes
-    first.state, first.clock_ms = then.state, then.clock_ms
-    first.browser_ms += then.browser_ms
-    first.page_errors += then.page_errors
-    return first

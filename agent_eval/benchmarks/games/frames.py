@@ -64,9 +64,6 @@ class NumberedArchive:
     def path(self, number: int) -> Path:
         return self.directory / frame_name(number)
 
-    def has(self, number) -> bool:
-        return isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= self._count
-
     def png(self, number: int) -> bytes:
         return self.path(self.checked(number)).read_bytes()
 
@@ -77,7 +74,7 @@ class NumberedArchive:
             return as_pixels(image)
 
     def checked(self, number) -> int:
-        if not self.has(number):
+        if type(number) is not int or not 1 <= number <= self._count:  # a bool is no frame number
             raise FrameRefused(
                 f"no frame {number!r}: frames so far are 1-{self._count}" if self._count else "no frame yet: play first"
             )

@@ -48,7 +48,5 @@ def archive_level(notes: Notes, turn: int, before: dict, after: dict, actions_us
 def archived(item_root: Path) -> list[dict]:
     """Every archived WORKING.md, oldest first: its record and its text."""
     folder = Path(item_root) / "notes" / ARCHIVE_DIR
-    out = []
-    for record in sorted(folder.glob("turn_*.json")):
-        out.append({**json.loads(record.read_text(encoding="utf-8")), "text": record.with_suffix(".md").read_text()})
-    return out
+    records = sorted(folder.glob("turn_*.json"))
+    return [{**json.loads(r.read_text(encoding="utf-8")), "text": r.with_suffix(".md").read_text()} for r in records]
