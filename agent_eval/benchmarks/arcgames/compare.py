@@ -88,11 +88,6 @@ def build_games(runs, shared: list[str], n_resamples: int, seed: int) -> dict:
     return {"overall": row, "games": games}
 
 
-def _games(data: Comparison) -> dict[str, Any]:
-    assert isinstance(data.kind, GamesComparison)
-    return data.kind.games
-
-
 def _num(value, digits: int = 1) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
@@ -117,8 +112,8 @@ def game_verdicts(letters: list[str], games: dict) -> list[str]:
     return out
 
 
-def overall_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
-    row = _games(data)["overall"]
+def overall_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]]]:
+    row = games["overall"]
     header = ["run", "games", "wins", "mean score", "levels", "actions/level", "p wins", "p score", "p levels"]
     header += ["sessions", "hand-offs", "compactions"]
     body = []
@@ -139,7 +134,7 @@ def overall_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def game_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
+def game_cells(data: Comparison, games: dict) -> tuple[list[str], list[list[str]]]:
     header = ["game", "run", "won", "score", "levels", "actions/level"]
     body = [
         [
@@ -150,7 +145,7 @@ def game_cells(data: Comparison) -> tuple[list[str], list[list[str]]]:
             _num(g["levels"][k], 1),
             _num(g["actions_per_level"][k]),
         ]
-        for g in _games(data)["games"]
+        for g in games["games"]
         for k, run in enumerate(data.runs)
     ]
     return header, body
@@ -182,5 +177,5 @@ class GamesComparison(GameTables):
 
     def tables(self, data: Comparison) -> tuple[Cells, Cells]:
         heading = "ARC-AGI-3 games (wins: exact McNemar; score and levels: paired permutation):"
-        overall = Cells("ARC-AGI-3 games on the shared games", heading, *overall_cells(data))
-        return overall, Cells("per game", "Per game:", *game_cells(data))
+        overall = Cells("ARC-AGI-3 games on the shared games", heading, *overall_cells(data, self.games))
+        return overall, Cells("per game", "Per game:", *game_cells(data, self.games))
