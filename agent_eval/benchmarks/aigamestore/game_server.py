@@ -196,12 +196,8 @@ def tool_functions(
 
 def offered(protocol: str, mode: str, notes: bool) -> tuple[str, ...]:
     """The game tools a protocol offers in a tool mode."""
-    tools = list(PLAY_TOOLS) if protocol == "vista" else []
-    if mode in ("image", "python"):
-        tools += LOOK_TOOLS
-    if notes:
-        tools += NOTE_TOOLS
-    return tuple(tools)
+    plays = PLAY_TOOLS if protocol == "vista" else ()
+    return (*plays, *(LOOK_TOOLS if mode in ("image", "python") else ()), *(NOTE_TOOLS if notes else ()))
 
 
 # -- VISTA's tools (--game-tools vista)
