@@ -19,9 +19,7 @@ def strips(timeline: list[dict], embed) -> tuple[list[dict], int]:
     restarts = (i for i, e in enumerate(timeline) if e["kind"] != "play" or e.get("restarted_first"))
     chosen = sampled(len(timeline), MAX_DECISIONS, restarts)
     out = []
-    for index, entry in enumerate(timeline):
-        if index not in chosen:
-            continue
+    for entry in (timeline[index] for index in sorted(chosen)):
         segments = entry.get("segments") or [[entry["kind"]]] * len(entry["frames"])
         state = entry.get("state") or {}
         out.append(

@@ -20,12 +20,9 @@ LOOKS = ("inspect", "read_pixels", "history")
 
 def offered(actions: tuple[str, ...], mode: str, notes: bool, codex: bool = False) -> tuple[str, ...]:
     """VISTA's tools in a tool mode (the checkpoint tool for Codex only, as VISTA offers it)."""
-    tools = list(actions)
-    if mode in ("image", "python"):
-        tools += LOOKS
-    if notes:
-        tools += [*NOTE_TOOLS, *([CHECKPOINT] if codex else [])]
-    return tuple(tools)
+    looks = LOOKS if mode in ("image", "python") else ()
+    note_tools = (*NOTE_TOOLS, *((CHECKPOINT,) if codex else ())) if notes else ()
+    return (*actions, *looks, *note_tools)
 
 
 def vista_events(
