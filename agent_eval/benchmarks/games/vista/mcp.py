@@ -34,11 +34,8 @@ NOTE_TOOLS = ("read_guide", "write_guide", "read_working", "write_working")
 
 
 def schema_object(properties: dict, required: list[str] | None = None) -> dict:
-    schema: dict = {"type": "object", "additionalProperties": False}
-    if required:
-        schema["required"] = required
-    schema["properties"] = properties
-    return schema
+    needed = {"required": required} if required else {}
+    return {"type": "object", "additionalProperties": False, **needed, "properties": properties}
 
 
 LABEL = {"type": "string", "minLength": 1, "maxLength": MAX_INSPECTION_LABEL_CHARS}  # a view's short label
