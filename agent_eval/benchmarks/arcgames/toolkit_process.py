@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from agent_eval.datamodel.config import ConfigError
-from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, load_policy, system_binds
+from agent_eval.datamodel.sandbox_policy import PROJECT_ROOT, confined_process, load_policy, system_binds
 
 HOSTS_DIR = Path(__file__).parent
 ONLINE_HOST = HOSTS_DIR / "online_host.py"  # imported by game_host.py online, and the scorecard's host itself
@@ -184,21 +184,7 @@ class ToolkitProcess(contextlib.AbstractContextManager):
 
     @staticmethod
     def _jail(python: Path, readonly: list[Path], online: Online | None) -> list[str]:
-        o = [
-            "--unshare-all",
-            "--unshare-user",
-            "--uid",
-            "65534",
-            "--gid",
-            "65534",
-            "--die-with-parent",
-            "--new-session",
-            "--cap-drop",
-            "ALL",
-            "--disable-userns",
-            "--hostname",
-            "game",
-        ]
+        o = [*confined_process("game"), "--disable-userns"]
         o += system_binds(_SYSTEM_RO, load_policy()["usr_links"])
         o += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         for d in [*_venv_base(python), *readonly]:
