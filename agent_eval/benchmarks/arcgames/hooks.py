@@ -42,6 +42,7 @@ class GameReading(game_reading.GameReading):
         )
         return rungs
 
+    package = "agent_eval.benchmarks.arcgames"
     live_module = "agent_eval.benchmarks.arcgames.live"
     report_module = "agent_eval.benchmarks.arcgames.report"
     item_template, figures_template, chips_template = "arc_item.html.j2", "arc_figures.html.j2", "arc_chips.html.j2"
@@ -56,9 +57,7 @@ class GameReading(game_reading.GameReading):
         return record.id
 
     def measures(self) -> list[KindMeasure]:
-        from agent_eval.benchmarks.arcgames.metrics import MEASURES
-
-        return MEASURES
+        return self.part("metrics").MEASURES
 
     # -- show
     def show_totals(self, console: Console, run: RunOnDisk) -> str:
@@ -67,30 +66,12 @@ class GameReading(game_reading.GameReading):
         print_scorecards(console, run.manifest)
         return totals_phrase(run.records)
 
-    def show_item(
-        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
-    ) -> object | None:
-        return self.show_item_page(console, run, record, images, data, None)
-
     def show_item_page(
-        self,
-        console: Console,
-        run: RunOnDisk,
-        record: ItemRecord,
-        images: ItemImages,
-        data: Path | None,
-        page: int | None,
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
     ) -> object | None:
-        from agent_eval.benchmarks.arcgames.show import print_timeline, with_closed_card
+        from agent_eval.benchmarks.arcgames.show import with_closed_card
 
-        return with_closed_card(print_timeline(console, record, images.base, page, run.root), run.manifest)
-
-    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
-        from agent_eval.benchmarks.arcgames.metrics import GameMetrics
-        from agent_eval.benchmarks.arcgames.show import print_scorecard
-
-        assert isinstance(state, GameMetrics), state  # what this kind's show_item_page returned
-        print_scorecard(console, record, state)
+        return with_closed_card(super().show_item_page(console, run, record, images, data, page), run.manifest)
 
     # -- compare
     def compare(

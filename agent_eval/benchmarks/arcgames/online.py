@@ -121,11 +121,9 @@ class RunCard:
         self.state = {"arc_mode": self.access.mode, "base_url": self.access.base_url, "scorecards": cards}
         last = cards[-1] if cards else None
         if last is not None and last.get("state") == "open":
-            if self.access.mode == "competition":  # the API shows nothing before close: it is used as it is
-                self.services.say(f"resuming on scorecard {last['card_id']} ({last['url']})")
-                return str(last["card_id"])
-            seen = host.ask("get_card", card_id=last["card_id"])
-            if "scorecard" in seen:
+            # competition: the API shows nothing before close, so the card is used as it is
+            seen = None if self.access.mode == "competition" else host.ask("get_card", card_id=last["card_id"])
+            if seen is None or "scorecard" in seen:
                 self.services.say(f"resuming on scorecard {last['card_id']} ({last['url']})")
                 return str(last["card_id"])
             last.update(state="closed", closed_at=now_iso(), summary=None, error=f"gone at resume: {seen['failed']}")

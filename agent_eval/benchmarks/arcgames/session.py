@@ -274,19 +274,18 @@ class GameSession:
         number = self.last_frame_number()
         return None if number is None else self.archive.path(number)
 
-    def first_observation(self) -> dict | None:
-        """What the agent is told of the game before its first action; None when the run does not show it."""
+    def first_turn(self) -> Play | None:
+        """Turn 0 (no action): the game's first observation, when the run shows it before any action."""
         first = self.game.initial
         if not self.initial_frames:
             return None
-        return {
-            "state": first.state,
-            "levels_completed": f"{first.levels_completed} of {first.win_levels}",
-            "available_actions": list(first.available_actions),
-            "frames": list(self.initial_frames),
-            "actions_used": 0,
-            "actions_left": self.max_actions,
-        }
+        shown, actions = list(self.initial_frames), list(first.available_actions)
+        return Play(0, "", None, None, first.state, first.levels_completed, first.win_levels, shown, actions, 0, 0.0)
+
+    def first_observation(self) -> dict | None:
+        """What the agent is told of the game before its first action; None when the run does not show it."""
+        first = self.first_turn()
+        return None if first is None else {**_described(first), "actions_used": 0, "actions_left": self.max_actions}
 
     # -- the tools' side
 
@@ -377,13 +376,7 @@ class GameSession:
     def _status(self, play: Play | None = None, stopped: bool = False) -> dict:
         shown: dict = {}
         if play is not None:
-            shown = {
-                "step": play.step,
-                "state": play.state,
-                "levels_completed": f"{play.levels_completed} of {play.win_levels}",
-                "available_actions": play.available_actions,
-                "frames": play.frames,
-            }
+            shown = {"step": play.step, **_described(play)}
             if len(play.frames) > 1:
                 shown["note"] = (
                     f"this action played {len(play.frames)} frames (an animation); the image is the "
@@ -457,6 +450,16 @@ class GameSession:
             self._timeline.close()
             write_end(self.directory, end)
             return end
+
+
+def _described(play: Play) -> dict:
+    """A play as the model reads it (first observation and play answers alike)."""
+    return {
+        "state": play.state,
+        "levels_completed": f"{play.levels_completed} of {play.win_levels}",
+        "available_actions": play.available_actions,
+        "frames": play.frames,
+    }
 
 
 def _naming(item: GameItem, error) -> str:

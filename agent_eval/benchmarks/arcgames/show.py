@@ -86,9 +86,9 @@ def online_line(metrics: GameMetrics) -> str | None:
     )
 
 
-def with_closed_card(metrics: GameMetrics | None, manifest) -> GameMetrics | None:
+def with_closed_card(metrics: object, manifest) -> object:
     """A competition game's entry, known only once the run's card closed: taken from run.json's closed card."""
-    if metrics is None or "unavailable" not in metrics.online:
+    if not isinstance(metrics, GameMetrics) or "unavailable" not in metrics.online:
         return metrics
     game_id, card_id = f"{metrics.game}-{metrics.version}", metrics.online.get("card_id")
     for card in ((manifest.kind_run if manifest is not None else None) or {}).get("scorecards") or []:
@@ -147,7 +147,8 @@ def _level_steps(timeline: list[dict]) -> list[tuple[int, int]]:
     return out
 
 
-def print_scorecard(console: Console, record, metrics: GameMetrics) -> None:
+def print_outcome(console: Console, record, metrics: object) -> None:
+    assert isinstance(metrics, GameMetrics), metrics  # what print_timeline returned (the hooks' show_item_page)
     if not metrics.game:
         return
     score = f"{metrics.score:.1f}" if metrics.score is not None else f"none ({metrics.score_note})"

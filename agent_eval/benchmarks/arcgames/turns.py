@@ -18,21 +18,12 @@ from agent_eval.benchmarks.notes import Notes
 NOT_STARTED = "NOT_STARTED"  # no observation yet (--initial-frame off, before the first play): ours, not VISTA's
 
 
-def first_turn(session: GameSession) -> Play | None:
-    """Turn 0 (no action): the game's first observation, when the run shows it before any action."""
-    first = session.game.initial
-    if not session.initial_frames:
-        return None
-    shown, actions = list(session.initial_frames), list(first.available_actions)
-    return Play(0, "", None, None, first.state, first.levels_completed, first.win_levels, shown, actions, 0, 0.0)
-
-
 class Turns:
     """A session's turns: turn N is the N-th play (its step), turn 0 the first observation when shown."""
 
     def __init__(self, session: GameSession):
         self.session = session
-        self.first = first_turn(session)
+        self.first = session.first_turn()
 
     def all(self) -> list[Play]:
         return ([self.first] if self.first is not None else []) + self.session.plays
@@ -113,7 +104,7 @@ def current_metadata(session: GameSession, ladder: Ladder, last: Play | None, di
 def initial_metadata(session: GameSession, ladder: Ladder, scale: int) -> dict:
     """Turn 0 as VISTA gives it with the task (harness.py build_initial_prompt: the controller's initial_metadata)."""
     shown = current_metadata(
-        session, ladder, first_turn(session), Coordinates(ladder.coordinates, scale).display_side,
+        session, ladder, session.first_turn(), Coordinates(ladder.coordinates, scale).display_side,
         action_applied=False,
     )  # fmt: skip
     if "grid" in shown:

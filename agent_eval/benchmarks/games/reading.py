@@ -1,7 +1,7 @@
 """What the game kinds' readings share (their hooks.py subclass it): the game column, the item's folder that holds
 the game as played (nothing of the dataset is needed to report it), a game as it goes (the kind's live_module:
-`progress` for `watch`, `replay` for `show --replay`), compare's two tables (GameTables) and show's pages
-(print_paged). The browser kinds' hooks (BrowserReading) are each one call into the kind's module of that name."""
+`progress` for `watch`, `replay` for `show --replay`), an item's show (the kind's show module), compare's two tables
+(GameTables) and show's pages (print_paged). The browser kinds' other hooks (BrowserReading) call their own modules."""
 
 from __future__ import annotations
 
@@ -53,6 +53,23 @@ class GameReading(ReadingHooks):
     chips_template: str | None = None  # the item's summary line, if the kind has its own
     summary_template: str
     answer_label = "game: "  # before the item's answer
+    package: str  # "agent_eval.benchmarks.<kind>": its show module's print_timeline and print_outcome
+
+    def part(self, name: str) -> ModuleType:
+        return importlib.import_module(f"{self.package}.{name}")
+
+    def show_item(
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
+    ) -> object | None:
+        return self.show_item_page(console, run, record, images, data, 0)  # 0: the first and last pages
+
+    def show_item_page(
+        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
+    ) -> object | None:
+        return self.part("show").print_timeline(console, record, images.base, page or None, run.root)
+
+    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
+        self.part("show").print_outcome(console, record, state)  # state: what print_timeline returned
 
     def game_progress(self, item_root: Path) -> GameProgress | None:
         return importlib.import_module(self.live_module).progress(item_root)
@@ -80,29 +97,11 @@ class GameReading(ReadingHooks):
 
 
 class BrowserReading(GameReading):
-    package: str  # "agent_eval.benchmarks.<kind>"
-
-    def part(self, name: str) -> ModuleType:
-        return importlib.import_module(f"{self.package}.{name}")
-
     def measures(self) -> list[KindMeasure]:
         return self.part("measures").MEASURES
 
     def show_totals(self, console: Console, run: RunOnDisk) -> str:
         return self.part("show").totals_phrase(run.records)
-
-    def show_item(
-        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None
-    ) -> object | None:
-        return self.show_item_page(console, run, record, images, data, 0)  # 0: the first and last pages
-
-    def show_item_page(
-        self, console: Console, run: RunOnDisk, record: ItemRecord, images: ItemImages, data: Path | None, page: int
-    ) -> object | None:
-        return self.part("show").print_timeline(console, record, images.base, page or None, run.root)
-
-    def show_outcome(self, console: Console, record: ItemRecord, state: object) -> None:
-        self.part("show").print_outcome(console, record, state)  # state: what print_timeline returned
 
     def compare(
         self, runs: Sequence[RunOnDisk], letters: list[str], groups: list[Group], n_resamples: int, seed: int
