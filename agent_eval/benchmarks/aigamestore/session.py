@@ -17,7 +17,7 @@ from agent_eval.benchmarks.games.folder import (
     RESULT,
     TIMELINE,
     Timeline,
-    append_restore,
+    append_replayed,
     read_json,
     read_restores,
     write_json,
@@ -256,13 +256,7 @@ class GameStoreSession:
                 )
         self.moves = list(moves)
         self.archive.resume(max((n for m in moves for n in m.frames), default=0))
-        self.restored = {
-            "at": now_iso(),
-            "outcome": "replayed",
-            "moves": len(moves),
-            "seconds": round(time.perf_counter() - started, 3),
-        }
-        append_restore(self.directory, self.restored)
+        self.restored = append_replayed(self.directory, started, moves=len(moves))
 
     # -- the end
 

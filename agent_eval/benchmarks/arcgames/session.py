@@ -21,7 +21,7 @@ from agent_eval.benchmarks.arcgames.game_process import ACTIONS, CLICK
 from agent_eval.benchmarks.arcgames.game_record import GAME_RECORD, GameEnd, Play, read_plays, read_record, write_end
 from agent_eval.benchmarks.arcgames.ladder import Ladder
 from agent_eval.benchmarks.arcgames.loader import GameItem
-from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_restore, read_restores
+from agent_eval.benchmarks.games.folder import TIMELINE, Timeline, append_replayed, read_restores
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import HandoffState, handoff_request
 from agent_eval.benchmarks.games.protocol import ObservationGate
@@ -209,10 +209,7 @@ class GameSession:
         self.last = replayed[-1]
         self.archive.resume(max((n for p in plays for n in p.frames), default=max(self.initial_frames, default=0)))
         self.clock_before = max((p.game_s or 0.0 for p in plays), default=0.0)
-        seconds = round(time.perf_counter() - started, 3)
-        append_restore(
-            self.directory, {"at": now_iso(), "outcome": "replayed", "actions": len(plays), "seconds": seconds}
-        )
+        append_replayed(self.directory, started, actions=len(plays))
 
     def _note_level(self, before: Play | None, play: Play) -> None:
         # a level completed (or the whole game reset to its first level): the next level's count begins

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -92,6 +93,13 @@ class Timeline:
 def append_restore(directory: Path, entry: dict) -> None:
     """One restore of the game (replayed, or started over and why), in its folder's log."""
     append_line(Path(directory) / RESTORES, entry)
+
+
+def append_replayed(directory: Path, began: float, **replayed: int) -> dict:
+    """A replay's line in the restore log (how many of what it replayed, its seconds since `began`); the line."""
+    entry = {"at": now_iso(), "outcome": "replayed", **replayed, "seconds": round(time.perf_counter() - began, 3)}
+    append_restore(directory, entry)
+    return entry
 
 
 def read_restores(directory: Path) -> list[dict]:

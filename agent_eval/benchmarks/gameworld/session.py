@@ -16,7 +16,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from agent_eval.benchmarks.games.folder import RESULT, TIMELINE, Timeline, append_restore, read_restores, write_json
+from agent_eval.benchmarks.games.folder import RESULT, TIMELINE, Timeline, append_replayed, read_restores, write_json
 from agent_eval.benchmarks.games.frames import FRAMES_DIR, FrameArchive
 from agent_eval.benchmarks.gameworld import gameapi
 from agent_eval.benchmarks.gameworld.actions import InvalidAction, check_action, compile_action, semantic_action
@@ -161,9 +161,7 @@ class TaskSession:
                 raise NotReplayable(f"the task does not replay identically: step {step.step}: {'; '.join(differs)}")
             self._count(step)
         self.archive.resume(max([self.start_frame] + [s.frame for s in steps] + [s.reset_frame or 0 for s in steps]))
-        seconds = round(time.perf_counter() - started, 3)
-        self.restored = {"at": now_iso(), "outcome": "replayed", "steps": len(steps), "seconds": seconds}
-        append_restore(self.directory, self.restored)
+        self.restored = append_replayed(self.directory, started, steps=len(steps))
 
     def _count(self, step: Step) -> None:
         self.steps.append(step)
