@@ -100,7 +100,9 @@ class GameSession:
         if earlier:
             self._restore(earlier)
         else:
-            self._observe_first()
+            if self.initial_frame:
+                self.initial_frames = [self.archive.add(checked_frame(f))[0] for f in self.game.initial.frames]
+                self.last = self.game.initial
             self._write_record()
         self.provider_wait: Callable[[], float] = lambda: 0.0  # seconds held at the gateway: not play time
         self._started = self.now()
@@ -129,11 +131,6 @@ class GameSession:
             self.deadline -= shift
 
     # -- a game that survives the harness
-
-    def _observe_first(self) -> None:
-        if self.initial_frame:
-            self.initial_frames = [self.archive.add(checked_frame(f))[0] for f in self.game.initial.frames]
-            self.last = self.game.initial
 
     def _first_record(self) -> dict | None:
         if not self.initial_frame:
@@ -170,8 +167,7 @@ class GameSession:
             )
         shown = (record or {}).get("initial")
         if self.initial_frame and shown:
-            first = self._first_record()
-            if first is None or first["hashes"] != shown.get("hashes"):
+            if [frame_hash(checked_frame(f)) for f in self.game.initial.frames] != shown.get("hashes"):
                 raise NotReplayable("the game does not replay identically: its first observation differs")
             self.initial_frames = list(shown.get("frames") or [])
         elif self.initial_frame != bool(shown):
