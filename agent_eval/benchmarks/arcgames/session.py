@@ -132,20 +132,17 @@ class GameSession:
 
     # -- a game that survives the harness
 
-    def _first_record(self) -> dict | None:
-        if not self.initial_frame:
-            return None
-        first = self.game.initial
-        return {
-            "frames": self.initial_frames,
-            "hashes": [frame_hash(checked_frame(f)) for f in first.frames],
-            "state": first.state,
-            "levels_completed": first.levels_completed,
-            "win_levels": first.win_levels,
-            "available_actions": list(first.available_actions),
-        }
-
     def _write_record(self) -> None:
+        first, shown = self.game.initial, None  # the first observation, when shown
+        if self.initial_frame:
+            shown = {
+                "frames": self.initial_frames,
+                "hashes": [frame_hash(checked_frame(f)) for f in first.frames],
+                "state": first.state,
+                "levels_completed": first.levels_completed,
+                "win_levels": first.win_levels,
+                "available_actions": list(first.available_actions),
+            }
         record = {
             "game": self.item.id,
             "version": self.item.version,
@@ -153,7 +150,7 @@ class GameSession:
             "files_sha256": self.item.files_sha256,
             "baseline_actions": list(self.item.baseline_actions or []) or None,
             "started_at": now_iso(),
-            "initial": self._first_record(),
+            "initial": shown,
         }
         (self.directory / GAME_RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
 
