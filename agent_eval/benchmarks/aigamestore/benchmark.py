@@ -8,7 +8,6 @@ import contextlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from agent_eval.benchmarks.aigamestore.loader import load_games
 from agent_eval.benchmarks.aigamestore.measures import GameStoreMetrics, graded_games, normalized, rules_hash, summary
@@ -17,10 +16,10 @@ from agent_eval.benchmarks.aigamestore.session import Budget, GameStoreSession, 
 from agent_eval.benchmarks.answers import extract_answer
 from agent_eval.benchmarks.base import BenchmarkGrade, Continuation, ItemError, ItemSetup
 from agent_eval.benchmarks.games.browser.kind import BrowserKind, BrowserOptions, Redirect, vista_recovery
-from agent_eval.benchmarks.games.folder import GAME_DIR, read_timeline, restored_or_started_over
+from agent_eval.benchmarks.games.folder import read_timeline
 from agent_eval.benchmarks.games.frames import FRAMES_DIR
 from agent_eval.benchmarks.games.handoff import handoff_request
-from agent_eval.benchmarks.games.served import SERVER_NAME, frames_mirror, serve_game
+from agent_eval.benchmarks.games.served import SERVER_NAME, serve_game
 from agent_eval.benchmarks.notes import Notes, describe, read_history
 from agent_eval.tools.mcp_http import load_sdk_module
 
@@ -77,6 +76,7 @@ class AiGameStore(BrowserKind):
     parse_options = staticmethod(Options.from_given)
     load_dataset = staticmethod(load_games)
     carries_on = staticmethod(in_progress)
+    not_replayable = NotReplayable
     truth, hooks = "score", "agent_eval.benchmarks.aigamestore.hooks:GameStoreReading"
 
     def samples_written(self, out: Path) -> list[str]:
@@ -91,69 +91,68 @@ class AiGameStore(BrowserKind):
 
     # -- one item
 
-    @contextlib.contextmanager
-    def setup(
-        self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
-    ) -> Iterator[ItemSetup]:
+    def item_setup(
+        self,
+        item,
+        session: GameStoreSession,
+        tools: str,
+        mirror: Path | None,
+        item_root: Path,
+        template_text: str,
+        stack,
+    ) -> ItemSetup:
         from agent_eval.benchmarks.aigamestore.official import OfficialTurns, decision_images
 
         server = load_sdk_module(self.server_module)
         options = self.options
-        with contextlib.ExitStack() as stack:
-            session = self._session(item, item_root, stack)
-            stack.callback(session.finish)  # before the page closes
-            vista_tools = options.game_tools == "vista"
-            notes = (
-                Notes(item_root, NOTE_PURPOSES, VISTA_NOTE_LIMITS if vista_tools else None) if options.notes else None
+        vista_tools = options.game_tools == "vista"
+        notes = Notes(item_root, NOTE_PURPOSES, VISTA_NOTE_LIMITS if vista_tools else None) if options.notes else None
+        handoff, gate = self.handoff_state(handoff_request(options.game_tools)), self.gate()
+        if vista_tools:  # VISTA's play, restart and task tools in our tools' place
+            names = server.vista_offered(tools, options.notes, codex=self.backend == "codex")
+            build = lambda: server.vista_server(session, names, notes, handoff, gate)  # noqa: E731
+        else:
+            names = server.offered(options.protocol, tools, options.notes)
+            functions = lambda: server.tool_functions(session, notes, handoff, options.tell_steps, gate)  # noqa: E731
+            build = lambda: server.served(functions(), names)  # noqa: E731
+        served = serve_game(stack, SERVER_NAME, names, build, tools)
+        readonly = [(session.archive.directory, mirror)] if mirror is not None else []
+        notes_text = (lambda: _notes_text(notes)) if notes is not None else (lambda: "")
+        if options.protocol == "official":
+            turns = OfficialTurns(item, session, tools, notes_text)
+            return ItemSetup(
+                prompt=turns.prompt(),
+                tools=served.tools,
+                inline_images=decision_images(session),
+                endpoints=served.endpoints,
+                readonly_mounts=readonly,
+                continuation=turns.continuation() if session.decisions else None,
+                next_session=turns.next_session,
+                on_reply=turns.on_reply,
+                max_sessions=options.decisions + 1,
             )
-            handoff, gate = self.handoff_state(handoff_request(options.game_tools)), self.gate()
-            if vista_tools:  # VISTA's play, restart and task tools in our tools' place
-                names = server.vista_offered(tools, options.notes, codex=self.backend == "codex")
-                build = lambda: server.vista_server(session, names, notes, handoff, gate)  # noqa: E731
-            else:
-                names = server.offered(options.protocol, tools, options.notes)
-                functions = lambda: server.tool_functions(session, notes, handoff, options.tell_steps, gate)  # noqa: E731
-                build = lambda: server.served(functions(), names)  # noqa: E731
-            served = serve_game(stack, SERVER_NAME, names, build, tools)
-            mirror = frames_mirror(work, tools)  # the frames, read-only in the workdir as they are archived
-            readonly = [(session.archive.directory, mirror)] if mirror is not None else []
-            notes_text = (lambda: _notes_text(notes)) if notes is not None else (lambda: "")
-            if options.protocol == "official":
-                turns = OfficialTurns(item, session, tools, notes_text)
-                yield ItemSetup(
-                    prompt=turns.prompt(),
-                    tools=served.tools,
-                    inline_images=decision_images(session),
-                    endpoints=served.endpoints,
-                    readonly_mounts=readonly,
-                    continuation=turns.continuation() if session.decisions else None,
-                    next_session=turns.next_session,
-                    on_reply=turns.on_reply,
-                    max_sessions=options.decisions + 1,
-                )
-                return
-            prompt = self._prompt(item, template_text, tools)
-            words = options.vista_words
-            # a redirected final reply: VISTA's step message (its screen's words, then the redirect) with its words
-            redirect_words = f"{SCREEN_WORDS}\n\n{REDIRECT_WORDS}" if words else REDIRECT_WORDS
-            yield self.continuous(
-                session,
-                prompt,
-                served,
-                readonly,
-                handoff,
-                gate,
-                goes_on=lambda reason: _continuation(session, prompt, notes, reason, words),
-                redirected=Redirect(redirect_words, options.decisions, lambda: session.decisions),
-                inline=decision_images(session)[-1:],
-                restored=bool(session.decisions),
-                # what a system prompt may name (VISTA's names these: prompts/aigamestore/vista-system.md)
-                system_fields={
-                    "description": (item.description or "").strip() or "(none given)",
-                    "controls": (item.controls or "").strip() or "(none given)",
-                    "decisions": str(options.decisions),
-                },
-            )
+        prompt = self._prompt(item, template_text, tools)
+        words = options.vista_words
+        # a redirected final reply: VISTA's step message (its screen's words, then the redirect) with its words
+        redirect_words = f"{SCREEN_WORDS}\n\n{REDIRECT_WORDS}" if words else REDIRECT_WORDS
+        return self.continuous(
+            session,
+            prompt,
+            served,
+            readonly,
+            handoff,
+            gate,
+            goes_on=lambda reason: _continuation(session, prompt, notes, reason, words),
+            redirected=Redirect(redirect_words, options.decisions, lambda: session.decisions),
+            inline=decision_images(session)[-1:],
+            restored=bool(session.decisions),
+            # what a system prompt may name (VISTA's names these: prompts/aigamestore/vista-system.md)
+            system_fields={
+                "description": (item.description or "").strip() or "(none given)",
+                "controls": (item.controls or "").strip() or "(none given)",
+                "decisions": str(options.decisions),
+            },
+        )
 
     def _prompt(self, item, template_text: str, tools: str) -> str:
         if self.options.vista_words:  # VISTA's first message: the screen's words alone (the image follows)
@@ -178,34 +177,23 @@ class AiGameStore(BrowserKind):
             )
         return prompt + "\n"
 
-    def _session(self, item, item_root: Path, stack: contextlib.ExitStack) -> GameStoreSession:
-        """The item's game, replayed from its record or started over (games/folder.restored_or_started_over)."""
+    def start_game(self, item, item_root: Path, directory: Path, page: contextlib.ExitStack) -> GameStoreSession:
         from agent_eval.browser.host import BrowserError, PageHost
 
         options = self.options
         budget = Budget(options.decisions, options.seed, options.realtime, options.protocol, self.time_budget_s)
-        directory = item_root / GAME_DIR
-
-        def opened() -> GameStoreSession:
-            directory.mkdir(parents=True, exist_ok=True)
-            try:
-                page = PageHost(
+        try:
+            host = page.enter_context(
+                PageHost(
                     item.site, seed=options.seed, scratch=item_root / BROWSER_DIR, request_log=directory / REQUESTS
                 )
-            except BrowserError as error:
-                raise ItemError(f"{item.id}: the browser did not start: {error}") from None
-            try:
-                session = GameStoreSession(item, page, directory, budget)
-            except NotReplayable:
-                page.close()
-                raise
-            except (BrowserError, PlayRefused) as error:
-                page.close()
-                raise ItemError(f"{item.id}: the game did not start: {error}") from None
-            stack.callback(page.close)
-            return session
-
-        return restored_or_started_over(directory, opened, NotReplayable)
+            )
+        except BrowserError as error:
+            raise ItemError(f"{item.id}: the browser did not start: {error}") from None
+        try:
+            return GameStoreSession(item, host, directory, budget)
+        except (BrowserError, PlayRefused) as error:
+            raise ItemError(f"{item.id}: the game did not start: {error}") from None
 
     def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
         """From the game, not from the text: the metrics are the game as played (game/result.json) with its

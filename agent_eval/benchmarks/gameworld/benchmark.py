@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Iterator
 
 from agent_eval.benchmarks.base import BenchmarkGrade, ItemError, ItemSetup
 from agent_eval.benchmarks.games.browser.kind import BrowserKind, Redirect
-from agent_eval.benchmarks.games.folder import GAME_DIR, restored_or_started_over
+from agent_eval.benchmarks.games.folder import GAME_DIR
 from agent_eval.benchmarks.games.handoff import handoff_request
-from agent_eval.benchmarks.games.served import SERVER_NAME, frames_mirror, serve_game
+from agent_eval.benchmarks.games.served import SERVER_NAME, serve_game
 from agent_eval.benchmarks.gameworld.catalog import append_url_suffix
 from agent_eval.benchmarks.gameworld.gameapi import GameApiError
 from agent_eval.benchmarks.gameworld.grading import rollup_records, rules_hash, task_grade
@@ -50,6 +49,7 @@ class GameWorld(BrowserKind):
     parse_options = staticmethod(Rung.from_options)
     load_dataset = staticmethod(load_gameworld)
     carries_on = staticmethod(in_progress)
+    not_replayable, earlier_key = NotReplayable, "earlier_task"
     truth, hooks = "success", "agent_eval.benchmarks.gameworld.hooks:GameWorldReading"
 
     def samples_written(self, out: Path) -> list[str]:
@@ -74,101 +74,79 @@ class GameWorld(BrowserKind):
     def max_steps(self, item: TaskItem) -> int:
         return self.options.max_steps or item.task_def.rules.max_steps or DEFAULT_STEPS
 
-    @contextlib.contextmanager
-    def setup(
-        self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
-    ) -> Iterator[ItemSetup]:
+    def item_setup(
+        self, item, session: TaskSession, tools: str, mirror: Path | None, item_root: Path, template_text, stack
+    ) -> ItemSetup:
         server_module = load_sdk_module(self.server_module)
         rung = self.options
-        with contextlib.ExitStack() as stack:
-            session = self._session(item, item_root, stack)
-            stack.callback(session.finish)  # before the page closes: the last evaluation into result.json
-            notes = Notes(item_root, NOTE_PURPOSES) if rung.notes else None
-            mirror = frames_mirror(work, tools)
-            decisions = handoff = None
-            if rung.protocol == "official":
-                window = item_root / GAME_DIR / WINDOW_DIR if mirror is not None else None
-                decisions = Decisions(session, template_text, rung, window)
-            else:  # VISTA's words with its tools
-                handoff = self.handoff_state(handoff_request("vista") if rung.game_tools == "vista" else HANDOFF)
-            gate = self.gate()  # (isolated roles: a turn is one action already)
-            codex = self.backend == "codex"
-            turns = turns_for(session, rung, item_root, codex) if decisions is None else None  # --roles isolated
-            if turns is not None:  # each role its own notes and hand-off (roles.py)
-                handoff = notes = None
-            game_tools = server_module.GameTools(
-                session, rung, decisions, handoff, notes, codex, turns, gate if turns is None else None
+        notes = Notes(item_root, NOTE_PURPOSES) if rung.notes else None
+        decisions = handoff = None
+        if rung.protocol == "official":
+            window = item_root / GAME_DIR / WINDOW_DIR if mirror is not None else None
+            decisions = Decisions(session, template_text, rung, window)
+        else:  # VISTA's words with its tools
+            handoff = self.handoff_state(handoff_request("vista") if rung.game_tools == "vista" else HANDOFF)
+        gate = self.gate()  # (isolated roles: a turn is one action already)
+        codex = self.backend == "codex"
+        turns = turns_for(session, rung, item_root, codex) if decisions is None else None  # --roles isolated
+        if turns is not None:  # each role its own notes and hand-off (roles.py)
+            handoff = notes = None
+        game_tools = server_module.GameTools(
+            session, rung, decisions, handoff, notes, codex, turns, gate if turns is None else None
+        )
+        names = rung.tools(tools, codex)
+        served = serve_game(stack, SERVER_NAME, names, lambda: server_module.build_server(game_tools, tools), tools)
+        source = (decisions.window if decisions is not None else session.archive.directory) if mirror else None
+        readonly = [(source, mirror)] if source is not None and mirror is not None else []
+        if turns is not None:
+            return isolated_setup(turns, rung, template_text.strip() + "\n", served, readonly)
+        if decisions is not None:
+            prompt, images = decisions.prompt()
+            return ItemSetup(
+                prompt=prompt,
+                tools=served.tools,
+                inline_images=images,
+                endpoints=served.endpoints,
+                readonly_mounts=readonly,
+                continuation=decisions.continuation("harness restarted") if session.steps else None,
+                next_session=decisions.next,
+                max_sessions=self.max_steps(session.item) * len(session.roles) + 1,
             )
-            names = rung.tools(tools, codex)
-            served = serve_game(stack, SERVER_NAME, names, lambda: server_module.build_server(game_tools, tools), tools)
-            source = (decisions.window if decisions is not None else session.archive.directory) if mirror else None
-            readonly = [(source, mirror)] if source is not None and mirror is not None else []
-            if turns is not None:
-                yield isolated_setup(turns, rung, template_text.strip() + "\n", served, readonly)
-                return
-            if decisions is not None:
-                prompt, images = decisions.prompt()
-                yield ItemSetup(
-                    prompt=prompt,
-                    tools=served.tools,
-                    inline_images=images,
-                    endpoints=served.endpoints,
-                    readonly_mounts=readonly,
-                    continuation=decisions.continuation("harness restarted") if session.steps else None,
-                    next_session=decisions.next,
-                    max_sessions=self.max_steps(session.item) * len(session.roles) + 1,
-                )
-                return
-            words = rung.vista_words
-            # VISTA's first message is the screen's words alone (the screen attached); ours, the template filled in
-            prompt = template_text.strip() + "\n" if words else base_prompt(template_text, session, rung, None)
-            said = f"{SCREEN_WORDS}\n\n{NO_ACTION_WORDS}" if words else NO_ACTION_WORDS
-            yield self.continuous(
-                session,
-                prompt,
-                served,
-                readonly,
-                handoff,
-                gate,
-                goes_on=lambda reason: vista_continuation(session, prompt, notes, reason, words),
-                # VISTA's answer to a final reply (RoleSession.submit): a step with nothing sent, which counts
-                redirected=Redirect(said, session.max_steps, lambda: len(session.steps), lambda: _no_action(session)),
-                inline=[session.archive.path(session.last_frame())] if not session.steps else [],
-                restored=bool(session.steps),
-                system_fields={"objective": vista_objective(item.game, item.task_def.prompt)},
-            )
+        words = rung.vista_words
+        # VISTA's first message is the screen's words alone (the screen attached); ours, the template filled in
+        prompt = template_text.strip() + "\n" if words else base_prompt(template_text, session, rung, None)
+        said = f"{SCREEN_WORDS}\n\n{NO_ACTION_WORDS}" if words else NO_ACTION_WORDS
+        return self.continuous(
+            session,
+            prompt,
+            served,
+            readonly,
+            handoff,
+            gate,
+            goes_on=lambda reason: vista_continuation(session, prompt, notes, reason, words),
+            # VISTA's answer to a final reply (RoleSession.submit): a step with nothing sent, which counts
+            redirected=Redirect(said, session.max_steps, lambda: len(session.steps), lambda: _no_action(session)),
+            inline=[session.archive.path(session.last_frame())] if not session.steps else [],
+            restored=bool(session.steps),
+            system_fields={"objective": vista_objective(item.game, item.task_def.prompt)},
+        )
 
-    def _session(self, item: TaskItem, item_root: Path, stack: contextlib.ExitStack) -> TaskSession:
-        """The item's task on a page host with its page open (its URL suffix): replayed from its record when an
-        earlier process played it (the harness was killed), started over when the record does not replay
-        identically (the old folder moved aside, and said so)."""
+    def start_game(self, item: TaskItem, item_root: Path, directory: Path, page: contextlib.ExitStack) -> TaskSession:
+        """The item's task on a page host with its page open (its URL suffix)."""
         from agent_eval.browser.host import BrowserError, PageHost
 
-        directory = item_root / GAME_DIR
         url = append_url_suffix(PAGE, item.task_def.url_suffix)
         viewport = (item.game.width, item.game.height)
         realtime = self.options.realtime or not item.task_def.pause_during_inference
-
-        def opened() -> TaskSession:
-            directory.mkdir(parents=True, exist_ok=True)
-            page = contextlib.ExitStack()  # this page's own: closed at once when its record does not replay
-            try:
-                host = page.enter_context(
-                    PageHost(item.game_dir, seed=SEED, viewport=viewport, scratch=item_root / HOST_DIR,
-                             request_log=directory / "requests.jsonl")
-                )  # fmt: skip
-                steps, budget = self.max_steps(item), self.time_budget_s
-                session = TaskSession(item, HostPage(host, host.open(url)), directory, steps, realtime, budget, url)
-            except (BrowserError, GameApiError) as error:
-                page.close()
-                raise ItemError(f"{item.id} ({item.game.id}): the game did not start: {error}") from None
-            except BaseException:
-                page.close()
-                raise
-            stack.enter_context(page)
-            return session
-
-        return restored_or_started_over(directory, opened, NotReplayable, key="earlier_task")
+        try:
+            host = page.enter_context(
+                PageHost(item.game_dir, seed=SEED, viewport=viewport, scratch=item_root / HOST_DIR,
+                         request_log=directory / "requests.jsonl")
+            )  # fmt: skip
+            steps, budget = self.max_steps(item), self.time_budget_s
+            return TaskSession(item, HostPage(host, host.open(url)), directory, steps, realtime, budget, url)
+        except (BrowserError, GameApiError) as error:
+            raise ItemError(f"{item.id} ({item.game.id}): the game did not start: {error}") from None
 
     def grade(self, final_text: str | None, item, item_dir=None) -> BenchmarkGrade:
         return task_grade(final_text, item, item_dir.root)

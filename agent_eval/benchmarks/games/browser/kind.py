@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import ClassVar, Iterator, Protocol
 
 from agent_eval.benchmarks.base import Benchmark, Continuation, ItemSetup
-from agent_eval.benchmarks.games.folder import time_budget
+from agent_eval.benchmarks.games.folder import GAME_DIR, restored_or_started_over, time_budget
 from agent_eval.benchmarks.games.handoff import HandoffState, parse_context, parse_session_images
 from agent_eval.benchmarks.games.protocol import ObservationGate
-from agent_eval.benchmarks.games.served import Served
+from agent_eval.benchmarks.games.served import Served, frames_mirror
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.jsonl import append_line, log_lines
 from agent_eval.tools.mcp_http import load_in_background
@@ -91,6 +91,8 @@ class LiveGame(Protocol):
     @property
     def over(self) -> str | None: ...  # why no more actions are taken, or None
 
+    def finish(self) -> object: ...  # the game's end, written into its folder
+
 
 @dataclass(frozen=True)
 class Redirect:
@@ -118,6 +120,8 @@ class BrowserKind(Benchmark):
     options: BrowserOptions
     parse_options: Callable[[dict], BrowserOptions]  # the kind's options, checked (a staticmethod)
     load_dataset: Callable[[Path], object]
+    not_replayable: type[Exception]  # what the kind's session raises for a record that does not replay
+    earlier_key = "earlier_game"  # the restore log's name for the folder a start over moved aside
 
     def __init__(self):
         self.dataset = None
@@ -168,6 +172,37 @@ class BrowserKind(Benchmark):
 
     def warm_up(self, tools: str) -> None:
         load_in_background(self.server_module)
+
+    @contextlib.contextmanager
+    def setup(
+        self, item, tools: str, work: Path, home: Path, item_root: Path, template_text: str
+    ) -> Iterator[ItemSetup]:
+        """The item's game on a page host of its own, replayed from its record or started over
+        (games/folder.restored_or_started_over); its end written before the page closes."""
+        directory = item_root / GAME_DIR
+
+        def opened() -> LiveGame:
+            directory.mkdir(parents=True, exist_ok=True)
+            with contextlib.ExitStack() as page:  # closed at once when the game does not start or replay
+                session = self.start_game(item, item_root, directory, page)
+                stack.enter_context(page.pop_all())
+            return session
+
+        with contextlib.ExitStack() as stack:
+            session = restored_or_started_over(directory, opened, self.not_replayable, key=self.earlier_key)
+            stack.callback(session.finish)
+            yield self.item_setup(item, session, tools, frames_mirror(work, tools), item_root, template_text, stack)
+
+    def start_game(self, item, item_root: Path, directory: Path, page: contextlib.ExitStack) -> LiveGame:
+        """The kind's game session in `directory` on a page host entered into `page` (ItemError when the game does
+        not start)."""
+        raise NotImplementedError
+
+    def item_setup(
+        self, item, session, tools: str, mirror: Path | None, item_root: Path, template_text: str, stack
+    ) -> ItemSetup:
+        """The item's turns over its game (`stack`: what closes with the item, the game's server)."""
+        raise NotImplementedError
 
     def handoff_state(self, ask: str) -> HandoffState | None:
         """The session's way to its hand-off, when the run hands off (`ask`: what the agent is asked to do)."""
