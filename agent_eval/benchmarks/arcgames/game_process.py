@@ -57,7 +57,6 @@ class GameProcess(ToolkitProcess):
         online: Online | None = None,
     ):
         name = f"{game_id}-{version}"
-        self.name = name
         self.step_timeout_s = max(step_timeout_s, ONLINE_STEP_TIMEOUT_S) if online else step_timeout_s
         self.last_step_s = self.host_cpu_s = 0.0
         self.online = online
@@ -114,7 +113,11 @@ class GameProcess(ToolkitProcess):
 
     def _result(self, ans: dict, what: str) -> StepResult:
         self.host_cpu_s = float(ans.get("cpu_s", 0.0))  # the host's CPU time so far (perf/)
-        return StepResult.read(ans, frames=self._frames(ans, what))
+        # (the host checked each frame is 64x64)
+        data = np.frombuffer(base64.b64decode(ans["frames"]), dtype=np.uint8)
+        if data.size and data.max() > 15:
+            raise self._fail(f"{what} returned a colour index outside 0-15 ({int(data.max())})")
+        return StepResult.read(ans, frames=list(data.reshape(-1, GRID_SIDE, GRID_SIDE).copy()))
 
     def replay(self, actions: list[tuple[str, int | None, int | None]]) -> list[StepResult]:
         """Recorded actions played again in one request (the toolkit has no save), its time bound growing with them."""
@@ -134,10 +137,3 @@ class GameProcess(ToolkitProcess):
     def online_result(self) -> dict:
         """Online: this play's entry on the run's scorecard as the ARC API computes it (online_host.game_result)."""
         return self._request({"op": "online_result"}, self.step_timeout_s, "the online result")["online"]
-
-    def _frames(self, ans: dict, what: str) -> list[np.ndarray]:
-        # (the host checked each frame is 64x64)
-        data = np.frombuffer(base64.b64decode(ans["frames"]), dtype=np.uint8)
-        if data.size and data.max() > 15:
-            raise self._fail(f"{what} returned a colour index outside 0-15 ({int(data.max())})")
-        return list(data.reshape(-1, GRID_SIDE, GRID_SIDE).copy())

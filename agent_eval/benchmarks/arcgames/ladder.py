@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 from agent_eval.benchmarks.games.handoff import CLI_POINT, parse_context, parse_session_images
 
-MEMORY_TOOLS = ("recall", "inspect")  # rung (v): every frame kept, looked at again as the model directs
-PIXEL_TOOLS = ("read_pixels",)  # rung (vi)
-NOTE_TOOLS = ("read_notes", "write_note")  # rung (iv)
-# VISTA's tools (arc3/claude/tools.py build_tools, in its order) by rung: memory (v), pixels (vi), notes (iv)
-VISTA_MEMORY_TOOLS = ("inspect", "history")
-VISTA_PIXEL_TOOLS = ("read_pixels",)
 VISTA_NOTE_TOOLS = ("read_guide", "write_guide", "read_working", "write_working")
+# Each tool style's tools by rung: memory (v: every frame kept, looked at again as the model directs), pixel readout
+# (vi), notes (iv); VISTA's are arc3/claude/tools.py build_tools's, offered in its order
+RUNG_TOOLS = {
+    "ours": (("recall", "inspect"), ("read_pixels",), ("read_notes", "write_note")),
+    "vista": (("inspect", "history"), ("read_pixels",), VISTA_NOTE_TOOLS),
+}
 VISTA_ORDER = ("play", "inspect", "read_pixels", "history", *VISTA_NOTE_TOOLS)
 NOTES_SWITCHES = (
     ("--working-scope", "working_scope"),
@@ -98,11 +98,7 @@ class Ladder:
         return self.handoff_at_cli or self.handoff_tokens is not None
 
     def tools(self, mode: str) -> tuple[str, ...]:
-        memory, pixels, notes = (
-            (VISTA_MEMORY_TOOLS, VISTA_PIXEL_TOOLS, VISTA_NOTE_TOOLS)
-            if self.vista
-            else (MEMORY_TOOLS, PIXEL_TOOLS, NOTE_TOOLS)
-        )
+        memory, pixels, notes = RUNG_TOOLS[self.game_tools]
         offered = ["play"]
         if mode in ("image", "python"):
             offered += memory
@@ -117,7 +113,7 @@ class Ladder:
     def rungs(self, mode: str, options: dict) -> dict[str, object]:
         """What a run offers the agent, one entry per rung of the ladder (compare pairs runs that differ in one)."""
         tools = self.tools(mode)
-        memory, pixels = (VISTA_MEMORY_TOOLS, VISTA_PIXEL_TOOLS) if self.vista else (MEMORY_TOOLS, PIXEL_TOOLS)
+        memory, pixels, _ = RUNG_TOOLS[self.game_tools]
         return {
             "observation (i)": self.observation,
             "limits (ii)": (options.get("max_actions"), options.get("max_hours"), self.level_actions),

@@ -100,7 +100,9 @@ class GameSession:
         if earlier:
             self._restore(earlier)
         else:
-            self._observe_first()
+            if self.initial_frame:
+                self.initial_frames = [self.archive.add(checked_frame(f))[0] for f in self.game.initial.frames]
+                self.last = self.game.initial
             self._write_record()
         self.provider_wait: Callable[[], float] = lambda: 0.0  # seconds held at the gateway: not play time
         self._started = self.now()
@@ -130,25 +132,17 @@ class GameSession:
 
     # -- a game that survives the harness
 
-    def _observe_first(self) -> None:
-        if self.initial_frame:
-            self.initial_frames = [self.archive.add(checked_frame(f))[0] for f in self.game.initial.frames]
-            self.last = self.game.initial
-
-    def _first_record(self) -> dict | None:
-        if not self.initial_frame:
-            return None
-        first = self.game.initial
-        return {
-            "frames": self.initial_frames,
-            "hashes": [frame_hash(checked_frame(f)) for f in first.frames],
-            "state": first.state,
-            "levels_completed": first.levels_completed,
-            "win_levels": first.win_levels,
-            "available_actions": list(first.available_actions),
-        }
-
     def _write_record(self) -> None:
+        first, shown = self.game.initial, None  # the first observation, when shown
+        if self.initial_frame:
+            shown = {
+                "frames": self.initial_frames,
+                "hashes": [frame_hash(checked_frame(f)) for f in first.frames],
+                "state": first.state,
+                "levels_completed": first.levels_completed,
+                "win_levels": first.win_levels,
+                "available_actions": list(first.available_actions),
+            }
         record = {
             "game": self.item.id,
             "version": self.item.version,
@@ -156,7 +150,7 @@ class GameSession:
             "files_sha256": self.item.files_sha256,
             "baseline_actions": list(self.item.baseline_actions or []) or None,
             "started_at": now_iso(),
-            "initial": self._first_record(),
+            "initial": shown,
         }
         (self.directory / GAME_RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
 
@@ -170,8 +164,7 @@ class GameSession:
             )
         shown = (record or {}).get("initial")
         if self.initial_frame and shown:
-            first = self._first_record()
-            if first is None or first["hashes"] != shown.get("hashes"):
+            if [frame_hash(checked_frame(f)) for f in self.game.initial.frames] != shown.get("hashes"):
                 raise NotReplayable("the game does not replay identically: its first observation differs")
             self.initial_frames = list(shown.get("frames") or [])
         elif self.initial_frame != bool(shown):

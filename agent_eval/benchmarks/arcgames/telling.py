@@ -85,10 +85,10 @@ class Telling:
         frame = session.last_frame_png() if shown and self.ladder.observation != "text" else None
         if shown is not None and self.ladder.observation in ("image", "both"):
             session.observed(images=1)
+        attached = [frame] if frame is not None else []
         if self.vista:
-            observation = initial_metadata(session, self.ladder, self.scale)
-            return first_prompt(self.template_text, observation), [frame] if frame is not None else []
-        return self.task + self._first_observation(shown), [frame] if frame is not None else []
+            return first_prompt(self.template_text, initial_metadata(session, self.ladder, self.scale)), attached
+        return self.task + self._first_observation(shown), attached
 
     def _first_observation(self, shown: dict | None) -> str:
         """The game's first observation after our task, its frame as text on the text rung (an image is attached)."""
