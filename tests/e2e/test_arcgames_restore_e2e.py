@@ -79,7 +79,8 @@ def kill_after_plays(command, env, timeline: Path, plays: int, tmp_path) -> int:
     while time.monotonic() < deadline and runner.poll() is None:
         # the plays are on record and their answers reached the CLI (its stream shows each result): a loaded
         # machine can take longer than any fixed pause between the two
-        if timeline.exists() and len(timeline.read_text().splitlines()) >= plays and results_seen(stream) >= plays:
+        recorded = timeline.exists() and len(timeline.read_text().splitlines()) >= plays
+        if recorded and results_seen(stream) >= plays and results_kept(timeline.parent.parent / "home") >= plays:
             break
         time.sleep(0.02)
     assert runner.poll() is None, "the run ended before the kill"
@@ -97,6 +98,14 @@ def results_seen(stream: Path) -> int:
         return 0
     lines = stream.read_text(errors="replace").splitlines()
     return sum('"tool_result"' in line or ('"item.completed"' in line and '"mcp_tool_call"' in line) for line in lines)
+
+
+def results_kept(home: Path) -> int:
+    """Tool results in the CLI's own record of its session (what a resumed session is given back): under load it
+    lags behind the stream, and a session resumed without its last result plays that action again."""
+    records = [*home.glob(".claude/projects/*/*.jsonl"), *home.glob(".codex/sessions/*/*/*/*.jsonl")]
+    lines = [line for path in records for line in path.read_text(errors="replace").splitlines()]
+    return sum('"tool_result"' in line or '"function_call_output"' in line for line in lines)
 
 
 def remove_cli_session_record(home: Path) -> list[Path]:
