@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from agent_eval.benchmarks.notes import write_atomic
 from agent_eval.datamodel.itemdir import now_iso
 from agent_eval.datamodel.jsonl import append_line, log_lines, open_log
 from agent_eval.datamodel.ondisk import known_fields
@@ -56,9 +57,7 @@ class GameDataset:
 
 
 def write_json(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, default=str), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(data, indent=1, default=str))
 
 
 def read_json(path: Path) -> dict | None:
